@@ -1,0 +1,1 @@
+"""Database access: pool, migrations, the embedded server and the query modules."""

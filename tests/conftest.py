@@ -1,0 +1,81 @@
+"""Shared fixtures: one embedded PostgreSQL per test session, a fresh migrated database per test.
+
+The template database is migrated once; each test gets `CREATE DATABASE ... TEMPLATE`, which is
+fast and leaves no state behind for the next test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from db.embedded import EmbeddedPostgres
+from db.lifecycle import ensure_database
+from db.migrate import migrate
+from db.pool import create_pool
+from memory.telemetry import Telemetry
+
+TEMPLATE_DB = "memorybot_template"
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[EmbeddedPostgres]:
+    """A private server for the whole session, in a throwaway directory."""
+    with tempfile.TemporaryDirectory(prefix="memorybot-test-pg-") as tmp:
+        os.chmod(tmp, 0o755)  # the server may run as another system user when we are root
+        server = EmbeddedPostgres(Path(tmp) / "pg")
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+async def template_dsn(pg_server: EmbeddedPostgres) -> str:
+    await ensure_database(pg_server.uri(), TEMPLATE_DB)
+    connection = await asyncpg.connect(pg_server.uri(TEMPLATE_DB))
+    try:
+        await migrate(connection)
+    finally:
+        await connection.close()
+    return pg_server.uri(TEMPLATE_DB)
+
+
+@pytest.fixture
+async def database_dsn(pg_server: EmbeddedPostgres, template_dsn: str) -> AsyncIterator[str]:
+    """DSN of a fresh, migrated database that is dropped after the test."""
+    name = f"test_{os.getpid()}_{next(_counter)}"
+    admin = await asyncpg.connect(pg_server.uri())
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    finally:
+        await admin.close()
+    yield pg_server.uri(name)
+    admin = await asyncpg.connect(pg_server.uri())
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def db_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_dsn, min_size=1, max_size=10)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+@pytest.fixture
+def telemetry() -> Telemetry:
+    """A private telemetry hub so tests can assert on the events they caused."""
+    return Telemetry()
