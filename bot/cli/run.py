@@ -1,0 +1,24 @@
+"""`memorybot run`: the Discord bot when DISCORD_TOKEN is set, else the offline console."""
+
+from __future__ import annotations
+
+import argparse
+
+from memory.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run", help="start the Discord bot (the offline console when DISCORD_TOKEN is unset)"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.discord_token is None:
+        from bot.cli.console import handle as console
+
+        return console(args, settings)
+    from bot.client import run_bot
+
+    return run_bot(settings)

@@ -1,0 +1,68 @@
+"""The composition root: builds every service once from the settings and tears them down.
+
+Entry points (the Discord bot, the console, CLI commands) all open a `Runtime` so they share
+one wiring. Services are plain objects from `memory/` and `db/`; nothing here talks to Discord.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import asyncpg
+
+from db.lifecycle import open_database
+from memory.clock import Clock, SystemClock
+from memory.settings import Settings
+from memory.telemetry import Telemetry, configure_telemetry, get_telemetry
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    """Everything a front end needs, built once per process."""
+
+    settings: Settings
+    clock: Clock
+    telemetry: Telemetry
+    pool: asyncpg.Pool
+
+
+def database_url(settings: Settings) -> str | None:
+    return settings.database_url.get_secret_value() if settings.database_url else None
+
+
+@asynccontextmanager
+async def open_runtime(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    telemetry: Telemetry | None = None,
+    pool: asyncpg.Pool | None = None,
+    telemetry_stdout: bool | None = None,
+) -> AsyncIterator[Runtime]:
+    """Open the database (embedded when DATABASE_URL is unset) and wire the services.
+
+    Tests pass their own `pool` and `telemetry`; then nothing global is configured.
+    """
+    if telemetry is None:
+        stdout = settings.telemetry_stdout if telemetry_stdout is None else telemetry_stdout
+        telemetry = configure_telemetry(
+            log_dir=settings.log_dir,
+            stdout=stdout,
+            max_bytes=settings.telemetry_file_max_bytes,
+            backups=settings.telemetry_file_backups,
+        )
+    if pool is not None:
+        yield Runtime(settings, clock or SystemClock(), telemetry or get_telemetry(), pool)
+        return
+    async with open_database(
+        database_url(settings),
+        settings.data_dir,
+        min_size=settings.db_pool_min,
+        max_size=settings.db_pool_max,
+    ) as opened:
+        yield Runtime(settings, clock or SystemClock(), telemetry, opened)

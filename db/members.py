@@ -1,0 +1,145 @@
+"""Member directory queries: upsert from Discord events/imports, look up by id or any name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import asyncpg
+
+from memory.models import Member
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+_COLUMNS = "guild_id, user_id, username, global_name, nickname, aliases, is_bot"
+
+
+def _member(row: asyncpg.Record) -> Member:
+    return Member(
+        guild_id=row["guild_id"],
+        user_id=row["user_id"],
+        username=row["username"],
+        global_name=row["global_name"],
+        nickname=row["nickname"],
+        aliases=tuple(row["aliases"] or ()),
+        is_bot=row["is_bot"],
+    )
+
+
+async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
+    """Insert or refresh members. Known names are kept when the update does not carry one,
+    and a changed nickname/global name is remembered as an alias."""
+    rows = [
+        (
+            m.guild_id,
+            m.user_id,
+            m.username,
+            m.global_name,
+            m.nickname,
+            list(m.aliases),
+            m.is_bot,
+        )
+        for m in members
+    ]
+    if not rows:
+        return
+    await db.executemany(
+        """
+        INSERT INTO members AS m (guild_id, user_id, username, global_name, nickname, aliases,
+                                  is_bot)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (guild_id, user_id) DO UPDATE SET
+            username = COALESCE(EXCLUDED.username, m.username),
+            global_name = COALESCE(EXCLUDED.global_name, m.global_name),
+            nickname = COALESCE(EXCLUDED.nickname, m.nickname),
+            aliases = ARRAY(
+                SELECT DISTINCT a FROM unnest(
+                    m.aliases || EXCLUDED.aliases
+                    || CASE WHEN EXCLUDED.nickname IS NOT NULL AND m.nickname IS NOT NULL
+                            AND EXCLUDED.nickname <> m.nickname
+                       THEN ARRAY[m.nickname] ELSE '{}' END
+                    || CASE WHEN EXCLUDED.global_name IS NOT NULL AND m.global_name IS NOT NULL
+                            AND EXCLUDED.global_name <> m.global_name
+                       THEN ARRAY[m.global_name] ELSE '{}' END
+                ) AS a WHERE a IS NOT NULL AND a <> ''
+            ),
+            is_bot = EXCLUDED.is_bot,
+            updated_at = now()
+        """,
+        rows,
+    )
+
+
+async def set_nickname(db: Executor, guild_id: int, user_id: int, nickname: str | None) -> None:
+    """Explicitly set (or clear) a nickname; the previous one becomes an alias."""
+    await db.execute(
+        """
+        UPDATE members SET
+            aliases = CASE WHEN nickname IS NOT NULL AND nickname IS DISTINCT FROM $3
+                           AND NOT nickname = ANY(aliases)
+                      THEN aliases || nickname ELSE aliases END,
+            nickname = $3, updated_at = now()
+        WHERE guild_id = $1 AND user_id = $2
+        """,
+        guild_id,
+        user_id,
+        nickname,
+    )
+
+
+async def add_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> None:
+    """Record another name for a member ("alice is Sergey" makes Sergey an alias)."""
+    await db.execute(
+        """
+        INSERT INTO members (guild_id, user_id, aliases) VALUES ($1, $2, ARRAY[$3::text])
+        ON CONFLICT (guild_id, user_id) DO UPDATE SET
+            aliases = CASE WHEN $3 = ANY(members.aliases) THEN members.aliases
+                           ELSE members.aliases || $3::text END,
+            updated_at = now()
+        """,
+        guild_id,
+        user_id,
+        alias,
+    )
+
+
+async def get_member(db: Executor, guild_id: int, user_id: int) -> Member | None:
+    row = await db.fetchrow(
+        f"SELECT {_COLUMNS} FROM members WHERE guild_id = $1 AND user_id = $2", guild_id, user_id
+    )
+    return _member(row) if row else None
+
+
+async def get_members(db: Executor, guild_id: int, user_ids: Sequence[int]) -> dict[int, Member]:
+    rows = await db.fetch(
+        f"SELECT {_COLUMNS} FROM members WHERE guild_id = $1 AND user_id = ANY($2::bigint[])",
+        guild_id,
+        list(user_ids),
+    )
+    return {row["user_id"]: _member(row) for row in rows}
+
+
+async def find_by_name(db: Executor, guild_id: int, name: str) -> list[Member]:
+    """Members of the guild answering to `name` (case-insensitive, any name or alias)."""
+    needle = name.strip().lstrip("@").lower()
+    if not needle:
+        return []
+    rows = await db.fetch(
+        f"""
+        SELECT {_COLUMNS} FROM members
+        WHERE guild_id = $1 AND (
+            lower(username) = $2 OR lower(global_name) = $2 OR lower(nickname) = $2
+            OR EXISTS (SELECT 1 FROM unnest(aliases) a WHERE lower(a) = $2)
+        )
+        ORDER BY user_id
+        """,
+        guild_id,
+        needle,
+    )
+    return [_member(row) for row in rows]
+
+
+async def list_members(db: Executor, guild_id: int) -> list[Member]:
+    rows = await db.fetch(
+        f"SELECT {_COLUMNS} FROM members WHERE guild_id = $1 ORDER BY user_id", guild_id
+    )
+    return [_member(row) for row in rows]

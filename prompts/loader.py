@@ -1,0 +1,66 @@
+"""Fill a prompt template: `{{name}}` slots get XML-escaped values.
+
+User text is always escaped, so a message containing `</content>` or `<system>` stays text.
+Fragments built by `element()` are already escaped and marked `Raw` so they go in verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+PROMPTS_DIR = Path(__file__).parent
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+# Control characters (except tab/newline) are invalid in XML and confuse some models.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class Raw(str):
+    """Text that is already valid, escaped XML (built by `element`)."""
+
+
+class PromptError(KeyError):
+    """A template slot was left unfilled or a value was given for no slot."""
+
+
+def escape_text(value: object) -> str:
+    text = _CONTROL.sub("", str(value))
+    return escape(text, {'"': "&quot;"})
+
+
+def element(tag: str, content: object = "", /, **attributes: object) -> Raw:
+    """`<tag a="...">content</tag>` with attributes and non-Raw content escaped."""
+    attrs = "".join(
+        f" {key}={quoteattr(_CONTROL.sub('', str(value)))}"
+        for key, value in attributes.items()
+        if value is not None
+    )
+    body = content if isinstance(content, Raw) else escape_text(content)
+    return Raw(f"<{tag}{attrs}>{body}</{tag}>")
+
+
+def join(fragments: list[Raw], separator: str = "\n") -> Raw:
+    return Raw(separator.join(fragments))
+
+
+@cache
+def template(name: str) -> str:
+    return (PROMPTS_DIR / f"{name}.xml").read_text(encoding="utf-8")
+
+
+def render(name: str, /, **values: object) -> str:
+    """Render `prompts/<name>.xml`; every slot must be filled and every value used."""
+    text = template(name)
+    slots = set(_SLOT.findall(text))
+    missing = slots - values.keys()
+    extra = values.keys() - slots
+    if missing or extra:
+        raise PromptError(f"prompt {name}: missing {sorted(missing)}, unexpected {sorted(extra)}")
+
+    def fill(match: re.Match[str]) -> str:
+        value = values[match.group(1)]
+        return value if isinstance(value, Raw) else escape_text(value)
+
+    return _SLOT.sub(fill, text)

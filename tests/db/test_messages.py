@@ -1,0 +1,30 @@
+"""Message inserts are idempotent and keep unicode, replies and mentions intact."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from db.messages import get_message, insert_messages
+from memory.models import ChatMessage
+
+
+def _message(message_id: int, content: str = "hi", **extra: object) -> ChatMessage:
+    return ChatMessage(
+        message_id=message_id,
+        guild_id=1,
+        channel_id=2,
+        author_id=3,
+        content=content,
+        created_at=datetime(2026, 11, 1, 12, 0, tzinfo=UTC),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+async def test_insert_twice_adds_nothing(db_pool) -> None:
+    batch = [_message(1), _message(2, "Привет 👋 </content>", reply_to_id=1, mention_ids=(7, 8))]
+    assert await insert_messages(db_pool, batch) == 2
+    assert await insert_messages(db_pool, batch) == 0
+    stored = await get_message(db_pool, 2)
+    assert stored is not None
+    assert stored.content == "Привет 👋 </content>"
+    assert stored.reply_to_id == 1 and stored.mention_ids == (7, 8)
