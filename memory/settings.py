@@ -27,7 +27,11 @@ class Settings(BaseSettings):
     """All knobs of memorybot. Secrets are SecretStr so they never land in logs or reprs."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+        case_sensitive=False,
     )
 
     # Discord

@@ -69,3 +69,25 @@ def test_cli_prints_one_line_not_a_traceback(tmp_path) -> None:
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "RETENTION_DAYS" in lines[0]
+
+
+def test_env_example_documents_every_setting() -> None:
+    from pathlib import Path
+
+    from memory.settings import Settings
+
+    example = (Path(__file__).parent.parent / ".env.example").read_text()
+    documented = {
+        line.lstrip("# ").split("=", 1)[0].strip()
+        for line in example.splitlines()
+        if "=" in line and line.lstrip("# ").split("=", 1)[0].strip().isupper()
+    }
+    missing = {name.upper() for name in Settings.model_fields} - documented
+    assert not missing, f".env.example lacks {sorted(missing)}"
+
+
+def test_empty_values_from_a_copied_env_example_mean_unset(tmp_path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=\nGEMINI_API_KEY=\n")
+    settings = load_settings()
+    assert settings.discord_token is None
+    assert settings.provider == "offline"
