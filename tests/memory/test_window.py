@@ -1,0 +1,122 @@
+"""Conversation window: budget folding, soft and hard decay, fitting a prompt budget."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory.clock import FixedClock
+from memory.telemetry import Telemetry
+from memory.tokens import estimate_tokens
+from memory.window import ConversationWindows, Turn, WindowView
+
+START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+CHANNEL = 42
+
+
+class RecordingFolder:
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple[str, list[Turn]]] = []
+        self.fail = fail
+
+    async def __call__(self, summary: str, turns: list[Turn]) -> str:
+        self.calls.append((summary, list(turns)))
+        if self.fail:
+            raise RuntimeError("llm down")
+        said = "; ".join(f"{t.author_name} said {t.content}" for t in turns)
+        return f"{summary} {said}".strip()
+
+
+def _turn(n: int, clock: FixedClock, text: str = "hello there") -> Turn:
+    return Turn(n, 1, "alice", f"{text} #{n}", clock.now())
+
+
+def _windows(folder, clock, budget: int = 200, telemetry: Telemetry | None = None):
+    return ConversationWindows(
+        folder,
+        clock,
+        token_budget=budget,
+        soft_decay=timedelta(minutes=10),
+        hard_decay=timedelta(minutes=30),
+        telemetry=telemetry or Telemetry(),
+    )
+
+
+async def test_recent_turns_stay_verbatim_under_budget() -> None:
+    clock, folder = FixedClock(START), RecordingFolder()
+    windows = _windows(folder, clock)
+    for n in range(3):
+        await windows.add(CHANNEL, _turn(n, clock))
+    view = await windows.view(CHANNEL)
+    assert [t.content for t in view.turns] == ["hello there #0", "hello there #1", "hello there #2"]
+    assert view.summary == "" and folder.calls == []
+
+
+async def test_past_70_percent_the_oldest_half_is_folded_in_one_call() -> None:
+    clock, folder = FixedClock(START), RecordingFolder()
+    windows = _windows(folder, clock, budget=100)
+    added = 0
+    while not folder.calls:
+        await windows.add(CHANNEL, _turn(added, clock, "a fairly long message about the weather"))
+        added += 1
+    view = await windows.view(CHANNEL)
+    assert len(folder.calls) == 1
+    folded = folder.calls[0][1]
+    assert len(folded) == added // 2, "the oldest half is folded"
+    assert folded[0].message_id == 0
+    assert "alice said a fairly long message about the weather #0" in view.summary
+    assert view.turns[0].message_id == added // 2
+    assert view.tokens() <= 100
+
+
+async def test_soft_decay_folds_window_after_silence_and_hard_decay_clears_it() -> None:
+    clock, folder = FixedClock(START), RecordingFolder()
+    telemetry = Telemetry()
+    windows = _windows(folder, clock, telemetry=telemetry)
+    await windows.add(CHANNEL, _turn(1, clock, "we are planning the trip to Lisbon"))
+    clock.advance(timedelta(minutes=9))
+    assert len((await windows.view(CHANNEL)).turns) == 1
+
+    clock.advance(timedelta(minutes=2))  # 11 minutes of silence
+    view = await windows.view(CHANNEL)
+    assert view.turns == ()
+    assert "planning the trip to Lisbon" in view.summary
+
+    clock.advance(timedelta(minutes=20))  # 31 minutes since the last message
+    view = await windows.view(CHANNEL)
+    assert view == WindowView("", ())
+    kinds = [e["kind"] for e in telemetry.recent("window_decay")]
+    assert kinds == ["soft", "hard"]
+
+
+async def test_failed_fold_drops_old_turns_instead_of_raising() -> None:
+    clock, folder = FixedClock(START), RecordingFolder(fail=True)
+    telemetry = Telemetry()
+    windows = _windows(folder, clock, budget=100, telemetry=telemetry)
+    for n in range(20):
+        await windows.add(CHANNEL, _turn(n, clock, "another message that takes some room"))
+    view = await windows.view(CHANNEL)
+    assert view.tokens() <= 100
+    assert view.turns[-1].message_id == 19
+    assert telemetry.recent("window_fold")[0]["outcome"] == "error"
+
+
+def test_fitting_drops_oldest_turns_first_then_trims_summary() -> None:
+    turns = tuple(Turn(n, 1, "bob", "word " * 20, START) for n in range(5))
+    view = WindowView("summary " * 10, turns)
+    per_turn, summary_tokens = turns[0].tokens, estimate_tokens(view.summary)
+
+    fitted = view.fitted(summary_tokens + per_turn * 2)
+    assert [t.message_id for t in fitted.turns] == [3, 4]
+    assert fitted.summary == view.summary
+
+    tiny = view.fitted(summary_tokens // 2)
+    assert tiny.turns == ()
+    assert 0 < estimate_tokens(tiny.summary) <= summary_tokens // 2
+
+
+@pytest.mark.parametrize("text", ["", "hi", "Привет, как дела?", "🎉" * 10, "x" * 4001])
+def test_token_estimate_is_deterministic_and_monotonic(text: str) -> None:
+    assert estimate_tokens(text) == estimate_tokens(text)
+    assert estimate_tokens(text + " more words") >= estimate_tokens(text)
