@@ -81,6 +81,8 @@ class Settings(BaseSettings):
 
     # Conversation window
     window_token_budget: int = Field(default=2000, ge=100)
+    reply_prompt_token_budget: int = Field(default=4000, ge=500)
+    reply_max_members: int = Field(default=6, ge=1)
     window_soft_decay_minutes: float = Field(default=10.0, gt=0)
     window_hard_decay_minutes: float = Field(default=30.0, gt=0)
     reply_cooldown_seconds: float = Field(default=2.0, ge=0)
