@@ -29,9 +29,17 @@ Purpose = Literal[
 
 
 class LLMError(Exception):
-    """Base of every provider failure; callers fall back on any of these."""
+    """Base of every provider failure; callers fall back on any of these.
+
+    `retry_after` carries the provider's own hint (Retry-After, RetryInfo) in seconds, so the
+    retry loop waits as long as the server asked instead of guessing.
+    """
 
     retryable: bool = False
+
+    def __init__(self, *args: object, retry_after: float | None = None) -> None:
+        super().__init__(*args)
+        self.retry_after = retry_after
 
 
 class LLMUnavailable(LLMError):
@@ -89,6 +97,10 @@ class LLMProvider(abc.ABC):
     """A model endpoint. Implementations raise only `LLMError` subclasses."""
 
     name: str = "provider"
+
+    def model_for(self, purpose: Purpose) -> str:
+        """The model this provider would use for `purpose` (telemetry, rate-limit keys)."""
+        return ""
 
     @abc.abstractmethod
     async def complete(self, request: LLMRequest) -> LLMResponse:
