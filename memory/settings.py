@@ -17,6 +17,19 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 _log = logging.getLogger(__name__)
 
 ProviderName = Literal["gemini", "openai", "offline"]
+# Mirrors memory.llm.base.Purpose (settings must not import the LLM package).
+PURPOSES = (
+    "daily_summary",
+    "daily_reduce",
+    "historical_summary",
+    "merge",
+    "remember",
+    "forget",
+    "route",
+    "reply",
+    "window_fold",
+    "whois",
+)
 
 
 class SettingsError(Exception):
@@ -63,6 +76,17 @@ class Settings(BaseSettings):
     openai_base_url: str = "http://localhost:11434/v1"
     openai_api_key: SecretStr | None = None
     openai_model: str = "llama3.1"
+    # Per-purpose overrides, "purpose=value" pairs separated by ";" (see .env.example).
+    llm_purpose_chains: str = ""
+    gemini_purpose_models: str = ""
+    openai_purpose_models: str = ""
+    openai_model_daily: str | None = None
+    openai_requests_per_minute: float | None = Field(default=None, gt=0)
+    llm_daily_requests_per_minute: float = Field(default=10.0, gt=0)
+    llm_queue_timeout_seconds: float = Field(default=120.0, gt=0)
+    llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
+    llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
+    llm_bad_output_retries: int = Field(default=1, ge=0)
 
     # Memory
     default_timezone: str = "UTC"
@@ -118,6 +142,16 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown log level {value!r}")
         return level
 
+    @field_validator("llm_purpose_chains", "gemini_purpose_models", "openai_purpose_models")
+    @classmethod
+    def _known_purposes(cls, value: str) -> str:
+        for purpose, setting in purpose_pairs(value).items():
+            if purpose not in PURPOSES:
+                raise ValueError(f"unknown purpose {purpose!r} (known: {', '.join(PURPOSES)})")
+            if not setting:
+                raise ValueError(f"empty value for purpose {purpose!r}")
+        return value
+
     @model_validator(mode="after")
     def _provider_has_key(self) -> Settings:
         if self.llm_provider == "gemini" and self.gemini_api_key is None:
@@ -142,6 +176,29 @@ class Settings(BaseSettings):
             if name and name in ("gemini", "openai", "offline") and name not in chain:
                 chain.append(name)  # type: ignore[arg-type]
         return chain
+
+    def chain_for(self, purpose: str) -> list[ProviderName]:
+        """The fallback chain for one purpose: LLM_PURPOSE_CHAINS override, else the default."""
+        override = purpose_pairs(self.llm_purpose_chains).get(purpose)
+        if override is None:
+            return self.fallback_chain
+        chain: list[ProviderName] = []
+        for name in override.split(","):
+            name = name.strip().lower()
+            if name in ("gemini", "openai", "offline") and name not in chain:
+                chain.append(name)  # type: ignore[arg-type]
+        return chain
+
+
+def purpose_pairs(text: str) -> dict[str, str]:
+    """Parse "route=offline; reply=gemini,offline" into {purpose: value}."""
+    pairs: dict[str, str] = {}
+    for item in text.split(";"):
+        if not item.strip():
+            continue
+        key, _, value = item.partition("=")
+        pairs[key.strip().lower()] = value.strip()
+    return pairs
 
 
 def _describe(error: ValidationError) -> str:
