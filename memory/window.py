@@ -85,7 +85,7 @@ class ConversationWindows:
         telemetry: Telemetry | None = None,
     ) -> None:
         self._folder = folder
-        self._clock = clock
+        self.clock = clock
         self.token_budget = token_budget
         self.soft_decay = soft_decay
         self.hard_decay = hard_decay
@@ -101,7 +101,7 @@ class ConversationWindows:
         async with window.lock:
             await self._decay(channel_id, window)
             window.turns.append(turn)
-            window.last_activity = self._clock.now()
+            window.last_activity = self.clock.now()
             if window.tokens() > FOLD_THRESHOLD * self.token_budget and len(window.turns) > 1:
                 half = max(1, len(window.turns) // 2)
                 await self._fold(channel_id, window, half, reason="budget")
@@ -119,7 +119,7 @@ class ConversationWindows:
     async def _decay(self, channel_id: int, window: ChannelWindow) -> None:
         if window.last_activity is None:
             return
-        silence = self._clock.now() - window.last_activity
+        silence = self.clock.now() - window.last_activity
         if silence >= self.hard_decay:
             window.summary, window.turns, window.last_activity = "", [], None
             self._telemetry.emit("window_decay", channel_id=channel_id, kind="hard")
