@@ -2,17 +2,23 @@
 
 Admins tail these lines (`memorybot telemetry tail`); `/memory stats` reads the in-process
 counters. Emitting never raises: telemetry must not break the operation it describes.
+
+Every line carries `ts`, `op` and `outcome`; the other fields depend on the operation and are
+listed in `FIELDS` (docs/operations.md renders the same table). When the optional
+`opentelemetry` package is importable and an exporter is configured through the standard
+`OTEL_*` variables, each event also becomes a span (see `opentelemetry_sink_from_env`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from logging.handlers import RotatingFileHandler
@@ -24,6 +30,53 @@ _log = logging.getLogger(__name__)
 TELEMETRY_FILE = "telemetry.jsonl"
 
 Sink = Callable[[dict[str, Any]], None]
+
+# The documented fields of a telemetry line. Producers may add more; these keep their meaning.
+FIELDS: dict[str, str] = {
+    "ts": "UTC time the operation finished, ISO 8601 with milliseconds (always present)",
+    "op": "operation name, see OPS (always present)",
+    "outcome": "ok, error, hit, miss, fallback, refused, skipped or timeout (always present)",
+    "guild_id": "Discord guild (server) id the operation was for",
+    "user_id": "member the operation was about (subject of a remember, a context, a purge)",
+    "actor_id": "member who asked for it, when different from user_id",
+    "channel_id": "channel the operation was for",
+    "latency_ms": "wall time of the operation in milliseconds",
+    "error": "exception type and message, truncated to 500 characters",
+    "provider": "LLM provider that answered: gemini, openai, offline, ...",
+    "model": "model name used by the provider",
+    "purpose": "why the LLM was called: daily_summary, merge, remember, reply, ...",
+    "tokens_in": "prompt tokens reported by the provider (estimated when it reports none)",
+    "tokens_out": "completion tokens reported by the provider",
+    "retries": "retries before the call succeeded or gave up",
+    "cache": "cache layer of a cache event: today, history, context, facts, ...",
+    "fallback": "fallback taken: next provider, last_good, facts_summaries, facts_only",
+    "day": "calendar day (guild time zone) a summary is for, YYYY-MM-DD",
+    "count": "items handled: messages in a batch, rows deleted, members summarised",
+    "queue_depth": "messages waiting in the ingest queue after the operation",
+    "command": "user command behind the operation: remember, forget, whois, purge, ...",
+}
+
+# The operations memorybot reports; `op` of every line is one of these (or a new one documented
+# next to its producer).
+OPS: dict[str, str] = {
+    "ingest": "a batch of messages written to the database (count, queue_depth)",
+    "daily_summary": "one guild-day summarised (day, count = members)",
+    "historical_summary": "one member's days 2-7 rolled up (day = last day covered)",
+    "merge": "facts + today + history merged into one context",
+    "context": "a member's context assembled for a reply or /memory context",
+    "remember": "a fact merged into a member's blob",
+    "forget": "a statement pruned from a member's blob",
+    "route": "a message classified by the intent router",
+    "reply": "the bot answered a message",
+    "cache": "a cache lookup; outcome hit or miss, cache = layer",
+    "llm_call": "one LLM request: provider, model, purpose, tokens, latency, retries",
+    "fallback": "a fallback was taken (fallback = which one)",
+    "retention": "old raw messages deleted (count, batches)",
+    "privacy_export": "everything held about a member exported (count = rows)",
+    "privacy_purge": "everything held about a member deleted (count = rows)",
+    "admin": "an admin slash command (command); outcome refused for non-admins",
+    "error": "an unexpected failure outside any other operation",
+}
 
 
 class Telemetry:
@@ -127,6 +180,8 @@ class RotatingFileSink:
 
 
 _default = Telemetry()
+# Sinks attached by configure_telemetry, so a second call replaces rather than duplicates them.
+_configured: list[Sink] = []
 
 
 def get_telemetry() -> Telemetry:
@@ -137,9 +192,126 @@ def get_telemetry() -> Telemetry:
 def configure_telemetry(
     *, log_dir: Path | None, stdout: bool, max_bytes: int = 10_000_000, backups: int = 5
 ) -> Telemetry:
-    """Attach the standard sinks to the process-wide hub (called once at start-up)."""
+    """Attach the standard sinks to the process-wide hub (called at start-up).
+
+    Calling it again replaces the sinks of the previous call instead of adding duplicates.
+    """
+    for sink in _configured:
+        _default.remove_sink(sink)
+        close = getattr(sink, "close", None)
+        if close is not None:
+            close()
+    _configured.clear()
     if stdout:
-        _default.add_sink(StreamSink())
+        _configured.append(StreamSink())
     if log_dir is not None:
-        _default.add_sink(RotatingFileSink(log_dir, max_bytes=max_bytes, backups=backups))
+        _configured.append(RotatingFileSink(log_dir, max_bytes=max_bytes, backups=backups))
+    otel = opentelemetry_sink_from_env()
+    if otel is not None:
+        _configured.append(otel)
+    for sink in _configured:
+        _default.add_sink(sink)
     return _default
+
+
+# --- optional OpenTelemetry spans ------------------------------------------------------------
+
+_OTEL_EXPORTER_VARS = (
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+)
+
+
+def otel_exporter_configured(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the standard OTEL_* variables ask for trace export."""
+    env = os.environ if environ is None else environ
+    exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    if exporter == "none":
+        return False
+    return any(env.get(name, "").strip() for name in _OTEL_EXPORTER_VARS)
+
+
+def _span_attribute(value: Any) -> str | bool | int | float:
+    if isinstance(value, str | bool | int | float):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class OpenTelemetrySink:
+    """Turns each telemetry event into a finished span named after its `op`.
+
+    The span ends at `ts` and starts `latency_ms` earlier; every other field becomes an
+    attribute, and an `error` outcome sets the span status to ERROR.
+    """
+
+    def __init__(self, trace_module: Any) -> None:
+        self._trace = trace_module
+        self._tracer = trace_module.get_tracer("memorybot")
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        end = datetime.fromisoformat(event["ts"])
+        end_ns = int(end.timestamp() * 1_000_000_000)
+        latency_ms = event.get("latency_ms")
+        start_ns = end_ns
+        if isinstance(latency_ms, int | float) and latency_ms > 0:
+            start_ns = end_ns - int(latency_ms * 1_000_000)
+        attributes = {
+            f"memorybot.{key}": _span_attribute(value)
+            for key, value in event.items()
+            if key not in ("ts", "op")
+        }
+        span = self._tracer.start_span(event["op"], start_time=start_ns, attributes=attributes)
+        if event.get("outcome") == "error":
+            status = self._trace.Status(self._trace.StatusCode.ERROR, str(event.get("error", "")))
+            span.set_status(status)
+        span.end(end_time=end_ns)
+
+
+def _install_sdk_provider(trace_module: Any, environ: Mapping[str, str]) -> None:
+    """Give the API a real provider when nothing else (e.g. opentelemetry-instrument) did."""
+    if not isinstance(trace_module.get_tracer_provider(), trace_module.ProxyTracerProvider):
+        return
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+    except ImportError:
+        _log.warning("OTEL exporter configured but opentelemetry-sdk is not installed")
+        return
+    exporter: Any
+    if environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "console":
+        exporter = ConsoleSpanExporter()
+    else:
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        except ImportError:
+            _log.warning("OTLP exporter configured but opentelemetry-exporter-otlp is missing")
+            return
+        exporter = OTLPSpanExporter()
+    resource = Resource.create({"service.name": environ.get("OTEL_SERVICE_NAME", "memorybot")})
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    trace_module.set_tracer_provider(provider)
+
+
+def opentelemetry_sink_from_env(environ: Mapping[str, str] | None = None) -> Sink | None:
+    """An OpenTelemetrySink when `opentelemetry` is importable and an exporter is configured.
+
+    memorybot does not depend on OpenTelemetry: without the package, or without any OTEL_*
+    exporter variable, this returns None and nothing changes.
+    """
+    env = os.environ if environ is None else environ
+    if not otel_exporter_configured(env):
+        return None
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        _log.info("OTEL_* set but the opentelemetry package is not installed; no spans")
+        return None
+    try:
+        _install_sdk_provider(trace, env)
+        return OpenTelemetrySink(trace)
+    except Exception:  # a broken exporter set-up must not stop the bot
+        _log.exception("could not set up OpenTelemetry spans")
+        return None
