@@ -119,6 +119,8 @@ class Settings(BaseSettings):
 
     # Operations
     retention_days: int = Field(default=30, ge=1)
+    retention_batch_size: int = Field(default=5000, ge=100)
+    retention_interval_hours: float = Field(default=24.0, gt=0)
     log_dir: Path = Path("logs")
     log_level: str = "INFO"
     telemetry_stdout: bool = True
