@@ -47,3 +47,168 @@ async def get_forgotten(db: Executor, guild_id: int, user_id: int) -> list[str]:
         user_id,
     )
     return [row["statement"] for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRecord:
+    id: int
+    guild_id: int
+    user_id: int
+    version: int
+    old_blob: str
+    new_blob: str
+    actor_id: int | None
+    command: str
+    statement: str | None
+    source_message_id: int | None
+    reverts_id: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenRecord:
+    id: int
+    statement: str
+    actor_id: int | None
+    created_at: datetime
+
+
+_HISTORY_COLUMNS = (
+    "id, guild_id, user_id, version, old_blob, new_blob, actor_id, command, statement,"
+    " source_message_id, reverts_id, created_at"
+)
+
+
+def _history(row: asyncpg.Record) -> HistoryRecord:
+    return HistoryRecord(**{key: row[key] for key in HistoryRecord.__slots__})
+
+
+async def lock_facts(connection: asyncpg.Connection, guild_id: int, user_id: int) -> FactRecord:
+    """Create the member's row if missing and lock it for the rest of the transaction.
+
+    The insert comes first so there is always a row to lock: two first-ever writers for one
+    member then queue on the same row instead of racing on the primary key.
+    """
+    await connection.execute(
+        "INSERT INTO user_facts (guild_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        guild_id,
+        user_id,
+    )
+    row = await connection.fetchrow(
+        "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts"
+        " WHERE guild_id = $1 AND user_id = $2 FOR UPDATE",
+        guild_id,
+        user_id,
+    )
+    return FactRecord(
+        row["guild_id"], row["user_id"], row["blob"], row["version"], row["updated_at"]
+    )
+
+
+async def write_blob(connection: asyncpg.Connection, guild_id: int, user_id: int, blob: str) -> int:
+    """Store a new blob (the row must be locked by `lock_facts`); returns the new version."""
+    return await connection.fetchval(
+        "UPDATE user_facts SET blob = $3, version = version + 1, updated_at = now()"
+        " WHERE guild_id = $1 AND user_id = $2 RETURNING version",
+        guild_id,
+        user_id,
+        blob,
+    )
+
+
+async def add_history(
+    connection: Executor,
+    *,
+    guild_id: int,
+    user_id: int,
+    version: int,
+    old_blob: str,
+    new_blob: str,
+    actor_id: int | None,
+    command: str,
+    statement: str | None,
+    source_message_id: int | None,
+    reverts_id: int | None = None,
+) -> int:
+    """Append one change to the member's history; returns its id."""
+    return await connection.fetchval(
+        "INSERT INTO fact_history (guild_id, user_id, version, old_blob, new_blob, actor_id,"
+        " command, statement, source_message_id, reverts_id)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        guild_id,
+        user_id,
+        version,
+        old_blob,
+        new_blob,
+        actor_id,
+        command,
+        statement,
+        source_message_id,
+        reverts_id,
+    )
+
+
+async def get_history(
+    db: Executor, guild_id: int, user_id: int, *, limit: int = 20
+) -> list[HistoryRecord]:
+    """The member's most recent changes, newest first."""
+    rows = await db.fetch(
+        f"SELECT {_HISTORY_COLUMNS} FROM fact_history WHERE guild_id = $1 AND user_id = $2"
+        " ORDER BY id DESC LIMIT $3",
+        guild_id,
+        user_id,
+        limit,
+    )
+    return [_history(row) for row in rows]
+
+
+async def last_undoable(db: Executor, guild_id: int, user_id: int) -> HistoryRecord | None:
+    """The newest change that is not itself an undo and has not been reverted yet."""
+    row = await db.fetchrow(
+        f"SELECT {_HISTORY_COLUMNS} FROM fact_history h"
+        " WHERE h.guild_id = $1 AND h.user_id = $2 AND h.reverts_id IS NULL"
+        " AND h.command <> 'undo'"
+        " AND NOT EXISTS (SELECT 1 FROM fact_history u WHERE u.reverts_id = h.id)"
+        " ORDER BY h.id DESC LIMIT 1",
+        guild_id,
+        user_id,
+    )
+    return _history(row) if row else None
+
+
+async def get_forgotten_records(db: Executor, guild_id: int, user_id: int) -> list[ForgottenRecord]:
+    """Forgotten statements with their ids, oldest first (for un-forgetting)."""
+    rows = await db.fetch(
+        "SELECT id, statement, actor_id, created_at FROM forgotten_statements"
+        " WHERE guild_id = $1 AND user_id = $2 ORDER BY id",
+        guild_id,
+        user_id,
+    )
+    return [ForgottenRecord(r["id"], r["statement"], r["actor_id"], r["created_at"]) for r in rows]
+
+
+async def add_forgotten(
+    db: Executor, guild_id: int, user_id: int, statement: str, actor_id: int | None
+) -> int:
+    return await db.fetchval(
+        "INSERT INTO forgotten_statements (guild_id, user_id, statement, actor_id)"
+        " VALUES ($1, $2, $3, $4) RETURNING id",
+        guild_id,
+        user_id,
+        statement,
+        actor_id,
+    )
+
+
+async def remove_forgotten(db: Executor, guild_id: int, user_id: int, ids: list[int]) -> int:
+    """Drop forgotten statements (remembered again explicitly, or a forget was undone)."""
+    if not ids:
+        return 0
+    result = await db.execute(
+        "DELETE FROM forgotten_statements WHERE guild_id = $1 AND user_id = $2"
+        " AND id = ANY($3::bigint[])",
+        guild_id,
+        user_id,
+        ids,
+    )
+    return int(result.split()[-1])

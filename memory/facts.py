@@ -1,0 +1,487 @@
+"""The factual memory of one member: remember, forget, undo and history, safe under concurrency.
+
+Concurrency design (why not hold a row lock across the LLM call): an LLM merge can take tens of
+seconds with retries, and a transaction held open that long pins a pool connection and a row
+lock, so a burst of commands would starve ingestion and every other member. Instead:
+
+1. Within this process, writers for one member queue on an asyncio lock, so each merge starts
+   from the previous merge's result and no LLM call is wasted.
+2. The blob and its `version` are read without a lock; the LLM merges outside any transaction.
+3. The write is a short transaction: insert the row if missing, `SELECT ... FOR UPDATE`, and
+   store only if the version is still the one the merge started from (compare-and-swap). If
+   another process got there first, the merge is redone on the fresh blob (bounded retries).
+
+A failed read raises before anything is written, a failed LLM call writes nothing, and a stale
+read can never be stored, so no path turns a failure into an overwrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import asyncpg
+
+from db import facts as store
+from memory.llm.base import LLMError
+from memory.llm.schemas import PromptMember
+from memory.llm.tasks import MemoryLLM
+from memory.models import Member
+from memory.settings import Settings
+from memory.telemetry import Telemetry, get_telemetry
+
+_log = logging.getLogger(__name__)
+
+ChangeListener = Callable[[int, int], Awaitable[None] | None]
+
+CAS_ATTEMPTS = 5
+# Second try when a merge comes back over the cap: ask for this share of it.
+_TIGHTER = 0.8
+
+
+class FactError(Exception):
+    """A fact operation was refused or failed; the message is safe to show a member."""
+
+
+class StatementTooLong(FactError):
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"statement has {length} characters, the limit is {limit}")
+        self.length = length
+        self.limit = limit
+
+
+class FactsFull(FactError):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the memory would exceed {limit} characters")
+        self.limit = limit
+
+
+class FactsUnavailable(FactError):
+    """The LLM could not produce a merge; nothing was changed."""
+
+
+class FactsConflict(FactError):
+    """Other writers kept winning the compare-and-swap; nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FactChange:
+    """What an operation did: `changed` False means the blob was left as it was."""
+
+    guild_id: int
+    user_id: int
+    old_blob: str
+    new_blob: str
+    version: int
+    changed: bool
+    found: bool = True
+    history_id: int | None = None
+    unforgotten: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Provenance:
+    actor_id: int | None
+    command: str
+    source_message_id: int | None
+
+
+def normalise_statement(statement: str) -> str:
+    """Compare statements loosely: case, spacing and end punctuation do not matter."""
+    return " ".join(re.sub(r"[.!?;,\"'`“”‘’]+", " ", statement.casefold()).split())
+
+
+def _words(statement: str) -> set[str]:
+    return set(normalise_statement(statement).split())
+
+
+def covers(statement: str, forgotten: str) -> bool:
+    """Remembering `statement` explicitly re-allows `forgotten` when it says all of it."""
+    wanted = _words(forgotten)
+    return bool(wanted) and wanted <= _words(statement)
+
+
+def strip_forgotten(blob: str, forgotten: list[str]) -> str:
+    """Drop sentences of `blob` that restate a forgotten statement word for word: a last line of
+    defence when a model ignores the "never include" constraint."""
+    if not forgotten or not blob:
+        return blob
+    banned = {normalise_statement(statement) for statement in forgotten}
+    sentences = re.split(r"(?<=[.!?])\s+", blob.strip())
+    kept = [sentence for sentence in sentences if normalise_statement(sentence) not in banned]
+    return " ".join(kept)
+
+
+class FactService:
+    """Remember/forget/undo for (guild, member) blobs, with history and change notification."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        settings: Settings,
+        *,
+        telemetry: Telemetry | None = None,
+        on_change: ChangeListener | None = None,
+    ) -> None:
+        self._pool = pool
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry or get_telemetry()
+        self._listeners: list[ChangeListener] = [on_change] if on_change else []
+        self._locks: dict[tuple[int, int], asyncio.Lock] = {}
+        self._waiters: dict[tuple[int, int], int] = {}
+
+    def subscribe(self, listener: ChangeListener) -> None:
+        """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
+        self._listeners.append(listener)
+
+    # --- reads ------------------------------------------------------------------------------
+
+    async def blob(self, guild_id: int, user_id: int) -> str:
+        record = await store.get_facts(self._pool, guild_id, user_id)
+        return record.blob if record else ""
+
+    async def history(
+        self, guild_id: int, user_id: int, *, limit: int = 20
+    ) -> list[store.HistoryRecord]:
+        return await store.get_history(self._pool, guild_id, user_id, limit=limit)
+
+    async def forgotten(self, guild_id: int, user_id: int) -> list[str]:
+        return await store.get_forgotten(self._pool, guild_id, user_id)
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def check_statement(self, statement: str) -> str:
+        """Validate a statement before any work: non-empty and within the configured limit."""
+        text = statement.strip()
+        if not text:
+            raise FactError("there is nothing to remember in an empty statement")
+        limit = self._settings.fact_statement_max_chars
+        if len(text) > limit:
+            raise StatementTooLong(len(text), limit)
+        return text
+
+    async def remember(
+        self,
+        guild_id: int,
+        member: Member,
+        statement: str,
+        *,
+        actor_id: int | None,
+        command: str = "remember",
+        source_message_id: int | None = None,
+    ) -> FactChange:
+        """Merge `statement` into the member's blob. Explicitly remembering something that was
+        forgotten lifts the forget for it."""
+        text = self.check_statement(statement)
+        origin = _Provenance(actor_id, command, source_message_id)
+        with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
+            async with self._member_lock(guild_id, member.user_id):
+                change = await self._remember_locked(guild_id, member, text, origin)
+            span.update(
+                version=change.version,
+                chars=len(change.new_blob),
+                unforgotten=change.unforgotten or None,
+            )
+        await self._notify(guild_id, member.user_id)
+        return change
+
+    async def forget(
+        self,
+        guild_id: int,
+        member: Member,
+        statement: str,
+        *,
+        actor_id: int | None,
+        command: str = "forget",
+        source_message_id: int | None = None,
+    ) -> FactChange:
+        """Remove claims matching `statement` and record it so it is not learned again.
+
+        The statement is recorded even when the blob did not hold it: the summaries of chat
+        may, and they honour the forgotten list too."""
+        text = self.check_statement(statement)
+        origin = _Provenance(actor_id, command, source_message_id)
+        with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
+            async with self._member_lock(guild_id, member.user_id):
+                change = await self._forget_locked(guild_id, member, text, origin)
+            span.update(found=change.found, version=change.version)
+        await self._notify(guild_id, member.user_id)
+        return change
+
+    async def undo(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        actor_id: int | None,
+        command: str = "undo",
+        source_message_id: int | None = None,
+    ) -> FactChange | None:
+        """Restore the blob as it was before the latest change not yet undone; None when there is
+        nothing to undo. Undoing a forget also lifts the forget."""
+        origin = _Provenance(actor_id, command, source_message_id)
+        with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
+            async with self._member_lock(guild_id, user_id):
+                change = await self._undo_locked(guild_id, user_id, origin)
+            span["outcome"] = "ok" if change else "nothing"
+        if change is not None:
+            await self._notify(guild_id, user_id)
+        return change
+
+    # --- internals --------------------------------------------------------------------------
+
+    async def _remember_locked(
+        self, guild_id: int, member: Member, statement: str, origin: _Provenance
+    ) -> FactChange:
+        for _attempt in range(CAS_ATTEMPTS):
+            current = await store.get_facts(self._pool, guild_id, member.user_id)
+            old_blob, version = (current.blob, current.version) if current else ("", 0)
+            records = await store.get_forgotten_records(self._pool, guild_id, member.user_id)
+            lifted = [record.id for record in records if covers(statement, record.statement)]
+            forgotten = [record.statement for record in records if record.id not in lifted]
+            merged = await self._merge(guild_id, member, old_blob, statement, forgotten)
+            change = await self._store(
+                guild_id,
+                member.user_id,
+                version,
+                old_blob,
+                merged,
+                origin,
+                statement=statement,
+                lift=lifted,
+            )
+            if change is not None:
+                return change
+            self._telemetry.emit(
+                "facts_conflict", guild_id=guild_id, user_id=member.user_id, op="remember"
+            )
+        raise FactsConflict("too many concurrent changes; nothing was changed")
+
+    async def _merge(
+        self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
+    ) -> str:
+        cap = self._settings.facts_max_chars
+        prompt_member = _prompt_member(member)
+        for limit in (cap, int(cap * _TIGHTER)):
+            try:
+                merged = await self._llm.remember(
+                    guild_id=guild_id,
+                    member=prompt_member,
+                    blob=blob,
+                    statement=statement,
+                    max_chars=limit,
+                    forgotten=forgotten,
+                )
+            except LLMError as exc:
+                raise FactsUnavailable(f"the language model failed: {exc}") from exc
+            merged = strip_forgotten(merged.strip(), forgotten)
+            if not merged:
+                # An empty merge of a non-empty statement is a broken answer, never a wipe.
+                raise FactsUnavailable("the language model returned an empty memory")
+            if len(merged) <= cap:
+                return merged
+            _log.info(
+                "merge for %s/%s over cap (%d > %d)", guild_id, member.user_id, len(merged), cap
+            )
+        raise FactsFull(cap)
+
+    async def _forget_locked(
+        self, guild_id: int, member: Member, statement: str, origin: _Provenance
+    ) -> FactChange:
+        for _attempt in range(CAS_ATTEMPTS):
+            current = await store.get_facts(self._pool, guild_id, member.user_id)
+            old_blob, version = (current.blob, current.version) if current else ("", 0)
+            records = await store.get_forgotten(self._pool, guild_id, member.user_id)
+            wanted = normalise_statement(statement)
+            known = any(normalise_statement(record) == wanted for record in records)
+            found, new_blob = False, old_blob
+            if old_blob:
+                try:
+                    result = await self._llm.forget(
+                        guild_id=guild_id,
+                        member=_prompt_member(member),
+                        blob=old_blob,
+                        statement=statement,
+                    )
+                except LLMError as exc:
+                    raise FactsUnavailable(f"the language model failed: {exc}") from exc
+                found = result.found and result.blob.strip() != old_blob.strip()
+                new_blob = result.blob.strip() if found else old_blob
+            change = await self._store(
+                guild_id,
+                member.user_id,
+                version,
+                old_blob,
+                new_blob,
+                origin,
+                statement=statement,
+                forget=None if known else statement,
+                found=found,
+            )
+            if change is not None:
+                return change
+            self._telemetry.emit(
+                "facts_conflict", guild_id=guild_id, user_id=member.user_id, op="forget"
+            )
+        raise FactsConflict("too many concurrent changes; nothing was changed")
+
+    async def _undo_locked(
+        self, guild_id: int, user_id: int, origin: _Provenance
+    ) -> FactChange | None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            current = await store.lock_facts(connection, guild_id, user_id)
+            target = await store.last_undoable(connection, guild_id, user_id)
+            if target is None:
+                return None
+            restored = target.old_blob
+            version = current.version
+            if restored != current.blob:
+                version = await store.write_blob(connection, guild_id, user_id, restored)
+            history_id = await store.add_history(
+                connection,
+                guild_id=guild_id,
+                user_id=user_id,
+                version=version,
+                old_blob=current.blob,
+                new_blob=restored,
+                actor_id=origin.actor_id,
+                command=origin.command,
+                statement=target.statement,
+                source_message_id=origin.source_message_id,
+                reverts_id=target.id,
+            )
+            lifted = 0
+            if target.command.startswith("forget") and target.statement:
+                records = await store.get_forgotten_records(connection, guild_id, user_id)
+                wanted = normalise_statement(target.statement)
+                ids = [r.id for r in records if normalise_statement(r.statement) == wanted]
+                lifted = await store.remove_forgotten(connection, guild_id, user_id, ids[-1:])
+        return FactChange(
+            guild_id,
+            user_id,
+            current.blob,
+            restored,
+            version,
+            changed=restored != current.blob,
+            history_id=history_id,
+            unforgotten=lifted,
+        )
+
+    async def _store(
+        self,
+        guild_id: int,
+        user_id: int,
+        expected_version: int,
+        old_blob: str,
+        new_blob: str,
+        origin: _Provenance,
+        *,
+        statement: str,
+        lift: list[int] | None = None,
+        forget: str | None = None,
+        found: bool = True,
+    ) -> FactChange | None:
+        """Compare-and-swap: write only if the row is still at `expected_version`; None if not."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            locked = await store.lock_facts(connection, guild_id, user_id)
+            if locked.version != expected_version or locked.blob != old_blob:
+                return None
+            version = locked.version
+            changed = new_blob != old_blob
+            if changed:
+                version = await store.write_blob(connection, guild_id, user_id, new_blob)
+            lifted = await store.remove_forgotten(connection, guild_id, user_id, lift or [])
+            if forget is not None:
+                await store.add_forgotten(connection, guild_id, user_id, forget, origin.actor_id)
+            history_id = None
+            if changed or lifted:
+                history_id = await store.add_history(
+                    connection,
+                    guild_id=guild_id,
+                    user_id=user_id,
+                    version=version,
+                    old_blob=old_blob,
+                    new_blob=new_blob,
+                    actor_id=origin.actor_id,
+                    command=origin.command,
+                    statement=statement,
+                    source_message_id=origin.source_message_id,
+                )
+        return FactChange(
+            guild_id,
+            user_id,
+            old_blob,
+            new_blob,
+            version,
+            changed=changed,
+            found=found,
+            history_id=history_id,
+            unforgotten=lifted,
+        )
+
+    def _member_lock(self, guild_id: int, user_id: int) -> _MemberLock:
+        return _MemberLock(self, (guild_id, user_id))
+
+    async def _notify(self, guild_id: int, user_id: int) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(guild_id, user_id)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # a broken cache must not undo a stored fact
+                _log.exception("fact change listener failed for %s/%s", guild_id, user_id)
+
+
+class _MemberLock:
+    """The per-member asyncio lock, dropped from the table when nobody holds or awaits it."""
+
+    def __init__(self, service: FactService, key: tuple[int, int]) -> None:
+        self._service = service
+        self._key = key
+
+    async def __aenter__(self) -> None:
+        service = self._service
+        lock = service._locks.setdefault(self._key, asyncio.Lock())
+        service._waiters[self._key] = service._waiters.get(self._key, 0) + 1
+        try:
+            await lock.acquire()
+        except BaseException:
+            self._release_waiter()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._service._locks[self._key].release()
+        self._release_waiter()
+
+    def _release_waiter(self) -> None:
+        service = self._service
+        service._waiters[self._key] -= 1
+        if service._waiters[self._key] == 0:
+            del service._waiters[self._key]
+            del service._locks[self._key]
+
+
+def _prompt_member(member: Member) -> PromptMember:
+    names = member.names
+    return PromptMember(user_id=member.user_id, name=member.display_name, aliases=list(names[1:]))
+
+
+__all__ = [
+    "CAS_ATTEMPTS",
+    "FactChange",
+    "FactError",
+    "FactService",
+    "FactsConflict",
+    "FactsFull",
+    "FactsUnavailable",
+    "StatementTooLong",
+    "covers",
+    "normalise_statement",
+    "strip_forgotten",
+]

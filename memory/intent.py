@@ -1,0 +1,284 @@
+"""Cheap, rule-based recognition of memory commands in messages addressed to the bot.
+
+Every message addressed to the bot passes through here, so this must cost nothing: plain
+regular expressions, no I/O. Three outcomes:
+- a confident parse of a common phrasing ("remember that alice is Sergey") - no LLM call;
+- "ask the router": memory keywords are present but the phrasing is unusual, so the LLM
+  router (memory.llm.tasks.MemoryLLM.route) decides;
+- "ignore": ordinary chat, left to the replies cog.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+_log = logging.getLogger(__name__)
+
+CommandKind = Literal["remember", "remember_this", "forget", "forget_this", "whois"]
+
+SELF_WORDS = frozenset({"me", "myself", "i", "self", "moi"})
+_MENTION = re.compile(r"<@!?(\d+)>")
+
+# Politeness and filler that do not change the command.
+_LEAD = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|and|also|please|pls|plz|now)\b[\s,]*"
+    r"|(?:can|could|would|will)\s+you\s+(?:please\s+)?)+",
+    re.IGNORECASE,
+)
+_TRAIL = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|thx))+\s*[.!?]*$|[\s.!]+$", re.I)
+
+_TARGET = r"(?P<target><@!?\d+>|[^\s:,]+(?:\s+[^\s:,]+){0,2}?)"
+
+_REMEMBER_THIS = re.compile(
+    rf"^(?:remember|memori[sz]e|note|save)\s+(?:this|that)(?:\s+(?:about|for|of)\s+{_TARGET})?$",
+    re.IGNORECASE,
+)
+_REMEMBER_ABOUT = re.compile(
+    rf"^(?:remember|memori[sz]e|note)\s+(?:about|for)\s+{_TARGET}\s*(?:that\b|:|,|-)\s*(?P<statement>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_REMEMBER = re.compile(
+    r"^(?:remember|memori[sz]e|note)(?:\s+that\b|\s*:)?\s+(?P<statement>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_FORGET_THIS = re.compile(
+    rf"^forget\s+(?:this|that)(?:\s+(?:about|for|of)\s+{_TARGET})?$", re.IGNORECASE
+)
+_FORGET_ABOUT = re.compile(
+    rf"^forget\s+(?:about|for)\s+{_TARGET}\s*(?:that\b|:|,|-)\s*(?P<statement>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_FORGET = re.compile(r"^forget(?:\s+that\b|\s*:)?\s+(?P<statement>.+)$", re.IGNORECASE | re.DOTALL)
+_WHOIS = re.compile(
+    r"^(?:what\s+(?:do|did)\s+you\s+(?:know|remember)|what\s+you\s+know|what(?:'s|\s+is)\s+known"
+    r"|tell\s+me(?:\s+(?:what\s+you\s+know|everything))?|who\s+is|who's|whos|whois)"
+    r"\s+(?:about\s+)?(?P<target>.+?)\s*\??$",
+    re.IGNORECASE | re.DOTALL,
+)
+_WHO_AM_I = re.compile(r"^(?:who\s+am\s+i|what\s+do\s+you\s+know\s+about\s+me)\s*\??$", re.I)
+
+# Words that suggest a memory command the rules above did not parse: ask the LLM router.
+_KEYWORDS = re.compile(
+    r"\b(?:remember|rememb|memori[sz]e|forget|forgot|know\s+about|knows\s+about|who\s+is|who's"
+    r"|whois|tell\s+me\s+about|note\s+that|keep\s+in\s+mind|don't\s+forget)\b"
+    r"|запомни|забудь|что\s+ты\s+знаешь|кто\s+так",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCommand:
+    """A memory command as written: `target` None means "the subject of the statement";
+    `statement` None for the *_this kinds means "the replied-to message"."""
+
+    kind: CommandKind
+    target: str | None = None
+    statement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prefilter:
+    """Outcome of the cheap pass: a parse, a request to ask the router, or nothing."""
+
+    parsed: ParsedCommand | None = None
+    ask_router: bool = False
+
+    @property
+    def ignore(self) -> bool:
+        return self.parsed is None and not self.ask_router
+
+
+IGNORE = Prefilter()
+
+
+def addressed_text(
+    text: str, *, bot_name: str, bot_user_id: int | None = None, reply_to_bot: bool = False
+) -> str | None:
+    """The message with its addressing removed, or None when it is not for the bot.
+
+    Addressed means: it starts with the bot's name (any case, optional comma/colon), it
+    mentions the bot anywhere, or it replies to one of the bot's messages.
+    """
+    stripped = text.strip()
+    name = bot_name.strip()
+    if name:
+        match = re.match(rf"^@?{re.escape(name)}(?![\w-])[\s,:;!.]*", stripped, re.IGNORECASE)
+        if match:
+            return _without_bot_mention(stripped[match.end() :], bot_user_id).strip()
+    if bot_user_id is not None and re.search(rf"<@!?{bot_user_id}>", stripped):
+        return _without_bot_mention(stripped, bot_user_id).strip(" \t\n,:;")
+    if reply_to_bot:
+        return stripped
+    return None
+
+
+def _without_bot_mention(text: str, bot_user_id: int | None) -> str:
+    if bot_user_id is None:
+        return text
+    return re.sub(rf"\s*<@!?{bot_user_id}>[\s,:;]*", " ", text).strip()
+
+
+def normalise_command(text: str) -> str:
+    """Drop leading politeness and trailing punctuation/thanks, collapse whitespace."""
+    text = " ".join(text.split())
+    previous = None
+    while previous != text:
+        previous = text
+        text = _LEAD.sub("", text).strip()
+        text = _TRAIL.sub("", text).strip()
+    return text
+
+
+def prefilter(text: str, *, has_reply: bool = False) -> Prefilter:
+    """Classify a message addressed to the bot (addressing already removed)."""
+    command = normalise_command(text)
+    if not command:
+        return IGNORE
+    parsed = _parse(command, has_reply=has_reply)
+    if parsed is not None:
+        return Prefilter(parsed=parsed)
+    return Prefilter(ask_router=True) if _KEYWORDS.search(command) else IGNORE
+
+
+def _parse(command: str, *, has_reply: bool) -> ParsedCommand | None:
+    if _WHO_AM_I.match(command):
+        return ParsedCommand("whois", target="me")
+    if match := _REMEMBER_THIS.match(command):
+        if has_reply or match.group("target"):
+            return ParsedCommand("remember_this", target=_clean_target(match.group("target")))
+        return None  # "remember that" with nothing to remember: let the router try
+    if match := _FORGET_THIS.match(command):
+        if has_reply or match.group("target"):
+            return ParsedCommand("forget_this", target=_clean_target(match.group("target")))
+        return None
+    for pattern, kind in ((_REMEMBER_ABOUT, "remember"), (_FORGET_ABOUT, "forget")):
+        if match := pattern.match(command):
+            return ParsedCommand(
+                kind,  # type: ignore[arg-type]
+                target=_clean_target(match.group("target")),
+                statement=match.group("statement").strip(),
+            )
+    for pattern, kind in ((_REMEMBER, "remember"), (_FORGET, "forget")):
+        if match := pattern.match(command):
+            statement = match.group("statement").strip()
+            if len(statement) < 2:
+                return None
+            return ParsedCommand(kind, statement=statement)  # type: ignore[arg-type]
+    if match := _WHOIS.match(command):
+        target = _clean_target(match.group("target"))
+        if target and len(target.split()) <= 4:
+            return ParsedCommand("whois", target=target)
+    return None
+
+
+def _clean_target(target: str | None) -> str | None:
+    if target is None:
+        return None
+    cleaned = target.strip().strip("\"'`“”‘’?!.,")
+    cleaned = re.sub(r"(?:'s|’s)$", "", cleaned)
+    return cleaned or None
+
+
+def is_self_reference(target: str) -> bool:
+    return target.strip().lower() in SELF_WORDS
+
+
+def mention_id(text: str) -> int | None:
+    """The user id of a `<@id>` mention that is the whole of `text`."""
+    match = _MENTION.fullmatch(text.strip())
+    return int(match.group(1)) if match else None
+
+
+def mention_ids(text: str) -> list[int]:
+    return [int(value) for value in _MENTION.findall(text)]
+
+
+def subject_candidates(statement: str, *, max_words: int = 3) -> list[str]:
+    """Possible names the statement is about, longest first: "Big Bob's cat is..." gives
+    "Big Bob's cat", "Big Bob", "Big". A leading mention is the only candidate."""
+    words = statement.strip().split()
+    if not words:
+        return []
+    if mention_id(words[0].rstrip("'’s,:")) is not None:
+        match = _MENTION.match(words[0])
+        return [match.group(0)] if match else []
+    candidates: list[str] = []
+    for count in range(min(max_words, len(words)), 0, -1):
+        candidate = _clean_target(" ".join(words[:count]))
+        if candidate and candidate not in candidates:
+            candidates.append(candidate)
+    return candidates
+
+
+# --- first person to third person, for statements members make about themselves ----------
+
+_MODALS = frozenset(
+    [
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "did",
+        "had",
+        "was",
+        "wasn't",
+        "didn't",
+        "can't",
+        "won't",
+        "couldn't",
+        "wouldn't",
+        "shouldn't",
+    ]
+)
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
+_NOT_VERBS = frozenset(
+    ["also", "really", "just", "never", "always", "still", "often", "usually", "actually"]
+)
+
+
+def third_person(statement: str, name: str) -> str:
+    """Rewrite a simple first-person statement ("I like pizza") about `name` in the third
+    person ("alice likes pizza"). Good enough for short facts; the LLM merge smooths the rest."""
+
+    def verb(word: str) -> str:
+        lower = word.lower()
+        if lower in _IRREGULAR:
+            return _IRREGULAR[lower]
+        if lower in _MODALS or not word.isalpha() or not word.islower():
+            return word
+        if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+            return word + "es"
+        if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
+            return word[:-1] + "ies"
+        return word + "s"
+
+    def subject(match: re.Match[str]) -> str:
+        adverb, word = match.group("adverb"), match.group("verb")
+        if adverb:
+            return f"{name} {adverb} {verb(word)}"
+        return f"{name} {verb(word)}"
+
+    text = re.sub(r"\bI'm\b|\bIm\b|\bI am\b", f"{name} is", statement)
+    text = re.sub(r"\bI've\b", f"{name} has", text)
+    text = re.sub(r"\bI'll\b", f"{name} will", text)
+    text = re.sub(r"\bI'd\b", f"{name} would", text)
+    adverbs = "|".join(sorted(_NOT_VERBS))
+    text = re.sub(rf"\bI\s+(?:(?P<adverb>{adverbs})\s+)?(?P<verb>[\w']+)", subject, text)
+    text = re.sub(r"\bI\b", name, text)
+    text = re.sub(r"\b(?:my|My)\b", f"{name}'s", text)
+    text = re.sub(r"\b(?:mine|Mine)\b", f"{name}'s", text)
+    text = re.sub(r"\b(?:myself|me)\b", name, text)
+    return text
+
+
+def starts_in_first_person(statement: str) -> bool:
+    first = statement.strip().split(maxsplit=1)
+    return bool(first) and first[0].lower().rstrip(",") in {"i", "i'm", "im", "i've", "my", "me"}
