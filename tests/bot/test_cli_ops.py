@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import threading
@@ -13,6 +14,8 @@ import pytest
 
 from bot.cli import CliError, build_parser, main
 from bot.cli import telemetry as telemetry_cli
+from db.messages import insert_messages
+from memory.models import ChatMessage
 from memory.settings import load_settings
 from memory.telemetry import TELEMETRY_FILE, json_line
 
@@ -110,3 +113,39 @@ def test_tail_follow_prints_new_events_across_rotation(log_dir: Path) -> None:
         stop.set()
         worker.join(timeout=5)
     assert seen() == [0, 1, 2]
+
+
+# --- retention run ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_env(monkeypatch, database_dsn: str, tmp_path: Path) -> Path:
+    """Point the CLI at the test database and a private log directory."""
+    monkeypatch.setenv("DATABASE_URL", database_dsn)
+    monkeypatch.setenv("LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("TELEMETRY_STDOUT", "true")  # the CLI must still keep stdout clean
+    return tmp_path
+
+
+async def test_retention_run_deletes_old_messages_and_prints_counts(
+    cli_env: Path, db_pool, capsys
+) -> None:
+    now = datetime(2025, 6, 30, 12, tzinfo=UTC)
+    await insert_messages(
+        db_pool,
+        [
+            ChatMessage(1, 10, 11, 7, "old", now - timedelta(days=31)),
+            ChatMessage(2, 10, 11, 7, "new", now - timedelta(days=29)),
+        ],
+    )
+    argv = ["retention", "run", "--now", now.isoformat()]
+    assert await asyncio.to_thread(main, [*argv, "--dry-run"]) == 0
+    assert "would delete 1 messages" in capsys.readouterr().out
+    assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2
+
+    assert await asyncio.to_thread(main, argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("retention: deleted 1 messages") and "guild 10: 1" in out
+    assert [r["content"] for r in await db_pool.fetch("SELECT content FROM messages")] == ["new"]
+    logged = (cli_env / "logs" / TELEMETRY_FILE).read_text().splitlines()
+    assert [json.loads(line)["op"] for line in logged] == ["retention", "retention"]

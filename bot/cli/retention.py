@@ -1,0 +1,53 @@
+"""`memorybot retention run`: delete raw messages older than RETENTION_DAYS, print the counts."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.cli import CliError
+from bot.runtime import open_runtime
+from memory.clock import clock_from_env
+from memory.retention import run_retention
+from memory.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("retention", help="delete old raw messages")
+    commands = parser.add_subparsers(dest="retention_command", metavar="SUBCOMMAND")
+    run = commands.add_parser(
+        "run",
+        help="delete messages older than RETENTION_DAYS (facts and summaries stay)",
+        description="Delete raw messages older than RETENTION_DAYS in bounded batches. "
+        "Facts, fact history and summaries are kept.",
+    )
+    run.add_argument("--days", type=int, default=None, help="override RETENTION_DAYS")
+    run.add_argument("--dry-run", action="store_true", help="only count what would be deleted")
+    run.add_argument("--now", default=None, help="pretend it is this ISO time (or MEMORYBOT_NOW)")
+    run.set_defaults(handler=handle)
+    parser.set_defaults(handler=lambda args, settings: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+async def handle(args: argparse.Namespace, settings: Settings) -> int:
+    days = settings.retention_days if args.days is None else args.days
+    if days < 1:
+        raise CliError("--days must be at least 1")
+    try:
+        clock = clock_from_env(args.now)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
+        report = await run_retention(
+            runtime.pool,
+            retention_days=days,
+            clock=runtime.clock,
+            telemetry=runtime.telemetry,
+            batch_size=settings.retention_batch_size,
+            dry_run=args.dry_run,
+        )
+    print(report.describe())
+    return 0
