@@ -1,0 +1,67 @@
+"""Guild rows: name, timezone (day boundaries of summaries) and per-guild settings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+
+async def ensure_guild(
+    db: Executor, guild_id: int, name: str | None = None, *, timezone: str = "UTC"
+) -> None:
+    """Create the guild row if missing (with `timezone`), refresh its name if given.
+
+    An existing timezone is never overwritten here: it is an admin's choice.
+    """
+    await ensure_guilds(db, [(guild_id, name)], timezone=timezone)
+
+
+async def ensure_guilds(
+    db: Executor, guilds: Iterable[tuple[int, str | None]], *, timezone: str = "UTC"
+) -> None:
+    """`ensure_guild` for many (guild id, name) pairs in one statement."""
+    pairs = list(guilds)
+    if not pairs:
+        return
+    await db.execute(
+        """
+        INSERT INTO guilds AS g (guild_id, name, timezone)
+        SELECT guild_id, name, $3 FROM unnest($1::bigint[], $2::text[]) AS t(guild_id, name)
+        ON CONFLICT (guild_id) DO UPDATE SET
+            name = EXCLUDED.name, updated_at = now()
+        WHERE EXCLUDED.name IS NOT NULL AND EXCLUDED.name IS DISTINCT FROM g.name
+        """,
+        [guild_id for guild_id, _ in pairs],
+        [name for _, name in pairs],
+        timezone,
+    )
+
+
+async def get_timezone(db: Executor, guild_id: int, default: str = "UTC") -> str:
+    """The guild's timezone, or `default` when the guild has no row yet."""
+    value = await db.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", guild_id)
+    return value or default
+
+
+async def set_timezone(db: Executor, guild_id: int, timezone: str) -> None:
+    await db.execute(
+        """
+        INSERT INTO guilds (guild_id, timezone) VALUES ($1, $2)
+        ON CONFLICT (guild_id) DO UPDATE SET timezone = $2, updated_at = now()
+        """,
+        guild_id,
+        timezone,
+    )
+
+
+async def get_settings(db: Executor, guild_id: int) -> dict[str, Any]:
+    """Per-guild overrides (jsonb); empty when none are set or the guild is unknown."""
+    value = await db.fetchval("SELECT settings FROM guilds WHERE guild_id = $1", guild_id)
+    if isinstance(value, str):  # a connection without the jsonb codec
+        value = json.loads(value)
+    return dict(value or {})

@@ -1,0 +1,67 @@
+"""Text stand-ins for what a message carries besides text: attachments, embeds, stickers.
+
+Summaries and prompts only read text, so "[image: cat.png]" is how a picture shows up in
+memory. Both the live Discord adapter and the export importer build content here, so a
+message reads the same whichever way it arrived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+_KIND_BY_EXTENSION = {
+    **dict.fromkeys(
+        ("png", "jpg", "jpeg", "gif", "webp", "bmp", "heic", "heif", "avif", "tiff"), "image"
+    ),
+    **dict.fromkeys(("mp4", "mov", "webm", "mkv", "avi", "m4v"), "video"),
+    **dict.fromkeys(("mp3", "ogg", "wav", "flac", "m4a", "opus", "aac"), "audio"),
+}
+_MAX_LABEL = 100
+
+
+def _label(text: str) -> str:
+    """One line, no brackets that would end the surrogate early, bounded length."""
+    single = " ".join(text.split()).replace("[", "(").replace("]", ")")
+    return single if len(single) <= _MAX_LABEL else single[: _MAX_LABEL - 1] + "…"
+
+
+def attachment_kind(filename: str, content_type: str | None = None) -> str:
+    """image / video / audio / file, from the MIME type when known, else the extension."""
+    if content_type:
+        major = content_type.split("/", 1)[0].lower()
+        if major in ("image", "video", "audio"):
+            return major
+    extension = PurePosixPath(filename).suffix.lstrip(".").lower()
+    return _KIND_BY_EXTENSION.get(extension, "file")
+
+
+def attachment_surrogate(filename: str, content_type: str | None = None) -> str:
+    return f"[{attachment_kind(filename, content_type)}: {_label(filename)}]"
+
+
+def sticker_surrogate(name: str) -> str:
+    return f"[sticker: {_label(name)}]"
+
+
+def embed_surrogate(
+    *, title: str | None = None, description: str | None = None, url: str | None = None
+) -> str | None:
+    """An embed's title (else description, else URL); None when it has nothing readable."""
+    text = title or description or url
+    return f"[embed: {_label(text)}]" if text else None
+
+
+def embed_is_link_preview(url: str | None, content: str) -> bool:
+    """Discord's automatic previews repeat a URL already in the text: not worth a surrogate."""
+    return bool(url) and url in content  # type: ignore[operator]
+
+
+def compose_content(text: str, surrogates: Iterable[str | None], *, max_chars: int) -> str:
+    """Message text followed by its surrogates, NUL-free and bounded to `max_chars`."""
+    parts = [text.strip()] if text and text.strip() else []
+    parts += [s for s in surrogates if s]
+    content = " ".join(parts).replace("\x00", "")
+    if len(content) > max_chars:
+        content = content[: max_chars - 1] + "…"
+    return content
