@@ -1,0 +1,202 @@
+"""The offline provider: deterministic, honest answers built from the request's inputs.
+
+It never sees the rendered prompt's meaning, only `request.inputs` (the same data the prompt
+was built from), and answers every purpose extractively: quotes, kept sentences, rule-based
+routing. It is the default without API keys and the last fallback of every chain, so it
+must never be slow and never invent anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from memory.llm import extractive, offline_answers, offline_facts
+from memory.llm.base import (
+    LLMBadOutput,
+    LLMProvider,
+    LLMRequest,
+    LLMRequestRejected,
+    LLMResponse,
+    Purpose,
+)
+from memory.llm.rules import parse_intent
+
+_log = logging.getLogger(__name__)
+
+Inputs = Mapping[str, Any]
+Answer = str | dict[str, Any]
+
+
+def _member(inputs: Inputs) -> tuple[str, list[str]]:
+    member = inputs.get("member") or {}
+    name = str(member.get("name") or f"user {member.get('user_id', '?')}")
+    return name, [str(alias) for alias in member.get("aliases") or []]
+
+
+def _forgotten(inputs: Inputs) -> list[str]:
+    value = inputs.get("forgotten") or []
+    if isinstance(value, Mapping):  # daily summaries: {user id: [statements]}
+        return [str(item) for items in value.values() for item in items]
+    return [str(item) for item in value]
+
+
+def _daily_summary(inputs: Inputs) -> Answer:
+    messages = list(inputs["messages"])
+    max_chars = int(inputs["max_chars"])
+    # Forgotten statements of any member stay out of every summary: a fact about alice
+    # forgotten at her request must not come back through what bob is quoted saying.
+    forgotten = _forgotten(inputs)
+    summaries = []
+    for member in inputs["members"]:
+        summary = extractive.summarize_member_day(
+            messages,
+            user_id=int(member["user_id"]),
+            name=str(member["name"]),
+            aliases=[str(alias) for alias in member.get("aliases") or []],
+            max_chars=max_chars,
+            forgotten=forgotten,
+        )
+        summaries.append({"user_id": str(member["user_id"]), "summary": summary})
+    return {"summaries": summaries}
+
+
+def _daily_reduce(inputs: Inputs) -> Answer:
+    name, aliases = _member(inputs)
+    parts = [(None, str(part)) for part in inputs["parts"]]
+    text = extractive.condense(
+        parts,
+        max_chars=int(inputs["max_chars"]),
+        forgotten=_forgotten(inputs),
+        names=[name, *aliases],
+    )
+    return {"text": text}
+
+
+def _historical(inputs: Inputs) -> Answer:
+    name, aliases = _member(inputs)
+    days = [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
+    text = extractive.condense(
+        days,
+        max_chars=int(inputs["max_chars"]),
+        forgotten=_forgotten(inputs),
+        names=[name, *aliases],
+    )
+    return {"text": text}
+
+
+def _merge(inputs: Inputs) -> Answer:
+    name, aliases = _member(inputs)
+    text = offline_facts.merge(
+        str(inputs.get("facts") or ""),
+        str(inputs.get("today") or ""),
+        str(inputs.get("history") or ""),
+        name=name,
+        aliases=aliases,
+        max_chars=int(inputs["max_chars"]),
+        forgotten=_forgotten(inputs),
+    )
+    return {"text": text}
+
+
+def _remember(inputs: Inputs) -> Answer:
+    name, aliases = _member(inputs)
+    text = offline_facts.remember(
+        str(inputs.get("blob") or ""),
+        str(inputs["statement"]),
+        name=name,
+        aliases=aliases,
+        max_chars=int(inputs["max_chars"]),
+        forgotten=_forgotten(inputs),
+    )
+    return {"text": text}
+
+
+def _forget(inputs: Inputs) -> Answer:
+    name, aliases = _member(inputs)
+    found, blob = offline_facts.forget(
+        str(inputs.get("blob") or ""), str(inputs["statement"]), name=name, aliases=aliases
+    )
+    return {"found": found, "blob": blob}
+
+
+def _route(inputs: Inputs) -> Answer:
+    intent = parse_intent(
+        str(inputs["text"]),
+        bot_name=str(inputs.get("bot_name") or ""),
+        author_name=str(inputs.get("author_name") or ""),
+        replied_to=inputs.get("replied_to"),
+    )
+    return intent.model_dump()
+
+
+def _whois(inputs: Inputs) -> Answer:
+    name, _ = _member(inputs)
+    return {"text": offline_answers.whois(name, str(inputs.get("memory") or ""))}
+
+
+def _window_fold(inputs: Inputs) -> Answer:
+    text = extractive.fold_turns(
+        str(inputs.get("summary") or ""),
+        list(inputs.get("turns") or []),
+        max_chars=int(inputs["max_chars"]),
+    )
+    return {"text": text}
+
+
+def _reply(inputs: Inputs) -> Answer:
+    return offline_answers.reply(inputs)
+
+
+HANDLERS: dict[str, Callable[[Inputs], Answer]] = {
+    "daily_summary": _daily_summary,
+    "daily_reduce": _daily_reduce,
+    "historical_summary": _historical,
+    "merge": _merge,
+    "remember": _remember,
+    "forget": _forget,
+    "route": _route,
+    "whois": _whois,
+    "window_fold": _window_fold,
+    "reply": _reply,
+}
+
+
+class OfflineProvider(LLMProvider):
+    """Answers every purpose from `request.inputs` with pure Python; no network, no model."""
+
+    name = "offline"
+
+    def model_for(self, purpose: Purpose) -> str:
+        return "extractive"
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        handler = HANDLERS.get(request.purpose)
+        if handler is None:
+            raise LLMRequestRejected(f"offline: no handler for purpose {request.purpose}")
+        try:
+            answer = handler(request.inputs)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LLMRequestRejected(
+                f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
+            ) from exc
+        return _response(request, answer)
+
+
+def _response(request: LLMRequest, answer: Answer) -> LLMResponse:
+    parsed: BaseModel | None = None
+    if request.schema is not None:
+        value = answer if isinstance(answer, dict) else {"text": answer}
+        try:
+            parsed = request.schema.model_validate(value)
+        except ValidationError as exc:
+            raise LLMBadOutput(
+                f"offline {request.purpose}: answer does not fit {request.schema.__name__}"
+            ) from exc
+        text = parsed.model_dump_json()
+    else:
+        text = answer if isinstance(answer, str) else str(answer.get("text", ""))
+    return LLMResponse(text=text, parsed=parsed, provider="offline", model="extractive")
