@@ -15,6 +15,7 @@ import asyncpg
 
 from db.lifecycle import open_database
 from memory.clock import Clock, SystemClock
+from memory.ingest import BatchedWriter
 from memory.settings import Settings
 from memory.telemetry import Telemetry, configure_telemetry, get_telemetry
 
@@ -29,6 +30,8 @@ class Runtime:
     clock: Clock
     telemetry: Telemetry
     pool: asyncpg.Pool
+    # Batched chat-event writer; started by open_runtime, flushed and closed on exit.
+    writer: BatchedWriter | None = None
 
 
 def database_url(settings: Settings) -> str | None:
@@ -57,7 +60,9 @@ async def open_runtime(
             backups=settings.telemetry_file_backups,
         )
     if pool is not None:
-        yield Runtime(settings, clock or SystemClock(), telemetry or get_telemetry(), pool)
+        runtime = Runtime(settings, clock or SystemClock(), telemetry or get_telemetry(), pool)
+        async with _ingest_writer(runtime):
+            yield runtime
         return
     async with open_database(
         database_url(settings),
@@ -65,4 +70,27 @@ async def open_runtime(
         min_size=settings.db_pool_min,
         max_size=settings.db_pool_max,
     ) as opened:
-        yield Runtime(settings, clock or SystemClock(), telemetry, opened)
+        runtime = Runtime(settings, clock or SystemClock(), telemetry, opened)
+        async with _ingest_writer(runtime):
+            yield runtime
+
+
+@asynccontextmanager
+async def _ingest_writer(runtime: Runtime) -> AsyncIterator[BatchedWriter]:
+    """Run the batched writer for the runtime's lifetime; pending writes flush before the pool
+    closes."""
+    settings = runtime.settings
+    writer = BatchedWriter(
+        runtime.pool,
+        batch_size=settings.ingest_batch_size,
+        flush_seconds=settings.ingest_flush_seconds,
+        queue_max=settings.ingest_queue_max,
+        default_timezone=settings.default_timezone,
+        telemetry=runtime.telemetry,
+    )
+    writer.start()
+    runtime.writer = writer
+    try:
+        yield writer
+    finally:
+        await writer.close()
