@@ -9,7 +9,9 @@ lock, so a burst of commands would starve ingestion and every other member. Inst
 2. The blob and its `version` are read without a lock; the LLM merges outside any transaction.
 3. The write is a short transaction: insert the row if missing, `SELECT ... FOR UPDATE`, and
    store only if the version is still the one the merge started from (compare-and-swap). If
-   another process got there first, the merge is redone on the fresh blob (bounded retries).
+   another process got there first, the merge is redone on the fresh blob.
+4. After a few lost races (heavy cross-process contention) one last attempt holds the row lock
+   through the merge, bounded by a timeout, so progress is guaranteed.
 
 A failed read raises before anything is written, a failed LLM call writes nothing, and a stale
 read can never be stored, so no path turns a failure into an overwrite.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from db import facts as store
+from memory.keyed_lock import KeyedLock
 from memory.llm.base import LLMError
 from memory.llm.schemas import PromptMember
 from memory.llm.tasks import MemoryLLM
@@ -38,7 +41,7 @@ _log = logging.getLogger(__name__)
 
 ChangeListener = Callable[[int, int], Awaitable[None] | None]
 
-CAS_ATTEMPTS = 5
+OPTIMISTIC_ATTEMPTS = 3
 # Second try when a merge comes back over the cap: ask for this share of it.
 _TIGHTER = 0.8
 
@@ -62,10 +65,6 @@ class FactsFull(FactError):
 
 class FactsUnavailable(FactError):
     """The LLM could not produce a merge; nothing was changed."""
-
-
-class FactsConflict(FactError):
-    """Other writers kept winning the compare-and-swap; nothing was changed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +132,9 @@ class FactService:
         self._settings = settings
         self._telemetry = telemetry or get_telemetry()
         self._listeners: list[ChangeListener] = [on_change] if on_change else []
-        self._locks: dict[tuple[int, int], asyncio.Lock] = {}
-        self._waiters: dict[tuple[int, int], int] = {}
+        self._locks = KeyedLock()
+        # The rare locked attempt may make the merge's two model calls, each with its timeout.
+        self._locked_budget = settings.llm_timeout_seconds * 3
 
     def subscribe(self, listener: ChangeListener) -> None:
         """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
@@ -181,8 +181,9 @@ class FactService:
         text = self.check_statement(statement)
         origin = _Provenance(actor_id, command, source_message_id)
         with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
-            async with self._member_lock(guild_id, member.user_id):
-                change = await self._remember_locked(guild_id, member, text, origin)
+            async with self._locks.hold((guild_id, member.user_id)):
+                compute = self._remember_plan(member, text)
+                change = await self._apply(guild_id, member.user_id, compute, origin, "remember")
             span.update(
                 version=change.version,
                 chars=len(change.new_blob),
@@ -208,8 +209,9 @@ class FactService:
         text = self.check_statement(statement)
         origin = _Provenance(actor_id, command, source_message_id)
         with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
-            async with self._member_lock(guild_id, member.user_id):
-                change = await self._forget_locked(guild_id, member, text, origin)
+            async with self._locks.hold((guild_id, member.user_id)):
+                compute = self._forget_plan(member, text)
+                change = await self._apply(guild_id, member.user_id, compute, origin, "forget")
             span.update(found=change.found, version=change.version)
         await self._notify(guild_id, member.user_id)
         return change
@@ -227,7 +229,7 @@ class FactService:
         nothing to undo. Undoing a forget also lifts the forget."""
         origin = _Provenance(actor_id, command, source_message_id)
         with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
-            async with self._member_lock(guild_id, user_id):
+            async with self._locks.hold((guild_id, user_id)):
                 change = await self._undo_locked(guild_id, user_id, origin)
             span["outcome"] = "ok" if change else "nothing"
         if change is not None:
@@ -236,43 +238,127 @@ class FactService:
 
     # --- internals --------------------------------------------------------------------------
 
-    async def _remember_locked(
-        self, guild_id: int, member: Member, statement: str, origin: _Provenance
+    async def _apply(
+        self, guild_id: int, user_id: int, compute: _Compute, origin: _Provenance, during: str
     ) -> FactChange:
-        for _attempt in range(CAS_ATTEMPTS):
-            current = await store.get_facts(self._pool, guild_id, member.user_id)
+        """Run `compute` on the current blob and store its plan without losing a concurrent
+        change: optimistic attempts first, then one attempt holding the row lock."""
+        for _attempt in range(OPTIMISTIC_ATTEMPTS):
+            current = await store.get_facts(self._pool, guild_id, user_id)
             old_blob, version = (current.blob, current.version) if current else ("", 0)
-            records = await store.get_forgotten_records(self._pool, guild_id, member.user_id)
-            lifted = [record.id for record in records if covers(statement, record.statement)]
-            forgotten = [record.statement for record in records if record.id not in lifted]
-            merged = await self._merge(guild_id, member, old_blob, statement, forgotten)
-            change = await self._store(
-                guild_id,
-                member.user_id,
-                version,
-                old_blob,
-                merged,
-                origin,
-                statement=statement,
-                lift=lifted,
-            )
-            if change is not None:
-                return change
+            records = await store.get_forgotten_records(self._pool, guild_id, user_id)
+            plan = await compute(old_blob, records)
+            async with self._pool.acquire() as connection, connection.transaction():
+                locked = await store.lock_facts(connection, guild_id, user_id)
+                if locked.version == version and locked.blob == old_blob:
+                    return await self._write(connection, locked, plan, origin)
             self._telemetry.emit(
-                "facts_conflict", guild_id=guild_id, user_id=member.user_id, op="remember"
+                "facts_conflict", guild_id=guild_id, user_id=user_id, during=during
             )
-        raise FactsConflict("too many concurrent changes; nothing was changed")
+        # Other processes keep winning the race: compute once more while holding the row lock,
+        # bounded so a hung model cannot pin the row and the connection for long.
+        async with self._pool.acquire() as connection, connection.transaction():
+            locked = await store.lock_facts(connection, guild_id, user_id)
+            records = await store.get_forgotten_records(connection, guild_id, user_id)
+            try:
+                async with asyncio.timeout(self._locked_budget):
+                    plan = await compute(locked.blob, records)
+            except TimeoutError as exc:
+                raise FactsUnavailable("the language model took too long") from exc
+            return await self._write(connection, locked, plan, origin)
+
+    async def _write(
+        self,
+        connection: asyncpg.Connection,
+        locked: store.FactRecord,
+        plan: _Plan,
+        origin: _Provenance,
+    ) -> FactChange:
+        """Store a plan; the member's row is locked by the caller's transaction."""
+        guild_id, user_id = locked.guild_id, locked.user_id
+        # Re-read under the lock: a forget committed since our read must still be honoured.
+        records = await store.get_forgotten_records(connection, guild_id, user_id)
+        banned = [record.statement for record in records if record.id not in plan.lift]
+        new_blob = strip_forgotten(plan.new_blob, banned)
+        lifted = await store.remove_forgotten(connection, guild_id, user_id, list(plan.lift))
+        if plan.forget is not None:
+            wanted = normalise_statement(plan.forget)
+            if all(normalise_statement(record.statement) != wanted for record in records):
+                await store.add_forgotten(
+                    connection, guild_id, user_id, plan.forget, origin.actor_id
+                )
+        changed = new_blob != locked.blob
+        version = locked.version
+        if changed:
+            version = await store.write_blob(connection, guild_id, user_id, new_blob)
+        history_id = None
+        if changed or lifted or plan.reverts_id is not None:
+            history_id = await store.add_history(
+                connection,
+                guild_id=guild_id,
+                user_id=user_id,
+                version=version,
+                old_blob=locked.blob,
+                new_blob=new_blob,
+                actor_id=origin.actor_id,
+                command=origin.command,
+                statement=plan.statement,
+                source_message_id=origin.source_message_id,
+                reverts_id=plan.reverts_id,
+            )
+        return FactChange(
+            guild_id,
+            user_id,
+            locked.blob,
+            new_blob,
+            version,
+            changed=changed,
+            found=plan.found,
+            history_id=history_id,
+            unforgotten=lifted,
+        )
+
+    def _remember_plan(self, member: Member, statement: str) -> _Compute:
+        guild_id = member.guild_id
+
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+            lift = tuple(record.id for record in records if covers(statement, record.statement))
+            forgotten = [record.statement for record in records if record.id not in lift]
+            merged = await self._merge(guild_id, member, blob, statement, forgotten)
+            return _Plan(merged, statement, lift=lift)
+
+        return compute
+
+    def _forget_plan(self, member: Member, statement: str) -> _Compute:
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+            if not blob:
+                return _Plan(blob, statement, forget=statement, found=False)
+            try:
+                result = await self._llm.forget(
+                    guild_id=member.guild_id,
+                    member=prompt_member(member),
+                    blob=blob,
+                    statement=statement,
+                )
+            except LLMError as exc:
+                raise FactsUnavailable(f"the language model failed: {exc}") from exc
+            pruned = result.blob.strip()
+            # "Found" with nothing removed is no change; "not found" keeps the blob verbatim.
+            found = result.found and pruned != blob.strip()
+            return _Plan(pruned if found else blob, statement, forget=statement, found=found)
+
+        return compute
 
     async def _merge(
         self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
     ) -> str:
         cap = self._settings.facts_max_chars
-        prompt_member = _prompt_member(member)
+        who = prompt_member(member)
         for limit in (cap, int(cap * _TIGHTER)):
             try:
                 merged = await self._llm.remember(
                     guild_id=guild_id,
-                    member=prompt_member,
+                    member=who,
                     blob=blob,
                     statement=statement,
                     max_chars=limit,
@@ -291,142 +377,23 @@ class FactService:
             )
         raise FactsFull(cap)
 
-    async def _forget_locked(
-        self, guild_id: int, member: Member, statement: str, origin: _Provenance
-    ) -> FactChange:
-        for _attempt in range(CAS_ATTEMPTS):
-            current = await store.get_facts(self._pool, guild_id, member.user_id)
-            old_blob, version = (current.blob, current.version) if current else ("", 0)
-            records = await store.get_forgotten(self._pool, guild_id, member.user_id)
-            wanted = normalise_statement(statement)
-            known = any(normalise_statement(record) == wanted for record in records)
-            found, new_blob = False, old_blob
-            if old_blob:
-                try:
-                    result = await self._llm.forget(
-                        guild_id=guild_id,
-                        member=_prompt_member(member),
-                        blob=old_blob,
-                        statement=statement,
-                    )
-                except LLMError as exc:
-                    raise FactsUnavailable(f"the language model failed: {exc}") from exc
-                found = result.found and result.blob.strip() != old_blob.strip()
-                new_blob = result.blob.strip() if found else old_blob
-            change = await self._store(
-                guild_id,
-                member.user_id,
-                version,
-                old_blob,
-                new_blob,
-                origin,
-                statement=statement,
-                forget=None if known else statement,
-                found=found,
-            )
-            if change is not None:
-                return change
-            self._telemetry.emit(
-                "facts_conflict", guild_id=guild_id, user_id=member.user_id, op="forget"
-            )
-        raise FactsConflict("too many concurrent changes; nothing was changed")
-
     async def _undo_locked(
         self, guild_id: int, user_id: int, origin: _Provenance
     ) -> FactChange | None:
         async with self._pool.acquire() as connection, connection.transaction():
-            current = await store.lock_facts(connection, guild_id, user_id)
+            locked = await store.lock_facts(connection, guild_id, user_id)
             target = await store.last_undoable(connection, guild_id, user_id)
             if target is None:
                 return None
-            restored = target.old_blob
-            version = current.version
-            if restored != current.blob:
-                version = await store.write_blob(connection, guild_id, user_id, restored)
-            history_id = await store.add_history(
-                connection,
-                guild_id=guild_id,
-                user_id=user_id,
-                version=version,
-                old_blob=current.blob,
-                new_blob=restored,
-                actor_id=origin.actor_id,
-                command=origin.command,
-                statement=target.statement,
-                source_message_id=origin.source_message_id,
-                reverts_id=target.id,
-            )
-            lifted = 0
+            lift: tuple[int, ...] = ()
             if target.command.startswith("forget") and target.statement:
+                # Undoing a forget lifts it (the newest matching record is the one it added).
                 records = await store.get_forgotten_records(connection, guild_id, user_id)
                 wanted = normalise_statement(target.statement)
                 ids = [r.id for r in records if normalise_statement(r.statement) == wanted]
-                lifted = await store.remove_forgotten(connection, guild_id, user_id, ids[-1:])
-        return FactChange(
-            guild_id,
-            user_id,
-            current.blob,
-            restored,
-            version,
-            changed=restored != current.blob,
-            history_id=history_id,
-            unforgotten=lifted,
-        )
-
-    async def _store(
-        self,
-        guild_id: int,
-        user_id: int,
-        expected_version: int,
-        old_blob: str,
-        new_blob: str,
-        origin: _Provenance,
-        *,
-        statement: str,
-        lift: list[int] | None = None,
-        forget: str | None = None,
-        found: bool = True,
-    ) -> FactChange | None:
-        """Compare-and-swap: write only if the row is still at `expected_version`; None if not."""
-        async with self._pool.acquire() as connection, connection.transaction():
-            locked = await store.lock_facts(connection, guild_id, user_id)
-            if locked.version != expected_version or locked.blob != old_blob:
-                return None
-            version = locked.version
-            changed = new_blob != old_blob
-            if changed:
-                version = await store.write_blob(connection, guild_id, user_id, new_blob)
-            lifted = await store.remove_forgotten(connection, guild_id, user_id, lift or [])
-            if forget is not None:
-                await store.add_forgotten(connection, guild_id, user_id, forget, origin.actor_id)
-            history_id = None
-            if changed or lifted:
-                history_id = await store.add_history(
-                    connection,
-                    guild_id=guild_id,
-                    user_id=user_id,
-                    version=version,
-                    old_blob=old_blob,
-                    new_blob=new_blob,
-                    actor_id=origin.actor_id,
-                    command=origin.command,
-                    statement=statement,
-                    source_message_id=origin.source_message_id,
-                )
-        return FactChange(
-            guild_id,
-            user_id,
-            old_blob,
-            new_blob,
-            version,
-            changed=changed,
-            found=found,
-            history_id=history_id,
-            unforgotten=lifted,
-        )
-
-    def _member_lock(self, guild_id: int, user_id: int) -> _MemberLock:
-        return _MemberLock(self, (guild_id, user_id))
+                lift = tuple(ids[-1:])
+            plan = _Plan(target.old_blob, target.statement or "", lift=lift, reverts_id=target.id)
+            return await self._write(connection, locked, plan, origin)
 
     async def _notify(self, guild_id: int, user_id: int) -> None:
         for listener in list(self._listeners):
@@ -438,46 +405,32 @@ class FactService:
                 _log.exception("fact change listener failed for %s/%s", guild_id, user_id)
 
 
-class _MemberLock:
-    """The per-member asyncio lock, dropped from the table when nobody holds or awaits it."""
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What to store: the new blob plus forgotten statements to lift or add."""
 
-    def __init__(self, service: FactService, key: tuple[int, int]) -> None:
-        self._service = service
-        self._key = key
-
-    async def __aenter__(self) -> None:
-        service = self._service
-        lock = service._locks.setdefault(self._key, asyncio.Lock())
-        service._waiters[self._key] = service._waiters.get(self._key, 0) + 1
-        try:
-            await lock.acquire()
-        except BaseException:
-            self._release_waiter()
-            raise
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self._service._locks[self._key].release()
-        self._release_waiter()
-
-    def _release_waiter(self) -> None:
-        service = self._service
-        service._waiters[self._key] -= 1
-        if service._waiters[self._key] == 0:
-            del service._waiters[self._key]
-            del service._locks[self._key]
+    new_blob: str
+    statement: str
+    lift: tuple[int, ...] = ()
+    forget: str | None = None
+    found: bool = True
+    reverts_id: int | None = None
 
 
-def _prompt_member(member: Member) -> PromptMember:
+_Compute = Callable[[str, list[store.ForgottenRecord]], Awaitable[_Plan]]
+
+
+def prompt_member(member: Member) -> PromptMember:
+    """The member as prompts see them: current name first, every other name as an alias."""
     names = member.names
     return PromptMember(user_id=member.user_id, name=member.display_name, aliases=list(names[1:]))
 
 
 __all__ = [
-    "CAS_ATTEMPTS",
+    "OPTIMISTIC_ATTEMPTS",
     "FactChange",
     "FactError",
     "FactService",
-    "FactsConflict",
     "FactsFull",
     "FactsUnavailable",
     "StatementTooLong",

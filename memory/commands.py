@@ -1,0 +1,511 @@
+"""Memory commands without Discord: remember, forget, what-do-you-know and undo, as replies.
+
+Both front ends use this: the facts cog (freeform messages and slash commands) and the console.
+It owns everything between "a member said this" and "the bot answers that": intent, member
+resolution, permissions, rate limiting and the wording of every answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+
+from db.members import add_alias, get_members
+from memory.clock import Clock
+from memory.command_limit import Admission, CommandRateLimiter
+from memory.command_replies import CommandReplies
+from memory.facts import (
+    FactError,
+    FactService,
+    FactsFull,
+    FactsUnavailable,
+    StatementTooLong,
+    prompt_member,
+)
+from memory.intent import ParsedCommand, prefilter, third_person
+from memory.llm.base import LLMError
+from memory.llm.tasks import MemoryLLM
+from memory.models import Member
+from memory.resolve import MemberResolver, Resolution, describe
+from memory.settings import Settings
+from memory.telemetry import Telemetry, get_telemetry
+
+_log = logging.getLogger(__name__)
+
+MemorySource = Callable[[int, int], Awaitable[str | None]]
+Target = Member | str
+
+_MENTION = re.compile(r"<@!?(\d+)>")
+_WORDS = re.compile(r"[\w']+")
+# "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".
+_IDENTITY = re.compile(
+    r"^(?P<subject>.+?)(?:\s+is\s+(?:also\s+)?(?:called\s+|named\s+|known\s+as\s+|aka\s+)?"
+    r"|(?:'s|’s)\s+(?:real\s+|full\s+|first\s+)?name\s+is\s+|\s+goes\s+by\s+|\s+aka\s+)"
+    r"(?P<alias>[A-ZА-ЯЁ][\w'’-]*(?:\s+[A-ZА-ЯЁ][\w'’-]*)?)\s*[.!]?$",
+)
+_NOT_NAMES = frozenset(
+    _WORDS.findall(
+        """american british english french german russian ukrainian polish spanish italian dutch
+    chinese japanese korean indian brazilian mexican canadian australian swedish norwegian
+    danish finnish greek turkish jewish christian catholic muslim buddhist hindu atheist
+    monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december i ok okay back here there"""
+    )
+)
+_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them"})
+MAX_REPLY = 1900
+
+
+@dataclass(frozen=True, slots=True)
+class RepliedMessage:
+    """The message a command replied to ("remember this about bob")."""
+
+    content: str
+    author_id: int | None = None
+    author_name: str | None = None
+    message_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """The answer to send (None: stay silent) and what happened, for logs and tests."""
+
+    reply: str | None
+    kind: str
+    outcome: str
+    target_id: int | None = None
+
+
+def identity_alias(statement: str, subjects: Sequence[str]) -> str | None:
+    """The new name in an identity statement about one of `subjects` ("alice is Sergey")."""
+    match = _IDENTITY.match(statement.strip())
+    if match is None:
+        return None
+    subject = match.group("subject").strip().lstrip("@").lower()
+    allowed = {s.strip().lstrip("@").lower() for s in subjects if s} | _PRONOUNS
+    alias = match.group("alias").strip()
+    if subject not in allowed or alias.lower() in _NOT_NAMES:
+        return None
+    return alias
+
+
+class MemoryCommands:
+    """Turns memory commands into replies. Discord-free; every entry point is rate limited."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        facts: FactService,
+        llm: MemoryLLM,
+        settings: Settings,
+        *,
+        telemetry: Telemetry | None = None,
+        clock: Clock | None = None,
+        resolver: MemberResolver | None = None,
+        memories: MemorySource | None = None,
+    ) -> None:
+        self._pool = pool
+        self.facts = facts
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry or get_telemetry()
+        self._resolver = resolver or MemberResolver(pool)
+        self._memories = memories
+        self._limiter = CommandRateLimiter(settings.commands_per_minute, clock=clock)
+        self._say = CommandReplies()
+
+    def use_memories(self, source: MemorySource) -> None:
+        """Answer what-do-you-know from the full memory context (facts plus summaries)."""
+        self._memories = source
+
+    # --- freeform --------------------------------------------------------------------------
+
+    async def handle(
+        self,
+        guild_id: int,
+        author: Member,
+        text: str,
+        replied_to: RepliedMessage | None = None,
+        author_can_manage_guild: bool = False,
+        message_id: int | None = None,
+        mentions: Sequence[Member] = (),
+    ) -> CommandResult | None:
+        """Answer a message addressed to the bot (addressing removed), or None when it is not a
+        memory command, so the ordinary reply path can take it."""
+        decision = prefilter(text, has_reply=replied_to is not None)
+        if decision.ignore:
+            return None
+        admission = self._limiter.admit(guild_id, author.user_id)
+        if admission is not Admission.ALLOWED:
+            if decision.parsed is None:
+                return None  # maybe not a command at all: let the chat path answer
+            return self._limited(guild_id, author, admission)
+        ctx = _Context(
+            guild_id,
+            author,
+            author_can_manage_guild,
+            message_id,
+            text,
+            {member.user_id: member for member in mentions},
+            via="freeform",
+        )
+        parsed, routed = decision.parsed, False
+        if parsed is None:
+            parsed, routed = await self._route(ctx, text, replied_to), True
+            if parsed is None:
+                return None
+        return await self._dispatch(ctx, parsed, replied_to, routed=routed)
+
+    # --- slash commands (also used by the console) -----------------------------------------
+
+    async def remember(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        statement: str,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = _Context(guild_id, author, can_manage_guild, message_id, f"/remember {statement}")
+        return await self._admitted(ctx, self._remember(ctx, target, statement))
+
+    async def forget(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        statement: str,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = _Context(guild_id, author, can_manage_guild, message_id, f"/forget {statement}")
+        return await self._admitted(ctx, self._forget(ctx, target, statement))
+
+    async def whois(
+        self, guild_id: int, author: Member, target: Target, *, question: str | None = None
+    ) -> CommandResult:
+        ctx = _Context(guild_id, author, False, None, question or "/whois")
+        return await self._admitted(ctx, self._whois(ctx, target))
+
+    async def undo(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = _Context(guild_id, author, can_manage_guild, message_id, "/memory undo")
+        return await self._admitted(ctx, self._undo(ctx, target))
+
+    # --- dispatch ---------------------------------------------------------------------------
+
+    async def _admitted(self, ctx: _Context, work: Awaitable[CommandResult]) -> CommandResult:
+        admission = self._limiter.admit(ctx.guild_id, ctx.author.user_id)
+        if admission is not Admission.ALLOWED:
+            work.close()  # type: ignore[attr-defined]
+            # A slash command must always be answered, so it is never silent.
+            return self._limited(ctx.guild_id, ctx.author, Admission.WARN)
+        return await work
+
+    async def _dispatch(
+        self,
+        ctx: _Context,
+        parsed: ParsedCommand,
+        replied_to: RepliedMessage | None,
+        *,
+        routed: bool,
+    ) -> CommandResult | None:
+        target: Target | None = parsed.target
+        statement = parsed.statement
+        if parsed.kind in ("remember_this", "forget_this"):
+            if replied_to is None or not replied_to.content.strip():
+                return self._done(ctx, parsed.kind, "invalid", self._say.reply_needed(parsed.kind))
+            statement = self._replied_statement(replied_to)
+            if target is None:
+                target = (
+                    str(f"<@{replied_to.author_id}>") if replied_to.author_id is not None else "me"
+                )
+        if parsed.kind != "whois" and not statement:
+            return self._done(ctx, parsed.kind, "invalid", self._say.what_to(parsed.kind))
+        resolution = await self._resolve(ctx, target, statement)
+        if not resolution.found and not resolution.ambiguous and not routed:
+            # The rules read a name nobody has: maybe they misread the sentence; ask the router.
+            rerouted = await self._route(ctx, ctx.text, replied_to)
+            if rerouted is None:
+                return None
+            if rerouted != parsed:
+                return await self._dispatch(ctx, rerouted, replied_to, routed=True)
+        kind = "remember" if parsed.kind.startswith("remember") else parsed.kind
+        kind = "forget" if kind.startswith("forget") else kind
+        if kind == "whois":
+            return await self._whois(ctx, resolution)
+        assert statement is not None
+        if kind == "remember":
+            return await self._remember(ctx, resolution, statement)
+        return await self._forget(ctx, resolution, statement)
+
+    async def _route(
+        self, ctx: _Context, text: str, replied_to: RepliedMessage | None
+    ) -> ParsedCommand | None:
+        try:
+            intent = await self._llm.route(
+                text=text,
+                bot_name=self._settings.bot_name,
+                author_name=ctx.author.display_name,
+                replied_to=replied_to.content if replied_to else None,
+                guild_id=ctx.guild_id,
+            )
+        except LLMError as exc:
+            self._telemetry.emit(
+                "route", outcome="error", guild_id=ctx.guild_id, error=str(exc)[:200]
+            )
+            return None
+        self._telemetry.emit("route", guild_id=ctx.guild_id, kind=intent.kind)
+        if intent.kind == "none":
+            return None
+        statement = (intent.statement or "").strip() or None
+        target = (intent.target or "").strip() or None
+        if intent.kind == "remember_this":
+            return ParsedCommand("remember_this", target=target)
+        if intent.kind == "forget" and statement is None and replied_to is not None:
+            return ParsedCommand("forget_this", target=target)
+        return ParsedCommand(intent.kind, target=target, statement=statement)
+
+    async def _resolve(
+        self, ctx: _Context, target: Target | None, statement: str | None
+    ) -> Resolution:
+        if isinstance(target, Member):
+            return Resolution(str(target.user_id), member=target)
+        if target:
+            return await self._resolver.resolve(
+                ctx.guild_id, target, author=ctx.author, known=ctx.known
+            )
+        return await self._resolver.resolve_subject(
+            ctx.guild_id, statement or "", author=ctx.author, known=ctx.known
+        )
+
+    # --- operations -------------------------------------------------------------------------
+
+    async def _remember(
+        self, ctx: _Context, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "remember", resolution)
+        member = resolution.member
+        assert member is not None
+        text = await self._prepare(ctx, statement)
+        try:
+            await self.facts.remember(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "remember", member, exc)
+        alias = identity_alias(text, [resolution.query, *member.names])
+        if alias and alias.lower() not in {name.lower() for name in member.names}:
+            await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
+        else:
+            alias = None
+        reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
+        if alias:
+            reply += " " + self._say.alias_added(member, alias)
+        return self._done(ctx, "remember", "ok", reply, member)
+
+    async def _forget(
+        self, ctx: _Context, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "forget", resolution)
+        member = resolution.member
+        assert member is not None
+        if not self._may_change(ctx, member):
+            return self._refuse(ctx, "forget", member)
+        text = await self._prepare(ctx, statement)
+        try:
+            change = await self.facts.forget(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "forget", member, exc)
+        if change.found:
+            return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
+        return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
+
+    async def _undo(self, ctx: _Context, target: Target) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "undo", resolution)
+        member = resolution.member
+        assert member is not None
+        if not self._may_change(ctx, member):
+            return self._refuse(ctx, "undo", member)
+        change = await self.facts.undo(
+            ctx.guild_id,
+            member.user_id,
+            actor_id=ctx.author.user_id,
+            command="undo",
+            source_message_id=ctx.message_id,
+        )
+        if change is None:
+            return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
+        return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
+
+    async def _whois(self, ctx: _Context, target: Target | Resolution) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "whois", resolution)
+        member = resolution.member
+        assert member is not None
+        if self._memories is not None:
+            memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
+        else:
+            memory = await self.facts.blob(ctx.guild_id, member.user_id)
+        if not memory:
+            return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)
+        try:
+            answer = await self._llm.whois(
+                guild_id=ctx.guild_id,
+                member=prompt_member(member),
+                memory=memory,
+                question=ctx.text,
+                asker_name=ctx.author.display_name,
+                bot_name=self._settings.bot_name,
+            )
+        except LLMError as exc:
+            _log.warning("whois phrasing failed, answering verbatim: %s", exc)
+            answer = ""
+        outcome = "ok" if answer else "verbatim"
+        reply = answer or self._say.verbatim(member, memory)
+        return self._done(ctx, "whois", outcome, reply, member)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    async def _as_resolution(
+        self, ctx: _Context, target: Target | Resolution, statement: str | None
+    ) -> Resolution:
+        if isinstance(target, Resolution):
+            return target
+        return await self._resolve(ctx, target, statement)
+
+    def _replied_statement(self, replied: RepliedMessage) -> str:
+        """First-person words in a quoted message are about whoever wrote it."""
+        content = replied.content.strip()
+        return third_person(content, replied.author_name) if replied.author_name else content
+
+    async def _prepare(self, ctx: _Context, statement: str) -> str:
+        """Statements are stored as text about named people: "I"/"my" become the author's name
+        and mentions become names (ids change meaning nowhere, but names read better)."""
+        text = third_person(statement.strip(), ctx.author.display_name)
+        ids = {int(value) for value in _MENTION.findall(text)}
+        if not ids:
+            return text
+        names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
+
+        def name(match: re.Match[str]) -> str:
+            member = names.get(int(match.group(1)))
+            return member.display_name if member else match.group(0)
+
+        return _MENTION.sub(name, text)
+
+    def _may_change(self, ctx: _Context, member: Member) -> bool:
+        if member.user_id == ctx.author.user_id or ctx.can_manage_guild:
+            return True
+        return not self._settings.forget_others_requires_manage_guild
+
+    def _refuse(self, ctx: _Context, kind: str, member: Member) -> CommandResult:
+        _log.info(
+            "refused %s by %s about %s in guild %s",
+            kind,
+            ctx.author.user_id,
+            member.user_id,
+            ctx.guild_id,
+        )
+        return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
+
+    def _unresolved(self, ctx: _Context, kind: str, resolution: Resolution) -> CommandResult:
+        if resolution.ambiguous:
+            reply = self._say.which_one(
+                resolution.query, [describe(m) for m in resolution.candidates]
+            )
+            return self._done(ctx, kind, "ambiguous", reply)
+        return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
+
+    def _fact_error(
+        self, ctx: _Context, kind: str, member: Member, exc: FactError
+    ) -> CommandResult:
+        if isinstance(exc, StatementTooLong):
+            reply = self._say.too_long(exc.length, exc.limit)
+            return self._done(ctx, kind, "too_long", reply, member)
+        if isinstance(exc, FactsFull):
+            return self._done(ctx, kind, "full", self._say.full(member, exc.limit), member)
+        if isinstance(exc, FactsUnavailable):
+            _log.warning("%s about %s failed: %s", kind, member.user_id, exc)
+            return self._done(ctx, kind, "failed", self._say.unavailable(), member)
+        _log.warning("%s about %s refused: %s", kind, member.user_id, exc)
+        return self._done(ctx, kind, "failed", self._say.failed(str(exc)), member)
+
+    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
+        self._telemetry.emit(
+            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
+        )
+        if admission is Admission.SILENT:
+            return CommandResult(None, "command", "rate_limited")
+        wait = self._limiter.retry_after(guild_id, author.user_id)
+        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
+
+    def _done(
+        self,
+        ctx: _Context,
+        kind: str,
+        outcome: str,
+        reply: str,
+        member: Member | None = None,
+    ) -> CommandResult:
+        target_id = member.user_id if member else None
+        self._telemetry.emit(
+            "command",
+            outcome=outcome,
+            kind=kind,
+            via=ctx.via,
+            guild_id=ctx.guild_id,
+            user_id=ctx.author.user_id,
+            target_id=target_id,
+        )
+        return CommandResult(reply[:MAX_REPLY], kind, outcome, target_id)
+
+
+@dataclass(slots=True)
+class _Context:
+    """One command being handled: who asked, where, and with what rights."""
+
+    guild_id: int
+    author: Member
+    can_manage_guild: bool
+    message_id: int | None
+    text: str
+    known: Mapping[int, Member] = field(default_factory=dict)
+    via: str = "slash"
+
+
+def _command_text(ctx: _Context) -> str:
+    return ctx.text[:500]
