@@ -1,0 +1,374 @@
+"""Queries of the transient memory hierarchy: day fingerprints, daily/historical summaries,
+merged contexts (last known good) and the per guild-day advisory lock.
+
+A summarised day is valid while its stored fingerprint (live message count and max message id)
+matches the messages table and nobody marked it stale (edits and deletes do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+import asyncpg
+
+from db.messages import message_from_row
+from memory.models import ChatMessage
+
+_log = logging.getLogger(__name__)
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+_MESSAGE_COLUMNS = (
+    "message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,"
+    " mention_ids, author_is_bot, edited_at, deleted"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DayState:
+    """A day as the messages table sees it now, next to what was stored when it was summarised."""
+
+    day: date
+    message_count: int
+    max_message_id: int | None
+    stored_count: int | None = None
+    stored_max_id: int | None = None
+    stale: bool = False
+
+    @property
+    def stored(self) -> bool:
+        return self.stored_count is not None
+
+    @property
+    def fresh(self) -> bool:
+        """True when the stored summaries still describe exactly these messages."""
+        if self.message_count == 0 and not self.stored:
+            return True  # nothing was said and nothing was stored: nothing to do
+        return (
+            self.stored
+            and not self.stale
+            and self.stored_count == self.message_count
+            and self.stored_max_id == self.max_message_id
+        )
+
+    @property
+    def reason(self) -> str:
+        """Why the day needs summarising (for telemetry)."""
+        if not self.stored:
+            return "missing"
+        if self.stale:
+            return "stale"
+        return "changed" if not self.fresh else "fresh"
+
+
+@dataclass(frozen=True, slots=True)
+class MergedContext:
+    context: str
+    content_hash: str
+    sources: dict[str, Any]
+    computed_at: datetime
+
+
+async def guild_timezone(db: Executor, guild_id: int) -> str | None:
+    """The guild's configured timezone, or None when the guild has no row."""
+    return await db.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", guild_id)
+
+
+async def day_states(
+    db: Executor,
+    guild_id: int,
+    days: Sequence[date],
+    timezone: str,
+    start: datetime,
+    end: datetime,
+) -> dict[date, DayState]:
+    """Live fingerprint and stored state of each day, in one round trip.
+
+    `start`/`end` are the UTC bounds covering all `days` in `timezone`; grouping by the local
+    date in SQL keeps the day boundaries identical to `memory.clock.day_bounds`.
+    """
+    rows = await db.fetch(
+        """
+        WITH live AS (
+            SELECT (created_at AT TIME ZONE $2)::date AS day, count(*) AS n,
+                   max(message_id) AS max_id
+            FROM messages
+            WHERE guild_id = $1 AND created_at >= $3 AND created_at < $4 AND NOT deleted
+            GROUP BY 1
+        )
+        SELECT d.day, coalesce(l.n, 0) AS n, l.max_id, s.message_count, s.max_message_id,
+               coalesce(s.stale, false) AS stale
+        FROM unnest($5::date[]) AS d(day)
+        LEFT JOIN live l ON l.day = d.day
+        LEFT JOIN summary_days s ON s.guild_id = $1 AND s.day = d.day
+        """,
+        guild_id,
+        timezone,
+        start,
+        end,
+        list(days),
+    )
+    return {
+        row["day"]: DayState(
+            day=row["day"],
+            message_count=row["n"],
+            max_message_id=row["max_id"],
+            stored_count=row["message_count"],
+            stored_max_id=row["max_message_id"],
+            stale=row["stale"],
+        )
+        for row in rows
+    }
+
+
+async def day_messages(
+    db: Executor, guild_id: int, start: datetime, end: datetime
+) -> list[ChatMessage]:
+    """The guild's live (not deleted) messages in [start, end), in time order."""
+    rows = await db.fetch(
+        f"""
+        SELECT {_MESSAGE_COLUMNS} FROM messages
+        WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted
+        ORDER BY created_at, message_id
+        """,
+        guild_id,
+        start,
+        end,
+    )
+    return [message_from_row(row) for row in rows]
+
+
+async def daily_summaries(db: Executor, guild_id: int, day: date) -> dict[int, str]:
+    """Every member's stored summary of one day (empty string: nothing to say)."""
+    rows = await db.fetch(
+        "SELECT user_id, summary FROM daily_summaries WHERE guild_id = $1 AND day = $2",
+        guild_id,
+        day,
+    )
+    return {row["user_id"]: row["summary"] for row in rows}
+
+
+async def member_daily_summaries(
+    db: Executor, guild_id: int, user_id: int, first: date, last: date
+) -> list[tuple[date, str]]:
+    """One member's non-empty daily summaries between two days (inclusive), oldest first."""
+    rows = await db.fetch(
+        """
+        SELECT day, summary FROM daily_summaries
+        WHERE guild_id = $1 AND user_id = $2 AND day BETWEEN $3 AND $4 AND summary <> ''
+        ORDER BY day
+        """,
+        guild_id,
+        user_id,
+        first,
+        last,
+    )
+    return [(row["day"], row["summary"]) for row in rows]
+
+
+async def clear_stale(connection: asyncpg.Connection, guild_id: int, day: date) -> bool:
+    """Clear the day's stale flag before recomputing; True when it was set.
+
+    Clearing first means an edit that lands while the LLM works sets it again and survives the
+    save (which keeps whatever flag is there by then).
+    """
+    cleared = await connection.fetchval(
+        "UPDATE summary_days SET stale = false WHERE guild_id = $1 AND day = $2 AND stale"
+        " RETURNING true",
+        guild_id,
+        day,
+    )
+    return bool(cleared)
+
+
+async def mark_day_stale(db: Executor, guild_id: int, day: date) -> bool:
+    """Mark one summarised day for recomputation; True when a stored day was marked."""
+    marked = await db.fetchval(
+        "UPDATE summary_days SET stale = true WHERE guild_id = $1 AND day = $2 RETURNING true",
+        guild_id,
+        day,
+    )
+    return bool(marked)
+
+
+async def save_day(
+    connection: asyncpg.Connection,
+    guild_id: int,
+    day: date,
+    *,
+    message_count: int,
+    max_message_id: int | None,
+    provider: str | None,
+    summaries: dict[int, str],
+) -> None:
+    """Replace the day's summaries; empty summaries are stored as "nothing to say"."""
+    async with connection.transaction():
+        await connection.execute(
+            """
+            INSERT INTO summary_days (guild_id, day, message_count, max_message_id, stale,
+                                      provider, computed_at)
+            VALUES ($1, $2, $3, $4, false, $5, now())
+            ON CONFLICT (guild_id, day) DO UPDATE SET
+                message_count = EXCLUDED.message_count,
+                max_message_id = EXCLUDED.max_message_id,
+                provider = EXCLUDED.provider,
+                computed_at = now()
+            """,
+            guild_id,
+            day,
+            message_count,
+            max_message_id,
+            provider,
+        )
+        await connection.execute(
+            "DELETE FROM daily_summaries WHERE guild_id = $1 AND day = $2", guild_id, day
+        )
+        if summaries:
+            await connection.executemany(
+                "INSERT INTO daily_summaries (guild_id, day, user_id, summary)"
+                " VALUES ($1, $2, $3, $4)",
+                [(guild_id, day, user_id, text) for user_id, text in sorted(summaries.items())],
+            )
+
+
+async def forgotten_by_member(
+    db: Executor, guild_id: int, user_ids: Sequence[int]
+) -> dict[int, list[str]]:
+    """Forgotten statements of several members at once (constraints for a daily batch)."""
+    rows = await db.fetch(
+        "SELECT user_id, statement FROM forgotten_statements"
+        " WHERE guild_id = $1 AND user_id = ANY($2::bigint[]) ORDER BY id",
+        guild_id,
+        list(user_ids),
+    )
+    result: dict[int, list[str]] = {}
+    for row in rows:
+        result.setdefault(row["user_id"], []).append(row["statement"])
+    return result
+
+
+async def get_historical(
+    db: Executor, guild_id: int, user_id: int, end_day: date
+) -> tuple[str, str] | None:
+    """(summary, source_hash) of the member's days-2-7 narrative ending on `end_day`."""
+    row = await db.fetchrow(
+        "SELECT summary, source_hash FROM historical_summaries"
+        " WHERE guild_id = $1 AND user_id = $2 AND end_day = $3",
+        guild_id,
+        user_id,
+        end_day,
+    )
+    return (row["summary"], row["source_hash"]) if row else None
+
+
+async def latest_historical(
+    db: Executor, guild_id: int, user_id: int, not_after: date
+) -> tuple[date, str] | None:
+    """The most recent non-empty historical narrative ending on or before `not_after`."""
+    row = await db.fetchrow(
+        "SELECT end_day, summary FROM historical_summaries"
+        " WHERE guild_id = $1 AND user_id = $2 AND end_day <= $3 AND summary <> ''"
+        " ORDER BY end_day DESC LIMIT 1",
+        guild_id,
+        user_id,
+        not_after,
+    )
+    return (row["end_day"], row["summary"]) if row else None
+
+
+async def save_historical(
+    db: Executor, guild_id: int, user_id: int, end_day: date, summary: str, source_hash: str
+) -> None:
+    await db.execute(
+        """
+        INSERT INTO historical_summaries (guild_id, user_id, end_day, summary, source_hash)
+        VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (guild_id, user_id, end_day) DO UPDATE SET
+            summary = EXCLUDED.summary, source_hash = EXCLUDED.source_hash, computed_at = now()
+        """,
+        guild_id,
+        user_id,
+        end_day,
+        summary,
+        source_hash,
+    )
+
+
+async def get_merged_context(db: Executor, guild_id: int, user_id: int) -> MergedContext | None:
+    """The member's last known good context, whatever inputs it was built from."""
+    row = await db.fetchrow(
+        "SELECT context, content_hash, sources, computed_at FROM merged_contexts"
+        " WHERE guild_id = $1 AND user_id = $2",
+        guild_id,
+        user_id,
+    )
+    if row is None:
+        return None
+    sources = row["sources"]
+    if isinstance(sources, str):  # a pool without the jsonb codec
+        import json
+
+        sources = json.loads(sources)
+    return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
+
+
+async def save_merged_context(
+    db: Executor,
+    guild_id: int,
+    user_id: int,
+    context: str,
+    content_hash: str,
+    sources: dict[str, Any],
+) -> None:
+    await db.execute(
+        """
+        INSERT INTO merged_contexts (guild_id, user_id, context, content_hash, sources)
+        VALUES ($1, $2, $3, $4, $5::jsonb)
+        ON CONFLICT (guild_id, user_id) DO UPDATE SET
+            context = EXCLUDED.context, content_hash = EXCLUDED.content_hash,
+            sources = EXCLUDED.sources, computed_at = now()
+        """,
+        guild_id,
+        user_id,
+        context,
+        content_hash,
+        sources,
+    )
+
+
+def day_lock_key(guild_id: int, day: date) -> int:
+    """A stable signed 64-bit advisory lock key for one guild-day (same in every process)."""
+    digest = hashlib.blake2b(f"summary-day:{guild_id}:{day.isoformat()}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big", signed=True)
+
+
+@asynccontextmanager
+async def guild_day_lock(
+    pool: asyncpg.Pool, guild_id: int, day: date
+) -> AsyncIterator[tuple[asyncpg.Connection, bool]]:
+    """Hold the guild-day's advisory lock on a dedicated connection.
+
+    Yields (connection, waited): `waited` is True when another process held the lock first,
+    in which case the caller should re-check the stored day before summarising it again.
+    """
+    key = day_lock_key(guild_id, day)
+    async with pool.acquire() as connection:
+        waited = False
+        if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", key):
+            waited = True
+            _log.info("guild %s day %s is being summarised elsewhere; waiting", guild_id, day)
+            await connection.execute("SELECT pg_advisory_lock($1)", key)
+        try:
+            yield connection, waited
+        finally:
+            # Releasing the connection also drops session locks, but unlock promptly.
+            try:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                _log.warning("advisory unlock failed for guild %s day %s", guild_id, day)

@@ -1,0 +1,453 @@
+"""MemoryManager: the one door to a member's memory (facts + today + days 2-7, merged).
+
+    get_memories(guild, user)  -> str | None     the reply path, within a time budget
+    build_context(guild, user) -> ContextReport  the same, with sources, sizes and costs
+    invalidate(guild, user)                      after remember/forget/purge
+    summarize_day(guild, day)                    force one guild-day (CLI)
+
+Every level is cached so a repeated request costs no LLM call, and persisted so a restart costs
+none either: completed days in `summary_days`, history in `historical_summaries`, the final
+context in `merged_contexts` keyed by the content hash of its inputs. When the build fails or
+runs past the budget the member still gets something (see `_fallback`), and the build keeps
+running in the background to fill the caches for the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import asyncpg
+
+from db import summaries as store
+from db.facts import get_facts, get_forgotten
+from db.members import get_members
+from memory.cache import AsyncCache, SingleFlight
+from memory.clock import Clock, SystemClock, day_bounds, ensure_aware, local_day
+from memory.context import ContextMerger, assemble_fallback, bound, content_hash
+from memory.llm.base import LLMError
+from memory.llm.schemas import PromptMember
+from memory.llm.tasks import MemoryLLM
+from memory.render import prompt_member
+from memory.report import ContextReport, SourceReport
+from memory.settings import Settings
+from memory.summaries.daily import DailySummarizer, DayResult
+from memory.summaries.forgetting import drop_forgotten
+from memory.summaries.historical import HistoricalSummarizer
+from memory.summaries.stats import BuildStats
+from memory.telemetry import Telemetry, get_telemetry
+
+_log = logging.getLogger(__name__)
+
+HISTORY_DAYS = 6  # days 2-7: yesterday and the five days before it
+HOUR_SECONDS = 3600
+
+
+@dataclass
+class _Inputs:
+    """What one member's context is built from (already filtered for forgotten statements)."""
+
+    guild_id: int
+    timezone: str
+    today: date
+    member: PromptMember
+    facts: str
+    forgotten: list[str]
+    today_text: str = ""
+    history_text: str = ""
+    history_days: list[date] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.member.name, *self.member.aliases]
+
+
+@dataclass
+class _Built:
+    inputs: _Inputs
+    text: str | None
+    stats: BuildStats
+
+
+class MemoryManager:
+    """Builds, caches and serves member contexts; owns every background task it starts."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        settings: Settings,
+        *,
+        clock: Clock | None = None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
+        self._pool = pool
+        self._settings = settings
+        self._clock = clock or SystemClock()
+        self._telemetry = telemetry or get_telemetry()
+        self._max_chars = settings.context_max_chars
+        self._daily = DailySummarizer(
+            pool,
+            llm,
+            settings,
+            telemetry=self._telemetry,
+            max_parallel_days=max(1, settings.db_pool_max // 3),
+        )
+        self._history = HistoricalSummarizer(pool, llm, settings, telemetry=self._telemetry)
+        self._merger = ContextMerger(llm, self._max_chars, telemetry=self._telemetry)
+        # Today's batch per guild, keyed by (guild, day, local hour): at most one build an hour.
+        self._today: AsyncCache[tuple[int, date, int], dict[int, str]] = AsyncCache.ttl(
+            "today",
+            settings.cache_today_size,
+            HOUR_SECONDS,
+            timer=lambda: self._clock.now().timestamp(),
+            telemetry=self._telemetry,
+        )
+        self._contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
+            "context", settings.cache_context_size, telemetry=self._telemetry
+        )
+        self._builds: SingleFlight[tuple[int, int], _Built] = SingleFlight("memory_build")
+        self._closed = False
+
+    # --- public ---------------------------------------------------------------------------
+
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float | None = None
+    ) -> str | None:
+        """The member's context for a reply, never raising; None when nothing is known.
+
+        Waits at most `budget` seconds (default REPLY_MEMORY_BUDGET_SECONDS) for the build.
+        """
+        if budget is None:
+            budget = self._settings.reply_memory_budget_seconds
+        try:
+            report = await self.build_context(guild_id, user_id, budget=budget)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.exception("memory for %s/%s unavailable", guild_id, user_id)
+            return None
+        return report.text
+
+    async def build_context(
+        self, guild_id: int, user_id: int, *, budget: float | None = None
+    ) -> ContextReport:
+        """Build (or serve from cache) the member's context; `budget=None` waits for the build."""
+        if self._closed:
+            raise RuntimeError("MemoryManager is closed")
+        started = time.perf_counter()
+        task, shared = self._builds.start(
+            (guild_id, user_id), lambda: self._build(guild_id, user_id)
+        )
+        reason: str | None = None
+        error: BaseException | None = None
+        try:
+            if budget is None:
+                built = await asyncio.shield(task)
+            else:
+                built = await asyncio.wait_for(asyncio.shield(task), budget)
+        except TimeoutError:
+            reason = "timeout"
+        except LLMError as exc:
+            reason, error = "llm_error", exc
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            reason, error = "db_error", exc
+        except Exception as exc:  # a bug must not cost the member their reply
+            _log.exception("memory build for %s/%s failed", guild_id, user_id)
+            reason, error = "error", exc
+        if reason is not None:
+            return await self._fallback(guild_id, user_id, reason, error, budget, started, shared)
+        return self._report(built, budget=budget, started=started, shared=shared)
+
+    def invalidate(self, guild_id: int, user_id: int) -> None:
+        """Forget cached results for one member (facts changed, or a purge). Synchronous, so it
+        can be a plain change listener; the next request rebuilds from the new inputs."""
+        member = (guild_id, user_id)
+        dropped = self._contexts.invalidate(lambda key: key[:2] == member)
+        dropped += self._history.cache.invalidate(lambda key: key[:2] == member)
+        self._builds.detach(lambda key: key == member)
+        _log.debug("invalidated %d cached entries for %s/%s", dropped, guild_id, user_id)
+
+    async def summarize_day(self, guild_id: int, day: date, force: bool = True) -> DayResult:
+        """(Re)summarise one guild-day now; `force` recomputes even an up-to-date day."""
+        timezone = await self.timezone(guild_id)
+        result = await self._daily.ensure_day(guild_id, day, timezone, force=force)
+        if result.computed:
+            self._today.invalidate(lambda key: key[0] == guild_id and key[1] == day)
+        return result
+
+    async def timezone(self, guild_id: int) -> str:
+        """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""
+        name = await store.guild_timezone(self._pool, guild_id)
+        if not name:
+            return self._settings.default_timezone
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            _log.warning("guild %s has unknown timezone %r; using default", guild_id, name)
+            return self._settings.default_timezone
+        return name
+
+    def now(self) -> datetime:
+        return self._clock.now()
+
+    async def aclose(self) -> None:
+        """Cancel background builds and summaries; safe to call twice."""
+        self._closed = True
+        await self._builds.aclose()
+        await self._contexts.aclose()
+        await self._history.cache.aclose()
+        await self._today.aclose()
+        await self._daily.aclose()
+
+    # --- the build ------------------------------------------------------------------------
+
+    async def _build(self, guild_id: int, user_id: int) -> _Built:
+        stats = BuildStats()
+        inputs = await self._base_inputs(guild_id, user_id)
+        today = inputs.today
+
+        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
+        today_batch, hit = await self._today.get_or_compute(
+            (guild_id, today, hour),
+            lambda: self._today_batch(guild_id, today, inputs.timezone, stats),
+            guild_id=guild_id,
+        )
+        stats.cache("today", hit)
+        inputs.today_text = self._clean(today_batch.get(user_id, ""), inputs)
+
+        first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
+        await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
+        days = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
+        inputs.history_days = [day for day, _ in days]
+        history = await self._history.summary(
+            guild_id, inputs.member, last, days, inputs.forgotten, stats
+        )
+        inputs.history_text = self._clean(history, inputs)
+
+        key_hash = self._content_hash(inputs)
+        text, hit = await self._contexts.get_or_compute(
+            (guild_id, user_id, key_hash),
+            lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
+            guild_id=guild_id,
+            user_id=user_id,
+        )
+        stats.cache("context", hit)
+        return _Built(inputs, text, stats)
+
+    async def _base_inputs(self, guild_id: int, user_id: int) -> _Inputs:
+        timezone = await self.timezone(guild_id)
+        facts = await get_facts(self._pool, guild_id, user_id)
+        forgotten = await get_forgotten(self._pool, guild_id, user_id)
+        members = await get_members(self._pool, guild_id, [user_id])
+        return _Inputs(
+            guild_id=guild_id,
+            timezone=timezone,
+            today=local_day(self._clock.now(), timezone),
+            member=prompt_member(user_id, members),
+            facts=facts.blob.strip() if facts else "",
+            forgotten=forgotten,
+        )
+
+    async def _today_batch(
+        self, guild_id: int, day: date, timezone: str, stats: BuildStats
+    ) -> dict[int, str]:
+        result = await self._daily.ensure_day(guild_id, day, timezone, stats=stats)
+        return result.summaries
+
+    async def _refresh_days(
+        self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats
+    ) -> None:
+        """Bring every past day of the window up to date (usually: nothing to do)."""
+        days = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+        start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
+        states = await store.day_states(self._pool, guild_id, days, timezone, start, end)
+        pending = [day for day in days if not states[day].fresh]
+        for _ in range(len(days) - len(pending)):
+            stats.cache("daily", True)
+        if not pending:
+            return
+        results = await asyncio.gather(
+            *(self._daily.ensure_day(guild_id, day, timezone, stats=stats) for day in pending),
+            return_exceptions=True,
+        )
+        for result in results:  # every day got its chance; now report the first failure
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _merge_or_load(
+        self, guild_id: int, user_id: int, key_hash: str, inputs: _Inputs, stats: BuildStats
+    ) -> str | None:
+        stored = await store.get_merged_context(self._pool, guild_id, user_id)
+        if stored is not None and stored.content_hash == key_hash:
+            stats.cache("context_store", True)
+            return stored.context
+        stats.cache("context_store", False)
+        text = await self._merger.merge(
+            guild_id,
+            inputs.member,
+            facts=inputs.facts,
+            today=inputs.today_text,
+            history=inputs.history_text,
+            forgotten=inputs.forgotten,
+            stats=stats,
+        )
+        if text is not None:
+            await store.save_merged_context(
+                self._pool, guild_id, user_id, text, key_hash, self._sources_meta(inputs)
+            )
+        return text
+
+    def _clean(self, text: str, inputs: _Inputs) -> str:
+        return drop_forgotten(text, inputs.forgotten, inputs.names)[0].strip()
+
+    def _content_hash(self, inputs: _Inputs) -> str:
+        return content_hash(
+            inputs.facts,
+            inputs.today_text,
+            inputs.history_text,
+            sorted(inputs.forgotten),
+            inputs.member.name,
+            self._max_chars,
+        )
+
+    def _sources_meta(self, inputs: _Inputs) -> dict[str, Any]:
+        """Stored next to the context: what it was built from, to judge it as a fallback."""
+        return {
+            "facts_hash": content_hash(inputs.facts),
+            "forgotten_hash": content_hash(sorted(inputs.forgotten)),
+            "facts_chars": len(inputs.facts),
+            "today_chars": len(inputs.today_text),
+            "history_chars": len(inputs.history_text),
+            "day": inputs.today.isoformat(),
+            "history_days": [day.isoformat() for day in inputs.history_days],
+        }
+
+    # --- fallback -------------------------------------------------------------------------
+
+    async def _fallback(
+        self,
+        guild_id: int,
+        user_id: int,
+        reason: str,
+        error: BaseException | None,
+        budget: float | None,
+        started: float,
+        shared: bool,
+    ) -> ContextReport:
+        """Serve, in order: the last known good context (if built from the current facts and
+        forgotten statements), else facts + the latest summaries verbatim, else facts, else None.
+        """
+        text: str | None = None
+        served = "none"
+        inputs: _Inputs | None = None
+        try:
+            inputs = await self._base_inputs(guild_id, user_id)
+            text, served = await self._fallback_text(guild_id, user_id, inputs)
+        except Exception:
+            _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
+        self._telemetry.emit(
+            "fallback",
+            outcome="degraded" if text else "empty",
+            guild_id=guild_id,
+            user_id=user_id,
+            reason=reason,
+            served=served,
+            error=f"{type(error).__name__}: {error}"[:300] if error else None,
+            budget_s=budget,
+        )
+        today = inputs.today if inputs else local_day(self._clock.now(), "UTC")
+        sources = []
+        if inputs is not None:
+            sources = [
+                SourceReport("facts", len(inputs.facts), "user_facts"),
+                SourceReport("today", len(inputs.today_text), f"{today} (stored, verbatim)"),
+                SourceReport("history", len(inputs.history_text), "stored, verbatim"),
+            ]
+        return ContextReport(
+            guild_id=guild_id,
+            user_id=user_id,
+            member_name=inputs.member.name if inputs else f"user {user_id}",
+            text=text,
+            day=today,
+            timezone=inputs.timezone if inputs else "UTC",
+            max_chars=self._max_chars,
+            sources=sources,
+            fallback=served,
+            fallback_reason=reason,
+            budget_seconds=budget,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+            shared=shared,
+        )
+
+    async def _fallback_text(
+        self, guild_id: int, user_id: int, inputs: _Inputs
+    ) -> tuple[str | None, str]:
+        known_good = await store.get_merged_context(self._pool, guild_id, user_id)
+        if (
+            known_good is not None
+            and known_good.sources.get("facts_hash") == content_hash(inputs.facts)
+            and known_good.sources.get("forgotten_hash") == content_hash(sorted(inputs.forgotten))
+        ):
+            text = bound(self._clean(known_good.context, inputs), self._max_chars)
+            if text:
+                return text, "last_known_good"
+        today = inputs.today
+        recent = await store.member_daily_summaries(
+            self._pool, guild_id, user_id, today - timedelta(days=HISTORY_DAYS), today
+        )
+        inputs.today_text = self._clean(
+            next((text for day, text in recent if day == today), ""), inputs
+        )
+        latest = await store.latest_historical(
+            self._pool, guild_id, user_id, today - timedelta(days=1)
+        )
+        if latest is not None:
+            history = latest[1]
+        else:  # no narrative yet: the latest daily summaries themselves, newest first
+            history = " ".join(text for day, text in reversed(recent) if day != today)
+        inputs.history_text = self._clean(history, inputs)
+        text = assemble_fallback(
+            inputs.facts, inputs.today_text, inputs.history_text, self._max_chars
+        )
+        if text is None:
+            return None, "none"
+        if inputs.today_text or inputs.history_text:
+            return text, "facts_and_summaries" if inputs.facts else "summaries"
+        return text, "facts"
+
+    def _report(
+        self, built: _Built, *, budget: float | None, started: float, shared: bool
+    ) -> ContextReport:
+        inputs, stats = built.inputs, built.stats
+        history_detail = (
+            f"{inputs.history_days[0]}..{inputs.history_days[-1]} ({len(inputs.history_days)} days)"
+            if inputs.history_days
+            else "no summarised days"
+        )
+        return ContextReport(
+            guild_id=inputs.guild_id,
+            user_id=inputs.member.user_id,
+            member_name=inputs.member.name,
+            text=built.text,
+            day=inputs.today,
+            timezone=inputs.timezone,
+            max_chars=self._max_chars,
+            sources=[
+                SourceReport("facts", len(inputs.facts), "user_facts"),
+                SourceReport("today", len(inputs.today_text), inputs.today.isoformat()),
+                SourceReport("history", len(inputs.history_text), history_detail),
+            ],
+            cache_hits=dict(stats.cache_hits),
+            cache_misses=dict(stats.cache_misses),
+            llm_calls=dict(stats.llm_calls),
+            days_summarised=sorted(stats.days_summarised),
+            budget_seconds=budget,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+            shared=shared,
+        )

@@ -1,0 +1,307 @@
+"""Daily summaries: one LLM call per guild-day covering every active member, persisted.
+
+A day is summarised when its stored fingerprint (message count, max message id) no longer
+matches the messages table, when an edit or delete marked it stale, or when forced. "Nothing to
+say" is stored too, so a quiet member or day is never asked about again. Within a process one
+task per guild-day does the work (single flight); across processes a PostgreSQL advisory lock
+does, and the loser re-checks the stored day instead of paying for it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import date
+
+import asyncpg
+
+from db import summaries as store
+from db.members import get_members
+from memory.cache import SingleFlight
+from memory.clock import day_bounds
+from memory.llm.schemas import PromptMember, PromptMessage
+from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, message_elements
+from memory.models import ChatMessage, Member
+from memory.render import USER_MENTION, prompt_member, referenced_ids, render_messages
+from memory.settings import Settings
+from memory.summaries.forgetting import drop_forgotten
+from memory.summaries.stats import BuildStats
+from memory.telemetry import Telemetry, get_telemetry
+from prompts.loader import template
+
+_log = logging.getLogger(__name__)
+
+# Room for the template's own text and JSON instructions around the messages.
+_PROMPT_OVERHEAD = 200
+# Below this a chunk holds too little chat to be worth a call; a prompt may then run over.
+_MIN_MESSAGE_BUDGET = 500
+
+
+@dataclass(frozen=True)
+class DayResult:
+    """One guild-day's per-member summaries and how they were obtained."""
+
+    guild_id: int
+    day: date
+    summaries: dict[int, str]
+    message_count: int
+    computed: bool = False
+    reason: str = "fresh"
+    chunks: int = 0
+    llm_calls: int = 0
+    targets: list[int] = field(default_factory=list)
+
+
+def target_ids(messages: list[ChatMessage], members: dict[int, Member]) -> list[int]:
+    """Members to summarise, in order of appearance: human authors and the humans they mention
+    (so what others revealed about a quiet member is kept too)."""
+    seen: dict[int, None] = {}
+    for message in messages:
+        if message.deleted:
+            continue
+        candidates = [message.author_id] if not message.author_is_bot else []
+        candidates += list(message.mention_ids)
+        candidates += [int(match) for match in USER_MENTION.findall(message.content)]
+        for user_id in candidates:
+            member = members.get(user_id)
+            is_author = user_id == message.author_id
+            if member is not None and member.is_bot:
+                continue
+            if member is None and not is_author:
+                continue  # a mention of someone we know nothing about (or a role typo)
+            seen.setdefault(user_id, None)
+    return list(seen)
+
+
+def chunk_messages(messages: list[PromptMessage], budget: int) -> list[list[PromptMessage]]:
+    """Split time-ordered messages into runs whose rendered XML fits `budget` characters.
+
+    A single message larger than the budget is cut so that no chunk ever exceeds it.
+    """
+    chunks: list[list[PromptMessage]] = []
+    current: list[PromptMessage] = []
+    used = 0
+    for message in messages:
+        size = len(message_elements([message])) + 1
+        if size > budget:
+            keep = max(0, len(message.content) - (size - budget) - 1)
+            message = message.model_copy(update={"content": message.content[:keep] + "…"})
+            size = len(message_elements([message])) + 1
+        if current and used + size > budget:
+            chunks.append(current)
+            current, used = [], 0
+        current.append(message)
+        used += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+class DailySummarizer:
+    """Keeps `summary_days`/`daily_summaries` in step with the messages, one guild-day at a time."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        settings: Settings,
+        *,
+        telemetry: Telemetry | None = None,
+        max_parallel_days: int = 3,
+    ) -> None:
+        self._pool = pool
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry or get_telemetry()
+        self._flight: SingleFlight[tuple[int, date, bool], DayResult] = SingleFlight("daily")
+        # Each day being summarised pins a pool connection (the advisory lock) for the LLM call.
+        self._slots = asyncio.Semaphore(max_parallel_days)
+
+    async def ensure_day(
+        self,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        *,
+        force: bool = False,
+        stats: BuildStats | None = None,
+    ) -> DayResult:
+        """The day's summaries, summarising it first if its messages changed (or `force`)."""
+        stats = stats if stats is not None else BuildStats()
+        result, shared = await self._flight.run(
+            (guild_id, day, force), lambda: self._ensure(guild_id, day, timezone, force, stats)
+        )
+        stats.cache("daily", not result.computed or shared)
+        return result
+
+    async def aclose(self) -> None:
+        await self._flight.aclose()
+
+    async def _ensure(
+        self, guild_id: int, day: date, timezone: str, force: bool, stats: BuildStats
+    ) -> DayResult:
+        start, end = day_bounds(day, timezone)
+        state = (await store.day_states(self._pool, guild_id, [day], timezone, start, end))[day]
+        if state.fresh and not force:
+            summaries = await store.daily_summaries(self._pool, guild_id, day)
+            return DayResult(guild_id, day, summaries, state.message_count)
+        async with self._slots, store.guild_day_lock(self._pool, guild_id, day) as (conn, waited):
+            if waited and not force:
+                # Another process held the lock: it has most likely just stored this day.
+                state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
+                if state.fresh:
+                    summaries = await store.daily_summaries(conn, guild_id, day)
+                    return DayResult(guild_id, day, summaries, state.message_count)
+            reason = "forced" if force else state.reason
+            return await self._recompute(conn, guild_id, day, timezone, reason, stats)
+
+    async def _recompute(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        reason: str,
+        stats: BuildStats,
+    ) -> DayResult:
+        start, end = day_bounds(day, timezone)
+        was_stale = await store.clear_stale(conn, guild_id, day)
+        try:
+            messages = await store.day_messages(conn, guild_id, start, end)
+            max_id = max((message.message_id for message in messages), default=None)
+            with self._telemetry.span(
+                "daily_summary", guild_id=guild_id, day=day.isoformat(), reason=reason
+            ) as event:
+                summaries, chunks, calls, targets = await self._summarize(
+                    conn, guild_id, day, timezone, messages, stats
+                )
+                event.update(messages=len(messages), members=len(targets), chunks=chunks)
+                event.update(llm_calls=calls)
+                await store.save_day(
+                    conn,
+                    guild_id,
+                    day,
+                    message_count=len(messages),
+                    max_message_id=max_id,
+                    provider=getattr(self._llm.provider, "name", None),
+                    summaries=summaries,
+                )
+        except BaseException:
+            if was_stale:  # the old summaries are still outdated: keep saying so
+                try:
+                    await asyncio.shield(store.mark_day_stale(conn, guild_id, day))
+                except Exception:
+                    _log.warning("could not re-mark guild %s day %s stale", guild_id, day)
+            raise
+        stats.days_summarised.append(day)
+        return DayResult(
+            guild_id,
+            day,
+            summaries,
+            len(messages),
+            computed=True,
+            reason=reason,
+            chunks=chunks,
+            llm_calls=calls,
+            targets=targets,
+        )
+
+    async def _summarize(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        messages: list[ChatMessage],
+        stats: BuildStats,
+    ) -> tuple[dict[int, str], int, int, list[int]]:
+        """(summaries, chunks, llm calls, targets) for one day's messages."""
+        if not messages:
+            return {}, 0, 0, []
+        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        targets = target_ids(messages, members)
+        if not targets:
+            return {}, 0, 0, []
+        rendered = render_messages(messages, members)
+        forgotten = await store.forgotten_by_member(conn, guild_id, targets)
+        prompt_members = [prompt_member(user_id, members) for user_id in targets]
+        chunks = chunk_messages(rendered, self._message_budget(prompt_members, forgotten))
+        originals = {message.message_id: message for message in messages}
+        calls = 0
+        limit = self._settings.daily_summary_chars
+
+        async def one_chunk(index: int, chunk: list[PromptMessage]) -> dict[int, str]:
+            nonlocal calls
+            present = _present_ids(chunk, originals) if len(chunks) > 1 else set(targets)
+            wanted = [member for member in prompt_members if member.user_id in present]
+            if not wanted:
+                return {}
+            calls += 1
+            stats.llm("daily_summary")
+            return await self._llm.summarize_day(
+                guild_id=guild_id,
+                day=day,
+                timezone=timezone,
+                messages=chunk,
+                members=wanted,
+                max_chars=limit,
+                forgotten={k: v for k, v in forgotten.items() if k in present},
+                part=f"{index + 1}/{len(chunks)}",
+            )
+
+        parts = await asyncio.gather(*(one_chunk(i, chunk) for i, chunk in enumerate(chunks)))
+        summaries: dict[int, str] = {}
+        reduce_jobs: dict[int, list[str]] = {}
+        for member in prompt_members:
+            texts = [part[member.user_id] for part in parts if part.get(member.user_id)]
+            if len(texts) > 1:
+                reduce_jobs[member.user_id] = texts
+            else:
+                summaries[member.user_id] = texts[0] if texts else ""
+        if reduce_jobs:
+            by_id = {member.user_id: member for member in prompt_members}
+
+            async def reduce(user_id: int, texts: list[str]) -> tuple[int, str]:
+                stats.llm("daily_reduce")
+                text = await self._llm.reduce_daily(
+                    guild_id=guild_id,
+                    member=by_id[user_id],
+                    parts=texts,
+                    max_chars=limit,
+                    forgotten=forgotten.get(user_id, []),
+                )
+                return user_id, text
+
+            calls += len(reduce_jobs)
+            reduced = await asyncio.gather(*(reduce(u, t) for u, t in reduce_jobs.items()))
+            summaries.update(reduced)
+        for member in prompt_members:
+            names = [member.name, *member.aliases]
+            text, _ = drop_forgotten(
+                summaries[member.user_id], forgotten.get(member.user_id, []), names
+            )
+            summaries[member.user_id] = text
+        return summaries, len(chunks), calls, targets
+
+    def _message_budget(self, members: list[PromptMember], forgotten: dict[int, list[str]]) -> int:
+        """Characters left for messages once the template, targets and constraints are in."""
+        statements = [statement for items in forgotten.values() for statement in items]
+        overhead = (
+            len(template("daily_summary"))
+            + len(member_elements(members))
+            + len(forgotten_constraints(statements))
+            + _PROMPT_OVERHEAD
+        )
+        return max(_MIN_MESSAGE_BUDGET, self._settings.daily_prompt_max_chars - overhead)
+
+
+def _present_ids(chunk: list[PromptMessage], originals: dict[int, ChatMessage]) -> set[int]:
+    """Everyone a chunk involves: its authors and the members its messages mention."""
+    present: set[int] = set()
+    for rendered in chunk:
+        message = originals[rendered.message_id]
+        present.add(message.author_id)
+        present.update(message.mention_ids)
+        present.update(int(match) for match in USER_MENTION.findall(message.content))
+    return present

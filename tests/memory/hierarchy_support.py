@@ -1,0 +1,162 @@
+"""Test support for the memory hierarchy: a guild's week of chat and a counting model.
+
+The scripted model answers like a terse, honest LLM: a member's daily summary quotes what they
+said, the history joins the days, the merge labels its three sources. That keeps assertions
+about *what* reached each level readable, while `provider.calls` counts every call.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from db.members import upsert_members
+from db.messages import insert_messages
+from memory.clock import FixedClock
+from memory.llm.base import LLMRequest
+from memory.llm.schemas import DailySummaries, DailySummaryItem, TextOutput
+from memory.llm.tasks import MemoryLLM
+from memory.manager import MemoryManager
+from memory.models import ChatMessage, Member
+from memory.settings import Settings
+from memory.telemetry import Telemetry
+from tests.fakes import ScriptedProvider
+
+GUILD = 1001
+CHANNEL = 2002
+ALICE, BOB, CAROL = 11, 12, 13
+NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol"}
+# "Today" in the tests: a Saturday noon, UTC.
+NOW = datetime(2026, 11, 7, 12, 0, tzinfo=UTC)
+TODAY = NOW.date()
+
+_ids = itertools.count(1_000_000)
+
+
+def daily(request: LLMRequest) -> DailySummaries:
+    """Each target's summary quotes their own messages; quiet targets get nothing."""
+    items = []
+    for member in request.inputs["members"]:
+        said = [
+            message["content"]
+            for message in request.inputs["messages"]
+            if message["author_id"] == member["user_id"]
+        ]
+        text = f"{member['name']} said: " + " / ".join(said) + "." if said else ""
+        items.append(DailySummaryItem(user_id=str(member["user_id"]), summary=text))
+    return DailySummaries(summaries=items)
+
+
+def reduce(request: LLMRequest) -> TextOutput:
+    return TextOutput(text="Reduced: " + " + ".join(request.inputs["parts"]))
+
+
+def history(request: LLMRequest) -> TextOutput:
+    days = request.inputs["days"]
+    name = request.inputs["member"]["name"]
+    return TextOutput(text=f"{name} over {len(days)} days. " + " ".join(d["text"] for d in days))
+
+
+def merge(request: LLMRequest) -> TextOutput:
+    inputs = request.inputs
+    text = f"FACTS {inputs['facts']} TODAY {inputs['today']} HISTORY {inputs['history']}"
+    return TextOutput(text=text[: inputs["max_chars"]])
+
+
+def model(**overrides: Any) -> ScriptedProvider:
+    script: dict[str, Any] = {
+        "daily_summary": daily,
+        "daily_reduce": reduce,
+        "historical_summary": history,
+        "merge": merge,
+    }
+    script.update(overrides)
+    return ScriptedProvider(script)
+
+
+def settings(**overrides: Any) -> Settings:
+    values: dict[str, Any] = {"context_max_chars": 4000, "_env_file": None}
+    values.update(overrides)
+    return Settings(**values)
+
+
+def manager(
+    pool: asyncpg.Pool,
+    provider: ScriptedProvider,
+    clock: FixedClock,
+    telemetry: Telemetry,
+    **setting_overrides: Any,
+) -> MemoryManager:
+    return MemoryManager(
+        pool, MemoryLLM(provider), settings(**setting_overrides), clock=clock, telemetry=telemetry
+    )
+
+
+def message(
+    author: int,
+    content: str,
+    at: datetime,
+    *,
+    guild: int = GUILD,
+    mentions: tuple[int, ...] = (),
+    is_bot: bool = False,
+    message_id: int | None = None,
+) -> ChatMessage:
+    return ChatMessage(
+        message_id=message_id or next(_ids),
+        guild_id=guild,
+        channel_id=CHANNEL,
+        author_id=author,
+        content=content,
+        created_at=at,
+        mention_ids=mentions,
+        author_is_bot=is_bot,
+    )
+
+
+async def add_members(pool: asyncpg.Pool, names: dict[int, str] = NAMES) -> None:
+    await upsert_members(
+        pool, [Member(guild_id=GUILD, user_id=uid, username=name) for uid, name in names.items()]
+    )
+
+
+async def add_week(
+    pool: asyncpg.Pool, authors: Iterable[int] = (ALICE, BOB, CAROL), today: date = TODAY
+) -> list[ChatMessage]:
+    """Every author says two things on each of the 7 days ending today (before noon)."""
+    batch = []
+    for offset in range(7):
+        day = today - timedelta(days=offset)
+        for author in authors:
+            for hour in (9, 10):
+                at = datetime(day.year, day.month, day.day, hour, author % 60, tzinfo=UTC)
+                batch.append(message(author, f"{NAMES[author]} on {day} at {hour}h", at))
+    await insert_messages(pool, batch)
+    return batch
+
+
+async def set_facts(pool: asyncpg.Pool, user_id: int, blob: str) -> None:
+    await pool.execute(
+        "INSERT INTO user_facts (guild_id, user_id, blob) VALUES ($1, $2, $3)"
+        " ON CONFLICT (guild_id, user_id) DO UPDATE SET blob = EXCLUDED.blob",
+        GUILD,
+        user_id,
+        blob,
+    )
+
+
+async def add_forgotten(pool: asyncpg.Pool, user_id: int, statement: str) -> None:
+    await pool.execute(
+        "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
+        GUILD,
+        user_id,
+        statement,
+    )
+
+
+def days_requested(provider: ScriptedProvider, purpose: str = "daily_summary") -> list[str]:
+    return [r.inputs["day"] for r in provider.requests if r.purpose == purpose]

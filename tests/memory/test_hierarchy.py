@@ -1,0 +1,193 @@
+"""The hierarchy's cost model on a real PostgreSQL: a week of chat costs one daily call per
+guild-day, one history and one merge per member, and nothing more - not on the next request,
+not for 100 concurrent ones, not after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from memory.clock import FixedClock
+from tests.memory.hierarchy_support import (
+    ALICE,
+    BOB,
+    CAROL,
+    GUILD,
+    NOW,
+    TODAY,
+    add_members,
+    add_week,
+    days_requested,
+    manager,
+    model,
+    set_facts,
+)
+
+MEMBERS = (ALICE, BOB, CAROL)
+
+
+async def test_a_week_costs_one_call_per_guild_day_and_per_member(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    try:
+        texts = {uid: await memory.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+    finally:
+        await memory.aclose()
+
+    assert provider.calls == {"daily_summary": 7, "historical_summary": 3, "merge": 3}
+    assert sorted(days_requested(provider)) == [
+        (TODAY - timedelta(days=n)).isoformat() for n in range(6, -1, -1)
+    ]
+    # Each level saw the right member's material.
+    alice = texts[ALICE]
+    assert alice is not None
+    assert alice.startswith("FACTS Alice is a nurse in Lyon.")
+    assert f"Alice on {TODAY} at 9h" in alice.split("HISTORY")[0]
+    assert f"Alice on {TODAY - timedelta(days=6)} at 10h" in alice.split("HISTORY")[1]
+    assert "Bob on" not in alice
+
+
+async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider = model()
+    clock = FixedClock(NOW)
+    first = manager(db_pool, provider, clock, telemetry)
+    try:
+        before = {uid: await first.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        calls = sum(provider.calls.values())
+        again = {uid: await first.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        assert sum(provider.calls.values()) == calls
+        assert again == before
+        report = await first.build_context(GUILD, ALICE)
+        assert report.total_llm_calls == 0
+        assert report.cache_hits["context"] == 1 and report.cache_hits["today"] == 1
+    finally:
+        await first.aclose()
+
+    # A new process over the same database: completed days, history and context are stored.
+    restarted = manager(db_pool, provider, clock, telemetry)
+    try:
+        after = {uid: await restarted.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        report = await restarted.build_context(GUILD, BOB)
+    finally:
+        await restarted.aclose()
+    assert sum(provider.calls.values()) == calls
+    assert after == before
+    assert report.llm_calls == {}
+
+
+async def test_hundred_concurrent_requests_share_one_build(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider = model()
+    provider.latency = 0.01  # long enough for every request to arrive while the build runs
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    try:
+        results = await asyncio.gather(
+            *(memory.get_memories(GUILD, CAROL, budget=None) for _ in range(100))
+        )
+    finally:
+        await memory.aclose()
+    assert provider.calls == {"daily_summary": 7, "historical_summary": 1, "merge": 1}
+    assert len(set(results)) == 1 and results[0] is not None
+    assert "Carol on" in results[0]
+
+
+async def test_today_is_rebuilt_at_most_once_per_hour(db_pool, telemetry) -> None:
+    from db.messages import insert_messages
+    from tests.memory.hierarchy_support import message
+
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider = model()
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await memory.get_memories(GUILD, ALICE, budget=None)
+        await memory.get_memories(GUILD, BOB, budget=None)
+        provider.calls.clear()
+        provider.requests.clear()
+
+        await insert_messages(db_pool, [message(ALICE, "lunch was great", NOW)])
+        clock.advance(timedelta(minutes=20))  # same hour bucket: no new summary of today
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        assert provider.calls == {}
+        assert text is not None and "lunch was great" not in text
+
+        clock.advance(timedelta(minutes=45))  # next hour: today is summarised again, once
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        await memory.get_memories(GUILD, BOB, budget=None)
+        # Bob's part of today did not change, so his merged context still stands.
+        assert provider.calls == {"daily_summary": 1, "merge": 1}
+        assert days_requested(provider) == [TODAY.isoformat()]
+        assert text is not None and "lunch was great" in text
+    finally:
+        await memory.aclose()
+
+
+async def test_day_rollover_recomputes_no_completed_day(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    await set_facts(db_pool, ALICE, "Alice is a nurse.")
+    provider = model()
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await memory.get_memories(GUILD, ALICE, budget=None)
+        provider.calls.clear()
+        clock.advance(timedelta(days=1))  # yesterday's summary was taken after its last message
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+    finally:
+        await memory.aclose()
+    # Nothing said yet on the new day, and every completed day is stored: only history rolls.
+    assert provider.calls == {"historical_summary": 1, "merge": 1}
+    assert text is not None and f"Alice on {TODAY} at 10h" in text
+
+
+async def test_quiet_members_and_days_are_stored_as_nothing_to_say(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool, authors=(ALICE,))
+    quiet = model(daily_summary=lambda request: {"summaries": []})
+    memory = manager(db_pool, quiet, FixedClock(NOW), telemetry)
+    try:
+        assert await memory.get_memories(GUILD, ALICE, budget=None) is None
+    finally:
+        await memory.aclose()
+    assert quiet.calls == {"daily_summary": 7}
+    stored = await db_pool.fetchval(
+        "SELECT count(*) FROM daily_summaries WHERE guild_id = $1 AND summary = ''", GUILD
+    )
+    assert stored == 7
+
+    restarted = manager(db_pool, quiet, FixedClock(NOW), telemetry)
+    try:
+        assert await restarted.get_memories(GUILD, ALICE, budget=None) is None
+    finally:
+        await restarted.aclose()
+    assert quiet.calls == {"daily_summary": 7}  # the empty days were not asked about again
+
+
+async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    await set_facts(db_pool, BOB, "Bob plays the cello.")
+    memory = manager(db_pool, model(), FixedClock(NOW), telemetry)
+    try:
+        report = await memory.build_context(GUILD, BOB)
+    finally:
+        await memory.aclose()
+    assert report.member_name == "Bob"
+    assert report.fallback is None
+    assert report.llm_calls == {"daily_summary": 7, "historical_summary": 1, "merge": 1}
+    assert report.source("facts").chars == len("Bob plays the cello.")
+    assert report.source("today").chars > 0
+    assert report.source("history").detail.endswith("(6 days)")
+    assert report.days_summarised == sorted(TODAY - timedelta(days=n) for n in range(7))
+    ops = {event["op"] for event in telemetry.recent()}
+    assert {"daily_summary", "historical_summary", "merge", "cache"} <= ops
+    cache_events = telemetry.recent("cache")
+    assert any(e["cache"] == "context" and e["hit"] is False for e in cache_events)
