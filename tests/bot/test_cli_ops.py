@@ -14,8 +14,9 @@ import pytest
 
 from bot.cli import CliError, build_parser, main
 from bot.cli import telemetry as telemetry_cli
+from db.members import upsert_members
 from db.messages import insert_messages
-from memory.models import ChatMessage
+from memory.models import ChatMessage, Member
 from memory.settings import load_settings
 from memory.telemetry import TELEMETRY_FILE, json_line
 
@@ -149,3 +150,104 @@ async def test_retention_run_deletes_old_messages_and_prints_counts(
     assert [r["content"] for r in await db_pool.fetch("SELECT content FROM messages")] == ["new"]
     logged = (cli_env / "logs" / TELEMETRY_FILE).read_text().splitlines()
     assert [json.loads(line)["op"] for line in logged] == ["retention", "retention"]
+
+
+# --- user export | purge ---------------------------------------------------------------------
+
+GUILD, ALICE, BOB = 4242, 111111111111111111, 222222222222222222
+
+
+async def _seed_members(db_pool) -> None:
+    await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES ($1, 'Tea Club')", GUILD)
+    await upsert_members(
+        db_pool,
+        [
+            Member(GUILD, ALICE, username="alice_w", nickname="Alice"),
+            Member(GUILD, BOB, username="bob", nickname="Alice B"),
+            Member(GUILD, 3, username="sam", nickname="Sam"),
+            Member(GUILD, 4, username="sam2", nickname="Sam"),
+        ],
+    )
+    now = datetime.now(UTC)
+    await insert_messages(
+        db_pool,
+        [
+            ChatMessage(1, GUILD, 5, ALICE, "hello from alice", now),
+            ChatMessage(2, GUILD, 5, BOB, "hi alice", now),
+        ],
+    )
+    await db_pool.execute(
+        "INSERT INTO user_facts (guild_id, user_id, blob) VALUES ($1, $2, 'Alice likes tea.')",
+        GUILD,
+        ALICE,
+    )
+
+
+async def test_user_export_to_stdout_and_file(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    assert (
+        await asyncio.to_thread(main, ["user", "export", "--guild", "Tea Club", "--user", "alice"])
+        == 0
+    )
+    export = json.loads(capsys.readouterr().out)  # stdout is exactly the JSON document
+    assert export["user_id"] == ALICE and export["facts"]["blob"] == "Alice likes tea."
+    assert [m["content"] for m in export["messages"]] == ["hello from alice"]
+
+    out = cli_env / "exports" / "alice.json"
+    argv = ["user", "export", "--guild", str(GUILD), "--user", str(ALICE), "--out", str(out)]
+    assert await asyncio.to_thread(main, argv) == 0
+    assert json.loads(out.read_text())["member"]["username"] == "alice_w"
+    assert "exported Alice" in capsys.readouterr().err
+
+
+async def test_user_commands_explain_unknown_and_ambiguous_targets(
+    cli_env: Path, db_pool, capsys
+) -> None:
+    await _seed_members(db_pool)
+    cases = [
+        (["--guild", "999", "--user", "alice"], "no guild 999"),
+        (["--guild", str(GUILD), "--user", "nobody"], "no member named 'nobody'"),
+        (["--guild", str(GUILD), "--user", "77"], "nothing is held about user 77"),
+        (["--guild", str(GUILD), "--user", "sam"], "'sam' matches 2 members"),
+    ]
+    for args, message in cases:
+        for argv in (["user", "export", *args], ["user", "purge", *args, "--yes"]):
+            assert await asyncio.to_thread(main, argv) == 1
+            err = capsys.readouterr().err
+            assert err.startswith("memorybot: ") and message in err, err
+    assert await db_pool.fetchval("SELECT count(*) FROM members") == 4
+
+
+async def test_user_purge_asks_first_and_deletes_on_yes(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    args = build_parser().parse_args(["user", "purge", "--guild", str(GUILD), "--user", "Alice"])
+    settings = load_settings()
+    prompts: list[str] = []
+
+    def decline(prompt: str) -> bool:
+        prompts.append(prompt)
+        return False
+
+    assert await args.handler(args, settings, confirm=decline) == 1
+    assert "Alice (@alice_w, id 111111111111111111)" in prompts[0]
+    assert "messages: 1" in prompts[0] and "facts: 1" in prompts[0]
+    assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2  # nothing deleted
+
+    assert await args.handler(args, settings, confirm=lambda prompt: True) == 0
+    assert capsys.readouterr().out.startswith("purged Alice")
+    assert await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE) == 0
+    assert await db_pool.fetchval("SELECT count(*) FROM user_facts") == 0
+    assert await db_pool.fetchval("SELECT count(*) FROM members WHERE user_id = $1", BOB) == 1
+
+
+async def test_user_purge_prompt_reads_stdin(cli_env: Path, db_pool, monkeypatch, capsys) -> None:
+    await _seed_members(db_pool)
+    argv = ["user", "purge", "--guild", str(GUILD), "--user", "bob"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("no\n"))
+    assert await asyncio.to_thread(main, argv) == 1
+    assert "Type 'yes' to purge" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # EOF declines too
+    assert await asyncio.to_thread(main, argv) == 1
+    monkeypatch.setattr("sys.stdin", io.StringIO("yes\n"))
+    assert await asyncio.to_thread(main, argv) == 0
+    assert await db_pool.fetchval("SELECT count(*) FROM members WHERE user_id = $1", BOB) == 0
