@@ -1,0 +1,214 @@
+"""The real openai SDK against a loopback server speaking the chat completions API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from memory.llm.base import (
+    LLMBadOutput,
+    LLMBlocked,
+    LLMRequest,
+    LLMRequestRejected,
+    LLMUnavailable,
+)
+from memory.llm.chain import ProviderChain, RetryPolicy
+from memory.llm.offline import OfflineProvider
+from memory.llm.openai_compat import OpenAICompatibleProvider
+from memory.llm.schemas import ForgetOutput, TextOutput
+from memory.telemetry import Telemetry
+from tests.memory.llm.conftest import RecordingSleep
+from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
+
+
+@pytest.fixture
+async def local_llm(fake_http: FakeHTTPServer) -> AsyncIterator[OpenAICompatibleProvider]:
+    provider = OpenAICompatibleProvider(
+        base_url=fake_http.base_url + "/v1",
+        model="llama3.1",
+        model_daily="qwen2.5:14b",
+        timeout_seconds=5,
+    )
+    try:
+        yield provider
+    finally:
+        await provider.aclose()
+
+
+def _chain(
+    provider: OpenAICompatibleProvider,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+    *,
+    fallback: bool = False,
+    max_retries: int = 3,
+) -> ProviderChain:
+    return ProviderChain(
+        [provider, OfflineProvider()] if fallback else [provider],
+        policy=RetryPolicy(max_retries=max_retries, backoff_base=0.25, timeout=5),
+        telemetry=telemetry,
+        sleep=sleeps,
+        jitter=lambda: 0.5,
+    )
+
+
+FORGET_INPUTS = {
+    "member": {"user_id": 1, "name": "alice", "aliases": []},
+    "blob": "alice lives in Berlin. alice likes pizza.",
+    "statement": "alice likes pizza",
+}
+
+
+def _forget_request() -> LLMRequest:
+    return LLMRequest(
+        purpose="forget", prompt="forget it", schema=ForgetOutput, inputs=FORGET_INPUTS
+    )
+
+
+async def test_text_call_without_key_reads_usage(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(Reply(body=openai_text("Hey bob, alice moved to Berlin!", prompt_tokens=88)))
+    response = await local_llm.complete(
+        LLMRequest(purpose="reply", prompt="hi", temperature=0.7, system="be nice")
+    )
+    assert response.text == "Hey bob, alice moved to Berlin!"
+    assert (response.input_tokens, response.output_tokens) == (88, 12)
+    sent = fake_http.requests[0]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["Authorization"] == "Bearer not-needed"
+    assert sent.body["model"] == "llama3.1"
+    assert sent.body["messages"] == [
+        {"role": "system", "content": "be nice"},
+        {"role": "user", "content": "hi"},
+    ]
+    assert "response_format" not in sent.body
+
+
+async def test_structured_call_sends_strict_json_schema(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(Reply(body=openai_text('{"found": true, "blob": "alice lives in Berlin."}')))
+    response = await local_llm.complete(_forget_request())
+    assert response.parsed == ForgetOutput(found=True, blob="alice lives in Berlin.")
+    response_format = fake_http.requests[0].body["response_format"]
+    assert response_format["type"] == "json_schema"
+    schema = response_format["json_schema"]["schema"]
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["found", "blob"]
+
+
+async def test_daily_purpose_uses_daily_model(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(Reply(body=openai_text('{"text": "alice had a good day."}')))
+    request = LLMRequest(purpose="daily_reduce", prompt="reduce", schema=TextOutput)
+    await local_llm.complete(request)
+    assert fake_http.requests[0].body["model"] == "qwen2.5:14b"
+
+
+async def test_server_without_json_schema_support_falls_back_to_json_in_text(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fenced = 'Sure! Here you go:\n```json\n{"found": false, "blob": "alice lives in Berlin."}\n```'
+    fake_http.queue(
+        Reply(status=400, body=openai_error("response_format type json_schema is unsupported")),
+        Reply(body=openai_text(fenced)),
+        Reply(body=openai_text('{"found": false, "blob": "x"}')),
+    )
+    response = await local_llm.complete(_forget_request())
+    assert response.parsed == ForgetOutput(found=False, blob="alice lives in Berlin.")
+    first, second = fake_http.requests
+    assert "response_format" in first.body and "response_format" not in second.body
+    assert "JSON schema" in second.body["messages"][-1]["content"]
+    # Remembered: the next structured call goes straight to JSON-in-text.
+    await local_llm.complete(_forget_request())
+    assert "response_format" not in fake_http.requests[2].body
+
+
+async def test_429_then_success_honours_retry_after(
+    local_llm: OpenAICompatibleProvider,
+    fake_http: FakeHTTPServer,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+) -> None:
+    fake_http.queue(
+        Reply(
+            status=429, body=openai_error("slow down", "rate_limit"), headers={"Retry-After": "3"}
+        ),
+        Reply(body=openai_text('{"found": true, "blob": ""}')),
+    )
+    response = await _chain(local_llm, telemetry, sleeps).complete(_forget_request())
+    assert response.parsed == ForgetOutput(found=True, blob="")
+    assert sleeps.delays == [3.0]
+    assert len(fake_http.requests) == 2  # max_retries=0 in the SDK: only our retry
+    [event] = telemetry.recent("llm_call")
+    assert event["retries"] == 1 and event["outcome"] == "ok" and event["model"] == "llama3.1"
+
+
+async def test_500_exhausted_raises_unavailable(
+    local_llm: OpenAICompatibleProvider,
+    fake_http: FakeHTTPServer,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+) -> None:
+    fake_http.queue(*[Reply(status=500, body=openai_error("boom", "server_error"))] * 4)
+    with pytest.raises(LLMUnavailable, match="500"):
+        await _chain(local_llm, telemetry, sleeps).complete(_forget_request())
+    assert len(fake_http.requests) == 4
+    assert sleeps.delays == [0.25, 0.5, 1.0]
+
+
+async def test_malformed_json_is_bad_output(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(Reply(body=openai_text('{"found": tru')))
+    with pytest.raises(LLMBadOutput):
+        await local_llm.complete(_forget_request())
+
+
+async def test_malformed_json_twice_falls_back_to_offline(
+    local_llm: OpenAICompatibleProvider,
+    fake_http: FakeHTTPServer,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+) -> None:
+    fake_http.queue(*[Reply(body=openai_text("I cannot do that {not json}"))] * 2)
+    response = await _chain(local_llm, telemetry, sleeps, fallback=True).complete(_forget_request())
+    assert response.provider == "offline"
+    assert response.parsed == ForgetOutput(found=True, blob="alice lives in Berlin.")
+    assert len(fake_http.requests) == 2
+
+
+async def test_content_filter_is_blocked(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(Reply(body=openai_text("", finish="content_filter")))
+    with pytest.raises(LLMBlocked):
+        await local_llm.complete(_forget_request())
+
+
+async def test_unknown_model_is_rejected_without_retry(
+    local_llm: OpenAICompatibleProvider,
+    fake_http: FakeHTTPServer,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+) -> None:
+    fake_http.queue(Reply(status=404, body=openai_error("model 'llama3.1' not found")))
+    with pytest.raises(LLMRequestRejected, match="404"):
+        await _chain(local_llm, telemetry, sleeps).complete(
+            LLMRequest(purpose="reply", prompt="hi")
+        )
+    assert len(fake_http.requests) == 1 and sleeps.delays == []
+
+
+async def test_prose_answer_to_text_schema_is_accepted(
+    local_llm: OpenAICompatibleProvider, fake_http: FakeHTTPServer
+) -> None:
+    """Small local models often ignore the JSON instruction for a one-field text answer."""
+    fake_http.queue(Reply(body=openai_text("alice moved to Berlin and likes the bakery job.")))
+    response = await local_llm.complete(
+        LLMRequest(purpose="merge", prompt="merge", schema=TextOutput)
+    )
+    assert response.parsed == TextOutput(text="alice moved to Berlin and likes the bakery job.")
