@@ -46,7 +46,10 @@ def bound(text: str, max_chars: int) -> str:
 
 
 def assemble_fallback(facts: str, today: str, history: str, max_chars: int) -> str | None:
-    """Facts and the latest summaries verbatim, labelled, within `max_chars` (facts first)."""
+    """Facts and the latest summaries verbatim, labelled, within `max_chars` (facts first).
+    Facts alone are served as they are, like a build with nothing else to merge."""
+    if facts.strip() and not today.strip() and not history.strip():
+        return bound(facts, max_chars)
     sections = [
         ("Facts", facts.strip()),
         ("Today", today.strip()),

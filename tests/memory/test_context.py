@@ -1,0 +1,67 @@
+"""Context assembly: bounded lengths, facts first in the fallback, forgotten sentences dropped,
+stored messages rendered with names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory.context import assemble_fallback, bound
+from memory.models import ChatMessage, Member
+from memory.render import prompt_member, render_messages
+from memory.summaries.forgetting import drop_forgotten
+
+
+def test_bound_cuts_at_a_sentence_or_word_within_the_limit() -> None:
+    text = "Alice is a nurse. She lives in Lyon and likes long walks by the river."
+    assert bound(text, 200) == text
+    assert bound(text, 30) == "Alice is a nurse."
+    assert bound(text, 40) == "Alice is a nurse. She lives in Lyon…"
+    cut = bound("word " * 100, 52)
+    assert len(cut) <= 52 and cut.endswith("…") and not cut.endswith(" …")
+
+
+def test_fallback_keeps_facts_first_and_stays_within_budget() -> None:
+    facts = "Alice is a nurse in Lyon."
+    text = assemble_fallback(facts, "Today " * 100, "History " * 100, 200)
+    assert text is not None and len(text) <= 200
+    assert text.splitlines()[0] == "Facts: Alice is a nurse in Lyon."
+    assert text.splitlines()[1].startswith("Today: Today")
+    assert assemble_fallback(facts, "", "", 200) == facts
+    assert assemble_fallback("", "", "", 200) is None
+    long_facts = assemble_fallback("Fact. " * 100, "today", "history", 120)
+    assert (
+        long_facts is not None and long_facts.startswith("Facts: Fact.") and len(long_facts) <= 120
+    )
+
+
+def test_forgotten_statements_are_dropped_even_when_rephrased() -> None:
+    summary = (
+        "Alice talked about work. She said she really loves pineapple pizza! "
+        "Alice went to the gym.\nAlice ordered a pizza with ham."
+    )
+    text, dropped = drop_forgotten(summary, ["Alice loves pineapple pizza"], ["Alice"])
+    assert dropped == 1
+    assert "pineapple" not in text
+    assert "Alice went to the gym." in text and "pizza with ham" in text
+    assert drop_forgotten(summary, [], ["Alice"]) == (summary, 0)
+
+
+def test_rendering_uses_current_names_and_skips_deleted_messages() -> None:
+    members = {
+        1: Member(guild_id=9, user_id=1, username="alice", nickname="Ali"),
+        2: Member(guild_id=9, user_id=2, global_name="Bobby", aliases=("Robert",)),
+    }
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    messages = [
+        ChatMessage(10, 9, 5, 1, "hi <@2> and <@!3>", at, mention_ids=(2, 3)),
+        ChatMessage(11, 9, 5, 2, "", at, deleted=True),
+        ChatMessage(12, 9, 5, 3, "who am I", at, reply_to_id=10),
+    ]
+    rendered = render_messages(messages, members)
+    assert [(m.author_name, m.content) for m in rendered] == [
+        ("Ali", "hi @Bobby and @user 3"),
+        ("user 3", "who am I"),
+    ]
+    assert rendered[1].reply_to_id == 10
+    member = prompt_member(2, members)
+    assert (member.name, member.aliases) == ("Bobby", ["Robert"])

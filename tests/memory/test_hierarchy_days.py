@@ -1,0 +1,176 @@
+"""Daily summaries: edits and late messages recompute only their day, day boundaries follow the
+guild's timezone, a day over the prompt budget is chunked and reduced, mentions become names."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+from db.messages import insert_messages
+from db.summaries import mark_day_stale
+from memory.clock import FixedClock
+from tests.memory.hierarchy_support import (
+    ALICE,
+    BOB,
+    CAROL,
+    GUILD,
+    NOW,
+    TODAY,
+    add_members,
+    add_week,
+    days_requested,
+    manager,
+    message,
+    model,
+)
+
+
+async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    week = await add_week(db_pool)
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    try:
+        await memory.get_memories(GUILD, ALICE, budget=None)
+        provider.calls.clear()
+        provider.requests.clear()
+
+        edited_day = TODAY - timedelta(days=3)
+        edited = next(m for m in week if m.author_id == ALICE and m.created_at.date() == edited_day)
+        await db_pool.execute(
+            "UPDATE messages SET content = 'Alice adopted a cat', edited_at = now()"
+            " WHERE message_id = $1",
+            edited.message_id,
+        )
+        assert await mark_day_stale(db_pool, GUILD, edited_day)  # what ingestion does on edit
+
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+    finally:
+        await memory.aclose()
+    assert days_requested(provider) == [edited_day.isoformat()]
+    assert provider.calls == {"daily_summary": 1, "historical_summary": 1, "merge": 1}
+    assert text is not None and "Alice adopted a cat" in text
+    assert not await db_pool.fetchval(
+        "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, edited_day
+    )
+
+
+async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    late_day, deleted_day = TODAY - timedelta(days=2), TODAY - timedelta(days=5)
+    try:
+        await memory.get_memories(GUILD, BOB, budget=None)
+        provider.calls.clear()
+        provider.requests.clear()
+        # A backfilled message for one day (no stale flag: the count changes) ...
+        late = datetime.combine(late_day, datetime.min.time(), UTC) + timedelta(hours=20)
+        await insert_messages(db_pool, [message(BOB, "Bob backfilled", late)])
+        # ... and a deleted one on another: its content must leave the summaries.
+        await db_pool.execute(
+            "UPDATE messages SET deleted = true, content = '' WHERE guild_id = $1"
+            " AND author_id = $2 AND created_at::date = $3 AND content LIKE '%9h'",
+            GUILD,
+            BOB,
+            deleted_day,
+        )
+        text = await memory.get_memories(GUILD, BOB, budget=None)
+    finally:
+        await memory.aclose()
+    assert sorted(days_requested(provider)) == [deleted_day.isoformat(), late_day.isoformat()]
+    assert text is not None
+    assert "Bob backfilled" in text
+    assert f"Bob on {deleted_day} at 9h" not in text
+    assert f"Bob on {deleted_day} at 10h" in text
+
+
+async def test_day_boundaries_follow_the_guild_timezone(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await db_pool.execute(
+        "INSERT INTO guilds (guild_id, name, timezone) VALUES ($1, 'g', 'Asia/Tokyo')", GUILD
+    )
+    # 23:30 and 00:30 Tokyo time on either side of midnight; both are Nov 5 in UTC.
+    before = message(ALICE, "late night in Tokyo", datetime(2026, 11, 5, 14, 30, tzinfo=UTC))
+    after = message(ALICE, "just after midnight", datetime(2026, 11, 5, 15, 30, tzinfo=UTC))
+    await insert_messages(db_pool, [before, after])
+    provider = model()
+    # 08:00 UTC on Nov 7 is 17:00 in Tokyo: today is Nov 7 there.
+    memory = manager(db_pool, provider, FixedClock(datetime(2026, 11, 7, 8, tzinfo=UTC)), telemetry)
+    try:
+        report = await memory.build_context(GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    assert report.timezone == "Asia/Tokyo" and report.day == date(2026, 11, 7)
+    contents = {
+        request.inputs["day"]: [m["content"] for m in request.inputs["messages"]]
+        for request in provider.requests
+        if request.purpose == "daily_summary"
+    }
+    assert contents == {
+        "2026-11-05": ["late night in Tokyo"],
+        "2026-11-06": ["just after midnight"],
+    }
+
+
+async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    day = TODAY - timedelta(days=1)
+    start = datetime.combine(day, datetime.min.time(), UTC)
+    chatter = [
+        message(author, f"{author} message {n:03d} " + "blah " * 30, start + timedelta(minutes=n))
+        for n in range(60)
+        for author in (ALICE, BOB)
+    ]
+    # Carol speaks once, late in the day: she appears in one chunk only, so no reduce for her.
+    chatter.append(message(CAROL, "Carol says good night", start + timedelta(hours=23)))
+    await insert_messages(db_pool, chatter)
+    provider = model()
+    budget = 4000
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, daily_prompt_max_chars=budget)
+    try:
+        result = await memory.summarize_day(GUILD, day)
+        report = await memory.build_context(GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    daily_requests = [r for r in provider.requests if r.purpose == "daily_summary"]
+    assert result.chunks == len(daily_requests) > 1
+    assert all(len(r.prompt) <= budget for r in daily_requests)
+    assert {r.prompt.split('part="')[1].split('"')[0] for r in daily_requests} == {
+        f"{n}/{len(daily_requests)}" for n in range(1, len(daily_requests) + 1)
+    }
+    # Every message went into exactly one chunk.
+    seen = [m["message_id"] for r in daily_requests for m in r.inputs["messages"]]
+    assert sorted(seen) == sorted(m.message_id for m in chatter)
+    assert provider.calls["daily_reduce"] == 2  # Alice and Bob span chunks; Carol does not
+    assert result.summaries[ALICE].startswith("Reduced: Alice said:")
+    assert result.summaries[CAROL] == "Carol said: Carol says good night."
+    assert report.llm_calls.get("daily_summary", 0) == 0  # the forced day was already stored
+
+
+async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    from db.members import upsert_members
+    from memory.models import Member
+
+    await upsert_members(db_pool, [Member(GUILD, 99, username="Helper", is_bot=True)])
+    at = NOW - timedelta(hours=1)
+    await insert_messages(
+        db_pool,
+        [
+            message(ALICE, f"hey <@{BOB}> and <@!{CAROL}>", at, mentions=(BOB, CAROL)),
+            message(99, "beep", at + timedelta(minutes=1), is_bot=True),
+        ],
+    )
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    try:
+        await memory.summarize_day(GUILD, TODAY)
+    finally:
+        await memory.aclose()
+    (request,) = provider.requests
+    assert [m["content"] for m in request.inputs["messages"]] == ["hey @Bob and @Carol", "beep"]
+    assert [m["author_name"] for m in request.inputs["messages"]] == ["Alice", "Helper"]
+    # Mentioned members are targets (what others revealed about them); the bot is not.
+    assert [m["user_id"] for m in request.inputs["members"]] == [ALICE, BOB, CAROL]
+    assert "&lt;@" not in request.prompt and "<@" not in request.prompt
