@@ -16,6 +16,9 @@ import asyncpg
 from db.lifecycle import open_database
 from memory.clock import Clock, SystemClock
 from memory.ingest import BatchedWriter
+from memory.llm.factory import build_llm
+from memory.llm.tasks import MemoryLLM
+from memory.manager import MemoryManager
 from memory.settings import Settings
 from memory.telemetry import Telemetry, configure_telemetry, get_telemetry
 
@@ -32,6 +35,10 @@ class Runtime:
     pool: asyncpg.Pool
     # Batched chat-event writer; started by open_runtime, flushed and closed on exit.
     writer: BatchedWriter | None = None
+    # The LLM tasks over the configured provider chain: one per process, so rate limits hold.
+    llm: MemoryLLM | None = None
+    # Member memory (facts + today + days 2-7, merged); background builds cancelled on exit.
+    manager: MemoryManager | None = None
 
 
 def database_url(settings: Settings) -> str | None:
@@ -46,10 +53,12 @@ async def open_runtime(
     telemetry: Telemetry | None = None,
     pool: asyncpg.Pool | None = None,
     telemetry_stdout: bool | None = None,
+    llm: MemoryLLM | None = None,
 ) -> AsyncIterator[Runtime]:
     """Open the database (embedded when DATABASE_URL is unset) and wire the services.
 
-    Tests pass their own `pool` and `telemetry`; then nothing global is configured.
+    Tests pass their own `pool` and `telemetry`; then nothing global is configured. A given
+    `llm` is used instead of the configured provider chain (and not closed here).
     """
     if telemetry is None:
         stdout = settings.telemetry_stdout if telemetry_stdout is None else telemetry_stdout
@@ -61,7 +70,8 @@ async def open_runtime(
         )
     if pool is not None:
         runtime = Runtime(settings, clock or SystemClock(), telemetry or get_telemetry(), pool)
-        async with _ingest_writer(runtime):
+        runtime.llm = llm
+        async with _ingest_writer(runtime), _memory(runtime):
             yield runtime
         return
     async with open_database(
@@ -71,7 +81,8 @@ async def open_runtime(
         max_size=settings.db_pool_max,
     ) as opened:
         runtime = Runtime(settings, clock or SystemClock(), telemetry, opened)
-        async with _ingest_writer(runtime):
+        runtime.llm = llm
+        async with _ingest_writer(runtime), _memory(runtime):
             yield runtime
 
 
@@ -94,3 +105,22 @@ async def _ingest_writer(runtime: Runtime) -> AsyncIterator[BatchedWriter]:
         yield writer
     finally:
         await writer.close()
+
+
+@asynccontextmanager
+async def _memory(runtime: Runtime) -> AsyncIterator[MemoryManager]:
+    """The LLM chain and the memory manager for the runtime's lifetime; on exit background
+    builds are cancelled before the provider clients and the pool close."""
+    llm = runtime.llm or build_llm(runtime.settings, runtime.telemetry)
+    owns_llm = runtime.llm is None
+    runtime.llm = llm
+    manager = MemoryManager(
+        runtime.pool, llm, runtime.settings, clock=runtime.clock, telemetry=runtime.telemetry
+    )
+    runtime.manager = manager
+    try:
+        yield manager
+    finally:
+        await manager.aclose()
+        if owns_llm:
+            await llm.provider.aclose()
