@@ -215,33 +215,28 @@ def subject_candidates(statement: str, *, max_words: int = 3) -> list[str]:
 
 # --- first person to third person, for statements members make about themselves ----------
 
+_WORDS = re.compile(r"[\w']+")
 _MODALS = frozenset(
-    [
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "did",
-        "had",
-        "was",
-        "wasn't",
-        "didn't",
-        "can't",
-        "won't",
-        "couldn't",
-        "wouldn't",
-        "shouldn't",
-    ]
+    _WORDS.findall(
+        "can could will would shall should may might must did had was wasn't didn't can't won't"
+        " couldn't wouldn't shouldn't"
+    )
+)
+# Past tenses take no -s: "I went" is "alice went".
+_PAST = frozenset(
+    _WORDS.findall(
+        "went got made had saw came took gave bought ate drank ran left found thought told"
+        " became began wrote met read said knew grew flew drove rode sang swam won lost sold"
+        " sent spent built broke chose fell felt forgot heard held kept led paid put quit set"
+        " sat slept spoke stood taught understood used"
+    )
 )
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
-_NOT_VERBS = frozenset(
-    ["also", "really", "just", "never", "always", "still", "often", "usually", "actually"]
-)
+_NOT_VERBS = frozenset(_WORDS.findall("also really just never always still often usually actually"))
+
+
+def _looks_past(word: str) -> bool:
+    return word.endswith("ed") and not word.endswith("eed") and len(word) > 3
 
 
 def third_person(statement: str, name: str) -> str:
@@ -252,7 +247,9 @@ def third_person(statement: str, name: str) -> str:
         lower = word.lower()
         if lower in _IRREGULAR:
             return _IRREGULAR[lower]
-        if lower in _MODALS or not word.isalpha() or not word.islower():
+        if lower in _MODALS or lower in _PAST or _looks_past(lower):
+            return word
+        if not word.isalpha() or not word.islower():
             return word
         if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
             return word + "es"

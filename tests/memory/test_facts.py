@@ -17,6 +17,7 @@ from memory.facts import (
     covers,
     strip_forgotten,
 )
+from memory.llm.offline import OfflineProvider
 from memory.llm.schemas import TextOutput
 from memory.llm.tasks import MemoryLLM
 from memory.models import Member
@@ -209,7 +210,8 @@ async def test_constant_races_end_in_one_locked_attempt(db_pool, telemetry) -> N
 
 
 async def test_concurrent_remembers_all_survive(db_pool, telemetry) -> None:
-    facts = service(db_pool, telemetry, facts_max_chars=5000)
+    """50 remembers about one member at once, with the offline provider: none is lost."""
+    facts = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
     await asyncio.gather(
         *(facts.remember(G, ALICE, f"alice knows fact {n}", actor_id=1) for n in range(50))
     )
@@ -222,8 +224,8 @@ async def test_concurrent_remembers_all_survive(db_pool, telemetry) -> None:
 
 async def test_two_services_racing_lose_nothing(db_pool, telemetry) -> None:
     """Two processes (two services, no shared asyncio lock) serialise through the version."""
-    first = service(db_pool, telemetry, facts_max_chars=5000)
-    second = service(db_pool, telemetry, facts_max_chars=5000)
+    first = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
+    second = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
     await asyncio.gather(
         *(
             (first if n % 2 else second).remember(G, ALICE, f"alice knows fact {n}", actor_id=1)

@@ -1,0 +1,112 @@
+"""The cheap pre-filter: which messages are memory commands, parsed without any LLM call."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.intent import (
+    ParsedCommand,
+    addressed_text,
+    prefilter,
+    subject_candidates,
+    third_person,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remember that alice is Sergey", ParsedCommand("remember", None, "alice is Sergey")),
+        ("Remember: alice likes cats.", ParsedCommand("remember", None, "alice likes cats")),
+        (
+            "please remember that I like pizza, thanks!",
+            ParsedCommand("remember", None, "I like pizza"),
+        ),
+        (
+            "remember about bob that he plays bass",
+            ParsedCommand("remember", "bob", "he plays bass"),
+        ),
+        ("forget that alice likes pizza", ParsedCommand("forget", None, "alice likes pizza")),
+        (
+            "can you forget about <@12>: likes pizza",
+            ParsedCommand("forget", "<@12>", "likes pizza"),
+        ),
+        ("what do you know about <@123>?", ParsedCommand("whois", "<@123>")),
+        ("What do you know about bob", ParsedCommand("whois", "bob")),
+        ("who is Big Bob?", ParsedCommand("whois", "Big Bob")),
+        ("tell me about me", ParsedCommand("whois", "me")),
+        ("what do you remember about myself", ParsedCommand("whois", "myself")),
+        ("who am I?", ParsedCommand("whois", "me")),
+        ("what do you know about alice's", ParsedCommand("whois", "alice")),
+    ],
+)
+def test_common_phrasings_parse_without_the_router(text: str, expected: ParsedCommand) -> None:
+    assert prefilter(text).parsed == expected
+
+
+def test_remember_this_needs_a_reply() -> None:
+    assert prefilter("remember this about bob", has_reply=True).parsed == ParsedCommand(
+        "remember_this", "bob"
+    )
+    assert prefilter("remember this", has_reply=True).parsed == ParsedCommand("remember_this")
+    assert prefilter("forget this", has_reply=True).parsed == ParsedCommand("forget_this")
+    # without a reply there is nothing to remember: the router may still make sense of it
+    assert prefilter("remember that").ask_router
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do you remember the game yesterday?",
+        "don't forget to water the plants",
+        "keep in mind that alice is vegan",
+        "запомни, что Серёжа любит чай",
+    ],
+)
+def test_unusual_phrasings_go_to_the_router(text: str) -> None:
+    decision = prefilter(text)
+    assert decision.parsed is None and decision.ask_router
+
+
+@pytest.mark.parametrize("text", ["how are you today?", "lol", "", "   ", "what's the weather"])
+def test_chat_is_ignored(text: str) -> None:
+    assert prefilter(text).ignore
+
+
+def test_addressing() -> None:
+    assert addressed_text("Bot remember that x", bot_name="Bot") == "remember that x"
+    assert addressed_text("bot, remember that x", bot_name="Bot") == "remember that x"
+    assert addressed_text("BOT: hi", bot_name="Bot") == "hi"
+    assert addressed_text("Botany is fun", bot_name="Bot") is None
+    assert (
+        addressed_text("hey <@77> who is bob", bot_name="Bot", bot_user_id=77) == "hey who is bob"
+    )
+    assert addressed_text("<@!77>, who is bob", bot_name="Bot", bot_user_id=77) == "who is bob"
+    assert addressed_text("<@78> who is bob", bot_name="Bot", bot_user_id=77) is None
+    assert addressed_text("who is bob", bot_name="Bot", reply_to_bot=True) == "who is bob"
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("I like pizza", "alice likes pizza"),
+        ("I'm a doctor", "alice is a doctor"),
+        ("I also watch anime", "alice also watches anime"),
+        ("my cat is called Tom", "alice's cat is called Tom"),
+        ("I don't eat meat", "alice doesn't eat meat"),
+        ("I have two dogs and I can swim", "alice has two dogs and alice can swim"),
+        ("bob is my brother", "bob is alice's brother"),
+        ("bob likes tea", "bob likes tea"),
+        ("I just adopted a cat", "alice just adopted a cat"),
+        ("I went to Paris", "alice went to Paris"),
+        ("I need a break", "alice needs a break"),
+    ],
+)
+def test_first_person_becomes_third_person(statement: str, expected: str) -> None:
+    assert third_person(statement, "alice") == expected
+
+
+def test_subject_candidates_longest_first() -> None:
+    assert subject_candidates("Big Bob's cat is cute") == ["Big Bob's cat", "Big Bob", "Big"]
+    assert subject_candidates("<@12> likes pizza") == ["<@12>"]
+    assert subject_candidates("<@12>'s cat is cute") == ["<@12>"]
