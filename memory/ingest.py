@@ -192,6 +192,12 @@ class BatchedWriter:
                 "ingest_overflow", outcome="overflow", queue_depth=depth, queue_max=self.queue_max
             )
 
+    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
+        """Newest stored message id per channel: where a backfill picks up. Read from the
+        database after a flush, so queued messages count as stored."""
+        await self.flush()
+        return await message_store.last_message_ids(self._pool, channel_ids)
+
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:

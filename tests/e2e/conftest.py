@@ -1,12 +1,42 @@
-"""Fixtures for end-to-end tests against the fake Discord in tests/e2e/fake_discord.py."""
+"""Fixtures for end-to-end tests: the fake Discord (tests/e2e/fake_discord.py) and the real
+MemoryBot connected to it, on the per-test embedded PostgreSQL database.
+
+    async def test_x(fake_discord, start_bot, db_pool):
+        bot = await start_bot(ingest_flush_seconds=0.05)   # Settings overrides
+        await fake_discord.send_message("hi", author="alice")
+        await bot.runtime.writer.flush()
+
+`start_bot(extensions=[...], clock=..., **settings)` returns a connected, READY MemoryBot whose
+runtime uses `db_pool` and the test's `telemetry`; every bot started is closed (and its writer
+flushed) after the test.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
 
+import asyncpg
 import pytest
 
+from bot.client import MemoryBot
+from bot.runtime import open_runtime
+from memory.clock import Clock
+from memory.settings import Settings
+from memory.telemetry import Telemetry
 from tests.e2e.fake_discord import FakeDiscord
+
+StartBot = Callable[..., Awaitable[MemoryBot]]
+
+# Quick flushes so tests do not wait on the production interval.
+TEST_SETTINGS: dict[str, Any] = {
+    "discord_token": "fake-token",
+    "ingest_flush_seconds": 0.05,
+    "telemetry_stdout": False,
+    "llm_provider": "offline",
+}
 
 
 @pytest.fixture
@@ -14,3 +44,55 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
     """A running fake Discord with discord.py pointed at it (undone after the test)."""
     async with FakeDiscord() as fake:
         yield fake
+
+
+@pytest.fixture
+def e2e_settings(tmp_path) -> Callable[..., Settings]:
+    """Settings for a bot under test: no .env, quick flushes, logs under tmp_path."""
+
+    def build(**overrides: Any) -> Settings:
+        values = {**TEST_SETTINGS, "log_dir": tmp_path / "logs", **overrides}
+        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+    return build
+
+
+@pytest.fixture
+async def start_bot(
+    fake_discord: FakeDiscord,
+    db_pool: asyncpg.Pool,
+    telemetry: Telemetry,
+    e2e_settings: Callable[..., Settings],
+) -> AsyncIterator[StartBot]:
+    async with AsyncExitStack() as stack:
+
+        async def start(
+            *,
+            extensions: list[str] | None = None,
+            clock: Clock | None = None,
+            pool: asyncpg.Pool | None = None,
+            **overrides: Any,
+        ) -> MemoryBot:
+            settings = e2e_settings(**overrides)
+            runtime = await stack.enter_async_context(
+                open_runtime(settings, pool=pool or db_pool, telemetry=telemetry, clock=clock)
+            )
+            bot = MemoryBot(runtime, extensions=extensions, guild_ready_timeout=0.05)
+            task = asyncio.create_task(bot.start("fake-token"))
+
+            async def stop() -> None:
+                await bot.close()
+                await asyncio.wait_for(task, 10)
+
+            stack.push_async_callback(stop)
+            ready = asyncio.create_task(bot.wait_until_ready())
+            done, _ = await asyncio.wait({ready, task}, timeout=15, return_when="FIRST_COMPLETED")
+            if task in done:
+                ready.cancel()
+                task.result()  # raises the start-up error
+            if ready not in done:
+                ready.cancel()
+                raise TimeoutError("bot did not become ready against the fake Discord")
+            return bot
+
+        yield start

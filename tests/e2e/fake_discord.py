@@ -13,6 +13,7 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
 
     fake.guild / fake.channel ("general") / fake.channel_named("random") / fake.member("alice")
     fake.bot_user                             # FakeMember of the bot itself
+    ids: GUILD_ID, GENERAL_ID/RANDOM_ID/SECRET_ID, ALICE_ID/BOB_ID/OTHERBOT_ID (18-digit ids)
     fake.add_member(FakeMember(...))          # before start, or then `await fake.member_join(m)`
 
     Events pushed to the bot (each returns the payload dispatched):
@@ -80,6 +81,13 @@ DEFAULT_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) 
 DEFAULT_PERMISSIONS |= (1 << 31) | (1 << 26)
 VIEW_CHANNEL = 1 << 10
 MANAGE_GUILD = 1 << 5
+
+# Realistic 18-digit snowflakes: discord.py only recognises <@id> mentions of 15-20 digits.
+GUILD_ID = 800000000000001000
+APPLICATION_ID = 800000000000004000
+OWNER_ID = 800000000000009999
+GENERAL_ID, RANDOM_ID, SECRET_ID = 800000000000002001, 800000000000002002, 800000000000002003
+ALICE_ID, BOB_ID, OTHERBOT_ID = 800000000000003001, 800000000000003002, 800000000000003003
 
 _OPTION_TYPES = {bool: 5, int: 4, float: 10, str: 3}
 
@@ -172,23 +180,23 @@ def _json(data: Any, status: int = 200) -> web.Response:
 class FakeDiscord:
     """The fake Discord service. See the module docstring for the API."""
 
-    def __init__(self, *, guild_id: int = 1000, application_id: int = 4000) -> None:
+    def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
         self.application_id = application_id
         self.bot_user = FakeMember(application_id, "memorybot", "MemoryBot", bot=True)
         self.guild = FakeGuild(
             id=guild_id,
             name="Test Guild",
-            owner_id=9999,
+            owner_id=OWNER_ID,
             channels=[
-                FakeChannel(2001, "general"),
-                FakeChannel(2002, "random"),
-                FakeChannel(2003, "secret", readable=False),
+                FakeChannel(GENERAL_ID, "general"),
+                FakeChannel(RANDOM_ID, "random"),
+                FakeChannel(SECRET_ID, "secret", readable=False),
             ],
         )
         for member in (
-            FakeMember(3001, "alice", "Alice"),
-            FakeMember(3002, "bob", "Bob", nick="Bobby"),
-            FakeMember(3003, "otherbot", "Other Bot", bot=True),
+            FakeMember(ALICE_ID, "alice", "Alice"),
+            FakeMember(BOB_ID, "bob", "Bob", nick="Bobby"),
+            FakeMember(OTHERBOT_ID, "otherbot", "Other Bot", bot=True),
             self.bot_user,
         ):
             self.guild.members[member.id] = member
@@ -463,6 +471,8 @@ class FakeDiscord:
         created_at: datetime | None = None,
     ) -> dict[str, Any]:
         created = created_at or datetime.now(UTC)
+        # snowflakes carry milliseconds; keep the timestamp consistent with the id
+        created = created.replace(microsecond=created.microsecond // 1000 * 1000)
         channel_id = self._channel_id(channel)
         message = self._message_payload(
             message_id=self.snowflake(created),

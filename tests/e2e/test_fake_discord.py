@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from tests.e2e.fake_discord import FakeDiscord, eventually
+from tests.e2e.fake_discord import BOB_ID, FakeDiscord, eventually
 
 
 class _EchoBot(commands.Bot):
@@ -62,7 +62,7 @@ async def test_plain_bot_round_trip(fake_discord: FakeDiscord) -> None:
     try:
         await asyncio.wait_for(bot.wait_until_ready(), 10)
         guild = bot.get_guild(fake_discord.guild.id)
-        assert guild is not None and guild.get_member(3002).nick == "Bobby"
+        assert guild is not None and guild.get_member(BOB_ID).nick == "Bobby"
         secret = guild.get_channel(fake_discord.channel_named("secret").id)
         assert not secret.permissions_for(guild.me).read_messages
         assert fake_discord.identify["intents"] & discord.Intents.message_content.flag

@@ -1,0 +1,132 @@
+"""The Discord client: a `commands.Bot` that receives its services instead of building them.
+
+`run_bot(settings)` is the production entry point (`memorybot run`): it opens the runtime
+(database, writer, telemetry), connects to Discord, and on Ctrl-C/SIGTERM closes the gateway
+first and then lets the runtime flush pending writes before the pool closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import signal
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.runtime import Runtime, open_runtime
+from memory.settings import Settings
+
+_log = logging.getLogger(__name__)
+
+# Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
+EXTENSIONS = [
+    "bot.cogs.ingest",
+    "bot.cogs.facts",
+    "bot.cogs.admin",
+    "bot.cogs.replies",
+]
+
+
+def bot_intents() -> discord.Intents:
+    """Guilds, members (directory), messages and their content (ingestion)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.members = True
+    intents.messages = True  # guild and DM message events
+    intents.message_content = True
+    return intents
+
+
+class MemoryBot(commands.Bot):
+    """memorybot on Discord. Features live in cogs; shared services come from `runtime`."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        extensions: list[str] | None = None,
+        sync_commands: bool = True,
+        **options: Any,
+    ) -> None:
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=bot_intents(),
+            help_command=None,
+            **options,
+        )
+        self.runtime = runtime
+        self.extension_names = list(EXTENSIONS if extensions is None else extensions)
+        self.sync_commands = sync_commands
+
+    async def setup_hook(self) -> None:
+        for name in self.extension_names:
+            if importlib.util.find_spec(name) is None:
+                _log.info("extension %s not present; skipped", name)
+                continue
+            await self.load_extension(name)
+            _log.info("loaded extension %s", name)
+        if self.sync_commands and self.tree.get_commands():
+            try:
+                synced = await self.tree.sync()
+            except discord.HTTPException as exc:
+                _log.warning("could not sync slash commands: %s", exc)
+            else:
+                _log.info("synced %d slash commands", len(synced))
+
+    async def on_ready(self) -> None:
+        _log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+
+    async def on_command_error(
+        self, context: commands.Context[Any], exception: commands.CommandError
+    ) -> None:
+        # The prefix is a mention, so every "@Bot hello" looks like an unknown command;
+        # conversation is the replies cog's business, not an error.
+        if isinstance(exception, commands.CommandNotFound):
+            return
+        await super().on_command_error(context, exception)
+
+    async def close(self) -> None:
+        """Leave the gateway, then push out whatever the writer still holds."""
+        await super().close()
+        writer = self.runtime.writer
+        if writer is not None:
+            try:
+                await asyncio.wait_for(writer.flush(), 30)
+            except Exception as exc:
+                _log.warning("pending writes not flushed at bot close: %s", exc)
+
+
+def run_bot(settings: Settings) -> int:
+    """Run the bot until it is stopped; the process exit code."""
+    if settings.discord_token is None:
+        raise ValueError("run_bot needs DISCORD_TOKEN")
+    try:
+        return asyncio.run(_run(settings))
+    except KeyboardInterrupt:
+        return 130
+    except discord.LoginFailure:
+        _log.error("Discord rejected DISCORD_TOKEN (check the token in .env)")
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        _log.error(
+            "enable the Server Members and Message Content intents for the bot in the"
+            " Discord developer portal"
+        )
+        return 1
+
+
+async def _run(settings: Settings) -> int:
+    assert settings.discord_token is not None
+    token = settings.discord_token.get_secret_value()
+    async with open_runtime(settings) as runtime, MemoryBot(runtime) as bot:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
+        await bot.start(token)
+    return 0

@@ -1,0 +1,173 @@
+"""Ingest cog: every guild message, edit and delete, and the member directory, into memory.
+
+Handlers never wait for the database: they convert the event and hand it to the batched writer
+(`submit*()` is synchronous). The backfill of missed history runs as a background task started
+on READY.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from cachetools import LRUCache
+from discord.ext import commands
+
+from bot.backfill import Backfiller
+from bot.convert import is_storable, to_chat_message, to_member
+from memory.ingest import BatchedWriter
+from memory.models import Member
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+_log = logging.getLogger(__name__)
+
+KNOWN_MEMBERS = 50_000
+
+
+class IngestCog(commands.Cog, name="Ingest"):
+    """Stores the conversation and keeps the member directory fresh."""
+
+    def __init__(self, bot: commands.Bot, runtime: Runtime) -> None:
+        if runtime.writer is None:
+            raise RuntimeError("the ingest cog needs runtime.writer (open it with open_runtime)")
+        self.bot = bot
+        self.runtime = runtime
+        self.writer: BatchedWriter = runtime.writer
+        self.settings = runtime.settings
+        # Last names written per (guild, user): a chatty member is not re-upserted per message.
+        self._known: LRUCache[tuple[int, int], Member] = LRUCache(maxsize=KNOWN_MEMBERS)
+        self.backfill_task: asyncio.Task[int] | None = None
+        self.backfiller = Backfiller(
+            self.writer,
+            settings=self.settings,
+            clock=runtime.clock,
+            telemetry=runtime.telemetry,
+            self_id=self._self_id,
+            author_seen=self.member_seen,
+        )
+
+    async def cog_unload(self) -> None:
+        if self.backfill_task is not None:
+            self.backfill_task.cancel()
+
+    def _self_id(self) -> int | None:
+        return self.bot.user.id if self.bot.user else None
+
+    def _storable(self, message: discord.Message) -> bool:
+        return is_storable(
+            message, self_id=self._self_id(), include_bots=self.settings.ingest_bot_messages
+        )
+
+    def member_seen(self, user: discord.Member | discord.User, guild_id: int) -> None:
+        """Queue a directory update when this member's names differ from what we last wrote."""
+        member = to_member(user, guild_id)
+        key = (guild_id, user.id)
+        if self._known.get(key) == member:
+            return
+        self._known[key] = member
+        self.writer.submit_member(member)
+
+    # ----------------------------------------------------------------- messages
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        if not self._storable(message):
+            return
+        assert message.guild is not None
+        self.member_seen(message.author, message.guild.id)
+        stored = to_chat_message(message, max_chars=self.settings.max_message_chars)
+        self.writer.submit(stored)
+
+    @commands.Cog.listener()
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        message = payload.message
+        if payload.guild_id is None or not self._storable(message):
+            return
+        edited = to_chat_message(message, max_chars=self.settings.max_message_chars)
+        self.writer.submit_edit(edited)
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        if payload.guild_id is not None:
+            self.writer.submit_delete(payload.message_id)
+
+    @commands.Cog.listener()
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        if payload.guild_id is not None:
+            for message_id in payload.message_ids:
+                self.writer.submit_delete(message_id)
+
+    # ----------------------------------------------------------------- directory
+
+    @commands.Cog.listener()
+    async def on_member_join(self, member: discord.Member) -> None:
+        self.member_seen(member, member.guild.id)
+
+    @commands.Cog.listener()
+    async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
+        self.member_seen(after, after.guild.id)
+
+    @commands.Cog.listener()
+    async def on_user_update(self, before: discord.User, after: discord.User) -> None:
+        for guild in after.mutual_guilds:
+            member = guild.get_member(after.id)
+            if member is not None:
+                self.member_seen(member, guild.id)
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        self._guild_seen(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        self._guild_seen(guild)
+        if self.bot.is_ready():
+            self._start_backfill([guild])
+
+    @commands.Cog.listener()
+    async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
+        if before.name != after.name:
+            self.writer.submit_guild(after.id, after.name)
+
+    def _guild_seen(self, guild: discord.Guild) -> None:
+        self.writer.submit_guild(guild.id, guild.name)
+        for member in guild.members:
+            self.member_seen(member, guild.id)
+
+    # ----------------------------------------------------------------- backfill
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        # READY also follows a reconnect with a fresh session: catching up again is cheap
+        # because each channel starts after its newest stored message.
+        self._start_backfill(self.bot.guilds)
+
+    def _start_backfill(self, guilds: list[discord.Guild]) -> None:
+        if self.backfill_task is not None and not self.backfill_task.done():
+            return
+        self.backfill_task = asyncio.create_task(self._backfill(guilds), name="backfill")
+
+    async def _backfill(self, guilds: list[discord.Guild]) -> int:
+        try:
+            total = await self.backfiller.run(guilds)
+        except Exception:
+            _log.exception("backfill failed")
+            return 0
+        _log.info("backfill done: %d messages", total)
+        return total
+
+    async def backfill_done(self) -> int:
+        """Wait for the running backfill (tests, admin tools); 0 when none ran."""
+        task = self.backfill_task
+        return await task if task is not None else 0
+
+
+async def setup(bot: commands.Bot) -> None:
+    runtime = getattr(bot, "runtime", None)
+    if runtime is None:
+        raise RuntimeError("bot.cogs.ingest needs a bot with a `runtime` (bot.client.MemoryBot)")
+    await bot.add_cog(IngestCog(bot, runtime))
