@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -26,8 +27,6 @@ from memory.telemetry import (
     otel_exporter_configured,
 )
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
-
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -44,8 +43,8 @@ def test_every_line_is_json_with_the_documented_fields(tmp_path: Path, telemetry
         provider="offline",
         model="extractive",
         purpose="merge",
-        tokens_in=120,
-        tokens_out=40,
+        input_tokens=120,
+        output_tokens=40,
         latency_ms=3.5,
         retries=0,
         note='quotes " and \n newlines and ünïcode',
@@ -111,8 +110,24 @@ def test_configure_twice_does_not_duplicate_lines(tmp_path: Path, monkeypatch) -
     assert len(_lines(tmp_path / TELEMETRY_FILE)) == 1
 
 
+ROOT = Path(__file__).resolve().parents[2]
+_EMITTED = re.compile(r"\.(?:emit|span)\(\s*\"([a-z_]+)\"")
+
+
+def test_every_op_the_code_emits_is_documented() -> None:
+    emitted = {
+        match.group(1)
+        for package in ("memory", "bot", "db")
+        for path in (ROOT / package).rglob("*.py")
+        for match in _EMITTED.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert emitted, "the scan found no telemetry calls at all"
+    undocumented = sorted(emitted - OPS.keys())
+    assert undocumented == [], "add these ops to memory.telemetry.OPS and docs/operations.md"
+
+
 def test_docs_explain_every_field_and_op() -> None:
-    text = DOCS.read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
     missing = [name for name in [*FIELDS, *OPS] if f"`{name}`" not in text]
     assert missing == []
 
@@ -176,14 +191,14 @@ def test_events_become_spans_when_an_exporter_is_configured(monkeypatch, telemet
     sink = opentelemetry_sink_from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert isinstance(sink, OpenTelemetrySink)
     telemetry.add_sink(sink)
-    telemetry.emit("llm_call", purpose="merge", latency_ms=250.0, tokens_in=10, extra={"a": 1})
+    telemetry.emit("llm_call", purpose="merge", latency_ms=250.0, retries=1, extra={"a": 1})
     telemetry.emit("merge", outcome="error", error="LLMUnavailable: down")
 
     ok, failed = tracer.spans
     assert ok["name"] == "llm_call"
     assert ok["end"] - ok["start"] == 250_000_000
     assert ok["attributes"]["memorybot.purpose"] == "merge"
-    assert ok["attributes"]["memorybot.tokens_in"] == 10
+    assert ok["attributes"]["memorybot.retries"] == 1
     assert ok["attributes"]["memorybot.extra"] == '{"a": 1}'
     assert "status" not in ok
     assert failed["status"] == ("ERROR", "LLMUnavailable: down")
