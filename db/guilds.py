@@ -65,3 +65,39 @@ async def get_settings(db: Executor, guild_id: int) -> dict[str, Any]:
     if isinstance(value, str):  # a connection without the jsonb codec
         value = json.loads(value)
     return dict(value or {})
+
+
+async def lock_settings(
+    connection: asyncpg.Connection, guild_id: int, *, default_timezone: str = "UTC"
+) -> tuple[str, dict[str, Any]]:
+    """(timezone, settings) of the guild, row-locked until the transaction ends; the row is
+    created when missing (with `default_timezone`) so two admins changing settings at once
+    take turns."""
+    await connection.execute(
+        "INSERT INTO guilds (guild_id, timezone) VALUES ($1, $2) ON CONFLICT (guild_id) DO NOTHING",
+        guild_id,
+        default_timezone,
+    )
+    row = await connection.fetchrow(
+        "SELECT timezone, settings FROM guilds WHERE guild_id = $1 FOR UPDATE", guild_id
+    )
+    value = row["settings"]
+    if isinstance(value, str):  # a connection without the jsonb codec
+        value = json.loads(value)
+    return row["timezone"], dict(value or {})
+
+
+async def replace_settings(
+    db: Executor, guild_id: int, *, timezone: str, settings: dict[str, Any]
+) -> None:
+    """Store the guild's timezone and settings jsonb as given (after `lock_settings`)."""
+    await db.execute(
+        """
+        INSERT INTO guilds (guild_id, timezone, settings) VALUES ($1, $2, $3::text::jsonb)
+        ON CONFLICT (guild_id) DO UPDATE SET
+            timezone = EXCLUDED.timezone, settings = EXCLUDED.settings, updated_at = now()
+        """,
+        guild_id,
+        timezone,
+        json.dumps(settings),
+    )
