@@ -1,0 +1,76 @@
+"""Per-guild settings: validated time zone, ignored channels, who may forget about others."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from memory.guild_settings import (
+    GuildSettings,
+    InvalidSetting,
+    describe_settings,
+    load_guild_settings,
+    update_guild_settings,
+    validate_timezone,
+)
+from memory.settings import load_settings
+
+G = 77
+
+
+def test_timezone_validation() -> None:
+    assert validate_timezone("Europe/Berlin") == "Europe/Berlin"
+    assert validate_timezone(" europe/berlin ") == "Europe/Berlin"  # forgiving about case
+    assert validate_timezone("UTC") == "UTC"
+    for bad in ("Mars/Olympus", "", "../../etc/passwd", "/etc/localtime", "GMT+25"):
+        with pytest.raises(InvalidSetting, match="IANA name"):
+            validate_timezone(bad)
+
+
+async def test_defaults_until_changed_then_stored(db_pool) -> None:
+    defaults = load_settings(
+        default_timezone="Asia/Tokyo", forget_others_requires_manage_guild=False
+    )
+    assert await load_guild_settings(db_pool, G, defaults) == GuildSettings(
+        G, "Asia/Tokyo", frozenset(), "anyone"
+    )
+
+    updated = await update_guild_settings(db_pool, G, defaults, ignore_channel=5)
+    assert updated.timezone == "Asia/Tokyo"  # a new row takes the default zone, not UTC
+    updated = await update_guild_settings(
+        db_pool, G, defaults, timezone="america/new_york", forget_others="managers"
+    )
+    assert updated == GuildSettings(G, "America/New_York", frozenset({5}), "managers")
+    assert await load_guild_settings(db_pool, G, defaults) == updated
+    row = await db_pool.fetchrow("SELECT timezone, settings FROM guilds WHERE guild_id = $1", G)
+    assert row["timezone"] == "America/New_York"
+    assert row["settings"] == {"ignored_channel_ids": [5], "forget_others": "managers"}
+
+    updated = await update_guild_settings(db_pool, G, defaults, unignore_channel=5)
+    assert updated.ignored_channel_ids == frozenset() and updated.forget_others == "managers"
+
+
+async def test_bad_values_change_nothing(db_pool) -> None:
+    defaults = load_settings()
+    with pytest.raises(InvalidSetting):
+        await update_guild_settings(db_pool, G, defaults, timezone="Nowhere/City", ignore_channel=1)
+    with pytest.raises(InvalidSetting, match="managers, anyone"):
+        await update_guild_settings(db_pool, G, defaults, forget_others="admins")
+    assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0
+
+
+async def test_concurrent_changes_keep_each_other(db_pool) -> None:
+    defaults = load_settings()
+    await asyncio.gather(
+        *(update_guild_settings(db_pool, G, defaults, ignore_channel=c) for c in range(1, 11))
+    )
+    settings = await load_guild_settings(db_pool, G, defaults)
+    assert settings.ignored_channel_ids == frozenset(range(1, 11))
+    assert settings.ignores(3) and not settings.ignores(11)
+
+
+def test_describe() -> None:
+    text = describe_settings(GuildSettings(G, "UTC", frozenset({9, 8}), "managers"))
+    assert "Time zone (day boundaries of summaries): UTC" in text
+    assert "<#8>, <#9>" in text and "only members with Manage Server" in text
