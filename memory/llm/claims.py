@@ -83,9 +83,57 @@ class Claim:
     value: str
 
 
+_UNCHANGED_VERBS = frozenset(
+    {
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "must",
+        "may",
+        "might",
+        "did",
+        "went",
+        "got",
+        "had",
+        "made",
+        "bought",
+        "left",
+        "took",
+        "came",
+        "saw",
+        "met",
+        "found",
+        "lost",
+        "won",
+        "began",
+        "became",
+        "broke",
+        "ran",
+        "sold",
+        "told",
+        "thought",
+        "knew",
+        "grew",
+        "used",
+        "never",
+        "always",
+        "also",
+        "just",
+        "still",
+        "really",
+        "finally",
+        "recently",
+        "already",
+    }
+)
+
+
 def _third_person_verb(verb: str) -> str:
+    """ "play" -> "plays", "watch" -> "watches", "study" -> "studies"; past tense unchanged."""
     lowered = verb.lower()
-    if lowered in {"can", "could", "will", "would", "should", "must", "may", "might", "did"}:
+    if lowered in _UNCHANGED_VERBS or lowered.endswith("ed"):
         return lowered
     if lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
         return lowered + "es"

@@ -21,7 +21,7 @@ from memory.llm.textops import (
     fit,
     jaccard,
     matches_any,
-    mentions_name,
+    name_pattern,
     split_sentences,
     truncate,
     words,
@@ -50,6 +50,9 @@ _FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", 
 _SURROGATE = re.compile(r"\[(?:image|file|video|audio|sticker|embed|attachment)[^\]]*\]", re.I)
 _URL = re.compile(r"https?://\S+")
 _MIN_SCORE = 3.0
+# What others say to or about a member is news about them even when short ("congrats on
+# the new job!"), so it needs less to qualify.
+_MIN_SCORE_ABOUT = 1.5
 _QUOTE_MAX = 160
 
 
@@ -126,45 +129,73 @@ def _group(items: list[tuple[str, Utterance]]) -> list[tuple[str, list[str]]]:
     return groups
 
 
-def summarize_member_day(
+@dataclass(frozen=True)
+class ChatLine:
+    """A day's message prepared once: cleaned, scored, with who it replies to."""
+
+    order: int
+    author_id: int
+    author: str
+    text: str
+    score: float
+    replied_author_id: int | None
+
+
+def prepare_day(
     messages: Sequence[dict[str, object]],
     *,
-    user_id: int,
-    name: str,
-    aliases: Sequence[str],
-    max_chars: int,
     forgotten: Iterable[str] = (),
-) -> str:
-    """A member's most informative messages of the day, plus what others said about them."""
+    names: Sequence[str] = (),
+) -> list[ChatLine]:
+    """Clean and score every message once; drop empty ones and ones making forgotten claims."""
     forgotten = list(forgotten)
-    names = [name, *aliases]
-    by_id = {int(str(m.get("message_id"))): m for m in messages if m.get("message_id") is not None}
-    candidates: list[tuple[str, Utterance]] = []
+    authors = {
+        str(m.get("message_id")): int(str(m.get("author_id")))
+        for m in messages
+        if m.get("message_id") is not None
+    }
+    lines: list[ChatLine] = []
     for order, message in enumerate(messages):
         text = clean_chat(str(message.get("content") or ""))
         if not text or matches_any(text, forgotten, names=names):
             continue
         author_id = int(str(message.get("author_id")))
-        author = str(message.get("author_name") or f"user {author_id}")
-        score = informativeness(text)
-        if author_id == user_id:
-            label = f"{name} said"
+        reply_to = message.get("reply_to_id")
+        lines.append(
+            ChatLine(
+                order=order,
+                author_id=author_id,
+                author=str(message.get("author_name") or f"user {author_id}"),
+                text=text,
+                score=informativeness(text),
+                replied_author_id=authors.get(str(reply_to)) if reply_to is not None else None,
+            )
+        )
+    return lines
+
+
+def summarize_member_day(
+    lines: Sequence[ChatLine], *, user_id: int, name: str, aliases: Sequence[str], max_chars: int
+) -> str:
+    """A member's most informative messages of the day, plus what others said to or about them."""
+    mention = name_pattern([name, *aliases])
+    candidates: list[tuple[str, Utterance]] = []
+    for line in lines:
+        if line.author_id == user_id:
+            if line.score >= _MIN_SCORE:
+                candidates.append(
+                    (f"{name} said", Utterance(line.order, line.author, line.text, line.score))
+                )
+            continue
+        if line.score < _MIN_SCORE_ABOUT:
+            continue
+        if line.replied_author_id == user_id:
+            label = f"{line.author} replied to {name}"
+        elif mention is not None and mention.search(line.text):
+            label = f"{line.author} said about {name}"
         else:
-            replied = (
-                by_id.get(int(str(message["reply_to_id"]))) if message.get("reply_to_id") else None
-            )
-            replied_to_member = replied is not None and str(replied.get("author_id")) == str(
-                user_id
-            )
-            if not (any(mentions_name(text, n) for n in names) or replied_to_member):
-                continue
-            label = (
-                f"{author} said about {name}"
-                if not replied_to_member
-                else f"{author} replied to {name}"
-            )
-        if score >= _MIN_SCORE:
-            candidates.append((label, Utterance(order, author, text, score)))
+            continue
+        candidates.append((label, Utterance(line.order, line.author, line.text, line.score)))
     return _pick(candidates, max_chars)
 
 

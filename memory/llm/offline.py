@@ -49,16 +49,18 @@ def _daily_summary(inputs: Inputs) -> Answer:
     max_chars = int(inputs["max_chars"])
     # Forgotten statements of any member stay out of every summary: a fact about alice
     # forgotten at her request must not come back through what bob is quoted saying.
-    forgotten = _forgotten(inputs)
+    members = list(inputs["members"])
+    every_name = [str(m["name"]) for m in members]
+    every_name += [str(alias) for m in members for alias in m.get("aliases") or []]
+    lines = extractive.prepare_day(messages, forgotten=_forgotten(inputs), names=every_name)
     summaries = []
-    for member in inputs["members"]:
+    for member in members:
         summary = extractive.summarize_member_day(
-            messages,
+            lines,
             user_id=int(member["user_id"]),
             name=str(member["name"]),
             aliases=[str(alias) for alias in member.get("aliases") or []],
             max_chars=max_chars,
-            forgotten=forgotten,
         )
         summaries.append({"user_id": str(member["user_id"]), "summary": summary})
     return {"summaries": summaries}

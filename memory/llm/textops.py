@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -50,6 +51,7 @@ def words(text: str) -> list[str]:
     return [match.group(0) for match in _WORD.finditer(text)]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude, consistent stem: enough to match "lives"/"lived"/"living" with "live"."""
     token = word.lower().replace("’", "'")
@@ -186,6 +188,15 @@ def fit(sentences: Iterable[str], max_chars: int, *, separator: str = " ") -> st
 
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
+
+
+def name_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """One compiled whole-word, case-insensitive pattern for any of `names` (2+ chars)."""
+    usable = sorted({n.strip() for n in names if len(n.strip()) >= 2}, key=len, reverse=True)
+    if not usable:
+        return None
+    alternatives = "|".join(re.escape(n) for n in usable)
+    return re.compile(rf"(?<![\w])(?:{alternatives})(?![\w])", re.IGNORECASE)
 
 
 def mentions_name(text: str, name: str) -> bool:
