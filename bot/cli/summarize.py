@@ -1,0 +1,67 @@
+"""`memorybot summarize --guild G --date D`: summarise one guild-day now, even if stored.
+
+Useful after changing the model or the prompt, or to look at what a day's batch produced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+
+from bot.cli import CliError
+from bot.runtime import open_runtime
+from db.members import get_members
+from memory.privacy import PrivacyError, resolve_guild
+from memory.render import display_name
+from memory.settings import Settings
+from memory.summaries.daily import DayResult
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "summarize",
+        help="(re)summarise one guild-day",
+        description="Summarise every active member's day in one batch and store it, replacing "
+        "the stored summary of that day.",
+    )
+    parser.add_argument("--guild", required=True, help="guild id or exact name")
+    parser.add_argument("--date", required=True, help="the day, YYYY-MM-DD, in the guild's zone")
+    parser.add_argument(
+        "--if-changed",
+        action="store_true",
+        help="only when the day's messages changed since it was stored",
+    )
+    parser.set_defaults(handler=handle)
+
+
+async def handle(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        day = date.fromisoformat(args.date.strip())
+    except ValueError:
+        raise CliError(f"--date: not a YYYY-MM-DD date: {args.date!r}") from None
+    async with open_runtime(settings, telemetry_stdout=False) as runtime:
+        try:
+            guild_id = await resolve_guild(runtime.pool, args.guild)
+        except PrivacyError as exc:
+            raise CliError(str(exc)) from None
+        assert runtime.manager is not None
+        result = await runtime.manager.summarize_day(guild_id, day, force=not args.if_changed)
+        members = await get_members(runtime.pool, guild_id, list(result.summaries))
+    sys.stdout.write(format_result(result, {uid: display_name(uid, members) for uid in members}))
+    return 0
+
+
+def format_result(result: DayResult, names: dict[int, str]) -> str:
+    state = (
+        f"summarised ({result.reason}): {result.chunks} chunk(s), {result.llm_calls} LLM call(s)"
+        if result.computed
+        else "already up to date; nothing recomputed"
+    )
+    lines = [f"Guild {result.guild_id}, {result.day}: {result.message_count} messages, {state}"]
+    for user_id, text in sorted(result.summaries.items(), key=lambda item: names.get(item[0], "")):
+        name = names.get(user_id, f"user {user_id}")
+        lines.append(f"- {name} (id {user_id}): {text or '(nothing to say)'}")
+    if not result.summaries:
+        lines.append("(no member to summarise)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,134 @@
+"""`memorybot memory show` and `memorybot summarize` against a real database with the offline
+provider: the admin sees the context, its sources, sizes and costs; a second run (a new
+process) is served from what the first one stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from db.guilds import ensure_guild
+from db.members import upsert_members
+from db.messages import insert_messages
+from memory.models import ChatMessage, Member
+
+GUILD = 4242
+ALICE, BOB = 101, 102
+NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def cli_env(monkeypatch, database_dsn: str, tmp_path: Path) -> Path:
+    monkeypatch.setenv("DATABASE_URL", database_dsn)
+    monkeypatch.setenv("LLM_PROVIDER", "offline")
+    monkeypatch.setenv("LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.setenv("TELEMETRY_STDOUT", "true")  # the CLI must still keep stdout clean
+    monkeypatch.delenv("MEMORYBOT_NOW", raising=False)
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+async def _seed(db_pool) -> None:
+    await ensure_guild(db_pool, GUILD, "Tea Club")
+    await upsert_members(
+        db_pool,
+        [
+            Member(GUILD, ALICE, username="alice", nickname="Alice"),
+            Member(GUILD, BOB, username="bob", global_name="Bob"),
+        ],
+    )
+    batch = []
+    for offset in range(4):
+        at = NOW - timedelta(days=offset, hours=2)
+        batch += [
+            ChatMessage(
+                10_000 + offset * 10,
+                GUILD,
+                1,
+                ALICE,
+                f"I finally fixed my bike on day {offset}.",
+                at,
+            ),
+            ChatMessage(
+                10_001 + offset * 10,
+                GUILD,
+                1,
+                BOB,
+                f"<@{ALICE}> nice, I am baking bread for day {offset}.",
+                at + timedelta(minutes=1),
+                mention_ids=(ALICE,),
+            ),
+        ]
+    await insert_messages(db_pool, batch)
+    await db_pool.execute(
+        "INSERT INTO user_facts (guild_id, user_id, blob) VALUES ($1, $2, $3)",
+        GUILD,
+        ALICE,
+        "Alice is a nurse in Lyon.",
+    )
+
+
+def _run(argv: list[str]) -> int:
+    return main(argv)
+
+
+async def test_memory_show_prints_context_sources_and_costs(cli_env, db_pool, capsys) -> None:
+    await _seed(db_pool)
+    argv = ["memory", "show", "--guild", "Tea Club", "--user", "alice", "--now", NOW.isoformat()]
+    assert await asyncio.to_thread(_run, argv) == 0
+    first = capsys.readouterr().out
+    assert first.startswith(f"Memory of Alice (id {ALICE}) in guild {GUILD}, as of 2026-03-14")
+    assert "Alice is a nurse in Lyon" in first
+    assert "bike" in first  # what she said made it through the summaries
+    assert "Sources:" in first and "  facts" in first and "  history" in first
+    assert "LLM calls: " in first and "daily_summary 4" in first
+    assert "{" not in first.splitlines()[0]  # telemetry stayed off stdout
+
+    # A second run is a new process: everything it needs was stored by the first.
+    argv_json = ["memory", "show", "--guild", str(GUILD), "--user", str(ALICE), "--json"]
+    assert await asyncio.to_thread(_run, [*argv_json, "--now", NOW.isoformat()]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["llm_calls"] == {} and report["total_llm_calls"] == 0
+    assert report["cache_hits"]["context_store"] == 1
+    assert {s["name"]: s["chars"] > 0 for s in report["sources"]} == {
+        "facts": True,
+        "today": True,
+        "history": True,
+    }
+    assert report["text"] in first
+
+
+async def test_memory_show_explains_unknown_members(cli_env, db_pool, capsys) -> None:
+    await _seed(db_pool)
+    argv = ["memory", "show", "--guild", str(GUILD), "--user", "nobody"]
+    assert await asyncio.to_thread(_run, argv) == 1
+    assert "no member named 'nobody'" in capsys.readouterr().err
+    bad_now = ["memory", "show", "--guild", str(GUILD), "--user", "bob", "--now", "soon"]
+    assert await asyncio.to_thread(_run, bad_now) == 1
+    assert "--now" in capsys.readouterr().err
+
+
+async def test_summarize_forces_one_day(cli_env, db_pool, capsys) -> None:
+    await _seed(db_pool)
+    day = (NOW - timedelta(days=1)).date().isoformat()
+    argv = ["summarize", "--guild", str(GUILD), "--date", day]
+    assert await asyncio.to_thread(_run, argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Guild {GUILD}, {day}: 2 messages, summarised (forced)")
+    assert f"- Alice (id {ALICE}): " in out and f"- Bob (id {BOB}): " in out
+    stored = await db_pool.fetchval(
+        "SELECT count(*) FROM daily_summaries WHERE guild_id = $1 AND day = $2",
+        GUILD,
+        datetime.fromisoformat(day).date(),
+    )
+    assert stored == 2
+
+    assert await asyncio.to_thread(_run, [*argv, "--if-changed"]) == 0
+    assert "already up to date" in capsys.readouterr().out
+    assert await asyncio.to_thread(_run, ["summarize", "--guild", str(GUILD), "--date", "x"]) == 1
