@@ -15,6 +15,8 @@ import asyncpg
 
 from db.lifecycle import open_database
 from memory.clock import Clock, SystemClock
+from memory.commands import MemoryCommands
+from memory.facts import FactService
 from memory.ingest import BatchedWriter
 from memory.llm.factory import build_llm
 from memory.llm.tasks import MemoryLLM
@@ -39,6 +41,9 @@ class Runtime:
     llm: MemoryLLM | None = None
     # Member memory (facts + today + days 2-7, merged); background builds cancelled on exit.
     manager: MemoryManager | None = None
+    # Factual memory (remember/forget/undo) and the memory commands that drive it.
+    facts: FactService | None = None
+    commands: MemoryCommands | None = None
 
 
 def database_url(settings: Settings) -> str | None:
@@ -118,9 +123,35 @@ async def _memory(runtime: Runtime) -> AsyncIterator[MemoryManager]:
         runtime.pool, llm, runtime.settings, clock=runtime.clock, telemetry=runtime.telemetry
     )
     runtime.manager = manager
+    runtime.facts, runtime.commands = _fact_services(runtime, llm, manager)
     try:
         yield manager
     finally:
         await manager.aclose()
         if owns_llm:
             await llm.provider.aclose()
+
+
+def _fact_services(
+    runtime: Runtime, llm: MemoryLLM, manager: MemoryManager
+) -> tuple[FactService, MemoryCommands]:
+    """Facts invalidate the member's cached context on every change; what-do-you-know answers
+    from the full context, waiting for a build up to one LLM timeout (it was asked for)."""
+    settings = runtime.settings
+    facts = FactService(
+        runtime.pool, llm, settings, telemetry=runtime.telemetry, on_change=manager.invalidate
+    )
+
+    async def memories(guild_id: int, user_id: int) -> str | None:
+        return await manager.get_memories(guild_id, user_id, budget=settings.llm_timeout_seconds)
+
+    commands = MemoryCommands(
+        runtime.pool,
+        facts,
+        llm,
+        settings,
+        telemetry=runtime.telemetry,
+        clock=runtime.clock,
+        memories=memories,
+    )
+    return facts, commands
