@@ -3,10 +3,10 @@ guild's timezone, a day over the prompt budget is chunked and reduced, mentions 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
-from db.messages import insert_messages
-from db.summaries import mark_day_stale
+from db.messages import apply_edits, insert_messages, mark_deleted
 from memory.clock import FixedClock
 from tests.memory.hierarchy_support import (
     ALICE,
@@ -36,12 +36,12 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
 
         edited_day = TODAY - timedelta(days=3)
         edited = next(m for m in week if m.author_id == ALICE and m.created_at.date() == edited_day)
-        await db_pool.execute(
-            "UPDATE messages SET content = 'Alice adopted a cat', edited_at = now()"
-            " WHERE message_id = $1",
-            edited.message_id,
+        # The ingestion path for an edit: new content, and the day's summary marked stale.
+        changed = replace(edited, content="Alice adopted a cat", edited_at=NOW)
+        assert await apply_edits(db_pool, [changed]) == (1, 0)
+        assert await db_pool.fetchval(
+            "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, edited_day
         )
-        assert await mark_day_stale(db_pool, GUILD, edited_day)  # what ingestion does on edit
 
         text = await memory.get_memories(GUILD, ALICE, budget=None)
     finally:
@@ -56,7 +56,7 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
 
 async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemetry) -> None:
     await add_members(db_pool)
-    await add_week(db_pool)
+    week = await add_week(db_pool)
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     late_day, deleted_day = TODAY - timedelta(days=2), TODAY - timedelta(days=5)
@@ -68,13 +68,8 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
         late = datetime.combine(late_day, datetime.min.time(), UTC) + timedelta(hours=20)
         await insert_messages(db_pool, [message(BOB, "Bob backfilled", late)])
         # ... and a deleted one on another: its content must leave the summaries.
-        await db_pool.execute(
-            "UPDATE messages SET deleted = true, content = '' WHERE guild_id = $1"
-            " AND author_id = $2 AND created_at::date = $3 AND content LIKE '%9h'",
-            GUILD,
-            BOB,
-            deleted_day,
-        )
+        gone = next(m for m in week if m.content == f"Bob on {deleted_day} at 9h")
+        assert await mark_deleted(db_pool, [gone.message_id]) == 1
         text = await memory.get_memories(GUILD, BOB, budget=None)
     finally:
         await memory.aclose()
