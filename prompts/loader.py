@@ -13,8 +13,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 PROMPTS_DIR = Path(__file__).parent
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
-# Control characters (except tab/newline) are invalid in XML and confuse some models.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Characters XML 1.0 forbids (controls except tab/newline/CR, lone surrogates, U+FFFE/U+FFFF);
+# they would break the document's structure and confuse some models.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
 class Raw(str):
