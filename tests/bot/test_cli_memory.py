@@ -132,3 +132,69 @@ async def test_summarize_forces_one_day(cli_env, db_pool, capsys) -> None:
     assert await asyncio.to_thread(_run, [*argv, "--if-changed"]) == 0
     assert "already up to date" in capsys.readouterr().out
     assert await asyncio.to_thread(_run, ["summarize", "--guild", str(GUILD), "--date", "x"]) == 1
+
+
+def _export_message(message_id: int, author: dict, content: str, when: str, **extra) -> dict:
+    data = {
+        "id": str(message_id),
+        "type": "Default",
+        "timestamp": when,
+        "timestampEdited": None,
+        "isPinned": False,
+        "content": content,
+        "author": author,
+        "attachments": [],
+        "embeds": [],
+        "stickers": [],
+        "reactions": [],
+        "mentions": [],
+    }
+    data.update(extra)
+    return data
+
+
+async def test_import_then_memory_show_end_to_end(cli_env: Path, capsys) -> None:
+    """An admin imports a DiscordChatExporter export and asks what the bot knows, as of the
+    export's last day: the offline provider summarises the days and merges them."""
+    alice = {"id": "800000000000000011", "name": "alice", "nickname": "Alice W", "isBot": False}
+    bob = {"id": "800000000000000012", "name": "bob", "nickname": "Bobby", "isBot": False}
+    messages = []
+    for day in (1, 2, 3):
+        base = 900000000000000000 + day * 100
+        messages += [
+            _export_message(
+                base + 1,
+                alice,
+                f"Training for the marathon, week {day}.",
+                f"2025-04-0{day}T09:00:00.000+02:00",
+            ),
+            _export_message(
+                base + 2,
+                bob,
+                f"<@{alice['id']}> good luck with the run {day}!",
+                f"2025-04-0{day}T09:05:00.000+02:00",
+                type="Reply",
+                reference={"messageId": str(base + 1)},
+                mentions=[alice],
+            ),
+        ]
+    export = {
+        "guild": {"id": "800000000000000001", "name": "Runners"},
+        "channel": {"id": "800000000000000002", "type": "GuildTextChat", "name": "general"},
+        "messages": messages,
+        "messageCount": len(messages),
+    }
+    path = cli_env / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+
+    assert await asyncio.to_thread(_run, ["import", str(path), "--no-progress"]) == 0
+    capsys.readouterr()
+    argv = ["memory", "show", "--guild", "Runners", "--user", "Alice W"]
+    assert await asyncio.to_thread(_run, [*argv, "--now", "2025-04-03T20:00:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Memory of Alice W (id 800000000000000011)")
+    assert "as of 2025-04-03" in out
+    assert "marathon, week 3" in out  # today
+    assert "marathon, week 1" in out  # the history of the days before
+    assert "daily_summary 3" in out
+    assert "Fallback" not in out
