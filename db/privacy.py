@@ -44,6 +44,8 @@ class PurgeCounts:
     rows: dict[str, int] = field(default_factory=dict)
     stale_days: list[date] = field(default_factory=list)
     dropped_days: list[date] = field(default_factory=list)
+    # Other members whose cached context was dropped because it could carry the purged member.
+    others_invalidated: list[int] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -285,16 +287,29 @@ async def purge_member_rows(
             days[0],
             days[-1],
         )
-    await run(
-        "others_merged_contexts",
+    dropped_contexts = await connection.fetch(
         """
         DELETE FROM merged_contexts WHERE guild_id = $1
           AND (context ~* ANY($3::text[]) OR sources::text LIKE '%' || $2::bigint::text || '%')
+        RETURNING user_id
         """,
         g,
         u,
         patterns,
     )
+    counts.rows["others_merged_contexts"] = len(dropped_contexts)
+    counts.others_invalidated = sorted(row["user_id"] for row in dropped_contexts)
+    if days:
+        # their historical summaries were dropped above: their cached contexts are stale too
+        others = await connection.fetch(
+            "SELECT DISTINCT user_id FROM daily_summaries WHERE guild_id = $1"
+            " AND day = ANY($2::date[])",
+            g,
+            days,
+        )
+        counts.others_invalidated = sorted(
+            set(counts.others_invalidated) | {row["user_id"] for row in others}
+        )
     for table, column in await other_member_tables(connection):
         await run(
             table,

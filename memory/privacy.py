@@ -173,6 +173,12 @@ async def export_member(
     return export
 
 
+async def purge_preview(pool: asyncpg.Pool, subject: Subject) -> dict[str, Any]:
+    """What a purge would delete, shaped like an export but not reported as one."""
+    data = await fetch_member_data(pool, subject.guild_id, subject.user_id)
+    return _jsonable(data)
+
+
 def row_count(export: dict[str, Any]) -> int:
     """How many stored rows an export holds (for prompts and telemetry)."""
     total = 0

@@ -10,16 +10,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 from bot.cli import CliError
 from bot.runtime import Runtime, open_runtime
 from memory.privacy import (
     PrivacyError,
+    Resummarize,
     Subject,
     export_member,
     export_summary,
     purge_member,
+    purge_preview,
     resolve_guild,
     resolve_subject,
     to_json,
@@ -104,7 +107,7 @@ async def handle_purge(
     async with open_runtime(settings, telemetry_stdout=False) as runtime:
         subject = await _subject(runtime, args)
         if not args.yes:
-            preview = await export_member(runtime.pool, subject, telemetry=runtime.telemetry)
+            preview = await purge_preview(runtime.pool, subject)
             prompt = (
                 f"This deletes everything held about {subject.label} in guild "
                 f"{subject.guild_id}:\n{export_summary(preview)}\n"
@@ -118,6 +121,22 @@ async def handle_purge(
             subject,
             default_timezone=settings.default_timezone,
             telemetry=runtime.telemetry,
+            resummarize=_resummarizer(runtime),
         )
     print(report.describe())
+    if report.resummarized:
+        days = ", ".join(day.isoformat() for day in report.resummarized)
+        print(f"re-summarised without them: {days}")
     return 0
+
+
+def _resummarizer(runtime: Runtime) -> Resummarize | None:
+    """Re-summarise shared days right away when the runtime has a memory manager."""
+    manager = getattr(runtime, "manager", None)
+    if manager is None:
+        return None
+
+    async def resummarize(guild_id: int, day: date) -> None:
+        await manager.summarize_day(guild_id, day, force=False)
+
+    return resummarize

@@ -192,6 +192,7 @@ async def test_purge_leaves_no_row_about_the_member(seeded, telemetry) -> None:
     assert report.counts.rows["messages"] == 2 and report.counts.rows["mentions_scrubbed"] == 1
     assert report.counts.stale_days == [DAY1, DAY3]
     assert report.counts.dropped_days == [DAY2]
+    assert report.counts.others_invalidated == [BOB]  # Carol's memory never held her
     assert resummarized == [(G, DAY1), (G, DAY3)]
     [event] = telemetry.recent("privacy_purge")
     assert event["count"] == report.counts.total and event["actor_id"] == BOB
