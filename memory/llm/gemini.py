@@ -98,6 +98,9 @@ class GeminiProvider(LLMProvider):
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         self._client = genai.Client(api_key=api_key, http_options=http_options)
+        # Schemas the SDK cannot turn into Gemini's Schema type (dict fields, for one): these
+        # go as plain JSON schema (`response_json_schema`) instead.
+        self._json_schema_only: set[type] = set()
 
     def model_for(self, purpose: Purpose) -> str:
         return pick_model(
@@ -112,19 +115,30 @@ class GeminiProvider(LLMProvider):
             config["max_output_tokens"] = request.max_output_tokens
         if request.schema is not None:
             config["response_mime_type"] = "application/json"
-            config["response_schema"] = request.schema
+            if request.schema in self._json_schema_only:
+                config["response_json_schema"] = request.schema.model_json_schema()
+            else:
+                config["response_schema"] = request.schema
         return types.GenerateContentConfig(**config)
+
+    async def _generate(self, request: LLMRequest, model: str) -> Any:
+        try:
+            return await self._client.aio.models.generate_content(
+                model=model, contents=request.prompt, config=self._config(request)
+            )
+        except (ValueError, TypeError) as exc:
+            # Raised while building the request, before anything is sent: the SDK could not
+            # express the schema. Send it as JSON schema instead, once and from now on.
+            if request.schema is None or request.schema in self._json_schema_only:
+                raise LLMRequestRejected(f"gemini {request.purpose}: {exc}"[:500]) from exc
+            _log.info("gemini: %s sent as JSON schema (%s)", request.schema.__name__, exc)
+            self._json_schema_only.add(request.schema)
+            return await self._generate(request, model)
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.purpose)
         try:
-            config = self._config(request)
-        except (ValueError, TypeError) as exc:  # the SDK could not express our schema
-            raise LLMRequestRejected(f"gemini config for {request.purpose}: {exc}") from exc
-        try:
-            response = await self._client.aio.models.generate_content(
-                model=model, contents=request.prompt, config=config
-            )
+            response = await self._generate(request, model)
         except genai_errors.APIError as exc:
             raise map_api_error(exc) from exc
         except genai_errors.UnknownApiResponseError as exc:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 
 import pytest
+from pydantic import BaseModel
 
 from memory.llm.base import (
     LLMBadOutput,
@@ -258,3 +259,24 @@ async def test_connection_refused_fails_fast_without_sdk_retry() -> None:
         await provider.aclose()
     # The SDK's implicit retry would sleep 1-10 s first; ours is the only retry loop.
     assert time.perf_counter() - started < 1.0
+
+
+class _Tally(BaseModel):
+    counts: dict[str, int]
+
+
+async def test_schema_the_sdk_cannot_express_goes_as_json_schema(
+    gemini: GeminiProvider, fake_http: FakeHTTPServer
+) -> None:
+    fake_http.queue(
+        Reply(body=gemini_text('{"counts": {"alice": 3}}')),
+        Reply(body=gemini_text('{"counts": {}}')),
+    )
+    request = LLMRequest(purpose="merge", prompt="count", schema=_Tally)
+    response = await gemini.complete(request)
+    assert response.parsed == _Tally(counts={"alice": 3})
+    config = fake_http.requests[0].body["generationConfig"]
+    assert "responseSchema" not in config
+    assert config["responseJsonSchema"]["properties"]["counts"]["type"] == "object"
+    await gemini.complete(request)
+    assert len(fake_http.requests) == 2  # no failed attempt the second time
