@@ -17,9 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
@@ -29,47 +28,25 @@ from db.facts import get_facts, get_forgotten
 from db.members import get_members
 from memory.cache import AsyncCache, SingleFlight
 from memory.clock import Clock, SystemClock, day_bounds, ensure_aware, local_day
-from memory.context import ContextMerger, assemble_fallback, bound, content_hash
+from memory.context import HISTORY_DAYS, ContextInputs, ContextMerger, fallback_context
 from memory.llm.base import LLMError
-from memory.llm.schemas import PromptMember
 from memory.llm.tasks import MemoryLLM
 from memory.render import prompt_member
 from memory.report import ContextReport, SourceReport
 from memory.settings import Settings
 from memory.summaries.daily import DailySummarizer, DayResult
-from memory.summaries.forgetting import drop_forgotten
 from memory.summaries.historical import HistoricalSummarizer
 from memory.summaries.stats import BuildStats
 from memory.telemetry import Telemetry, get_telemetry
 
 _log = logging.getLogger(__name__)
 
-HISTORY_DAYS = 6  # days 2-7: yesterday and the five days before it
 HOUR_SECONDS = 3600
 
 
 @dataclass
-class _Inputs:
-    """What one member's context is built from (already filtered for forgotten statements)."""
-
-    guild_id: int
-    timezone: str
-    today: date
-    member: PromptMember
-    facts: str
-    forgotten: list[str]
-    today_text: str = ""
-    history_text: str = ""
-    history_days: list[date] = field(default_factory=list)
-
-    @property
-    def names(self) -> list[str]:
-        return [self.member.name, *self.member.aliases]
-
-
-@dataclass
 class _Built:
-    inputs: _Inputs
+    inputs: ContextInputs
     text: str | None
     stats: BuildStats
 
@@ -219,7 +196,7 @@ class MemoryManager:
             guild_id=guild_id,
         )
         stats.cache("today", hit)
-        inputs.today_text = self._clean(today_batch.get(user_id, ""), inputs)
+        inputs.today_text = inputs.clean(today_batch.get(user_id, ""))
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
         await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
@@ -228,9 +205,9 @@ class MemoryManager:
         history = await self._history.summary(
             guild_id, inputs.member, last, days, inputs.forgotten, stats
         )
-        inputs.history_text = self._clean(history, inputs)
+        inputs.history_text = inputs.clean(history)
 
-        key_hash = self._content_hash(inputs)
+        key_hash = inputs.content_hash(self._max_chars)
         text, hit = await self._contexts.get_or_compute(
             (guild_id, user_id, key_hash),
             lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
@@ -240,12 +217,12 @@ class MemoryManager:
         stats.cache("context", hit)
         return _Built(inputs, text, stats)
 
-    async def _base_inputs(self, guild_id: int, user_id: int) -> _Inputs:
+    async def _base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
         timezone = await self.timezone(guild_id)
         facts = await get_facts(self._pool, guild_id, user_id)
         forgotten = await get_forgotten(self._pool, guild_id, user_id)
         members = await get_members(self._pool, guild_id, [user_id])
-        return _Inputs(
+        return ContextInputs(
             guild_id=guild_id,
             timezone=timezone,
             today=local_day(self._clock.now(), timezone),
@@ -281,7 +258,7 @@ class MemoryManager:
                 raise result
 
     async def _merge_or_load(
-        self, guild_id: int, user_id: int, key_hash: str, inputs: _Inputs, stats: BuildStats
+        self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
     ) -> str | None:
         stored = await store.get_merged_context(self._pool, guild_id, user_id)
         if stored is not None and stored.content_hash == key_hash:
@@ -299,34 +276,9 @@ class MemoryManager:
         )
         if text is not None:
             await store.save_merged_context(
-                self._pool, guild_id, user_id, text, key_hash, self._sources_meta(inputs)
+                self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
             )
         return text
-
-    def _clean(self, text: str, inputs: _Inputs) -> str:
-        return drop_forgotten(text, inputs.forgotten, inputs.names)[0].strip()
-
-    def _content_hash(self, inputs: _Inputs) -> str:
-        return content_hash(
-            inputs.facts,
-            inputs.today_text,
-            inputs.history_text,
-            sorted(inputs.forgotten),
-            inputs.member.name,
-            self._max_chars,
-        )
-
-    def _sources_meta(self, inputs: _Inputs) -> dict[str, Any]:
-        """Stored next to the context: what it was built from, to judge it as a fallback."""
-        return {
-            "facts_hash": content_hash(inputs.facts),
-            "forgotten_hash": content_hash(sorted(inputs.forgotten)),
-            "facts_chars": len(inputs.facts),
-            "today_chars": len(inputs.today_text),
-            "history_chars": len(inputs.history_text),
-            "day": inputs.today.isoformat(),
-            "history_days": [day.isoformat() for day in inputs.history_days],
-        }
 
     # --- fallback -------------------------------------------------------------------------
 
@@ -345,10 +297,10 @@ class MemoryManager:
         """
         text: str | None = None
         served = "none"
-        inputs: _Inputs | None = None
+        inputs: ContextInputs | None = None
         try:
             inputs = await self._base_inputs(guild_id, user_id)
-            text, served = await self._fallback_text(guild_id, user_id, inputs)
+            text, served = await fallback_context(self._pool, inputs, self._max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
         self._telemetry.emit(
@@ -384,42 +336,6 @@ class MemoryManager:
             elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
             shared=shared,
         )
-
-    async def _fallback_text(
-        self, guild_id: int, user_id: int, inputs: _Inputs
-    ) -> tuple[str | None, str]:
-        known_good = await store.get_merged_context(self._pool, guild_id, user_id)
-        if (
-            known_good is not None
-            and known_good.sources.get("facts_hash") == content_hash(inputs.facts)
-            and known_good.sources.get("forgotten_hash") == content_hash(sorted(inputs.forgotten))
-        ):
-            text = bound(self._clean(known_good.context, inputs), self._max_chars)
-            if text:
-                return text, "last_known_good"
-        today = inputs.today
-        recent = await store.member_daily_summaries(
-            self._pool, guild_id, user_id, today - timedelta(days=HISTORY_DAYS), today
-        )
-        inputs.today_text = self._clean(
-            next((text for day, text in recent if day == today), ""), inputs
-        )
-        latest = await store.latest_historical(
-            self._pool, guild_id, user_id, today - timedelta(days=1)
-        )
-        if latest is not None:
-            history = latest[1]
-        else:  # no narrative yet: the latest daily summaries themselves, newest first
-            history = " ".join(text for day, text in reversed(recent) if day != today)
-        inputs.history_text = self._clean(history, inputs)
-        text = assemble_fallback(
-            inputs.facts, inputs.today_text, inputs.history_text, self._max_chars
-        )
-        if text is None:
-            return None, "none"
-        if inputs.today_text or inputs.history_text:
-            return text, "facts_and_summaries" if inputs.facts else "summaries"
-        return text, "facts"
 
     def _report(
         self, built: _Built, *, budget: float | None, started: float, shared: bool
