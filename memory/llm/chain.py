@@ -13,7 +13,9 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
 from aiolimiter import AsyncLimiter
@@ -33,6 +35,29 @@ from memory.telemetry import Telemetry, get_telemetry
 _log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+_answered_by: ContextVar[list[str] | None] = ContextVar("llm_answered_by", default=None)
+
+
+@contextmanager
+def track_providers() -> Iterator[list[str]]:
+    """Collect which providers answered the LLM calls made inside the block.
+
+    Lets a caller tell a real model's answer from a fallback's without changing any task
+    signature, e.g. to avoid persisting a daily summary the offline fallback produced while
+    Gemini was briefly down:
+
+        with track_providers() as answered:
+            summaries = await llm.summarize_day(...)
+        degraded = "offline" in answered
+    """
+    answered: list[str] = []
+    token = _answered_by.set(answered)
+    try:
+        yield answered
+    finally:
+        _answered_by.reset(token)
 
 
 class LLMQueueTimeout(LLMRateLimited):
@@ -191,6 +216,9 @@ class ProviderChain(LLMProvider):
                 output_tokens=response.output_tokens,
                 fallback_from=names[index - 1] if index else None,
             )
+            answered = _answered_by.get()
+            if answered is not None:
+                answered.append(name)
             return response
         assert last_error is not None
         raise last_error

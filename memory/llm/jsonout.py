@@ -46,6 +46,17 @@ def _single_text_field(schema: type[BaseModel]) -> str | None:
     return name if info.annotation is str and info.is_required() else None
 
 
+def _describe(error: Exception | None) -> str:
+    """Which fields failed and why, without the values (they may quote members' chat)."""
+    if not isinstance(error, ValidationError):
+        return "invalid"
+    problems = [
+        f"{'.'.join(str(part) for part in item['loc']) or 'root'}: {item['msg']}"
+        for item in error.errors(include_input=False, include_url=False)
+    ]
+    return "; ".join(problems[:3])
+
+
 def parse_structured(text: str | None, schema: type[T], *, what: str = "answer") -> T:
     """Validate `text` into `schema`; raise LLMBadOutput with a short reason otherwise."""
     if text is None or not text.strip():
@@ -69,7 +80,7 @@ def parse_structured(text: str | None, schema: type[T], *, what: str = "answer")
         # A small model that ignored the JSON instruction but answered in prose: the prose is
         # the answer. Text with braces is more likely truncated JSON, so it is not guessed at.
         return schema.model_validate({field: stripped})
-    reason = "no JSON object" if not candidates else f"schema mismatch ({last_error})"
+    reason = "no JSON object" if not candidates else f"schema mismatch ({_describe(last_error)})"
     _log.debug("unparseable %s: %.200r", what, stripped)
     raise LLMBadOutput(f"{what}: {reason}, expected {schema.__name__}"[:500])
 

@@ -21,7 +21,13 @@ from memory.llm.base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm.chain import LLMQueueTimeout, ProviderChain, ProviderLimits, RetryPolicy
+from memory.llm.chain import (
+    LLMQueueTimeout,
+    ProviderChain,
+    ProviderLimits,
+    RetryPolicy,
+    track_providers,
+)
 from memory.llm.offline import OfflineProvider
 from memory.llm.schemas import Intent
 from memory.telemetry import Telemetry
@@ -254,3 +260,20 @@ async def test_crashing_provider_falls_back(telemetry: Telemetry, sleeps: Record
 def test_unknown_provider_in_chain_is_a_config_error() -> None:
     with pytest.raises(ValueError, match="unknown providers"):
         ProviderChain([OfflineProvider()], chains={"route": ["gemini"]})
+
+
+async def test_callers_can_tell_a_fallback_answer(
+    telemetry: Telemetry, sleeps: RecordingSleep
+) -> None:
+    """A daily summary written by the offline fallback should not be stored as final."""
+    edge = EdgeProvider()
+    chain = _chain(edge, telemetry, sleeps)
+    with track_providers() as answered:
+        await chain.complete(_request())
+    assert answered == ["gemini"]
+    edge.failures = [LLMRequestRejected("400")]
+    with track_providers() as answered:
+        await asyncio.gather(chain.complete(_request()), chain.complete(_request()))
+    assert sorted(answered) == ["gemini", "offline"]
+    await chain.complete(_request())  # outside a block nothing is collected
+    assert sorted(answered) == ["gemini", "offline"]
