@@ -63,6 +63,7 @@ class HistoryRecord:
     source_message_id: int | None
     reverts_id: int | None
     created_at: datetime
+    operation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,7 @@ class ForgottenRecord:
 
 _HISTORY_COLUMNS = (
     "id, guild_id, user_id, version, old_blob, new_blob, actor_id, command, statement,"
-    " source_message_id, reverts_id, created_at"
+    " source_message_id, reverts_id, created_at, operation"
 )
 
 
@@ -129,12 +130,14 @@ async def add_history(
     statement: str | None,
     source_message_id: int | None,
     reverts_id: int | None = None,
+    operation: str | None = None,
 ) -> int:
-    """Append one change to the member's history; returns its id."""
+    """Append one change to the member's history; returns its id. `operation` is what the
+    change did (remember, forget, undo, purge); `command` is what the member typed."""
     return await connection.fetchval(
         "INSERT INTO fact_history (guild_id, user_id, version, old_blob, new_blob, actor_id,"
-        " command, statement, source_message_id, reverts_id)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        " command, statement, source_message_id, reverts_id, operation)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
         guild_id,
         user_id,
         version,
@@ -145,6 +148,7 @@ async def add_history(
         statement,
         source_message_id,
         reverts_id,
+        operation,
     )
 
 
@@ -167,7 +171,7 @@ async def last_undoable(db: Executor, guild_id: int, user_id: int) -> HistoryRec
     row = await db.fetchrow(
         f"SELECT {_HISTORY_COLUMNS} FROM fact_history h"
         " WHERE h.guild_id = $1 AND h.user_id = $2 AND h.reverts_id IS NULL"
-        " AND h.command <> 'undo'"
+        " AND h.operation IS DISTINCT FROM 'undo'"
         " AND NOT EXISTS (SELECT 1 FROM fact_history u WHERE u.reverts_id = h.id)"
         " ORDER BY h.id DESC LIMIT 1",
         guild_id,

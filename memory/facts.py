@@ -87,6 +87,7 @@ class _Provenance:
     actor_id: int | None
     command: str
     source_message_id: int | None
+    operation: str
 
 
 def normalise_statement(statement: str) -> str:
@@ -179,7 +180,7 @@ class FactService:
         """Merge `statement` into the member's blob. Explicitly remembering something that was
         forgotten lifts the forget for it."""
         text = self.check_statement(statement)
-        origin = _Provenance(actor_id, command, source_message_id)
+        origin = _Provenance(actor_id, command, source_message_id, "remember")
         with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._remember_plan(member, text)
@@ -207,7 +208,7 @@ class FactService:
         The statement is recorded even when the blob did not hold it: the summaries of chat
         may, and they honour the forgotten list too."""
         text = self.check_statement(statement)
-        origin = _Provenance(actor_id, command, source_message_id)
+        origin = _Provenance(actor_id, command, source_message_id, "forget")
         with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._forget_plan(member, text)
@@ -227,7 +228,7 @@ class FactService:
     ) -> FactChange | None:
         """Restore the blob as it was before the latest change not yet undone; None when there is
         nothing to undo. Undoing a forget also lifts the forget."""
-        origin = _Provenance(actor_id, command, source_message_id)
+        origin = _Provenance(actor_id, command, source_message_id, "undo")
         with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
             async with self._locks.hold((guild_id, user_id)):
                 change = await self._undo_locked(guild_id, user_id, origin)
@@ -305,6 +306,7 @@ class FactService:
                 statement=plan.statement,
                 source_message_id=origin.source_message_id,
                 reverts_id=plan.reverts_id,
+                operation=origin.operation,
             )
         return FactChange(
             guild_id,
@@ -386,7 +388,7 @@ class FactService:
             if target is None:
                 return None
             lift: tuple[int, ...] = ()
-            if target.command.startswith("forget") and target.statement:
+            if target.operation == "forget" and target.statement:
                 # Undoing a forget lifts it (the newest matching record is the one it added).
                 records = await store.get_forgotten_records(connection, guild_id, user_id)
                 wanted = normalise_statement(target.statement)

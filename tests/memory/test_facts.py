@@ -240,9 +240,9 @@ async def test_undo_walks_back_and_restores_forgotten(db_pool, telemetry) -> Non
     facts = service(db_pool, telemetry)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     await facts.remember(G, ALICE, "alice has a cat", actor_id=1)
-    await facts.forget(G, ALICE, "alice likes tea", actor_id=1)
+    await facts.forget(G, ALICE, "alice likes tea", actor_id=1, command="/forget alice likes tea")
 
-    undone = await facts.undo(G, 1, actor_id=5)
+    undone = await facts.undo(G, 1, actor_id=5, command="/memory undo")
     assert undone is not None and undone.new_blob == "Alice likes tea. Alice has a cat."
     assert await get_forgotten(db_pool, G, 1) == []  # undoing a forget lifts it
     second = await facts.undo(G, 1, actor_id=5)
@@ -253,6 +253,8 @@ async def test_undo_walks_back_and_restores_forgotten(db_pool, telemetry) -> Non
 
     history = await get_history(db_pool, G, 1)
     assert history[0].command == "undo" and history[0].actor_id == 5
+    assert [h.operation for h in history] == ["undo"] * 3 + ["forget", "remember", "remember"]
+    assert history[2].command == "/memory undo"
     assert history[0].reverts_id == history[-1].id  # the first remember
 
 
