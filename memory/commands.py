@@ -93,6 +93,16 @@ def identity_alias(statement: str, subjects: Sequence[str]) -> str | None:
     return alias
 
 
+def may_change_memory(
+    settings: Settings, *, author_id: int, target_id: int, can_manage_guild: bool
+) -> bool:
+    """Forgetting, undo and purge: the member themself, or Manage Server (unless the guild's
+    FORGET_OTHERS_REQUIRES_MANAGE_GUILD is off). Adding facts needs no permission."""
+    if author_id == target_id or can_manage_guild:
+        return True
+    return not settings.forget_others_requires_manage_guild
+
+
 class MemoryCommands:
     """Turns memory commands into replies. Discord-free; every entry point is rate limited."""
 
@@ -428,9 +438,12 @@ class MemoryCommands:
         return _MENTION.sub(name, text)
 
     def _may_change(self, ctx: _Context, member: Member) -> bool:
-        if member.user_id == ctx.author.user_id or ctx.can_manage_guild:
-            return True
-        return not self._settings.forget_others_requires_manage_guild
+        return may_change_memory(
+            self._settings,
+            author_id=ctx.author.user_id,
+            target_id=member.user_id,
+            can_manage_guild=ctx.can_manage_guild,
+        )
 
     def _refuse(self, ctx: _Context, kind: str, member: Member) -> CommandResult:
         _log.info(
