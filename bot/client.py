@@ -12,6 +12,7 @@ import contextlib
 import importlib.util
 import logging
 import signal
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -106,7 +107,7 @@ def run_bot(settings: Settings) -> int:
     if settings.discord_token is None:
         raise ValueError("run_bot needs DISCORD_TOKEN")
     try:
-        return asyncio.run(_run(settings))
+        return asyncio.run(serve(settings))
     except KeyboardInterrupt:
         return 130
     except discord.LoginFailure:
@@ -120,13 +121,26 @@ def run_bot(settings: Settings) -> int:
         return 1
 
 
-async def _run(settings: Settings) -> int:
-    assert settings.discord_token is not None
+async def serve(settings: Settings, *, on_start: Callable[[MemoryBot], None] | None = None) -> int:
+    """Open the runtime and run the bot until closed or signalled; `on_start` sees the bot
+    before it connects (embedding, tests)."""
+    if settings.discord_token is None:
+        raise ValueError("serve needs DISCORD_TOKEN")
     token = settings.discord_token.get_secret_value()
+    loop = asyncio.get_running_loop()
+    handled: list[signal.Signals] = []
     async with open_runtime(settings) as runtime, MemoryBot(runtime) as bot:
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
-        await bot.start(token)
+        if on_start is not None:
+            on_start(bot)
+        try:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    # docker stop / Ctrl-C: leave the gateway, then flush (see MemoryBot.close)
+                    loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
+                    handled.append(signum)
+            await bot.start(token)
+        finally:
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+    _log.info("bot stopped")
     return 0
