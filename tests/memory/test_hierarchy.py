@@ -191,3 +191,35 @@ async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> No
     assert {"daily_summary", "historical_summary", "merge", "cache"} <= ops
     cache_events = telemetry.recent("cache")
     assert any(e["cache"] == "context" and e["hit"] is False for e in cache_events)
+
+
+async def test_two_processes_summarise_each_guild_day_once(
+    db_pool, database_dsn, telemetry
+) -> None:
+    """Two bot processes (separate pools, separate caches) asked at the same moment: the
+    advisory lock lets one summarise each guild-day while the other waits and reuses it."""
+    from db.pool import create_pool
+
+    await add_members(db_pool)
+    await add_week(db_pool)
+    other_pool = await create_pool(database_dsn, min_size=1, max_size=10)
+    first, second = model(), model()
+    first.latency = second.latency = 0.02
+    clock = FixedClock(NOW)
+    one = manager(db_pool, first, clock, telemetry)
+    two = manager(other_pool, second, clock, telemetry)
+    try:
+        texts = await asyncio.gather(
+            one.get_memories(GUILD, ALICE, budget=None),
+            two.get_memories(GUILD, ALICE, budget=None),
+            two.get_memories(GUILD, BOB, budget=None),
+        )
+    finally:
+        await one.aclose()
+        await two.aclose()
+        await other_pool.close()
+    assert first.calls["daily_summary"] + second.calls["daily_summary"] == 7
+    assert sorted(days_requested(first) + days_requested(second)) == sorted(
+        (TODAY - timedelta(days=n)).isoformat() for n in range(7)
+    )
+    assert texts[0] == texts[1] and texts[2] is not None
