@@ -71,6 +71,7 @@ OPS: dict[str, str] = {
     "ingest_reject": "one event the database refused (not stored)",
     "ingest_shutdown": "events still queued when the writer was closed",
     "backfill": "channel history fetched on start-up (messages)",
+    "import": "one DiscordChatExporter file imported (messages, new, skipped)",
     "daily_summary": "one guild-day summarised (day, reason, messages, members)",
     "historical_summary": "one member's days 2-7 rolled up (end_day, days)",
     "merge": "facts + today + history merged into one context",
