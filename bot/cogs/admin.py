@@ -301,6 +301,10 @@ class AdminCog(commands.Cog, name="Admin"):
         self._emit(interaction, "purge", user_id=user.id, count=report.counts.total)
 
     async def _purge(self, subject: Subject, *, actor_id: int) -> Any:
+        writer = getattr(self.runtime, "writer", None)
+        if writer is not None:
+            # their messages still queued for the database must not land after the purge
+            await writer.flush()
         report = await purge_member(
             self.runtime.pool,
             subject,
