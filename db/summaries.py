@@ -8,6 +8,7 @@ matches the messages table and nobody marked it stale (edits and deletes do).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -18,7 +19,7 @@ from typing import Any
 import asyncpg
 
 from db.messages import message_from_row
-from memory.models import ChatMessage
+from memory.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
 
@@ -237,20 +238,35 @@ async def save_day(
             )
 
 
-async def forgotten_by_member(
-    db: Executor, guild_id: int, user_ids: Sequence[int]
-) -> dict[int, list[str]]:
-    """Forgotten statements of several members at once (constraints for a daily batch)."""
+async def forgotten_in_guild(db: Executor, guild_id: int) -> list[tuple[Member, list[str]]]:
+    """Every member of the guild with forgotten statements, with their names (for filtering
+    other members' summaries that repeat a forgotten statement about them)."""
     rows = await db.fetch(
-        "SELECT user_id, statement FROM forgotten_statements"
-        " WHERE guild_id = $1 AND user_id = ANY($2::bigint[]) ORDER BY id",
+        """
+        SELECT f.user_id, array_agg(f.statement ORDER BY f.id) AS statements,
+               m.username, m.global_name, m.nickname, coalesce(m.aliases, '{}') AS aliases
+        FROM forgotten_statements f
+        LEFT JOIN members m ON m.guild_id = f.guild_id AND m.user_id = f.user_id
+        WHERE f.guild_id = $1
+        GROUP BY f.user_id, m.username, m.global_name, m.nickname, m.aliases
+        ORDER BY f.user_id
+        """,
         guild_id,
-        list(user_ids),
     )
-    result: dict[int, list[str]] = {}
-    for row in rows:
-        result.setdefault(row["user_id"], []).append(row["statement"])
-    return result
+    return [
+        (
+            Member(
+                guild_id=guild_id,
+                user_id=row["user_id"],
+                username=row["username"],
+                global_name=row["global_name"],
+                nickname=row["nickname"],
+                aliases=tuple(row["aliases"]),
+            ),
+            list(row["statements"]),
+        )
+        for row in rows
+    ]
 
 
 async def get_historical(
@@ -312,8 +328,6 @@ async def get_merged_context(db: Executor, guild_id: int, user_id: int) -> Merge
         return None
     sources = row["sources"]
     if isinstance(sources, str):  # a pool without the jsonb codec
-        import json
-
         sources = json.loads(sources)
     return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
 

@@ -19,7 +19,7 @@ from db import summaries as store
 from memory.llm.base import LLMBadOutput
 from memory.llm.schemas import PromptMember
 from memory.llm.tasks import MemoryLLM
-from memory.summaries.forgetting import drop_forgotten
+from memory.summaries.forgetting import ForgottenAbout, drop_forgotten, drop_guild_forgotten
 from memory.summaries.stats import BuildStats
 from memory.telemetry import Telemetry, get_telemetry
 
@@ -46,6 +46,7 @@ class ContextInputs:
     member: PromptMember
     facts: str
     forgotten: list[str]
+    guild_forgotten: list[ForgottenAbout] = field(default_factory=list)
     today_text: str = ""
     history_text: str = ""
     history_days: list[date] = field(default_factory=list)
@@ -55,8 +56,10 @@ class ContextInputs:
         return [self.member.name, *self.member.aliases]
 
     def clean(self, text: str) -> str:
-        """`text` without sentences restating anything this member asked to forget."""
-        return drop_forgotten(text, self.forgotten, self.names)[0].strip()
+        """`text` without sentences restating anything forgotten about this member, or about
+        another member it names."""
+        text = drop_forgotten(text, self.forgotten, self.names)[0]
+        return drop_guild_forgotten(text, self.member.user_id, self.guild_forgotten)[0].strip()
 
     def content_hash(self, max_chars: int) -> str:
         """The merge cache key: equal inputs give an equal context, in any process."""

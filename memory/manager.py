@@ -35,6 +35,7 @@ from memory.render import prompt_member
 from memory.report import ContextReport, SourceReport
 from memory.settings import Settings
 from memory.summaries.daily import DailySummarizer, DayResult
+from memory.summaries.forgetting import load_guild_forgotten
 from memory.summaries.historical import HistoricalSummarizer
 from memory.summaries.stats import BuildStats
 from memory.telemetry import Telemetry, get_telemetry
@@ -200,8 +201,9 @@ class MemoryManager:
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
         await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
-        days = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
-        inputs.history_days = [day for day, _ in days]
+        stored = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
+        inputs.history_days = [day for day, _ in stored]
+        days = [(day, inputs.clean(text)) for day, text in stored]
         history = await self._history.summary(
             guild_id, inputs.member, last, days, inputs.forgotten, stats
         )
@@ -221,6 +223,7 @@ class MemoryManager:
         timezone = await self.timezone(guild_id)
         facts = await get_facts(self._pool, guild_id, user_id)
         forgotten = await get_forgotten(self._pool, guild_id, user_id)
+        guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
         members = await get_members(self._pool, guild_id, [user_id])
         return ContextInputs(
             guild_id=guild_id,
@@ -229,6 +232,7 @@ class MemoryManager:
             member=prompt_member(user_id, members),
             facts=facts.blob.strip() if facts else "",
             forgotten=forgotten,
+            guild_forgotten=guild_forgotten,
         )
 
     async def _today_batch(
@@ -274,6 +278,8 @@ class MemoryManager:
             forgotten=inputs.forgotten,
             stats=stats,
         )
+        if text is not None:
+            text = inputs.clean(text) or None
         if text is not None:
             await store.save_merged_context(
                 self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()

@@ -25,7 +25,7 @@ from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, 
 from memory.models import ChatMessage, Member
 from memory.render import USER_MENTION, prompt_member, referenced_ids, render_messages
 from memory.settings import Settings
-from memory.summaries.forgetting import drop_forgotten
+from memory.summaries.forgetting import drop_guild_forgotten, load_guild_forgotten
 from memory.summaries.stats import BuildStats
 from memory.telemetry import Telemetry, get_telemetry
 from prompts.loader import template
@@ -224,7 +224,12 @@ class DailySummarizer:
         if not targets:
             return {}, 0, 0, []
         rendered = render_messages(messages, members)
-        forgotten = await store.forgotten_by_member(conn, guild_id, targets)
+        guild_forgotten = await load_guild_forgotten(conn, guild_id)
+        forgotten = {
+            about.user_id: list(about.statements)
+            for about in guild_forgotten
+            if about.user_id in targets
+        }
         prompt_members = [prompt_member(user_id, members) for user_id in targets]
         chunks = chunk_messages(rendered, self._message_budget(prompt_members, forgotten))
         originals = {message.message_id: message for message in messages}
@@ -276,12 +281,8 @@ class DailySummarizer:
             calls += len(reduce_jobs)
             reduced = await asyncio.gather(*(reduce(u, t) for u, t in reduce_jobs.items()))
             summaries.update(reduced)
-        for member in prompt_members:
-            names = [member.name, *member.aliases]
-            text, _ = drop_forgotten(
-                summaries[member.user_id], forgotten.get(member.user_id, []), names
-            )
-            summaries[member.user_id] = text
+        for user_id, text in summaries.items():  # the model may not have obeyed the constraints
+            summaries[user_id] = drop_guild_forgotten(text, user_id, guild_forgotten)[0]
         return summaries, len(chunks), calls, targets
 
     def _message_budget(self, members: list[PromptMember], forgotten: dict[int, list[str]]) -> int:

@@ -4,13 +4,21 @@ Stored daily summaries may predate a forget, and a model may ignore the prompt c
 each text is filtered again before it is merged or served. The match errs on the side of
 forgetting: a sentence goes when it contains the statement, or every content word of it
 (names of the member aside, since summaries often say "she" instead).
+
+Other members' summaries can repeat it too ("Bob said Alice loves pineapple pizza"), so
+`drop_guild_forgotten` also drops such sentences from anyone's text when they name the member.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import asyncpg
+
+from db.summaries import forgotten_in_guild
 
 _log = logging.getLogger(__name__)
 
@@ -129,3 +137,47 @@ def drop_forgotten(
         _log.debug("dropped %d sentence(s) restating forgotten statements", dropped)
         return " ".join(kept), dropped
     return text, 0
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenAbout:
+    """Statements forgotten about one member, with the names that point at that member."""
+
+    user_id: int
+    names: tuple[str, ...]
+    statements: tuple[str, ...]
+
+    def named_in(self, sentence: str) -> bool:
+        words = f" {_normalize(sentence)} "
+        return any(f" {_normalize(name)} " in words for name in self.names if len(name.strip()) > 1)
+
+
+def drop_guild_forgotten(
+    text: str, subject_id: int, forgotten: Sequence[ForgottenAbout]
+) -> tuple[str, int]:
+    """`text` about `subject_id` without sentences restating anything forgotten in the guild:
+    the subject's own statements always, another member's when the sentence names them."""
+    if not text or not forgotten:
+        return text, 0
+    kept: list[str] = []
+    dropped = 0
+    for sentence in split_sentences(text):
+        if any(
+            (about.user_id == subject_id or about.named_in(sentence))
+            and any(restates(sentence, statement, about.names) for statement in about.statements)
+            for about in forgotten
+        ):
+            dropped += 1
+        else:
+            kept.append(sentence)
+    return (" ".join(kept), dropped) if dropped else (text, 0)
+
+
+async def load_guild_forgotten(
+    db: asyncpg.Pool | asyncpg.Connection, guild_id: int
+) -> list[ForgottenAbout]:
+    """Everything forgotten in the guild, by member, ready for `drop_guild_forgotten`."""
+    return [
+        ForgottenAbout(member.user_id, member.names, tuple(statements))
+        for member, statements in await forgotten_in_guild(db, guild_id)
+    ]

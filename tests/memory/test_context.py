@@ -65,3 +65,16 @@ def test_rendering_uses_current_names_and_skips_deleted_messages() -> None:
     assert rendered[1].reply_to_id == 10
     member = prompt_member(2, members)
     assert (member.name, member.aliases) == ("Bobby", ["Robert"])
+
+
+def test_other_members_sentences_go_only_when_they_name_the_member() -> None:
+    from memory.summaries.forgetting import ForgottenAbout, drop_guild_forgotten
+
+    alice = ForgottenAbout(1, ("Alice", "alice_w"), ("Alice loves pineapple pizza",))
+    bob_summary = (
+        "Bob said alice_w loves pineapple pizza. Bob loves pineapple pizza too. Bob baked bread."
+    )
+    text, dropped = drop_guild_forgotten(bob_summary, 2, [alice])
+    assert (text, dropped) == ("Bob loves pineapple pizza too. Bob baked bread.", 1)
+    # In Alice's own summaries the sentence goes even when it only says "she".
+    assert drop_guild_forgotten("She loves pineapple pizza. Hi.", 1, [alice]) == ("Hi.", 1)

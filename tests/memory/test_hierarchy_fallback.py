@@ -188,3 +188,25 @@ async def test_forgetting_sticks_through_summaries_and_fallbacks(db_pool, teleme
     assert "pineapple" not in degraded and "nurse" not in degraded
     assert degraded.startswith("Facts: Alice lives in Lyon.")
     assert fallbacks(telemetry)[-1] == ("llm_error", "facts_and_summaries")
+
+
+async def test_a_forgotten_fact_does_not_come_back_through_other_members(
+    db_pool, telemetry
+) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    gossip = NOW - timedelta(days=1, hours=1)
+    await insert_messages(db_pool, [message(BOB, "Alice loves pineapple pizza. So do I.", gossip)])
+    await set_facts(db_pool, BOB, "Bob plays the cello.")
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    try:
+        assert "pineapple" in (await memory.get_memories(GUILD, BOB, budget=None) or "")
+        await add_forgotten(db_pool, ALICE, "Alice loves pineapple pizza")
+        memory.invalidate(GUILD, BOB)
+        bob = await memory.get_memories(GUILD, BOB, budget=None)
+    finally:
+        await memory.aclose()
+    assert bob is not None
+    assert "pineapple" not in bob
+    assert "So do I." in bob and "Bob plays the cello." in bob  # only that sentence went
