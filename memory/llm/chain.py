@@ -76,6 +76,11 @@ class RetryPolicy:
     bad_output_retries: int = 1
     timeout: float | None = 30.0
     queue_timeout: float | None = 120.0
+    # Longer budgets for purposes with long prompts (a whole day of chat).
+    purpose_timeouts: Mapping[str, float] = field(default_factory=dict)
+
+    def timeout_for(self, purpose: str) -> float | None:
+        return self.purpose_timeouts.get(purpose, self.timeout)
 
     def delay(self, retry: int, hint: float | None, jitter: float) -> float | None:
         """Seconds before retry number `retry` (0-based); None when the wait is not worth it.
@@ -287,12 +292,13 @@ class ProviderChain(LLMProvider):
                     f"{guarded.provider.name}: no request slot within "
                     f"{self.policy.queue_timeout}s (local rate limit)"
                 ) from None
+            timeout = self.policy.timeout_for(request.purpose)
             try:
-                async with asyncio.timeout(self.policy.timeout):
+                async with asyncio.timeout(timeout):
                     return await guarded.provider.complete(request)
             except TimeoutError:
                 raise LLMUnavailable(
-                    f"{guarded.provider.name}: no answer within {self.policy.timeout}s"
+                    f"{guarded.provider.name}: no answer within {timeout}s"
                 ) from None
         finally:
             if acquired and semaphore is not None:

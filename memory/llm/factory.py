@@ -12,6 +12,7 @@ from collections.abc import Callable
 from memory.llm.base import LLMProvider
 from memory.llm.chain import ProviderChain, ProviderLimits, RetryPolicy, Sleep
 from memory.llm.offline import OfflineProvider
+from memory.llm.purposes import DAILY_PURPOSES
 from memory.llm.tasks import MemoryLLM
 from memory.settings import PURPOSES, ProviderName, Settings, purpose_pairs
 from memory.telemetry import Telemetry, get_telemetry
@@ -22,6 +23,11 @@ _log = logging.getLogger(__name__)
 def _secret(value: object) -> str | None:
     getter = getattr(value, "get_secret_value", None)
     return getter() if getter is not None else None
+
+
+def _client_timeout(settings: Settings) -> float:
+    """The SDK-level timeout: the longest any purpose may take (the chain enforces each)."""
+    return max(settings.llm_timeout_seconds, settings.llm_daily_timeout_seconds)
 
 
 def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None:
@@ -41,7 +47,7 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             model_daily=settings.gemini_model_daily,
             purpose_models=purpose_pairs(settings.gemini_purpose_models),
             base_url=settings.gemini_base_url,
-            timeout_seconds=settings.llm_timeout_seconds,
+            timeout_seconds=_client_timeout(settings),
         )
     if name == "openai":
         from memory.llm.openai_compat import OpenAICompatibleProvider
@@ -52,7 +58,7 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             model=settings.openai_model,
             model_daily=settings.openai_model_daily,
             purpose_models=purpose_pairs(settings.openai_purpose_models),
-            timeout_seconds=settings.llm_timeout_seconds,
+            timeout_seconds=_client_timeout(settings),
         )
     raise ValueError(f"unknown LLM provider {name!r}")
 
@@ -84,6 +90,9 @@ def retry_policy(settings: Settings) -> RetryPolicy:
         bad_output_retries=settings.llm_bad_output_retries,
         timeout=settings.llm_timeout_seconds,
         queue_timeout=settings.llm_queue_timeout_seconds,
+        purpose_timeouts={
+            purpose: settings.llm_daily_timeout_seconds for purpose in DAILY_PURPOSES
+        },
     )
 
 

@@ -277,3 +277,21 @@ async def test_callers_can_tell_a_fallback_answer(
     assert sorted(answered) == ["gemini", "offline"]
     await chain.complete(_request())  # outside a block nothing is collected
     assert sorted(answered) == ["gemini", "offline"]
+
+
+async def test_daily_purposes_get_their_own_timeout(
+    telemetry: Telemetry, sleeps: RecordingSleep
+) -> None:
+    edge = EdgeProvider(latency=0.1)
+    chain = _chain(
+        edge,
+        telemetry,
+        sleeps,
+        fallback=False,
+        max_retries=0,
+        timeout=0.02,
+        purpose_timeouts={"daily_summary": 2.0},
+    )
+    assert (await chain.complete(_request("daily_summary"))).provider == "gemini"
+    with pytest.raises(LLMUnavailable, match=r"no answer within 0\.02s"):
+        await chain.complete(_request("route"))

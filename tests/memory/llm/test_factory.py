@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.llm.chain import ProviderChain
-from memory.llm.factory import build_llm, build_provider_chain, provider_limits
+from memory.llm.factory import build_llm, build_provider_chain, provider_limits, retry_policy
 from memory.llm.gemini import GeminiProvider
 from memory.llm.offline import OfflineProvider
 from memory.llm.openai_compat import OpenAICompatibleProvider
@@ -86,3 +86,9 @@ async def test_gemini_fallback_without_key_is_skipped() -> None:
 def test_unknown_purpose_in_overrides_is_a_settings_error() -> None:
     with pytest.raises(SettingsError, match="LLM_PURPOSE_CHAINS"):
         _settings(llm_purpose_chains="routing=offline")
+
+
+def test_retry_policy_from_settings() -> None:
+    policy = retry_policy(_settings(llm_timeout_seconds=10, llm_daily_timeout_seconds=90))
+    assert policy.timeout_for("reply") == 10
+    assert policy.timeout_for("daily_summary") == 90 and policy.timeout_for("daily_reduce") == 90
