@@ -158,11 +158,18 @@ class GeminiProvider(LLMProvider):
             provider=self.name,
             model=response.model_version or model,
             input_tokens=usage.prompt_token_count if usage else None,
-            output_tokens=usage.candidates_token_count if usage else None,
+            output_tokens=_output_tokens(usage),
         )
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()
+
+
+def _output_tokens(usage: types.GenerateContentResponseUsageMetadata | None) -> int | None:
+    """Answer plus thinking tokens: both are billed as output."""
+    if usage is None or usage.candidates_token_count is None:
+        return None
+    return usage.candidates_token_count + (usage.thoughts_token_count or 0)
 
 
 def _enum_name(value: object) -> str:

@@ -77,8 +77,17 @@ class FakeHTTPServer:
 # --- Recorded-style response bodies -------------------------------------------------------
 
 
-def gemini_text(text: str, *, prompt_tokens: int = 120, output_tokens: int = 30) -> dict[str, Any]:
+def gemini_text(
+    text: str, *, prompt_tokens: int = 120, output_tokens: int = 30, thoughts: int = 0
+) -> dict[str, Any]:
     """A generateContent success as the Gemini API returns it."""
+    usage: dict[str, int] = {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": output_tokens,
+        "totalTokenCount": prompt_tokens + output_tokens + thoughts,
+    }
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
     return {
         "candidates": [
             {
@@ -87,11 +96,7 @@ def gemini_text(text: str, *, prompt_tokens: int = 120, output_tokens: int = 30)
                 "index": 0,
             }
         ],
-        "usageMetadata": {
-            "promptTokenCount": prompt_tokens,
-            "candidatesTokenCount": output_tokens,
-            "totalTokenCount": prompt_tokens + output_tokens,
-        },
+        "usageMetadata": usage,
         "modelVersion": "gemini-2.5-flash-lite",
         "responseId": "fake-response-1",
     }

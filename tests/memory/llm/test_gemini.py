@@ -131,7 +131,7 @@ async def test_daily_summary_uses_daily_model_and_string_ids(
             {"user_id": "2", "summary": ""},
         ]
     }
-    fake_http.queue(Reply(body=gemini_text(json.dumps(answer))))
+    fake_http.queue(Reply(body=gemini_text(json.dumps(answer), output_tokens=40, thoughts=500)))
     llm = MemoryLLM(_chain(gemini, telemetry, sleeps))
     message = PromptMessage(
         message_id=10,
@@ -155,6 +155,7 @@ async def test_daily_summary_uses_daily_model_and_string_ids(
     assert item["properties"]["user_id"]["type"] == "STRING"
     event = telemetry.recent("llm_call")[-1]
     assert event["purpose"] == "daily_summary" and event["guild_id"] == 7
+    assert event["output_tokens"] == 540  # thinking tokens are billed as output
 
 
 async def test_429_then_success_waits_the_servers_retry_delay(
