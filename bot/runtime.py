@@ -10,10 +10,12 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 
 import asyncpg
 
 from db.lifecycle import open_database
+from db.members import get_members, list_members
 from memory.clock import Clock, SystemClock
 from memory.commands import MemoryCommands
 from memory.facts import FactService
@@ -21,8 +23,11 @@ from memory.ingest import BatchedWriter
 from memory.llm.factory import build_llm
 from memory.llm.tasks import MemoryLLM
 from memory.manager import MemoryManager
+from memory.names import NameIndexCache
+from memory.reply import ReplyComposer, ReplyConfig
 from memory.settings import Settings
 from memory.telemetry import Telemetry, configure_telemetry, get_telemetry
+from memory.window import ConversationWindows, Turn
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +49,8 @@ class Runtime:
     # Factual memory (remember/forget/undo) and the memory commands that drive it.
     facts: FactService | None = None
     commands: MemoryCommands | None = None
+    # Replies: the composer (memories + conversation window + one LLM call) for bot and console.
+    replies: ReplyComposer | None = None
 
 
 def database_url(settings: Settings) -> str | None:
@@ -124,6 +131,7 @@ async def _memory(runtime: Runtime) -> AsyncIterator[MemoryManager]:
     )
     runtime.manager = manager
     runtime.facts, runtime.commands = _fact_services(runtime, llm, manager)
+    runtime.replies = _reply_composer(runtime, llm, manager)
     try:
         yield manager
     finally:
@@ -155,3 +163,43 @@ def _fact_services(
         memories=memories,
     )
     return facts, commands
+
+
+def _reply_composer(runtime: Runtime, llm: MemoryLLM, manager: MemoryManager) -> ReplyComposer:
+    """The reply path: per-channel windows folded by the LLM, memories within the budget."""
+    settings, pool = runtime.settings, runtime.pool
+
+    async def fold(summary: str, turns: list[Turn]) -> str:
+        return await llm.fold_window(
+            summary=summary,
+            turns=[turn.as_prompt_message() for turn in turns],
+            # The window keeps its summary within a third of its token budget (~4 chars/token).
+            max_chars=settings.window_token_budget * 4 // 3,
+            guild_id=None,
+        )
+
+    windows = ConversationWindows(
+        fold,
+        runtime.clock,
+        token_budget=settings.window_token_budget,
+        soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),
+        hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
+        telemetry=runtime.telemetry,
+    )
+    return ReplyComposer(
+        memory=manager,
+        llm=llm,
+        windows=windows,
+        names=NameIndexCache(lambda guild_id: list_members(pool, guild_id)),
+        load_members=lambda guild_id, ids: get_members(pool, guild_id, ids),
+        config=ReplyConfig(
+            bot_name=settings.bot_name,
+            persona=settings.persona,
+            prompt_token_budget=settings.reply_prompt_token_budget,
+            window_token_budget=settings.window_token_budget,
+            memory_budget_seconds=settings.reply_memory_budget_seconds,
+            max_members=settings.reply_max_members,
+            context_max_chars=settings.context_max_chars,
+        ),
+        telemetry=runtime.telemetry,
+    )

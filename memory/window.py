@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memory.clock import Clock
+from memory.llm.schemas import PromptMessage
 from memory.telemetry import Telemetry, get_telemetry
 from memory.tokens import estimate_tokens, trim_to_tokens
 
@@ -33,6 +34,15 @@ class Turn:
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.author_name) + estimate_tokens(self.content) + 4
+
+    def as_prompt_message(self) -> PromptMessage:
+        return PromptMessage(
+            message_id=self.message_id,
+            timestamp=self.at,
+            author_id=self.author_id,
+            author_name=self.author_name,
+            content=self.content,
+        )
 
 
 # Folds (running summary, turns to fold) into a new summary; usually MemoryLLM.fold_window.
