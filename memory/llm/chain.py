@@ -188,6 +188,10 @@ class ProviderChain(LLMProvider):
             started = time.perf_counter()
             try:
                 response = await self._with_retries(guarded, model, request)
+            except asyncio.CancelledError:
+                # The caller's budget ran out (reply path); record it, then let it propagate.
+                self._emit(request, name, model, started, outcome="cancelled", retries=0)
+                raise
             except _GaveUp as gave_up:
                 last_error = gave_up.error
                 is_last = index == len(names) - 1

@@ -243,6 +243,7 @@ async def test_cancelled_caller_releases_its_slot(
     chain = _chain(edge, telemetry, sleeps, limits=ProviderLimits(max_concurrency=1))
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(chain.complete(_request()), 0.05)
+    assert telemetry.recent("llm_call")[-1]["outcome"] == "cancelled"
     edge.latency = 0
     response = await asyncio.wait_for(chain.complete(_request()), 1)
     assert response.provider == "gemini"
