@@ -9,6 +9,13 @@ import pytest
 from tests.memory.llm.fake_http import FakeHTTPServer
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # google-genai subclasses aiohttp.ClientSession, which aiohttp warns about on import.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Inheritance class AiohttpClientSession:DeprecationWarning"
+    )
+
+
 @pytest.fixture
 async def fake_http() -> AsyncIterator[FakeHTTPServer]:
     server = FakeHTTPServer()
