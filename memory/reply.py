@@ -187,6 +187,10 @@ class ReplyComposer:
         user_ids = await self.relevant_members(message)
         memories_task = asyncio.ensure_future(self._gather_memories(message.guild_id, user_ids))
         window = await self._windows.view(message.channel_id)
+        # The message itself may already be in the window (observed first): it is <message>.
+        window = WindowView(
+            window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
+        )
         mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
         members = await self._load_members(message.guild_id, mention_targets)
         memories = await memories_task

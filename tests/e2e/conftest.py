@@ -6,9 +6,10 @@ MemoryBot connected to it, on the per-test embedded PostgreSQL database.
         await fake_discord.send_message("hi", author="alice")
         await bot.runtime.writer.flush()
 
-`start_bot(extensions=[...], clock=..., **settings)` returns a connected, READY MemoryBot whose
-runtime uses `db_pool` and the test's `telemetry`; every bot started is closed (and its writer
-flushed) after the test.
+`start_bot(extensions=[...], clock=..., llm=..., **settings)` returns a connected, READY
+MemoryBot whose runtime uses `db_pool` and the test's `telemetry` (and `llm` instead of the
+configured providers, when given); every bot started is closed (and its writer flushed) after
+the test.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 from bot.client import MemoryBot
 from bot.runtime import open_runtime
 from memory.clock import Clock
+from memory.llm.tasks import MemoryLLM
 from memory.settings import Settings
 from memory.telemetry import Telemetry
 from tests.e2e.fake_discord import FakeDiscord
@@ -71,11 +73,14 @@ async def start_bot(
             extensions: list[str] | None = None,
             clock: Clock | None = None,
             pool: asyncpg.Pool | None = None,
+            llm: MemoryLLM | None = None,
             **overrides: Any,
         ) -> MemoryBot:
             settings = e2e_settings(**overrides)
             runtime = await stack.enter_async_context(
-                open_runtime(settings, pool=pool or db_pool, telemetry=telemetry, clock=clock)
+                open_runtime(
+                    settings, pool=pool or db_pool, telemetry=telemetry, clock=clock, llm=llm
+                )
             )
             bot = MemoryBot(runtime, extensions=extensions, guild_ready_timeout=0.05)
             task = asyncio.create_task(bot.start("fake-token"))

@@ -1,0 +1,131 @@
+"""Replies cog: answers messages addressed to the bot that are not memory commands.
+
+The facts cog decides whether a message is addressed to the bot (name, mention or reply) and
+whether it is a memory command; everything else arrives here as `on_addressed_message`. Every
+guild message also feeds the channel's conversation window. Replies go out split at 2000
+characters, with a typing indicator, no pings, and at most one per channel per cooldown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from memory.reply import IncomingMessage, ReplyComposer
+from memory.split import split_message
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+_log = logging.getLogger(__name__)
+
+NO_PINGS = discord.AllowedMentions.none()
+APOLOGY = "Sorry, I couldn't come up with an answer just now. Please try again in a moment."
+
+
+def incoming(message: discord.Message, content: str | None = None) -> IncomingMessage:
+    assert message.guild is not None
+    return IncomingMessage(
+        guild_id=message.guild.id,
+        channel_id=message.channel.id,
+        message_id=message.id,
+        author_id=message.author.id,
+        author_name=message.author.display_name,
+        content=message.content if content is None else content,
+        mention_ids=tuple(user.id for user in message.mentions),
+    )
+
+
+class RepliesCog(commands.Cog, name="Replies"):
+    """Conversation: memories of the people involved plus the channel's recent window."""
+
+    def __init__(self, bot: commands.Bot, runtime: Runtime) -> None:
+        if runtime.replies is None:
+            raise RuntimeError("the replies cog needs runtime.replies (open it with open_runtime)")
+        self.bot = bot
+        self.runtime = runtime
+        self.composer: ReplyComposer = runtime.replies
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._last_reply: dict[int, float] = {}
+
+    async def cog_load(self) -> None:
+        if self.bot.user is not None:
+            self.composer.bot_user_id = self.bot.user.id
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        if self.bot.user is not None:
+            self.composer.bot_user_id = self.bot.user.id
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        """Every member message joins the channel's window (the bot's own are added on send)."""
+        if message.guild is None or message.author.bot or not message.content:
+            return
+        try:
+            await self.composer.observe(incoming(message))
+        except Exception:
+            _log.exception("could not add message %s to the window", message.id)
+
+    @commands.Cog.listener()
+    async def on_addressed_message(self, message: discord.Message, text: str) -> None:
+        if message.guild is None:
+            return
+        channel_id = message.channel.id
+        lock = self._locks.setdefault(channel_id, asyncio.Lock())
+        async with lock:
+            await self._cooldown(channel_id)
+            try:
+                async with message.channel.typing():
+                    result = await self.composer.compose(incoming(message, text))
+                parts = split_message(result.text) or [APOLOGY]
+            except Exception as exc:
+                _log.exception("reply to message %s failed", message.id)
+                self.runtime.telemetry.emit(
+                    "reply",
+                    outcome="error",
+                    guild_id=message.guild.id,
+                    channel_id=channel_id,
+                    error=f"{type(exc).__name__}: {exc}"[:300],
+                )
+                parts = [APOLOGY]
+            await self._send(message, parts)
+            self._last_reply[channel_id] = time.monotonic()
+
+    async def _cooldown(self, channel_id: int) -> None:
+        """Wait out the channel's cooldown instead of dropping the message: never silence."""
+        last = self._last_reply.get(channel_id)
+        if last is None:
+            return
+        remaining = self.runtime.settings.reply_cooldown_seconds - (time.monotonic() - last)
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+
+    async def _send(self, message: discord.Message, parts: list[str]) -> None:
+        try:
+            sent = await message.reply(parts[0], mention_author=False, allowed_mentions=NO_PINGS)
+            for part in parts[1:]:
+                sent = await message.channel.send(part, allowed_mentions=NO_PINGS)
+        except discord.HTTPException:
+            _log.exception("could not send the reply to message %s", message.id)
+            return
+        if self.bot.user is not None and message.guild is not None:
+            await self.composer.observe(
+                IncomingMessage(
+                    guild_id=message.guild.id,
+                    channel_id=message.channel.id,
+                    message_id=sent.id,
+                    author_id=self.bot.user.id,
+                    author_name=self.runtime.settings.bot_name,
+                    content="\n".join(parts),
+                )
+            )
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(RepliesCog(bot, bot.runtime))  # type: ignore[attr-defined]

@@ -1,0 +1,135 @@
+"""Replies through the real bot on the fake Discord: memories of everyone involved and the
+conversation window reach the prompt; long answers split; no pings; failures apologise."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bot.client import MemoryBot
+from db.members import find_by_name
+from memory.llm.base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm.offline import OfflineProvider
+from memory.llm.tasks import MemoryLLM
+from memory.models import Member
+from memory.tokens import estimate_tokens
+from tests.e2e.conftest import StartBot
+from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
+
+EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
+
+
+class CapturingProvider(LLMProvider):
+    """The offline provider for memory work; replies are scripted and their prompts kept."""
+
+    name = "capturing"
+
+    def __init__(self, answer: str = "Happy to help!", *, fail_replies: bool = False) -> None:
+        self.offline = OfflineProvider()
+        self.answer = answer
+        self.fail_replies = fail_replies
+        self.reply_prompts: list[str] = []
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose != "reply":
+            return await self.offline.complete(request)
+        self.reply_prompts.append(request.prompt)
+        if self.fail_replies:
+            raise LLMUnavailable("model is down")
+        return LLMResponse(text=self.answer, provider="capturing", model="capturing")
+
+
+async def _start(start_bot: StartBot, provider: CapturingProvider, **settings: Any) -> MemoryBot:
+    bot = await start_bot(
+        extensions=EXTENSIONS,
+        llm=MemoryLLM(provider),
+        **{"reply_cooldown_seconds": 0, "commands_per_minute": 100, **settings},
+    )
+    assert bot.runtime.writer is not None
+    for _ in range(200):
+        await bot.runtime.writer.flush()
+        if await find_by_name(bot.runtime.pool, GUILD_ID, "bob"):
+            break
+        await asyncio.sleep(0.02)
+    return bot
+
+
+async def _remember(bot: MemoryBot, user_id: int, name: str, statement: str) -> None:
+    assert bot.runtime.facts is not None
+    await bot.runtime.facts.remember(
+        GUILD_ID, Member(GUILD_ID, user_id, username=name), statement, actor_id=user_id
+    )
+
+
+async def _reply_to(fake: FakeDiscord, sent: dict[str, Any], start: int) -> dict[str, Any]:
+    return await fake.wait_for_sent(
+        lambda m: (m.get("message_reference") or {}).get("message_id") == sent["id"],
+        start=start,
+        timeout=10,
+    )
+
+
+async def test_reply_prompt_holds_both_named_members_and_the_window(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider()
+    bot = await _start(start_bot, provider, reply_prompt_token_budget=3000)
+    await _remember(bot, ALICE_ID, "alice", "alice lives in Lisbon")
+    await _remember(bot, BOB_ID, "bob", "bob plays the cello")
+
+    await fake_discord.send_message("anyone up for a concert tonight?", author="alice")
+    await fake_discord.send_message("only if there is a cello solo", author="bob")
+    bot_id = fake_discord.bot_user.id
+    start = len(fake_discord.sent_messages)
+    sent = await fake_discord.send_message(
+        f"<@{bot_id}> should alice and bob go together?", author="alice"
+    )
+    reply = await _reply_to(fake_discord, sent, start)
+
+    assert reply["content"] == "Happy to help!"
+    assert reply["allowed_mentions"]["parse"] == []
+    prompt = provider.reply_prompts[-1]
+    assert "lives in Lisbon" in prompt and "plays the cello" in prompt
+    assert "anyone up for a concert tonight?" in prompt, "conversation window"
+    assert "only if there is a cello solo" in prompt
+    assert "should alice and bob go together?" in prompt
+    assert estimate_tokens(prompt) <= 3000
+    assert fake_discord.typing, "a typing indicator was shown"
+
+
+async def test_long_answer_is_split_and_failures_apologise(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    sentence = "Here is one more thought about your question. "
+    provider = CapturingProvider(answer=sentence * 100)
+    await _start(start_bot, provider)
+    start = len(fake_discord.sent_messages)
+    await fake_discord.send_message("Bot, tell me a long story", author="bob")
+    await fake_discord.wait_for_sent(lambda m: True, start=start + 2, timeout=10)
+    parts = [m["content"] for m in fake_discord.sent_messages[start:]]
+    assert len(parts) == 3 and all(len(part) <= 2000 for part in parts)
+    assert " ".join(parts).split() == (sentence * 100).split()
+
+    provider.fail_replies = True
+    start = len(fake_discord.sent_messages)
+    sent = await fake_discord.send_message("Bot, are you there?", author="bob")
+    reply = await _reply_to(fake_discord, sent, start)
+    assert reply["content"].startswith("Sorry")
+
+
+async def test_memory_commands_are_not_answered_twice(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider()
+    await _start(start_bot, provider)
+    start = len(fake_discord.sent_messages)
+    sent = await fake_discord.send_message("Bot remember that bob likes jazz", author="alice")
+    await _reply_to(fake_discord, sent, start)
+    await asyncio.sleep(0.3)
+    replies = [
+        m
+        for m in fake_discord.sent_messages[start:]
+        if (m.get("message_reference") or {}).get("message_id") == sent["id"]
+    ]
+    assert len(replies) == 1 and "remember" in replies[0]["content"].lower()
+    assert provider.reply_prompts == []
