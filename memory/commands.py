@@ -386,9 +386,10 @@ class MemoryCommands:
             return self._unresolved(ctx, "whois", resolution)
         member = resolution.member
         assert member is not None
+        memory = ""
         if self._memories is not None:
             memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
-        else:
+        if not memory:  # no context could be built: the stored facts still answer
             memory = await self.facts.blob(ctx.guild_id, member.user_id)
         if not memory:
             return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)

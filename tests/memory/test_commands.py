@@ -267,6 +267,9 @@ async def test_whois_uses_the_full_memory_context_when_given(bot) -> None:
     bot.use_memories(memories)
     answer = await say(bot, BOB, "what do you know about alice")
     assert "cheerful" in (answer.reply or "")
+    # when no context can be built, the stored facts still answer
+    await say(bot, BOB, "remember that bob plays bass")
+    assert "bass" in ((await say(bot, ALICE, "what do you know about bob")).reply or "")
 
 
 async def test_memories_of_one_guild_never_appear_in_another(bot, db_pool) -> None:
