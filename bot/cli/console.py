@@ -1,6 +1,7 @@
-"""`memorybot console`: the offline terminal front end (placeholder until the console lands).
+"""`memorybot console`: the offline terminal front end (also `make run` without DISCORD_TOKEN).
 
-It already proves the local set-up: the embedded database starts, migrates and stops.
+Reads lines from stdin, so it works interactively and from a script
+(`memorybot console < script.txt`); prints the bot's answers to stdout.
 """
 
 from __future__ import annotations
@@ -9,29 +10,48 @@ import argparse
 import asyncio
 import sys
 
+from bot.cli import CliError
+from bot.console import ConsoleSession
 from bot.runtime import open_runtime
+from memory.clock import clock_from_env
 from memory.settings import Settings
 
-BANNER = """memorybot console (no DISCORD_TOKEN set, so no Discord connection).
-Database ready (schema v{version}); LLM provider: {provider}.
-The interactive console is not built yet; type lines and press Ctrl-D to quit.
-Set DISCORD_TOKEN in .env to run the real bot (see README)."""
+NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
+connecting to Discord. Everything else is real: the embedded PostgreSQL under {data_dir},
+the memory pipeline, and the LLM provider "{provider}". To run on Discord, put DISCORD_TOKEN
+in .env (see README: "Creating the Discord application") and `make run` again.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("console", help="offline terminal chat with the bot")
+    parser.add_argument("--as", dest="speaker", default="you", help="who you speak as at first")
+    parser.add_argument("--now", help="fix the clock (ISO date or timestamp)")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:
-    return asyncio.run(_console(settings))
+    return asyncio.run(run_console(args, settings))
 
 
-async def _console(settings: Settings) -> int:
-    async with open_runtime(settings, telemetry_stdout=False) as runtime:
-        version = await runtime.pool.fetchval("SELECT max(version) FROM schema_migrations")
-        print(BANNER.format(version=version, provider=settings.provider), flush=True)
+async def run_console(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        clock = clock_from_env(getattr(args, "now", None))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    interactive = sys.stdin.isatty()
+    if getattr(args, "command", None) == "run" or interactive:
+        print(NO_TOKEN.format(data_dir=settings.data_dir, provider=settings.provider))
+    async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
+        session = ConsoleSession(runtime, speaker=getattr(args, "speaker", "you"))
+        print(session.banner(), flush=True)
         loop = asyncio.get_running_loop()
-        while await loop.run_in_executor(None, sys.stdin.readline):
-            pass
+        while not session.finished:
+            if interactive:
+                print(f"{session.speaker.display_name}> ", end="", flush=True)
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                break
+            for output in await session.handle_line(line):
+                print(output, flush=True)
     return 0

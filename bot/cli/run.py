@@ -18,7 +18,7 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
     if settings.discord_token is None:
         from bot.cli.console import handle as console
 
-        return console(args, settings)
+        return console(args, settings)  # explains itself, then chats offline
     from bot.client import run_bot
 
     return run_bot(settings)

@@ -1,0 +1,253 @@
+"""The offline console: chat with the bot in a terminal, as members of a local guild.
+
+Same code path as Discord: messages go through the batched writer into PostgreSQL, memory
+commands through `MemoryCommands`, replies through the `ReplyComposer`, with the configured
+LLM provider (offline by default). Only the transport differs: lines of text instead of a
+gateway. Drivable from a script: `memorybot console < script.txt`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shlex
+from collections.abc import Callable
+from datetime import date
+
+from bot.cli.memory import format_report
+from bot.runtime import Runtime
+from db.members import find_by_name, get_members
+from memory.clock import local_day
+from memory.commands import CommandResult
+from memory.intent import addressed_text
+from memory.models import ChatMessage, Member
+from memory.reply import IncomingMessage
+
+_log = logging.getLogger(__name__)
+
+CONSOLE_GUILD_ID = 1
+CONSOLE_CHANNEL_ID = 1
+DISCORD_EPOCH_MS = 1_420_070_400_000
+BOT_USER_ID = 1 << 60
+
+HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
+  /as NAME                 speak as NAME from now on (a member is created on first use)
+  NAME: text               say one line as NAME
+  /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
+  /memory NAME             show NAME's assembled context with its sources
+  /summarize [YYYY-MM-DD]  summarise a day now (default: today)
+  /help  /quit
+Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
+
+
+def user_id_for(name: str) -> int:
+    """A stable snowflake-sized id for a console member, derived from the name."""
+    digest = hashlib.sha256(name.strip().lower().encode()).digest()
+    return 10**17 + int.from_bytes(digest[:7], "big") % (9 * 10**17)
+
+
+class ConsoleSession:
+    """One terminal conversation. `handle_line` returns what the terminal should print."""
+
+    def __init__(self, runtime: Runtime, *, speaker: str = "you") -> None:
+        self.runtime = runtime
+        self.bot_name = runtime.settings.bot_name
+        self.speaker = self._member(speaker)
+        self._sequence = 0
+        self._quit = False
+        if runtime.replies is not None:
+            runtime.replies.bot_user_id = BOT_USER_ID
+
+    @property
+    def finished(self) -> bool:
+        return self._quit
+
+    def banner(self) -> str:
+        return (
+            f"memorybot console - guild {CONSOLE_GUILD_ID}, provider "
+            f"{self.runtime.settings.provider}. You are {self.speaker.display_name}.\n"
+            + HELP.format(bot=self.bot_name)
+        )
+
+    def _member(self, name: str) -> Member:
+        clean = name.strip().lstrip("@") or "you"
+        member = Member(CONSOLE_GUILD_ID, user_id_for(clean), username=clean)
+        assert self.runtime.writer is not None
+        self.runtime.writer.submit_member(member)
+        return member
+
+    def _next_id(self) -> int:
+        now = self.runtime.clock.now()
+        self._sequence += 1
+        millis = int(now.timestamp() * 1000) - DISCORD_EPOCH_MS
+        return (max(millis, 0) << 22) | (self._sequence & 0x3FFFFF)
+
+    async def handle_line(self, line: str) -> list[str]:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return []
+        if line.startswith("/"):
+            return await self._slash(line)
+        speaker = self.speaker
+        head, sep, rest = line.partition(":")
+        name = head.strip()
+        # "alice: hi" speaks as alice; "Bot: hi" and "https://..." are ordinary text.
+        if (
+            sep
+            and name
+            and " " not in name
+            and name.lower() not in (self.bot_name.lower(), "http", "https")
+        ):
+            speaker, line = self._member(name), rest.strip()
+        return await self._say(speaker, line)
+
+    async def _say(self, speaker: Member, text: str) -> list[str]:
+        runtime = self.runtime
+        assert runtime.writer is not None and runtime.commands is not None
+        message_id = self._next_id()
+        runtime.writer.submit(
+            ChatMessage(
+                message_id=message_id,
+                guild_id=CONSOLE_GUILD_ID,
+                channel_id=CONSOLE_CHANNEL_ID,
+                author_id=speaker.user_id,
+                content=text,
+                created_at=runtime.clock.now(),
+            )
+        )
+        incoming = IncomingMessage(
+            CONSOLE_GUILD_ID,
+            CONSOLE_CHANNEL_ID,
+            message_id,
+            speaker.user_id,
+            speaker.display_name,
+            text,
+        )
+        if runtime.replies is not None:
+            await runtime.replies.observe(incoming)
+        addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
+        if addressed is None:
+            return []
+        await runtime.writer.flush()  # commands resolve names from the directory
+        result = await runtime.commands.handle(
+            CONSOLE_GUILD_ID,
+            speaker,
+            addressed,
+            author_can_manage_guild=True,
+            message_id=message_id,
+        )
+        if result is not None:
+            return self._answer(result.reply)
+        if runtime.replies is None:
+            return []
+        reply = await runtime.replies.compose(
+            IncomingMessage(
+                CONSOLE_GUILD_ID,
+                CONSOLE_CHANNEL_ID,
+                message_id,
+                speaker.user_id,
+                speaker.display_name,
+                addressed,
+            )
+        )
+        await runtime.replies.observe(
+            IncomingMessage(
+                CONSOLE_GUILD_ID,
+                CONSOLE_CHANNEL_ID,
+                self._next_id(),
+                BOT_USER_ID,
+                self.bot_name,
+                reply.text,
+            )
+        )
+        return self._answer(reply.text)
+
+    def _answer(self, text: str | None) -> list[str]:
+        return [f"{self.bot_name}: {text}"] if text else []
+
+    async def _target(self, name: str) -> Member:
+        """A known member by any name, else a console member of that name."""
+        assert self.runtime.writer is not None
+        await self.runtime.writer.flush()
+        found = await find_by_name(self.runtime.pool, CONSOLE_GUILD_ID, name)
+        return found[0] if len(found) == 1 else self._member(name)
+
+    async def _slash(self, line: str) -> list[str]:
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            words = line.split()
+        command, args = words[0].lower(), words[1:]
+        handlers: dict[str, Callable[[list[str]], object]] = {
+            "/help": lambda _: [HELP.format(bot=self.bot_name)],
+            "/quit": self._stop,
+            "/exit": self._stop,
+        }
+        if command in handlers:
+            return handlers[command](args)  # type: ignore[return-value]
+        if command == "/as":
+            if not args:
+                return ["usage: /as NAME"]
+            self.speaker = self._member(" ".join(args))
+            return [f"(you are now {self.speaker.display_name})"]
+        if command in ("/remember", "/forget", "/whois", "/undo", "/memory") and not args:
+            return [
+                f"usage: {command} NAME{' fact' if command in ('/remember', '/forget') else ''}"
+            ]
+        if command in ("/remember", "/forget", "/whois", "/undo"):
+            return self._answer(await self._memory_command(command, args))
+        if command == "/memory":
+            return await self._show(args[0])
+        if command == "/summarize":
+            return await self._summarize(args[0] if args else None)
+        return [f"unknown command {command}; /help lists them"]
+
+    def _stop(self, _: list[str]) -> list[str]:
+        self._quit = True
+        return ["bye"]
+
+    async def _memory_command(self, command: str, args: list[str]) -> str | None:
+        commands = self.runtime.commands
+        assert commands is not None
+        target = await self._target(args[0])
+        statement = " ".join(args[1:])
+        guild, author = CONSOLE_GUILD_ID, self.speaker
+        result: CommandResult
+        if command == "/remember":
+            result = await commands.remember(
+                guild, author, target, statement, can_manage_guild=True
+            )
+        elif command == "/forget":
+            result = await commands.forget(guild, author, target, statement, can_manage_guild=True)
+        elif command == "/whois":
+            result = await commands.whois(guild, author, target)
+        else:
+            result = await commands.undo(guild, author, target, can_manage_guild=True)
+        return result.reply
+
+    async def _show(self, name: str) -> list[str]:
+        assert self.runtime.manager is not None
+        target = await self._target(name)
+        report = await self.runtime.manager.build_context(CONSOLE_GUILD_ID, target.user_id)
+        return [format_report(report).rstrip()]
+
+    async def _summarize(self, day_text: str | None) -> list[str]:
+        assert self.runtime.manager is not None and self.runtime.writer is not None
+        try:
+            day = date.fromisoformat(day_text) if day_text else None
+        except ValueError:
+            return [f"not a date: {day_text} (use YYYY-MM-DD)"]
+        await self.runtime.writer.flush()
+        if day is None:
+            timezone = await self.runtime.manager.timezone(CONSOLE_GUILD_ID)
+            day = local_day(self.runtime.clock.now(), timezone)
+        result = await self.runtime.manager.summarize_day(CONSOLE_GUILD_ID, day)
+        lines = [
+            f"(summarised {day}: {result.message_count} messages, {result.llm_calls} LLM calls)"
+        ]
+        names = await get_members(self.runtime.pool, CONSOLE_GUILD_ID, list(result.summaries))
+        for user_id, summary in result.summaries.items():
+            if summary:
+                member = names.get(user_id)
+                lines.append(f"  {member.display_name if member else user_id}: {summary}")
+        return lines

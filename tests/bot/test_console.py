@@ -1,0 +1,85 @@
+"""The offline console, driven non-interactively: remember, ask, get the fact back."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.console import ConsoleSession
+from bot.runtime import open_runtime
+from memory.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        llm_provider="offline",
+        telemetry_stdout=False,
+        log_dir=tmp_path / "logs",
+        ingest_flush_seconds=0.05,
+    )
+
+
+async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_path) -> None:
+    async with open_runtime(_settings(tmp_path), pool=db_pool, telemetry=telemetry) as runtime:
+        session = ConsoleSession(runtime, speaker="bob")
+        assert await session.handle_line("alice: hi everyone, I'm back from Lisbon!") == []
+        said = await session.handle_line("Bot, remember that alice loves climbing")
+        assert said and "remember" in said[0].lower()
+        answer = await session.handle_line("Bot what do you know about alice?")
+        assert any("climbing" in line for line in answer)
+        assert await session.handle_line("/as carol") == ["(you are now carol)"]
+        chat = await session.handle_line("Bot, how is alice doing?")
+        assert chat and chat[0].startswith("Bot: ")
+        shown = "\n".join(await session.handle_line("/memory alice"))
+        assert "climbing" in shown and "alice" in shown
+        assert await session.handle_line("/quit") == ["bye"]
+        assert session.finished
+
+
+def test_console_from_a_stdin_script_with_the_embedded_database(tmp_path: Path) -> None:
+    script = "\n".join(
+        [
+            "alice: morning all",
+            "bob: Bot, remember that alice plays the violin",
+            "bob: Bot, what do you know about alice?",
+            "/whois alice",
+            "/quit",
+        ]
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "DATA_DIR": str(tmp_path / "data"),
+        "LOG_DIR": str(tmp_path / "logs"),
+        "TELEMETRY_STDOUT": "false",
+        "PYTHONPATH": str(ROOT),
+    }
+    os.chmod(tmp_path, 0o755)
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "console"],
+        input=script,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    answers = [line for line in result.stdout.splitlines() if line.startswith("Bot: ")]
+    assert len(answers) == 3, result.stdout
+    assert "violin" in answers[1] and "violin" in answers[2]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("line", ["/nope", "/remember", "/summarize 2026-13-40"])
+async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line: str) -> None:
+    async with open_runtime(_settings(tmp_path), pool=db_pool, telemetry=telemetry) as runtime:
+        session = ConsoleSession(runtime)
+        output = await session.handle_line(line)
+        assert output and ("unknown" in output[0] or "usage" in output[0] or "date" in output[0])
