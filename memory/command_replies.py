@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from memory.facts import FactError, FactsFull, FactsUnavailable, StatementTooLong
 from memory.models import Member
 
 _ACTIONS = {
@@ -88,6 +89,16 @@ class CommandReplies:
             f"My notes about {member.display_name} are full ({limit} characters). "
             "Ask me to forget something about them first."
         )
+
+    def fact_error(self, member: Member, exc: FactError) -> tuple[str, str]:
+        """(outcome, reply) for a remember/forget that could not be done."""
+        if isinstance(exc, StatementTooLong):
+            return "too_long", self.too_long(exc.length, exc.limit)
+        if isinstance(exc, FactsFull):
+            return "full", self.full(member, exc.limit)
+        if isinstance(exc, FactsUnavailable):
+            return "failed", self.unavailable()
+        return "failed", self.failed(str(exc))
 
     def unavailable(self) -> str:
         return "I couldn't update my memory just now, so nothing was changed. Please try again."

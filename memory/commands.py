@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
 
 import asyncpg
 
@@ -18,14 +17,9 @@ from db.members import add_alias, get_members
 from memory.clock import Clock
 from memory.command_limit import Admission, CommandRateLimiter
 from memory.command_replies import CommandReplies
-from memory.facts import (
-    FactError,
-    FactService,
-    FactsFull,
-    FactsUnavailable,
-    StatementTooLong,
-    prompt_member,
-)
+from memory.command_types import CommandContext, CommandResult, RepliedMessage, may_change_memory
+from memory.fact_text import identity_alias
+from memory.facts import FactError, FactService, prompt_member
 from memory.intent import ParsedCommand, prefilter, third_person
 from memory.llm.base import LLMError
 from memory.llm.tasks import MemoryLLM
@@ -40,67 +34,7 @@ MemorySource = Callable[[int, int], Awaitable[str | None]]
 Target = Member | str
 
 _MENTION = re.compile(r"<@!?(\d+)>")
-_WORDS = re.compile(r"[\w']+")
-# "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".
-_IDENTITY = re.compile(
-    r"^(?P<subject>.+?)(?:\s+is\s+(?:also\s+)?(?:called\s+|named\s+|known\s+as\s+|aka\s+)?"
-    r"|(?:'s|’s)\s+(?:real\s+|full\s+|first\s+)?name\s+is\s+|\s+goes\s+by\s+|\s+aka\s+)"
-    r"(?P<alias>[A-ZА-ЯЁ][\w'’-]*(?:\s+[A-ZА-ЯЁ][\w'’-]*)?)\s*[.!]?$",
-)
-_NOT_NAMES = frozenset(
-    _WORDS.findall(
-        """american british english french german russian ukrainian polish spanish italian dutch
-    chinese japanese korean indian brazilian mexican canadian australian swedish norwegian
-    danish finnish greek turkish jewish christian catholic muslim buddhist hindu atheist
-    monday tuesday wednesday thursday friday saturday sunday january february march april may
-    june july august september october november december i ok okay back here there"""
-    )
-)
-_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them"})
 MAX_REPLY = 1900
-
-
-@dataclass(frozen=True, slots=True)
-class RepliedMessage:
-    """The message a command replied to ("remember this about bob")."""
-
-    content: str
-    author_id: int | None = None
-    author_name: str | None = None
-    message_id: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The answer to send (None: stay silent) and what happened, for logs and tests."""
-
-    reply: str | None
-    kind: str
-    outcome: str
-    target_id: int | None = None
-
-
-def identity_alias(statement: str, subjects: Sequence[str]) -> str | None:
-    """The new name in an identity statement about one of `subjects` ("alice is Sergey")."""
-    match = _IDENTITY.match(statement.strip())
-    if match is None:
-        return None
-    subject = match.group("subject").strip().lstrip("@").lower()
-    allowed = {s.strip().lstrip("@").lower() for s in subjects if s} | _PRONOUNS
-    alias = match.group("alias").strip()
-    if subject not in allowed or alias.lower() in _NOT_NAMES:
-        return None
-    return alias
-
-
-def may_change_memory(
-    settings: Settings, *, author_id: int, target_id: int, can_manage_guild: bool
-) -> bool:
-    """Forgetting, undo and purge: the member themself, or Manage Server (unless the guild's
-    FORGET_OTHERS_REQUIRES_MANAGE_GUILD is off). Adding facts needs no permission."""
-    if author_id == target_id or can_manage_guild:
-        return True
-    return not settings.forget_others_requires_manage_guild
 
 
 class MemoryCommands:
@@ -154,7 +88,7 @@ class MemoryCommands:
             if decision.parsed is None:
                 return None  # maybe not a command at all: let the chat path answer
             return self._limited(guild_id, author, admission)
-        ctx = _Context(
+        ctx = CommandContext(
             guild_id,
             author,
             author_can_manage_guild,
@@ -182,7 +116,9 @@ class MemoryCommands:
         can_manage_guild: bool = False,
         message_id: int | None = None,
     ) -> CommandResult:
-        ctx = _Context(guild_id, author, can_manage_guild, message_id, f"/remember {statement}")
+        ctx = CommandContext(
+            guild_id, author, can_manage_guild, message_id, f"/remember {statement}"
+        )
         return await self._admitted(ctx, self._remember(ctx, target, statement))
 
     async def forget(
@@ -195,13 +131,13 @@ class MemoryCommands:
         can_manage_guild: bool = False,
         message_id: int | None = None,
     ) -> CommandResult:
-        ctx = _Context(guild_id, author, can_manage_guild, message_id, f"/forget {statement}")
+        ctx = CommandContext(guild_id, author, can_manage_guild, message_id, f"/forget {statement}")
         return await self._admitted(ctx, self._forget(ctx, target, statement))
 
     async def whois(
         self, guild_id: int, author: Member, target: Target, *, question: str | None = None
     ) -> CommandResult:
-        ctx = _Context(guild_id, author, False, None, question or "/whois")
+        ctx = CommandContext(guild_id, author, False, None, question or "/whois")
         return await self._admitted(ctx, self._whois(ctx, target))
 
     async def undo(
@@ -213,12 +149,12 @@ class MemoryCommands:
         can_manage_guild: bool = False,
         message_id: int | None = None,
     ) -> CommandResult:
-        ctx = _Context(guild_id, author, can_manage_guild, message_id, "/memory undo")
+        ctx = CommandContext(guild_id, author, can_manage_guild, message_id, "/memory undo")
         return await self._admitted(ctx, self._undo(ctx, target))
 
     # --- dispatch ---------------------------------------------------------------------------
 
-    async def _admitted(self, ctx: _Context, work: Awaitable[CommandResult]) -> CommandResult:
+    async def _admitted(self, ctx: CommandContext, work: Awaitable[CommandResult]) -> CommandResult:
         admission = self._limiter.admit(ctx.guild_id, ctx.author.user_id)
         if admission is not Admission.ALLOWED:
             work.close()  # type: ignore[attr-defined]
@@ -228,7 +164,7 @@ class MemoryCommands:
 
     async def _dispatch(
         self,
-        ctx: _Context,
+        ctx: CommandContext,
         parsed: ParsedCommand,
         replied_to: RepliedMessage | None,
         *,
@@ -264,7 +200,7 @@ class MemoryCommands:
         return await self._forget(ctx, resolution, statement)
 
     async def _route(
-        self, ctx: _Context, text: str, replied_to: RepliedMessage | None
+        self, ctx: CommandContext, text: str, replied_to: RepliedMessage | None
     ) -> ParsedCommand | None:
         try:
             intent = await self._llm.route(
@@ -291,7 +227,7 @@ class MemoryCommands:
         return ParsedCommand(intent.kind, target=target, statement=statement)
 
     async def _resolve(
-        self, ctx: _Context, target: Target | None, statement: str | None
+        self, ctx: CommandContext, target: Target | None, statement: str | None
     ) -> Resolution:
         if isinstance(target, Member):
             return Resolution(str(target.user_id), member=target)
@@ -306,7 +242,7 @@ class MemoryCommands:
     # --- operations -------------------------------------------------------------------------
 
     async def _remember(
-        self, ctx: _Context, target: Target | Resolution, statement: str
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, statement)
         if not resolution.found:
@@ -336,7 +272,7 @@ class MemoryCommands:
         return self._done(ctx, "remember", "ok", reply, member)
 
     async def _forget(
-        self, ctx: _Context, target: Target | Resolution, statement: str
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, statement)
         if not resolution.found:
@@ -361,7 +297,7 @@ class MemoryCommands:
             return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
         return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
 
-    async def _undo(self, ctx: _Context, target: Target) -> CommandResult:
+    async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, None)
         if not resolution.found:
             return self._unresolved(ctx, "undo", resolution)
@@ -380,7 +316,7 @@ class MemoryCommands:
             return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
         return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
 
-    async def _whois(self, ctx: _Context, target: Target | Resolution) -> CommandResult:
+    async def _whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, None)
         if not resolution.found:
             return self._unresolved(ctx, "whois", resolution)
@@ -412,7 +348,7 @@ class MemoryCommands:
     # --- helpers ----------------------------------------------------------------------------
 
     async def _as_resolution(
-        self, ctx: _Context, target: Target | Resolution, statement: str | None
+        self, ctx: CommandContext, target: Target | Resolution, statement: str | None
     ) -> Resolution:
         if isinstance(target, Resolution):
             return target
@@ -423,7 +359,7 @@ class MemoryCommands:
         content = replied.content.strip()
         return third_person(content, replied.author_name) if replied.author_name else content
 
-    async def _prepare(self, ctx: _Context, statement: str) -> str:
+    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
         """Statements are stored as text about named people: "I"/"my" become the author's name
         and mentions become names (ids change meaning nowhere, but names read better)."""
         text = third_person(statement.strip(), ctx.author.display_name)
@@ -438,7 +374,7 @@ class MemoryCommands:
 
         return _MENTION.sub(name, text)
 
-    def _may_change(self, ctx: _Context, member: Member) -> bool:
+    def _may_change(self, ctx: CommandContext, member: Member) -> bool:
         return may_change_memory(
             self._settings,
             author_id=ctx.author.user_id,
@@ -446,7 +382,7 @@ class MemoryCommands:
             can_manage_guild=ctx.can_manage_guild,
         )
 
-    def _refuse(self, ctx: _Context, kind: str, member: Member) -> CommandResult:
+    def _refuse(self, ctx: CommandContext, kind: str, member: Member) -> CommandResult:
         _log.info(
             "refused %s by %s about %s in guild %s",
             kind,
@@ -456,7 +392,7 @@ class MemoryCommands:
         )
         return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
 
-    def _unresolved(self, ctx: _Context, kind: str, resolution: Resolution) -> CommandResult:
+    def _unresolved(self, ctx: CommandContext, kind: str, resolution: Resolution) -> CommandResult:
         if resolution.ambiguous:
             reply = self._say.which_one(
                 resolution.query, [describe(m) for m in resolution.candidates]
@@ -465,18 +401,11 @@ class MemoryCommands:
         return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
 
     def _fact_error(
-        self, ctx: _Context, kind: str, member: Member, exc: FactError
+        self, ctx: CommandContext, kind: str, member: Member, exc: FactError
     ) -> CommandResult:
-        if isinstance(exc, StatementTooLong):
-            reply = self._say.too_long(exc.length, exc.limit)
-            return self._done(ctx, kind, "too_long", reply, member)
-        if isinstance(exc, FactsFull):
-            return self._done(ctx, kind, "full", self._say.full(member, exc.limit), member)
-        if isinstance(exc, FactsUnavailable):
-            _log.warning("%s about %s failed: %s", kind, member.user_id, exc)
-            return self._done(ctx, kind, "failed", self._say.unavailable(), member)
-        _log.warning("%s about %s refused: %s", kind, member.user_id, exc)
-        return self._done(ctx, kind, "failed", self._say.failed(str(exc)), member)
+        _log.warning("%s about %s not done: %s", kind, member.user_id, exc)
+        outcome, reply = self._say.fact_error(member, exc)
+        return self._done(ctx, kind, outcome, reply, member)
 
     def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
         self._telemetry.emit(
@@ -489,7 +418,7 @@ class MemoryCommands:
 
     def _done(
         self,
-        ctx: _Context,
+        ctx: CommandContext,
         kind: str,
         outcome: str,
         reply: str,
@@ -508,18 +437,5 @@ class MemoryCommands:
         return CommandResult(reply[:MAX_REPLY], kind, outcome, target_id)
 
 
-@dataclass(slots=True)
-class _Context:
-    """One command being handled: who asked, where, and with what rights."""
-
-    guild_id: int
-    author: Member
-    can_manage_guild: bool
-    message_id: int | None
-    text: str
-    known: Mapping[int, Member] = field(default_factory=dict)
-    via: str = "slash"
-
-
-def _command_text(ctx: _Context) -> str:
+def _command_text(ctx: CommandContext) -> str:
     return ctx.text[:500]

@@ -22,13 +22,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import asyncpg
 
 from db import facts as store
+from memory.fact_text import covers, normalise_statement, strip_forgotten
 from memory.keyed_lock import KeyedLock
 from memory.llm.base import LLMError
 from memory.llm.schemas import PromptMember
@@ -88,32 +88,6 @@ class _Provenance:
     command: str
     source_message_id: int | None
     operation: str
-
-
-def normalise_statement(statement: str) -> str:
-    """Compare statements loosely: case, spacing and end punctuation do not matter."""
-    return " ".join(re.sub(r"[.!?;,\"'`“”‘’]+", " ", statement.casefold()).split())
-
-
-def _words(statement: str) -> set[str]:
-    return set(normalise_statement(statement).split())
-
-
-def covers(statement: str, forgotten: str) -> bool:
-    """Remembering `statement` explicitly re-allows `forgotten` when it says all of it."""
-    wanted = _words(forgotten)
-    return bool(wanted) and wanted <= _words(statement)
-
-
-def strip_forgotten(blob: str, forgotten: list[str]) -> str:
-    """Drop sentences of `blob` that restate a forgotten statement word for word: a last line of
-    defence when a model ignores the "never include" constraint."""
-    if not forgotten or not blob:
-        return blob
-    banned = {normalise_statement(statement) for statement in forgotten}
-    sentences = re.split(r"(?<=[.!?])\s+", blob.strip())
-    kept = [sentence for sentence in sentences if normalise_statement(sentence) not in banned]
-    return " ".join(kept)
 
 
 class FactService:
@@ -436,7 +410,4 @@ __all__ = [
     "FactsFull",
     "FactsUnavailable",
     "StatementTooLong",
-    "covers",
-    "normalise_statement",
-    "strip_forgotten",
 ]

@@ -19,7 +19,8 @@ from discord.ext import commands
 
 from bot.cogs.memory_group import add_subcommand, remove_subcommand
 from bot.convert import to_member
-from memory.commands import CommandResult, MemoryCommands, RepliedMessage
+from memory.command_types import CommandResult, RepliedMessage
+from memory.commands import MemoryCommands
 from memory.intent import addressed_text, prefilter
 
 if TYPE_CHECKING:

@@ -10,7 +10,9 @@ import pytest
 from db.facts import get_facts, get_forgotten, get_history
 from db.members import find_by_name, upsert_members
 from memory.clock import FixedClock
-from memory.commands import CommandResult, MemoryCommands, RepliedMessage, identity_alias
+from memory.command_types import CommandResult, RepliedMessage
+from memory.commands import MemoryCommands
+from memory.fact_text import identity_alias
 from memory.facts import FactService
 from memory.llm.offline import OfflineProvider
 from memory.llm.schemas import Intent

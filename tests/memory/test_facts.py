@@ -8,14 +8,13 @@ import asyncio
 import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
+from memory.fact_text import covers, strip_forgotten
 from memory.facts import (
     OPTIMISTIC_ATTEMPTS,
     FactService,
     FactsFull,
     FactsUnavailable,
     StatementTooLong,
-    covers,
-    strip_forgotten,
 )
 from memory.llm.offline import OfflineProvider
 from memory.llm.schemas import TextOutput
