@@ -25,6 +25,18 @@ TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()
 
 
+@pytest.fixture
+def server_tmp_path() -> Iterator[Path]:
+    """A throwaway directory a PostgreSQL server may live in.
+
+    pytest's own tmp_path sits under a 0700 directory that pytest re-creates per run; when we are
+    root the server runs as another system user and must be able to traverse every parent.
+    """
+    with tempfile.TemporaryDirectory(prefix="memorybot-test-") as tmp:
+        os.chmod(tmp, 0o755)
+        yield Path(tmp)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[EmbeddedPostgres]:
     """A private server for the whole session, in a throwaway directory."""

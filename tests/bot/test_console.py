@@ -43,7 +43,8 @@ async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_pat
         assert session.finished
 
 
-def test_console_from_a_stdin_script_with_the_embedded_database(tmp_path: Path) -> None:
+def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path: Path) -> None:
+    tmp_path = server_tmp_path
     script = "\n".join(
         [
             "alice: morning all",
@@ -60,7 +61,6 @@ def test_console_from_a_stdin_script_with_the_embedded_database(tmp_path: Path) 
         "TELEMETRY_STDOUT": "false",
         "PYTHONPATH": str(ROOT),
     }
-    os.chmod(tmp_path, 0o755)
     result = subprocess.run(
         [sys.executable, "-m", "bot", "console"],
         input=script,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import asyncpg
@@ -13,9 +12,8 @@ from db.embedded import EmbeddedPostgres
 from db.lifecycle import open_database
 
 
-def test_embedded_server_starts_answers_and_stops(tmp_path: Path) -> None:
-    os.chmod(tmp_path, 0o755)
-    server = EmbeddedPostgres(tmp_path / "pg")
+def test_embedded_server_starts_answers_and_stops(server_tmp_path: Path) -> None:
+    server = EmbeddedPostgres(server_tmp_path / "pg")
     server.start()
     pid = server.pid()
     assert pid is not None and psutil.pid_exists(pid)
@@ -34,11 +32,12 @@ def test_embedded_server_starts_answers_and_stops(tmp_path: Path) -> None:
     server.stop()  # idempotent
 
 
-async def test_open_database_without_url_starts_migrates_and_stops(tmp_path: Path) -> None:
-    os.chmod(tmp_path, 0o755)
-    async with open_database(None, tmp_path) as pool:
+async def test_open_database_without_url_starts_migrates_and_stops(
+    server_tmp_path: Path,
+) -> None:
+    async with open_database(None, server_tmp_path) as pool:
         version = await pool.fetchval("SELECT max(version) FROM schema_migrations")
-        pid_file = (tmp_path / "pg" / "postmaster.pid").read_text().splitlines()[0]
+        pid_file = (server_tmp_path / "pg" / "postmaster.pid").read_text().splitlines()[0]
     assert version >= 1
     pid = int(pid_file)
     if psutil.pid_exists(pid):
