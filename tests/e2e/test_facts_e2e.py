@@ -180,3 +180,27 @@ async def test_chat_and_unaddressed_messages_get_no_memory_reply(
     assert await blob(bot, ALICE_ID) == ""
     # chat addressed to the bot is handed on for the replies cog
     assert seen == (["how are you?"] if text.startswith("Bot") else [])
+
+
+async def test_fifty_concurrent_remembers_all_end_up_in_the_blob(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    bot = await started(start_bot, facts_max_chars=5000)
+    texts = [f"Bot remember that bob knows fact {n}" for n in range(50)]
+    authors = ["alice", "bob"]
+    await asyncio.gather(
+        *(fake_discord.send_message(text, author=authors[n % 2]) for n, text in enumerate(texts))
+    )
+    for _ in range(1000):
+        if len(fake_discord.sent_messages) >= 50:
+            break
+        await asyncio.sleep(0.02)
+    contents = [m["content"] for m in fake_discord.sent_messages]
+    assert set(contents) == {
+        "Got it, I'll remember that about Bobby.",  # alice's messages
+        "Got it, I'll remember that about you.",  # bob's own
+    }
+    assert len(fake_discord.sent_messages) == 50
+    stored = await blob(bot, BOB_ID)
+    assert all(f"fact {n}." in stored for n in range(50))
+    assert len(await get_history(db_pool, GUILD_ID, BOB_ID, limit=100)) == 50
