@@ -147,10 +147,14 @@ class DailySummarizer:
             summaries = await store.daily_summaries(self._pool, guild_id, day)
             return DayResult(guild_id, day, summaries, state.message_count)
         async with self._slots, store.guild_day_lock(self._pool, guild_id, day) as (conn, waited):
-            if waited and not force:
-                # Another process held the lock: it has most likely just stored this day.
+            if not force:
+                # Another process may have stored this day since the check above, whether we
+                # waited for its lock (`waited`) or it finished just before we asked.
                 state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
                 if state.fresh:
+                    _log.debug(
+                        "guild %s day %s stored meanwhile (waited=%s)", guild_id, day, waited
+                    )
                     summaries = await store.daily_summaries(conn, guild_id, day)
                     return DayResult(guild_id, day, summaries, state.message_count)
             reason = "forced" if force else state.reason
