@@ -15,6 +15,8 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
     fake.bot_user                             # FakeMember of the bot itself
     ids: GUILD_ID, GENERAL_ID/RANDOM_ID/SECRET_ID, ALICE_ID/BOB_ID/OTHERBOT_ID (18-digit ids)
     fake.add_member(FakeMember(...))          # before start, or then `await fake.member_join(m)`
+    await fake.wait_connected()               # a client identified and got READY + GUILD_CREATE
+    fake.snowflake(at=None)                   # a fresh id for a datetime (ms precision)
 
     Events pushed to the bot (each returns the payload dispatched):
     msg = await fake.send_message("hi", author="alice", channel=None, reply_to=None,
@@ -41,7 +43,8 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
     fake.sent_messages      # list[dict] of message payloads the bot POSTed (with "channel_id")
     await fake.wait_for_sent(lambda m: "hi" in m["content"], timeout=5.0) -> dict
     fake.typing             # channel ids the bot triggered typing in
-    fake.interaction_responses / fake.followups  # dicts as POSTed
+    fake.interaction_responses / fake.interaction_edits / fake.followups  # by interaction id
+    fake.reactions          # (channel id, message id, emoji) the bot added
     fake.synced_commands    # {None or guild_id: [command payloads]} from PUT .../commands
     fake.requests           # every REST call as (method, path)
     fake.unhandled          # REST calls no route matched (answered with a sane default)
