@@ -63,8 +63,7 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -74,88 +73,54 @@ import discord.http
 import yarl
 from aiohttp import WSMsgType, web
 
+from tests.e2e.fake_discord_models import (
+    ALICE_ID,
+    ALL_PERMISSIONS,
+    APPLICATION_ID,
+    BOB_ID,
+    DEFAULT_PERMISSIONS,
+    DISCORD_EPOCH_MS,
+    GENERAL_ID,
+    GUILD_ID,
+    MANAGE_GUILD,
+    OPTION_TYPES,
+    OTHERBOT_ID,
+    OWNER_ID,
+    RANDOM_ID,
+    SECRET_ID,
+    VIEW_CHANNEL,
+    FakeAttachment,
+    FakeChannel,
+    FakeGuild,
+    FakeMember,
+    guild_payload,
+)
+from tests.e2e.fake_discord_rest import RestRoutes
+
+# Re-exported: tests import everything from this module.
+__all__ = [
+    "ALICE_ID",
+    "ALL_PERMISSIONS",
+    "APPLICATION_ID",
+    "BOB_ID",
+    "DEFAULT_PERMISSIONS",
+    "GENERAL_ID",
+    "GUILD_ID",
+    "MANAGE_GUILD",
+    "OTHERBOT_ID",
+    "OWNER_ID",
+    "RANDOM_ID",
+    "SECRET_ID",
+    "VIEW_CHANNEL",
+    "FakeAttachment",
+    "FakeChannel",
+    "FakeDiscord",
+    "FakeGuild",
+    "FakeMember",
+    "eventually",
+]
+
 _log = logging.getLogger(__name__)
-
-DISCORD_EPOCH_MS = 1420070400000
-ALL_PERMISSIONS = (1 << 50) - 1
-# view channel, send messages, embed links, attach files, read history, add reactions,
-# use application commands, change nickname
-DEFAULT_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 6)
-DEFAULT_PERMISSIONS |= (1 << 31) | (1 << 26)
-VIEW_CHANNEL = 1 << 10
-MANAGE_GUILD = 1 << 5
-
-# Realistic 18-digit snowflakes: discord.py only recognises <@id> mentions of 15-20 digits.
-GUILD_ID = 800000000000001000
-APPLICATION_ID = 800000000000004000
-OWNER_ID = 800000000000009999
-GENERAL_ID, RANDOM_ID, SECRET_ID = 800000000000002001, 800000000000002002, 800000000000002003
-ALICE_ID, BOB_ID, OTHERBOT_ID = 800000000000003001, 800000000000003002, 800000000000003003
-
-_OPTION_TYPES = {bool: 5, int: 4, float: 10, str: 3}
-
-
-@dataclass
-class FakeMember:
-    """A user and their membership in the fake guild."""
-
-    id: int
-    username: str
-    global_name: str | None = None
-    nick: str | None = None
-    bot: bool = False
-    roles: list[int] = field(default_factory=list)
-
-    def user_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "username": self.username,
-            "global_name": self.global_name,
-            "discriminator": "0",
-            "avatar": None,
-            "bot": self.bot,
-            "public_flags": 0,
-        }
-
-    def member_payload(self, *, with_user: bool = True) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "nick": self.nick,
-            "roles": [str(r) for r in self.roles],
-            "joined_at": "2024-01-01T00:00:00+00:00",
-            "deaf": False,
-            "mute": False,
-            "flags": 0,
-            "pending": False,
-            "avatar": None,
-        }
-        if with_user:
-            data["user"] = self.user_payload()
-        return data
-
-
-@dataclass
-class FakeChannel:
-    id: int
-    name: str
-    readable: bool = True
-    type: int = 0  # GUILD_TEXT
-
-
-@dataclass
-class FakeAttachment:
-    filename: str
-    content_type: str | None = None
-    size: int = 1024
-
-
-@dataclass
-class FakeGuild:
-    id: int
-    name: str
-    owner_id: int
-    channels: list[FakeChannel]
-    members: dict[int, FakeMember] = field(default_factory=dict)
-    everyone_permissions: int = DEFAULT_PERMISSIONS
 
 
 async def eventually(probe: Callable[[], Any], timeout: float = 5.0) -> Any:  # noqa: ASYNC109
@@ -173,14 +138,7 @@ async def eventually(probe: Callable[[], Any], timeout: float = 5.0) -> Any:  # 
         await asyncio.sleep(0.01)
 
 
-def _json(data: Any, status: int = 200) -> web.Response:
-    # discord.py only parses bodies whose content-type is exactly "application/json"
-    return web.Response(
-        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
-    )
-
-
-class FakeDiscord:
+class FakeDiscord(RestRoutes):
     """The fake Discord service. See the module docstring for the API."""
 
     def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
@@ -323,72 +281,6 @@ class FakeDiscord:
         return ((ms - DISCORD_EPOCH_MS) << 22) | (next(self._increment) & 0xFFF)
 
     # ----------------------------------------------------------------- payload builders
-
-    def _guild_payload(self) -> dict[str, Any]:
-        guild = self.guild
-        channels = []
-        for position, channel in enumerate(guild.channels):
-            overwrites = []
-            if not channel.readable:
-                overwrites.append(
-                    {"id": str(guild.id), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
-                )
-            channels.append(
-                {
-                    "id": str(channel.id),
-                    "type": channel.type,
-                    "name": channel.name,
-                    "position": position,
-                    "guild_id": str(guild.id),
-                    "permission_overwrites": overwrites,
-                    "nsfw": False,
-                    "parent_id": None,
-                    "topic": None,
-                    "rate_limit_per_user": 0,
-                    "last_message_id": None,
-                }
-            )
-        return {
-            "id": str(guild.id),
-            "name": guild.name,
-            "icon": None,
-            "owner_id": str(guild.owner_id),
-            "roles": [
-                {
-                    "id": str(guild.id),
-                    "name": "@everyone",
-                    "permissions": str(guild.everyone_permissions),
-                    "position": 0,
-                    "color": 0,
-                    "hoist": False,
-                    "managed": False,
-                    "mentionable": False,
-                    "flags": 0,
-                }
-            ],
-            "emojis": [],
-            "stickers": [],
-            "features": [],
-            "member_count": len(guild.members),
-            "members": [m.member_payload() for m in guild.members.values()],
-            "channels": channels,
-            "threads": [],
-            "voice_states": [],
-            "presences": [],
-            "large": False,
-            "unavailable": False,
-            "joined_at": "2024-01-01T00:00:00+00:00",
-            "verification_level": 0,
-            "default_message_notifications": 0,
-            "explicit_content_filter": 0,
-            "mfa_level": 0,
-            "premium_tier": 0,
-            "preferred_locale": "en-US",
-            "system_channel_id": None,
-            "afk_channel_id": None,
-            "afk_timeout": 300,
-            "nsfw_level": 0,
-        }
 
     def _message_payload(
         self,
@@ -572,7 +464,7 @@ class FakeDiscord:
             member_data["permissions"] = str(self.guild.everyone_permissions)
             resolved.setdefault("members", {})[str(member.id)] = member_data
             return {"type": 6, "name": name, "value": str(member.id)}
-        return {"type": _OPTION_TYPES[type(value)], "name": name, "value": value}
+        return {"type": OPTION_TYPES[type(value)], "name": name, "value": value}
 
     async def invoke_slash(
         self,
@@ -751,216 +643,5 @@ class FakeDiscord:
                 "relationships": [],
             },
         )
-        await self._send(socket, "GUILD_CREATE", self._guild_payload())
+        await self._send(socket, "GUILD_CREATE", guild_payload(self.guild))
         self._ready.set()
-
-    # ----------------------------------------------------------------- REST
-
-    async def _rest(self, request: web.Request) -> web.StreamResponse:
-        path = "/" + request.match_info["path"]
-        method = request.method
-        self.requests.append((method, path))
-        parts = path.strip("/").split("/")
-        body = await self._body(request)
-        try:
-            result = await self._route(method, parts, body, request)
-        except KeyError as exc:
-            return _json({"message": f"Unknown {exc}", "code": 10008}, status=404)
-        if result is None:
-            return web.Response(status=204)
-        if isinstance(result, web.StreamResponse):
-            return result
-        return _json(result)
-
-    async def _body(self, request: web.Request) -> Any:
-        if not request.can_read_body:
-            return None
-        if request.content_type.startswith("multipart/"):
-            reader = await request.multipart()
-            body: Any = None
-            while (part := await reader.next()) is not None:
-                if getattr(part, "name", None) == "payload_json":
-                    body = json.loads(await part.text())  # type: ignore[union-attr]
-            return body
-        text = await request.text()
-        return json.loads(text) if text else None
-
-    async def _route(
-        self, method: str, parts: Sequence[str], body: Any, request: web.Request
-    ) -> Any:
-        match (method, *parts):
-            case ("GET", "gateway", "bot"):
-                return {
-                    "url": self.gateway_url.rstrip("/"),
-                    "shards": 1,
-                    "session_start_limit": {
-                        "total": 1000,
-                        "remaining": 1000,
-                        "reset_after": 0,
-                        "max_concurrency": 1,
-                    },
-                }
-            case ("GET", "gateway"):
-                return {"url": self.gateway_url.rstrip("/")}
-            case ("GET", "users", "@me"):
-                return self.bot_user.user_payload()
-            case ("GET", "users", user_id):
-                return self.member(int(user_id)).user_payload()
-            case ("GET", "oauth2", "applications", "@me"):
-                return self._application_payload()
-            case ("GET", "applications", "@me"):
-                return self._application_payload()
-            case ("PUT", "applications", _, "commands"):
-                return self._sync_commands(None, body or [])
-            case ("PUT", "applications", _, "guilds", guild_id, "commands"):
-                return self._sync_commands(int(guild_id), body or [])
-            case ("GET", "applications", _, "commands"):
-                return self.synced_commands.get(None, [])
-            case ("GET", "applications", _, "guilds", guild_id, "commands"):
-                return self.synced_commands.get(int(guild_id), [])
-            case ("POST", "channels", channel_id, "messages"):
-                return await self._bot_sends(int(channel_id), body or {})
-            case ("PATCH", "channels", channel_id, "messages", message_id):
-                message = self._find_message(int(message_id))
-                message.update(
-                    {k: v for k, v in (body or {}).items() if k in ("content", "embeds")}
-                )
-                message["edited_timestamp"] = datetime.now(UTC).isoformat()
-                return message
-            case ("DELETE", "channels", channel_id, "messages", message_id):
-                self.history.get(int(channel_id), {}).pop(int(message_id), None)
-                return None
-            case ("GET", "channels", channel_id, "messages"):
-                return self._history_page(int(channel_id), request.query)
-            case ("GET", "channels", channel_id, "messages", message_id):
-                return self.history[int(channel_id)][int(message_id)]
-            case ("POST", "channels", channel_id, "typing"):
-                self.typing.append(int(channel_id))
-                return None
-            case ("PUT", "channels", channel_id, "messages", message_id, "reactions", emoji, "@me"):
-                self.reactions.append((int(channel_id), int(message_id), emoji))
-                return None
-            case ("GET", "channels", channel_id):
-                payload = self._guild_payload()
-                return next(c for c in payload["channels"] if c["id"] == channel_id)
-            case ("GET", "guilds", guild_id, "members", user_id):
-                return self.member(int(user_id)).member_payload()
-            case ("GET", "guilds", guild_id, "members"):
-                return [m.member_payload() for m in self.guild.members.values()]
-            case ("GET", "guilds", guild_id):
-                return self._guild_payload()
-            case ("POST", "interactions", interaction_id, token, "callback"):
-                return self._interaction_callback(int(interaction_id), body or {})
-            case ("POST", "webhooks", _, token):
-                interaction_id = self._interactions.get(token, 0)
-                self.followups.setdefault(interaction_id, []).append(body or {})
-                return self._webhook_message(body or {})
-            case ("PATCH", "webhooks", _, token, "messages", _):
-                interaction_id = self._interactions.get(token, 0)
-                self.interaction_edits.setdefault(interaction_id, []).append(body or {})
-                return self._webhook_message(body or {})
-            case ("GET", "webhooks", _, token, "messages", _):
-                interaction_id = self._interactions.get(token, 0)
-                response = self.interaction_responses.get(interaction_id, {})
-                return self._webhook_message(response.get("data") or {})
-            case ("DELETE", "webhooks", _, token, "messages", _):
-                return None
-        self.unhandled.append((method, "/" + "/".join(parts)))
-        _log.warning("fake discord: unhandled %s /%s", method, "/".join(parts))
-        if method == "GET":
-            return _json({"message": "Unknown route", "code": 0}, status=404)
-        return None
-
-    def _application_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.application_id),
-            "name": self.bot_user.username,
-            "icon": None,
-            "description": "",
-            "bot_public": True,
-            "bot_require_code_grant": False,
-            "owner": {
-                "id": str(self.guild.owner_id),
-                "username": "owner",
-                "discriminator": "0",
-                "avatar": None,
-            },
-            "verify_key": "0" * 64,
-            "flags": 0,
-        }
-
-    def _sync_commands(self, guild_id: int | None, commands: list[dict]) -> list[dict]:
-        synced = []
-        for command in commands:
-            stored = dict(command)
-            stored.setdefault("type", 1)
-            stored["id"] = str(self.snowflake())
-            stored["application_id"] = str(self.application_id)
-            stored["version"] = "1"
-            if guild_id is not None:
-                stored["guild_id"] = str(guild_id)
-            synced.append(stored)
-        self.synced_commands[guild_id] = synced
-        return synced
-
-    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        reference = body.get("message_reference") or {}
-        reply_to = int(reference["message_id"]) if reference.get("message_id") else None
-        created = datetime.now(UTC)
-        message = self._message_payload(
-            message_id=self.snowflake(created),
-            channel_id=channel_id,
-            author=self.bot_user,
-            content=body.get("content") or "",
-            created_at=created,
-            reply_to=reply_to,
-            embeds=body.get("embeds") or (),
-        )
-        message["allowed_mentions"] = body.get("allowed_mentions")
-        self.history.setdefault(channel_id, {})[int(message["id"])] = message
-        self.sent_messages.append(message)
-        # Discord echoes the bot's own messages over the gateway.
-        if self._sockets:
-            await self.dispatch("MESSAGE_CREATE", message)
-        return message
-
-    def _history_page(self, channel_id: int, query: Mapping[str, str]) -> list[dict[str, Any]]:
-        """Discord semantics: always newest first; `after` pages upward from an id."""
-        limit = min(int(query.get("limit", 50)), 100)
-        ids = sorted(self.history.get(channel_id, {}))
-        if "after" in query:
-            chosen = [i for i in ids if i > int(query["after"])][:limit]
-        elif "before" in query:
-            chosen = [i for i in ids if i < int(query["before"])][-limit:]
-        else:
-            chosen = ids[-limit:]
-        return [self.history[channel_id][i] for i in reversed(chosen)]
-
-    def _interaction_callback(self, interaction_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        self.interaction_responses[interaction_id] = body
-        kind = body.get("type")
-        data = body.get("data") or {}
-        result: dict[str, Any] = {
-            "interaction": {
-                "id": str(interaction_id),
-                "type": 2,
-                "response_message_loading": kind == 5,
-                "response_message_ephemeral": bool((data.get("flags") or 0) & 64),
-            },
-        }
-        if kind == 4:
-            message = self._webhook_message(data)
-            result["interaction"]["response_message_id"] = message["id"]
-            result["resource"] = {"type": 4, "message": message}
-        return result
-
-    def _webhook_message(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        created = datetime.now(UTC)
-        return self._message_payload(
-            message_id=self.snowflake(created),
-            channel_id=self.channel.id,
-            author=self.bot_user,
-            content=body.get("content") or "",
-            created_at=created,
-            embeds=body.get("embeds") or (),
-        ) | {"webhook_id": str(self.application_id), "flags": body.get("flags") or 0}

@@ -1,0 +1,225 @@
+"""The REST half of the fake Discord: the routes discord.py calls, answered from and recorded
+into the `FakeDiscord` state (see tests/e2e/fake_discord.py for the API)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from tests.e2e.fake_discord_models import application_payload, guild_payload
+
+if TYPE_CHECKING:
+    pass
+
+_log = logging.getLogger(__name__)
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    # discord.py only parses bodies whose content-type is exactly "application/json"
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+class RestRoutes:
+    """Mixin of `FakeDiscord`: one aiohttp handler for every /api/v10 route."""
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["path"]
+        method = request.method
+        self.requests.append((method, path))
+        parts = path.strip("/").split("/")
+        body = await self._body(request)
+        try:
+            result = await self._route(method, parts, body, request)
+        except KeyError as exc:
+            return _json({"message": f"Unknown {exc}", "code": 10008}, status=404)
+        if result is None:
+            return web.Response(status=204)
+        if isinstance(result, web.StreamResponse):
+            return result
+        return _json(result)
+
+    async def _body(self, request: web.Request) -> Any:
+        if not request.can_read_body:
+            return None
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            body: Any = None
+            while (part := await reader.next()) is not None:
+                if getattr(part, "name", None) == "payload_json":
+                    body = json.loads(await part.text())  # type: ignore[union-attr]
+            return body
+        text = await request.text()
+        return json.loads(text) if text else None
+
+    async def _route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        match (method, *parts):
+            case ("GET", "gateway", "bot"):
+                return {
+                    "url": self.gateway_url.rstrip("/"),
+                    "shards": 1,
+                    "session_start_limit": {
+                        "total": 1000,
+                        "remaining": 1000,
+                        "reset_after": 0,
+                        "max_concurrency": 1,
+                    },
+                }
+            case ("GET", "gateway"):
+                return {"url": self.gateway_url.rstrip("/")}
+            case ("GET", "users", "@me"):
+                return self.bot_user.user_payload()
+            case ("GET", "users", user_id):
+                return self.member(int(user_id)).user_payload()
+            case ("GET", "oauth2", "applications", "@me"):
+                return application_payload(
+                    self.application_id, self.bot_user.username, self.guild.owner_id
+                )
+            case ("GET", "applications", "@me"):
+                return application_payload(
+                    self.application_id, self.bot_user.username, self.guild.owner_id
+                )
+            case ("PUT", "applications", _, "commands"):
+                return self._sync_commands(None, body or [])
+            case ("PUT", "applications", _, "guilds", guild_id, "commands"):
+                return self._sync_commands(int(guild_id), body or [])
+            case ("GET", "applications", _, "commands"):
+                return self.synced_commands.get(None, [])
+            case ("GET", "applications", _, "guilds", guild_id, "commands"):
+                return self.synced_commands.get(int(guild_id), [])
+            case ("POST", "channels", channel_id, "messages"):
+                return await self._bot_sends(int(channel_id), body or {})
+            case ("PATCH", "channels", channel_id, "messages", message_id):
+                message = self._find_message(int(message_id))
+                message.update(
+                    {k: v for k, v in (body or {}).items() if k in ("content", "embeds")}
+                )
+                message["edited_timestamp"] = datetime.now(UTC).isoformat()
+                return message
+            case ("DELETE", "channels", channel_id, "messages", message_id):
+                self.history.get(int(channel_id), {}).pop(int(message_id), None)
+                return None
+            case ("GET", "channels", channel_id, "messages"):
+                return self._history_page(int(channel_id), request.query)
+            case ("GET", "channels", channel_id, "messages", message_id):
+                return self.history[int(channel_id)][int(message_id)]
+            case ("POST", "channels", channel_id, "typing"):
+                self.typing.append(int(channel_id))
+                return None
+            case ("PUT", "channels", channel_id, "messages", message_id, "reactions", emoji, "@me"):
+                self.reactions.append((int(channel_id), int(message_id), emoji))
+                return None
+            case ("GET", "channels", channel_id):
+                payload = guild_payload(self.guild)
+                return next(c for c in payload["channels"] if c["id"] == channel_id)
+            case ("GET", "guilds", guild_id, "members", user_id):
+                return self.member(int(user_id)).member_payload()
+            case ("GET", "guilds", guild_id, "members"):
+                return [m.member_payload() for m in self.guild.members.values()]
+            case ("GET", "guilds", guild_id):
+                return guild_payload(self.guild)
+            case ("POST", "interactions", interaction_id, token, "callback"):
+                return self._interaction_callback(int(interaction_id), body or {})
+            case ("POST", "webhooks", _, token):
+                interaction_id = self._interactions.get(token, 0)
+                self.followups.setdefault(interaction_id, []).append(body or {})
+                return self._webhook_message(body or {})
+            case ("PATCH", "webhooks", _, token, "messages", _):
+                interaction_id = self._interactions.get(token, 0)
+                self.interaction_edits.setdefault(interaction_id, []).append(body or {})
+                return self._webhook_message(body or {})
+            case ("GET", "webhooks", _, token, "messages", _):
+                interaction_id = self._interactions.get(token, 0)
+                response = self.interaction_responses.get(interaction_id, {})
+                return self._webhook_message(response.get("data") or {})
+            case ("DELETE", "webhooks", _, token, "messages", _):
+                return None
+        self.unhandled.append((method, "/" + "/".join(parts)))
+        _log.warning("fake discord: unhandled %s /%s", method, "/".join(parts))
+        if method == "GET":
+            return _json({"message": "Unknown route", "code": 0}, status=404)
+        return None
+
+    def _sync_commands(self, guild_id: int | None, commands: list[dict]) -> list[dict]:
+        synced = []
+        for command in commands:
+            stored = dict(command)
+            stored.setdefault("type", 1)
+            stored["id"] = str(self.snowflake())
+            stored["application_id"] = str(self.application_id)
+            stored["version"] = "1"
+            if guild_id is not None:
+                stored["guild_id"] = str(guild_id)
+            synced.append(stored)
+        self.synced_commands[guild_id] = synced
+        return synced
+
+    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        reference = body.get("message_reference") or {}
+        reply_to = int(reference["message_id"]) if reference.get("message_id") else None
+        created = datetime.now(UTC)
+        message = self._message_payload(
+            message_id=self.snowflake(created),
+            channel_id=channel_id,
+            author=self.bot_user,
+            content=body.get("content") or "",
+            created_at=created,
+            reply_to=reply_to,
+            embeds=body.get("embeds") or (),
+        )
+        message["allowed_mentions"] = body.get("allowed_mentions")
+        self.history.setdefault(channel_id, {})[int(message["id"])] = message
+        self.sent_messages.append(message)
+        # Discord echoes the bot's own messages over the gateway.
+        if self._sockets:
+            await self.dispatch("MESSAGE_CREATE", message)
+        return message
+
+    def _history_page(self, channel_id: int, query: Mapping[str, str]) -> list[dict[str, Any]]:
+        """Discord semantics: always newest first; `after` pages upward from an id."""
+        limit = min(int(query.get("limit", 50)), 100)
+        ids = sorted(self.history.get(channel_id, {}))
+        if "after" in query:
+            chosen = [i for i in ids if i > int(query["after"])][:limit]
+        elif "before" in query:
+            chosen = [i for i in ids if i < int(query["before"])][-limit:]
+        else:
+            chosen = ids[-limit:]
+        return [self.history[channel_id][i] for i in reversed(chosen)]
+
+    def _interaction_callback(self, interaction_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        self.interaction_responses[interaction_id] = body
+        kind = body.get("type")
+        data = body.get("data") or {}
+        result: dict[str, Any] = {
+            "interaction": {
+                "id": str(interaction_id),
+                "type": 2,
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool((data.get("flags") or 0) & 64),
+            },
+        }
+        if kind == 4:
+            message = self._webhook_message(data)
+            result["interaction"]["response_message_id"] = message["id"]
+            result["resource"] = {"type": 4, "message": message}
+        return result
+
+    def _webhook_message(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        created = datetime.now(UTC)
+        return self._message_payload(
+            message_id=self.snowflake(created),
+            channel_id=self.channel.id,
+            author=self.bot_user,
+            content=body.get("content") or "",
+            created_at=created,
+            embeds=body.get("embeds") or (),
+        ) | {"webhook_id": str(self.application_id), "flags": body.get("flags") or 0}
