@@ -25,6 +25,7 @@ import asyncpg
 
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
+from db.guilds import get_timezone
 from db.members import get_members
 from memory.cache import AsyncCache, SingleFlight
 from memory.clock import Clock, SystemClock, day_bounds, ensure_aware, local_day
@@ -161,14 +162,13 @@ class MemoryManager:
 
     async def timezone(self, guild_id: int) -> str:
         """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""
-        name = await store.guild_timezone(self._pool, guild_id)
-        if not name:
-            return self._settings.default_timezone
+        default = self._settings.default_timezone
+        name = await get_timezone(self._pool, guild_id, default)
         try:
             ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError):
             _log.warning("guild %s has unknown timezone %r; using default", guild_id, name)
-            return self._settings.default_timezone
+            return default
         return name
 
     def now(self) -> datetime:
