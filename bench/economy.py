@@ -1,0 +1,307 @@
+"""LLM economy: what the hierarchy costs per guild-day, against summarising each member on
+every request, and what a restart costs.
+
+    python -m bench.economy [--members 50] [--messages-per-day 500] [--days 7]
+                            [--request-rate 0.05] [--latency 0]
+
+A synthetic guild is replayed in time order: a week of history first (summarised once, not
+counted), then `--days` measured days. Every message addressed to the bot (`--request-rate` of
+them) asks for the memories of its author and of the members it mentions, as a reply does,
+with the clock at the message's time. The naive design makes one call per requested member
+per request whose prompt holds that member's last 7 days of messages (authored or mentioning
+them) plus their facts; its answer is as long as the hierarchy's context. A new MemoryManager
+over the same database then serves every member again: the restart cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import logging
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from bench.database import BenchServer, bench_server
+from bench.harness import make_manager
+from bench.providers import CountingProvider, Usage, fast_tokens
+from bench.report import Reporter
+from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
+from db.pool import create_pool
+from memory.clock import FixedClock
+from memory.llm.tasks import message_elements
+from memory.models import ChatMessage
+from memory.render import render_messages
+from memory.telemetry import Telemetry
+from prompts.loader import template
+
+_log = logging.getLogger(__name__)
+
+BENCH = "economy"
+WINDOW = timedelta(days=7)
+
+
+@dataclass
+class NaiveCost:
+    """One call per member per request over the member's raw week: calls and tokens."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    _overhead: int = field(default_factory=lambda: fast_tokens(template("merge")))
+    # user id -> (times, cumulative tokens) of the messages that involve them
+    _times: dict[int, list[datetime]] = field(default_factory=lambda: defaultdict(list))
+    _cumulative: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def add_messages(self, messages: list[ChatMessage], tokens: list[int]) -> None:
+        for message, count in zip(messages, tokens, strict=True):
+            for user_id in {message.author_id, *message.mention_ids}:
+                series = self._cumulative[user_id]
+                self._times[user_id].append(message.created_at)
+                series.append((series[-1] if series else 0) + count)
+
+    def request(self, user_id: int, at: datetime, facts: str, answer: str | None) -> None:
+        times, cumulative = self._times[user_id], self._cumulative[user_id]
+        upto = bisect.bisect_right(times, at)
+        start = bisect.bisect_left(times, at - WINDOW)
+        week = (cumulative[upto - 1] if upto else 0) - (cumulative[start - 1] if start else 0)
+        self.calls += 1
+        self.input_tokens += self._overhead + fast_tokens(facts) + week
+        self.output_tokens += fast_tokens(answer or "")
+
+
+def _message_tokens(guild: SyntheticGuild, messages: list[ChatMessage]) -> list[int]:
+    """Tokens of each message as a prompt shows it (XML element, names resolved)."""
+    members = {member.user_id: member for member in guild.members()}
+    rendered = render_messages(messages, members)
+    return [fast_tokens(str(message_elements([message]))) for message in rendered]
+
+
+async def run(
+    pool: asyncpg.Pool,
+    report: Reporter,
+    *,
+    members: int = 50,
+    messages_per_day: int = 500,
+    days: int = 7,
+    request_rate: float = 0.05,
+    latency: float = 0.0,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Replay the guild, print the figures, return the headline ones."""
+    history = 7
+    guild = SyntheticGuild(
+        GuildSpec(
+            members=members, messages_per_day=messages_per_day, days=history + days, seed=seed
+        )
+    )
+    params = {
+        "members": members,
+        "messages_per_day": messages_per_day,
+        "days": days,
+        "request_rate": request_rate,
+        "latency_s": latency,
+    }
+    facts = guild.facts()
+    naive = NaiveCost()
+    warmup_offsets = list(range(history + days - 1, days - 1, -1))
+    await load_guild(pool, guild, days=warmup_offsets)
+    for offset in warmup_offsets:
+        messages = guild.messages(offset)
+        naive.add_messages(messages, _message_tokens(guild, messages))
+
+    provider = CountingProvider(latency=latency)
+    telemetry = Telemetry(keep_recent=1)
+    summaries: list[dict[str, Any]] = []
+    telemetry.add_sink(
+        lambda event: summaries.append(event) if event["op"] == "daily_summary" else None
+    )
+    first_day = guild.day(days - 1)
+    clock = FixedClock(
+        datetime(first_day.year, first_day.month, first_day.day, 0, 1, tzinfo=guild.spec.now.tzinfo)
+    )
+    manager = make_manager(pool, provider, clock, telemetry=telemetry)
+    rnd = random.Random(f"requests-{seed}")
+    requests = 0
+    started = time.perf_counter()
+    try:
+        # The week before the measured days is summarised once: that is a one-off, not per-day.
+        for user_id in guild.user_ids:
+            await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+        warmup = provider.reset()
+        summaries.clear()
+        for offset in range(days - 1, -1, -1):
+            messages = guild.messages(offset)
+            naive.add_messages(messages, _message_tokens(guild, messages))
+            pending: list[ChatMessage] = []
+            for message in messages:
+                pending.append(message)
+                if rnd.random() >= request_rate:
+                    continue
+                await store_messages(pool, pending)
+                pending = []
+                clock.set(message.created_at)
+                for user_id in dict.fromkeys((message.author_id, *message.mention_ids)):
+                    text = await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+                    naive.request(user_id, message.created_at, facts.get(user_id, ""), text)
+                    requests += 1
+            await store_messages(pool, pending)
+        measured = provider.reset()
+        measured_summaries = list(summaries)
+        # Bring every member up to date at "now", so the restart below finds nothing new.
+        clock.set(guild.spec.now)
+        for user_id in guild.user_ids:
+            await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+        provider.reset()
+    finally:
+        await manager.aclose()
+    elapsed = time.perf_counter() - started
+
+    # A new process over the same database, at the same moment: every member once more.
+    restarted = make_manager(pool, provider, clock)
+    try:
+        for user_id in guild.user_ids:
+            await restarted.get_memories(guild.spec.guild_id, user_id, budget=None)
+    finally:
+        await restarted.aclose()
+    after_restart = provider.reset()
+    today = clock.now().date().isoformat()
+    completed_day_calls = sum(n for day, n in after_restart.days.items() if day < today)
+
+    return _report(
+        report,
+        params,
+        days=days,
+        requests=requests,
+        warmup=warmup,
+        measured=measured,
+        naive=naive,
+        after_restart=after_restart,
+        completed_day_calls=completed_day_calls,
+        members=members,
+        elapsed=elapsed,
+        summaries=measured_summaries,
+    )
+
+
+def _report(
+    report: Reporter,
+    params: dict[str, object],
+    *,
+    days: int,
+    requests: int,
+    warmup: Usage,
+    measured: Usage,
+    naive: NaiveCost,
+    after_restart: Usage,
+    completed_day_calls: int,
+    members: int,
+    elapsed: float,
+    summaries: list[dict[str, Any]],
+) -> dict[str, float]:
+    calls = measured.total_calls / days
+    tokens = measured.total_tokens / days
+    naive_calls = naive.calls / days
+    naive_tokens = (naive.input_tokens + naive.output_tokens) / days
+    report(BENCH, "requests_per_guild_day", requests / days, "requests", **params)
+    report(BENCH, "warmup_calls_first_week", warmup.total_calls, "calls", **params)
+    for purpose in sorted(measured.calls):
+        report(
+            BENCH,
+            "hierarchy_calls_per_guild_day",
+            measured.calls[purpose] / days,
+            "calls",
+            purpose=purpose,
+            **params,
+        )
+    report(BENCH, "hierarchy_calls_per_guild_day", calls, "calls", purpose="all", **params)
+    for purpose in sorted(measured.calls):
+        purpose_tokens = measured.input_tokens[purpose] + measured.output_tokens[purpose]
+        report(
+            BENCH,
+            "hierarchy_tokens_per_guild_day",
+            purpose_tokens / days,
+            "tokens",
+            purpose=purpose,
+            **params,
+        )
+    report(BENCH, "hierarchy_tokens_per_guild_day", tokens, "tokens", purpose="all", **params)
+    if summaries:
+        report(BENCH, "day_summarisations_per_guild_day", len(summaries) / days, "runs", **params)
+        chunks = sum(int(event.get("chunks") or 0) for event in summaries) / len(summaries)
+        report(BENCH, "chunks_per_day_summarisation", chunks, "chunks", **params)
+    report(BENCH, "naive_calls_per_guild_day", naive_calls, "calls", **params)
+    report(BENCH, "naive_tokens_per_guild_day", naive_tokens, "tokens", **params)
+    call_ratio = naive_calls / calls if calls else float("inf")
+    token_ratio = naive_tokens / tokens if tokens else float("inf")
+    report(BENCH, "naive_to_hierarchy_call_ratio", call_ratio, "x", **params)
+    report(BENCH, "naive_to_hierarchy_token_ratio", token_ratio, "x", **params)
+    report(
+        BENCH,
+        "restart_calls_completed_days",
+        completed_day_calls,
+        "calls",
+        target=0,
+        requests=members,
+        **params,
+    )
+    report(
+        BENCH, "restart_calls_total", after_restart.total_calls, "calls", requests=members, **params
+    )
+    report(BENCH, "replay_seconds", elapsed, "s", **params)
+    return {
+        "calls_per_guild_day": calls,
+        "naive_calls_per_guild_day": naive_calls,
+        "call_ratio": call_ratio,
+        "token_ratio": token_ratio,
+        "restart_completed_day_calls": completed_day_calls,
+        "restart_calls": after_restart.total_calls,
+    }
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=50)
+    parser.add_argument("--messages-per-day", type=int, default=500)
+    parser.add_argument("--days", type=int, default=7)
+    parser.add_argument(
+        "--request-rates",
+        default="0.05,0.02,0.2",
+        help="comma-separated shares of messages addressed to the bot; one replay each",
+    )
+    parser.add_argument("--latency", type=float, default=0.0, help="model latency, seconds")
+    args = parser.parse_args(argv)
+    report = Reporter()
+    async with bench_server() as server:
+        for rate in (float(item) for item in args.request_rates.split(",") if item.strip()):
+            await run_in(
+                server,
+                report,
+                members=args.members,
+                messages_per_day=args.messages_per_day,
+                days=args.days,
+                request_rate=rate,
+                latency=args.latency,
+            )
+    return 0
+
+
+async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, float]:
+    """`run` in a fresh database of `server`."""
+    async with server.database("economy") as dsn:
+        pool = await create_pool(dsn, min_size=1, max_size=10)
+        try:
+            return await run(pool, report, **options)
+        finally:
+            await pool.close()
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

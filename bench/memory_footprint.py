@@ -1,0 +1,223 @@
+"""Memory: bytes of process memory per cached member, at 10,000 members.
+
+    python -m bench.memory_footprint [--guilds 100] [--members-per-guild 100]
+                                     [--messages-per-day 300]
+
+Every member's context is built once (filling the database), then a new MemoryManager serves
+every member again under tracemalloc: the traced-memory delta of that pass, divided by the
+members served, is what each cached member costs this process (context, history and today's
+batch entries with their keys and cache bookkeeping). A separate small guild is served first
+so one-time allocations (statement caches, codecs, pools) are not counted. The caches are also
+sized object by object to say which level holds what.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import logging
+import sys
+import tracemalloc
+import types
+from collections.abc import Iterable
+from typing import Any
+
+import asyncpg
+
+from bench.database import BenchServer, bench_server
+from bench.harness import make_manager
+from bench.providers import CountingProvider
+from bench.report import Reporter
+from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
+from db.pool import create_pool
+from memory.clock import FixedClock
+from memory.manager import MemoryManager
+
+_log = logging.getLogger(__name__)
+
+BENCH = "memory"
+TARGET_BYTES = 6.5 * 1024
+WARMUP_GUILD = 999
+
+
+def deep_size(root: object) -> int:
+    """Bytes of `root` and everything it holds (containers, strings, cache links), counting
+    shared objects once and never following functions, modules or classes."""
+    seen: set[int] = set()
+    stack = [root]
+    total = 0
+    skip = (types.FunctionType, types.MethodType, types.ModuleType, type, types.BuiltinFunctionType)
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or isinstance(item, skip):
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        stack.extend(gc.get_referents(item))
+    return total
+
+
+def cache_sizes(manager: MemoryManager) -> dict[str, int]:
+    """Deep size of each of the manager's caches (a benchmark may look inside)."""
+    storages = {
+        "context": manager._contexts._storage,
+        "history": manager._history.cache._storage,
+        "today": manager._today._storage,
+    }
+    return {name: deep_size(storage) for name, storage in storages.items()}
+
+
+async def serve_all(
+    manager: MemoryManager, members: Iterable[tuple[int, int]], concurrency: int = 8
+) -> int:
+    """Build every (guild, user) context, `concurrency` at a time; returns how many."""
+    slots = asyncio.Semaphore(concurrency)
+    count = 0
+
+    async def one(guild_id: int, user_id: int) -> None:
+        nonlocal count
+        async with slots:
+            await manager.get_memories(guild_id, user_id, budget=None)
+            count += 1
+
+    await asyncio.gather(*(one(guild_id, user_id) for guild_id, user_id in members))
+    return count
+
+
+async def measure(
+    pool: asyncpg.Pool, guilds: list[SyntheticGuild], warmup: SyntheticGuild, **settings: Any
+) -> dict[str, Any]:
+    """Traced bytes per member served by a fresh manager whose inputs are all stored."""
+    members = [(g.spec.guild_id, user_id) for g in guilds for user_id in g.user_ids]
+    first = [(warmup.spec.guild_id, user_id) for user_id in warmup.user_ids]
+    provider = CountingProvider()
+    clock = FixedClock(guilds[0].spec.now)
+    builder = make_manager(pool, provider, clock, **settings)
+    try:
+        await serve_all(builder, first + members)
+    finally:
+        await builder.aclose()
+    build_calls = provider.reset().total_calls
+
+    gc.collect()
+    tracemalloc.start()
+    manager = make_manager(pool, provider, clock, **settings)
+    try:
+        await serve_all(manager, first)
+        gc.collect()
+        base = tracemalloc.get_traced_memory()[0]
+        served = await serve_all(manager, members)
+        gc.collect()
+        delta = tracemalloc.get_traced_memory()[0] - base
+        tracemalloc.stop()
+        sizes = cache_sizes(manager)
+        contexts = [text for text in manager._contexts._storage.values()]
+    finally:
+        if tracemalloc.is_tracing():
+            tracemalloc.stop()
+        await manager.aclose()
+    # The warm-up guild's entries are in the caches too; size them out proportionally.
+    share = served / (served + len(first))
+    return {
+        "members": served,
+        "bytes_per_member": delta / served,
+        "traced_delta_bytes": delta,
+        "cached_contexts": sum(1 for text in contexts if text),
+        "mean_context_chars": sum(len(t) for t in contexts if t)
+        / max(1, sum(1 for t in contexts if t)),
+        "cache_bytes_per_member": {name: size * share / served for name, size in sizes.items()},
+        "build_llm_calls": build_calls,
+        "restart_llm_calls": provider.usage.total_calls,
+    }
+
+
+async def run(
+    pool: asyncpg.Pool,
+    report: Reporter,
+    *,
+    guilds: int = 100,
+    members_per_guild: int = 100,
+    messages_per_day: int = 300,
+    skew: float = 0.5,
+) -> dict[str, Any]:
+    """Load the guilds, measure, print the figures, return them."""
+    specs = [
+        GuildSpec(
+            guild_id=index + 1,
+            members=members_per_guild,
+            messages_per_day=messages_per_day,
+            skew=skew,
+            seed=index,
+            now=NOW,
+        )
+        for index in range(guilds)
+    ]
+    synthetic = [SyntheticGuild(spec) for spec in specs]
+    warmup = SyntheticGuild(GuildSpec(guild_id=WARMUP_GUILD, members=50, messages_per_day=100))
+    for guild in [warmup, *synthetic]:
+        await load_guild(pool, guild, analyze=False)
+    await pool.execute("ANALYZE")
+    total = guilds * members_per_guild
+    # Caches big enough for every member: the figure is per cached member.
+    result = await measure(
+        pool,
+        synthetic,
+        warmup,
+        cache_context_size=total + 100,
+        cache_history_size=total + 100,
+        cache_today_size=guilds + 10,
+    )
+    params = {
+        "members": total,
+        "guilds": guilds,
+        "messages_per_day": messages_per_day,
+    }
+    report(
+        BENCH,
+        "bytes_per_cached_member",
+        result["bytes_per_member"],
+        "bytes",
+        target=TARGET_BYTES,
+        method="tracemalloc",
+        **params,
+    )
+    for name, size in result["cache_bytes_per_member"].items():
+        report(BENCH, "cache_bytes_per_member", size, "bytes", cache=name, **params)
+    report(BENCH, "traced_delta", result["traced_delta_bytes"] / 1e6, "MB", **params)
+    report(BENCH, "members_with_context", result["cached_contexts"], "members", **params)
+    report(BENCH, "mean_context_chars", result["mean_context_chars"], "chars", **params)
+    report(BENCH, "restart_llm_calls", result["restart_llm_calls"], "calls", target=0, **params)
+    return result
+
+
+async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, Any]:
+    """`run` in a fresh database of `server`."""
+    async with server.database("memory") as dsn:
+        pool = await create_pool(dsn, min_size=1, max_size=10)
+        try:
+            return await run(pool, report, **options)
+        finally:
+            await pool.close()
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--guilds", type=int, default=100)
+    parser.add_argument("--members-per-guild", type=int, default=100)
+    parser.add_argument("--messages-per-day", type=int, default=300)
+    args = parser.parse_args(argv)
+    report = Reporter()
+    async with bench_server() as server:
+        await run_in(
+            server,
+            report,
+            guilds=args.guilds,
+            members_per_guild=args.members_per_guild,
+            messages_per_day=args.messages_per_day,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
