@@ -51,8 +51,10 @@ class Backfiller:
         author_seen: AuthorSeen,
         pause_seconds: float = 1.0,
         retry_max_seconds: float = 60.0,
+        ignored: Callable[[int, int], bool] | None = None,
     ) -> None:
         self._writer = writer
+        self._ignored = ignored or (lambda guild_id, channel_id: False)
         self._settings = settings
         self._clock = clock
         self._telemetry = telemetry
@@ -68,7 +70,11 @@ class Backfiller:
         return total
 
     async def guild(self, guild: discord.Guild) -> int:
-        channels = readable_channels(guild)
+        channels = [
+            channel
+            for channel in readable_channels(guild)
+            if not self._ignored(guild.id, channel.id)
+        ]
         if not channels:
             return 0
         last = await self._last_stored([channel.id for channel in channels])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import asyncpg
@@ -19,6 +19,7 @@ from db.members import get_members, list_members
 from memory.clock import Clock, SystemClock
 from memory.commands import MemoryCommands
 from memory.facts import FactService
+from memory.guild_settings import GuildSettingsCache
 from memory.ingest import BatchedWriter
 from memory.llm.factory import build_llm
 from memory.llm.tasks import MemoryLLM
@@ -49,8 +50,13 @@ class Runtime:
     # Factual memory (remember/forget/undo) and the memory commands that drive it.
     facts: FactService | None = None
     commands: MemoryCommands | None = None
+    # Per-guild settings (timezone, ignored channels, forget policy), cached for hot paths.
+    guild_settings: GuildSettingsCache = field(init=False)
     # Replies: the composer (memories + conversation window + one LLM call) for bot and console.
     replies: ReplyComposer | None = None
+
+    def __post_init__(self) -> None:
+        self.guild_settings = GuildSettingsCache(self.pool, self.settings)
 
 
 def database_url(settings: Settings) -> str | None:
@@ -135,6 +141,7 @@ async def _memory(runtime: Runtime) -> AsyncIterator[MemoryManager]:
     try:
         yield manager
     finally:
+        await runtime.guild_settings.aclose()
         await manager.aclose()
         if owns_llm:
             await llm.provider.aclose()
@@ -161,6 +168,7 @@ def _fact_services(
         telemetry=runtime.telemetry,
         clock=runtime.clock,
         memories=memories,
+        guild_settings=runtime.guild_settings,
     )
     return facts, commands
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from memory.models import Member
-from memory.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +29,15 @@ class CommandResult:
     target_id: int | None = None
 
 
+class PolicySource(Protocol):
+    """Settings or a guild's own settings: whatever says who may forget about others."""
+
+    @property
+    def forget_others_requires_manage_guild(self) -> bool: ...
+
+
 def may_change_memory(
-    settings: Settings, *, author_id: int, target_id: int, can_manage_guild: bool
+    settings: PolicySource, *, author_id: int, target_id: int, can_manage_guild: bool
 ) -> bool:
     """Forgetting, undo and purge: the member themself, or Manage Server (unless the guild's
     FORGET_OTHERS_REQUIRES_MANAGE_GUILD is off). Adding facts needs no permission."""

@@ -17,9 +17,16 @@ from db.members import add_alias, get_members
 from memory.clock import Clock
 from memory.command_limit import Admission, CommandRateLimiter
 from memory.command_replies import CommandReplies
-from memory.command_types import CommandContext, CommandResult, RepliedMessage, may_change_memory
+from memory.command_types import (
+    CommandContext,
+    CommandResult,
+    PolicySource,
+    RepliedMessage,
+    may_change_memory,
+)
 from memory.fact_text import identity_alias
 from memory.facts import FactError, FactService, prompt_member
+from memory.guild_settings import GuildSettingsCache
 from memory.intent import ParsedCommand, prefilter, third_person
 from memory.llm.base import LLMError
 from memory.llm.tasks import MemoryLLM
@@ -51,6 +58,7 @@ class MemoryCommands:
         clock: Clock | None = None,
         resolver: MemberResolver | None = None,
         memories: MemorySource | None = None,
+        guild_settings: GuildSettingsCache | None = None,
     ) -> None:
         self._pool = pool
         self.facts = facts
@@ -59,6 +67,8 @@ class MemoryCommands:
         self._telemetry = telemetry or get_telemetry()
         self._resolver = resolver or MemberResolver(pool)
         self._memories = memories
+        # Each guild's own forget policy (`/memory settings`); the global default without it.
+        self._guild_settings = guild_settings
         self._limiter = CommandRateLimiter(settings.commands_per_minute, clock=clock)
         self._say = CommandReplies()
 
@@ -279,7 +289,7 @@ class MemoryCommands:
             return self._unresolved(ctx, "forget", resolution)
         member = resolution.member
         assert member is not None
-        if not self._may_change(ctx, member):
+        if not await self._may_change(ctx, member):
             return self._refuse(ctx, "forget", member)
         text = await self._prepare(ctx, statement)
         try:
@@ -303,7 +313,7 @@ class MemoryCommands:
             return self._unresolved(ctx, "undo", resolution)
         member = resolution.member
         assert member is not None
-        if not self._may_change(ctx, member):
+        if not await self._may_change(ctx, member):
             return self._refuse(ctx, "undo", member)
         change = await self.facts.undo(
             ctx.guild_id,
@@ -374,9 +384,12 @@ class MemoryCommands:
 
         return _MENTION.sub(name, text)
 
-    def _may_change(self, ctx: CommandContext, member: Member) -> bool:
+    async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
+        policy: PolicySource = self._settings
+        if self._guild_settings is not None:
+            policy = await self._guild_settings.get(ctx.guild_id)
         return may_change_memory(
-            self._settings,
+            policy,
             author_id=ctx.author.user_id,
             target_id=member.user_id,
             can_manage_guild=ctx.can_manage_guild,

@@ -376,6 +376,7 @@ class AdminCog(commands.Cog, name="Admin"):
         except Exception:
             await self._failed(interaction, "settings")
             return
+        self.runtime.guild_settings.store(current)  # ingestion and commands see it at once
         title = "Settings updated" if changed else "Settings of this server"
         await interaction.response.send_message(
             f"**{title}**\n{describe_settings(current)}",

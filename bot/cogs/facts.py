@@ -60,6 +60,8 @@ class FactsCog(commands.Cog, name="Facts"):
     async def on_message(self, message: discord.Message) -> None:
         if message.guild is None or message.author.bot or self.bot.user is None:
             return
+        if self.runtime.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+            return  # an admin excluded this channel: the bot neither stores nor answers here
         referenced = await self._referenced(message, fetch=False)
         reply_to_bot = referenced is not None and referenced.author.id == self.bot.user.id
         text = addressed_text(

@@ -48,6 +48,7 @@ class IngestCog(commands.Cog, name="Ingest"):
             telemetry=runtime.telemetry,
             self_id=self._self_id,
             author_seen=self.member_seen,
+            ignored=self.ignored,
         )
 
     async def cog_unload(self) -> None:
@@ -57,7 +58,13 @@ class IngestCog(commands.Cog, name="Ingest"):
     def _self_id(self) -> int | None:
         return self.bot.user.id if self.bot.user else None
 
+    def ignored(self, guild_id: int, channel_id: int) -> bool:
+        """Channels an admin excluded with `/memory settings` (no database wait: cached)."""
+        return self.runtime.guild_settings.peek(guild_id).ignores(channel_id)
+
     def _storable(self, message: discord.Message) -> bool:
+        if message.guild is not None and self.ignored(message.guild.id, message.channel.id):
+            return False
         return is_storable(
             message, self_id=self._self_id(), include_bots=self.settings.ingest_bot_messages
         )
@@ -153,6 +160,8 @@ class IngestCog(commands.Cog, name="Ingest"):
 
     async def _backfill(self, guilds: list[discord.Guild]) -> int:
         try:
+            for guild in guilds:  # know every guild's ignored channels before reading history
+                await self.runtime.guild_settings.refresh(guild.id)
             total = await self.backfiller.run(guilds)
         except Exception:
             _log.exception("backfill failed")

@@ -67,6 +67,8 @@ class RepliesCog(commands.Cog, name="Replies"):
         """Every member message joins the channel's window (the bot's own are added on send)."""
         if message.guild is None or message.author.bot or not message.content:
             return
+        if self.runtime.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+            return
         try:
             await self.composer.observe(incoming(message))
         except Exception:
