@@ -14,7 +14,12 @@ from dataclasses import dataclass
 import asyncpg
 
 from db.members import find_by_name, get_member
-from memory.intent import is_self_reference, mention_id, subject_candidates
+from memory.intent import (
+    is_self_reference,
+    mention_id,
+    starts_in_first_person,
+    subject_candidates,
+)
 from memory.models import Member
 
 _log = logging.getLogger(__name__)
@@ -92,7 +97,9 @@ class MemberResolver:
         """Resolve who a statement is about from its first words ("Big Bob's cat is ...").
 
         The longest prefix naming somebody wins; with no match, the first word is reported as
-        the unknown name."""
+        the unknown name. A statement in the first person ("I'm a nurse") is about the author."""
+        if author is not None and starts_in_first_person(statement):
+            return Resolution(statement.split(maxsplit=1)[0], member=author, is_self=True)
         candidates = subject_candidates(statement)
         for candidate in candidates:
             resolution = await self.resolve(guild_id, candidate, author=author, known=known)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from memory.intent import addressed_text, prefilter
 from memory.llm import extractive, offline_answers, offline_facts
 from memory.llm.base import (
     LLMBadOutput,
@@ -23,7 +24,6 @@ from memory.llm.base import (
     LLMResponse,
     Purpose,
 )
-from memory.llm.rules import parse_intent
 
 _log = logging.getLogger(__name__)
 
@@ -126,13 +126,16 @@ def _forget(inputs: Inputs) -> Answer:
 
 
 def _route(inputs: Inputs) -> Answer:
-    intent = parse_intent(
-        str(inputs["text"]),
-        bot_name=str(inputs.get("bot_name") or ""),
-        author_name=str(inputs.get("author_name") or ""),
-        replied_to=inputs.get("replied_to"),
-    )
-    return intent.model_dump()
+    """The rule-based pre-filter itself: offline, a command the rules cannot parse is chat."""
+    text = str(inputs["text"])
+    body = addressed_text(text, bot_name=str(inputs.get("bot_name") or "")) or text
+    decision = prefilter(body, has_reply=bool(inputs.get("replied_to")))
+    parsed = decision.parsed
+    if parsed is None:
+        return {"kind": "none"}
+    # The router has no "forget_this": a statement-less forget with a reply means the same.
+    kind = "forget" if parsed.kind == "forget_this" else parsed.kind
+    return {"kind": kind, "target": parsed.target, "statement": parsed.statement}
 
 
 def _whois(inputs: Inputs) -> Answer:

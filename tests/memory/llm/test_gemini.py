@@ -207,7 +207,7 @@ async def test_malformed_json_is_bad_output_then_offline_answers(
     # One retry on bad output (justified in chain.py), then the offline rules answer.
     assert len(fake_http.requests) == 3
     assert response.provider == "offline"
-    assert response.parsed == Intent(kind="remember", target="alice", statement="alice is Sergey.")
+    assert response.parsed == Intent(kind="remember", target=None, statement="alice is Sergey")
     outcomes = [(e["provider"], e["outcome"]) for e in telemetry.recent("llm_call")]
     assert outcomes == [("gemini", "fallback"), ("offline", "ok")]
 

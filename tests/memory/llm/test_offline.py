@@ -282,11 +282,8 @@ async def test_route_uses_the_rules(llm: MemoryLLM) -> None:
     intent = await llm.route(
         text="Bot, remember that I moved to Lisbon", bot_name="Bot", author_name="carol"
     )
-    assert (intent.kind, intent.target, intent.statement) == (
-        "remember",
-        "me",
-        "carol moved to Lisbon.",
-    )
+    # The same parse as the pre-filter: the commands layer resolves "I" to the author.
+    assert (intent.kind, intent.target, intent.statement) == ("remember", None, "I moved to Lisbon")
     chat = await llm.route(text="Bot, how was your weekend?", bot_name="Bot", author_name="carol")
     assert chat.kind == "none"
 
@@ -336,3 +333,22 @@ async def test_reply_about_the_author(llm: MemoryLLM) -> None:
         guild_id=9,
     )
     assert "About you: bob has a cat named Mo." in text
+
+
+@pytest.mark.parametrize(
+    ("text", "replied_to", "expected"),
+    [
+        ("remember that alice is Sergey", None, ("remember", None, "alice is Sergey")),
+        ("remember this about bob", "I moved to Berlin", ("remember_this", "bob", None)),
+        ("forget this", "I have a cat", ("forget", None, None)),
+        ("what do you know about alice?", None, ("whois", "alice", None)),
+        ("who am I?", None, ("whois", "me", None)),
+        ("tell me a joke about remembering things", None, ("none", None, None)),
+    ],
+)
+async def test_offline_route_is_the_rule_based_prefilter(
+    text: str, replied_to: str | None, expected: tuple[str, str | None, str | None]
+) -> None:
+    llm = MemoryLLM(OfflineProvider())
+    intent = await llm.route(text=text, bot_name="Bot", author_name="carol", replied_to=replied_to)
+    assert (intent.kind, intent.target, intent.statement) == expected
