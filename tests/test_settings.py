@@ -91,3 +91,13 @@ def test_empty_values_from_a_copied_env_example_mean_unset(tmp_path) -> None:
     settings = load_settings()
     assert settings.discord_token is None
     assert settings.provider == "offline"
+
+
+def test_readme_documents_every_setting() -> None:
+    from pathlib import Path
+
+    from memory.settings import Settings
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    missing = [name.upper() for name in Settings.model_fields if f"`{name.upper()}`" not in readme]
+    assert not missing, f"README configuration table lacks {missing}"
