@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -20,7 +21,7 @@ from db import summaries as store
 from db.members import get_members
 from memory.cache import SingleFlight
 from memory.clock import day_bounds
-from memory.llm.schemas import PromptMember, PromptMessage
+from memory.llm.schemas import PromptMessage
 from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, message_elements
 from memory.models import ChatMessage, Member
 from memory.render import USER_MENTION, prompt_member, referenced_ids, render_messages
@@ -74,25 +75,47 @@ def target_ids(messages: list[ChatMessage], members: dict[int, Member]) -> list[
     return list(seen)
 
 
-def chunk_messages(messages: list[PromptMessage], budget: int) -> list[list[PromptMessage]]:
+def chunk_messages(
+    messages: list[PromptMessage],
+    budget: int,
+    *,
+    involved: Callable[[PromptMessage], Iterable[int]] | None = None,
+    member_sizes: Mapping[int, int] | None = None,
+) -> list[list[PromptMessage]]:
     """Split time-ordered messages into runs whose rendered XML fits `budget` characters.
 
-    A single message larger than the budget is cut so that no chunk ever exceeds it.
+    A chunk's prompt lists only the members its messages involve, so each chunk also pays for
+    the `<member>` element (`member_sizes`) of every member `involved` returns for its
+    messages, once per chunk. A single message larger than the budget is cut so that no chunk
+    ever exceeds it.
     """
+    sizes = member_sizes or {}
+
+    def members_cost(message: PromptMessage, present: set[int]) -> tuple[list[int], int]:
+        new = [uid for uid in dict.fromkeys(involved(message)) if uid not in present]
+        return new, sum(sizes.get(uid, 0) for uid in new)
+
     chunks: list[list[PromptMessage]] = []
     current: list[PromptMessage] = []
+    present: set[int] = set()
     used = 0
     for message in messages:
         size = len(message_elements([message])) + 1
-        if size > budget:
-            keep = max(0, len(message.content) - (size - budget) - 1)
+        new, extra = members_cost(message, set()) if involved else ([], 0)
+        if size + extra > budget:
+            keep = max(0, len(message.content) - (size + extra - budget) - 1)
             message = message.model_copy(update={"content": message.content[:keep] + "…"})
             size = len(message_elements([message])) + 1
-        if current and used + size > budget:
+        if involved:
+            new, extra = members_cost(message, present)
+        if current and used + size + extra > budget:
             chunks.append(current)
-            current, used = [], 0
+            current, used, present = [], 0, set()
+            if involved:
+                new, extra = members_cost(message, present)
         current.append(message)
-        used += size
+        present.update(new)
+        used += size + extra
     if current:
         chunks.append(current)
     return chunks
@@ -235,8 +258,13 @@ class DailySummarizer:
             if about.user_id in targets
         }
         prompt_members = [prompt_member(user_id, members) for user_id in targets]
-        chunks = chunk_messages(rendered, self._message_budget(prompt_members, forgotten))
         originals = {message.message_id: message for message in messages}
+        chunks = chunk_messages(
+            rendered,
+            self._message_budget(forgotten),
+            involved=lambda item: _involved_ids(originals[item.message_id]),
+            member_sizes={m.user_id: len(member_elements([m])) + 1 for m in prompt_members},
+        )
         calls = 0
         limit = self._settings.daily_summary_chars
 
@@ -289,24 +317,28 @@ class DailySummarizer:
             summaries[user_id] = drop_guild_forgotten(text, user_id, guild_forgotten)[0]
         return summaries, len(chunks), calls, targets
 
-    def _message_budget(self, members: list[PromptMember], forgotten: dict[int, list[str]]) -> int:
-        """Characters left for messages once the template, targets and constraints are in."""
+    def _message_budget(self, forgotten: dict[int, list[str]]) -> int:
+        """Characters left for a chunk's messages and members once the template and
+        constraints are in (`chunk_messages` charges each chunk for its own members)."""
         statements = [statement for items in forgotten.values() for statement in items]
         overhead = (
             len(template("daily_summary"))
-            + len(member_elements(members))
             + len(forgotten_constraints(statements))
             + _PROMPT_OVERHEAD
         )
         return max(_MIN_MESSAGE_BUDGET, self._settings.daily_prompt_max_chars - overhead)
 
 
+def _involved_ids(message: ChatMessage) -> list[int]:
+    """Everyone one message involves: its author and the members it mentions."""
+    ids = [message.author_id, *message.mention_ids]
+    ids += [int(match) for match in USER_MENTION.findall(message.content)]
+    return ids
+
+
 def _present_ids(chunk: list[PromptMessage], originals: dict[int, ChatMessage]) -> set[int]:
     """Everyone a chunk involves: its authors and the members its messages mention."""
     present: set[int] = set()
     for rendered in chunk:
-        message = originals[rendered.message_id]
-        present.add(message.author_id)
-        present.update(message.mention_ids)
-        present.update(int(match) for match in USER_MENTION.findall(message.content))
+        present.update(_involved_ids(originals[rendered.message_id]))
     return present
