@@ -53,9 +53,12 @@ _FORGET_ABOUT = re.compile(
 )
 _FORGET = re.compile(r"^forget(?:\s+that\b|\s*:)?\s+(?P<statement>.+)$", re.IGNORECASE | re.DOTALL)
 _WHOIS = re.compile(
-    r"^(?:what\s+(?:do|did)\s+you\s+(?:know|remember)|what\s+you\s+know|what(?:'s|\s+is)\s+known"
-    r"|tell\s+me(?:\s+(?:what\s+you\s+know|everything))?|who\s+is|who's|whos|whois)"
-    r"\s+(?:about\s+)?(?P<target>.+?)\s*\??$",
+    # "what do you know / tell me about X" need "about" ("tell me a joke" is chat);
+    # "who is X" does not.
+    r"^(?:(?:what\s+(?:do|did)\s+you\s+(?:know|remember)|what\s+you\s+know"
+    r"|what(?:'s|\s+is)\s+known|tell\s+me(?:\s+(?:what\s+you\s+know|everything))?)\s+about"
+    r"|who\s+is|who's|whos|whois)"
+    r"\s+(?P<target>.+?)\s*\??$",
     re.IGNORECASE | re.DOTALL,
 )
 _WHO_AM_I = re.compile(r"^(?:who\s+am\s+i|what\s+do\s+you\s+know\s+about\s+me)\s*\??$", re.I)

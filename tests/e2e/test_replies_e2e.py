@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.client import MemoryBot
 from db.members import find_by_name
+from db.messages import get_message
 from memory.llm.base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from memory.llm.offline import OfflineProvider
 from memory.llm.tasks import MemoryLLM
@@ -133,3 +134,61 @@ async def test_memory_commands_are_not_answered_twice(
     ]
     assert len(replies) == 1 and "remember" in replies[0]["content"].lower()
     assert provider.reply_prompts == []
+
+
+class SlowMemoryProvider(CapturingProvider):
+    """Memory building (summaries, merges) takes far longer than the reply budget."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose in ("daily_summary", "historical_summary", "merge"):
+            await asyncio.sleep(self.delay)
+        return await super().complete(request)
+
+
+async def test_memory_slower_than_the_budget_replies_on_the_fallback(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = SlowMemoryProvider(delay=3.0)
+    bot = await _start(start_bot, provider, reply_memory_budget_seconds=0.2)
+    await _remember(bot, ALICE_ID, "alice", "alice is a marine biologist")
+    dive = await fake_discord.send_message(
+        "just got back from a dive in the Azores", author="alice"
+    )
+
+    for _ in range(500):  # today has a message to summarise: the slow path is real
+        await bot.runtime.writer.flush()
+        if await get_message(bot.runtime.pool, int(dive["id"])) is not None:
+            break
+        await asyncio.sleep(0.01)
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    start = len(fake_discord.sent_messages)
+    sent = await fake_discord.send_message("Bot, any tips for my next trip?", author="alice")
+    reply = await _reply_to(fake_discord, sent, start)
+    assert loop.time() - started < 2.5, "the reply did not wait for the slow memory build"
+    assert reply["content"] == "Happy to help!"
+    assert "marine biologist" in provider.reply_prompts[-1], "facts came from the fallback"
+    fallbacks = bot.runtime.telemetry.recent("fallback")
+    assert any(event.get("reason") == "timeout" for event in fallbacks)
+
+
+async def test_cooldown_spaces_replies_in_a_channel_without_dropping_any(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider()
+    await _start(start_bot, provider, reply_cooldown_seconds=0.6)
+    start = len(fake_discord.sent_messages)
+    first = await fake_discord.send_message("Bot, first question", author="alice")
+    second = await fake_discord.send_message("Bot, second question", author="bob")
+    loop = asyncio.get_running_loop()
+    a = await _reply_to(fake_discord, first, start)
+    first_at = loop.time()
+    b = await _reply_to(fake_discord, second, start)
+    second_at = loop.time()
+    assert a["content"] == b["content"] == "Happy to help!", "both got an answer"
+    assert second_at - first_at >= 0.5, "the second reply waited out the channel cooldown"

@@ -110,3 +110,8 @@ def test_subject_candidates_longest_first() -> None:
     assert subject_candidates("Big Bob's cat is cute") == ["Big Bob's cat", "Big Bob", "Big"]
     assert subject_candidates("<@12> likes pizza") == ["<@12>"]
     assert subject_candidates("<@12>'s cat is cute") == ["<@12>"]
+
+
+@pytest.mark.parametrize("text", ["tell me a long story", "tell me a joke about cats"])
+def test_tell_me_without_about_is_chat_not_whois(text: str) -> None:
+    assert prefilter(text).parsed is None
