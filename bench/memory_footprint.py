@@ -31,7 +31,7 @@ from bench.providers import CountingProvider
 from bench.report import Reporter
 from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
 from db.pool import create_pool
-from memory.clock import FixedClock
+from memory.clock import Clock, FixedClock
 from memory.manager import MemoryManager
 
 _log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ async def serve_all(
 async def measure(
     pool: asyncpg.Pool, guilds: list[SyntheticGuild], warmup: SyntheticGuild, **settings: Any
 ) -> dict[str, Any]:
-    """Traced bytes per member served by a fresh manager whose inputs are all stored."""
+    """Build every member's context once, then trace a fresh manager serving them all."""
     members = [(g.spec.guild_id, user_id) for g in guilds for user_id in g.user_ids]
     first = [(warmup.spec.guild_id, user_id) for user_id in warmup.user_ids]
     provider = CountingProvider()
@@ -98,13 +98,25 @@ async def measure(
         await serve_all(builder, first + members)
     finally:
         await builder.aclose()
-    build_calls = provider.reset().total_calls
+    return await traced_serve(pool, clock, members, first, **settings)
 
+
+async def traced_serve(
+    pool: asyncpg.Pool,
+    clock: Clock,
+    members: list[tuple[int, int]],
+    warmup: list[tuple[int, int]],
+    **settings: Any,
+) -> dict[str, Any]:
+    """A new manager (a restart) serves `warmup`, then `members` under tracemalloc: the traced
+    delta of the second part over its members, the caches' deep sizes, the LLM calls made."""
+    provider = CountingProvider()
+    excluded = {guild_id for guild_id, _ in warmup}
     gc.collect()
     tracemalloc.start()
     manager = make_manager(pool, provider, clock, **settings)
     try:
-        await serve_all(manager, first)
+        await serve_all(manager, warmup)
         gc.collect()
         base = tracemalloc.get_traced_memory()[0]
         served = await serve_all(manager, members)
@@ -112,22 +124,27 @@ async def measure(
         delta = tracemalloc.get_traced_memory()[0] - base
         tracemalloc.stop()
         sizes = cache_sizes(manager)
-        contexts = [text for text in manager._contexts._storage.values()]
+        contexts = [
+            text
+            for key, text in manager._contexts._storage.items()
+            if key[0] not in excluded and text
+        ]
     finally:
         if tracemalloc.is_tracing():
             tracemalloc.stop()
         await manager.aclose()
     # The warm-up guild's entries are in the caches too; size them out proportionally.
-    share = served / (served + len(first))
+    share = served / (served + len(warmup))
+    chars = sum(len(text) for text in contexts)
     return {
         "members": served,
         "bytes_per_member": delta / served,
         "traced_delta_bytes": delta,
-        "cached_contexts": sum(1 for text in contexts if text),
-        "mean_context_chars": sum(len(t) for t in contexts if t)
-        / max(1, sum(1 for t in contexts if t)),
+        "cached_contexts": len(contexts),
+        "mean_context_chars": chars / max(1, len(contexts)),
+        "context_bytes_per_char": sum(sys.getsizeof(t) for t in contexts) / max(1, chars),
+        "cache_bytes": {name: size * share for name, size in sizes.items()},
         "cache_bytes_per_member": {name: size * share / served for name, size in sizes.items()},
-        "build_llm_calls": build_calls,
         "restart_llm_calls": provider.usage.total_calls,
     }
 
@@ -187,6 +204,9 @@ async def run(
     report(BENCH, "traced_delta", result["traced_delta_bytes"] / 1e6, "MB", **params)
     report(BENCH, "members_with_context", result["cached_contexts"], "members", **params)
     report(BENCH, "mean_context_chars", result["mean_context_chars"], "chars", **params)
+    report(
+        BENCH, "context_bytes_per_char", result["context_bytes_per_char"], "bytes/char", **params
+    )
     report(BENCH, "restart_llm_calls", result["restart_llm_calls"], "calls", target=0, **params)
     return result
 

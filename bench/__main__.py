@@ -1,0 +1,170 @@
+"""`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
+
+    python -m bench [--only ingest,economy,latency,memory,scale] [--quick]
+
+Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
+check every target of docs/performance.md ("bench": "targets") and give the total run time.
+`--quick` runs every benchmark at a tiny size (seconds; what the smoke test does).
+Uses DATABASE_URL when set (throwaway databases are created and dropped there), else an
+embedded PostgreSQL in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import platform
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bench import economy, latency, memory_footprint, scale
+from bench.database import BenchServer, bench_server
+from bench.ingest import paced, throughput
+from bench.report import Reporter
+
+_log = logging.getLogger(__name__)
+
+BENCHES = ("ingest", "economy", "latency", "memory", "scale")
+
+# Full sizes keep the whole run under 10 minutes on 2 cores; quick sizes under a few seconds.
+FULL: dict[str, dict[str, Any]] = {
+    "ingest": {"messages": 50_000, "rate": 1000.0, "seconds": 5.0},
+    "economy": {"members": 50, "messages_per_day": 500, "days": 7, "rates": (0.05, 0.02, 0.2)},
+    "latency": {"members": 200, "messages_per_day": 1000, "latency": 0.05, "warm_requests": 2000},
+    "memory": {"guilds": 100, "members_per_guild": 100, "messages_per_day": 300},
+    "scale": {"requested": 200, "warm_requests": 500, "max_members": 10_000, "scale_down": 1},
+}
+QUICK: dict[str, dict[str, Any]] = {
+    "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
+    "economy": {"members": 6, "messages_per_day": 30, "days": 2, "rates": (0.1,)},
+    "latency": {
+        "members": 8,
+        "messages_per_day": 30,
+        "latency": 0.01,
+        "warm_requests": 40,
+        "concurrent": 20,
+        "cold_members": 3,
+    },
+    "memory": {"guilds": 2, "members_per_guild": 10, "messages_per_day": 20},
+    "scale": {
+        "sweeps": ["guilds"],
+        "requested": 10,
+        "warm_requests": 20,
+        "max_members": 200,
+        "scale_down": 4,
+    },
+}
+
+
+async def run_ingest(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    """bench/ingest.py's two phases, reported as figures."""
+    async with server.database("ingest") as dsn:
+        fast = await throughput(dsn, sizes["messages"], 500, 0.5)
+        steady = await paced(dsn, sizes["rate"], sizes["seconds"], 500, 0.5)
+    common = {"messages": fast["messages"], "batch_size": fast["batch_size"]}
+    report("ingest", "messages_per_s", fast["messages_per_s"], "msg/s", target=10_000, **common)
+    report("ingest", "flush_latency_p99_ms", fast["flush_latency_ms_p99"], "ms", **common)
+    report("ingest", "stored", fast["stored"], "messages", **common)
+    common = {"rate": sizes["rate"], "seconds": sizes["seconds"]}
+    report("ingest", "loop_lag_p99_ms", steady["loop_lag_ms_p99"], "ms", target=5, **common)
+    report("ingest", "loop_lag_p50_ms", steady["loop_lag_ms_p50"], "ms", **common)
+    report("ingest", "loop_lag_max_ms", steady["loop_lag_ms_max"], "ms", **common)
+    report("ingest", "achieved_rate", steady["achieved_rate"], "msg/s", **common)
+    report("ingest", "max_queue_depth", steady["max_queue_depth"], "messages", **common)
+
+
+async def run_economy(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    options = {key: value for key, value in sizes.items() if key != "rates"}
+    for rate in sizes["rates"]:
+        await economy.run_in(server, report, request_rate=rate, **options)
+
+
+async def run_latency(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await latency.run_in(server, report, **sizes)
+
+
+async def run_memory(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await memory_footprint.run_in(server, report, **sizes)
+
+
+async def run_scale(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await scale.run(server, report, **sizes)
+
+
+RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
+    "ingest": run_ingest,
+    "economy": run_economy,
+    "latency": run_latency,
+    "memory": run_memory,
+    "scale": run_scale,
+}
+
+# (bench, metric, extra parameters to match, target, "max" or "min")
+TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
+    ("ingest", "messages_per_s", {}, 10_000, "min"),
+    ("ingest", "loop_lag_p99_ms", {}, 5, "max"),
+    ("economy", "restart_calls_completed_days", {}, 0, "max"),
+    ("latency", "warm_p99_ms", {}, 1.0, "max"),
+    ("latency", "concurrent_builds", {}, 1, "max"),
+    ("latency", "restart_llm_calls", {}, 0, "max"),
+    ("memory", "bytes_per_cached_member", {}, 6.5 * 1024, "max"),
+]
+
+
+def check_targets(report: Reporter) -> None:
+    """One line per target of the figures that were measured: its value and whether it held."""
+    for bench, metric, params, target, kind in TARGETS:
+        try:
+            value = report.value(bench, metric, **params)
+        except KeyError:
+            continue
+        met = value <= target if kind == "max" else value >= target
+        report("targets", metric, value, "", of=bench, target=target, kind=kind, met=met)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated benches")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    args = parser.parse_args(argv)
+    chosen = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = set(chosen) - set(BENCHES)
+    if unknown:
+        parser.error(f"unknown bench(es): {', '.join(sorted(unknown))}")
+    sizes = QUICK if args.quick else FULL
+    report = Reporter()
+    machine = {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "database": "DATABASE_URL" if os.environ.get("DATABASE_URL") else "embedded",
+    }
+    report("run", "started", time.strftime("%Y-%m-%dT%H:%M:%S%z"), "", quick=args.quick, **machine)
+    started = time.perf_counter()
+    async with bench_server() as server:
+        await run_all(server, report, chosen, sizes)
+    report("run", "total_seconds", time.perf_counter() - started, "s", quick=args.quick)
+    return 0
+
+
+async def run_all(
+    server: BenchServer,
+    report: Reporter,
+    chosen: list[str] | tuple[str, ...] = BENCHES,
+    sizes: dict[str, dict[str, Any]] = FULL,
+) -> None:
+    """Run the chosen benchmarks on `server`, then check the targets."""
+    for name in chosen:
+        began = time.perf_counter()
+        await RUNNERS[name](server, report, sizes[name])
+        report("run", "bench_seconds", time.perf_counter() - began, "s", of=name)
+    check_targets(report)
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,77 @@
+"""The benchmarks keep running: each one, at a tiny size, prints well-formed JSON figures, and
+the figures that are invariants (one build for concurrent requests, nothing recomputed after a
+restart) hold even at that size."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+import pytest
+
+from bench import __main__ as bench_main
+from bench import economy, ingest, latency, memory_footprint, scale
+from bench.database import BenchServer
+from bench.report import Reporter
+from db.embedded import EmbeddedPostgres
+
+REQUIRED = {"bench", "metric", "value", "unit"}
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert lines, "no output"
+    for line in lines:
+        assert line.keys() >= REQUIRED, line
+        assert isinstance(line["value"], int | float | str | None), line
+    return lines
+
+
+async def test_every_bench_at_a_tiny_size_prints_figures(
+    pg_server: EmbeddedPostgres, capsys
+) -> None:
+    server = BenchServer(pg_server.uri())
+    report = Reporter()
+    try:
+        await bench_main.run_all(server, report, bench_main.BENCHES, bench_main.QUICK)
+    finally:
+        await server.aclose()
+    lines = _lines(capsys.readouterr().out)
+    assert {line["bench"] for line in lines} >= {*bench_main.BENCHES, "targets", "run"}
+    assert report.value("latency", "concurrent_builds") == 1
+    assert report.value("latency", "restart_llm_calls") == 0
+    assert report.value("latency", "warm_llm_calls") == 0
+    assert report.value("economy", "restart_calls_total") == 0
+    assert report.value("memory", "restart_llm_calls") == 0
+    assert report.value("memory", "bytes_per_cached_member") > 0
+    assert report.value("ingest", "stored") == bench_main.QUICK["ingest"]["messages"]
+    # Daily calls follow guild-days: ten guilds cost what one costs, per guild-day.
+    one = report.value("scale", "daily_calls_per_guild_day", guilds=1)
+    ten = report.value("scale", "daily_calls_per_guild_day", guilds=10)
+    assert one == ten == 1
+    targets = [line for line in lines if line["bench"] == "targets"]
+    assert {line["metric"] for line in targets} == {t[1] for t in bench_main.TARGETS}
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        (ingest, "--messages 200 --rate 400 --seconds 0.2"),
+        (economy, "--members 5 --messages-per-day 20 --days 1 --request-rates 0.2"),
+        (
+            latency,
+            "--members 5 --messages-per-day 20 --latency 0.005 --warm-requests 10 --concurrent 5",
+        ),
+        (memory_footprint, "--guilds 1 --members-per-guild 5 --messages-per-day 10"),
+        (scale, "--sweeps guilds --max-members 20 --requested 5 --warm-requests 5"),
+    ],
+    ids=["ingest", "economy", "latency", "memory", "scale"],
+)
+async def test_each_bench_command_line_runs(
+    module: Any, args: str, pg_server: EmbeddedPostgres, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", pg_server.uri())
+    assert await module.main(shlex.split(args)) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert lines and all(line.get("bench") for line in lines)
