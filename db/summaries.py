@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -41,6 +41,8 @@ class DayState:
     stored_count: int | None = None
     stored_max_id: int | None = None
     stale: bool = False
+    # A fallback provider wrote this day and its retry time has come: try the primary again.
+    retry_due: bool = False
 
     @property
     def stored(self) -> bool:
@@ -54,6 +56,7 @@ class DayState:
         return (
             self.stored
             and not self.stale
+            and not self.retry_due
             and self.stored_count == self.message_count
             and self.stored_max_id == self.max_message_id
         )
@@ -65,6 +68,8 @@ class DayState:
             return "missing"
         if self.stale:
             return "stale"
+        if self.retry_due:
+            return "degraded"
         return "changed" if not self.fresh else "fresh"
 
 
@@ -104,7 +109,8 @@ async def day_states(
             GROUP BY 1
         )
         SELECT d.day, coalesce(l.n, 0) AS n, l.max_id, s.message_count, s.max_message_id,
-               coalesce(s.stale, false) AS stale
+               coalesce(s.stale, false) AS stale,
+               coalesce(s.retry_after <= now(), false) AS retry_due
         FROM unnest($5::date[]) AS d(day)
         LEFT JOIN live l ON l.day = d.day
         LEFT JOIN summary_days s ON s.guild_id = $1 AND s.day = d.day
@@ -123,6 +129,7 @@ async def day_states(
             stored_count=row["message_count"],
             stored_max_id=row["max_message_id"],
             stale=row["stale"],
+            retry_due=row["retry_due"],
         )
         for row in rows
     }
@@ -207,25 +214,30 @@ async def save_day(
     max_message_id: int | None,
     provider: str | None,
     summaries: dict[int, str],
+    retry_in: timedelta | None = None,
 ) -> None:
-    """Replace the day's summaries; empty summaries are stored as "nothing to say"."""
+    """Replace the day's summaries; empty summaries are stored as "nothing to say".
+    `retry_in` marks a fallback's result, to be redone by the primary provider after that long
+    (database time, so a fixed `--now` clock cannot make it due at once)."""
     async with connection.transaction():
         await connection.execute(
             """
             INSERT INTO summary_days (guild_id, day, message_count, max_message_id, stale,
-                                      provider, computed_at)
-            VALUES ($1, $2, $3, $4, false, $5, now())
+                                      provider, computed_at, retry_after)
+            VALUES ($1, $2, $3, $4, false, $5, now(), now() + $6::interval)
             ON CONFLICT (guild_id, day) DO UPDATE SET
                 message_count = EXCLUDED.message_count,
                 max_message_id = EXCLUDED.max_message_id,
                 provider = EXCLUDED.provider,
-                computed_at = now()
+                computed_at = now(),
+                retry_after = EXCLUDED.retry_after
             """,
             guild_id,
             day,
             message_count,
             max_message_id,
             provider,
+            retry_in,
         )
         await connection.execute(
             "DELETE FROM daily_summaries WHERE guild_id = $1 AND day = $2", guild_id, day

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 import asyncpg
 
@@ -21,6 +21,7 @@ from db import summaries as store
 from db.members import get_members
 from memory.cache import SingleFlight
 from memory.clock import day_bounds
+from memory.llm.chain import track_providers
 from memory.llm.schemas import PromptMessage
 from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, message_elements
 from memory.models import ChatMessage, Member
@@ -35,6 +36,8 @@ _log = logging.getLogger(__name__)
 
 # Room for the template's own text and JSON instructions around the messages.
 _PROMPT_OVERHEAD = 200
+# A day a fallback provider summarised is redone by the primary after this long.
+DEGRADED_RETRY = timedelta(hours=1)
 # Below this a chunk holds too little chat to be worth a call; a prompt may then run over.
 _MIN_MESSAGE_BUDGET = 500
 
@@ -200,9 +203,11 @@ class DailySummarizer:
             with self._telemetry.span(
                 "daily_summary", guild_id=guild_id, day=day.isoformat(), reason=reason
             ) as event:
-                summaries, chunks, calls, targets = await self._summarize(
-                    conn, guild_id, day, timezone, messages, stats
-                )
+                with track_providers() as answered:
+                    summaries, chunks, calls, targets = await self._summarize(
+                        conn, guild_id, day, timezone, messages, stats
+                    )
+                provider, retry_in = self._provenance(answered)
                 event.update(messages=len(messages), members=len(targets), chunks=chunks)
                 event.update(llm_calls=calls)
                 await store.save_day(
@@ -211,9 +216,12 @@ class DailySummarizer:
                     day,
                     message_count=len(messages),
                     max_message_id=max_id,
-                    provider=getattr(self._llm.provider, "name", None),
+                    provider=provider,
                     summaries=summaries,
+                    retry_in=retry_in,
                 )
+                if retry_in is not None:
+                    event.update(outcome="degraded", provider=provider)
         except BaseException:
             if was_stale:  # the old summaries are still outdated: keep saying so
                 try:
@@ -233,6 +241,16 @@ class DailySummarizer:
             llm_calls=calls,
             targets=targets,
         )
+
+    def _provenance(self, answered: list[str]) -> tuple[str | None, timedelta | None]:
+        """Who wrote the day, and when to retry it: a fallback's summary (offline while the
+        primary model was down) is kept, but redone by the primary after DEGRADED_RETRY."""
+        names = sorted(set(answered))
+        chain_for = getattr(self._llm.provider, "chain_for", None)
+        primary = chain_for("daily_summary")[0] if chain_for else None
+        label = "+".join(names) or getattr(self._llm.provider, "name", None)
+        degraded = primary is not None and any(name != primary for name in names)
+        return label, DEGRADED_RETRY if degraded else None
 
     async def _summarize(
         self,
