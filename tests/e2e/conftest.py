@@ -24,11 +24,12 @@ import pytest
 
 from bot.client import MemoryBot
 from bot.runtime import open_runtime
+from db.members import find_by_name
 from memory.clock import Clock
 from memory.llm.tasks import MemoryLLM
 from memory.settings import Settings
 from memory.telemetry import Telemetry
-from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
 
 StartBot = Callable[..., Awaitable[MemoryBot]]
 
@@ -101,3 +102,33 @@ async def start_bot(
             return bot
 
         yield start
+
+
+async def until_stored(
+    bot: MemoryBot, probe: Callable[[], Awaitable[Any]], *, within: float = 5.0
+) -> Any:
+    """Flush the bot's writer until the async `probe` returns something truthy (returned).
+
+    Cogs hand events to the batched writer, so rows arrive a moment after the gateway event.
+    """
+    assert bot.runtime.writer is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        await bot.runtime.writer.flush()
+        found = await probe()
+        if found:
+            return found
+        if loop.time() > deadline:
+            raise TimeoutError(f"nothing stored within {within}s")
+        await asyncio.sleep(0.02)
+
+
+async def directory_ready(bot: MemoryBot, name: str = "bob", *, count: int = 1) -> None:
+    """Wait until the member directory knows `count` members answering to `name`: memory
+    commands resolve names from it."""
+
+    async def known() -> bool:
+        return len(await find_by_name(bot.runtime.pool, GUILD_ID, name)) >= count
+
+    await until_stored(bot, known)

@@ -9,9 +9,8 @@ from typing import Any
 import asyncpg
 
 from bot.client import MemoryBot
-from db.members import find_by_name
 from memory.telemetry import Telemetry
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.admin"]
@@ -23,13 +22,8 @@ async def started(start_bot: StartBot, fake: FakeDiscord, **settings: Any) -> Me
     assert bot.runtime.writer is not None
     await fake.send_message("I got a new bass guitar today", author="bob")
     await fake.send_message("nice! what colour?", author="alice")
-    for _ in range(200):
-        await bot.runtime.writer.flush()
-        if await find_by_name(
-            bot.runtime.pool, GUILD_ID, "bob"
-        ) and await bot.runtime.pool.fetchval("SELECT count(*) FROM messages"):
-            break
-        await asyncio.sleep(0.02)
+    await directory_ready(bot)
+    await until_stored(bot, lambda: bot.runtime.pool.fetchval("SELECT count(*) FROM messages"))
     await bot.runtime.pool.execute(
         "INSERT INTO user_facts (guild_id, user_id, blob, version) VALUES ($1, $2, $3, 1)",
         GUILD_ID,

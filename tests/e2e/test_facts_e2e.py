@@ -12,7 +12,7 @@ import pytest
 from bot.client import MemoryBot
 from db.facts import get_history
 from db.members import find_by_name
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, directory_ready
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts"]
@@ -23,11 +23,7 @@ async def started(start_bot: StartBot, **settings: Any) -> MemoryBot:
     bot = await start_bot(extensions=EXTENSIONS, **{"commands_per_minute": 100, **settings})
     # The ingest cog fills the member directory from the guild; resolution needs it.
     assert bot.runtime.writer is not None
-    for _ in range(200):
-        await bot.runtime.writer.flush()
-        if await find_by_name(bot.runtime.pool, GUILD_ID, "bob"):
-            break
-        await asyncio.sleep(0.02)
+    await directory_ready(bot)
     return bot
 
 
@@ -153,10 +149,7 @@ async def test_ambiguity_is_a_question(fake_discord: FakeDiscord, start_bot: Sta
     fake_discord.add_member(FakeMember(3101, "sam_a", nick="Sam"))
     fake_discord.add_member(FakeMember(3102, "sam_b", global_name="Sam"))
     bot = await started(start_bot)
-    for _ in range(200):
-        if len(await find_by_name(bot.runtime.pool, GUILD_ID, "sam")) == 2:
-            break
-        await asyncio.sleep(0.02)
+    await directory_ready(bot, "sam", count=2)
     reply = await ask(fake_discord, "Bot remember that sam likes golf", author="alice")
     assert reply["content"].startswith('Several people here go by "sam"')
     assert "Which one do you mean?" in reply["content"]

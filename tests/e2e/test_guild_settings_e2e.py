@@ -3,13 +3,10 @@ and the guild's forget policy decides who may forget facts about someone else.""
 
 from __future__ import annotations
 
-import asyncio
-
 import asyncpg
 
-from db.members import find_by_name
 from memory.guild_settings import update_guild_settings
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, directory_ready
 from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, RANDOM_ID, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
@@ -17,11 +14,7 @@ EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
 
 async def _started(start_bot: StartBot):
     bot = await start_bot(extensions=EXTENSIONS, commands_per_minute=100, reply_cooldown_seconds=0)
-    for _ in range(200):
-        await bot.runtime.writer.flush()
-        if await find_by_name(bot.runtime.pool, GUILD_ID, "bob"):
-            break
-        await asyncio.sleep(0.02)
+    await directory_ready(bot)
     return bot
 
 

@@ -7,14 +7,13 @@ import asyncio
 from typing import Any
 
 from bot.client import MemoryBot
-from db.members import find_by_name
 from db.messages import get_message
 from memory.llm.base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from memory.llm.offline import OfflineProvider
 from memory.llm.tasks import MemoryLLM
 from memory.models import Member
 from memory.tokens import estimate_tokens
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
@@ -46,12 +45,7 @@ async def _start(start_bot: StartBot, provider: CapturingProvider, **settings: A
         llm=MemoryLLM(provider),
         **{"reply_cooldown_seconds": 0, "commands_per_minute": 100, **settings},
     )
-    assert bot.runtime.writer is not None
-    for _ in range(200):
-        await bot.runtime.writer.flush()
-        if await find_by_name(bot.runtime.pool, GUILD_ID, "bob"):
-            break
-        await asyncio.sleep(0.02)
+    await directory_ready(bot)
     return bot
 
 
@@ -159,11 +153,8 @@ async def test_memory_slower_than_the_budget_replies_on_the_fallback(
         "just got back from a dive in the Azores", author="alice"
     )
 
-    for _ in range(500):  # today has a message to summarise: the slow path is real
-        await bot.runtime.writer.flush()
-        if await get_message(bot.runtime.pool, int(dive["id"])) is not None:
-            break
-        await asyncio.sleep(0.01)
+    # today has a message to summarise: the slow path is real
+    await until_stored(bot, lambda: get_message(bot.runtime.pool, int(dive["id"])))
 
     loop = asyncio.get_running_loop()
     started = loop.time()
