@@ -157,6 +157,7 @@ async def run(
     members_per_guild: int = 100,
     messages_per_day: int = 300,
     skew: float = 0.5,
+    ascii_only: bool = False,
 ) -> dict[str, Any]:
     """Load the guilds, measure, print the figures, return them."""
     specs = [
@@ -167,6 +168,7 @@ async def run(
             skew=skew,
             seed=index,
             now=NOW,
+            ascii_only=ascii_only,
         )
         for index in range(guilds)
     ]
@@ -189,6 +191,7 @@ async def run(
         "members": total,
         "guilds": guilds,
         "messages_per_day": messages_per_day,
+        "ascii_only": ascii_only,
     }
     report(
         BENCH,
@@ -226,6 +229,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guilds", type=int, default=100)
     parser.add_argument("--members-per-guild", type=int, default=100)
     parser.add_argument("--messages-per-day", type=int, default=300)
+    parser.add_argument("--ascii-only", action="store_true", help="chat without emoji/accents")
     args = parser.parse_args(argv)
     report = Reporter()
     async with bench_server() as server:
@@ -235,6 +239,7 @@ async def main(argv: list[str] | None = None) -> int:
             guilds=args.guilds,
             members_per_guild=args.members_per_guild,
             messages_per_day=args.messages_per_day,
+            ascii_only=args.ascii_only,
         )
     return 0
 

@@ -4,7 +4,8 @@ Chat is shaped like a real server's: a few members talk a lot and most talk a li
 activity), message lengths are log-normal (median ~35 characters, a long tail up to Discord's
 2000), more is said in the evening, some messages reply to a recent one in the same channel and
 some mention another member. Message ids are snowflakes derived from the timestamp, so they
-grow with time like Discord's. The same spec always yields the same guild.
+grow with time like Discord's. A few words are emoji or accented, as in real chat
+(`ascii_only` leaves them out). The same spec always yields the same guild.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ _WORDS = _words(
     "again maybe never always new old good bad great weird funny tired busy happy late early "
     "café naïve 🎉 😂 👍 ❤️"
 )
+_ASCII_WORDS = [word for word in _WORDS if word.isascii()]
 _TOPICS = (
     "I'm moving to {city} next month",
     "my {pet} knocked the {thing} over again",
@@ -86,6 +88,7 @@ class GuildSpec:
     mention_rate: float = 0.15
     facts_rate: float = 0.3
     now: datetime = NOW
+    ascii_only: bool = False  # no emoji or accents (CPython then stores 1 byte per char)
 
 
 class SyntheticGuild:
@@ -157,7 +160,7 @@ class SyntheticGuild:
             at = start + timedelta(seconds=second)
             author = self._pick(rnd)
             channel = 10_000 + spec.guild_id * 100 + rnd.randrange(spec.channels)
-            content = _content(rnd)
+            content = _content(rnd, _ASCII_WORDS if spec.ascii_only else _WORDS)
             mentions: tuple[int, ...] = ()
             reply_to: int | None = None
             if rnd.random() < spec.mention_rate and spec.members > 1:
@@ -201,7 +204,7 @@ def _evening_weighted_second(rnd: random.Random) -> float:
     return rnd.uniform(0, 86_400 - 1)
 
 
-def _content(rnd: random.Random) -> str:
+def _content(rnd: random.Random, vocabulary: Sequence[str]) -> str:
     """Log-normal length (median ~35 chars, capped at 2000), sometimes about the author's life."""
     if rnd.random() < 0.12:
         text = rnd.choice(_TOPICS)
@@ -212,7 +215,7 @@ def _content(rnd: random.Random) -> str:
     words: list[str] = []
     length = 0
     while length < target:
-        word = rnd.choice(_WORDS)
+        word = rnd.choice(vocabulary)
         words.append(word)
         length += len(word) + 1
     return " ".join(words)[:target]
