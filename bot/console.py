@@ -26,6 +26,8 @@ from memory.reply import IncomingMessage
 _log = logging.getLogger(__name__)
 
 CONSOLE_GUILD_ID = 1
+# Not "you" or "me": a member name is matched in chat text, and those words are everywhere.
+DEFAULT_SPEAKER = "guest"
 CONSOLE_CHANNEL_ID = 1
 DISCORD_EPOCH_MS = 1_420_070_400_000
 BOT_USER_ID = 1 << 60
@@ -49,7 +51,7 @@ def user_id_for(name: str) -> int:
 class ConsoleSession:
     """One terminal conversation. `handle_line` returns what the terminal should print."""
 
-    def __init__(self, runtime: Runtime, *, speaker: str = "you") -> None:
+    def __init__(self, runtime: Runtime, *, speaker: str = DEFAULT_SPEAKER) -> None:
         self.runtime = runtime
         self.bot_name = runtime.settings.bot_name
         self.speaker = self._member(speaker)
@@ -70,7 +72,7 @@ class ConsoleSession:
         )
 
     def _member(self, name: str) -> Member:
-        clean = name.strip().lstrip("@") or "you"
+        clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
         member = Member(CONSOLE_GUILD_ID, user_id_for(clean), username=clean)
         assert self.runtime.writer is not None
         self.runtime.writer.submit_member(member)

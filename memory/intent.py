@@ -118,6 +118,24 @@ def addressed_text(
     return None
 
 
+_LEADING_MENTION = re.compile(r"^\s*<@!?\d+>[\s,:;]*")
+
+
+def is_memory_command(text: str, *, bot_name: str) -> bool:
+    """Whether a stored message told the bot to remember, forget or tell about someone.
+
+    Summaries leave these out: the facts already hold what they said, and a forget command
+    quoted in a summary would repeat exactly what was forgotten. Addressing is by name or by a
+    leading mention (stored messages do not say which mention is the bot's).
+    """
+    body = addressed_text(text, bot_name=bot_name)
+    if body is None:
+        body = _LEADING_MENTION.sub("", text, count=1)
+        if body == text:
+            return False
+    return prefilter(body, has_reply=True).parsed is not None
+
+
 def _without_bot_mention(text: str, bot_user_id: int | None) -> str:
     if bot_user_id is None:
         return text

@@ -11,7 +11,7 @@ import asyncio
 import sys
 
 from bot.cli import CliError
-from bot.console import ConsoleSession
+from bot.console import DEFAULT_SPEAKER, ConsoleSession
 from bot.runtime import open_runtime
 from memory.clock import clock_from_env
 from memory.settings import Settings
@@ -25,7 +25,9 @@ in .env (see README: "Creating the Discord application") and `make run` again.
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("console", help="offline terminal chat with the bot")
-    parser.add_argument("--as", dest="speaker", default="you", help="who you speak as at first")
+    parser.add_argument(
+        "--as", dest="speaker", default=DEFAULT_SPEAKER, help="who you speak as at first"
+    )
     parser.add_argument("--now", help="fix the clock (ISO date or timestamp)")
     parser.set_defaults(handler=handle)
 
@@ -43,7 +45,7 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
     if getattr(args, "command", None) == "run" or interactive:
         print(NO_TOKEN.format(data_dir=settings.data_dir, provider=settings.provider))
     async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
-        session = ConsoleSession(runtime, speaker=getattr(args, "speaker", "you"))
+        session = ConsoleSession(runtime, speaker=getattr(args, "speaker", DEFAULT_SPEAKER))
         print(session.banner(), flush=True)
         loop = asyncio.get_running_loop()
         while not session.finished:

@@ -21,6 +21,7 @@ from db import summaries as store
 from db.members import get_members
 from memory.cache import SingleFlight
 from memory.clock import day_bounds
+from memory.intent import is_memory_command
 from memory.llm.chain import track_providers
 from memory.llm.schemas import PromptMessage
 from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, message_elements
@@ -262,6 +263,8 @@ class DailySummarizer:
         stats: BuildStats,
     ) -> tuple[dict[int, str], int, int, list[int]]:
         """(summaries, chunks, llm calls, targets) for one day's messages."""
+        bot_name = self._settings.bot_name
+        messages = [m for m in messages if not is_memory_command(m.content, bot_name=bot_name)]
         if not messages:
             return {}, 0, 0, []
         members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))

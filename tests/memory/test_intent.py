@@ -7,6 +7,7 @@ import pytest
 from memory.intent import (
     ParsedCommand,
     addressed_text,
+    is_memory_command,
     prefilter,
     subject_candidates,
     third_person,
@@ -115,3 +116,18 @@ def test_subject_candidates_longest_first() -> None:
 @pytest.mark.parametrize("text", ["tell me a long story", "tell me a joke about cats"])
 def test_tell_me_without_about_is_chat_not_whois(text: str) -> None:
     assert prefilter(text).parsed is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bot, remember that alice likes tea", True),
+        ("<@123456789012345678> forget that I have a cat", True),
+        ("bot what do you know about bob?", True),
+        ("Bot, how was your day?", False),
+        ("I will remember that trip forever", False),
+        ("alice remember that we meet at 5", False),
+    ],
+)
+def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: bool) -> None:
+    assert is_memory_command(text, bot_name="Bot") is expected

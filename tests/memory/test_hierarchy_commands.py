@@ -1,0 +1,46 @@
+"""Memory commands are not chat: daily summaries leave them out (a quoted forget command would
+repeat the very thing that was forgotten)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from db.messages import insert_messages
+from memory.clock import FixedClock
+from tests.memory.hierarchy_support import (
+    ALICE,
+    BOB,
+    GUILD,
+    NOW,
+    TODAY,
+    add_members,
+    manager,
+    message,
+    model,
+)
+
+
+async def test_commands_to_the_bot_are_left_out_of_daily_summaries(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    yesterday = TODAY - timedelta(days=1)
+    at = NOW - timedelta(days=1)
+    await insert_messages(
+        db_pool,
+        [
+            message(ALICE, "I adopted a kitten called Miso", at),
+            message(BOB, "Bot, forget that alice is allergic to cats", at + timedelta(minutes=1)),
+            message(BOB, "Bot what do you know about alice?", at + timedelta(minutes=2)),
+            message(BOB, "Bot, any name ideas for a kitten?", at + timedelta(minutes=3)),
+        ],
+    )
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    await memory.summarize_day(GUILD, yesterday)
+    [request] = [r for r in provider.requests if r.purpose == "daily_summary"]
+    sent = [m["content"] for m in request.inputs["messages"]]
+    assert sent == ["I adopted a kitten called Miso", "Bot, any name ideas for a kitten?"]
+    stored = await db_pool.fetchval(
+        "SELECT message_count FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, yesterday
+    )
+    assert stored == 4, "the staleness fingerprint still counts every message"
+    await memory.aclose()
