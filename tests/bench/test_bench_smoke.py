@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_main
-from bench import economy, ingest, latency, memory_footprint, scale
+from bench import economy, ingest, latency, memory_footprint, scale, table
 from bench.database import BenchServer
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
@@ -37,7 +37,8 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
         await bench_main.run_all(server, report, bench_main.BENCHES, bench_main.QUICK)
     finally:
         await server.aclose()
-    lines = _lines(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    lines = _lines(out)
     assert {line["bench"] for line in lines} >= {*bench_main.BENCHES, "targets", "run"}
     assert report.value("latency", "concurrent_builds") == 1
     assert report.value("latency", "restart_llm_calls") == 0
@@ -52,6 +53,10 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     assert one == ten == 1
     targets = [line for line in lines if line["bench"] == "targets"]
     assert {line["metric"] for line in targets} == {t[1] for t in bench_main.TARGETS}
+    # The docs' tables are rendered from exactly this output.
+    tables = table.render(table.read_figures(["make: noise", *out.splitlines()]))
+    assert "### scale" in tables and "| messages_per_s |" in tables
+    assert "| guilds | 1 | 20 |" in tables and "| guilds | 10 | 20 |" in tables  # one row per case
 
 
 @pytest.mark.parametrize(
