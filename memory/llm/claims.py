@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.llm.textops import collapse, content_tokens, end_sentence
+from memory.text import collapse, content_tokens, end_sentence
 
 SELF = "@self"
 

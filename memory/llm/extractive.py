@@ -13,19 +13,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from memory.llm.textops import (
-    FILLER,
+from memory.text import (
     collapse,
     content_tokens,
     end_sentence,
     fit,
     jaccard,
-    matches_any,
     name_pattern,
+    restates_any,
     split_sentences,
     truncate,
     words,
     wordset,
+)
+
+# Chat filler that makes a message look long without saying anything.
+_FILLER = wordset(
+    """
+    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
+    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
+    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
+    """
 )
 
 # Words that usually mark something worth remembering about a person's day or life.
@@ -75,7 +83,7 @@ def clean_chat(text: str) -> str:
 def informativeness(text: str) -> float:
     """How much a message tells about its author: 0 for reactions, higher for life news."""
     tokens = [token.lower() for token in words(text)]
-    meaningful = [t for t in tokens if t not in FILLER and len(t) > 2]
+    meaningful = [t for t in tokens if t not in _FILLER and len(t) > 2]
     if len(meaningful) < 2:
         return 0.0
     content = content_tokens(text)
@@ -157,7 +165,7 @@ def prepare_day(
     lines: list[ChatLine] = []
     for order, message in enumerate(messages):
         text = clean_chat(str(message.get("content") or ""))
-        if not text or matches_any(text, forgotten, names=names):
+        if not text or restates_any(text, forgotten, names=names):
             continue
         author_id = int(str(message.get("author_id")))
         reply_to = message.get("reply_to_id")
@@ -215,7 +223,7 @@ def condense(
     seen: list[set[str]] = []
     for label, text in texts:
         for sentence in split_sentences(text or ""):
-            if matches_any(sentence, forgotten, names=names):
+            if restates_any(sentence, forgotten, names=names):
                 continue
             tokens = content_tokens(sentence, ignore=names)
             if any(jaccard(tokens, earlier) >= 0.7 for earlier in seen):

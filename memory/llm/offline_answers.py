@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memory.llm.textops import end_sentence, mentions_name, truncate
+from memory.text import end_sentence, mentions_name, truncate
 
 REPLY_MAX_CHARS = 1800  # under Discord's 2000, so the offline reply is one message
 _ABOUT_SELF = re.compile(r"\b(?:about me|who am i|know me|remember me|my name)\b", re.IGNORECASE)

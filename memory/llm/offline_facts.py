@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory.llm.claims import contradicts, same_claim, third_person
-from memory.llm.textops import (
+from memory.text import (
     content_tokens,
+    drop_restating,
     end_sentence,
     jaccard,
-    matches_any,
-    matches_statement,
+    restates_any,
     split_sentences,
     truncate,
 )
@@ -43,8 +43,8 @@ def remember(
     """The blob with `statement` merged in: newer wins, duplicates merge, nothing forgotten."""
     names = [name, *aliases]
     new = third_person(statement, name, aliases)
-    existing = [s for s in split_sentences(blob) if not matches_any(s, forgotten, names=names)]
-    if not new or matches_any(new, forgotten, names=names):
+    existing = [s for s in split_sentences(blob) if not restates_any(s, forgotten, names=names)]
+    if not new or restates_any(new, forgotten, names=names):
         return _cap(existing, max_chars, keep_last=True)
     new_tokens = content_tokens(new, ignore=names)
     merged: list[str] = []
@@ -73,10 +73,8 @@ def forget(
     blob: str, statement: str, *, name: str, aliases: Sequence[str] = ()
 ) -> tuple[bool, str]:
     """Remove every sentence making the claim in `statement`; report whether any did."""
-    names = [name, *aliases]
-    sentences = split_sentences(blob)
-    kept = [s for s in sentences if not matches_statement(s, statement, names=names)]
-    return len(kept) < len(sentences), " ".join(kept)
+    kept, dropped = drop_restating(blob, [statement], names=[name, *aliases])
+    return dropped > 0, kept
 
 
 def merge(
@@ -94,7 +92,7 @@ def merge(
     fact_sentences = [
         end_sentence(s)
         for s in split_sentences(facts)
-        if not matches_any(s, forgotten, names=names)
+        if not restates_any(s, forgotten, names=names)
     ]
     seen = [content_tokens(s, ignore=names) for s in fact_sentences]
     facts_text = _cap(fact_sentences, max_chars, keep_last=False) if fact_sentences else ""
@@ -103,7 +101,7 @@ def merge(
     for label, text in (("Today", today), ("Earlier", history)):
         labelled = False
         for sentence in split_sentences(text):
-            if matches_any(sentence, forgotten, names=names):
+            if restates_any(sentence, forgotten, names=names):
                 continue
             if any(contradicts(fact, sentence, names) for fact in fact_sentences):
                 continue
