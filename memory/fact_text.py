@@ -1,13 +1,16 @@
 """Text rules for fact statements: loose comparison, forgotten-statement matching, aliases.
 
 Pure functions shared by the facts service (what may be stored) and the command layer (which
-new names a statement introduces).
+new names a statement introduces). Whether a sentence restates a statement is decided by
+`memory.text.restates`, the rule the summaries and the offline provider use too.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from memory.text import drop_restating, restates
 
 _WORDS = re.compile(r"[\w']+")
 # "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".
@@ -33,25 +36,16 @@ def normalise_statement(statement: str) -> str:
     return " ".join(re.sub(r"[.!?;,\"'`“”‘’]+", " ", statement.casefold()).split())
 
 
-def _words(statement: str) -> set[str]:
-    return set(normalise_statement(statement).split())
+def covers(statement: str, forgotten: str, names: Sequence[str] = ()) -> bool:
+    """Remembering `statement` explicitly lifts the forget of `forgotten` when it restates it:
+    the same rule that strips forgotten statements, so whatever would be stripped is lifted."""
+    return restates(statement, forgotten, names=names)
 
 
-def covers(statement: str, forgotten: str) -> bool:
-    """Remembering `statement` explicitly re-allows `forgotten` when it says all of it."""
-    wanted = _words(forgotten)
-    return bool(wanted) and wanted <= _words(statement)
-
-
-def strip_forgotten(blob: str, forgotten: list[str]) -> str:
-    """Drop sentences of `blob` that restate a forgotten statement word for word: a last line of
-    defence when a model ignores the "never include" constraint."""
-    if not forgotten or not blob:
-        return blob
-    banned = {normalise_statement(statement) for statement in forgotten}
-    sentences = re.split(r"(?<=[.!?])\s+", blob.strip())
-    kept = [sentence for sentence in sentences if normalise_statement(sentence) not in banned]
-    return " ".join(kept)
+def strip_forgotten(blob: str, forgotten: Sequence[str], names: Sequence[str] = ()) -> str:
+    """Drop sentences of `blob` that restate a forgotten statement: a last line of defence
+    when a model ignores the "never include" constraint."""
+    return drop_restating(blob, forgotten, names=names)[0]
 
 
 def identity_alias(statement: str, subjects: Sequence[str]) -> str | None:

@@ -254,7 +254,7 @@ class FactService:
         # Re-read under the lock: a forget committed since our read must still be honoured.
         records = await store.get_forgotten_records(connection, guild_id, user_id)
         banned = [record.statement for record in records if record.id not in plan.lift]
-        new_blob = strip_forgotten(plan.new_blob, banned)
+        new_blob = strip_forgotten(plan.new_blob, banned, plan.names)
         lifted = await store.remove_forgotten(connection, guild_id, user_id, list(plan.lift))
         if plan.forget is not None:
             wanted = normalise_statement(plan.forget)
@@ -298,10 +298,11 @@ class FactService:
         guild_id = member.guild_id
 
         async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
-            lift = tuple(record.id for record in records if covers(statement, record.statement))
+            names = member.names
+            lift = tuple(r.id for r in records if covers(statement, r.statement, names))
             forgotten = [record.statement for record in records if record.id not in lift]
             merged = await self._merge(guild_id, member, blob, statement, forgotten)
-            return _Plan(merged, statement, lift=lift)
+            return _Plan(merged, statement, lift=lift, names=names)
 
         return compute
 
@@ -321,7 +322,8 @@ class FactService:
             pruned = result.blob.strip()
             # "Found" with nothing removed is no change; "not found" keeps the blob verbatim.
             found = result.found and pruned != blob.strip()
-            return _Plan(pruned if found else blob, statement, forget=statement, found=found)
+            kept = pruned if found else blob
+            return _Plan(kept, statement, forget=statement, found=found, names=member.names)
 
         return compute
 
@@ -342,7 +344,7 @@ class FactService:
                 )
             except LLMError as exc:
                 raise FactsUnavailable(f"the language model failed: {exc}") from exc
-            merged = strip_forgotten(merged.strip(), forgotten)
+            merged = strip_forgotten(merged.strip(), forgotten, member.names)
             if not merged:
                 # An empty merge of a non-empty statement is a broken answer, never a wipe.
                 raise FactsUnavailable("the language model returned an empty memory")
@@ -391,6 +393,8 @@ class _Plan:
     forget: str | None = None
     found: bool = True
     reverts_id: int | None = None
+    # The member's names, ignored when matching forgotten statements (undo knows only ids).
+    names: tuple[str, ...] = ()
 
 
 _Compute = Callable[[str, list[store.ForgottenRecord]], Awaitable[_Plan]]

@@ -1,9 +1,9 @@
 """Forgetting must stick: drop every summary sentence that restates a forgotten statement.
 
 Stored daily summaries may predate a forget, and a model may ignore the prompt constraint, so
-each text is filtered again before it is merged or served. The match errs on the side of
-forgetting: a sentence goes when it contains the statement, or every content word of it
-(names of the member aside, since summaries often say "she" instead).
+each text is filtered again before it is merged or served. Whether a sentence restates a
+statement is `memory.text.restates`: every content word of it, names of the member aside
+(summaries often say "she" instead), the rule the facts service and the offline model use.
 
 Other members' summaries can repeat it too ("Bob said Alice loves pineapple pizza"), so
 `drop_guild_forgotten` also drops such sentences from anyone's text when they name the member.
@@ -12,131 +12,25 @@ Other members' summaries can repeat it too ("Bob said Alice loves pineapple pizz
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
 from db.summaries import forgotten_in_guild
+from memory.text import drop_restating, drop_sentences, mentions_name, restates_any
 
 _log = logging.getLogger(__name__)
-
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
-_NON_WORD = re.compile(r"[^\w]+")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "to",
-        "of",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "that",
-        "this",
-        "it",
-        "its",
-        "he",
-        "she",
-        "they",
-        "him",
-        "her",
-        "them",
-        "his",
-        "hers",
-        "their",
-        "theirs",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "with",
-        "for",
-        "as",
-        "by",
-        "about",
-        "from",
-        "who",
-        "not",
-        "no",
-        "very",
-        "really",
-        "just",
-        "also",
-    ]
-)
-
-
-def _normalize(text: str) -> str:
-    return _NON_WORD.sub(" ", text.lower()).strip()
-
-
-def _stem(word: str) -> str:
-    # A crude prefix stem so "likes"/"liked"/"liking" and "pizza"/"pizzas" meet.
-    return word[:4] if len(word) > 4 else word
-
-
-def _content_stems(text: str, ignore: frozenset[str]) -> set[str]:
-    return {
-        _stem(word)
-        for word in _normalize(text).split()
-        if word not in _STOPWORDS and word not in ignore and len(word) > 1
-    }
-
-
-def split_sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
-
-
-def restates(sentence: str, statement: str, names: Iterable[str] = ()) -> bool:
-    """True when `sentence` says what `statement` said (see module doc for the rule)."""
-    needle = _normalize(statement)
-    if not needle:
-        return False
-    haystack = _normalize(sentence)
-    if needle in haystack:
-        return True
-    ignore = frozenset(word for name in names for word in _normalize(name).split())
-    wanted = _content_stems(statement, ignore)
-    if not wanted:
-        return False
-    present = {_stem(word) for word in haystack.split()}
-    return wanted <= present
 
 
 def drop_forgotten(
     text: str, forgotten: Iterable[str], names: Iterable[str] = ()
 ) -> tuple[str, int]:
     """`text` without the sentences restating any forgotten statement; (text, sentences dropped)."""
-    statements = [statement for statement in forgotten if statement.strip()]
-    if not text or not statements:
-        return text, 0
-    names = tuple(names)
-    kept: list[str] = []
-    dropped = 0
-    for sentence in split_sentences(text):
-        if any(restates(sentence, statement, names) for statement in statements):
-            dropped += 1
-        else:
-            kept.append(sentence)
+    text, dropped = drop_restating(text, forgotten, names=names)
     if dropped:
         _log.debug("dropped %d sentence(s) restating forgotten statements", dropped)
-        return " ".join(kept), dropped
-    return text, 0
+    return text, dropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +42,10 @@ class ForgottenAbout:
     statements: tuple[str, ...]
 
     def named_in(self, sentence: str) -> bool:
-        words = f" {_normalize(sentence)} "
-        return any(f" {_normalize(name)} " in words for name in self.names if len(name.strip()) > 1)
+        return any(mentions_name(sentence, name) for name in self.names)
+
+    def restated_in(self, sentence: str) -> bool:
+        return restates_any(sentence, self.statements, names=self.names)
 
 
 def drop_guild_forgotten(
@@ -157,20 +53,17 @@ def drop_guild_forgotten(
 ) -> tuple[str, int]:
     """`text` about `subject_id` without sentences restating anything forgotten in the guild:
     the subject's own statements always, another member's when the sentence names them."""
-    if not text or not forgotten:
+    if not forgotten:
         return text, 0
-    kept: list[str] = []
-    dropped = 0
-    for sentence in split_sentences(text):
-        if any(
+
+    def restated(sentence: str) -> bool:
+        return any(
             (about.user_id == subject_id or about.named_in(sentence))
-            and any(restates(sentence, statement, about.names) for statement in about.statements)
+            and about.restated_in(sentence)
             for about in forgotten
-        ):
-            dropped += 1
-        else:
-            kept.append(sentence)
-    return (" ".join(kept), dropped) if dropped else (text, 0)
+        )
+
+    return drop_sentences(text, restated)
 
 
 async def load_guild_forgotten(
