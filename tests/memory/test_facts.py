@@ -98,6 +98,16 @@ async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(db_pool, t
     assert change.new_blob == "Alice has a cat."
 
 
+async def test_a_paraphrased_forgotten_fact_is_overruled_too(db_pool, telemetry) -> None:
+    def rephrasing(request):  # re-adds the forgotten fact in other words, about "she"
+        return TextOutput(text=merge(request).text + " She really liked pizza.")
+
+    facts = service(db_pool, telemetry, scripted_memory_model(remember=rephrasing))
+    await facts.forget(G, ALICE, "alice likes pizza", actor_id=1)
+    change = await facts.remember(G, ALICE, "alice has a cat", actor_id=1)
+    assert change.new_blob == "Alice has a cat."
+
+
 async def test_oversize_statement_rejected_with_limit(db_pool, telemetry) -> None:
     provider = scripted_memory_model()
     facts = service(db_pool, telemetry, provider, fact_statement_max_chars=20)
