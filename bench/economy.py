@@ -84,6 +84,15 @@ def _message_tokens(guild: SyntheticGuild, messages: list[ChatMessage]) -> list[
     return [fast_tokens(str(message_elements([message]))) for message in rendered]
 
 
+def _message_chars(guild: SyntheticGuild, messages: list[ChatMessage]) -> tuple[float, float]:
+    """Mean characters per message in a daily prompt (XML element) and of its content alone."""
+    members = {member.user_id: member for member in guild.members()}
+    rendered = render_messages(messages, members)
+    xml = sum(len(str(message_elements([message]))) + 1 for message in rendered)
+    content = sum(len(message.content) for message in rendered)
+    return xml / max(1, len(rendered)), content / max(1, len(rendered))
+
+
 async def run(
     pool: asyncpg.Pool,
     report: Reporter,
@@ -175,6 +184,10 @@ async def run(
     today = clock.now().date().isoformat()
     completed_day_calls = sum(n for day, n in after_restart.days.items() if day < today)
 
+    replayed = [message for offset in range(days) for message in guild.messages(offset)]
+    xml_chars, content_chars = _message_chars(guild, replayed)
+    report(BENCH, "prompt_chars_per_message", xml_chars, "chars", **params)
+    report(BENCH, "content_chars_per_message", content_chars, "chars", **params)
     return _report(
         report,
         params,
