@@ -136,6 +136,8 @@ async def _memory(runtime: Runtime) -> AsyncIterator[MemoryManager]:
         runtime.pool, llm, runtime.settings, clock=runtime.clock, telemetry=runtime.telemetry
     )
     runtime.manager = manager
+    if runtime.writer is not None:  # edits/deletes may make past days stale
+        runtime.writer.on_messages_changed = manager.messages_changed
     runtime.facts, runtime.commands = _fact_services(runtime, llm, manager)
     runtime.replies = _reply_composer(runtime, llm, manager)
     try:

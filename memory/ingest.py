@@ -23,7 +23,8 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
@@ -83,6 +84,10 @@ class BatchedWriter:
         self._overflowing = False
         self._overflow_reported_at = 0
         self.failing_since: float | None = None
+        # Called after a batch edited or deleted stored messages, or stored late ones (backfill,
+        # import): past days' summaries may be stale now, so whoever caches built contexts
+        # (the MemoryManager) drops them.
+        self.on_messages_changed: Callable[[], None] | None = None
 
     # ----------------------------------------------------------------- producers (sync)
 
@@ -302,6 +307,10 @@ class BatchedWriter:
                 wait_ms=oldest_age_ms,
                 latency_ms=round((time.perf_counter() - started) * 1000, 2),
             )
+            if self.on_messages_changed is not None and (
+                result.updated or result.deleted or _has_late_messages(operations)
+            ):
+                self.on_messages_changed()
             return
 
     async def _write(self, operations: Sequence[Operation]) -> BatchResult:
@@ -337,3 +346,15 @@ class BatchedWriter:
             total.deleted += result.deleted
             total.members += result.members
         return total
+
+
+LATE_AFTER = timedelta(hours=1)
+
+
+def _has_late_messages(operations: Sequence[Operation]) -> bool:
+    """New messages from over an hour ago (backfill, import) change already summarised days."""
+    cutoff = datetime.now(UTC) - LATE_AFTER
+    return any(
+        isinstance(operation, NewMessage) and operation.message.created_at < cutoff
+        for operation in operations
+    )

@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
+from cachetools import LRUCache, TTLCache
 
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
@@ -44,6 +45,8 @@ from memory.telemetry import Telemetry, get_telemetry
 _log = logging.getLogger(__name__)
 
 HOUR_SECONDS = 3600
+# A guild's timezone is re-read this often (another process may change it).
+ZONE_TTL_SECONDS = 300
 
 
 @dataclass
@@ -91,6 +94,15 @@ class MemoryManager:
             "context", settings.cache_context_size, telemetry=self._telemetry
         )
         self._builds: SingleFlight[tuple[int, int], _Built] = SingleFlight("memory_build")
+        # The warm path: a member's last build, good for the rest of its local hour (today's
+        # summary cannot change before then) unless invalidated. Serving it costs no database
+        # round trip; everything it was built from invalidates it when it changes in-process.
+        self._warm: LRUCache[tuple[int, int], tuple[tuple[date, int], _Built]] = LRUCache(
+            settings.cache_context_size
+        )
+        self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
+        # Bumped by every invalidation: a build that started before one must not become warm.
+        self._epoch = 0
         self._closed = False
 
     # --- public ---------------------------------------------------------------------------
@@ -120,6 +132,10 @@ class MemoryManager:
         if self._closed:
             raise RuntimeError("MemoryManager is closed")
         started = time.perf_counter()
+        warm = self._warm_hit(guild_id, user_id)
+        if warm is not None:
+            self._telemetry.emit("cache", cache="warm", hit=True, guild_id=guild_id)
+            return self._report(warm, budget=budget, started=started, shared=False, warm=True)
         task, shared = self._builds.start(
             (guild_id, user_id), lambda: self._build(guild_id, user_id)
         )
@@ -147,6 +163,8 @@ class MemoryManager:
         """Forget cached results for one member (facts changed, or a purge). Synchronous, so it
         can be a plain change listener; the next request rebuilds from the new inputs."""
         member = (guild_id, user_id)
+        self._epoch += 1
+        self._warm.pop(member, None)
         dropped = self._contexts.invalidate(lambda key: key[:2] == member)
         dropped += self._history.cache.invalidate(lambda key: key[:2] == member)
         self._builds.detach(lambda key: key == member)
@@ -158,10 +176,32 @@ class MemoryManager:
         result = await self._daily.ensure_day(guild_id, day, timezone, force=force)
         if result.computed:
             self._today.invalidate(lambda key: key[0] == guild_id and key[1] == day)
+            self.invalidate_guild(guild_id)
         return result
+
+    def invalidate_guild(self, guild_id: int) -> None:
+        """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""
+        self._epoch += 1
+        for key in [key for key in self._warm if key[0] == guild_id]:
+            self._warm.pop(key, None)
+        self._zones.pop(guild_id, None)
+
+    def messages_changed(self) -> None:
+        """Stored messages were edited or deleted somewhere: past days may be stale, so no
+        warm build is trusted; the next request re-checks the days (no LLM call unless stale)."""
+        self._epoch += 1
+        self._warm.clear()
 
     async def timezone(self, guild_id: int) -> str:
         """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""
+        cached = self._zones.get(guild_id)
+        if cached is not None:
+            return cached
+        name = await self._read_timezone(guild_id)
+        self._zones[guild_id] = name
+        return name
+
+    async def _read_timezone(self, guild_id: int) -> str:
         default = self._settings.default_timezone
         name = await get_timezone(self._pool, guild_id, default)
         try:
@@ -185,7 +225,28 @@ class MemoryManager:
 
     # --- the build ------------------------------------------------------------------------
 
+    def _bucket(self, timezone: str) -> tuple[date, int]:
+        local = ensure_aware(self._clock.now()).astimezone(ZoneInfo(timezone))
+        return local.date(), local.hour
+
+    def _warm_hit(self, guild_id: int, user_id: int) -> _Built | None:
+        entry = self._warm.get((guild_id, user_id))
+        if entry is None:
+            return None
+        bucket, built = entry
+        if bucket != self._bucket(built.inputs.timezone):
+            self._warm.pop((guild_id, user_id), None)
+            return None
+        return built
+
     async def _build(self, guild_id: int, user_id: int) -> _Built:
+        epoch = self._epoch
+        built = await self._build_fresh(guild_id, user_id)
+        if epoch == self._epoch:  # nothing it was built from changed while it ran
+            self._warm[(guild_id, user_id)] = (self._bucket(built.inputs.timezone), built)
+        return built
+
+    async def _build_fresh(self, guild_id: int, user_id: int) -> _Built:
         stats = BuildStats()
         inputs = await self._base_inputs(guild_id, user_id)
         today = inputs.today
@@ -344,9 +405,18 @@ class MemoryManager:
         )
 
     def _report(
-        self, built: _Built, *, budget: float | None, started: float, shared: bool
+        self,
+        built: _Built,
+        *,
+        budget: float | None,
+        started: float,
+        shared: bool,
+        warm: bool = False,
     ) -> ContextReport:
         inputs, stats = built.inputs, built.stats
+        if warm:  # served whole from memory: nothing was looked up or called this time
+            stats = BuildStats()
+            stats.cache("warm", True)
         history_detail = (
             f"{inputs.history_days[0]}..{inputs.history_days[-1]} ({len(inputs.history_days)} days)"
             if inputs.history_days

@@ -377,6 +377,8 @@ class AdminCog(commands.Cog, name="Admin"):
             await self._failed(interaction, "settings")
             return
         self.runtime.guild_settings.store(current)  # ingestion and commands see it at once
+        if self.runtime.manager is not None:  # a new timezone moves day boundaries
+            self.runtime.manager.invalidate_guild(guild_id)
         title = "Settings updated" if changed else "Settings of this server"
         await interaction.response.send_message(
             f"**{title}**\n{describe_settings(current)}",

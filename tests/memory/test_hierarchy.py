@@ -64,7 +64,7 @@ async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> No
         assert again == before
         report = await first.build_context(GUILD, ALICE)
         assert report.total_llm_calls == 0
-        assert report.cache_hits["context"] == 1 and report.cache_hits["today"] == 1
+        assert report.cache_hits == {"warm": 1}, "served whole from memory, no lookups"
     finally:
         await first.aclose()
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
-from db.messages import apply_edits, insert_messages, mark_deleted
+from db.messages import apply_edits, insert_messages
 from memory.clock import FixedClock
+from memory.ingest import BatchedWriter
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -42,6 +43,7 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
         assert await db_pool.fetchval(
             "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, edited_day
         )
+        memory.messages_changed()  # what the batched writer's hook does after an edit
 
         text = await memory.get_memories(GUILD, ALICE, budget=None)
     finally:
@@ -64,12 +66,17 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
         await memory.get_memories(GUILD, BOB, budget=None)
         provider.calls.clear()
         provider.requests.clear()
-        # A backfilled message for one day (no stale flag: the count changes) ...
+        # Through the real ingestion path, whose hook tells the manager that days changed:
+        writer = BatchedWriter(db_pool, telemetry=telemetry)
+        writer.on_messages_changed = memory.messages_changed
+        writer.start()
+        # a backfilled message for one day (no stale flag: the count changes) ...
         late = datetime.combine(late_day, datetime.min.time(), UTC) + timedelta(hours=20)
-        await insert_messages(db_pool, [message(BOB, "Bob backfilled", late)])
+        writer.submit(message(BOB, "Bob backfilled", late))
         # ... and a deleted one on another: its content must leave the summaries.
         gone = next(m for m in week if m.content == f"Bob on {deleted_day} at 9h")
-        assert await mark_deleted(db_pool, [gone.message_id]) == 1
+        writer.submit_delete(gone.message_id)
+        await writer.close()
         text = await memory.get_memories(GUILD, BOB, budget=None)
     finally:
         await memory.aclose()

@@ -1,0 +1,79 @@
+"""The warm path: a member's last build is served from memory for the rest of its local hour,
+and never after something it was built from changed."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from db.messages import insert_messages
+from memory.clock import FixedClock
+from tests.memory.hierarchy_support import (
+    ALICE,
+    GUILD,
+    NOW,
+    add_members,
+    add_week,
+    manager,
+    message,
+    model,
+    set_facts,
+)
+
+
+async def test_warm_hits_cost_no_lookups_until_the_hour_turns(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider, clock = model(), FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        first = await memory.get_memories(GUILD, ALICE, budget=None)
+        report = await memory.build_context(GUILD, ALICE)
+        assert report.text == first and report.cache_hits == {"warm": 1}
+
+        await insert_messages(db_pool, [message(ALICE, "Alice got a new bike", NOW)])
+        assert await memory.get_memories(GUILD, ALICE) == first, "same hour: today is as it was"
+
+        clock.advance(timedelta(hours=1))
+        later = await memory.get_memories(GUILD, ALICE, budget=None)
+        assert later is not None and "Alice got a new bike" in later
+    finally:
+        await memory.aclose()
+
+
+async def test_a_fact_change_is_seen_at_once(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    memory = manager(db_pool, model(), FixedClock(NOW), telemetry)
+    try:
+        await memory.get_memories(GUILD, ALICE, budget=None)
+        await set_facts(db_pool, ALICE, "Alice is a pilot.")
+        memory.invalidate(GUILD, ALICE)  # what FactService's change listener does
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        assert text is not None and "Alice is a pilot." in text
+    finally:
+        await memory.aclose()
+
+
+async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    gate = asyncio.Event()
+
+    async def slow_merge(request):
+        await gate.wait()
+        inputs = request.inputs
+        return f"FACTS {inputs['facts']} TODAY {inputs['today']}"
+
+    memory = manager(db_pool, model(merge=slow_merge), FixedClock(NOW), telemetry)
+    try:
+        building = asyncio.ensure_future(memory.get_memories(GUILD, ALICE, budget=None))
+        await asyncio.sleep(0.3)  # the build is waiting in its merge, with the old facts
+        await set_facts(db_pool, ALICE, "Alice is a pilot.")
+        memory.invalidate(GUILD, ALICE)
+        gate.set()
+        await building
+        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        assert text is not None and "Alice is a pilot." in text
+    finally:
+        await memory.aclose()
