@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
-from cachetools import LRUCache, TTLCache
+from cachetools import TTLCache
 
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
@@ -41,6 +41,7 @@ from memory.summaries.forgetting import load_guild_forgotten
 from memory.summaries.historical import HistoricalSummarizer
 from memory.summaries.stats import BuildStats
 from memory.telemetry import Telemetry, get_telemetry
+from memory.warm import ServedContext, WarmContexts
 
 _log = logging.getLogger(__name__)
 
@@ -97,12 +98,8 @@ class MemoryManager:
         # The warm path: a member's last build, good for the rest of its local hour (today's
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
-        self._warm: LRUCache[tuple[int, int], tuple[tuple[date, int], _Built]] = LRUCache(
-            settings.cache_context_size
-        )
+        self._warm = WarmContexts(self._clock, settings.cache_context_size)
         self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
-        # Bumped by every invalidation: a build that started before one must not become warm.
-        self._epoch = 0
         self._closed = False
 
     # --- public ---------------------------------------------------------------------------
@@ -132,10 +129,12 @@ class MemoryManager:
         if self._closed:
             raise RuntimeError("MemoryManager is closed")
         started = time.perf_counter()
-        warm = self._warm_hit(guild_id, user_id)
+        warm = self._warm.get(guild_id, user_id)
         if warm is not None:
             self._telemetry.emit("cache", cache="warm", hit=True, guild_id=guild_id)
-            return self._report(warm, budget=budget, started=started, shared=False, warm=True)
+            stats = BuildStats()
+            stats.cache("warm", True)
+            return self._report_of(warm, stats, budget=budget, started=started, shared=False)
         task, shared = self._builds.start(
             (guild_id, user_id), lambda: self._build(guild_id, user_id)
         )
@@ -163,8 +162,7 @@ class MemoryManager:
         """Forget cached results for one member (facts changed, or a purge). Synchronous, so it
         can be a plain change listener; the next request rebuilds from the new inputs."""
         member = (guild_id, user_id)
-        self._epoch += 1
-        self._warm.pop(member, None)
+        self._warm.invalidate(guild_id, user_id)
         dropped = self._contexts.invalidate(lambda key: key[:2] == member)
         dropped += self._history.cache.invalidate(lambda key: key[:2] == member)
         self._builds.detach(lambda key: key == member)
@@ -181,15 +179,12 @@ class MemoryManager:
 
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""
-        self._epoch += 1
-        for key in [key for key in self._warm if key[0] == guild_id]:
-            self._warm.pop(key, None)
+        self._warm.invalidate_guild(guild_id)
         self._zones.pop(guild_id, None)
 
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted somewhere: past days may be stale, so no
         warm build is trusted; the next request re-checks the days (no LLM call unless stale)."""
-        self._epoch += 1
         self._warm.clear()
 
     async def timezone(self, guild_id: int) -> str:
@@ -225,25 +220,10 @@ class MemoryManager:
 
     # --- the build ------------------------------------------------------------------------
 
-    def _bucket(self, timezone: str) -> tuple[date, int]:
-        local = ensure_aware(self._clock.now()).astimezone(ZoneInfo(timezone))
-        return local.date(), local.hour
-
-    def _warm_hit(self, guild_id: int, user_id: int) -> _Built | None:
-        entry = self._warm.get((guild_id, user_id))
-        if entry is None:
-            return None
-        bucket, built = entry
-        if bucket != self._bucket(built.inputs.timezone):
-            self._warm.pop((guild_id, user_id), None)
-            return None
-        return built
-
     async def _build(self, guild_id: int, user_id: int) -> _Built:
-        epoch = self._epoch
+        epoch = self._warm.epoch
         built = await self._build_fresh(guild_id, user_id)
-        if epoch == self._epoch:  # nothing it was built from changed while it ran
-            self._warm[(guild_id, user_id)] = (self._bucket(built.inputs.timezone), built)
+        self._warm.put(self._served(built), epoch=epoch)
         return built
 
     async def _build_fresh(self, guild_id: int, user_id: int) -> _Built:
@@ -404,36 +384,55 @@ class MemoryManager:
             shared=shared,
         )
 
-    def _report(
-        self,
-        built: _Built,
-        *,
-        budget: float | None,
-        started: float,
-        shared: bool,
-        warm: bool = False,
-    ) -> ContextReport:
-        inputs, stats = built.inputs, built.stats
-        if warm:  # served whole from memory: nothing was looked up or called this time
-            stats = BuildStats()
-            stats.cache("warm", True)
+    def _served(self, built: _Built) -> ServedContext:
+        inputs = built.inputs
         history_detail = (
             f"{inputs.history_days[0]}..{inputs.history_days[-1]} ({len(inputs.history_days)} days)"
             if inputs.history_days
             else "no summarised days"
         )
-        return ContextReport(
+        return ServedContext(
             guild_id=inputs.guild_id,
             user_id=inputs.member.user_id,
             member_name=inputs.member.name,
             text=built.text,
-            day=inputs.today,
+            today=inputs.today,
             timezone=inputs.timezone,
+            facts_chars=len(inputs.facts),
+            today_chars=len(inputs.today_text),
+            history_chars=len(inputs.history_text),
+            history_detail=history_detail,
+            bucket=self._warm.bucket(inputs.timezone),
+        )
+
+    def _report(
+        self, built: _Built, *, budget: float | None, started: float, shared: bool
+    ) -> ContextReport:
+        return self._report_of(
+            self._served(built), built.stats, budget=budget, started=started, shared=shared
+        )
+
+    def _report_of(
+        self,
+        served: ServedContext,
+        stats: BuildStats,
+        *,
+        budget: float | None,
+        started: float,
+        shared: bool,
+    ) -> ContextReport:
+        return ContextReport(
+            guild_id=served.guild_id,
+            user_id=served.user_id,
+            member_name=served.member_name,
+            text=served.text,
+            day=served.today,
+            timezone=served.timezone,
             max_chars=self._max_chars,
             sources=[
-                SourceReport("facts", len(inputs.facts), "user_facts"),
-                SourceReport("today", len(inputs.today_text), inputs.today.isoformat()),
-                SourceReport("history", len(inputs.history_text), history_detail),
+                SourceReport("facts", served.facts_chars, "user_facts"),
+                SourceReport("today", served.today_chars, served.today.isoformat()),
+                SourceReport("history", served.history_chars, served.history_detail),
             ],
             cache_hits=dict(stats.cache_hits),
             cache_misses=dict(stats.cache_misses),
