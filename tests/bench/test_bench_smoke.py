@@ -45,7 +45,10 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     assert report.value("latency", "warm_llm_calls") == 0
     assert report.value("economy", "restart_calls_total") == 0
     assert report.value("memory", "restart_llm_calls") == 0
-    assert report.value("memory", "bytes_per_cached_member") > 0
+    # At this size the process-wide tracemalloc delta is noise (it was seen negative); what the
+    # caches hold is measured directly and must be there.
+    assert isinstance(report.value("memory", "bytes_per_cached_member"), float | int)
+    assert report.value("memory", "cache_bytes_per_member", cache="context") > 0
     assert report.value("ingest", "stored") == bench_main.QUICK["ingest"]["messages"]
     # Daily calls follow guild-days: ten guilds cost what one costs, per guild-day.
     one = report.value("scale", "daily_calls_per_guild_day", guilds=1)
