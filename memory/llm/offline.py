@@ -67,15 +67,20 @@ def _daily_summary(inputs: Inputs) -> Answer:
 
 
 def _daily_reduce(inputs: Inputs) -> Answer:
-    name, aliases = _member(inputs)
-    parts = [(None, str(part)) for part in inputs["parts"]]
-    text = extractive.condense(
-        parts,
-        max_chars=int(inputs["max_chars"]),
-        forgotten=_forgotten(inputs),
-        names=[name, *aliases],
-    )
-    return {"text": text}
+    forgotten = inputs.get("forgotten") or {}
+    parts = inputs.get("parts") or {}
+    summaries = []
+    for member in inputs["members"]:
+        key = str(member["user_id"])
+        name = str(member["name"])
+        text = extractive.condense(
+            [(None, str(part)) for part in parts.get(key, [])],
+            max_chars=int(inputs["max_chars"]),
+            forgotten=[str(statement) for statement in forgotten.get(key, [])],
+            names=[name, *[str(alias) for alias in member.get("aliases") or []]],
+        )
+        summaries.append({"user_id": key, "summary": text})
+    return {"summaries": summaries}
 
 
 def _historical(inputs: Inputs) -> Answer:

@@ -68,6 +68,44 @@ def member_elements(members: list[PromptMember]) -> Raw:
     )
 
 
+def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) -> Raw:
+    """Each member with their partial summaries, in day order."""
+    return join(
+        [
+            element(
+                "member",
+                join(
+                    [
+                        element("part", text, n=index + 1)
+                        for index, text in enumerate(parts.get(member.user_id, []))
+                    ]
+                ),
+                id=member.user_id,
+                name=member.name,
+            )
+            for member in members
+        ]
+    )
+
+
+def _by_member(
+    result: DailySummaries, members: list[PromptMember], max_chars: int
+) -> dict[int, str]:
+    """user id -> summary for exactly the members asked about ('' when the model skipped one;
+    ids it made up are ignored)."""
+    wanted = {member.user_id for member in members}
+    summaries: dict[int, str] = {user_id: "" for user_id in wanted}
+    for item in result.summaries:
+        try:
+            user_id = int(str(item.user_id).strip().strip("<@!>"))
+        except ValueError:
+            _log.warning("daily summary for unknown id %r ignored", item.user_id)
+            continue
+        if user_id in wanted:
+            summaries[user_id] = item.summary.strip()[: max_chars * 2]
+    return summaries
+
+
 class MemoryLLM:
     """Typed memory tasks over any `LLMProvider` (usually the fallback chain)."""
 
@@ -133,46 +171,37 @@ class MemoryLLM:
         result = await self._structured(
             "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
         )
-        wanted = {member.user_id for member in members}
-        summaries: dict[int, str] = {user_id: "" for user_id in wanted}
-        for item in result.summaries:
-            try:
-                user_id = int(str(item.user_id).strip().strip("<@!>"))
-            except ValueError:
-                _log.warning("daily summary for unknown id %r ignored", item.user_id)
-                continue
-            if user_id in wanted:
-                summaries[user_id] = item.summary.strip()[: max_chars * 2]
-        return summaries
+        return _by_member(result, members, max_chars)
 
     async def reduce_daily(
         self,
         *,
         guild_id: int,
-        member: PromptMember,
-        parts: list[str],
+        members: list[PromptMember],
+        parts: dict[int, list[str]],
         max_chars: int,
-        forgotten: list[str] | None = None,
-    ) -> str:
-        """Combine one member's partial summaries of a chunked day."""
+        forgotten: dict[int, list[str]] | None = None,
+    ) -> dict[int, str]:
+        """One call combining the partial summaries of a chunked day, for many members."""
+        forgotten = forgotten or {}
         prompt = render(
             "daily_reduce",
             max_chars=max_chars,
-            member_name=member.name,
-            member_id=member.user_id,
-            constraints=forgotten_constraints(forgotten or []),
-            parts=join([element("part", text, n=index + 1) for index, text in enumerate(parts)]),
+            constraints=forgotten_constraints(
+                [statement for member in members for statement in forgotten.get(member.user_id, [])]
+            ),
+            members=reduce_elements(members, parts),
         )
         inputs = {
-            "member": member.model_dump(),
-            "parts": parts,
+            "members": [member.model_dump() for member in members],
+            "parts": {str(member.user_id): parts.get(member.user_id, []) for member in members},
             "max_chars": max_chars,
-            "forgotten": forgotten or [],
+            "forgotten": {str(key): value for key, value in forgotten.items()},
         }
         result = await self._structured(
-            "daily_reduce", prompt, TextOutput, inputs, guild_id=guild_id
+            "daily_reduce", prompt, DailySummaries, inputs, guild_id=guild_id
         )
-        return result.text.strip()
+        return _by_member(result, members, max_chars)
 
     async def summarize_history(
         self,

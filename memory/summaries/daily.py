@@ -23,8 +23,14 @@ from memory.cache import SingleFlight
 from memory.clock import day_bounds
 from memory.intent import is_memory_command
 from memory.llm.chain import track_providers
-from memory.llm.schemas import PromptMessage
-from memory.llm.tasks import MemoryLLM, forgotten_constraints, member_elements, message_elements
+from memory.llm.schemas import PromptMember, PromptMessage
+from memory.llm.tasks import (
+    MemoryLLM,
+    forgotten_constraints,
+    member_elements,
+    message_elements,
+    reduce_elements,
+)
 from memory.models import ChatMessage, Member
 from memory.render import USER_MENTION, prompt_member, referenced_ids, render_messages
 from memory.settings import Settings
@@ -318,25 +324,55 @@ class DailySummarizer:
             else:
                 summaries[member.user_id] = texts[0] if texts else ""
         if reduce_jobs:
-            by_id = {member.user_id: member for member in prompt_members}
+            batches = self._reduce_batches(
+                [member for member in prompt_members if member.user_id in reduce_jobs],
+                reduce_jobs,
+                forgotten,
+            )
 
-            async def reduce(user_id: int, texts: list[str]) -> tuple[int, str]:
+            async def reduce(batch: list[PromptMember]) -> dict[int, str]:
                 stats.llm("daily_reduce")
-                text = await self._llm.reduce_daily(
+                return await self._llm.reduce_daily(
                     guild_id=guild_id,
-                    member=by_id[user_id],
-                    parts=texts,
+                    members=batch,
+                    parts={member.user_id: reduce_jobs[member.user_id] for member in batch},
                     max_chars=limit,
-                    forgotten=forgotten.get(user_id, []),
+                    forgotten={
+                        m.user_id: forgotten[m.user_id] for m in batch if m.user_id in forgotten
+                    },
                 )
-                return user_id, text
 
-            calls += len(reduce_jobs)
-            reduced = await asyncio.gather(*(reduce(u, t) for u, t in reduce_jobs.items()))
-            summaries.update(reduced)
+            calls += len(batches)
+            for reduced in await asyncio.gather(*(reduce(batch) for batch in batches)):
+                summaries.update(reduced)
         for user_id, text in summaries.items():  # the model may not have obeyed the constraints
             summaries[user_id] = drop_guild_forgotten(text, user_id, guild_forgotten)[0]
         return summaries, len(chunks), calls, targets
+
+    def _reduce_batches(
+        self,
+        members: list[PromptMember],
+        parts: dict[int, list[str]],
+        forgotten: dict[int, list[str]],
+    ) -> list[list[PromptMember]]:
+        """Members whose day spans chunks, packed into as few reduce prompts as fit the budget:
+        one call per batch, not one per member."""
+        budget = self._settings.daily_prompt_max_chars - len(template("daily_reduce"))
+        batches: list[list[PromptMember]] = []
+        current: list[PromptMember] = []
+        used = 0
+        for member in members:
+            size = len(reduce_elements([member], parts)) + len(
+                forgotten_constraints(forgotten.get(member.user_id, []))
+            )
+            if current and used + size > budget:
+                batches.append(current)
+                current, used = [], 0
+            current.append(member)
+            used += size
+        if current:
+            batches.append(current)
+        return batches
 
     def _message_budget(self, forgotten: dict[int, list[str]]) -> int:
         """Characters left for a chunk's messages and members once the template and

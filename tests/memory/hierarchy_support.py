@@ -51,8 +51,18 @@ def daily(request: LLMRequest) -> DailySummaries:
     return DailySummaries(summaries=items)
 
 
-def reduce(request: LLMRequest) -> TextOutput:
-    return TextOutput(text="Reduced: " + " + ".join(request.inputs["parts"]))
+def reduce(request: LLMRequest) -> DailySummaries:
+    """One batched call: every member's parts joined, in order."""
+    parts = request.inputs["parts"]
+    return DailySummaries(
+        summaries=[
+            DailySummaryItem(
+                user_id=str(member["user_id"]),
+                summary="Reduced: " + " + ".join(parts[str(member["user_id"])]),
+            )
+            for member in request.inputs["members"]
+        ]
+    )
 
 
 def history(request: LLMRequest) -> TextOutput:

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from db.messages import apply_edits, insert_messages
 from memory.clock import FixedClock
 from memory.ingest import BatchedWriter
+from memory.llm.schemas import DailySummaries, DailySummaryItem
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -144,10 +145,47 @@ async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(db_pool, tele
     # Every message went into exactly one chunk.
     seen = [m["message_id"] for r in daily_requests for m in r.inputs["messages"]]
     assert sorted(seen) == sorted(m.message_id for m in chatter)
-    assert provider.calls["daily_reduce"] == 2  # Alice and Bob span chunks; Carol does not
+    # Alice and Bob span chunks, Carol does not: each of them is reduced exactly once (their
+    # long partials do not fit one reduce prompt together here; see the batching test below).
+    reduce_requests = [r for r in provider.requests if r.purpose == "daily_reduce"]
+    reduced = sorted(m["user_id"] for r in reduce_requests for m in r.inputs["members"])
+    assert reduced == [ALICE, BOB]
     assert result.summaries[ALICE].startswith("Reduced: Alice said:")
     assert result.summaries[CAROL] == "Carol said: Carol says good night."
     assert report.llm_calls.get("daily_summary", 0) == 0  # the forced day was already stored
+
+
+async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, telemetry) -> None:
+    names = {100 + n: f"Member{n}" for n in range(12)}
+    await add_members(db_pool, names)
+    day = TODAY - timedelta(days=1)
+    start = datetime.combine(day, datetime.min.time(), UTC)
+    chatter = [
+        message(author, f"{name} line {n:02d} " + "blah " * 20, start + timedelta(minutes=n))
+        for n in range(20)
+        for author, name in names.items()
+    ]
+    await insert_messages(db_pool, chatter)
+
+    def short_daily(request):  # a real model's ~300 characters, not a quote of everything
+        return DailySummaries(
+            summaries=[
+                DailySummaryItem(user_id=str(m["user_id"]), summary=f"{m['name']} chatted.")
+                for m in request.inputs["members"]
+            ]
+        )
+
+    provider = model(daily_summary=short_daily)
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, daily_prompt_max_chars=9000)
+    try:
+        result = await memory.summarize_day(GUILD, day)
+    finally:
+        await memory.aclose()
+    assert result.chunks > 1
+    assert provider.calls["daily_reduce"] == 1, "one call for all twelve members, not twelve"
+    [request] = [r for r in provider.requests if r.purpose == "daily_reduce"]
+    assert len(request.inputs["members"]) == 12 and len(request.prompt) <= 9000
+    assert all(text.startswith("Reduced: ") for text in result.summaries.values())
 
 
 async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry) -> None:

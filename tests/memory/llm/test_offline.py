@@ -119,7 +119,11 @@ async def test_reduce_combines_parts_without_repeats(llm: MemoryLLM) -> None:
         'alice said: "I finally got the job at the bakery!". bob said about alice: "proud of her".',
         'alice said: "I finally got the job at the bakery!". alice said: "first shift at 5am".',
     ]
-    text = await llm.reduce_daily(guild_id=9, member=ALICE, parts=parts, max_chars=300)
+    reduced = await llm.reduce_daily(
+        guild_id=9, members=[ALICE, BOB], parts={ALICE.user_id: parts}, max_chars=300
+    )
+    text = reduced[ALICE.user_id]
+    assert reduced[BOB.user_id] == "", "a member with no parts gets nothing"
     assert text.count("got the job at the bakery") == 1
     assert "first shift at 5am" in text
     assert len(text) <= 300
