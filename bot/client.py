@@ -15,6 +15,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -112,6 +113,9 @@ def run_bot(settings: Settings) -> int:
         return 130
     except discord.LoginFailure:
         _log.error("Discord rejected DISCORD_TOKEN (check the token in .env)")
+        return 1
+    except (aiohttp.ClientError, OSError) as exc:
+        _log.error("cannot reach Discord: %s (check the network, proxy or firewall)", exc)
         return 1
     except discord.PrivilegedIntentsRequired:
         _log.error(
