@@ -30,7 +30,7 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager
+from bench.harness import make_manager, memories
 from bench.providers import CountingProvider, Usage, fast_tokens
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
@@ -143,7 +143,7 @@ async def run(
     try:
         # The week before the measured days is summarised once: that is a one-off, not per-day.
         for user_id in guild.user_ids:
-            await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+            await memories(manager, guild.spec.guild_id, user_id)
         warmup = provider.reset()
         summaries.clear()
         for offset in range(days - 1, -1, -1):
@@ -158,7 +158,7 @@ async def run(
                 pending = []
                 clock.set(message.created_at)
                 for user_id in dict.fromkeys((message.author_id, *message.mention_ids)):
-                    text = await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+                    text = await memories(manager, guild.spec.guild_id, user_id)
                     naive.request(user_id, message.created_at, facts.get(user_id, ""), text)
                     requests += 1
             await store_messages(pool, pending)
@@ -167,7 +167,7 @@ async def run(
         # Bring every member up to date at "now", so the restart below finds nothing new.
         clock.set(guild.spec.now)
         for user_id in guild.user_ids:
-            await manager.get_memories(guild.spec.guild_id, user_id, budget=None)
+            await memories(manager, guild.spec.guild_id, user_id)
         provider.reset()
     finally:
         await manager.aclose()
@@ -177,7 +177,7 @@ async def run(
     restarted = make_manager(pool, provider, clock)
     try:
         for user_id in guild.user_ids:
-            await restarted.get_memories(guild.spec.guild_id, user_id, budget=None)
+            await memories(restarted, guild.spec.guild_id, user_id)
     finally:
         await restarted.aclose()
     after_restart = provider.reset()

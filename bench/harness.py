@@ -46,6 +46,13 @@ def make_manager(
     )
 
 
+async def memories(manager: MemoryManager, guild_id: int, user_id: int) -> str | None:
+    """The member's context once its build is done. `get_memories(budget=None)` would not wait:
+    it applies the reply budget (REPLY_MEMORY_BUDGET_SECONDS) and serves a fallback after it,
+    which would time the budget instead of the build and leave builds running in background."""
+    return (await manager.build_context(guild_id, user_id, budget=None)).text
+
+
 async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     """(milliseconds, result) of one awaited call."""
     started = time.perf_counter()

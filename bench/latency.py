@@ -28,7 +28,7 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager, timed
+from bench.harness import make_manager, memories, timed
 from bench.providers import CountingProvider
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
@@ -148,7 +148,7 @@ async def run(
         # 4. Warm: every member built once, then requests spread over them (Zipf-free).
         provider.latency = 0.0
         for user_id in main_guild.user_ids:
-            await manager.get_memories(guild, user_id, budget=None)
+            await memories(manager, guild, user_id)
         provider.reset()
         rnd = random.Random(4)
         before = counting.total

@@ -5,8 +5,8 @@
 
 Every member's context is built once (filling the database), then a new MemoryManager serves
 every member again under tracemalloc: the traced-memory delta of that pass, divided by the
-members served, is what each cached member costs this process (context, history and today's
-batch entries with their keys and cache bookkeeping). A separate small guild is served first
+members served, is what each cached member costs this process (context, history, today's batch
+and warm entries with their keys and cache bookkeeping). A separate small guild is served first
 so one-time allocations (statement caches, codecs, pools) are not counted. The caches are also
 sized object by object to say which level holds what.
 """
@@ -26,7 +26,7 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager
+from bench.harness import make_manager, memories
 from bench.providers import CountingProvider
 from bench.report import Reporter
 from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
@@ -41,10 +41,11 @@ TARGET_BYTES = 6.5 * 1024
 WARMUP_GUILD = 999
 
 
-def deep_size(root: object) -> int:
+def deep_size(root: object, seen: set[int] | None = None) -> int:
     """Bytes of `root` and everything it holds (containers, strings, cache links), counting
-    shared objects once and never following functions, modules or classes."""
-    seen: set[int] = set()
+    shared objects once - also across calls that pass the same `seen` - and never following
+    functions, modules or classes."""
+    seen = set() if seen is None else seen
     stack = [root]
     total = 0
     skip = (types.FunctionType, types.MethodType, types.ModuleType, type, types.BuiltinFunctionType)
@@ -59,13 +60,17 @@ def deep_size(root: object) -> int:
 
 
 def cache_sizes(manager: MemoryManager) -> dict[str, int]:
-    """Deep size of each of the manager's caches (a benchmark may look inside)."""
+    """Deep size of each of the manager's caches (a benchmark may look inside). The warm
+    entries are sized last and only for what they add: their context text is the very string
+    the context cache holds."""
     storages = {
         "context": manager._contexts._storage,
         "history": manager._history.cache._storage,
         "today": manager._today._storage,
+        "warm": manager._warm._entries,
     }
-    return {name: deep_size(storage) for name, storage in storages.items()}
+    seen: set[int] = set()
+    return {name: deep_size(storage, seen) for name, storage in storages.items()}
 
 
 async def serve_all(
@@ -78,7 +83,7 @@ async def serve_all(
     async def one(guild_id: int, user_id: int) -> None:
         nonlocal count
         async with slots:
-            await manager.get_memories(guild_id, user_id, budget=None)
+            await memories(manager, guild_id, user_id)
             count += 1
 
     await asyncio.gather(*(one(guild_id, user_id) for guild_id, user_id in members))

@@ -27,7 +27,7 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager, timed
+from bench.harness import make_manager, memories, timed
 from bench.memory_footprint import traced_serve
 from bench.providers import CountingProvider
 from bench.report import Reporter, percentile
@@ -112,14 +112,12 @@ async def run_case(
     manager = make_manager(pool, provider, clock, **settings)
     try:
         for guild_id, user_id in first:
-            await manager.get_memories(guild_id, user_id, budget=None)
+            await memories(manager, guild_id, user_id)
         provider.reset()
         started = time.perf_counter()
         cold = []
         for guild_id, user_id in asked:
-            elapsed, _ = await timed(
-                lambda g=guild_id, u=user_id: manager.get_memories(g, u, budget=None)
-            )
+            elapsed, _ = await timed(lambda g=guild_id, u=user_id: memories(manager, g, u))
             cold.append(elapsed)
         build_seconds = time.perf_counter() - started
         usage = provider.reset()
