@@ -8,28 +8,19 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memory.llm.base import Purpose
+
 _log = logging.getLogger(__name__)
 
 ProviderName = Literal["gemini", "openai", "offline"]
-# Mirrors memory.llm.base.Purpose (settings must not import the LLM package).
-PURPOSES = (
-    "daily_summary",
-    "daily_reduce",
-    "historical_summary",
-    "merge",
-    "remember",
-    "forget",
-    "route",
-    "reply",
-    "window_fold",
-    "whois",
-)
+# Every LLM purpose, for validating per-purpose settings (memory.llm.base is dependency-free).
+PURPOSES: tuple[str, ...] = get_args(Purpose)
 
 
 class SettingsError(Exception):
