@@ -8,8 +8,9 @@ Warm means every cache is filled (the member's context was built this process); 
 means nothing is summarised yet (the first request pays for the week); cold member means the
 guild's days are summarised but this member's history and merge are not; restart is a new
 MemoryManager over a database where everything is stored. The warm path's database round
-trips are counted and each of its queries is timed on its own, so a missed target names its
-cause.
+trips are counted (none since a member's last build is served from memory for the rest of its
+hour), and each query of a build - a member's first request of the hour, or after a restart -
+is timed on its own (`warm_query_p50_ms`, named when those were the warm path's queries).
 """
 
 from __future__ import annotations
