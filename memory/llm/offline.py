@@ -8,6 +8,7 @@ must never be slow and never invent anything.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -188,12 +189,22 @@ class OfflineProvider(LLMProvider):
         if handler is None:
             raise LLMRequestRejected(f"offline: no handler for purpose {request.purpose}")
         try:
-            answer = handler(request.inputs)
+            if request.purpose in _THREADED:
+                answer = await asyncio.to_thread(handler, request.inputs)
+            else:
+                answer = handler(request.inputs)
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMRequestRejected(
                 f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
             ) from exc
         return _response(request, answer)
+
+
+# Purposes whose inputs can be a whole day of chat run in a worker thread, so the event loop
+# keeps serving the gateway, ingestion and reply budgets meanwhile: the work is pure Python and
+# still shares the GIL, but the loop gets a turn every switch interval instead of waiting
+# for the whole day to be summarised.
+_THREADED = frozenset({"daily_summary", "daily_reduce", "historical_summary"})
 
 
 def _response(request: LLMRequest, answer: Answer) -> LLMResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, date, datetime, timedelta
 
@@ -102,16 +103,30 @@ async def test_forgotten_statements_stay_out_of_daily_summaries(llm: MemoryLLM) 
     assert "bakery" in summaries[1]
 
 
-async def test_daily_summary_of_a_busy_day_is_fast(llm: MemoryLLM) -> None:
+async def test_a_busy_day_is_summarised_without_stalling_the_event_loop(llm: MemoryLLM) -> None:
     chat = [
         (1 + i % 20, f"user{i % 20}", f"message {i}: I went to the gym and my knee hurts", None)
         for i in range(3000)
     ]
     members = [PromptMember(user_id=1 + i, name=f"user{i}") for i in range(20)]
+    ticks = 0
+
+    async def ticker() -> None:  # stands for the gateway heartbeat, ingestion, reply budgets
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    beating = asyncio.ensure_future(ticker())
     started = time.perf_counter()
-    summaries = await _day(llm, messages=_messages(chat), members=members)
-    assert time.perf_counter() - started < 3.0
+    try:
+        summaries = await _day(llm, messages=_messages(chat), members=members)
+    finally:
+        beating.cancel()
+    elapsed = time.perf_counter() - started
     assert all(0 < len(text) <= 300 for text in summaries.values())
+    # The loop kept its turns while the day was summarised (speed itself is a bench figure).
+    assert ticks >= max(2, int(elapsed / 0.005) // 4), (ticks, elapsed)
 
 
 async def test_reduce_combines_parts_without_repeats(llm: MemoryLLM) -> None:
