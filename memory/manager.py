@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
-from cachetools import TTLCache
+from cachetools import LRUCache, TTLCache
 
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
@@ -100,6 +100,8 @@ class MemoryManager:
         # round trip; everything it was built from invalidates it when it changes in-process.
         self._warm = WarmContexts(self._clock, settings.cache_context_size)
         self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
+        # Content hash of each member's stored merged_contexts row, as far as this process knows.
+        self._stored_hash: LRUCache[tuple[int, int], str] = LRUCache(settings.cache_context_size)
         self._closed = False
 
     # --- public ---------------------------------------------------------------------------
@@ -258,6 +260,10 @@ class MemoryManager:
             user_id=user_id,
         )
         stats.cache("context", hit)
+        if hit and text is not None and self._stored_hash.get((guild_id, user_id)) != key_hash:
+            # Served from the in-process LRU under an older state: the stored last-known-good
+            # row must follow what is served, or a restart would merge it again.
+            await self._save(guild_id, user_id, text, key_hash, inputs)
         return _Built(inputs, text, stats)
 
     async def _base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
@@ -308,6 +314,7 @@ class MemoryManager:
         stored = await store.get_merged_context(self._pool, guild_id, user_id)
         if stored is not None and stored.content_hash == key_hash:
             stats.cache("context_store", True)
+            self._stored_hash[(guild_id, user_id)] = key_hash
             return stored.context
         stats.cache("context_store", False)
         text = await self._merger.merge(
@@ -322,10 +329,16 @@ class MemoryManager:
         if text is not None:
             text = inputs.clean(text) or None
         if text is not None:
-            await store.save_merged_context(
-                self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
-            )
+            await self._save(guild_id, user_id, text, key_hash, inputs)
         return text
+
+    async def _save(
+        self, guild_id: int, user_id: int, text: str, key_hash: str, inputs: ContextInputs
+    ) -> None:
+        await store.save_merged_context(
+            self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
+        )
+        self._stored_hash[(guild_id, user_id)] = key_hash
 
     # --- fallback -------------------------------------------------------------------------
 

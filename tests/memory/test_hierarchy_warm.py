@@ -77,3 +77,34 @@ async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry
         assert text is not None and "Alice is a pilot." in text
     finally:
         await memory.aclose()
+
+
+async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider, clock = model(), FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await set_facts(db_pool, ALICE, "Alice is a pilot.")
+        first = await memory.get_memories(GUILD, ALICE, budget=None)
+        await set_facts(db_pool, ALICE, "Alice is a sailor.")
+        memory.messages_changed()  # drop the warm entry only; the context LRU keeps both states
+        await memory.get_memories(GUILD, ALICE, budget=None)
+        await set_facts(db_pool, ALICE, "Alice is a pilot.")
+        memory.messages_changed()
+        merges = provider.calls["merge"]
+        assert await memory.get_memories(GUILD, ALICE, budget=None) == first
+        assert provider.calls["merge"] == merges, "served from the LRU, no merge"
+    finally:
+        await memory.aclose()
+    stored = await db_pool.fetchval(
+        "SELECT context FROM merged_contexts WHERE guild_id = $1 AND user_id = $2", GUILD, ALICE
+    )
+    assert stored == first, "the last-known-good row is what was served last"
+    restarted = manager(db_pool, provider, clock, telemetry)
+    try:
+        merges = provider.calls["merge"]
+        assert await restarted.get_memories(GUILD, ALICE, budget=None) == first
+        assert provider.calls["merge"] == merges, "a restart merges nothing"
+    finally:
+        await restarted.aclose()
