@@ -21,6 +21,7 @@ import asyncpg
 from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import migrate
+from db.pool import create_pool
 
 _log = logging.getLogger(__name__)
 
@@ -66,6 +67,16 @@ class BenchServer:
             yield with_database(self.admin_dsn, name)
         finally:
             await self._drop(name)
+
+    @contextlib.asynccontextmanager
+    async def pool(self, label: str = "case") -> AsyncIterator[asyncpg.Pool]:
+        """A pool on a new migrated database (see `database`), closed and dropped on exit."""
+        async with self.database(label) as dsn:
+            pool = await create_pool(dsn, min_size=1, max_size=10)
+            try:
+                yield pool
+            finally:
+                await pool.close()
 
     async def aclose(self) -> None:
         if self._template_ready:

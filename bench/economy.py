@@ -34,7 +34,6 @@ from bench.harness import make_manager, memories
 from bench.providers import CountingProvider, Usage, fast_tokens
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
-from db.pool import create_pool
 from memory.clock import FixedClock
 from memory.llm.tasks import message_elements
 from memory.models import ChatMessage
@@ -308,12 +307,8 @@ async def main(argv: list[str] | None = None) -> int:
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, float]:
     """`run` in a fresh database of `server`."""
-    async with server.database("economy") as dsn:
-        pool = await create_pool(dsn, min_size=1, max_size=10)
-        try:
-            return await run(pool, report, **options)
-        finally:
-            await pool.close()
+    async with server.pool("economy") as pool:
+        return await run(pool, report, **options)
 
 
 if __name__ == "__main__":

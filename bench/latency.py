@@ -36,7 +36,6 @@ from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
 from db.members import get_members
-from db.pool import create_pool
 from memory.clock import FixedClock, day_bounds
 from memory.context import HISTORY_DAYS
 from memory.manager import MemoryManager
@@ -224,12 +223,8 @@ async def _warm_query_breakdown(
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, float]:
     """`run` in a fresh database of `server`."""
-    async with server.database("latency") as dsn:
-        pool = await create_pool(dsn, min_size=1, max_size=10)
-        try:
-            return await run(pool, report, **options)
-        finally:
-            await pool.close()
+    async with server.pool("latency") as pool:
+        return await run(pool, report, **options)
 
 
 async def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,6 @@ from bench.harness import make_manager, memories
 from bench.providers import CountingProvider
 from bench.report import Reporter
 from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
-from db.pool import create_pool
 from memory.clock import Clock, FixedClock
 from memory.manager import MemoryManager
 
@@ -226,12 +225,8 @@ async def run(
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, Any]:
     """`run` in a fresh database of `server`."""
-    async with server.database("memory") as dsn:
-        pool = await create_pool(dsn, min_size=1, max_size=10)
-        try:
-            return await run(pool, report, **options)
-        finally:
-            await pool.close()
+    async with server.pool("memory") as pool:
+        return await run(pool, report, **options)
 
 
 async def main(argv: list[str] | None = None) -> int:

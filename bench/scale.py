@@ -32,7 +32,6 @@ from bench.memory_footprint import traced_serve
 from bench.providers import CountingProvider
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
-from db.pool import create_pool
 from memory.clock import FixedClock
 
 _log = logging.getLogger(__name__)
@@ -183,21 +182,17 @@ async def run(
     """Every case of the chosen sweeps, each in a fresh database."""
     results = []
     for case in cases(sweeps or ["members", "guilds", "messages"], max_members):
-        async with server.database("scale") as dsn:
-            pool = await create_pool(dsn, min_size=1, max_size=10)
-            try:
-                results.append(
-                    await run_case(
-                        pool,
-                        report,
-                        case,
-                        requested=requested,
-                        warm_requests=warm_requests,
-                        scale_down=scale_down,
-                    )
+        async with server.pool("scale") as pool:
+            results.append(
+                await run_case(
+                    pool,
+                    report,
+                    case,
+                    requested=requested,
+                    warm_requests=warm_requests,
+                    scale_down=scale_down,
                 )
-            finally:
-                await pool.close()
+            )
     return results
 
 
