@@ -18,7 +18,6 @@ from bot.cli.memory import format_report
 from bot.runtime import Runtime
 from db.members import find_by_name, get_members
 from memory.clock import local_day
-from memory.commands import CommandResult
 from memory.intent import addressed_text
 from memory.models import ChatMessage, Member
 from memory.reply import IncomingMessage
@@ -212,19 +211,14 @@ class ConsoleSession:
         commands = self.runtime.commands
         assert commands is not None
         target = await self._target(args[0])
-        statement = " ".join(args[1:])
-        guild, author = CONSOLE_GUILD_ID, self.speaker
-        result: CommandResult
-        if command == "/remember":
-            result = await commands.remember(
-                guild, author, target, statement, can_manage_guild=True
-            )
-        elif command == "/forget":
-            result = await commands.forget(guild, author, target, statement, can_manage_guild=True)
-        elif command == "/whois":
-            result = await commands.whois(guild, author, target)
-        else:
-            result = await commands.undo(guild, author, target, can_manage_guild=True)
+        result = await commands.slash(
+            command.lstrip("/"),
+            CONSOLE_GUILD_ID,
+            self.speaker,
+            target,
+            " ".join(args[1:]),
+            can_manage_guild=True,
+        )
         return result.reply
 
     async def _show(self, name: str) -> list[str]:

@@ -162,6 +162,32 @@ class MemoryCommands:
         ctx = CommandContext(guild_id, author, can_manage_guild, message_id, "/memory undo")
         return await self._admitted(ctx, self._undo(ctx, target))
 
+    async def slash(
+        self,
+        kind: str,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        fact: str | None = None,
+        *,
+        can_manage_guild: bool = False,
+    ) -> CommandResult:
+        """One slash-style command by name (`remember`, `forget`, `whois`, `undo`): the shape
+        both the Discord cog and the console use."""
+        if kind == "remember":
+            return await self.remember(
+                guild_id, author, target, fact or "", can_manage_guild=can_manage_guild
+            )
+        if kind == "forget":
+            return await self.forget(
+                guild_id, author, target, fact or "", can_manage_guild=can_manage_guild
+            )
+        if kind == "whois":
+            return await self.whois(guild_id, author, target)
+        if kind == "undo":
+            return await self.undo(guild_id, author, target, can_manage_guild=can_manage_guild)
+        raise ValueError(f"unknown memory command {kind!r}")
+
     # --- dispatch ---------------------------------------------------------------------------
 
     async def _admitted(self, ctx: CommandContext, work: Awaitable[CommandResult]) -> CommandResult:

@@ -172,20 +172,9 @@ class FactsCog(commands.Cog, name="Facts"):
         target = to_member(user, guild_id)
         can_manage = interaction.permissions.manage_guild
         try:
-            if kind == "remember":
-                result = await self.memory.remember(
-                    guild_id, author, target, fact or "", can_manage_guild=can_manage
-                )
-            elif kind == "forget":
-                result = await self.memory.forget(
-                    guild_id, author, target, fact or "", can_manage_guild=can_manage
-                )
-            elif kind == "whois":
-                result = await self.memory.whois(guild_id, author, target)
-            else:
-                result = await self.memory.undo(
-                    guild_id, author, target, can_manage_guild=can_manage
-                )
+            result = await self.memory.slash(
+                kind, guild_id, author, target, fact, can_manage_guild=can_manage
+            )
         except Exception:
             _log.exception("/%s failed", kind)
             self.runtime.telemetry.emit(
