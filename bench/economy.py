@@ -34,11 +34,11 @@ from bench.harness import make_manager, memories
 from bench.providers import CountingProvider, Usage, fast_tokens
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
-from memory.clock import FixedClock
-from memory.llm.tasks import message_elements
-from memory.models import ChatMessage
-from memory.render import render_messages
-from memory.telemetry import Telemetry
+from memory.core.clock import FixedClock
+from memory.core.models import ChatMessage
+from memory.core.telemetry import Telemetry
+from memory.llm import message_elements
+from memory.members import render_messages
 from prompts.loader import template
 
 _log = logging.getLogger(__name__)

@@ -15,11 +15,11 @@ from typing import Any
 import asyncpg
 
 from bench.providers import CountingProvider
-from memory.clock import Clock
-from memory.llm.tasks import MemoryLLM
-from memory.manager import MemoryManager
-from memory.settings import Settings
-from memory.telemetry import Telemetry
+from memory.context import ContextConfig, MemoryManager
+from memory.core.clock import Clock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
 
 _log = logging.getLogger(__name__)
 
@@ -27,6 +27,10 @@ _log = logging.getLogger(__name__)
 def bench_settings(**overrides: Any) -> Settings:
     """Defaults of a production install, not the local `.env`."""
     return Settings(_env_file=None, **overrides)  # type: ignore[call-arg]
+
+
+# The reply path's default memory budget (REPLY_MEMORY_BUDGET_SECONDS).
+REPLY_BUDGET = 1.0
 
 
 def make_manager(
@@ -40,17 +44,17 @@ def make_manager(
     return MemoryManager(
         pool,
         MemoryLLM(provider),
-        bench_settings(**settings),
+        ContextConfig.from_settings(bench_settings(**settings)),
         clock=clock,
         telemetry=telemetry or Telemetry(keep_recent=100),
     )
 
 
 async def memories(manager: MemoryManager, guild_id: int, user_id: int) -> str | None:
-    """The member's context once its build is done. `get_memories(budget=None)` would not wait:
+    """The member's context once its build is done. `get_memories` waits only a reply's budget:
     it applies the reply budget (REPLY_MEMORY_BUDGET_SECONDS) and serves a fallback after it,
     which would time the budget instead of the build and leave builds running in background."""
-    return (await manager.build_context(guild_id, user_id, budget=None)).text
+    return (await manager.wait_for_context(guild_id, user_id)).text
 
 
 async def timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:

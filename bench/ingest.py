@@ -31,9 +31,9 @@ from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import migrate
 from db.pool import create_pool
+from memory.core.models import ChatMessage
+from memory.core.telemetry import Telemetry
 from memory.ingest import BatchedWriter
-from memory.models import ChatMessage
-from memory.telemetry import Telemetry
 
 WORDS = [
     *("hello", "there", "general", "kenobi", "кошка", "🐈", "café", "naïve", "日本語"),

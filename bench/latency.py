@@ -29,17 +29,17 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager, memories, timed
+from bench.harness import REPLY_BUDGET, make_manager, memories, timed
 from bench.providers import CountingProvider
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
 from db import summaries as store
 from db.facts import get_facts, get_forgotten
 from db.members import get_members
-from memory.clock import FixedClock, day_bounds
-from memory.context import HISTORY_DAYS
-from memory.manager import MemoryManager
-from memory.summaries.forgetting import load_guild_forgotten
+from memory.context import MemoryManager
+from memory.context._merge import HISTORY_DAYS
+from memory.core.clock import FixedClock, day_bounds
+from memory.summaries import load_guild_forgotten
 
 _log = logging.getLogger(__name__)
 
@@ -112,9 +112,7 @@ async def run(
     try:
         # 1. A guild nobody asked about yet: the first request pays for the whole week.
         provider.reset()
-        elapsed, _ = await timed(
-            lambda: manager.build_context(2, cold_guild.user_ids[0], budget=None)
-        )
+        elapsed, _ = await timed(lambda: manager.wait_for_context(2, cold_guild.user_ids[0]))
         report(
             BENCH, "cold_guild_ms", elapsed, "ms", llm_calls=provider.usage.total_calls, **with_l
         )
@@ -124,7 +122,7 @@ async def run(
         provider.reset()
         started = time.perf_counter()
         reports = await asyncio.gather(
-            *(manager.build_context(guild, busiest, budget=None) for _ in range(concurrent))
+            *(manager.wait_for_context(guild, busiest) for _ in range(concurrent))
         )
         wall = (time.perf_counter() - started) * 1000
         builds = sum(1 for item in reports if not item.shared)
@@ -155,7 +153,9 @@ async def run(
         warm: list[float] = []
         for _ in range(warm_requests):
             user_id = rnd.choice(main_guild.user_ids)
-            elapsed, _ = await timed(lambda uid=user_id: manager.get_memories(guild, uid))
+            elapsed, _ = await timed(
+                lambda uid=user_id: manager.get_memories(guild, uid, budget=REPLY_BUDGET)
+            )
             warm.append(elapsed)
         stats = _ms_stats(warm)
         round_trips = (counting.total - before) / warm_requests
@@ -190,7 +190,7 @@ async def run(
 
 
 async def _time_member(manager: MemoryManager, guild: int, user_id: int) -> float:
-    elapsed, _ = await timed(lambda: manager.build_context(guild, user_id, budget=None))
+    elapsed, _ = await timed(lambda: manager.wait_for_context(guild, user_id))
     return elapsed
 
 

@@ -30,8 +30,8 @@ from bench.harness import make_manager, memories
 from bench.providers import CountingProvider
 from bench.report import Reporter
 from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
-from memory.clock import Clock, FixedClock
-from memory.manager import MemoryManager
+from memory.context import MemoryManager
+from memory.core.clock import Clock, FixedClock
 
 _log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.llm.base import LLMProvider, LLMRequest, LLMResponse, Purpose
-from memory.llm.offline import OfflineProvider
+from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
+from memory.llm._offline import OfflineProvider
 
 __all__ = ["CountingProvider", "Usage", "fast_tokens"]
 

@@ -27,12 +27,12 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import make_manager, memories, timed
+from bench.harness import REPLY_BUDGET, make_manager, memories, timed
 from bench.memory_footprint import traced_serve
 from bench.providers import CountingProvider
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 
 _log = logging.getLogger(__name__)
 
@@ -124,7 +124,15 @@ async def run_case(
         warm = []
         for _ in range(warm_requests):
             guild_id, user_id = rnd.choice(asked)
-            warm.append((await timed(lambda g=guild_id, u=user_id: manager.get_memories(g, u)))[0])
+            warm.append(
+                (
+                    await timed(
+                        lambda g=guild_id, u=user_id: manager.get_memories(
+                            g, u, budget=REPLY_BUDGET
+                        )
+                    )
+                )[0]
+            )
     finally:
         await manager.aclose()
     memory = await traced_serve(pool, clock, asked, first, **settings)

@@ -25,7 +25,7 @@ from db import facts as facts_store
 from db.guilds import ensure_guilds
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.models import ChatMessage, Member
+from memory.core.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
 

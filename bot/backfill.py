@@ -11,20 +11,47 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 import discord
 
 from bot.convert import is_storable, to_chat_message
-from memory.clock import Clock
-from memory.ingest import BatchedWriter, is_transient
-from memory.settings import Settings
-from memory.telemetry import Telemetry
+from memory import is_transient
+from memory.core.clock import Clock
+from memory.core.models import ChatMessage
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
 
 _log = logging.getLogger(__name__)
 
+
+class Writer(Protocol):
+    """What the backfill needs of the batched writer."""
+
+    async def put(self, message: ChatMessage) -> None: ...
+
+    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]: ...
+
+
 AuthorSeen = Callable[[discord.Member | discord.User, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillConfig:
+    """How far back to read (RETENTION_DAYS), whether other bots count, the message cap."""
+
+    retention_days: int = 30
+    include_bots: bool = False
+    max_message_chars: int = 8000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> BackfillConfig:
+        return cls(
+            settings.retention_days, settings.ingest_bot_messages, settings.max_message_chars
+        )
 
 
 def readable_channels(guild: discord.Guild) -> list[discord.TextChannel]:
@@ -42,9 +69,9 @@ class Backfiller:
 
     def __init__(
         self,
-        writer: BatchedWriter,
+        writer: Writer,
         *,
-        settings: Settings,
+        config: BackfillConfig,
         clock: Clock,
         telemetry: Telemetry,
         self_id: Callable[[], int | None],
@@ -55,7 +82,7 @@ class Backfiller:
     ) -> None:
         self._writer = writer
         self._ignored = ignored or (lambda guild_id, channel_id: False)
-        self._settings = settings
+        self._config = config
         self._clock = clock
         self._telemetry = telemetry
         self._self_id = self_id
@@ -78,7 +105,7 @@ class Backfiller:
         if not channels:
             return 0
         last = await self._last_stored([channel.id for channel in channels])
-        cutoff = self._clock.now() - timedelta(days=self._settings.retention_days)
+        cutoff = self._clock.now() - timedelta(days=self._config.retention_days)
         floor = discord.utils.time_snowflake(cutoff, high=False)
         total = 0
         for index, channel in enumerate(channels):
@@ -90,7 +117,7 @@ class Backfiller:
     async def channel(self, channel: discord.TextChannel, *, after_id: int) -> int:
         started = time.perf_counter()
         stored = 0
-        include_bots = self._settings.ingest_bot_messages
+        include_bots = self._config.include_bots
         try:
             async for message in channel.history(
                 limit=None, after=discord.Object(after_id), oldest_first=True
@@ -99,7 +126,7 @@ class Backfiller:
                     continue
                 self._author_seen(message.author, channel.guild.id)
                 await self._writer.put(
-                    to_chat_message(message, max_chars=self._settings.max_message_chars)
+                    to_chat_message(message, max_chars=self._config.max_message_chars)
                 )
                 stored += 1
         except discord.HTTPException as exc:  # Forbidden, or Discord having a bad minute

@@ -1,8 +1,9 @@
 """The Discord client: a `commands.Bot` that receives its services instead of building them.
 
-`run_bot(settings)` is the production entry point (`memorybot run`): it opens the runtime
-(database, writer, telemetry), connects to Discord, and on Ctrl-C/SIGTERM closes the gateway
-first and then lets the runtime flush pending writes before the pool closes.
+`run_bot(settings)` is the production entry point (`memorybot run`): it opens memory through
+the front door (database, writer, services, background jobs), connects to Discord, and on
+Ctrl-C/SIGTERM closes the gateway first and then lets memory flush pending writes before the
+pool closes.
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from bot.runtime import Runtime, open_runtime
-from memory.settings import Settings
+from memory import Memory, open_memory
+from memory.core.clock import SystemClock
+from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
 
 # Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
 EXTENSIONS = [
+    "bot.cogs.errors",
     "bot.cogs.ingest",
     "bot.cogs.facts",
-    "bot.cogs.admin",
+    "bot.cogs.memory_group",
     "bot.cogs.replies",
 ]
 
@@ -44,11 +47,11 @@ def bot_intents() -> discord.Intents:
 
 
 class MemoryBot(commands.Bot):
-    """memorybot on Discord. Features live in cogs; shared services come from `runtime`."""
+    """memorybot on Discord. Features live in cogs; shared services come from `memory`."""
 
     def __init__(
         self,
-        runtime: Runtime,
+        memory: Memory,
         *,
         extensions: list[str] | None = None,
         sync_commands: bool = True,
@@ -61,7 +64,7 @@ class MemoryBot(commands.Bot):
             help_command=None,
             **options,
         )
-        self.runtime = runtime
+        self.memory = memory
         self.extension_names = list(EXTENSIONS if extensions is None else extensions)
         self.sync_commands = sync_commands
 
@@ -95,12 +98,10 @@ class MemoryBot(commands.Bot):
     async def close(self) -> None:
         """Leave the gateway, then push out whatever the writer still holds."""
         await super().close()
-        writer = self.runtime.writer
-        if writer is not None:
-            try:
-                await asyncio.wait_for(writer.flush(), 30)
-            except Exception as exc:
-                _log.warning("pending writes not flushed at bot close: %s", exc)
+        try:
+            await asyncio.wait_for(self.memory.writer.flush(), 30)
+        except Exception as exc:
+            _log.warning("pending writes not flushed at bot close: %s", exc)
 
 
 def run_bot(settings: Settings) -> int:
@@ -126,14 +127,15 @@ def run_bot(settings: Settings) -> int:
 
 
 async def serve(settings: Settings, *, on_start: Callable[[MemoryBot], None] | None = None) -> int:
-    """Open the runtime and run the bot until closed or signalled; `on_start` sees the bot
-    before it connects (embedding, tests)."""
+    """Open memory and run the bot until closed or signalled; `on_start` sees the bot before
+    it connects (embedding, tests)."""
     if settings.discord_token is None:
         raise ValueError("serve needs DISCORD_TOKEN")
     token = settings.discord_token.get_secret_value()
     loop = asyncio.get_running_loop()
     handled: list[signal.Signals] = []
-    async with open_runtime(settings) as runtime, MemoryBot(runtime) as bot:
+    memory_opened = open_memory(settings, clock=SystemClock(), background=True)
+    async with memory_opened as memory, MemoryBot(memory) as bot:
         if on_start is not None:
             on_start(bot)
         try:

@@ -14,13 +14,10 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 
-from bot.cli.memory import format_report
-from bot.runtime import Runtime
-from db.members import find_by_name, get_members
-from memory.clock import local_day
-from memory.intent import addressed_text
-from memory.models import ChatMessage, Member
-from memory.reply import IncomingMessage
+from memory import IncomingMessage, Memory, format_report
+from memory.core.clock import local_day
+from memory.core.intent import addressed_text
+from memory.core.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
 
@@ -50,14 +47,13 @@ def user_id_for(name: str) -> int:
 class ConsoleSession:
     """One terminal conversation. `handle_line` returns what the terminal should print."""
 
-    def __init__(self, runtime: Runtime, *, speaker: str = DEFAULT_SPEAKER) -> None:
-        self.runtime = runtime
-        self.bot_name = runtime.settings.bot_name
+    def __init__(self, memory: Memory, *, speaker: str = DEFAULT_SPEAKER) -> None:
+        self.memory = memory
+        self.bot_name = memory.settings.bot_name
         self.speaker = self._member(speaker)
         self._sequence = 0
         self._quit = False
-        if runtime.replies is not None:
-            runtime.replies.bot_user_id = BOT_USER_ID
+        memory.replies.bot_user_id = BOT_USER_ID
 
     @property
     def finished(self) -> bool:
@@ -66,19 +62,18 @@ class ConsoleSession:
     def banner(self) -> str:
         return (
             f"memorybot console - guild {CONSOLE_GUILD_ID}, provider "
-            f"{self.runtime.settings.provider}. You are {self.speaker.display_name}.\n"
+            f"{self.memory.settings.provider}. You are {self.speaker.display_name}.\n"
             + HELP.format(bot=self.bot_name)
         )
 
     def _member(self, name: str) -> Member:
         clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
         member = Member(CONSOLE_GUILD_ID, user_id_for(clean), username=clean)
-        assert self.runtime.writer is not None
-        self.runtime.writer.submit_member(member)
+        self.memory.writer.submit_member(member)
         return member
 
     def _next_id(self) -> int:
-        now = self.runtime.clock.now()
+        now = self.memory.clock.now()
         self._sequence += 1
         millis = int(now.timestamp() * 1000) - DISCORD_EPOCH_MS
         return (max(millis, 0) << 22) | (self._sequence & 0x3FFFFF)
@@ -103,17 +98,16 @@ class ConsoleSession:
         return await self._say(speaker, line)
 
     async def _say(self, speaker: Member, text: str) -> list[str]:
-        runtime = self.runtime
-        assert runtime.writer is not None and runtime.commands is not None
+        memory = self.memory
         message_id = self._next_id()
-        runtime.writer.submit(
+        memory.writer.submit(
             ChatMessage(
                 message_id=message_id,
                 guild_id=CONSOLE_GUILD_ID,
                 channel_id=CONSOLE_CHANNEL_ID,
                 author_id=speaker.user_id,
                 content=text,
-                created_at=runtime.clock.now(),
+                created_at=memory.clock.now(),
             )
         )
         incoming = IncomingMessage(
@@ -124,13 +118,12 @@ class ConsoleSession:
             speaker.display_name,
             text,
         )
-        if runtime.replies is not None:
-            await runtime.replies.observe(incoming)
+        await memory.replies.observe(incoming)
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
-        await runtime.writer.flush()  # commands resolve names from the directory
-        result = await runtime.commands.handle(
+        await memory.writer.flush()  # commands resolve names from the directory
+        result = await memory.commands.handle(
             CONSOLE_GUILD_ID,
             speaker,
             addressed,
@@ -139,9 +132,7 @@ class ConsoleSession:
         )
         if result is not None:
             return self._answer(result.reply)
-        if runtime.replies is None:
-            return []
-        reply = await runtime.replies.compose(
+        reply = await memory.replies.compose(
             IncomingMessage(
                 CONSOLE_GUILD_ID,
                 CONSOLE_CHANNEL_ID,
@@ -151,7 +142,7 @@ class ConsoleSession:
                 addressed,
             )
         )
-        await runtime.replies.observe(
+        await memory.replies.observe(
             IncomingMessage(
                 CONSOLE_GUILD_ID,
                 CONSOLE_CHANNEL_ID,
@@ -168,9 +159,8 @@ class ConsoleSession:
 
     async def _target(self, name: str) -> Member:
         """A known member by any name, else a console member of that name."""
-        assert self.runtime.writer is not None
-        await self.runtime.writer.flush()
-        found = await find_by_name(self.runtime.pool, CONSOLE_GUILD_ID, name)
+        await self.memory.writer.flush()
+        found = await self.memory.members.find(CONSOLE_GUILD_ID, name)
         return found[0] if len(found) == 1 else self._member(name)
 
     async def _slash(self, line: str) -> list[str]:
@@ -208,10 +198,8 @@ class ConsoleSession:
         return ["bye"]
 
     async def _memory_command(self, command: str, args: list[str]) -> str | None:
-        commands = self.runtime.commands
-        assert commands is not None
         target = await self._target(args[0])
-        result = await commands.slash(
+        result = await self.memory.commands.slash(
             command.lstrip("/"),
             CONSOLE_GUILD_ID,
             self.speaker,
@@ -222,28 +210,25 @@ class ConsoleSession:
         return result.reply
 
     async def _show(self, name: str) -> list[str]:
-        assert self.runtime.manager is not None
         target = await self._target(name)
-        report = await self.runtime.manager.build_context(CONSOLE_GUILD_ID, target.user_id)
+        report = await self.memory.manager.wait_for_context(CONSOLE_GUILD_ID, target.user_id)
         return [format_report(report).rstrip()]
 
     async def _summarize(self, day_text: str | None) -> list[str]:
-        assert self.runtime.manager is not None and self.runtime.writer is not None
         try:
             day = date.fromisoformat(day_text) if day_text else None
         except ValueError:
             return [f"not a date: {day_text} (use YYYY-MM-DD)"]
-        await self.runtime.writer.flush()
+        await self.memory.writer.flush()
         if day is None:
-            timezone = await self.runtime.manager.timezone(CONSOLE_GUILD_ID)
-            day = local_day(self.runtime.clock.now(), timezone)
-        result = await self.runtime.manager.summarize_day(CONSOLE_GUILD_ID, day)
+            timezone = await self.memory.manager.timezone(CONSOLE_GUILD_ID)
+            day = local_day(self.memory.clock.now(), timezone)
+        result = await self.memory.manager.summarize_day(CONSOLE_GUILD_ID, day)
         lines = [
             f"(summarised {day}: {result.message_count} messages, {result.llm_calls} LLM calls)"
         ]
-        names = await get_members(self.runtime.pool, CONSOLE_GUILD_ID, list(result.summaries))
+        names = await self.memory.members.display_names(CONSOLE_GUILD_ID, list(result.summaries))
         for user_id, summary in result.summaries.items():
             if summary:
-                member = names.get(user_id)
-                lines.append(f"  {member.display_name if member else user_id}: {summary}")
+                lines.append(f"  {names[user_id]}: {summary}")
         return lines

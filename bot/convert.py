@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import discord
 
-from memory.models import ChatMessage, Member
-from memory.surrogates import (
+from memory.core.models import ChatMessage, Member
+from memory.core.surrogates import (
     attachment_surrogate,
     compose_content,
     embed_is_link_preview,

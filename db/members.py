@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
-from memory.models import Member
+from memory.core.models import Member
 
 Executor = asyncpg.Pool | asyncpg.Connection
 

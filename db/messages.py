@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from memory.models import ChatMessage
+from memory.core.models import ChatMessage
 
 Executor = asyncpg.Pool | asyncpg.Connection
 

@@ -19,7 +19,7 @@ from typing import Any
 import asyncpg
 
 from db.messages import message_from_row
-from memory.models import ChatMessage, Member
+from memory.core.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
 

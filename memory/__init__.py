@@ -1,0 +1,145 @@
+"""memorybot's memory, behind one front door.
+
+    async with open_memory(settings, clock=SystemClock()) as memory:
+        memory.writer.submit(message)
+        result = await memory.commands.handle(...)
+        reply = await memory.replies.compose(...)
+
+`open_memory` opens everything from Settings and closes it in order; the returned `Memory`
+holds every service (never None). Front ends (the Discord adapter in `bot/`, the console, the
+CLI) import this package and `memory.core`, nothing else: the capability packages below it
+(ingest, facts, commands, members, summaries, context, replies, llm, privacy, telemetry,
+guilds) are reached through the services, and the names re-exported here are the value types
+and renderers a front end shows. `tests/test_layering.py` holds everyone to that.
+
+Names load on first use (PEP 562), so importing a leaf such as `memory.core.models` (as `db/`
+does) does not open the whole package tree.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memory._open import Memory, migrate_database, open_memory
+    from memory.commands import CommandResult, RepliedMessage
+    from memory.context import format_report, report_details, report_heading
+    from memory.core.report import ContextReport
+    from memory.guilds import GuildSettings, InvalidSetting, describe_settings
+    from memory.ingest import ExportFormatError, ImportResult, is_transient
+    from memory.privacy import (
+        PrivacyError,
+        PurgeReport,
+        RetentionReport,
+        Subject,
+        export_summary,
+        to_json,
+    )
+    from memory.replies import IncomingMessage, ReplyResult
+    from memory.summaries import DayResult
+    from memory.telemetry import (
+        OPS,
+        TELEMETRY_FILE,
+        EventFilter,
+        FileFollower,
+        UsageRollup,
+        build_stats,
+        filter_events,
+        follow_events,
+        parse_since,
+        read_events,
+        render_header,
+        render_row,
+        render_stats,
+    )
+
+# name -> module that defines it, loaded on first attribute access.
+_EXPORTS: dict[str, str] = {
+    "CommandResult": "memory.commands",
+    "ContextReport": "memory.core.report",
+    "DayResult": "memory.summaries",
+    "EventFilter": "memory.telemetry",
+    "ExportFormatError": "memory.ingest",
+    "FileFollower": "memory.telemetry",
+    "GuildSettings": "memory.guilds",
+    "ImportResult": "memory.ingest",
+    "IncomingMessage": "memory.replies",
+    "InvalidSetting": "memory.guilds",
+    "Memory": "memory._open",
+    "OPS": "memory.telemetry",
+    "PrivacyError": "memory.privacy",
+    "PurgeReport": "memory.privacy",
+    "RepliedMessage": "memory.commands",
+    "ReplyResult": "memory.replies",
+    "RetentionReport": "memory.privacy",
+    "Subject": "memory.privacy",
+    "TELEMETRY_FILE": "memory.telemetry",
+    "UsageRollup": "memory.telemetry",
+    "build_stats": "memory.telemetry",
+    "describe_settings": "memory.guilds",
+    "export_summary": "memory.privacy",
+    "filter_events": "memory.telemetry",
+    "follow_events": "memory.telemetry",
+    "format_report": "memory.context",
+    "is_transient": "memory.ingest",
+    "migrate_database": "memory._open",
+    "open_memory": "memory._open",
+    "parse_since": "memory.telemetry",
+    "read_events": "memory.telemetry",
+    "render_header": "memory.telemetry",
+    "render_row": "memory.telemetry",
+    "render_stats": "memory.telemetry",
+    "report_details": "memory.context",
+    "report_heading": "memory.context",
+    "to_json": "memory.privacy",
+}
+
+__all__ = [
+    "OPS",
+    "TELEMETRY_FILE",
+    "CommandResult",
+    "ContextReport",
+    "DayResult",
+    "EventFilter",
+    "ExportFormatError",
+    "FileFollower",
+    "GuildSettings",
+    "ImportResult",
+    "IncomingMessage",
+    "InvalidSetting",
+    "Memory",
+    "PrivacyError",
+    "PurgeReport",
+    "RepliedMessage",
+    "ReplyResult",
+    "RetentionReport",
+    "Subject",
+    "UsageRollup",
+    "build_stats",
+    "describe_settings",
+    "export_summary",
+    "filter_events",
+    "follow_events",
+    "format_report",
+    "is_transient",
+    "migrate_database",
+    "open_memory",
+    "parse_since",
+    "read_events",
+    "render_header",
+    "render_row",
+    "render_stats",
+    "report_details",
+    "report_heading",
+    "to_json",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -19,7 +19,7 @@ from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import migrate
 from db.pool import create_pool
-from memory.telemetry import Telemetry
+from memory.core.telemetry import Telemetry
 
 TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()

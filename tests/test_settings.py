@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from memory.settings import SettingsError, load_settings
+from memory.core.settings import SettingsError, load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def test_cli_prints_one_line_not_a_traceback(tmp_path) -> None:
 def test_env_example_documents_every_setting() -> None:
     from pathlib import Path
 
-    from memory.settings import Settings
+    from memory.core.settings import Settings
 
     example = (Path(__file__).parent.parent / ".env.example").read_text()
     documented = {
@@ -96,7 +96,7 @@ def test_empty_values_from_a_copied_env_example_mean_unset(tmp_path) -> None:
 def test_readme_documents_every_setting() -> None:
     from pathlib import Path
 
-    from memory.settings import Settings
+    from memory.core.settings import Settings
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     missing = [name.upper() for name in Settings.model_fields if f"`{name.upper()}`" not in readme]

@@ -13,8 +13,11 @@ import inspect
 import logging
 import sys
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 
-from memory.settings import Settings, SettingsError, load_settings
+from memory import Memory, open_memory
+from memory.core.clock import clock_from_env
+from memory.core.settings import Settings, SettingsError, load_settings
 
 _log = logging.getLogger(__name__)
 
@@ -87,3 +90,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class CliError(Exception):
     """An expected failure reported to the user as one line (bad file, unknown member...)."""
+
+
+def open_cli_memory(
+    settings: Settings, now: str | None = None
+) -> AbstractAsyncContextManager[Memory]:
+    """Memory for one command: the clock fixed by `--now`/MEMORYBOT_NOW when given, and
+    telemetry kept off stdout (which carries the command's own output)."""
+    try:
+        clock = clock_from_env(now)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return open_memory(settings, clock=clock, telemetry_stdout=False)

@@ -10,11 +10,9 @@ import argparse
 import asyncio
 import sys
 
-from bot.cli import CliError
+from bot.cli import open_cli_memory
 from bot.console import DEFAULT_SPEAKER, ConsoleSession
-from bot.runtime import open_runtime
-from memory.clock import clock_from_env
-from memory.settings import Settings
+from memory.core.settings import Settings
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
 connecting to Discord. Everything else is real: the embedded PostgreSQL under {data_dir},
@@ -37,15 +35,12 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def run_console(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        clock = clock_from_env(getattr(args, "now", None))
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    opened = open_cli_memory(settings, getattr(args, "now", None))
     interactive = sys.stdin.isatty()
     if getattr(args, "command", None) == "run" or interactive:
         print(NO_TOKEN.format(data_dir=settings.data_dir, provider=settings.provider))
-    async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
-        session = ConsoleSession(runtime, speaker=getattr(args, "speaker", DEFAULT_SPEAKER))
+    async with opened as memory:
+        session = ConsoleSession(memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER))
         print(session.banner(), flush=True)
         loop = asyncio.get_running_loop()
         while not session.finished:

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from bot.runtime import open_runtime
-from memory.importer import ExportFormatError, ExportImporter
-from memory.settings import Settings
+from bot.cli import open_cli_memory
+from memory import ExportFormatError
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,14 +96,8 @@ async def handle(
     err = err or sys.stderr
     include_bots = settings.ingest_bot_messages if args.include_bots is None else True
     failures = 0
-    async with open_runtime(settings, telemetry_stdout=False) as runtime:
-        importer = ExportImporter(
-            runtime.pool,
-            include_bots=include_bots,
-            max_chars=settings.max_message_chars,
-            default_timezone=settings.default_timezone,
-            telemetry=runtime.telemetry,
-        )
+    async with open_cli_memory(settings) as memory:
+        importer = memory.importer(include_bots=include_bots)
         for name in args.files:
             path = Path(name)
             size = _size(path)

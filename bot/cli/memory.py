@@ -11,12 +11,9 @@ import argparse
 import json
 import sys
 
-from bot.cli import CliError
-from bot.runtime import open_runtime
-from memory.clock import clock_from_env
-from memory.privacy import PrivacyError, resolve_guild, resolve_subject
-from memory.report import ContextReport
-from memory.settings import Settings
+from bot.cli import CliError, open_cli_memory
+from memory import PrivacyError, format_report
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,51 +45,20 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        clock = clock_from_env(args.now)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
+    async with open_cli_memory(settings, args.now) as memory:
         try:
-            guild_id = await resolve_guild(runtime.pool, args.guild)
-            subject = await resolve_subject(runtime.pool, guild_id, args.user)
+            guild_id = await memory.privacy.guild(args.guild)
+            subject = await memory.privacy.subject(guild_id, args.user)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        assert runtime.manager is not None
-        report = await runtime.manager.build_context(guild_id, subject.user_id, budget=args.budget)
+        if args.budget is None:
+            report = await memory.manager.wait_for_context(guild_id, subject.user_id)
+        else:
+            report = await memory.manager.build_context(
+                guild_id, subject.user_id, budget=args.budget
+            )
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(format_report(report))
     return 0
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "none"
-
-
-def format_report(report: ContextReport) -> str:
-    """The report for a terminal: the context first, then where it came from and what it cost."""
-    lines = [
-        f"Memory of {report.member_name} (id {report.user_id}) in guild {report.guild_id}, "
-        f"as of {report.day} ({report.timezone})",
-        "",
-        report.text if report.text else "(nothing known about this member)",
-        "",
-        "Sources:",
-    ]
-    for source in report.sources:
-        detail = f"  [{source.detail}]" if source.detail else ""
-        lines.append(f"  {source.name:<8} {source.chars:>5} chars{detail}")
-    lines.append(f"Context: {report.chars}/{report.max_chars} chars")
-    budget = "none (full build)" if report.budget_seconds is None else f"{report.budget_seconds}s"
-    lines.append(f"Budget: {budget}; took {report.elapsed_ms:.0f} ms")
-    if report.fallback:
-        lines.append(f"Fallback: {report.fallback} (reason: {report.fallback_reason})")
-    lines.append(f"Cache hits: {_counts(report.cache_hits)}")
-    lines.append(f"Cache misses: {_counts(report.cache_misses)}")
-    lines.append(f"LLM calls: {report.total_llm_calls} ({_counts(report.llm_calls)})")
-    if report.days_summarised:
-        days = ", ".join(day.isoformat() for day in report.days_summarised)
-        lines.append(f"Days summarised now: {days}")
-    return "\n".join(lines) + "\n"

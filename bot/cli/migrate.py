@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from db.lifecycle import open_database
-from memory.settings import Settings
+from memory import migrate_database
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,8 +14,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
-    url = settings.database_url.get_secret_value() if settings.database_url else None
-    async with open_database(url, settings.data_dir) as pool:
-        version = await pool.fetchval("SELECT max(version) FROM schema_migrations")
+    version = await migrate_database(settings)
     print(f"database schema at version {version}")
     return 0

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from bot.cli import CliError
-from bot.runtime import open_runtime
-from memory.clock import clock_from_env
-from memory.retention import run_retention
-from memory.settings import Settings
+from bot.cli import CliError, open_cli_memory
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,18 +33,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     days = settings.retention_days if args.days is None else args.days
     if days < 1:
         raise CliError("--days must be at least 1")
-    try:
-        clock = clock_from_env(args.now)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    async with open_runtime(settings, clock=clock, telemetry_stdout=False) as runtime:
-        report = await run_retention(
-            runtime.pool,
-            retention_days=days,
-            clock=runtime.clock,
-            telemetry=runtime.telemetry,
-            batch_size=settings.retention_batch_size,
-            dry_run=args.dry_run,
-        )
+    async with open_cli_memory(settings, args.now) as memory:
+        report = await memory.retention.run(retention_days=days, dry_run=args.dry_run)
     print(report.describe())
     return 0

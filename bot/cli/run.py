@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memory.settings import Settings
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

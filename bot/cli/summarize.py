@@ -9,13 +9,9 @@ import argparse
 import sys
 from datetime import date
 
-from bot.cli import CliError
-from bot.runtime import open_runtime
-from db.members import get_members
-from memory.privacy import PrivacyError, resolve_guild
-from memory.render import display_name
-from memory.settings import Settings
-from memory.summaries.daily import DayResult
+from bot.cli import CliError, open_cli_memory
+from memory import DayResult, PrivacyError
+from memory.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,15 +36,14 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         day = date.fromisoformat(args.date.strip())
     except ValueError:
         raise CliError(f"--date: not a YYYY-MM-DD date: {args.date!r}") from None
-    async with open_runtime(settings, telemetry_stdout=False) as runtime:
+    async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await resolve_guild(runtime.pool, args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        assert runtime.manager is not None
-        result = await runtime.manager.summarize_day(guild_id, day, force=not args.if_changed)
-        members = await get_members(runtime.pool, guild_id, list(result.summaries))
-    sys.stdout.write(format_result(result, {uid: display_name(uid, members) for uid in members}))
+        result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
+        names = await memory.members.display_names(guild_id, list(result.summaries))
+    sys.stdout.write(format_result(result, names))
     return 0
 
 

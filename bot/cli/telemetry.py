@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.cli import CliError
-from memory.settings import Settings
-from memory.telemetry import TELEMETRY_FILE, json_line
-from memory.telemetry_view import (
+from memory import (
+    TELEMETRY_FILE,
     EventFilter,
     FileFollower,
     filter_events,
@@ -27,6 +26,8 @@ from memory.telemetry_view import (
     render_header,
     render_row,
 )
+from memory.core.settings import Settings
+from memory.core.telemetry import json_line
 
 DEFAULT_LINES = 20
 

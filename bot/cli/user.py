@@ -10,24 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
-from bot.cli import CliError
-from bot.runtime import Runtime, open_runtime
-from memory.privacy import (
-    PrivacyError,
-    Resummarize,
-    Subject,
-    export_member,
-    export_summary,
-    purge_member,
-    purge_preview,
-    resolve_guild,
-    resolve_subject,
-    to_json,
-)
-from memory.settings import Settings
+from bot.cli import CliError, open_cli_memory
+from memory import Memory, PrivacyError, Subject, export_summary, to_json
+from memory.core.settings import Settings
 
 Confirm = Callable[[str], bool]
 
@@ -68,19 +55,19 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-async def _subject(runtime: Runtime, args: argparse.Namespace) -> Subject:
+async def _subject(memory: Memory, args: argparse.Namespace) -> Subject:
     try:
-        guild_id = await resolve_guild(runtime.pool, args.guild)
-        return await resolve_subject(runtime.pool, guild_id, args.user)
+        guild_id = await memory.privacy.guild(args.guild)
+        return await memory.privacy.subject(guild_id, args.user)
     except PrivacyError as exc:
         raise CliError(str(exc)) from None
 
 
 async def handle_export(args: argparse.Namespace, settings: Settings) -> int:
     # Telemetry stays off stdout: the export itself may be going there.
-    async with open_runtime(settings, telemetry_stdout=False) as runtime:
-        subject = await _subject(runtime, args)
-        export = await export_member(runtime.pool, subject, telemetry=runtime.telemetry)
+    async with open_cli_memory(settings) as memory:
+        subject = await _subject(memory, args)
+        export = await memory.privacy.export(subject)
     text = to_json(export)
     if args.out is None:
         sys.stdout.write(text)
@@ -104,10 +91,10 @@ def ask(prompt: str) -> bool:
 async def handle_purge(
     args: argparse.Namespace, settings: Settings, *, confirm: Confirm = ask
 ) -> int:
-    async with open_runtime(settings, telemetry_stdout=False) as runtime:
-        subject = await _subject(runtime, args)
+    async with open_cli_memory(settings) as memory:
+        subject = await _subject(memory, args)
         if not args.yes:
-            preview = await purge_preview(runtime.pool, subject)
+            preview = await memory.privacy.preview(subject)
             prompt = (
                 f"This deletes everything held about {subject.label} in guild "
                 f"{subject.guild_id}:\n{export_summary(preview)}\n"
@@ -116,27 +103,9 @@ async def handle_purge(
             if not confirm(prompt):
                 print("purge cancelled; nothing was deleted", file=sys.stderr)
                 return 1
-        report = await purge_member(
-            runtime.pool,
-            subject,
-            default_timezone=settings.default_timezone,
-            telemetry=runtime.telemetry,
-            resummarize=_resummarizer(runtime),
-        )
+        report = await memory.privacy.purge(subject)
     print(report.describe())
     if report.resummarized:
         days = ", ".join(day.isoformat() for day in report.resummarized)
         print(f"re-summarised without them: {days}")
     return 0
-
-
-def _resummarizer(runtime: Runtime) -> Resummarize | None:
-    """Re-summarise shared days right away when the runtime has a memory manager."""
-    manager = getattr(runtime, "manager", None)
-    if manager is None:
-        return None
-
-    async def resummarize(guild_id: int, day: date) -> None:
-        await manager.summarize_day(guild_id, day, force=False)
-
-    return resummarize

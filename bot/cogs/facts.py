@@ -1,5 +1,5 @@
 """Facts cog: memory commands on Discord - freeform ("Bot, remember that alice is Sergey") and
-slash (/remember, /forget, /whois, /memory undo).
+slash (/remember, /forget, /whois; `/memory undo` lives in the `/memory` group cog).
 
 Only translation lives here: discord.py objects in, `memory.commands.MemoryCommands` does the
 work, its reply goes out with every mention disabled. Messages addressed to the bot that are
@@ -11,48 +11,27 @@ again whether they were commands.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.memory_group import add_subcommand, remove_subcommand
 from bot.convert import to_member
-from memory.command_types import CommandResult, RepliedMessage
-from memory.commands import MemoryCommands
-from memory.intent import addressed_text, prefilter
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+from bot.interactions import NO_PINGS
+from memory import CommandResult, Memory, RepliedMessage
+from memory.core.intent import addressed_text, prefilter
 
 _log = logging.getLogger(__name__)
 
-NO_PINGS = discord.AllowedMentions.none()
 FAILED = "Sorry, something went wrong while I was handling that. Please try again later."
 
 
 class FactsCog(commands.Cog, name="Facts"):
     """Remember, forget and what-do-you-know, for messages and slash commands."""
 
-    def __init__(self, bot: commands.Bot, runtime: Runtime) -> None:
-        memory_commands = getattr(runtime, "commands", None)
-        if memory_commands is None:
-            raise RuntimeError("the facts cog needs runtime.commands (open it with open_runtime)")
+    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
         self.bot = bot
-        self.runtime = runtime
-        self.memory: MemoryCommands = memory_commands
-        self._undo = app_commands.Command(
-            name="undo",
-            description="Restore the previous version of what the bot knows about a member",
-            callback=self.undo_command,
-        )
-
-    async def cog_load(self) -> None:
-        add_subcommand(self.bot.tree, self._undo)
-
-    async def cog_unload(self) -> None:
-        remove_subcommand(self.bot.tree, self._undo.name)
+        self.memory = memory
 
     # --- freeform ---------------------------------------------------------------------------
 
@@ -60,13 +39,13 @@ class FactsCog(commands.Cog, name="Facts"):
     async def on_message(self, message: discord.Message) -> None:
         if message.guild is None or message.author.bot or self.bot.user is None:
             return
-        if self.runtime.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+        if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
             return  # an admin excluded this channel: the bot neither stores nor answers here
         referenced = await self._referenced(message, fetch=False)
         reply_to_bot = referenced is not None and referenced.author.id == self.bot.user.id
         text = addressed_text(
             message.content,
-            bot_name=self.runtime.settings.bot_name,
+            bot_name=self.memory.settings.bot_name,
             bot_user_id=self.bot.user.id,
             reply_to_bot=reply_to_bot,
         )
@@ -97,7 +76,7 @@ class FactsCog(commands.Cog, name="Facts"):
         ]
         try:
             async with message.channel.typing():
-                return await self.memory.handle(
+                return await self.memory.commands.handle(
                     message.guild.id,
                     to_member(author, message.guild.id),
                     text,
@@ -108,7 +87,7 @@ class FactsCog(commands.Cog, name="Facts"):
                 )
         except Exception:
             _log.exception("memory command failed: message %s", message.id)
-            self.runtime.telemetry.emit(
+            self.memory.telemetry.emit(
                 "command", outcome="error", guild_id=message.guild.id, user_id=author.id
             )
             return CommandResult(FAILED, "command", "error")
@@ -151,10 +130,6 @@ class FactsCog(commands.Cog, name="Facts"):
     async def whois_command(self, interaction: discord.Interaction, user: discord.Member) -> None:
         await self._slash(interaction, "whois", user, None)
 
-    @app_commands.describe(user="The member whose memory to restore")
-    async def undo_command(self, interaction: discord.Interaction, user: discord.Member) -> None:
-        await self._slash(interaction, "undo", user, None)
-
     async def _slash(
         self,
         interaction: discord.Interaction,
@@ -163,24 +138,17 @@ class FactsCog(commands.Cog, name="Facts"):
         fact: str | None,
     ) -> None:
         guild_id = interaction.guild_id
-        if guild_id is None:
-            await interaction.response.send_message("This only works in a server.", ephemeral=True)
-            return
+        assert guild_id is not None  # guild_only
         # Merges call a model; answer within Discord's 3 seconds by deferring first.
         await interaction.response.defer(thinking=True)
-        author = to_member(interaction.user, guild_id)
-        target = to_member(user, guild_id)
-        can_manage = interaction.permissions.manage_guild
-        try:
-            result = await self.memory.slash(
-                kind, guild_id, author, target, fact, can_manage_guild=can_manage
-            )
-        except Exception:
-            _log.exception("/%s failed", kind)
-            self.runtime.telemetry.emit(
-                "command", outcome="error", kind=kind, guild_id=guild_id, user_id=author.user_id
-            )
-            result = CommandResult(FAILED, kind, "error")
+        result = await self.memory.commands.slash(
+            kind,
+            guild_id,
+            to_member(interaction.user, guild_id),
+            to_member(user, guild_id),
+            fact,
+            can_manage_guild=interaction.permissions.manage_guild,
+        )
         await interaction.followup.send(result.reply or FAILED, allowed_mentions=NO_PINGS)
 
 
@@ -197,4 +165,4 @@ def _replied(message: discord.Message | None) -> RepliedMessage | None:
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(FactsCog(bot, bot.runtime))  # type: ignore[attr-defined]
+    await bot.add_cog(FactsCog(bot, bot.memory))  # type: ignore[attr-defined]

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 from cachetools import LRUCache
 from discord.ext import commands
 
-from bot.backfill import Backfiller
+from bot.backfill import BackfillConfig, Backfiller
 from bot.convert import is_storable, to_chat_message, to_member
-from memory.ingest import BatchedWriter
-from memory.models import Member
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+from memory import Memory
+from memory.core.models import Member
 
 _log = logging.getLogger(__name__)
 
@@ -31,21 +27,19 @@ KNOWN_MEMBERS = 50_000
 class IngestCog(commands.Cog, name="Ingest"):
     """Stores the conversation and keeps the member directory fresh."""
 
-    def __init__(self, bot: commands.Bot, runtime: Runtime) -> None:
-        if runtime.writer is None:
-            raise RuntimeError("the ingest cog needs runtime.writer (open it with open_runtime)")
+    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
         self.bot = bot
-        self.runtime = runtime
-        self.writer: BatchedWriter = runtime.writer
-        self.settings = runtime.settings
+        self.memory = memory
+        self.writer = memory.writer
+        self.settings = memory.settings
         # Last names written per (guild, user): a chatty member is not re-upserted per message.
         self._known: LRUCache[tuple[int, int], Member] = LRUCache(maxsize=KNOWN_MEMBERS)
         self.backfill_task: asyncio.Task[int] | None = None
         self.backfiller = Backfiller(
             self.writer,
-            settings=self.settings,
-            clock=runtime.clock,
-            telemetry=runtime.telemetry,
+            config=BackfillConfig.from_settings(self.settings),
+            clock=memory.clock,
+            telemetry=memory.telemetry,
             self_id=self._self_id,
             author_seen=self.member_seen,
             ignored=self.ignored,
@@ -60,7 +54,7 @@ class IngestCog(commands.Cog, name="Ingest"):
 
     def ignored(self, guild_id: int, channel_id: int) -> bool:
         """Channels an admin excluded with `/memory settings` (no database wait: cached)."""
-        return self.runtime.guild_settings.peek(guild_id).ignores(channel_id)
+        return self.memory.guild_settings.peek(guild_id).ignores(channel_id)
 
     def _storable(self, message: discord.Message) -> bool:
         if message.guild is not None and self.ignored(message.guild.id, message.channel.id):
@@ -161,7 +155,7 @@ class IngestCog(commands.Cog, name="Ingest"):
     async def _backfill(self, guilds: list[discord.Guild]) -> int:
         try:
             for guild in guilds:  # know every guild's ignored channels before reading history
-                await self.runtime.guild_settings.refresh(guild.id)
+                await self.memory.guild_settings.refresh(guild.id)
             total = await self.backfiller.run(guilds)
         except Exception:
             _log.exception("backfill failed")
@@ -176,7 +170,4 @@ class IngestCog(commands.Cog, name="Ingest"):
 
 
 async def setup(bot: commands.Bot) -> None:
-    runtime = getattr(bot, "runtime", None)
-    if runtime is None:
-        raise RuntimeError("bot.cogs.ingest needs a bot with a `runtime` (bot.client.MemoryBot)")
-    await bot.add_cog(IngestCog(bot, runtime))
+    await bot.add_cog(IngestCog(bot, bot.memory))  # type: ignore[attr-defined]

@@ -1,50 +1,226 @@
-"""The `/memory` slash command group, shared by every cog that adds a subcommand to it.
+"""The `/memory` command group: undo for members; stats, context, purge and settings for admins.
 
-The facts cog adds `/memory undo`; the admin cog adds `stats`, `context`, `purge`. Each cog
-calls `add_subcommand` in `cog_load` and `remove_subcommand` in `cog_unload`; the group is
-created on the bot's command tree by whichever cog comes first and removed with the last
-subcommand, so cogs can load in any order and several bots (tests) never share one group.
+Translation only: every answer comes from the memory front door (`Memory.stats_text`, the
+context report renderer, the privacy desk, the guild settings). Answers are ephemeral and ping
+nobody. Manage Server is checked per command (`bot.checks`), because the group also holds
+commands every member may use; failures are answered by the errors cog.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any, Literal
+from zoneinfo import available_timezones
 
+import discord
 from discord import app_commands
+from discord.ext import commands
+
+from bot.checks import manage_server_only
+from bot.convert import to_member
+from bot.interactions import MESSAGE_LIMIT, NO_PINGS, code_block, fit, respond
+from memory import (
+    ContextReport,
+    InvalidSetting,
+    Memory,
+    PrivacyError,
+    describe_settings,
+    export_summary,
+    report_details,
+)
 
 _log = logging.getLogger(__name__)
 
-GROUP_NAME = "memory"
-GROUP_DESCRIPTION = "What the bot remembers about members"
+# How long /memory context waits for a full build before showing the fallback it would serve.
+CONTEXT_BUDGET_SECONDS = 60.0
+PURGE_REFUSED = (
+    "Sorry, you can only purge what I hold about yourself; purging someone else needs the"
+    " **Manage Server** permission."
+)
 
 
-def memory_group(tree: app_commands.CommandTree) -> app_commands.Group:
-    """The tree's `/memory` group, created (guild-only) on first use."""
-    existing = tree.get_command(GROUP_NAME)
-    if isinstance(existing, app_commands.Group):
-        return existing
-    if existing is not None:
-        raise RuntimeError(f"/{GROUP_NAME} is already a plain command, not a group")
-    group = app_commands.Group(name=GROUP_NAME, description=GROUP_DESCRIPTION, guild_only=True)
-    tree.add_command(group)
-    return group
+def render_context(report: ContextReport) -> str:
+    """The report as one Discord message: the context first, then sources, sizes, costs."""
+    name = discord.utils.escape_markdown(report.member_name)
+    head = f"**Memory of {name}** (id {report.user_id}), as of {report.day} ({report.timezone})"
+    tail = code_block("\n".join(report_details(report)))
+    room = MESSAGE_LIMIT - len(head) - len(tail) - 20
+    body = code_block(fit(report.text, room)) if report.text else "*(nothing known about them)*"
+    return f"{head}\n{body}\n{tail}"
 
 
-def add_subcommand(
-    tree: app_commands.CommandTree, command: app_commands.Command | app_commands.Group
-) -> None:
-    """Attach `command` under `/memory` (replacing a stale one of the same name)."""
-    group = memory_group(tree)
-    if group.get_command(command.name) is not None:
-        group.remove_command(command.name)
-    group.add_command(command)
+async def timezone_autocomplete(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """IANA names containing what was typed (Discord shows at most 25)."""
+    needle = current.strip().lower().replace(" ", "_")
+    zones = sorted(zone for zone in available_timezones() if needle in zone.lower())
+    return [app_commands.Choice(name=zone, value=zone) for zone in zones[:25]]
 
 
-def remove_subcommand(tree: app_commands.CommandTree, name: str) -> None:
-    """Detach `/memory name`; the group goes away with its last subcommand."""
-    existing = tree.get_command(GROUP_NAME)
-    if not isinstance(existing, app_commands.Group):
-        return
-    existing.remove_command(name)
-    if not existing.commands:
-        tree.remove_command(GROUP_NAME)
+@app_commands.guild_only()
+class MemoryGroupCog(
+    commands.GroupCog,
+    group_name="memory",
+    group_description="What the bot remembers about members",
+):
+    """`/memory ...`: member controls and admin views of the memory."""
+
+    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+        self.bot = bot
+        self.memory = memory
+        super().__init__()
+
+    def _emit(
+        self, interaction: discord.Interaction, command: str, outcome: str = "ok", **fields: Any
+    ) -> None:
+        self.memory.telemetry.emit(
+            "admin",
+            outcome=outcome,
+            command=command,
+            guild_id=interaction.guild_id,
+            actor_id=interaction.user.id,
+            **fields,
+        )
+
+    # --- /memory undo -----------------------------------------------------------------------
+
+    @app_commands.command(
+        name="undo",
+        description="Restore the previous version of what the bot knows about a member",
+    )
+    @app_commands.describe(user="The member whose memory to restore")
+    async def undo(self, interaction: discord.Interaction, user: discord.Member) -> None:
+        assert interaction.guild_id is not None
+        await interaction.response.defer(thinking=True)
+        result = await self.memory.commands.slash(
+            "undo",
+            interaction.guild_id,
+            to_member(interaction.user, interaction.guild_id),
+            to_member(user, interaction.guild_id),
+            can_manage_guild=interaction.permissions.manage_guild,
+        )
+        await interaction.followup.send(result.reply or "", allowed_mentions=NO_PINGS)
+
+    # --- /memory stats ----------------------------------------------------------------------
+
+    @app_commands.command(
+        name="stats",
+        description="LLM usage, cache hit rates, queue depth, fallbacks (Manage Server)",
+    )
+    @manage_server_only()
+    async def stats(self, interaction: discord.Interaction) -> None:
+        text = code_block(fit(self.memory.stats_text(), MESSAGE_LIMIT - 40))
+        await respond(interaction, "**Memory stats**\n" + text)
+        self._emit(interaction, "stats")
+
+    # --- /memory context @member ------------------------------------------------------------
+
+    @app_commands.command(
+        name="context",
+        description="The assembled memory of a member with its sources (Manage Server)",
+    )
+    @app_commands.describe(user="The member whose memory to show")
+    @manage_server_only()
+    async def context(self, interaction: discord.Interaction, user: discord.Member) -> None:
+        assert interaction.guild_id is not None
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        report = await self.memory.manager.build_context(
+            interaction.guild_id, user.id, budget=CONTEXT_BUDGET_SECONDS
+        )
+        await respond(interaction, render_context(report))
+        self._emit(interaction, "context", user_id=user.id)
+
+    # --- /memory purge @member --------------------------------------------------------------
+
+    @app_commands.command(
+        name="purge", description="Delete everything the bot holds about a member"
+    )
+    @app_commands.describe(
+        user="The member to forget entirely",
+        confirm="True to delete; otherwise only show what would be deleted",
+    )
+    async def purge(
+        self, interaction: discord.Interaction, user: discord.Member, confirm: bool = False
+    ) -> None:
+        assert interaction.guild_id is not None
+        if user.id != interaction.user.id and not interaction.permissions.manage_guild:
+            self._emit(interaction, "purge", "refused")
+            await respond(interaction, PURGE_REFUSED)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        name = discord.utils.escape_markdown(user.display_name)
+        privacy = self.memory.privacy
+        try:
+            subject = await privacy.subject(interaction.guild_id, str(user.id))
+        except PrivacyError:
+            await respond(interaction, f"I hold nothing about {name}.")
+            self._emit(interaction, "purge", "skipped", user_id=user.id)
+            return
+        if not confirm:
+            preview = await privacy.preview(subject)
+            await respond(
+                interaction,
+                f"This would delete everything I hold about {name}:\n"
+                + code_block(export_summary(preview))
+                + "\nDays they shared with others will be summarised again without them."
+                " Run `/memory purge` again with `confirm: True` to do it.",
+            )
+            self._emit(interaction, "purge", "preview", user_id=user.id)
+            return
+        report = await privacy.purge(subject, actor_id=interaction.user.id, wait=False)
+        stale = len(report.counts.stale_days)
+        await respond(
+            interaction,
+            f"Done: I no longer hold anything about {name} ({report.counts.total} rows deleted)."
+            + (f" {stale} shared day(s) will be summarised again without them." if stale else ""),
+        )
+        self._emit(interaction, "purge", user_id=user.id, count=report.counts.total)
+
+    # --- /memory settings -------------------------------------------------------------------
+
+    @app_commands.command(
+        name="settings",
+        description="Show or change this server's memory settings (Manage Server)",
+    )
+    @app_commands.describe(
+        timezone="IANA time zone for day boundaries, e.g. Europe/Berlin",
+        ignore_channel="Stop storing messages from this channel",
+        unignore_channel="Store messages from this channel again",
+        forget_others="Who may forget facts about someone else",
+    )
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
+    @manage_server_only()
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        timezone: str | None = None,
+        ignore_channel: discord.TextChannel | None = None,
+        unignore_channel: discord.TextChannel | None = None,
+        forget_others: Literal["managers", "anyone"] | None = None,
+    ) -> None:
+        assert interaction.guild_id is not None
+        changes = {
+            "timezone": timezone,
+            "ignore_channel": ignore_channel.id if ignore_channel else None,
+            "unignore_channel": unignore_channel.id if unignore_channel else None,
+            "forget_others": forget_others,
+        }
+        changed = {key: value for key, value in changes.items() if value is not None}
+        guilds = self.memory.guild_settings
+        try:
+            if changed:
+                current = await guilds.update(interaction.guild_id, **changed)
+            else:
+                current = await guilds.refresh(interaction.guild_id)
+        except InvalidSetting as exc:
+            await respond(interaction, f"Nothing changed: {exc}.")
+            self._emit(interaction, "settings", "invalid")
+            return
+        title = "Settings updated" if changed else "Settings of this server"
+        await respond(interaction, f"**{title}**\n{describe_settings(current)}")
+        self._emit(interaction, "settings", changed=sorted(changed) or None)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(MemoryGroupCog(bot, bot.memory))  # type: ignore[attr-defined]

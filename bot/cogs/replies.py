@@ -11,20 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
-from memory.reply import IncomingMessage, ReplyComposer
-from memory.split import split_message
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+from bot.interactions import NO_PINGS
+from memory import IncomingMessage, Memory
+from memory.core.keyed_lock import KeyedLock
+from memory.core.split import split_message
 
 _log = logging.getLogger(__name__)
 
-NO_PINGS = discord.AllowedMentions.none()
 APOLOGY = "Sorry, I couldn't come up with an answer just now. Please try again in a moment."
 
 
@@ -44,13 +41,12 @@ def incoming(message: discord.Message, content: str | None = None) -> IncomingMe
 class RepliesCog(commands.Cog, name="Replies"):
     """Conversation: memories of the people involved plus the channel's recent window."""
 
-    def __init__(self, bot: commands.Bot, runtime: Runtime) -> None:
-        if runtime.replies is None:
-            raise RuntimeError("the replies cog needs runtime.replies (open it with open_runtime)")
+    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
         self.bot = bot
-        self.runtime = runtime
-        self.composer: ReplyComposer = runtime.replies
-        self._locks: dict[int, asyncio.Lock] = {}
+        self.memory = memory
+        self.composer = memory.replies
+        # One reply at a time per channel; locks of quiet channels are dropped.
+        self._locks = KeyedLock()
         self._last_reply: dict[int, float] = {}
 
     async def cog_load(self) -> None:
@@ -67,7 +63,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         """Every member message joins the channel's window (the bot's own are added on send)."""
         if message.guild is None or message.author.bot or not message.content:
             return
-        if self.runtime.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+        if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
             return
         try:
             await self.composer.observe(incoming(message))
@@ -79,8 +75,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         if message.guild is None:
             return
         channel_id = message.channel.id
-        lock = self._locks.setdefault(channel_id, asyncio.Lock())
-        async with lock:
+        async with self._locks.hold(channel_id):
             await self._cooldown(channel_id)
             try:
                 async with message.channel.typing():
@@ -88,7 +83,7 @@ class RepliesCog(commands.Cog, name="Replies"):
                 parts = split_message(result.text) or [APOLOGY]
             except Exception as exc:
                 _log.exception("reply to message %s failed", message.id)
-                self.runtime.telemetry.emit(
+                self.memory.telemetry.emit(
                     "reply",
                     outcome="error",
                     guild_id=message.guild.id,
@@ -104,7 +99,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         last = self._last_reply.get(channel_id)
         if last is None:
             return
-        remaining = self.runtime.settings.reply_cooldown_seconds - (time.monotonic() - last)
+        remaining = self.memory.settings.reply_cooldown_seconds - (time.monotonic() - last)
         if remaining > 0:
             await asyncio.sleep(remaining)
 
@@ -123,11 +118,11 @@ class RepliesCog(commands.Cog, name="Replies"):
                     channel_id=message.channel.id,
                     message_id=sent.id,
                     author_id=self.bot.user.id,
-                    author_name=self.runtime.settings.bot_name,
+                    author_name=self.memory.settings.bot_name,
                     content="\n".join(parts),
                 )
             )
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(RepliesCog(bot, bot.runtime))  # type: ignore[attr-defined]
+    await bot.add_cog(RepliesCog(bot, bot.memory))  # type: ignore[attr-defined]

@@ -1,0 +1,31 @@
+"""LLM providers (Gemini, OpenAI-compatible, offline) behind one fallback chain, and the memory
+tasks that render prompt files and validate what comes back.
+"""
+
+from __future__ import annotations
+
+from memory.llm._base import LLMBadOutput, LLMError
+from memory.llm._chain import track_providers
+from memory.llm._factory import build_llm
+from memory.llm._schemas import PromptMember, PromptMessage
+from memory.llm._tasks import (
+    MemoryLLM,
+    forgotten_constraints,
+    member_elements,
+    message_elements,
+    reduce_elements,
+)
+
+__all__ = [
+    "LLMBadOutput",
+    "LLMError",
+    "MemoryLLM",
+    "PromptMember",
+    "PromptMessage",
+    "build_llm",
+    "forgotten_constraints",
+    "member_elements",
+    "message_elements",
+    "reduce_elements",
+    "track_providers",
+]

@@ -1,1 +1,27 @@
-"""The summary levels of transient memory: daily (one call per guild-day) and historical."""
+"""Transient memory: daily summaries per guild-day, the days 2-7 history per member, and the
+rule that keeps forgotten statements out of both.
+"""
+
+from __future__ import annotations
+
+from memory.summaries._daily import DailySummarizer, DayResult, SummaryConfig
+from memory.summaries._forgetting import (
+    ForgottenAbout,
+    drop_forgotten,
+    drop_guild_forgotten,
+    load_guild_forgotten,
+)
+from memory.summaries._historical import HistoricalSummarizer
+from memory.summaries._stats import BuildStats
+
+__all__ = [
+    "BuildStats",
+    "DailySummarizer",
+    "DayResult",
+    "ForgottenAbout",
+    "HistoricalSummarizer",
+    "SummaryConfig",
+    "drop_forgotten",
+    "drop_guild_forgotten",
+    "load_guild_forgotten",
+]

@@ -10,7 +10,7 @@ import asyncpg
 
 from bot.cli import build_parser
 from bot.cli.importer import ProgressBar, handle
-from memory.settings import Settings
+from memory.core.settings import Settings
 from tests.memory.export_samples import export, message, sample_messages, write
 
 

@@ -15,7 +15,7 @@ from bot.cli import main
 from db.guilds import ensure_guild
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.models import ChatMessage, Member
+from memory.core.models import ChatMessage, Member
 
 GUILD = 4242
 ALICE, BOB = 101, 102

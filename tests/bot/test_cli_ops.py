@@ -16,9 +16,10 @@ from bot.cli import CliError, build_parser, main
 from bot.cli import telemetry as telemetry_cli
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.models import ChatMessage, Member
-from memory.settings import load_settings
-from memory.telemetry import TELEMETRY_FILE, json_line
+from memory.core.models import ChatMessage, Member
+from memory.core.settings import load_settings
+from memory.core.telemetry import json_line
+from memory.telemetry import TELEMETRY_FILE
 
 
 def _ts(minutes_ago: float) -> str:

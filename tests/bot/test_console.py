@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.console import ConsoleSession
-from bot.runtime import open_runtime
-from memory.settings import Settings
+from memory import open_memory
+from memory.core.clock import SystemClock
+from memory.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,8 +28,10 @@ def _settings(tmp_path: Path) -> Settings:
 
 
 async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_path) -> None:
-    async with open_runtime(_settings(tmp_path), pool=db_pool, telemetry=telemetry) as runtime:
-        session = ConsoleSession(runtime, speaker="bob")
+    async with open_memory(
+        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+    ) as memory:
+        session = ConsoleSession(memory, speaker="bob")
         assert await session.handle_line("alice: hi everyone, I'm back from Lisbon!") == []
         said = await session.handle_line("Bot, remember that alice loves climbing")
         assert said and "remember" in said[0].lower()
@@ -79,7 +82,9 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
 
 @pytest.mark.parametrize("line", ["/nope", "/remember", "/summarize 2026-13-40"])
 async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line: str) -> None:
-    async with open_runtime(_settings(tmp_path), pool=db_pool, telemetry=telemetry) as runtime:
-        session = ConsoleSession(runtime)
+    async with open_memory(
+        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+    ) as memory:
+        session = ConsoleSession(memory)
         output = await session.handle_line(line)
         assert output and ("unknown" in output[0] or "usage" in output[0] or "date" in output[0])

@@ -1,36 +1,54 @@
-"""The shared /memory group: cogs add and remove subcommands in any order without clashing."""
+"""The /memory group: one guild-only group cog holding the member and admin subcommands, and
+admin subcommands that check Manage Server themselves."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.cogs.memory_group import add_subcommand, memory_group, remove_subcommand
+from bot.checks import NeedsManageServer, manage_server_only
+from bot.cogs.memory_group import MemoryGroupCog
 
 
-async def _noop(interaction: discord.Interaction) -> None:
-    """A subcommand body; never invoked here."""
+class _Bot:
+    """Just enough of a bot for constructing the cog (its commands are only inspected)."""
+
+    memory: Any = None
 
 
-def _command(name: str) -> app_commands.Command:
-    return app_commands.Command(name=name, description=name, callback=_noop)
-
-
-async def test_subcommands_share_one_group_per_tree() -> None:
-    tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
-    other = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
-    add_subcommand(tree, _command("undo"))
-    add_subcommand(tree, _command("stats"))
-    add_subcommand(other, _command("stats"))
-    group = memory_group(tree)
-    assert [c.name for c in tree.get_commands()] == ["memory"]
-    assert sorted(c.name for c in group.commands) == ["stats", "undo"]
-    assert [c.name for c in memory_group(other).commands] == ["stats"]
+def test_group_is_guild_only_and_holds_every_subcommand() -> None:
+    cog = MemoryGroupCog(_Bot(), memory=None)  # type: ignore[arg-type]
+    group = cog.app_command
+    assert isinstance(group, app_commands.Group)
+    assert group.name == "memory"
     assert group.guild_only
+    assert {c.name for c in group.commands} >= {"undo", "stats", "context", "purge", "settings"}
 
-    add_subcommand(tree, _command("undo"))  # a reloaded cog replaces its stale command
-    remove_subcommand(tree, "undo")
-    assert [c.name for c in group.commands] == ["stats"]
-    remove_subcommand(tree, "stats")
-    assert tree.get_commands() == []
-    remove_subcommand(tree, "stats")  # nothing left: harmless
+
+def test_admin_subcommands_check_manage_server_and_member_ones_do_not() -> None:
+    cog = MemoryGroupCog(_Bot(), memory=None)  # type: ignore[arg-type]
+    checked = {c.name for c in cog.app_command.commands if c.checks}
+    assert checked == {"stats", "context", "settings"}
+
+
+class _Interaction:
+    def __init__(self, manage_guild: bool) -> None:
+        self.permissions = discord.Permissions(manage_guild=manage_guild)
+        self.command = type("Command", (), {"name": "stats"})()
+
+
+def test_manage_server_check_raises_a_polite_refusal() -> None:
+    @manage_server_only()
+    async def command(interaction: discord.Interaction) -> None:
+        """Never run; only its check is."""
+
+    [check] = command.__discord_app_commands_checks__  # type: ignore[attr-defined]
+    assert check(_Interaction(manage_guild=True)) is True
+    try:
+        check(_Interaction(manage_guild=False))
+    except NeedsManageServer as refused:
+        assert "Manage Server" in str(refused) and "/memory stats" in str(refused)
+    else:
+        raise AssertionError("a member without Manage Server passed the check")

@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from bot.client import run_bot
-from memory.settings import Settings
+from memory.core.settings import Settings
 
 
 def test_unreachable_discord_is_one_clear_error(

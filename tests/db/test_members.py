@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from db.members import add_alias, find_by_name, get_member, get_members, upsert_members
-from memory.models import Member
+from memory.core.models import Member
 
 G = 10
 

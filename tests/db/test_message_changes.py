@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 from db.guilds import ensure_guild, get_settings, get_timezone, set_timezone
 from db.messages import apply_edits, get_message, insert_messages, last_message_ids, mark_deleted
-from memory.models import ChatMessage
+from memory.core.models import ChatMessage
 
 NOON = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

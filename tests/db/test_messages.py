@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from db.messages import get_message, insert_messages
-from memory.models import ChatMessage
+from memory.core.models import ChatMessage
 
 
 def _message(message_id: int, content: str = "hi", **extra: object) -> ChatMessage:

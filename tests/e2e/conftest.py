@@ -4,10 +4,10 @@ MemoryBot connected to it, on the per-test embedded PostgreSQL database.
     async def test_x(fake_discord, start_bot, db_pool):
         bot = await start_bot(ingest_flush_seconds=0.05)   # Settings overrides
         await fake_discord.send_message("hi", author="alice")
-        await bot.runtime.writer.flush()
+        await bot.memory.writer.flush()
 
 `start_bot(extensions=[...], clock=..., llm=..., **settings)` returns a connected, READY
-MemoryBot whose runtime uses `db_pool` and the test's `telemetry` (and `llm` instead of the
+MemoryBot whose memory uses `db_pool` and the test's `telemetry` (and `llm` instead of the
 configured providers, when given); every bot started is closed (and its writer flushed) after
 the test.
 """
@@ -23,12 +23,12 @@ import asyncpg
 import pytest
 
 from bot.client import MemoryBot
-from bot.runtime import open_runtime
 from db.members import find_by_name
-from memory.clock import Clock
-from memory.llm.tasks import MemoryLLM
-from memory.settings import Settings
-from memory.telemetry import Telemetry
+from memory import open_memory
+from memory.core.clock import Clock, SystemClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
 from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
 
 StartBot = Callable[..., Awaitable[MemoryBot]]
@@ -78,12 +78,16 @@ async def start_bot(
             **overrides: Any,
         ) -> MemoryBot:
             settings = e2e_settings(**overrides)
-            runtime = await stack.enter_async_context(
-                open_runtime(
-                    settings, pool=pool or db_pool, telemetry=telemetry, clock=clock, llm=llm
+            memory = await stack.enter_async_context(
+                open_memory(
+                    settings,
+                    pool=pool or db_pool,
+                    telemetry=telemetry,
+                    clock=clock or SystemClock(),
+                    llm=llm,
                 )
             )
-            bot = MemoryBot(runtime, extensions=extensions, guild_ready_timeout=0.05)
+            bot = MemoryBot(memory, extensions=extensions, guild_ready_timeout=0.05)
             task = asyncio.create_task(bot.start("fake-token"))
 
             async def stop() -> None:
@@ -111,11 +115,11 @@ async def until_stored(
 
     Cogs hand events to the batched writer, so rows arrive a moment after the gateway event.
     """
-    assert bot.runtime.writer is not None
+    assert bot.memory.writer is not None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while True:
-        await bot.runtime.writer.flush()
+        await bot.memory.writer.flush()
         found = await probe()
         if found:
             return found
@@ -129,6 +133,6 @@ async def directory_ready(bot: MemoryBot, name: str = "bob", *, count: int = 1) 
     commands resolve names from it."""
 
     async def known() -> bool:
-        return len(await find_by_name(bot.runtime.pool, GUILD_ID, name)) >= count
+        return len(await find_by_name(bot.memory.pool, GUILD_ID, name)) >= count
 
     await until_stored(bot, known)

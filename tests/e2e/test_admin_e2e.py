@@ -9,22 +9,22 @@ from typing import Any
 import asyncpg
 
 from bot.client import MemoryBot
-from memory.telemetry import Telemetry
+from memory.core.telemetry import Telemetry
 from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
 
-EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.admin"]
+EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
 EPHEMERAL = 64
 
 
 async def started(start_bot: StartBot, fake: FakeDiscord, **settings: Any) -> MemoryBot:
     bot = await start_bot(extensions=EXTENSIONS, **settings)
-    assert bot.runtime.writer is not None
+    assert bot.memory.writer is not None
     await fake.send_message("I got a new bass guitar today", author="bob")
     await fake.send_message("nice! what colour?", author="alice")
     await directory_ready(bot)
-    await until_stored(bot, lambda: bot.runtime.pool.fetchval("SELECT count(*) FROM messages"))
-    await bot.runtime.pool.execute(
+    await until_stored(bot, lambda: bot.memory.pool.fetchval("SELECT count(*) FROM messages"))
+    await bot.memory.pool.execute(
         "INSERT INTO user_facts (guild_id, user_id, blob, version) VALUES ($1, $2, $3, 1)",
         GUILD_ID,
         BOB_ID,
@@ -105,7 +105,7 @@ async def test_stats_context_and_settings_for_admins(
     assert context.startswith(f"**Memory of Bobby** (id {BOB_ID}), as of ")
     assert "plays bass" in context
     assert "Sources:" in context and "facts" in context and "user_facts" in context
-    assert "/1200 chars · budget 60s" in context
+    assert "/1200 chars" in context and "Budget: 60.0s" in context
     assert "LLM calls:" in context
 
     stats, ephemeral = await slash(fake_discord, "memory stats", **admin)
@@ -182,6 +182,6 @@ async def test_purge_from_discord(
     again, _ = await slash(fake_discord, "memory purge", {"user": "bob"}, user="bob")
     assert again == "I hold nothing about Bobby."
     # the cached context is gone too: a rebuild knows nothing
-    manager = bot.runtime.manager
-    report = await manager.build_context(GUILD_ID, BOB_ID)
+    manager = bot.memory.manager
+    report = await manager.wait_for_context(GUILD_ID, BOB_ID)
     assert report.text is None or "bass" not in report.text

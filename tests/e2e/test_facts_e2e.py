@@ -15,14 +15,14 @@ from db.members import find_by_name
 from tests.e2e.conftest import StartBot, directory_ready
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
 
-EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts"]
+EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
 MANAGE_GUILD = 1 << 5
 
 
 async def started(start_bot: StartBot, **settings: Any) -> MemoryBot:
     bot = await start_bot(extensions=EXTENSIONS, **{"commands_per_minute": 100, **settings})
     # The ingest cog fills the member directory from the guild; resolution needs it.
-    assert bot.runtime.writer is not None
+    assert bot.memory.writer is not None
     await directory_ready(bot)
     return bot
 
@@ -39,8 +39,8 @@ async def ask(fake: FakeDiscord, text: str, **options: Any) -> dict[str, Any]:
 
 
 async def blob(bot: MemoryBot, user_id: int) -> str:
-    assert bot.runtime.facts is not None
-    return await bot.runtime.facts.blob(GUILD_ID, user_id)
+    assert bot.memory.facts is not None
+    return await bot.memory.facts.blob(GUILD_ID, user_id)
 
 
 def no_pings(message: dict[str, Any]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from memory.guild_settings import update_guild_settings
+from memory.guilds import update_guild_settings
 from tests.e2e.conftest import StartBot, directory_ready
 from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, RANDOM_ID, FakeDiscord
 
@@ -22,9 +22,9 @@ async def test_ignored_channel_is_neither_stored_nor_answered(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     bot = await _started(start_bot)
-    runtime = bot.runtime
-    runtime.guild_settings.store(
-        await update_guild_settings(db_pool, GUILD_ID, runtime.settings, ignore_channel=RANDOM_ID)
+    memory = bot.memory
+    memory.guild_settings.store(
+        await update_guild_settings(db_pool, GUILD_ID, memory.settings, ignore_channel=RANDOM_ID)
     )
     start = len(fake_discord.sent_messages)
     hidden = await fake_discord.send_message("Bot, hello there", author="alice", channel="random")
@@ -34,7 +34,7 @@ async def test_ignored_channel_is_neither_stored_nor_answered(
         start=start,
         timeout=10,
     )
-    await runtime.writer.flush()
+    await memory.writer.flush()
     stored = {
         row["message_id"]
         for row in await db_pool.fetch(
@@ -50,7 +50,7 @@ async def test_guild_forget_policy_lets_anyone_forget_when_set(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     bot = await _started(start_bot)
-    runtime = bot.runtime
+    memory = bot.memory
 
     async def ask(text: str) -> str:
         start = len(fake_discord.sent_messages)
@@ -65,11 +65,11 @@ async def test_guild_forget_policy_lets_anyone_forget_when_set(
     await ask("Bot remember that alice likes pizza")
     refused = await ask("Bot forget that alice likes pizza")
     assert refused.startswith("Sorry"), "by default only alice or a manager may forget"
-    assert "pizza" in await runtime.facts.blob(GUILD_ID, ALICE_ID)
+    assert "pizza" in await memory.facts.blob(GUILD_ID, ALICE_ID)
 
-    runtime.guild_settings.store(
-        await update_guild_settings(db_pool, GUILD_ID, runtime.settings, forget_others="anyone")
+    memory.guild_settings.store(
+        await update_guild_settings(db_pool, GUILD_ID, memory.settings, forget_others="anyone")
     )
     done = await ask("Bot forget that alice likes pizza")
     assert "forgotten" in done
-    assert "pizza" not in await runtime.facts.blob(GUILD_ID, ALICE_ID)
+    assert "pizza" not in await memory.facts.blob(GUILD_ID, ALICE_ID)

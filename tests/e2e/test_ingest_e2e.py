@@ -79,8 +79,8 @@ async def test_messages_edits_and_deletes_reach_the_database(
     await fake_discord.edit_message(int(hello["id"]), "hello, edited")
     await fake_discord.delete_message(int(photo["id"]))
     await fake_discord.update_member("alice", nick="Ally")
-    await eventually(lambda: bot.runtime.writer.depth > 0 or None, timeout=5)
-    await bot.runtime.writer.flush()
+    await eventually(lambda: bot.memory.writer.depth > 0 or None, timeout=5)
+    await bot.memory.writer.flush()
 
     edited = await get_message(db_pool, int(hello["id"]))
     assert edited.content == "hello, edited" and edited.edited_at is not None
@@ -106,7 +106,7 @@ async def test_other_bots_are_stored_when_configured(
     await bot.get_channel(fake_discord.channel.id).send("still not me")
     await _wait_rows(db_pool, 1)
     await asyncio.sleep(0.2)
-    await bot.runtime.writer.flush()
+    await bot.memory.writer.flush()
     assert await _stored_ids(db_pool) == [int(beep["id"])]
     assert (await get_message(db_pool, int(beep["id"]))).author_is_bot
 
@@ -132,7 +132,7 @@ async def test_close_flushes_pending_writes(
 ) -> None:
     bot = await start_bot(extensions=INGEST_ONLY, ingest_flush_seconds=60)
     sent = [await fake_discord.send_message(f"m{i}") for i in range(5)]
-    await eventually(lambda: bot.runtime.writer.depth >= 5 + 0 or None)
+    await eventually(lambda: bot.memory.writer.depth >= 5 + 0 or None)
     assert await _stored_ids(db_pool) == []
     await bot.close()
     assert await _stored_ids(db_pool) == [int(m["id"]) for m in sent]
@@ -165,7 +165,7 @@ async def test_backfill_fetches_what_was_missed_within_retention(
     assert cog is not None  # (load_extension imports its own copy: no isinstance here)
     await eventually(lambda: cog.backfill_task)
     assert await asyncio.wait_for(cog.backfill_done(), 20) == 151
-    await bot.runtime.writer.flush()
+    await bot.memory.writer.flush()
 
     expected = {int(already["id"]), int(in_random["id"]), *(int(m["id"]) for m in missed)}
     assert set(await _stored_ids(db_pool)) == expected
@@ -186,7 +186,7 @@ async def test_database_outage_mid_stream_loses_nothing(
     pg_server: EmbeddedPostgres,
 ) -> None:
     bot = await start_bot(extensions=INGEST_ONLY)
-    writer = bot.runtime.writer
+    writer = bot.memory.writer
     writer._backoff_max = 0.2  # keep the test quick; production caps at 5 s
     first = [await fake_discord.send_message(f"before {i}") for i in range(20)]
     await _wait_rows(db_pool, 20)

@@ -8,11 +8,11 @@ from typing import Any
 
 from bot.client import MemoryBot
 from db.messages import get_message
-from memory.llm.base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
-from memory.llm.offline import OfflineProvider
-from memory.llm.tasks import MemoryLLM
-from memory.models import Member
-from memory.tokens import estimate_tokens
+from memory.core.models import Member
+from memory.core.tokens import estimate_tokens
+from memory.llm import MemoryLLM
+from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm._offline import OfflineProvider
 from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 
@@ -50,8 +50,8 @@ async def _start(start_bot: StartBot, provider: CapturingProvider, **settings: A
 
 
 async def _remember(bot: MemoryBot, user_id: int, name: str, statement: str) -> None:
-    assert bot.runtime.facts is not None
-    await bot.runtime.facts.remember(
+    assert bot.memory.facts is not None
+    await bot.memory.facts.remember(
         GUILD_ID, Member(GUILD_ID, user_id, username=name), statement, actor_id=user_id
     )
 
@@ -154,7 +154,7 @@ async def test_memory_slower_than_the_budget_replies_on_the_fallback(
     )
 
     # today has a message to summarise: the slow path is real
-    await until_stored(bot, lambda: get_message(bot.runtime.pool, int(dive["id"])))
+    await until_stored(bot, lambda: get_message(bot.memory.pool, int(dive["id"])))
 
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -164,7 +164,7 @@ async def test_memory_slower_than_the_budget_replies_on_the_fallback(
     assert loop.time() - started < 2.5, "the reply did not wait for the slow memory build"
     assert reply["content"] == "Happy to help!"
     assert "marine biologist" in provider.reply_prompts[-1], "facts came from the fallback"
-    fallbacks = bot.runtime.telemetry.recent("fallback")
+    fallbacks = bot.memory.telemetry.recent("fallback")
     assert any(event.get("reason") == "timeout" for event in fallbacks)
 
 

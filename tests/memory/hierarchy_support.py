@@ -16,14 +16,14 @@ import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.clock import FixedClock
-from memory.llm.base import LLMRequest
-from memory.llm.schemas import DailySummaries, DailySummaryItem, TextOutput
-from memory.llm.tasks import MemoryLLM
-from memory.manager import MemoryManager
-from memory.models import ChatMessage, Member
-from memory.settings import Settings
-from memory.telemetry import Telemetry
+from memory.context import ContextConfig, MemoryManager
+from memory.core.clock import FixedClock
+from memory.core.models import ChatMessage, Member
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
+from memory.llm._base import LLMRequest
+from memory.llm._schemas import DailySummaries, DailySummaryItem, TextOutput
 from tests.fakes import ScriptedProvider
 
 GUILD = 1001
@@ -102,8 +102,17 @@ def manager(
     **setting_overrides: Any,
 ) -> MemoryManager:
     return MemoryManager(
-        pool, MemoryLLM(provider), settings(**setting_overrides), clock=clock, telemetry=telemetry
+        pool,
+        MemoryLLM(provider),
+        ContextConfig.from_settings(settings(**setting_overrides)),
+        clock=clock,
+        telemetry=telemetry,
     )
+
+
+async def full(memory: MemoryManager, guild_id: int, user_id: int) -> str | None:
+    """The member's context once its full build is done (no reply budget)."""
+    return (await memory.wait_for_context(guild_id, user_id)).text
 
 
 def message(

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from memory.cache import AsyncCache, SingleFlight
-from memory.clock import FixedClock
+from memory.core.cache import AsyncCache, SingleFlight
+from memory.core.clock import FixedClock
 from tests.memory.hierarchy_support import NOW
 
 

@@ -9,16 +9,14 @@ import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
 from db.members import find_by_name, upsert_members
-from memory.clock import FixedClock
-from memory.command_types import CommandResult, RepliedMessage
-from memory.commands import MemoryCommands
-from memory.fact_text import identity_alias
-from memory.facts import FactService
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import Intent
-from memory.llm.tasks import MemoryLLM
-from memory.models import Member
-from memory.settings import Settings
+from memory.commands import CommandResult, CommandsConfig, MemoryCommands, RepliedMessage
+from memory.core.clock import FixedClock, SystemClock
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.facts import FactsConfig, FactService, identity_alias
+from memory.llm import MemoryLLM
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import Intent
 from tests.memory.facts_support import scripted_memory_model
 
 G = 300
@@ -32,8 +30,15 @@ ADMIN = Member(G, 5, username="admin")
 def build(db_pool, telemetry, provider=None, clock=None, **overrides) -> MemoryCommands:
     settings = Settings(_env_file=None, **{"commands_per_minute": 100, **overrides})
     llm = MemoryLLM(provider or OfflineProvider())
-    facts = FactService(db_pool, llm, settings, telemetry=telemetry)
-    return MemoryCommands(db_pool, facts, llm, settings, telemetry=telemetry, clock=clock)
+    facts = FactService(db_pool, llm, FactsConfig.from_settings(settings), telemetry=telemetry)
+    return MemoryCommands(
+        db_pool,
+        facts,
+        llm,
+        CommandsConfig.from_settings(settings),
+        telemetry=telemetry,
+        clock=clock or SystemClock(),
+    )
 
 
 @pytest.fixture

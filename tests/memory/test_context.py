@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory.context import assemble_fallback, bound
-from memory.models import ChatMessage, Member
-from memory.render import prompt_member, render_messages
-from memory.summaries.forgetting import drop_forgotten
+from memory.context._merge import assemble_fallback, bound
+from memory.core.models import ChatMessage, Member
+from memory.members import prompt_member, render_messages
+from memory.summaries import drop_forgotten
 
 
 def test_bound_cuts_at_a_sentence_or_word_within_the_limit() -> None:
@@ -68,7 +68,7 @@ def test_rendering_uses_current_names_and_skips_deleted_messages() -> None:
 
 
 def test_other_members_sentences_go_only_when_they_name_the_member() -> None:
-    from memory.summaries.forgetting import ForgottenAbout, drop_guild_forgotten
+    from memory.summaries._forgetting import ForgottenAbout, drop_guild_forgotten
 
     alice = ForgottenAbout(1, ("Alice", "alice_w"), ("Alice loves pineapple pizza",))
     bob_summary = (

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.clock import FixedClock
-from memory.models import Member
+from memory.core.clock import FixedClock
+from memory.core.models import Member
 from tests.memory.hierarchy_support import GUILD, NOW, TODAY, manager, message, model
 
 MEMBERS = 400

@@ -8,19 +8,20 @@ import asyncio
 import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
-from memory.fact_text import covers, strip_forgotten
-from memory.facts import (
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.facts import FactsConfig
+from memory.facts._service import (
     OPTIMISTIC_ATTEMPTS,
     FactService,
     FactsFull,
     FactsUnavailable,
     StatementTooLong,
 )
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import TextOutput
-from memory.llm.tasks import MemoryLLM
-from memory.models import Member
-from memory.settings import Settings
+from memory.facts._text import covers, strip_forgotten
+from memory.llm import MemoryLLM
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import TextOutput
 from tests.memory.facts_support import merge, scripted_memory_model
 
 G = 100
@@ -31,7 +32,10 @@ BOB = Member(G, 2, username="bob")
 def service(db_pool, telemetry, provider=None, **settings) -> FactService:
     provider = provider or scripted_memory_model()
     return FactService(
-        db_pool, MemoryLLM(provider), Settings(_env_file=None, **settings), telemetry=telemetry
+        db_pool,
+        MemoryLLM(provider),
+        FactsConfig.from_settings(Settings(_env_file=None, **settings)),
+        telemetry=telemetry,
     )
 
 

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from memory.guild_settings import (
+from memory.core.settings import load_settings
+from memory.guilds._settings import (
     GuildSettings,
     InvalidSetting,
     describe_settings,
@@ -14,7 +15,6 @@ from memory.guild_settings import (
     update_guild_settings,
     validate_timezone,
 )
-from memory.settings import load_settings
 
 G = 77
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -18,6 +18,7 @@ from tests.memory.hierarchy_support import (
     add_members,
     add_week,
     days_requested,
+    full,
     manager,
     model,
     set_facts,
@@ -33,7 +34,7 @@ async def test_a_week_costs_one_call_per_guild_day_and_per_member(db_pool, telem
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        texts = {uid: await memory.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        texts = {uid: await full(memory, GUILD, uid) for uid in MEMBERS}
     finally:
         await memory.aclose()
 
@@ -57,12 +58,12 @@ async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> No
     clock = FixedClock(NOW)
     first = manager(db_pool, provider, clock, telemetry)
     try:
-        before = {uid: await first.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        before = {uid: await full(first, GUILD, uid) for uid in MEMBERS}
         calls = sum(provider.calls.values())
-        again = {uid: await first.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
+        again = {uid: await full(first, GUILD, uid) for uid in MEMBERS}
         assert sum(provider.calls.values()) == calls
         assert again == before
-        report = await first.build_context(GUILD, ALICE)
+        report = await first.wait_for_context(GUILD, ALICE)
         assert report.total_llm_calls == 0
         assert report.cache_hits == {"warm": 1}, "served whole from memory, no lookups"
     finally:
@@ -71,8 +72,8 @@ async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> No
     # A new process over the same database: completed days, history and context are stored.
     restarted = manager(db_pool, provider, clock, telemetry)
     try:
-        after = {uid: await restarted.get_memories(GUILD, uid, budget=None) for uid in MEMBERS}
-        report = await restarted.build_context(GUILD, BOB)
+        after = {uid: await full(restarted, GUILD, uid) for uid in MEMBERS}
+        report = await restarted.wait_for_context(GUILD, BOB)
     finally:
         await restarted.aclose()
     assert sum(provider.calls.values()) == calls
@@ -87,9 +88,7 @@ async def test_hundred_concurrent_requests_share_one_build(db_pool, telemetry) -
     provider.latency = 0.01  # long enough for every request to arrive while the build runs
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        results = await asyncio.gather(
-            *(memory.get_memories(GUILD, CAROL, budget=None) for _ in range(100))
-        )
+        results = await asyncio.gather(*(full(memory, GUILD, CAROL) for _ in range(100)))
     finally:
         await memory.aclose()
     assert provider.calls == {"daily_summary": 7, "historical_summary": 1, "merge": 1}
@@ -107,20 +106,20 @@ async def test_today_is_rebuilt_at_most_once_per_hour(db_pool, telemetry) -> Non
     clock = FixedClock(NOW)
     memory = manager(db_pool, provider, clock, telemetry)
     try:
-        await memory.get_memories(GUILD, ALICE, budget=None)
-        await memory.get_memories(GUILD, BOB, budget=None)
+        await full(memory, GUILD, ALICE)
+        await full(memory, GUILD, BOB)
         provider.calls.clear()
         provider.requests.clear()
 
         await insert_messages(db_pool, [message(ALICE, "lunch was great", NOW)])
         clock.advance(timedelta(minutes=20))  # same hour bucket: no new summary of today
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        text = await full(memory, GUILD, ALICE)
         assert provider.calls == {}
         assert text is not None and "lunch was great" not in text
 
         clock.advance(timedelta(minutes=45))  # next hour: today is summarised again, once
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
-        await memory.get_memories(GUILD, BOB, budget=None)
+        text = await full(memory, GUILD, ALICE)
+        await full(memory, GUILD, BOB)
         # Bob's part of today did not change, so his merged context still stands.
         assert provider.calls == {"daily_summary": 1, "merge": 1}
         assert days_requested(provider) == [TODAY.isoformat()]
@@ -137,10 +136,10 @@ async def test_day_rollover_recomputes_no_completed_day(db_pool, telemetry) -> N
     clock = FixedClock(NOW)
     memory = manager(db_pool, provider, clock, telemetry)
     try:
-        await memory.get_memories(GUILD, ALICE, budget=None)
+        await full(memory, GUILD, ALICE)
         provider.calls.clear()
         clock.advance(timedelta(days=1))  # yesterday's summary was taken after its last message
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        text = await full(memory, GUILD, ALICE)
     finally:
         await memory.aclose()
     # Nothing said yet on the new day, and every completed day is stored: only history rolls.
@@ -154,7 +153,7 @@ async def test_quiet_members_and_days_are_stored_as_nothing_to_say(db_pool, tele
     quiet = model(daily_summary=lambda request: {"summaries": []})
     memory = manager(db_pool, quiet, FixedClock(NOW), telemetry)
     try:
-        assert await memory.get_memories(GUILD, ALICE, budget=None) is None
+        assert await full(memory, GUILD, ALICE) is None
     finally:
         await memory.aclose()
     assert quiet.calls == {"daily_summary": 7}
@@ -165,7 +164,7 @@ async def test_quiet_members_and_days_are_stored_as_nothing_to_say(db_pool, tele
 
     restarted = manager(db_pool, quiet, FixedClock(NOW), telemetry)
     try:
-        assert await restarted.get_memories(GUILD, ALICE, budget=None) is None
+        assert await full(restarted, GUILD, ALICE) is None
     finally:
         await restarted.aclose()
     assert quiet.calls == {"daily_summary": 7}  # the empty days were not asked about again
@@ -177,7 +176,7 @@ async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> No
     await set_facts(db_pool, BOB, "Bob plays the cello.")
     memory = manager(db_pool, model(), FixedClock(NOW), telemetry)
     try:
-        report = await memory.build_context(GUILD, BOB)
+        report = await memory.wait_for_context(GUILD, BOB)
     finally:
         await memory.aclose()
     assert report.member_name == "Bob"
@@ -210,9 +209,9 @@ async def test_two_processes_summarise_each_guild_day_once(
     two = manager(other_pool, second, clock, telemetry)
     try:
         texts = await asyncio.gather(
-            one.get_memories(GUILD, ALICE, budget=None),
-            two.get_memories(GUILD, ALICE, budget=None),
-            two.get_memories(GUILD, BOB, budget=None),
+            full(one, GUILD, ALICE),
+            full(two, GUILD, ALICE),
+            full(two, GUILD, BOB),
         )
     finally:
         await one.aclose()

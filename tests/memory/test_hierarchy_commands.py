@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from db.messages import insert_messages
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,

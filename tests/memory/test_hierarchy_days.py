@@ -7,9 +7,9 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 from db.messages import apply_edits, insert_messages
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 from memory.ingest import BatchedWriter
-from memory.llm.schemas import DailySummaries, DailySummaryItem
+from memory.llm._schemas import DailySummaries, DailySummaryItem
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -20,6 +20,7 @@ from tests.memory.hierarchy_support import (
     add_members,
     add_week,
     days_requested,
+    full,
     manager,
     message,
     model,
@@ -32,7 +33,7 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        await memory.get_memories(GUILD, ALICE, budget=None)
+        await full(memory, GUILD, ALICE)
         provider.calls.clear()
         provider.requests.clear()
 
@@ -46,7 +47,7 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
         )
         memory.messages_changed()  # what the batched writer's hook does after an edit
 
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        text = await full(memory, GUILD, ALICE)
     finally:
         await memory.aclose()
     assert days_requested(provider) == [edited_day.isoformat()]
@@ -64,7 +65,7 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     late_day, deleted_day = TODAY - timedelta(days=2), TODAY - timedelta(days=5)
     try:
-        await memory.get_memories(GUILD, BOB, budget=None)
+        await full(memory, GUILD, BOB)
         provider.calls.clear()
         provider.requests.clear()
         # Through the real ingestion path, whose hook tells the manager that days changed:
@@ -78,7 +79,7 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
         gone = next(m for m in week if m.content == f"Bob on {deleted_day} at 9h")
         writer.submit_delete(gone.message_id)
         await writer.close()
-        text = await memory.get_memories(GUILD, BOB, budget=None)
+        text = await full(memory, GUILD, BOB)
     finally:
         await memory.aclose()
     assert sorted(days_requested(provider)) == [deleted_day.isoformat(), late_day.isoformat()]
@@ -101,7 +102,7 @@ async def test_day_boundaries_follow_the_guild_timezone(db_pool, telemetry) -> N
     # 08:00 UTC on Nov 7 is 17:00 in Tokyo: today is Nov 7 there.
     memory = manager(db_pool, provider, FixedClock(datetime(2026, 11, 7, 8, tzinfo=UTC)), telemetry)
     try:
-        report = await memory.build_context(GUILD, ALICE)
+        report = await memory.wait_for_context(GUILD, ALICE)
     finally:
         await memory.aclose()
     assert report.timezone == "Asia/Tokyo" and report.day == date(2026, 11, 7)
@@ -133,7 +134,7 @@ async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(db_pool, tele
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry, daily_prompt_max_chars=budget)
     try:
         result = await memory.summarize_day(GUILD, day)
-        report = await memory.build_context(GUILD, ALICE)
+        report = await memory.wait_for_context(GUILD, ALICE)
     finally:
         await memory.aclose()
     daily_requests = [r for r in provider.requests if r.purpose == "daily_summary"]
@@ -191,7 +192,7 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
 async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry) -> None:
     await add_members(db_pool)
     from db.members import upsert_members
-    from memory.models import Member
+    from memory.core.models import Member
 
     await upsert_members(db_pool, [Member(GUILD, 99, username="Helper", is_bot=True)])
     at = NOW - timedelta(hours=1)

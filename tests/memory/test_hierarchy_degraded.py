@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memory.clock import FixedClock
-from memory.llm.chain import ProviderChain, RetryPolicy
-from memory.llm.offline import OfflineProvider
-from memory.llm.tasks import MemoryLLM
-from memory.manager import MemoryManager
+from memory.context import ContextConfig, MemoryManager
+from memory.core.clock import FixedClock
+from memory.llm import MemoryLLM
+from memory.llm._chain import ProviderChain, RetryPolicy
+from memory.llm._offline import OfflineProvider
 from tests.memory.hierarchy_support import (
     ALICE,
     GUILD,
@@ -36,7 +36,11 @@ def _manager(db_pool, primary, telemetry) -> MemoryManager:
         sleep=_no_sleep,
     )
     return MemoryManager(
-        db_pool, MemoryLLM(chain), settings(), clock=FixedClock(NOW), telemetry=telemetry
+        db_pool,
+        MemoryLLM(chain),
+        ContextConfig.from_settings(settings()),
+        clock=FixedClock(NOW),
+        telemetry=telemetry,
     )
 
 

@@ -7,7 +7,7 @@ import asyncio
 from datetime import timedelta
 
 from db.messages import insert_messages
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -17,6 +17,7 @@ from tests.memory.hierarchy_support import (
     add_forgotten,
     add_members,
     add_week,
+    full,
     manager,
     message,
     model,
@@ -36,8 +37,10 @@ async def test_llm_down_with_nothing_stored_serves_facts(db_pool, telemetry) -> 
     provider.fail()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        assert await memory.get_memories(GUILD, ALICE) == "Alice is a nurse in Lyon."
-        assert await memory.get_memories(GUILD, BOB) is None  # nothing known, nothing made up
+        assert await memory.get_memories(GUILD, ALICE, budget=1.0) == "Alice is a nurse in Lyon."
+        assert (
+            await memory.get_memories(GUILD, BOB, budget=1.0) is None
+        )  # nothing known, nothing made up
     finally:
         await memory.aclose()
     assert fallbacks(telemetry) == [("llm_error", "facts"), ("llm_error", "none")]
@@ -49,8 +52,8 @@ async def test_only_facts_needs_no_llm_and_no_fallback(db_pool, telemetry) -> No
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        assert await memory.get_memories(GUILD, ALICE) == "Alice is a nurse in Lyon."
-        assert await memory.get_memories(GUILD, BOB) is None
+        assert await memory.get_memories(GUILD, ALICE, budget=1.0) == "Alice is a nurse in Lyon."
+        assert await memory.get_memories(GUILD, BOB, budget=1.0) is None
     finally:
         await memory.aclose()
     assert provider.calls == {}
@@ -91,7 +94,7 @@ async def test_llm_down_serves_the_last_known_good_context(db_pool, telemetry) -
     clock = FixedClock(NOW)
     memory = manager(db_pool, provider, clock, telemetry)
     try:
-        good = await memory.get_memories(GUILD, ALICE, budget=None)
+        good = await full(memory, GUILD, ALICE)
     finally:
         await memory.aclose()
 
@@ -101,8 +104,8 @@ async def test_llm_down_serves_the_last_known_good_context(db_pool, telemetry) -
     provider.fail()
     restarted = manager(db_pool, provider, clock, telemetry)
     try:
-        served = await restarted.get_memories(GUILD, ALICE)
-        report = await restarted.build_context(GUILD, ALICE)
+        served = await restarted.get_memories(GUILD, ALICE, budget=1.0)
+        report = await restarted.wait_for_context(GUILD, ALICE)
     finally:
         await restarted.aclose()
     assert served == good
@@ -159,14 +162,14 @@ async def test_forgetting_sticks_through_summaries_and_fallbacks(db_pool, teleme
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        before = await memory.get_memories(GUILD, ALICE, budget=None)
+        before = await full(memory, GUILD, ALICE)
         assert before is not None and "pineapple" in before
 
         await add_forgotten(db_pool, ALICE, "she loves pineapple pizza")
         memory.invalidate(GUILD, ALICE)
         provider.calls.clear()
         provider.requests.clear()
-        after = await memory.get_memories(GUILD, ALICE, budget=None)
+        after = await full(memory, GUILD, ALICE)
         # The stored daily summary still has it, so every later step must drop it.
         assert provider.calls == {"historical_summary": 1, "merge": 1}
         for request in provider.requests:
@@ -181,7 +184,7 @@ async def test_forgetting_sticks_through_summaries_and_fallbacks(db_pool, teleme
         await add_forgotten(db_pool, ALICE, "Alice is a nurse")
         await set_facts(db_pool, ALICE, "Alice lives in Lyon.")
         memory.invalidate(GUILD, ALICE)
-        degraded = await memory.get_memories(GUILD, ALICE, budget=None)
+        degraded = await full(memory, GUILD, ALICE)
     finally:
         await memory.aclose()
     assert degraded is not None
@@ -201,10 +204,10 @@ async def test_a_forgotten_fact_does_not_come_back_through_other_members(
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
     try:
-        assert "pineapple" in (await memory.get_memories(GUILD, BOB, budget=None) or "")
+        assert "pineapple" in (await full(memory, GUILD, BOB) or "")
         await add_forgotten(db_pool, ALICE, "Alice loves pineapple pizza")
         memory.invalidate(GUILD, BOB)
-        bob = await memory.get_memories(GUILD, BOB, budget=None)
+        bob = await full(memory, GUILD, BOB)
     finally:
         await memory.aclose()
     assert bob is not None

@@ -7,13 +7,14 @@ import asyncio
 from datetime import timedelta
 
 from db.messages import insert_messages
-from memory.clock import FixedClock
+from memory.core.clock import FixedClock
 from tests.memory.hierarchy_support import (
     ALICE,
     GUILD,
     NOW,
     add_members,
     add_week,
+    full,
     manager,
     message,
     model,
@@ -27,15 +28,17 @@ async def test_warm_hits_cost_no_lookups_until_the_hour_turns(db_pool, telemetry
     provider, clock = model(), FixedClock(NOW)
     memory = manager(db_pool, provider, clock, telemetry)
     try:
-        first = await memory.get_memories(GUILD, ALICE, budget=None)
-        report = await memory.build_context(GUILD, ALICE)
+        first = await full(memory, GUILD, ALICE)
+        report = await memory.wait_for_context(GUILD, ALICE)
         assert report.text == first and report.cache_hits == {"warm": 1}
 
         await insert_messages(db_pool, [message(ALICE, "Alice got a new bike", NOW)])
-        assert await memory.get_memories(GUILD, ALICE) == first, "same hour: today is as it was"
+        assert await memory.get_memories(GUILD, ALICE, budget=1.0) == first, (
+            "same hour: today is as it was"
+        )
 
         clock.advance(timedelta(hours=1))
-        later = await memory.get_memories(GUILD, ALICE, budget=None)
+        later = await full(memory, GUILD, ALICE)
         assert later is not None and "Alice got a new bike" in later
     finally:
         await memory.aclose()
@@ -46,10 +49,10 @@ async def test_a_fact_change_is_seen_at_once(db_pool, telemetry) -> None:
     await add_week(db_pool)
     memory = manager(db_pool, model(), FixedClock(NOW), telemetry)
     try:
-        await memory.get_memories(GUILD, ALICE, budget=None)
+        await full(memory, GUILD, ALICE)
         await set_facts(db_pool, ALICE, "Alice is a pilot.")
         memory.invalidate(GUILD, ALICE)  # what FactService's change listener does
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        text = await full(memory, GUILD, ALICE)
         assert text is not None and "Alice is a pilot." in text
     finally:
         await memory.aclose()
@@ -67,13 +70,13 @@ async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry
 
     memory = manager(db_pool, model(merge=slow_merge), FixedClock(NOW), telemetry)
     try:
-        building = asyncio.ensure_future(memory.get_memories(GUILD, ALICE, budget=None))
+        building = asyncio.ensure_future(full(memory, GUILD, ALICE))
         await asyncio.sleep(0.3)  # the build is waiting in its merge, with the old facts
         await set_facts(db_pool, ALICE, "Alice is a pilot.")
         memory.invalidate(GUILD, ALICE)
         gate.set()
         await building
-        text = await memory.get_memories(GUILD, ALICE, budget=None)
+        text = await full(memory, GUILD, ALICE)
         assert text is not None and "Alice is a pilot." in text
     finally:
         await memory.aclose()
@@ -86,14 +89,14 @@ async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, t
     memory = manager(db_pool, provider, clock, telemetry)
     try:
         await set_facts(db_pool, ALICE, "Alice is a pilot.")
-        first = await memory.get_memories(GUILD, ALICE, budget=None)
+        first = await full(memory, GUILD, ALICE)
         await set_facts(db_pool, ALICE, "Alice is a sailor.")
         memory.messages_changed()  # drop the warm entry only; the context LRU keeps both states
-        await memory.get_memories(GUILD, ALICE, budget=None)
+        await full(memory, GUILD, ALICE)
         await set_facts(db_pool, ALICE, "Alice is a pilot.")
         memory.messages_changed()
         merges = provider.calls["merge"]
-        assert await memory.get_memories(GUILD, ALICE, budget=None) == first
+        assert await full(memory, GUILD, ALICE) == first
         assert provider.calls["merge"] == merges, "served from the LRU, no merge"
     finally:
         await memory.aclose()
@@ -104,7 +107,7 @@ async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, t
     restarted = manager(db_pool, provider, clock, telemetry)
     try:
         merges = provider.calls["merge"]
-        assert await restarted.get_memories(GUILD, ALICE, budget=None) == first
+        assert await full(restarted, GUILD, ALICE) == first
         assert provider.calls["merge"] == merges, "a restart merges nothing"
     finally:
         await restarted.aclose()

@@ -14,9 +14,9 @@ from db.embedded import EmbeddedPostgres
 from db.members import get_member
 from db.messages import get_message
 from db.pool import create_pool
+from memory.core.models import ChatMessage, Member
+from memory.core.telemetry import Telemetry
 from memory.ingest import BatchedWriter, is_transient
-from memory.models import ChatMessage, Member
-from memory.telemetry import Telemetry
 
 GUILD = 10
 
@@ -195,7 +195,9 @@ async def test_full_queue_is_reported_not_dropped(
 
 
 async def test_put_waits_for_room(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
-    writer = BatchedWriter(db_pool, batch_size=5, flush_seconds=0.01, queue_max=5)
+    writer = BatchedWriter(
+        db_pool, batch_size=5, flush_seconds=0.01, queue_max=5, telemetry=telemetry
+    )
     writer.start()
     try:
         for i in range(1, 41):
@@ -207,8 +209,8 @@ async def test_put_waits_for_room(db_pool: asyncpg.Pool, telemetry: Telemetry) -
         await writer.close()
 
 
-async def test_close_flushes_what_is_queued(db_pool: asyncpg.Pool) -> None:
-    writer = BatchedWriter(db_pool, batch_size=1000, flush_seconds=60)
+async def test_close_flushes_what_is_queued(db_pool: asyncpg.Pool, telemetry) -> None:
+    writer = BatchedWriter(db_pool, batch_size=1000, flush_seconds=60, telemetry=telemetry)
     writer.start()
     for i in range(1, 8):
         writer.submit(_message(i))

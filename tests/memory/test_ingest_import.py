@@ -12,7 +12,7 @@ import pytest
 
 from db.members import get_member
 from db.messages import get_message
-from memory.importer import ExportFormatError, ExportImporter
+from memory.ingest import ExportFormatError, ExportImporter
 from tests.memory.export_samples import (
     CHANNEL_ID,
     GUILD_ID,
@@ -65,32 +65,38 @@ async def test_import_stores_conversation_with_surrogates(
     assert telemetry.recent("import")[0]["new"] == 3
 
 
-async def test_importing_twice_adds_nothing(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+async def test_importing_twice_adds_nothing(
+    db_pool: asyncpg.Pool, tmp_path: Path, telemetry
+) -> None:
     path = write(tmp_path / "general.json", export(sample_messages()), indent=None)
-    importer = ExportImporter(db_pool)
+    importer = ExportImporter(db_pool, telemetry=telemetry)
     await importer.import_file(path)
     again = await importer.import_file(path)
     assert (again.new, again.existing) == (0, 3)
     assert await _count(db_pool) == 3
 
 
-async def test_bots_are_imported_when_asked(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+async def test_bots_are_imported_when_asked(
+    db_pool: asyncpg.Pool, tmp_path: Path, telemetry
+) -> None:
     path = write(tmp_path / "general.json", export(sample_messages()))
-    result = await ExportImporter(db_pool, include_bots=True).import_file(path)
+    result = await ExportImporter(db_pool, include_bots=True, telemetry=telemetry).import_file(path)
     assert result.new == 4 and result.skipped_bots == 0
     assert (await get_message(db_pool, 1003)).author_is_bot
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.97])
 async def test_truncated_file_is_rejected_and_nothing_is_imported(
-    db_pool: asyncpg.Pool, tmp_path: Path, cut: float
+    db_pool: asyncpg.Pool, tmp_path: Path, cut: float, telemetry
 ) -> None:
     messages = [message(2000 + i, f"message {i} ✓", minute=i % 60) for i in range(300)]
     text = json.dumps(export(messages), ensure_ascii=False, indent=2)
     data = text.encode()
     path = tmp_path / "cut.json"
     path.write_bytes(data[: int(len(data) * cut)])
-    importer = ExportImporter(db_pool, batch_size=20)  # several batches reach the server first
+    importer = ExportImporter(
+        db_pool, batch_size=20, telemetry=telemetry
+    )  # several batches reach the server first
     with pytest.raises(ExportFormatError, match="truncated"):
         await importer.import_file(path)
     assert await _count(db_pool) == 0
@@ -98,34 +104,38 @@ async def test_truncated_file_is_rejected_and_nothing_is_imported(
     assert await db_pool.fetchval("SELECT count(*) FROM members") == 0
 
 
-async def test_truncated_inside_a_utf8_character(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+async def test_truncated_inside_a_utf8_character(
+    db_pool: asyncpg.Pool, tmp_path: Path, telemetry
+) -> None:
     data = json.dumps(export([message(1, "👋👋👋")]), ensure_ascii=False).encode()
     cut = data.index("👋".encode()) + 2
     path = tmp_path / "cut.json"
     path.write_bytes(data[:cut])
     with pytest.raises(ExportFormatError):
-        await ExportImporter(db_pool).import_file(path)
+        await ExportImporter(db_pool, telemetry=telemetry).import_file(path)
 
 
-async def test_malformed_json_names_the_line(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+async def test_malformed_json_names_the_line(
+    db_pool: asyncpg.Pool, tmp_path: Path, telemetry
+) -> None:
     text = json.dumps(export(sample_messages()), indent=2)
     broken = text.replace('"content": "beep boop",', '"content": "beep boop"', 1)
     path = tmp_path / "broken.json"
     path.write_text(broken)
     line = broken[: broken.index('"beep boop"')].count("\n") + 2
     with pytest.raises(ExportFormatError, match=rf"malformed JSON: .*line {line}\)"):
-        await ExportImporter(db_pool).import_file(path)
+        await ExportImporter(db_pool, telemetry=telemetry).import_file(path)
     assert await _count(db_pool) == 0
 
 
 async def test_a_bad_message_late_in_the_file_rolls_back_everything(
-    db_pool: asyncpg.Pool, tmp_path: Path
+    db_pool: asyncpg.Pool, tmp_path: Path, telemetry
 ) -> None:
     messages = [message(3000 + i, "fine") for i in range(50)]
     messages.append(message(4000, "no author", author={"name": "ghost"}))
     path = write(tmp_path / "bad.json", export(messages))
     with pytest.raises(ExportFormatError, match=r"message 4000: author.id is not an id"):
-        await ExportImporter(db_pool, batch_size=10).import_file(path)
+        await ExportImporter(db_pool, batch_size=10, telemetry=telemetry).import_file(path)
     assert await _count(db_pool) == 0
 
 
@@ -140,15 +150,15 @@ async def test_a_bad_message_late_in_the_file_rolls_back_everything(
     ],
 )
 async def test_files_that_are_not_usable_exports(
-    db_pool: asyncpg.Pool, tmp_path: Path, data: object, problem: str
+    db_pool: asyncpg.Pool, tmp_path: Path, data: object, problem: str, telemetry
 ) -> None:
     path = tmp_path / "odd.json"
     path.write_text(json.dumps(data))
     with pytest.raises(ExportFormatError, match=problem):
-        await ExportImporter(db_pool).import_file(path)
+        await ExportImporter(db_pool, telemetry=telemetry).import_file(path)
     assert await _count(db_pool) == 0
 
 
-async def test_missing_file(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+async def test_missing_file(db_pool: asyncpg.Pool, tmp_path: Path, telemetry) -> None:
     with pytest.raises(ExportFormatError, match="cannot read"):
-        await ExportImporter(db_pool).import_file(tmp_path / "nope.json")
+        await ExportImporter(db_pool, telemetry=telemetry).import_file(tmp_path / "nope.json")

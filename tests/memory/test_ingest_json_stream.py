@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memory.json_stream import JsonStreamError, ObjectStream
+from memory.ingest._json_stream import JsonStreamError, ObjectStream
 
 DOCUMENT = {
     "guild": {"id": "1", "name": "ünïcode ☕"},

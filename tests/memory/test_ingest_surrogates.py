@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.surrogates import (
+from memory.core.surrogates import (
     attachment_surrogate,
     compose_content,
     embed_is_link_preview,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.intent import (
+from memory.core.intent import (
     ParsedCommand,
     addressed_text,
     is_memory_command,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.models import Member
-from memory.names import NameIndex, mentioned_ids, render_mentions
+from memory.core.models import Member
+from memory.members._names import NameIndex, mentioned_ids, render_mentions
 
 G = 1
 ANNA, ANNA_MARIA, BO = 100_000_000_000_000_001, 100_000_000_000_000_002, 100_000_000_000_000_003

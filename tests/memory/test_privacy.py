@@ -11,8 +11,9 @@ import pytest
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.models import ChatMessage, Member
-from memory.privacy import (
+from memory.core.clock import SystemClock
+from memory.core.models import ChatMessage, Member
+from memory.privacy._service import (
     AmbiguousMember,
     Subject,
     UnknownGuild,
@@ -148,7 +149,7 @@ async def seeded(db_pool) -> asyncpg.Pool:
 
 async def test_export_holds_everything_about_the_member(seeded, telemetry) -> None:
     subject = await resolve_subject(seeded, G, "alice")
-    export = await export_member(seeded, subject, telemetry=telemetry)
+    export = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
 
     assert json.loads(to_json(export)) == export  # plain JSON, no lossy types
     assert export["guild_id"] == G and export["user_id"] == ALICE
@@ -246,9 +247,9 @@ async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, tel
 
 async def test_purge_then_export_round_trip(seeded, telemetry) -> None:
     subject = await resolve_subject(seeded, G, str(ALICE))
-    before = await export_member(seeded, subject, telemetry=telemetry)
+    before = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
     await purge_member(seeded, subject, telemetry=telemetry)
-    after = await export_member(seeded, subject, telemetry=telemetry)
+    after = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
     assert before["messages"] and after["messages"] == []
     assert after["member"] is None and after["facts"] is None and after["merged_context"] is None
     for key in ("fact_history", "forgotten_statements", "daily_summaries", "historical_summaries"):
@@ -264,7 +265,7 @@ async def test_tables_added_later_are_swept_too(seeded, telemetry) -> None:
         f" ({G2}, {ALICE}, 'n3')"
     )
     subject = await resolve_subject(seeded, G, "alice_w")
-    export = await export_member(seeded, subject, telemetry=telemetry)
+    export = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
     assert [r["note"] for r in export["other_tables"]["member_notes"]] == ["n1"]
     report = await purge_member(seeded, subject, telemetry=telemetry)
     assert report.counts.rows["member_notes"] == 1

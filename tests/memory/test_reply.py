@@ -6,14 +6,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from db.members import get_members, list_members, upsert_members
-from memory.clock import FixedClock
-from memory.llm.tasks import MemoryLLM
-from memory.models import Member
-from memory.names import NameIndexCache
-from memory.reply import IncomingMessage, ReplyComposer, ReplyConfig
-from memory.telemetry import Telemetry
-from memory.tokens import estimate_tokens
-from memory.window import ConversationWindows
+from memory.core.clock import FixedClock
+from memory.core.models import Member
+from memory.core.telemetry import Telemetry
+from memory.core.tokens import estimate_tokens
+from memory.llm import MemoryLLM
+from memory.members import NameIndexCache
+from memory.replies import ConversationWindows, IncomingMessage, ReplyComposer, ReplyConfig
 from tests.fakes import ScriptedProvider
 
 G, CHANNEL, BOT = 1, 2, 999_999_999_999_999_999
@@ -28,7 +27,7 @@ class StubMemory:
         self.delay = delay
         self.asked: list[int] = []
 
-    async def get_memories(self, guild_id: int, user_id: int, *, budget=None) -> str | None:
+    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
         self.asked.append(user_id)
         if self.delay:
             await asyncio.sleep(self.delay)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from db.members import add_alias, upsert_members
-from memory.models import Member
-from memory.resolve import MemberResolver, describe
+from memory.core.models import Member
+from memory.members import MemberResolver, describe
 
 G = 200
 ALICE = Member(G, 111111111111111111, username="alice_w", global_name="Alice", nickname="Ali")

@@ -9,9 +9,9 @@ import asyncpg
 
 from db.messages import insert_messages
 from db.pool import create_pool
-from memory.clock import FixedClock
-from memory.models import ChatMessage
-from memory.retention import MIN_RETENTION_DAYS, RetentionJob, run_retention
+from memory.core.clock import FixedClock
+from memory.core.models import ChatMessage
+from memory.privacy._retention import MIN_RETENTION_DAYS, RetentionJob, run_retention
 
 NOW = datetime(2025, 6, 30, 12, 0, tzinfo=UTC)
 G1, G2 = 100, 200

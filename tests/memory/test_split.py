@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.split import split_message
+from memory.core.split import split_message
 
 
 def test_short_text_is_one_part() -> None:

@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from memory import telemetry as telemetry_module
+from memory.core.telemetry import Telemetry
 from memory.telemetry import (
     FIELDS,
     OPS,
     TELEMETRY_FILE,
-    OpenTelemetrySink,
     RotatingFileSink,
     StreamSink,
-    Telemetry,
-    configure_telemetry,
-    get_telemetry,
+    attach_sinks,
+)
+from memory.telemetry._sinks import (
+    OpenTelemetrySink,
     opentelemetry_sink_from_env,
     otel_exporter_configured,
 )
@@ -99,15 +99,13 @@ def test_a_broken_sink_does_not_break_the_operation(telemetry) -> None:
     assert [event["op"] for event in seen] == ["reply"]
 
 
-def test_configure_twice_does_not_duplicate_lines(tmp_path: Path, monkeypatch) -> None:
+def test_attached_sinks_write_until_closed(tmp_path: Path) -> None:
     hub = Telemetry()
-    monkeypatch.setattr(telemetry_module, "_default", hub)
-    monkeypatch.setattr(telemetry_module, "_configured", [])
-    configure_telemetry(log_dir=tmp_path, stdout=False)
-    configure_telemetry(log_dir=tmp_path, stdout=False)
-    get_telemetry().emit("reply", guild_id=1)
-    configure_telemetry(log_dir=None, stdout=False)  # closes the file sink
-    assert len(_lines(tmp_path / TELEMETRY_FILE)) == 1
+    attached = attach_sinks(hub, log_dir=tmp_path, stdout=False)
+    hub.emit("reply", guild_id=1)
+    attached.close()  # detaches and closes the file sink
+    hub.emit("reply", guild_id=2)
+    assert [line["guild_id"] for line in _lines(tmp_path / TELEMETRY_FILE)] == [1]
 
 
 ROOT = Path(__file__).resolve().parents[2]

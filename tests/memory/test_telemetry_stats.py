@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memory.telemetry import Telemetry
-from memory.telemetry_stats import UsageRollup, build_stats, render_stats
+from memory.core.telemetry import Telemetry
+from memory.telemetry import UsageRollup, build_stats, render_stats
 
 NOW = datetime(2025, 6, 30, 12, 0, tzinfo=UTC)
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memory.telemetry import TELEMETRY_FILE, RotatingFileSink, Telemetry, json_line
-from memory.telemetry_view import (
+from memory.core.telemetry import Telemetry, json_line
+from memory.telemetry import TELEMETRY_FILE, RotatingFileSink
+from memory.telemetry._view import (
     EventFilter,
     FileFollower,
     filter_events,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory.fact_text import covers, strip_forgotten
-from memory.llm.offline_facts import forget as offline_forget
-from memory.summaries.forgetting import drop_forgotten
-from memory.text import drop_restating, restates, split_sentences
+from memory.core.text import drop_restating, restates, split_sentences
+from memory.facts._text import covers, strip_forgotten
+from memory.llm._offline_facts import forget as offline_forget
+from memory.summaries import drop_forgotten
 
 ALICE = ("Alice", "alice_w")
 

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.clock import FixedClock
-from memory.telemetry import Telemetry
-from memory.tokens import estimate_tokens
-from memory.window import ConversationWindows, Turn, WindowView
+from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.core.tokens import estimate_tokens
+from memory.replies._window import ConversationWindows, Turn, WindowView
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 CHANNEL = 42

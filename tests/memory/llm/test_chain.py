@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from memory.llm.base import (
+from memory.core.telemetry import Telemetry
+from memory.llm._base import (
     LLMError,
     LLMProvider,
     LLMRateLimited,
@@ -21,16 +22,15 @@ from memory.llm.base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm.chain import (
+from memory.llm._chain import (
     LLMQueueTimeout,
     ProviderChain,
     ProviderLimits,
     RetryPolicy,
     track_providers,
 )
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import Intent
-from memory.telemetry import Telemetry
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import Intent
 from tests.memory.llm.conftest import RecordingSleep
 
 
@@ -260,7 +260,7 @@ async def test_crashing_provider_falls_back(telemetry: Telemetry, sleeps: Record
 
 def test_unknown_provider_in_chain_is_a_config_error() -> None:
     with pytest.raises(ValueError, match="unknown providers"):
-        ProviderChain([OfflineProvider()], chains={"route": ["gemini"]})
+        ProviderChain([OfflineProvider()], chains={"route": ["gemini"]}, telemetry=Telemetry())
 
 
 async def test_callers_can_tell_a_fallback_answer(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory.llm.chain import ProviderChain
-from memory.llm.factory import build_llm, build_provider_chain, provider_limits, retry_policy
-from memory.llm.gemini import GeminiProvider
-from memory.llm.offline import OfflineProvider
-from memory.llm.openai_compat import OpenAICompatibleProvider
-from memory.llm.schemas import Intent
-from memory.settings import Settings, SettingsError, load_settings
-from memory.telemetry import Telemetry
+from memory.core.settings import Settings, SettingsError, load_settings
+from memory.core.telemetry import Telemetry
+from memory.llm._chain import ProviderChain
+from memory.llm._factory import build_llm, build_provider_chain, provider_limits, retry_policy
+from memory.llm._gemini import GeminiProvider
+from memory.llm._offline import OfflineProvider
+from memory.llm._openai_compat import OpenAICompatibleProvider
+from memory.llm._schemas import Intent
 
 
 def _settings(**overrides: object) -> Settings:

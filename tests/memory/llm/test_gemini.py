@@ -11,7 +11,9 @@ from datetime import UTC, date, datetime
 import pytest
 from pydantic import BaseModel
 
-from memory.llm.base import (
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
+from memory.llm._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMRateLimited,
@@ -19,12 +21,10 @@ from memory.llm.base import (
     LLMRequestRejected,
     LLMUnavailable,
 )
-from memory.llm.chain import ProviderChain, RetryPolicy
-from memory.llm.gemini import GeminiProvider
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import Intent, PromptMember, PromptMessage
-from memory.llm.tasks import MemoryLLM
-from memory.telemetry import Telemetry
+from memory.llm._chain import ProviderChain, RetryPolicy
+from memory.llm._gemini import GeminiProvider
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import Intent, PromptMember, PromptMessage
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import (
     GEMINI_429,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory.llm.base import LLMBadOutput
-from memory.llm.jsonout import parse_structured, strict_json_schema
-from memory.llm.schemas import ForgetOutput, Intent, TextOutput
+from memory.llm import LLMBadOutput
+from memory.llm._jsonout import parse_structured, strict_json_schema
+from memory.llm._schemas import ForgetOutput, Intent, TextOutput
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import ForgetOutput, PromptMember, PromptMessage
-from memory.llm.tasks import MemoryLLM
+from memory.llm import MemoryLLM
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import ForgetOutput, PromptMember, PromptMessage
 
 ALICE = PromptMember(user_id=1, name="alice", aliases=["Ali"])
 BOB = PromptMember(user_id=2, name="bob")

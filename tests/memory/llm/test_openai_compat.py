@@ -6,18 +6,18 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memory.llm.base import (
+from memory.core.telemetry import Telemetry
+from memory.llm._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMRequest,
     LLMRequestRejected,
     LLMUnavailable,
 )
-from memory.llm.chain import ProviderChain, RetryPolicy
-from memory.llm.offline import OfflineProvider
-from memory.llm.openai_compat import OpenAICompatibleProvider
-from memory.llm.schemas import ForgetOutput, TextOutput
-from memory.telemetry import Telemetry
+from memory.llm._chain import ProviderChain, RetryPolicy
+from memory.llm._offline import OfflineProvider
+from memory.llm._openai_compat import OpenAICompatibleProvider
+from memory.llm._schemas import ForgetOutput, TextOutput
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
 

@@ -15,10 +15,9 @@ from datetime import UTC, date, datetime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory.llm.base import LLMRequest, LLMResponse
-from memory.llm.offline import OfflineProvider
-from memory.llm.schemas import PromptMember, PromptMessage
-from memory.llm.tasks import MemoryLLM
+from memory.llm import MemoryLLM, PromptMember, PromptMessage
+from memory.llm._base import LLMRequest, LLMResponse
+from memory.llm._offline import OfflineProvider
 from prompts.loader import PROMPTS_DIR, Raw, element, join, render, template
 
 TEMPLATES = sorted(path.stem for path in PROMPTS_DIR.glob("*.xml"))

@@ -1,0 +1,279 @@
+"""The composition root: `open_memory(settings)` opens everything once and closes it in order.
+
+Every front end (the Discord client, the console, each CLI command) opens memory through this
+function, so they share one wiring: database (embedded when DATABASE_URL is unset), migrations,
+pool, LLM chain, the batched writer, every service, and the background jobs of the bot. On exit
+things close in dependency order: background work is cancelled, the writer drains before the
+pool closes, and the pool closes before the embedded server stops.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+
+from db.lifecycle import open_database
+from memory.commands import CommandsConfig, MemoryCommands
+from memory.context import ContextConfig, MemoryManager
+from memory.core.clock import Clock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.facts import FactsConfig, FactService
+from memory.guilds import GuildDefaults, GuildSettingsCache
+from memory.ingest import BatchedWriter, ExportImporter
+from memory.llm import MemoryLLM, build_llm
+from memory.members import MemberDirectory, NameIndexCache
+from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
+from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
+from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """Everything a front end needs, opened once per process; no service is ever missing."""
+
+    settings: Settings
+    clock: Clock
+    telemetry: Telemetry
+    # The pool is for tests and benchmarks; front ends go through the services below.
+    pool: asyncpg.Pool
+    llm: MemoryLLM
+    # Chat events into PostgreSQL, batched off the event loop's hot path.
+    writer: BatchedWriter
+    # Per-guild settings (timezone, ignored channels, forget policy), cached for hot paths.
+    guild_settings: GuildSettingsCache
+    members: MemberDirectory
+    # Member contexts (facts + today + days 2-7, merged), cached and persisted.
+    manager: MemoryManager
+    facts: FactService
+    commands: MemoryCommands
+    replies: ReplyComposer
+    privacy: PrivacyDesk
+    retention: RetentionJob
+    # Today's LLM and cache usage, counted from telemetry for `/memory stats`.
+    usage: UsageRollup
+
+    def stats_text(self) -> str:
+        """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
+        report = build_stats(
+            self.usage,
+            self.telemetry.recent(),
+            now=datetime.now(UTC),
+            queue_depth=self.writer.depth,
+        )
+        return render_stats(report)
+
+    def importer(self, *, include_bots: bool) -> ExportImporter:
+        """An importer for DiscordChatExporter files into this database."""
+        return ExportImporter(
+            self.pool,
+            include_bots=include_bots,
+            max_chars=self.settings.max_message_chars,
+            default_timezone=self.settings.default_timezone,
+            telemetry=self.telemetry,
+        )
+
+
+@asynccontextmanager
+async def open_memory(
+    settings: Settings,
+    *,
+    clock: Clock,
+    telemetry: Telemetry | None = None,
+    pool: asyncpg.Pool | None = None,
+    llm: MemoryLLM | None = None,
+    telemetry_stdout: bool | None = None,
+    background: bool = False,
+) -> AsyncIterator[Memory]:
+    """Open memory as `settings` describe it.
+
+    Tests and benchmarks may pass their own `telemetry` (no sinks are attached then), `pool`
+    (no database is opened or migrated) and `llm` (used instead of the configured chain, and
+    not closed here). `background` starts the bot's periodic jobs (retention).
+    """
+    async with AsyncExitStack() as stack:
+        if telemetry is None:
+            telemetry = Telemetry()
+            stdout = settings.telemetry_stdout if telemetry_stdout is None else telemetry_stdout
+            sinks = attach_sinks(
+                telemetry,
+                log_dir=settings.log_dir,
+                stdout=stdout,
+                max_bytes=settings.telemetry_file_max_bytes,
+                backups=settings.telemetry_file_backups,
+            )
+            stack.callback(sinks.close)
+        if pool is None:
+            pool = await stack.enter_async_context(
+                open_database(
+                    settings.database_url.get_secret_value() if settings.database_url else None,
+                    settings.data_dir,
+                    min_size=settings.db_pool_min,
+                    max_size=settings.db_pool_max,
+                )
+            )
+        writer = _writer(pool, settings, telemetry)
+        writer.start()
+        stack.push_async_callback(writer.close)  # drained before the pool closes
+        if llm is None:
+            llm = build_llm(settings, telemetry)
+            stack.push_async_callback(llm.provider.aclose)
+        memory = _services(settings, clock, telemetry, pool, llm, writer)
+        stack.push_async_callback(_close_services, memory)
+        if background:
+            memory.retention.start()
+        yield memory
+
+
+async def migrate_database(settings: Settings) -> int:
+    """Open the configured database, apply pending migrations; the schema version."""
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    async with open_database(url, settings.data_dir) as pool:
+        return int(await pool.fetchval("SELECT max(version) FROM schema_migrations"))
+
+
+def _writer(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> BatchedWriter:
+    return BatchedWriter(
+        pool,
+        batch_size=settings.ingest_batch_size,
+        flush_seconds=settings.ingest_flush_seconds,
+        queue_max=settings.ingest_queue_max,
+        default_timezone=settings.default_timezone,
+        telemetry=telemetry,
+    )
+
+
+def _services(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    writer: BatchedWriter,
+) -> Memory:
+    guild_settings = GuildSettingsCache(pool, GuildDefaults.from_settings(settings))
+    manager = MemoryManager(
+        pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
+    )
+    guild_settings.on_change = manager.invalidate_guild  # a new timezone moves day boundaries
+    writer.on_messages_changed = manager.messages_changed  # edits/deletes make days stale
+    facts = FactService(
+        pool,
+        llm,
+        FactsConfig.from_settings(settings),
+        telemetry=telemetry,
+        on_change=manager.invalidate,
+    )
+    whois_budget = settings.llm_timeout_seconds
+
+    async def memories(guild_id: int, user_id: int) -> str | None:
+        # What-do-you-know was asked for: wait for a build up to one LLM timeout.
+        return await manager.get_memories(guild_id, user_id, budget=whois_budget)
+
+    commands = MemoryCommands(
+        pool,
+        facts,
+        llm,
+        CommandsConfig.from_settings(settings),
+        telemetry=telemetry,
+        clock=clock,
+        memories=memories,
+        guild_settings=guild_settings,
+    )
+
+    async def resummarize(guild_id: int, day: object) -> object:
+        return await manager.summarize_day(guild_id, day, force=False)  # type: ignore[arg-type]
+
+    privacy = PrivacyDesk(
+        pool,
+        PrivacyHooks(
+            flush_writes=writer.flush, invalidate=manager.invalidate, resummarize=resummarize
+        ),
+        default_timezone=settings.default_timezone,
+        clock=clock,
+        telemetry=telemetry,
+    )
+    retention = RetentionJob(
+        pool,
+        retention_days=settings.retention_days,
+        clock=clock,
+        telemetry=telemetry,
+        batch_size=settings.retention_batch_size,
+        interval=timedelta(hours=settings.retention_interval_hours),
+    )
+    usage = UsageRollup()
+    usage.seed(telemetry.recent())
+    telemetry.add_sink(usage)
+    return Memory(
+        settings=settings,
+        clock=clock,
+        telemetry=telemetry,
+        pool=pool,
+        llm=llm,
+        writer=writer,
+        guild_settings=guild_settings,
+        members=MemberDirectory(pool),
+        manager=manager,
+        facts=facts,
+        commands=commands,
+        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager),
+        privacy=privacy,
+        retention=retention,
+        usage=usage,
+    )
+
+
+def _reply_composer(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    manager: MemoryManager,
+) -> ReplyComposer:
+    """The reply path: per-channel windows folded by the LLM, memories within the budget."""
+    # The window keeps its summary within a third of its token budget (~4 chars/token).
+    fold_chars = settings.window_token_budget * 4 // 3
+
+    async def fold(summary: str, turns: list[Turn]) -> str:
+        return await llm.fold_window(
+            summary=summary,
+            turns=[turn.as_prompt_message() for turn in turns],
+            max_chars=fold_chars,
+            guild_id=None,
+        )
+
+    windows = ConversationWindows(
+        fold,
+        clock,
+        token_budget=settings.window_token_budget,
+        soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),
+        hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
+        telemetry=telemetry,
+    )
+    directory = MemberDirectory(pool)
+    return ReplyComposer(
+        memory=manager,
+        llm=llm,
+        windows=windows,
+        names=NameIndexCache(directory.all),
+        load_members=directory.get,
+        config=ReplyConfig.from_settings(settings),
+        telemetry=telemetry,
+    )
+
+
+async def _close_services(memory: Memory) -> None:
+    """Background work first (it may still use the LLM and the pool), then the caches."""
+    await memory.retention.stop()
+    await memory.privacy.aclose()
+    await memory.guild_settings.aclose()
+    await memory.manager.aclose()
+    memory.telemetry.remove_sink(memory.usage)

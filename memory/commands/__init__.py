@@ -1,0 +1,10 @@
+"""Memory commands: remember, forget, what-do-you-know and undo, from a member's words to the
+bot's answer (intent, member resolution, permissions, rate limits, wording).
+"""
+
+from __future__ import annotations
+
+from memory.commands._service import CommandsConfig, MemoryCommands
+from memory.commands._types import CommandResult, RepliedMessage
+
+__all__ = ["CommandResult", "CommandsConfig", "MemoryCommands", "RepliedMessage"]

@@ -1,0 +1,497 @@
+"""Memory commands without Discord: remember, forget, what-do-you-know and undo, as replies.
+
+Both front ends use this: the facts cog (freeform messages and slash commands) and the console.
+It owns everything between "a member said this" and "the bot answers that": intent, member
+resolution, permissions, rate limiting and the wording of every answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import asyncpg
+
+from db.members import add_alias, get_members
+from memory.commands._limit import Admission, CommandRateLimiter
+from memory.commands._replies import CommandReplies
+from memory.commands._types import (
+    CommandContext,
+    CommandResult,
+    PolicySource,
+    RepliedMessage,
+    may_change_memory,
+)
+from memory.core.clock import Clock
+from memory.core.intent import ParsedCommand, prefilter, third_person
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.facts import FactError, FactService, identity_alias, prompt_member
+from memory.guilds import GuildSettingsCache
+from memory.llm import LLMError, MemoryLLM
+from memory.members import MemberResolver, Resolution, describe
+
+_log = logging.getLogger(__name__)
+
+MemorySource = Callable[[int, int], Awaitable[str | None]]
+Target = Member | str
+
+_MENTION = re.compile(r"<@!?(\d+)>")
+MAX_REPLY = 1900
+
+
+@dataclass(frozen=True, slots=True)
+class CommandsConfig:
+    """What memory commands read of the settings: the bot's name (the router's prompt), the
+    per-member rate and the default forget policy for guilds without their own."""
+
+    bot_name: str = "Bot"
+    commands_per_minute: int = 6
+    forget_others_requires_manage_guild: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CommandsConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            commands_per_minute=settings.commands_per_minute,
+            forget_others_requires_manage_guild=settings.forget_others_requires_manage_guild,
+        )
+
+
+class MemoryCommands:
+    """Turns memory commands into replies. Discord-free; every entry point is rate limited."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        facts: FactService,
+        llm: MemoryLLM,
+        settings: CommandsConfig,
+        *,
+        telemetry: Telemetry,
+        clock: Clock,
+        resolver: MemberResolver | None = None,
+        memories: MemorySource | None = None,
+        guild_settings: GuildSettingsCache | None = None,
+    ) -> None:
+        self._pool = pool
+        self.facts = facts
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry
+        self._resolver = resolver or MemberResolver(pool)
+        self._memories = memories
+        # Each guild's own forget policy (`/memory settings`); the global default without it.
+        self._guild_settings = guild_settings
+        self._limiter = CommandRateLimiter(settings.commands_per_minute, clock=clock)
+        self._say = CommandReplies()
+
+    def use_memories(self, source: MemorySource) -> None:
+        """Answer what-do-you-know from the full memory context (facts plus summaries)."""
+        self._memories = source
+
+    # --- freeform --------------------------------------------------------------------------
+
+    async def handle(
+        self,
+        guild_id: int,
+        author: Member,
+        text: str,
+        replied_to: RepliedMessage | None = None,
+        author_can_manage_guild: bool = False,
+        message_id: int | None = None,
+        mentions: Sequence[Member] = (),
+    ) -> CommandResult | None:
+        """Answer a message addressed to the bot (addressing removed), or None when it is not a
+        memory command, so the ordinary reply path can take it."""
+        decision = prefilter(text, has_reply=replied_to is not None)
+        if decision.ignore:
+            return None
+        admission = self._limiter.admit(guild_id, author.user_id)
+        if admission is not Admission.ALLOWED:
+            if decision.parsed is None:
+                return None  # maybe not a command at all: let the chat path answer
+            return self._limited(guild_id, author, admission)
+        ctx = CommandContext(
+            guild_id,
+            author,
+            author_can_manage_guild,
+            message_id,
+            text,
+            {member.user_id: member for member in mentions},
+            via="freeform",
+        )
+        parsed, routed = decision.parsed, False
+        if parsed is None:
+            parsed, routed = await self._route(ctx, text, replied_to), True
+            if parsed is None:
+                return None
+        return await self._dispatch(ctx, parsed, replied_to, routed=routed)
+
+    # --- slash commands (also used by the console) -----------------------------------------
+
+    async def remember(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        statement: str,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = CommandContext(
+            guild_id, author, can_manage_guild, message_id, f"/remember {statement}"
+        )
+        return await self._admitted(ctx, self._remember(ctx, target, statement))
+
+    async def forget(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        statement: str,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = CommandContext(guild_id, author, can_manage_guild, message_id, f"/forget {statement}")
+        return await self._admitted(ctx, self._forget(ctx, target, statement))
+
+    async def whois(
+        self, guild_id: int, author: Member, target: Target, *, question: str | None = None
+    ) -> CommandResult:
+        ctx = CommandContext(guild_id, author, False, None, question or "/whois")
+        return await self._admitted(ctx, self._whois(ctx, target))
+
+    async def undo(
+        self,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        *,
+        can_manage_guild: bool = False,
+        message_id: int | None = None,
+    ) -> CommandResult:
+        ctx = CommandContext(guild_id, author, can_manage_guild, message_id, "/memory undo")
+        return await self._admitted(ctx, self._undo(ctx, target))
+
+    async def slash(
+        self,
+        kind: str,
+        guild_id: int,
+        author: Member,
+        target: Target,
+        fact: str | None = None,
+        *,
+        can_manage_guild: bool = False,
+    ) -> CommandResult:
+        """One slash-style command by name (`remember`, `forget`, `whois`, `undo`): the shape
+        both the Discord cog and the console use."""
+        if kind == "remember":
+            return await self.remember(
+                guild_id, author, target, fact or "", can_manage_guild=can_manage_guild
+            )
+        if kind == "forget":
+            return await self.forget(
+                guild_id, author, target, fact or "", can_manage_guild=can_manage_guild
+            )
+        if kind == "whois":
+            return await self.whois(guild_id, author, target)
+        if kind == "undo":
+            return await self.undo(guild_id, author, target, can_manage_guild=can_manage_guild)
+        raise ValueError(f"unknown memory command {kind!r}")
+
+    # --- dispatch ---------------------------------------------------------------------------
+
+    async def _admitted(self, ctx: CommandContext, work: Awaitable[CommandResult]) -> CommandResult:
+        admission = self._limiter.admit(ctx.guild_id, ctx.author.user_id)
+        if admission is not Admission.ALLOWED:
+            work.close()  # type: ignore[attr-defined]
+            # A slash command must always be answered, so it is never silent.
+            return self._limited(ctx.guild_id, ctx.author, Admission.WARN)
+        return await work
+
+    async def _dispatch(
+        self,
+        ctx: CommandContext,
+        parsed: ParsedCommand,
+        replied_to: RepliedMessage | None,
+        *,
+        routed: bool,
+    ) -> CommandResult | None:
+        target: Target | None = parsed.target
+        statement = parsed.statement
+        if parsed.kind in ("remember_this", "forget_this"):
+            if replied_to is None or not replied_to.content.strip():
+                return self._done(ctx, parsed.kind, "invalid", self._say.reply_needed(parsed.kind))
+            statement = self._replied_statement(replied_to)
+            if target is None:
+                target = (
+                    str(f"<@{replied_to.author_id}>") if replied_to.author_id is not None else "me"
+                )
+        if parsed.kind != "whois" and not statement:
+            return self._done(ctx, parsed.kind, "invalid", self._say.what_to(parsed.kind))
+        resolution = await self._resolve(ctx, target, statement)
+        if not resolution.found and not resolution.ambiguous and not routed:
+            # The rules read a name nobody has: maybe they misread the sentence; ask the router.
+            rerouted = await self._route(ctx, ctx.text, replied_to)
+            if rerouted is None:
+                return None
+            if rerouted != parsed:
+                return await self._dispatch(ctx, rerouted, replied_to, routed=True)
+        kind = "remember" if parsed.kind.startswith("remember") else parsed.kind
+        kind = "forget" if kind.startswith("forget") else kind
+        if kind == "whois":
+            return await self._whois(ctx, resolution)
+        assert statement is not None
+        if kind == "remember":
+            return await self._remember(ctx, resolution, statement)
+        return await self._forget(ctx, resolution, statement)
+
+    async def _route(
+        self, ctx: CommandContext, text: str, replied_to: RepliedMessage | None
+    ) -> ParsedCommand | None:
+        try:
+            intent = await self._llm.route(
+                text=text,
+                bot_name=self._settings.bot_name,
+                author_name=ctx.author.display_name,
+                replied_to=replied_to.content if replied_to else None,
+                guild_id=ctx.guild_id,
+            )
+        except LLMError as exc:
+            self._telemetry.emit(
+                "route", outcome="error", guild_id=ctx.guild_id, error=str(exc)[:200]
+            )
+            return None
+        self._telemetry.emit("route", guild_id=ctx.guild_id, kind=intent.kind)
+        if intent.kind == "none":
+            return None
+        statement = (intent.statement or "").strip() or None
+        target = (intent.target or "").strip() or None
+        if intent.kind == "remember_this":
+            return ParsedCommand("remember_this", target=target)
+        if intent.kind == "forget" and statement is None and replied_to is not None:
+            return ParsedCommand("forget_this", target=target)
+        return ParsedCommand(intent.kind, target=target, statement=statement)
+
+    async def _resolve(
+        self, ctx: CommandContext, target: Target | None, statement: str | None
+    ) -> Resolution:
+        if isinstance(target, Member):
+            return Resolution(str(target.user_id), member=target)
+        if target:
+            return await self._resolver.resolve(
+                ctx.guild_id, target, author=ctx.author, known=ctx.known
+            )
+        return await self._resolver.resolve_subject(
+            ctx.guild_id, statement or "", author=ctx.author, known=ctx.known
+        )
+
+    # --- operations -------------------------------------------------------------------------
+
+    async def _remember(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "remember", resolution)
+        member = resolution.member
+        assert member is not None
+        text = await self._prepare(ctx, statement)
+        try:
+            await self.facts.remember(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "remember", member, exc)
+        alias = identity_alias(text, [resolution.query, *member.names])
+        if alias and alias.lower() not in {name.lower() for name in member.names}:
+            await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
+        else:
+            alias = None
+        reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
+        if alias:
+            reply += " " + self._say.alias_added(member, alias)
+        return self._done(ctx, "remember", "ok", reply, member)
+
+    async def _forget(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "forget", resolution)
+        member = resolution.member
+        assert member is not None
+        if not await self._may_change(ctx, member):
+            return self._refuse(ctx, "forget", member)
+        text = await self._prepare(ctx, statement)
+        try:
+            change = await self.facts.forget(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "forget", member, exc)
+        if change.found:
+            return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
+        return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
+
+    async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "undo", resolution)
+        member = resolution.member
+        assert member is not None
+        if not await self._may_change(ctx, member):
+            return self._refuse(ctx, "undo", member)
+        change = await self.facts.undo(
+            ctx.guild_id,
+            member.user_id,
+            actor_id=ctx.author.user_id,
+            command="undo",
+            source_message_id=ctx.message_id,
+        )
+        if change is None:
+            return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
+        return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
+
+    async def _whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "whois", resolution)
+        member = resolution.member
+        assert member is not None
+        memory = ""
+        if self._memories is not None:
+            memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
+        if not memory:  # no context could be built: the stored facts still answer
+            memory = await self.facts.blob(ctx.guild_id, member.user_id)
+        if not memory:
+            return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)
+        try:
+            answer = await self._llm.whois(
+                guild_id=ctx.guild_id,
+                member=prompt_member(member),
+                memory=memory,
+                question=ctx.text,
+                asker_name=ctx.author.display_name,
+                bot_name=self._settings.bot_name,
+            )
+        except LLMError as exc:
+            _log.warning("whois phrasing failed, answering verbatim: %s", exc)
+            answer = ""
+        outcome = "ok" if answer else "verbatim"
+        reply = answer or self._say.verbatim(member, memory)
+        return self._done(ctx, "whois", outcome, reply, member)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    async def _as_resolution(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str | None
+    ) -> Resolution:
+        if isinstance(target, Resolution):
+            return target
+        return await self._resolve(ctx, target, statement)
+
+    def _replied_statement(self, replied: RepliedMessage) -> str:
+        """First-person words in a quoted message are about whoever wrote it."""
+        content = replied.content.strip()
+        return third_person(content, replied.author_name) if replied.author_name else content
+
+    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
+        """Statements are stored as text about named people: "I"/"my" become the author's name
+        and mentions become names (ids change meaning nowhere, but names read better)."""
+        text = third_person(statement.strip(), ctx.author.display_name)
+        ids = {int(value) for value in _MENTION.findall(text)}
+        if not ids:
+            return text
+        names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
+
+        def name(match: re.Match[str]) -> str:
+            member = names.get(int(match.group(1)))
+            return member.display_name if member else match.group(0)
+
+        return _MENTION.sub(name, text)
+
+    async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
+        policy: PolicySource = self._settings
+        if self._guild_settings is not None:
+            policy = await self._guild_settings.get(ctx.guild_id)
+        return may_change_memory(
+            policy,
+            author_id=ctx.author.user_id,
+            target_id=member.user_id,
+            can_manage_guild=ctx.can_manage_guild,
+        )
+
+    def _refuse(self, ctx: CommandContext, kind: str, member: Member) -> CommandResult:
+        _log.info(
+            "refused %s by %s about %s in guild %s",
+            kind,
+            ctx.author.user_id,
+            member.user_id,
+            ctx.guild_id,
+        )
+        return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
+
+    def _unresolved(self, ctx: CommandContext, kind: str, resolution: Resolution) -> CommandResult:
+        if resolution.ambiguous:
+            reply = self._say.which_one(
+                resolution.query, [describe(m) for m in resolution.candidates]
+            )
+            return self._done(ctx, kind, "ambiguous", reply)
+        return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
+
+    def _fact_error(
+        self, ctx: CommandContext, kind: str, member: Member, exc: FactError
+    ) -> CommandResult:
+        _log.warning("%s about %s not done: %s", kind, member.user_id, exc)
+        outcome, reply = self._say.fact_error(member, exc)
+        return self._done(ctx, kind, outcome, reply, member)
+
+    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
+        self._telemetry.emit(
+            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
+        )
+        if admission is Admission.SILENT:
+            return CommandResult(None, "command", "rate_limited")
+        wait = self._limiter.retry_after(guild_id, author.user_id)
+        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
+
+    def _done(
+        self,
+        ctx: CommandContext,
+        kind: str,
+        outcome: str,
+        reply: str,
+        member: Member | None = None,
+    ) -> CommandResult:
+        target_id = member.user_id if member else None
+        self._telemetry.emit(
+            "command",
+            outcome=outcome,
+            kind=kind,
+            via=ctx.via,
+            guild_id=ctx.guild_id,
+            user_id=ctx.author.user_id,
+            target_id=target_id,
+        )
+        return CommandResult(reply[:MAX_REPLY], kind, outcome, target_id)
+
+
+def _command_text(ctx: CommandContext) -> str:
+    return ctx.text[:500]

@@ -1,0 +1,430 @@
+"""MemoryManager: the one door to a member's memory (facts + today + days 2-7, merged).
+
+    get_memories(guild, user)  -> str | None     the reply path, within a time budget
+    build_context(guild, user) -> ContextReport  the same, with sources, sizes and costs
+    invalidate(guild, user)                      after remember/forget/purge
+    summarize_day(guild, day)                    force one guild-day (CLI)
+
+Every level is cached so a repeated request costs no LLM call, and persisted so a restart costs
+none either: completed days in `summary_days`, history in `historical_summaries`, the final
+context in `merged_contexts` keyed by the content hash of its inputs. When the build fails or
+runs past the budget the member still gets something (see `_fallback`), and the build keeps
+running in the background to fill the caches for the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import asyncpg
+from cachetools import LRUCache, TTLCache
+
+from db import summaries as store
+from db.facts import get_facts, get_forgotten
+from db.guilds import get_timezone
+from db.members import get_members
+from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, fallback_context
+from memory.context._reports import fallback_report, report_of, served_context
+from memory.context._warm import WarmContexts
+from memory.core.cache import AsyncCache, SingleFlight
+from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
+from memory.core.report import ContextReport
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import LLMError, MemoryLLM
+from memory.members import prompt_member
+from memory.summaries import (
+    BuildStats,
+    DailySummarizer,
+    DayResult,
+    HistoricalSummarizer,
+    SummaryConfig,
+    load_guild_forgotten,
+)
+
+_log = logging.getLogger(__name__)
+
+HOUR_SECONDS = 3600
+# A guild's timezone is re-read this often (another process may change it).
+ZONE_TTL_SECONDS = 300
+
+
+@dataclass
+class _Built:
+    inputs: ContextInputs
+    text: str | None
+    stats: BuildStats
+
+
+@dataclass(frozen=True, slots=True)
+class ContextConfig:
+    """What building contexts reads of the settings: the context length, the default day
+    boundaries, cache sizes, how many days may be summarised at once (each pins a pool
+    connection), and the summarisers' own settings."""
+
+    context_max_chars: int = 1200
+    default_timezone: str = "UTC"
+    cache_today_size: int = 256
+    cache_context_size: int = 4096
+    max_parallel_days: int = 3
+    summaries: SummaryConfig = field(default_factory=SummaryConfig)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ContextConfig:
+        return cls(
+            context_max_chars=settings.context_max_chars,
+            default_timezone=settings.default_timezone,
+            cache_today_size=settings.cache_today_size,
+            cache_context_size=settings.cache_context_size,
+            max_parallel_days=max(1, settings.db_pool_max // 3),
+            summaries=SummaryConfig.from_settings(settings),
+        )
+
+
+class MemoryManager:
+    """Builds, caches and serves member contexts; owns every background task it starts."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        config: ContextConfig,
+        *,
+        clock: Clock,
+        telemetry: Telemetry,
+    ) -> None:
+        self._pool = pool
+        self._config = config
+        self._clock = clock
+        self._telemetry = telemetry
+        self._max_chars = config.context_max_chars
+        self._daily = DailySummarizer(
+            pool,
+            llm,
+            config.summaries,
+            telemetry=self._telemetry,
+            max_parallel_days=config.max_parallel_days,
+        )
+        self._history = HistoricalSummarizer(pool, llm, config.summaries, telemetry=self._telemetry)
+        self._merger = ContextMerger(llm, self._max_chars, telemetry=self._telemetry)
+        # Today's batch per guild, keyed by (guild, day, local hour): at most one build an hour.
+        self._today: AsyncCache[tuple[int, date, int], dict[int, str]] = AsyncCache.ttl(
+            "today",
+            config.cache_today_size,
+            HOUR_SECONDS,
+            timer=lambda: self._clock.now().timestamp(),
+            telemetry=self._telemetry,
+        )
+        self._contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
+            "context", config.cache_context_size, telemetry=self._telemetry
+        )
+        self._builds: SingleFlight[tuple[int, int], _Built] = SingleFlight("memory_build")
+        # The warm path: a member's last build, good for the rest of its local hour (today's
+        # summary cannot change before then) unless invalidated. Serving it costs no database
+        # round trip; everything it was built from invalidates it when it changes in-process.
+        self._warm = WarmContexts(self._clock, config.cache_context_size)
+        self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
+        # Content hash of each member's stored merged_contexts row, as far as this process knows.
+        self._stored_hash: LRUCache[tuple[int, int], str] = LRUCache(config.cache_context_size)
+        self._closed = False
+
+    # --- public ---------------------------------------------------------------------------
+
+    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+        """The member's context for a reply, never raising; None when nothing is known.
+
+        Waits at most `budget` seconds for the build; past that the fallback is served and the
+        build goes on in the background for the next request.
+        """
+        try:
+            report = await self.build_context(guild_id, user_id, budget=budget)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.exception("memory for %s/%s unavailable", guild_id, user_id)
+            return None
+        return report.text
+
+    async def build_context(self, guild_id: int, user_id: int, *, budget: float) -> ContextReport:
+        """Build (or serve from cache) the member's context within `budget` seconds, with the
+        sources, sizes and costs of what was served."""
+        return await self._serve(guild_id, user_id, budget)
+
+    async def wait_for_context(self, guild_id: int, user_id: int) -> ContextReport:
+        """The full build however long it takes (the CLI, admin views and benchmarks): no
+        time budget, so a slow model delays the answer instead of serving the fallback."""
+        return await self._serve(guild_id, user_id, None)
+
+    async def _serve(self, guild_id: int, user_id: int, budget: float | None) -> ContextReport:
+        if self._closed:
+            raise RuntimeError("MemoryManager is closed")
+        started = time.perf_counter()
+        warm = self._warm.get(guild_id, user_id)
+        if warm is not None:
+            self._telemetry.emit("cache", cache="warm", hit=True, guild_id=guild_id)
+            stats = BuildStats()
+            stats.cache("warm", True)
+            return report_of(
+                warm, stats, self._max_chars, budget=budget, started=started, shared=False
+            )
+        task, shared = self._builds.start(
+            (guild_id, user_id), lambda: self._build(guild_id, user_id)
+        )
+        reason: str | None = None
+        error: BaseException | None = None
+        try:
+            if budget is None:
+                built = await asyncio.shield(task)
+            else:
+                built = await asyncio.wait_for(asyncio.shield(task), budget)
+        except TimeoutError:
+            reason = "timeout"
+        except LLMError as exc:
+            reason, error = "llm_error", exc
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            reason, error = "db_error", exc
+        except Exception as exc:  # a bug must not cost the member their reply
+            _log.exception("memory build for %s/%s failed", guild_id, user_id)
+            reason, error = "error", exc
+        if reason is not None:
+            return await self._fallback(guild_id, user_id, reason, error, budget, started, shared)
+        return report_of(
+            served_context(built.inputs, built.text, self._warm),
+            built.stats,
+            self._max_chars,
+            budget=budget,
+            started=started,
+            shared=shared,
+        )
+
+    def invalidate(self, guild_id: int, user_id: int) -> None:
+        """Forget cached results for one member (facts changed, or a purge). Synchronous, so it
+        can be a plain change listener; the next request rebuilds from the new inputs."""
+        member = (guild_id, user_id)
+        self._warm.invalidate(guild_id, user_id)
+        dropped = self._contexts.invalidate(lambda key: key[:2] == member)
+        dropped += self._history.cache.invalidate(lambda key: key[:2] == member)
+        self._builds.detach(lambda key: key == member)
+        _log.debug("invalidated %d cached entries for %s/%s", dropped, guild_id, user_id)
+
+    async def summarize_day(self, guild_id: int, day: date, force: bool = True) -> DayResult:
+        """(Re)summarise one guild-day now; `force` recomputes even an up-to-date day."""
+        timezone = await self.timezone(guild_id)
+        result = await self._daily.ensure_day(guild_id, day, timezone, force=force)
+        if result.computed:
+            self._today.invalidate(lambda key: key[0] == guild_id and key[1] == day)
+            self.invalidate_guild(guild_id)
+        return result
+
+    def invalidate_guild(self, guild_id: int) -> None:
+        """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""
+        self._warm.invalidate_guild(guild_id)
+        self._zones.pop(guild_id, None)
+
+    def messages_changed(self) -> None:
+        """Stored messages were edited or deleted somewhere: past days may be stale, so no
+        warm build is trusted; the next request re-checks the days (no LLM call unless stale)."""
+        self._warm.clear()
+
+    async def timezone(self, guild_id: int) -> str:
+        """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""
+        cached = self._zones.get(guild_id)
+        if cached is not None:
+            return cached
+        name = await self._read_timezone(guild_id)
+        self._zones[guild_id] = name
+        return name
+
+    async def _read_timezone(self, guild_id: int) -> str:
+        default = self._config.default_timezone
+        name = await get_timezone(self._pool, guild_id, default)
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            _log.warning("guild %s has unknown timezone %r; using default", guild_id, name)
+            return default
+        return name
+
+    def now(self) -> datetime:
+        return self._clock.now()
+
+    async def aclose(self) -> None:
+        """Cancel background builds and summaries; safe to call twice."""
+        self._closed = True
+        await self._builds.aclose()
+        await self._contexts.aclose()
+        await self._history.cache.aclose()
+        await self._today.aclose()
+        await self._daily.aclose()
+
+    # --- the build ------------------------------------------------------------------------
+
+    async def _build(self, guild_id: int, user_id: int) -> _Built:
+        epoch = self._warm.epoch
+        built = await self._build_fresh(guild_id, user_id)
+        self._warm.put(served_context(built.inputs, built.text, self._warm), epoch=epoch)
+        return built
+
+    async def _build_fresh(self, guild_id: int, user_id: int) -> _Built:
+        stats = BuildStats()
+        inputs = await self._base_inputs(guild_id, user_id)
+        today = inputs.today
+
+        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
+        today_batch, hit = await self._today.get_or_compute(
+            (guild_id, today, hour),
+            lambda: self._today_batch(guild_id, today, inputs.timezone, stats),
+            guild_id=guild_id,
+        )
+        stats.cache("today", hit)
+        inputs.today_text = inputs.clean(today_batch.get(user_id, ""))
+
+        first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
+        await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
+        stored = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
+        inputs.history_days = [day for day, _ in stored]
+        days = [(day, inputs.clean(text)) for day, text in stored]
+        history = await self._history.summary(
+            guild_id, inputs.member, last, days, inputs.forgotten, stats
+        )
+        inputs.history_text = inputs.clean(history)
+
+        key_hash = inputs.content_hash(self._max_chars)
+        text, hit = await self._contexts.get_or_compute(
+            (guild_id, user_id, key_hash),
+            lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
+            guild_id=guild_id,
+            user_id=user_id,
+        )
+        stats.cache("context", hit)
+        if hit and text is not None and self._stored_hash.get((guild_id, user_id)) != key_hash:
+            # Served from the in-process LRU under an older state: the stored last-known-good
+            # row must follow what is served, or a restart would merge it again.
+            await self._save(guild_id, user_id, text, key_hash, inputs)
+        return _Built(inputs, text, stats)
+
+    async def _base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
+        timezone = await self.timezone(guild_id)
+        facts = await get_facts(self._pool, guild_id, user_id)
+        forgotten = await get_forgotten(self._pool, guild_id, user_id)
+        guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
+        members = await get_members(self._pool, guild_id, [user_id])
+        return ContextInputs(
+            guild_id=guild_id,
+            timezone=timezone,
+            today=local_day(self._clock.now(), timezone),
+            member=prompt_member(user_id, members),
+            facts=facts.blob.strip() if facts else "",
+            forgotten=forgotten,
+            guild_forgotten=guild_forgotten,
+        )
+
+    async def _today_batch(
+        self, guild_id: int, day: date, timezone: str, stats: BuildStats
+    ) -> dict[int, str]:
+        result = await self._daily.ensure_day(guild_id, day, timezone, stats=stats)
+        return result.summaries
+
+    async def _refresh_days(
+        self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats
+    ) -> None:
+        """Bring every past day of the window up to date (usually: nothing to do)."""
+        days = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+        start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
+        states = await store.day_states(self._pool, guild_id, days, timezone, start, end)
+        pending = [day for day in days if not states[day].fresh]
+        for _ in range(len(days) - len(pending)):
+            stats.cache("daily", True)
+        if not pending:
+            return
+        results = await asyncio.gather(
+            *(self._daily.ensure_day(guild_id, day, timezone, stats=stats) for day in pending),
+            return_exceptions=True,
+        )
+        for result in results:  # every day got its chance; now report the first failure
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _merge_or_load(
+        self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
+    ) -> str | None:
+        stored = await store.get_merged_context(self._pool, guild_id, user_id)
+        if stored is not None and stored.content_hash == key_hash:
+            stats.cache("context_store", True)
+            self._stored_hash[(guild_id, user_id)] = key_hash
+            return stored.context
+        stats.cache("context_store", False)
+        text = await self._merger.merge(
+            guild_id,
+            inputs.member,
+            facts=inputs.facts,
+            today=inputs.today_text,
+            history=inputs.history_text,
+            forgotten=inputs.forgotten,
+            stats=stats,
+        )
+        if text is not None:
+            text = inputs.clean(text) or None
+        if text is not None:
+            await self._save(guild_id, user_id, text, key_hash, inputs)
+        return text
+
+    async def _save(
+        self, guild_id: int, user_id: int, text: str, key_hash: str, inputs: ContextInputs
+    ) -> None:
+        await store.save_merged_context(
+            self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
+        )
+        self._stored_hash[(guild_id, user_id)] = key_hash
+
+    # --- fallback -------------------------------------------------------------------------
+
+    async def _fallback(
+        self,
+        guild_id: int,
+        user_id: int,
+        reason: str,
+        error: BaseException | None,
+        budget: float | None,
+        started: float,
+        shared: bool,
+    ) -> ContextReport:
+        """Serve, in order: the last known good context (if built from the current facts and
+        forgotten statements), else facts + the latest summaries verbatim, else facts, else None.
+        """
+        text: str | None = None
+        served = "none"
+        inputs: ContextInputs | None = None
+        try:
+            inputs = await self._base_inputs(guild_id, user_id)
+            text, served = await fallback_context(self._pool, inputs, self._max_chars)
+        except Exception:
+            _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
+        self._telemetry.emit(
+            "fallback",
+            outcome="degraded" if text else "empty",
+            guild_id=guild_id,
+            user_id=user_id,
+            reason=reason,
+            served=served,
+            error=f"{type(error).__name__}: {error}"[:300] if error else None,
+            budget_s=budget,
+        )
+        return fallback_report(
+            inputs,
+            guild_id=guild_id,
+            user_id=user_id,
+            text=text,
+            served=served,
+            reason=reason,
+            today=local_day(self._clock.now(), "UTC"),
+            max_chars=self._max_chars,
+            budget=budget,
+            started=started,
+            shared=shared,
+        )

@@ -1,0 +1,216 @@
+"""The final context of one member: the 3-way merge of facts, today and history, and the
+verbatim assembly used when no merge can be had. Both are bounded by CONTEXT_MAX_CHARS.
+
+Facts win: in the merge prompt, and in the fallback where they are placed first and cut last.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+import asyncpg
+
+from db import summaries as store
+from memory.core.telemetry import Telemetry
+from memory.llm import LLMBadOutput, MemoryLLM, PromptMember
+from memory.summaries import BuildStats, ForgottenAbout, drop_forgotten, drop_guild_forgotten
+
+_log = logging.getLogger(__name__)
+
+ELLIPSIS = "…"
+HISTORY_DAYS = 6  # days 2-7: yesterday and the five days before it
+
+
+def content_hash(*parts: object) -> str:
+    """A stable hash of JSON-friendly parts (the merge cache key and last-known-good check)."""
+    payload = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass
+class ContextInputs:
+    """What one member's context is built from; summaries are stored here already cleaned of
+    forgotten statements (see `clean`)."""
+
+    guild_id: int
+    timezone: str
+    today: date
+    member: PromptMember
+    facts: str
+    forgotten: list[str]
+    guild_forgotten: list[ForgottenAbout] = field(default_factory=list)
+    today_text: str = ""
+    history_text: str = ""
+    history_days: list[date] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.member.name, *self.member.aliases]
+
+    def clean(self, text: str) -> str:
+        """`text` without sentences restating anything forgotten about this member, or about
+        another member it names."""
+        text = drop_forgotten(text, self.forgotten, self.names)[0]
+        return drop_guild_forgotten(text, self.member.user_id, self.guild_forgotten)[0].strip()
+
+    def content_hash(self, max_chars: int) -> str:
+        """The merge cache key: equal inputs give an equal context, in any process."""
+        return content_hash(
+            self.facts,
+            self.today_text,
+            self.history_text,
+            sorted(self.forgotten),
+            self.member.name,
+            max_chars,
+        )
+
+    def sources_meta(self) -> dict[str, Any]:
+        """Stored next to the context: what it was built from, to judge it as a fallback."""
+        return {
+            "facts_hash": content_hash(self.facts),
+            "forgotten_hash": content_hash(sorted(self.forgotten)),
+            "facts_chars": len(self.facts),
+            "today_chars": len(self.today_text),
+            "history_chars": len(self.history_text),
+            "day": self.today.isoformat(),
+            "history_days": [day.isoformat() for day in self.history_days],
+        }
+
+
+def bound(text: str, max_chars: int) -> str:
+    """`text` cut to `max_chars`, at a sentence end when one is near, else at a word."""
+    text = text.strip()
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= len(ELLIPSIS):
+        return text[:max_chars]
+    window = text[: max_chars - len(ELLIPSIS)]
+    sentence_end = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
+    if sentence_end >= max_chars // 2:
+        return window[: sentence_end + 1]
+    space = window.rfind(" ")
+    if space >= max_chars // 2:
+        window = window[:space]
+    return window.rstrip(" ,;:") + ELLIPSIS
+
+
+def assemble_fallback(facts: str, today: str, history: str, max_chars: int) -> str | None:
+    """Facts and the latest summaries verbatim, labelled, within `max_chars` (facts first).
+    Facts alone are served as they are, like a build with nothing else to merge."""
+    if facts.strip() and not today.strip() and not history.strip():
+        return bound(facts, max_chars)
+    sections = [
+        ("Facts", facts.strip()),
+        ("Today", today.strip()),
+        ("Recent days", history.strip()),
+    ]
+    parts: list[str] = []
+    remaining = max_chars
+    for label, body in sections:
+        if not body:
+            continue
+        prefix = f"{label}: "
+        separator = 1 if parts else 0
+        room = remaining - len(prefix) - separator
+        if room < 20:  # not enough room to say anything useful
+            break
+        piece = prefix + bound(body, room)
+        parts.append(piece)
+        remaining -= len(piece) + separator
+    return "\n".join(parts) if parts else None
+
+
+class ContextMerger:
+    """Runs the 3-way merge; one source alone is served as it is (no call needed)."""
+
+    def __init__(self, llm: MemoryLLM, max_chars: int, *, telemetry: Telemetry) -> None:
+        self._llm = llm
+        self._max_chars = max_chars
+        self._telemetry = telemetry
+
+    async def merge(
+        self,
+        guild_id: int,
+        member: PromptMember,
+        *,
+        facts: str,
+        today: str,
+        history: str,
+        forgotten: list[str],
+        stats: BuildStats,
+    ) -> str | None:
+        present = [text for text in (facts, today, history) if text.strip()]
+        if not present:
+            return None
+        if len(present) == 1:
+            return bound(present[0], self._max_chars)
+        names = [member.name, *member.aliases]
+        with self._telemetry.span(
+            "merge",
+            guild_id=guild_id,
+            user_id=member.user_id,
+            facts_chars=len(facts),
+            today_chars=len(today),
+            history_chars=len(history),
+        ) as event:
+            stats.llm("merge")
+            text = await self._llm.merge_context(
+                guild_id=guild_id,
+                member=member,
+                facts=facts,
+                today=today,
+                history=history,
+                max_chars=self._max_chars,
+                forgotten=forgotten,
+            )
+            text, dropped = drop_forgotten(text, forgotten, names)
+            if not text.strip():
+                raise LLMBadOutput("merge: empty context")
+            text = bound(text, self._max_chars)
+            event.update(chars=len(text), dropped_sentences=dropped or None)
+        return text
+
+
+async def fallback_context(
+    pool: asyncpg.Pool, inputs: ContextInputs, max_chars: int
+) -> tuple[str | None, str]:
+    """(text, what was served) without any LLM call, best first:
+
+    1. the last known good context, if it was built from the current facts and forgotten
+       statements (otherwise it may lack a new fact or still hold a forgotten one);
+    2. facts + the latest stored summaries verbatim ("facts_and_summaries" / "summaries");
+    3. facts alone ("facts"); 4. nothing ("none").
+    Fills `inputs.today_text`/`history_text` with what was used, for the report.
+    """
+    guild_id, user_id = inputs.guild_id, inputs.member.user_id
+    known_good = await store.get_merged_context(pool, guild_id, user_id)
+    if (
+        known_good is not None
+        and known_good.sources.get("facts_hash") == content_hash(inputs.facts)
+        and known_good.sources.get("forgotten_hash") == content_hash(sorted(inputs.forgotten))
+    ):
+        text = bound(inputs.clean(known_good.context), max_chars)
+        if text:
+            return text, "last_known_good"
+    today = inputs.today
+    recent = await store.member_daily_summaries(
+        pool, guild_id, user_id, today - timedelta(days=HISTORY_DAYS), today
+    )
+    inputs.today_text = inputs.clean(next((text for day, text in recent if day == today), ""))
+    latest = await store.latest_historical(pool, guild_id, user_id, today - timedelta(days=1))
+    if latest is not None:
+        history = latest[1]
+    else:  # no narrative yet: the latest daily summaries themselves, newest first
+        history = " ".join(text for day, text in reversed(recent) if day != today)
+    inputs.history_text = inputs.clean(history)
+    text = assemble_fallback(inputs.facts, inputs.today_text, inputs.history_text, max_chars)
+    if text is None:
+        return None, "none"
+    if inputs.today_text or inputs.history_text:
+        return text, "facts_and_summaries" if inputs.facts else "summaries"
+    return text, "facts"

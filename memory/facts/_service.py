@@ -1,0 +1,433 @@
+"""The factual memory of one member: remember, forget, undo and history, safe under concurrency.
+
+Concurrency design (why not hold a row lock across the LLM call): an LLM merge can take tens of
+seconds with retries, and a transaction held open that long pins a pool connection and a row
+lock, so a burst of commands would starve ingestion and every other member. Instead:
+
+1. Within this process, writers for one member queue on an asyncio lock, so each merge starts
+   from the previous merge's result and no LLM call is wasted.
+2. The blob and its `version` are read without a lock; the LLM merges outside any transaction.
+3. The write is a short transaction: insert the row if missing, `SELECT ... FOR UPDATE`, and
+   store only if the version is still the one the merge started from (compare-and-swap). If
+   another process got there first, the merge is redone on the fresh blob.
+4. After a few lost races (heavy cross-process contention) one last attempt holds the row lock
+   through the merge, bounded by a timeout, so progress is guaranteed.
+
+A failed read raises before anything is written, a failed LLM call writes nothing, and a stale
+read can never be stored, so no path turns a failure into an overwrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import asyncpg
+
+from db import facts as store
+from memory.core.keyed_lock import KeyedLock
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.facts._text import covers, normalise_statement, strip_forgotten
+from memory.llm import LLMError, MemoryLLM, PromptMember
+
+_log = logging.getLogger(__name__)
+
+ChangeListener = Callable[[int, int], Awaitable[None] | None]
+
+OPTIMISTIC_ATTEMPTS = 3
+# Second try when a merge comes back over the cap: ask for this share of it.
+_TIGHTER = 0.8
+
+
+class FactError(Exception):
+    """A fact operation was refused or failed; the message is safe to show a member."""
+
+
+class StatementTooLong(FactError):
+    def __init__(self, length: int, limit: int) -> None:
+        super().__init__(f"statement has {length} characters, the limit is {limit}")
+        self.length = length
+        self.limit = limit
+
+
+class FactsFull(FactError):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the memory would exceed {limit} characters")
+        self.limit = limit
+
+
+class FactsUnavailable(FactError):
+    """The LLM could not produce a merge; nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FactChange:
+    """What an operation did: `changed` False means the blob was left as it was."""
+
+    guild_id: int
+    user_id: int
+    old_blob: str
+    new_blob: str
+    version: int
+    changed: bool
+    found: bool = True
+    history_id: int | None = None
+    unforgotten: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Provenance:
+    actor_id: int | None
+    command: str
+    source_message_id: int | None
+    operation: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactsConfig:
+    """The settings the facts service reads (FACT_STATEMENT_MAX_CHARS, FACTS_MAX_CHARS, and the
+    LLM timeout that bounds a merge made while holding the member's row lock)."""
+
+    fact_statement_max_chars: int = 500
+    facts_max_chars: int = 1500
+    llm_timeout_seconds: float = 30.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FactsConfig:
+        return cls(
+            fact_statement_max_chars=settings.fact_statement_max_chars,
+            facts_max_chars=settings.facts_max_chars,
+            llm_timeout_seconds=settings.llm_timeout_seconds,
+        )
+
+
+class FactService:
+    """Remember/forget/undo for (guild, member) blobs, with history and change notification."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        settings: FactsConfig,
+        *,
+        telemetry: Telemetry,
+        on_change: ChangeListener | None = None,
+    ) -> None:
+        self._pool = pool
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry
+        self._listeners: list[ChangeListener] = [on_change] if on_change else []
+        self._locks = KeyedLock()
+        # The rare locked attempt may make the merge's two model calls, each with its timeout.
+        self._locked_budget = settings.llm_timeout_seconds * 3
+
+    def subscribe(self, listener: ChangeListener) -> None:
+        """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
+        self._listeners.append(listener)
+
+    # --- reads ------------------------------------------------------------------------------
+
+    async def blob(self, guild_id: int, user_id: int) -> str:
+        record = await store.get_facts(self._pool, guild_id, user_id)
+        return record.blob if record else ""
+
+    async def history(
+        self, guild_id: int, user_id: int, *, limit: int = 20
+    ) -> list[store.HistoryRecord]:
+        return await store.get_history(self._pool, guild_id, user_id, limit=limit)
+
+    async def forgotten(self, guild_id: int, user_id: int) -> list[str]:
+        return await store.get_forgotten(self._pool, guild_id, user_id)
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def check_statement(self, statement: str) -> str:
+        """Validate a statement before any work: non-empty and within the configured limit."""
+        text = statement.strip()
+        if not text:
+            raise FactError("there is nothing to remember in an empty statement")
+        limit = self._settings.fact_statement_max_chars
+        if len(text) > limit:
+            raise StatementTooLong(len(text), limit)
+        return text
+
+    async def remember(
+        self,
+        guild_id: int,
+        member: Member,
+        statement: str,
+        *,
+        actor_id: int | None,
+        command: str = "remember",
+        source_message_id: int | None = None,
+    ) -> FactChange:
+        """Merge `statement` into the member's blob. Explicitly remembering something that was
+        forgotten lifts the forget for it."""
+        text = self.check_statement(statement)
+        origin = _Provenance(actor_id, command, source_message_id, "remember")
+        with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
+            async with self._locks.hold((guild_id, member.user_id)):
+                compute = self._remember_plan(member, text)
+                change = await self._apply(guild_id, member.user_id, compute, origin, "remember")
+            span.update(
+                version=change.version,
+                chars=len(change.new_blob),
+                unforgotten=change.unforgotten or None,
+            )
+        await self._notify(guild_id, member.user_id)
+        return change
+
+    async def forget(
+        self,
+        guild_id: int,
+        member: Member,
+        statement: str,
+        *,
+        actor_id: int | None,
+        command: str = "forget",
+        source_message_id: int | None = None,
+    ) -> FactChange:
+        """Remove claims matching `statement` and record it so it is not learned again.
+
+        The statement is recorded even when the blob did not hold it: the summaries of chat
+        may, and they honour the forgotten list too."""
+        text = self.check_statement(statement)
+        origin = _Provenance(actor_id, command, source_message_id, "forget")
+        with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
+            async with self._locks.hold((guild_id, member.user_id)):
+                compute = self._forget_plan(member, text)
+                change = await self._apply(guild_id, member.user_id, compute, origin, "forget")
+            span.update(found=change.found, version=change.version)
+        await self._notify(guild_id, member.user_id)
+        return change
+
+    async def undo(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        actor_id: int | None,
+        command: str = "undo",
+        source_message_id: int | None = None,
+    ) -> FactChange | None:
+        """Restore the blob as it was before the latest change not yet undone; None when there is
+        nothing to undo. Undoing a forget also lifts the forget."""
+        origin = _Provenance(actor_id, command, source_message_id, "undo")
+        with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
+            async with self._locks.hold((guild_id, user_id)):
+                change = await self._undo_locked(guild_id, user_id, origin)
+            span["outcome"] = "ok" if change else "nothing"
+        if change is not None:
+            await self._notify(guild_id, user_id)
+        return change
+
+    # --- internals --------------------------------------------------------------------------
+
+    async def _apply(
+        self, guild_id: int, user_id: int, compute: _Compute, origin: _Provenance, during: str
+    ) -> FactChange:
+        """Run `compute` on the current blob and store its plan without losing a concurrent
+        change: optimistic attempts first, then one attempt holding the row lock."""
+        for _attempt in range(OPTIMISTIC_ATTEMPTS):
+            current = await store.get_facts(self._pool, guild_id, user_id)
+            old_blob, version = (current.blob, current.version) if current else ("", 0)
+            records = await store.get_forgotten_records(self._pool, guild_id, user_id)
+            plan = await compute(old_blob, records)
+            async with self._pool.acquire() as connection, connection.transaction():
+                locked = await store.lock_facts(connection, guild_id, user_id)
+                if locked.version == version and locked.blob == old_blob:
+                    return await self._write(connection, locked, plan, origin)
+            self._telemetry.emit(
+                "facts_conflict", guild_id=guild_id, user_id=user_id, during=during
+            )
+        # Other processes keep winning the race: compute once more while holding the row lock,
+        # bounded so a hung model cannot pin the row and the connection for long.
+        async with self._pool.acquire() as connection, connection.transaction():
+            locked = await store.lock_facts(connection, guild_id, user_id)
+            records = await store.get_forgotten_records(connection, guild_id, user_id)
+            try:
+                async with asyncio.timeout(self._locked_budget):
+                    plan = await compute(locked.blob, records)
+            except TimeoutError as exc:
+                raise FactsUnavailable("the language model took too long") from exc
+            return await self._write(connection, locked, plan, origin)
+
+    async def _write(
+        self,
+        connection: asyncpg.Connection,
+        locked: store.FactRecord,
+        plan: _Plan,
+        origin: _Provenance,
+    ) -> FactChange:
+        """Store a plan; the member's row is locked by the caller's transaction."""
+        guild_id, user_id = locked.guild_id, locked.user_id
+        # Re-read under the lock: a forget committed since our read must still be honoured.
+        records = await store.get_forgotten_records(connection, guild_id, user_id)
+        banned = [record.statement for record in records if record.id not in plan.lift]
+        new_blob = strip_forgotten(plan.new_blob, banned, plan.names)
+        lifted = await store.remove_forgotten(connection, guild_id, user_id, list(plan.lift))
+        if plan.forget is not None:
+            wanted = normalise_statement(plan.forget)
+            if all(normalise_statement(record.statement) != wanted for record in records):
+                await store.add_forgotten(
+                    connection, guild_id, user_id, plan.forget, origin.actor_id
+                )
+        changed = new_blob != locked.blob
+        version = locked.version
+        if changed:
+            version = await store.write_blob(connection, guild_id, user_id, new_blob)
+        history_id = None
+        if changed or lifted or plan.reverts_id is not None:
+            history_id = await store.add_history(
+                connection,
+                guild_id=guild_id,
+                user_id=user_id,
+                version=version,
+                old_blob=locked.blob,
+                new_blob=new_blob,
+                actor_id=origin.actor_id,
+                command=origin.command,
+                statement=plan.statement,
+                source_message_id=origin.source_message_id,
+                reverts_id=plan.reverts_id,
+                operation=origin.operation,
+            )
+        return FactChange(
+            guild_id,
+            user_id,
+            locked.blob,
+            new_blob,
+            version,
+            changed=changed,
+            found=plan.found,
+            history_id=history_id,
+            unforgotten=lifted,
+        )
+
+    def _remember_plan(self, member: Member, statement: str) -> _Compute:
+        guild_id = member.guild_id
+
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+            names = member.names
+            lift = tuple(r.id for r in records if covers(statement, r.statement, names))
+            forgotten = [record.statement for record in records if record.id not in lift]
+            merged = await self._merge(guild_id, member, blob, statement, forgotten)
+            return _Plan(merged, statement, lift=lift, names=names)
+
+        return compute
+
+    def _forget_plan(self, member: Member, statement: str) -> _Compute:
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+            if not blob:
+                return _Plan(blob, statement, forget=statement, found=False)
+            try:
+                result = await self._llm.forget(
+                    guild_id=member.guild_id,
+                    member=prompt_member(member),
+                    blob=blob,
+                    statement=statement,
+                )
+            except LLMError as exc:
+                raise FactsUnavailable(f"the language model failed: {exc}") from exc
+            pruned = result.blob.strip()
+            # "Found" with nothing removed is no change; "not found" keeps the blob verbatim.
+            found = result.found and pruned != blob.strip()
+            kept = pruned if found else blob
+            return _Plan(kept, statement, forget=statement, found=found, names=member.names)
+
+        return compute
+
+    async def _merge(
+        self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
+    ) -> str:
+        cap = self._settings.facts_max_chars
+        who = prompt_member(member)
+        for limit in (cap, int(cap * _TIGHTER)):
+            try:
+                merged = await self._llm.remember(
+                    guild_id=guild_id,
+                    member=who,
+                    blob=blob,
+                    statement=statement,
+                    max_chars=limit,
+                    forgotten=forgotten,
+                )
+            except LLMError as exc:
+                raise FactsUnavailable(f"the language model failed: {exc}") from exc
+            merged = strip_forgotten(merged.strip(), forgotten, member.names)
+            if not merged:
+                # An empty merge of a non-empty statement is a broken answer, never a wipe.
+                raise FactsUnavailable("the language model returned an empty memory")
+            if len(merged) <= cap:
+                return merged
+            _log.info(
+                "merge for %s/%s over cap (%d > %d)", guild_id, member.user_id, len(merged), cap
+            )
+        raise FactsFull(cap)
+
+    async def _undo_locked(
+        self, guild_id: int, user_id: int, origin: _Provenance
+    ) -> FactChange | None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            locked = await store.lock_facts(connection, guild_id, user_id)
+            target = await store.last_undoable(connection, guild_id, user_id)
+            if target is None:
+                return None
+            lift: tuple[int, ...] = ()
+            if target.operation == "forget" and target.statement:
+                # Undoing a forget lifts it (the newest matching record is the one it added).
+                records = await store.get_forgotten_records(connection, guild_id, user_id)
+                wanted = normalise_statement(target.statement)
+                ids = [r.id for r in records if normalise_statement(r.statement) == wanted]
+                lift = tuple(ids[-1:])
+            plan = _Plan(target.old_blob, target.statement or "", lift=lift, reverts_id=target.id)
+            return await self._write(connection, locked, plan, origin)
+
+    async def _notify(self, guild_id: int, user_id: int) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(guild_id, user_id)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # a broken cache must not undo a stored fact
+                _log.exception("fact change listener failed for %s/%s", guild_id, user_id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What to store: the new blob plus forgotten statements to lift or add."""
+
+    new_blob: str
+    statement: str
+    lift: tuple[int, ...] = ()
+    forget: str | None = None
+    found: bool = True
+    reverts_id: int | None = None
+    # The member's names, ignored when matching forgotten statements (undo knows only ids).
+    names: tuple[str, ...] = ()
+
+
+_Compute = Callable[[str, list[store.ForgottenRecord]], Awaitable[_Plan]]
+
+
+def prompt_member(member: Member) -> PromptMember:
+    """The member as prompts see them: current name first, every other name as an alias."""
+    names = member.names
+    return PromptMember(user_id=member.user_id, name=member.display_name, aliases=list(names[1:]))
+
+
+__all__ = [
+    "OPTIMISTIC_ATTEMPTS",
+    "FactChange",
+    "FactError",
+    "FactService",
+    "FactsFull",
+    "FactsUnavailable",
+    "StatementTooLong",
+]

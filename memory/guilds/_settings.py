@@ -1,0 +1,239 @@
+"""Per-guild settings an admin changes with `/memory settings`.
+
+Stored in `guilds.timezone` and the `guilds.settings` jsonb (keys `ignored_channel_ids`,
+`forget_others`). Readers (ingestion for ignored channels, fact commands for who may forget
+about others, the hierarchy for day boundaries) call `load_guild_settings`; a guild with nothing
+stored gets the process-wide defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+import asyncpg
+
+from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
+from memory.core.settings import Settings
+
+_log = logging.getLogger(__name__)
+
+ForgetOthers = Literal["managers", "anyone"]
+FORGET_OTHERS: tuple[ForgetOthers, ...] = ("managers", "anyone")
+IGNORED_CHANNELS_KEY = "ignored_channel_ids"
+FORGET_OTHERS_KEY = "forget_others"
+
+
+@dataclass(frozen=True, slots=True)
+class GuildDefaults:
+    """What a guild that never changed its settings gets (DEFAULT_TIMEZONE and
+    FORGET_OTHERS_REQUIRES_MANAGE_GUILD)."""
+
+    default_timezone: str = "UTC"
+    forget_others_requires_manage_guild: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GuildDefaults:
+        return cls(settings.default_timezone, settings.forget_others_requires_manage_guild)
+
+
+class InvalidSetting(ValueError):
+    """A value an admin typed that cannot be stored; the message says what would work."""
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    guild_id: int
+    timezone: str
+    ignored_channel_ids: frozenset[int] = field(default_factory=frozenset)
+    forget_others: ForgetOthers = "managers"
+
+    @property
+    def forget_others_requires_manage_guild(self) -> bool:
+        return self.forget_others == "managers"
+
+    def ignores(self, channel_id: int) -> bool:
+        return channel_id in self.ignored_channel_ids
+
+
+def validate_timezone(name: str) -> str:
+    """The canonical IANA name for `name` (case-insensitive), or InvalidSetting."""
+    text = name.strip()
+    if text and ".." not in text and not text.startswith("/"):
+        try:
+            ZoneInfo(text)
+            return text
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+        matches = [zone for zone in available_timezones() if zone.lower() == text.lower()]
+        if len(matches) == 1:
+            return matches[0]
+    raise InvalidSetting(
+        f"{name!r} is not a time zone I know; use an IANA name such as Europe/Berlin,"
+        " America/New_York or UTC"
+    )
+
+
+def _forget_others(value: Any, default: ForgetOthers) -> ForgetOthers:
+    return value if value in FORGET_OTHERS else default
+
+
+def _channel_ids(value: Any) -> frozenset[int]:
+    if not isinstance(value, list):
+        return frozenset()
+    ids = set()
+    for item in value:
+        try:
+            ids.add(int(item))
+        except (TypeError, ValueError):
+            _log.warning("ignoring malformed channel id %r in guild settings", item)
+    return frozenset(ids)
+
+
+def _from_stored(
+    guild_id: int, timezone: str, stored: dict[str, Any], defaults: GuildDefaults
+) -> GuildSettings:
+    default_forget: ForgetOthers = (
+        "managers" if defaults.forget_others_requires_manage_guild else "anyone"
+    )
+    try:
+        timezone = validate_timezone(timezone)
+    except InvalidSetting:
+        _log.warning("guild %s has unknown timezone %r; using the default", guild_id, timezone)
+        timezone = defaults.default_timezone
+    return GuildSettings(
+        guild_id=guild_id,
+        timezone=timezone,
+        ignored_channel_ids=_channel_ids(stored.get(IGNORED_CHANNELS_KEY)),
+        forget_others=_forget_others(stored.get(FORGET_OTHERS_KEY), default_forget),
+    )
+
+
+async def load_guild_settings(
+    db: asyncpg.Pool | asyncpg.Connection, guild_id: int, defaults: GuildDefaults
+) -> GuildSettings:
+    """The guild's settings, with the process-wide defaults for whatever it never set."""
+    timezone = await get_timezone(db, guild_id, defaults.default_timezone)
+    stored = await get_settings(db, guild_id)
+    return _from_stored(guild_id, timezone, stored, defaults)
+
+
+async def update_guild_settings(
+    pool: asyncpg.Pool,
+    guild_id: int,
+    defaults: GuildDefaults,
+    *,
+    timezone: str | None = None,
+    ignore_channel: int | None = None,
+    unignore_channel: int | None = None,
+    forget_others: str | None = None,
+) -> GuildSettings:
+    """Apply the given changes atomically (row lock), leaving the other settings alone."""
+    if timezone is not None:
+        timezone = validate_timezone(timezone)
+    if forget_others is not None and forget_others not in FORGET_OTHERS:
+        raise InvalidSetting(f"forget_others must be one of {', '.join(FORGET_OTHERS)}")
+    async with pool.acquire() as connection, connection.transaction():
+        current_zone, stored = await lock_settings(
+            connection, guild_id, default_timezone=defaults.default_timezone
+        )
+        channels = set(_channel_ids(stored.get(IGNORED_CHANNELS_KEY)))
+        if ignore_channel is not None:
+            channels.add(ignore_channel)
+        if unignore_channel is not None:
+            channels.discard(unignore_channel)
+        stored[IGNORED_CHANNELS_KEY] = sorted(channels)
+        if forget_others is not None:
+            stored[FORGET_OTHERS_KEY] = forget_others
+        new_zone = timezone or current_zone
+        await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
+    return _from_stored(guild_id, new_zone, stored, defaults)
+
+
+def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
+    """Human-readable lines; `channel_name(id)` may turn ids into names (else `<#id>`)."""
+    name = channel_name or (lambda channel_id: f"<#{channel_id}>")
+    ignored = ", ".join(name(cid) for cid in sorted(settings.ignored_channel_ids)) or "none"
+    forget = (
+        "only members with Manage Server"
+        if settings.forget_others_requires_manage_guild
+        else "anyone"
+    )
+    return "\n".join(
+        [
+            f"Time zone (day boundaries of summaries): {settings.timezone}",
+            f"Ignored channels (messages not stored): {ignored}",
+            f"Who may forget facts about someone else: {forget}",
+        ]
+    )
+
+
+class GuildSettingsCache:
+    """Per-guild settings kept in memory so hot paths (every message) never wait on the
+    database: `peek` is synchronous; `refresh` runs on start-up, on guild join, after an admin
+    change, and whenever an entry is older than `ttl` seconds (other processes' changes)."""
+
+    def __init__(self, pool: asyncpg.Pool, defaults: GuildDefaults, *, ttl: float = 300.0) -> None:
+        self._pool = pool
+        self._defaults = defaults
+        self._ttl = ttl
+        self._entries: dict[int, tuple[float, GuildSettings]] = {}
+        self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
+        # Told the guild id after an admin change (the context manager drops warm contexts).
+        self.on_change: Callable[[int], None] | None = None
+
+    def _default(self, guild_id: int) -> GuildSettings:
+        return _from_stored(guild_id, self._defaults.default_timezone, {}, self._defaults)
+
+    def peek(self, guild_id: int) -> GuildSettings:
+        """What is known now (defaults for an unknown guild); schedules a refresh when stale."""
+        entry = self._entries.get(guild_id)
+        if entry is None or time.monotonic() - entry[0] > self._ttl:
+            self._schedule(guild_id)
+        return entry[1] if entry is not None else self._default(guild_id)
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """Fresh-enough settings, reading the database when the entry is missing or stale."""
+        entry = self._entries.get(guild_id)
+        if entry is not None and time.monotonic() - entry[0] <= self._ttl:
+            return entry[1]
+        return await self.refresh(guild_id)
+
+    async def refresh(self, guild_id: int) -> GuildSettings:
+        settings = await load_guild_settings(self._pool, guild_id, self._defaults)
+        self.store(settings)
+        return settings
+
+    async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Apply an admin's changes (see `update_guild_settings`); everyone sees them at once."""
+        current = await update_guild_settings(self._pool, guild_id, self._defaults, **changes)
+        self.store(current)
+        if self.on_change is not None:
+            self.on_change(guild_id)
+        return current
+
+    def store(self, settings: GuildSettings) -> None:
+        """Record settings just written (the admin cog) without another read."""
+        self._entries[settings.guild_id] = (time.monotonic(), settings)
+
+    def _schedule(self, guild_id: int) -> None:
+        if guild_id in self._refreshing:
+            return
+        task = asyncio.ensure_future(self.refresh(guild_id))
+        self._refreshing[guild_id] = task
+        task.add_done_callback(lambda done: self._finished(guild_id, done))
+
+    def _finished(self, guild_id: int, task: asyncio.Task[GuildSettings]) -> None:
+        self._refreshing.pop(guild_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            _log.warning("guild %s settings refresh failed: %s", guild_id, task.exception())
+
+    async def aclose(self) -> None:
+        for task in list(self._refreshing.values()):
+            task.cancel()
+        self._refreshing.clear()

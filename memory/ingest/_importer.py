@@ -1,0 +1,335 @@
+"""Import DiscordChatExporter JSON exports (one channel per file) into the message store.
+
+Why: a server's history before the bot joined is what the summaries and replies need on day
+one. A file is streamed (constant memory) and written in one transaction: a malformed or
+truncated file raises `ExportFormatError` naming the problem and leaves nothing behind, and
+importing the same file twice adds nothing (messages are idempotent on id).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from db import guilds as guild_store
+from db import members as member_store
+from db import messages as message_store
+from memory.core.clock import ensure_aware
+from memory.core.models import ChatMessage, Member
+from memory.core.surrogates import (
+    attachment_surrogate,
+    compose_content,
+    embed_is_link_preview,
+    embed_surrogate,
+    sticker_surrogate,
+)
+from memory.core.telemetry import Telemetry
+from memory.ingest._json_stream import JsonStreamError, ObjectStream
+
+_log = logging.getLogger(__name__)
+
+# Conversation; joins, pins, calls, thread notices and the like are not imported.
+CONVERSATION_TYPES = frozenset({"Default", "Reply"})
+BATCH = 1000
+
+Progress = Callable[[int, int], None]  # (bytes read, messages seen)
+
+
+class ExportFormatError(ValueError):
+    """The file is not a usable export; the message says what is wrong and where."""
+
+
+@dataclass
+class ImportResult:
+    path: Path
+    guild_id: int = 0
+    guild_name: str | None = None
+    channel_id: int = 0
+    channel_name: str | None = None
+    seen: int = 0  # message entries in the file
+    new: int = 0  # stored by this import
+    existing: int = 0  # already stored (a re-import, or seen live)
+    skipped_bots: int = 0
+    skipped_other: int = 0  # system messages (joins, pins...)
+    members: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"{self.path.name}: #{self.channel_name or self.channel_id} in "
+            f"{self.guild_name or self.guild_id}: {self.seen} messages, {self.new} new, "
+            f"{self.existing} already stored, {self.skipped_bots} from bots skipped, "
+            f"{self.skipped_other} system messages skipped, {self.members} members"
+        )
+
+
+@dataclass
+class _Header:
+    guild_id: int | None = None
+    guild_name: str | None = None
+    channel_id: int | None = None
+    channel_name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _snowflake(value: Any, what: str) -> int:
+    if isinstance(value, int) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    raise ExportFormatError(f"{what} is not an id: {value!r}")
+
+
+def _time(value: Any, what: str) -> datetime:
+    if not isinstance(value, str):
+        raise ExportFormatError(f"{what} is missing or not a timestamp")
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        return ensure_aware(datetime.fromisoformat(text))
+    except ValueError:
+        raise ExportFormatError(f"{what} is not an ISO timestamp: {value!r}") from None
+
+
+def _person(raw: Any, guild_id: int, what: str) -> Member:
+    if not isinstance(raw, dict):
+        raise ExportFormatError(f"{what} is missing")
+    name = raw.get("name") if isinstance(raw.get("name"), str) else None
+    nickname = raw.get("nickname") if isinstance(raw.get("nickname"), str) else None
+    return Member(
+        guild_id=guild_id,
+        user_id=_snowflake(raw.get("id"), f"{what}.id"),
+        username=name,
+        # the export's "nickname" is the guild display name; it equals the username when unset
+        nickname=nickname if nickname and nickname != name else None,
+        is_bot=bool(raw.get("isBot", False)),
+    )
+
+
+def _list(raw: dict[str, Any], key: str) -> list[Any]:
+    value = raw.get(key) or []
+    if not isinstance(value, list):
+        raise ExportFormatError(f"{key!r} is not a list")
+    return value
+
+
+def parse_message(
+    raw: Any, *, guild_id: int, channel_id: int, max_chars: int
+) -> tuple[ChatMessage | None, list[Member]]:
+    """One export entry -> (message, or None for non-conversation; people it names)."""
+    if not isinstance(raw, dict):
+        raise ExportFormatError("a message is not an object")
+    message_id = _snowflake(raw.get("id"), "id")
+    try:
+        author = _person(raw.get("author"), guild_id, "author")
+        mentioned = [
+            _person(m, guild_id, "mention") for m in _list(raw, "mentions") if isinstance(m, dict)
+        ]
+        created_at = _time(raw.get("timestamp"), "timestamp")
+        edited_raw = raw.get("timestampEdited")
+        edited_at = _time(edited_raw, "timestampEdited") if edited_raw else None
+        content = raw.get("content") or ""
+        if not isinstance(content, str):
+            raise ExportFormatError("content is not text")
+        if raw.get("type", "Default") not in CONVERSATION_TYPES:
+            return None, [author, *mentioned]
+        surrogates: list[str | None] = [
+            attachment_surrogate(str(a.get("fileName") or a.get("url") or "file"))
+            for a in _list(raw, "attachments")
+            if isinstance(a, dict)
+        ]
+        for embed in _list(raw, "embeds"):
+            if isinstance(embed, dict) and not embed_is_link_preview(embed.get("url"), content):
+                surrogates.append(
+                    embed_surrogate(
+                        title=embed.get("title"),
+                        description=embed.get("description"),
+                        url=embed.get("url"),
+                    )
+                )
+        surrogates += [
+            sticker_surrogate(str(s.get("name") or "sticker"))
+            for s in _list(raw, "stickers")
+            if isinstance(s, dict)
+        ]
+        reference = raw.get("reference") or {}
+        reply_to = reference.get("messageId") if isinstance(reference, dict) else None
+    except ExportFormatError as exc:
+        raise ExportFormatError(f"message {message_id}: {exc}") from None
+    message = ChatMessage(
+        message_id=message_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        author_id=author.user_id,
+        content=compose_content(content, surrogates, max_chars=max_chars),
+        created_at=created_at,
+        reply_to_id=_snowflake(reply_to, "reference.messageId") if reply_to else None,
+        mention_ids=tuple(dict.fromkeys(m.user_id for m in mentioned)),
+        author_is_bot=author.is_bot,
+        edited_at=edited_at,
+    )
+    return message, [author, *mentioned]
+
+
+class ExportImporter:
+    """Imports export files into PostgreSQL, one transaction per file."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        include_bots: bool = False,
+        max_chars: int = 8000,
+        default_timezone: str = "UTC",
+        telemetry: Telemetry,
+        batch_size: int = BATCH,
+    ) -> None:
+        self._pool = pool
+        self._include_bots = include_bots
+        self._max_chars = max_chars
+        self._timezone = default_timezone
+        self._telemetry = telemetry
+        self._batch_size = batch_size
+
+    async def import_file(self, path: Path, progress: Progress | None = None) -> ImportResult:
+        """Import one export; raises ExportFormatError (nothing stored) when it is unusable."""
+        started = time.perf_counter()
+        result = ImportResult(path=path)
+        try:
+            with path.open("rb") as source:
+                stream = ObjectStream(source, stream_keys=frozenset({"messages"}))
+                async with self._pool.acquire() as connection, connection.transaction():
+                    await self._write(connection, stream, result, progress)
+        except JsonStreamError as exc:
+            raise ExportFormatError(f"{_problem(exc)}") from None
+        except OSError as exc:
+            raise ExportFormatError(f"cannot read: {exc.strerror or exc}") from None
+        self._telemetry.emit(
+            "import",
+            guild_id=result.guild_id,
+            channel_id=result.channel_id,
+            messages=result.seen,
+            new=result.new,
+            skipped=result.skipped_bots + result.skipped_other,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return result
+
+    async def _write(
+        self,
+        connection: asyncpg.Connection,
+        stream: ObjectStream,
+        result: ImportResult,
+        progress: Progress | None,
+    ) -> None:
+        header = _Header()
+        members: dict[int, Member] = {}
+        batch: list[ChatMessage] = []
+        declared_count: int | None = None
+        for kind, key, value in stream.events():
+            if kind == "key":
+                if key == "messageCount" and isinstance(value, int):
+                    declared_count = value
+                else:
+                    _read_header(header, key, value)
+                continue
+            if header.guild_id is None or header.channel_id is None:
+                raise ExportFormatError(
+                    "no guild/channel before the messages: not a DiscordChatExporter JSON export"
+                )
+            if result.seen == 0:
+                await self._begin(connection, header, result)
+            result.seen += 1
+            message, people = parse_message(
+                value,
+                guild_id=header.guild_id,
+                channel_id=header.channel_id,
+                max_chars=self._max_chars,
+            )
+            for person in people:
+                members[person.user_id] = _merge(members.get(person.user_id), person)
+            if message is None:
+                result.skipped_other += 1
+            elif message.author_is_bot and not self._include_bots:
+                result.skipped_bots += 1
+            else:
+                batch.append(message)
+            if len(batch) >= self._batch_size:
+                await self._flush(connection, batch, result)
+            if progress is not None:
+                progress(stream.bytes_read, result.seen)
+        if header.guild_id is None or header.channel_id is None:
+            raise ExportFormatError("no guild/channel: not a DiscordChatExporter JSON export")
+        if declared_count is not None and declared_count != result.seen:
+            raise ExportFormatError(
+                f"messageCount says {declared_count} but the file holds {result.seen} messages"
+            )
+        if result.seen == 0:
+            await self._begin(connection, header, result)
+        await self._flush(connection, batch, result)
+        await member_store.upsert_members(connection, members.values())
+        result.members = len(members)
+        if progress is not None:
+            progress(stream.bytes_read, result.seen)
+
+    async def _begin(
+        self, connection: asyncpg.Connection, header: _Header, result: ImportResult
+    ) -> None:
+        assert header.guild_id is not None and header.channel_id is not None
+        if header.guild_id == 0:
+            raise ExportFormatError("a direct-message export; only server channels are imported")
+        result.guild_id, result.guild_name = header.guild_id, header.guild_name
+        result.channel_id, result.channel_name = header.channel_id, header.channel_name
+        await guild_store.ensure_guild(
+            connection, header.guild_id, header.guild_name, timezone=self._timezone
+        )
+
+    async def _flush(
+        self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult
+    ) -> None:
+        if not batch:
+            return
+        new = await message_store.insert_messages(connection, batch)
+        result.new += new
+        result.existing += len(batch) - new
+        batch.clear()
+
+
+def _read_header(header: _Header, key: str, value: Any) -> None:
+    if key in ("guild", "channel"):
+        if not isinstance(value, dict):
+            raise ExportFormatError(f"{key!r} is not an object")
+        ident = _snowflake(value.get("id"), f"{key}.id")
+        name = value.get("name") if isinstance(value.get("name"), str) else None
+        if key == "guild":
+            header.guild_id, header.guild_name = ident, name
+        else:
+            header.channel_id, header.channel_name = ident, name
+    else:
+        header.extra[key] = value
+
+
+def _merge(known: Member | None, seen: Member) -> Member:
+    """Keep the names a member was last seen with; the file is in time order."""
+    if known is None:
+        return seen
+    return Member(
+        guild_id=seen.guild_id,
+        user_id=seen.user_id,
+        username=seen.username or known.username,
+        nickname=seen.nickname or known.nickname,
+        is_bot=seen.is_bot,
+    )
+
+
+def _problem(exc: JsonStreamError) -> str:
+    if exc.truncated:
+        return f"truncated: {exc}"
+    return f"malformed JSON: {exc}"

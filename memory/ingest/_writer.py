@@ -1,0 +1,360 @@
+"""The batched writer: chat events go into a queue and reach PostgreSQL in multi-row batches.
+
+Why: the Discord event loop must never wait for the database. `submit*()` is synchronous and
+only appends to an in-memory queue; one background task flushes it when `batch_size` items are
+waiting or `flush_seconds` after the oldest one arrived. While the database is down the batch is
+retried with capped exponential backoff and new events keep queueing: an outage delays writes, it
+never drops them while the process lives. `close()` flushes what is left.
+
+Full-queue policy (explicit, never silent): `queue_max` is the point of backpressure, not of
+loss. Async producers (backfill, imports) use `await put(...)`, which waits for room. The gateway
+path cannot wait, so `submit()` still accepts the event, logs a WARNING once per overflow episode
+(and every further `queue_max` items), emits `ingest_overflow` telemetry and returns False so the
+caller knows it is over the bound. Memory then grows until the database answers again.
+
+What one batch does in the database, and which errors are worth a retry, lives in
+memory/ingest_batch.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+
+from db import messages as message_store
+from memory.core.models import ChatMessage, Member
+from memory.core.telemetry import Telemetry
+from memory.ingest._batch import (
+    BatchResult,
+    DeletedMessage,
+    EditedMessage,
+    GuildSeen,
+    MemberSeen,
+    NewMessage,
+    Operation,
+    is_transient,
+    write_batch,
+)
+
+_log = logging.getLogger(__name__)
+
+
+class BatchedWriter:
+    """Queue chat events in memory and write them to PostgreSQL in batches, off the hot path."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        batch_size: int = 500,
+        flush_seconds: float = 0.5,
+        queue_max: int = 100_000,
+        default_timezone: str = "UTC",
+        telemetry: Telemetry,
+        backoff_initial: float = 0.1,
+        backoff_max: float = 5.0,
+        acquire_timeout: float = 10.0,
+    ) -> None:
+        self._pool = pool
+        self.batch_size = batch_size
+        self.flush_seconds = flush_seconds
+        self.queue_max = queue_max
+        self._timezone = default_timezone
+        self._telemetry = telemetry
+        self._backoff_initial = backoff_initial
+        self._backoff_max = backoff_max
+        self._acquire_timeout = acquire_timeout
+        self._queue: deque[tuple[float, Operation]] = deque()
+        self._submitted = 0  # operations ever queued
+        self._written = 0  # operations ever written (or rejected as invalid)
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._wakeup = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
+        self._flush_now = False
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        self._overflowing = False
+        self._overflow_reported_at = 0
+        self.failing_since: float | None = None
+        # Called after a batch edited or deleted stored messages, or stored late ones (backfill,
+        # import): past days' summaries may be stale now, so whoever caches built contexts
+        # (the MemoryManager) drops them.
+        self.on_messages_changed: Callable[[], None] | None = None
+
+    # ----------------------------------------------------------------- producers (sync)
+
+    @property
+    def depth(self) -> int:
+        """Operations queued and not yet written."""
+        return len(self._queue)
+
+    def submit(self, message: ChatMessage) -> bool:
+        """Queue a new message; never blocks. False means the queue is over its bound."""
+        return self._enqueue(NewMessage(message))
+
+    def submit_edit(self, message: ChatMessage) -> bool:
+        """Queue the current state of an edited message (inserted if never stored)."""
+        return self._enqueue(EditedMessage(message))
+
+    def submit_delete(self, message_id: int) -> bool:
+        return self._enqueue(DeletedMessage(message_id))
+
+    def submit_member(self, member: Member) -> bool:
+        return self._enqueue(MemberSeen(member))
+
+    def submit_guild(self, guild_id: int, name: str | None = None) -> bool:
+        return self._enqueue(GuildSeen(guild_id, name))
+
+    async def put(self, message: ChatMessage) -> None:
+        """Queue a message, waiting while the queue is over its bound (bulk producers)."""
+        while len(self._queue) >= self.queue_max and not self._closing:
+            self._room.clear()
+            await self._room.wait()
+        self.submit(message)
+
+    def _enqueue(self, operation: Operation) -> bool:
+        if self._closing and self._task is None:
+            raise RuntimeError("BatchedWriter is closed")
+        self._queue.append((time.monotonic(), operation))
+        self._submitted += 1
+        depth = len(self._queue)
+        if depth == 1 or depth >= self.batch_size:
+            self._wakeup.set()
+        if depth > self.queue_max:
+            self._report_overflow(depth)
+            return False
+        return True
+
+    def _report_overflow(self, depth: int) -> None:
+        if not self._overflowing or depth - self._overflow_reported_at >= self.queue_max:
+            self._overflowing = True
+            self._overflow_reported_at = depth
+            _log.warning(
+                "ingest queue over its bound (%d > %d): keeping everything in memory until the"
+                " database catches up",
+                depth,
+                self.queue_max,
+            )
+            self._telemetry.emit(
+                "ingest_overflow", outcome="overflow", queue_depth=depth, queue_max=self.queue_max
+            )
+
+    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
+        """Newest stored message id per channel: where a backfill picks up. Read from the
+        database after a flush, so queued messages count as stored."""
+        await self.flush()
+        return await message_store.last_message_ids(self._pool, channel_ids)
+
+    # ----------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        """Start the flush task on the running loop (idempotent)."""
+        if self._task is None or self._task.done():
+            self._closing = False
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name="memorybot-ingest-writer"
+            )
+
+    async def flush(self) -> None:
+        """Return once everything queued before this call is in the database."""
+        target = self._submitted
+        if self._written >= target:
+            return
+        if self._task is None:
+            raise RuntimeError("BatchedWriter.flush() before start()")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((target, future))
+        self._flush_now = True
+        self._wakeup.set()
+        await future
+
+    async def close(self, grace_seconds: float | None = 30.0) -> None:
+        """Flush what is queued and stop. After `grace_seconds` of a database that still does
+        not answer, give up and log (loudly) how many events were not written."""
+        self._closing = True
+        self._wakeup.set()
+        self._room.set()
+        task, self._task = self._task, None
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), grace_seconds)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            _log.error(
+                "ingest writer stopped with %d events not written: the database did not"
+                " answer within %.0fs of shutdown",
+                len(self._queue),
+                grace_seconds or 0,
+            )
+            self._telemetry.emit("ingest_shutdown", outcome="error", lost=len(self._queue))
+        for _, future in self._waiters:
+            if not future.done():
+                future.set_exception(RuntimeError("ingest writer closed before flushing"))
+        self._waiters.clear()
+
+    # ----------------------------------------------------------------- the flush loop
+
+    async def _run(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closing:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            await self._wait_for_batch()
+            count = min(len(self._queue), self.batch_size)
+            batch = [self._queue[i] for i in range(count)]
+            await self._write_until_done(batch)
+            for _ in range(count):
+                self._queue.popleft()
+            self._written += count
+            self._after_write()
+
+    async def _wait_for_batch(self) -> None:
+        """Wait until a full batch is queued, the oldest item is `flush_seconds` old, or a
+        flush/close was asked for."""
+        while not (self._closing or self._flush_now or len(self._queue) >= self.batch_size):
+            oldest = self._queue[0][0]
+            remaining = oldest + self.flush_seconds - time.monotonic()
+            if remaining <= 0:
+                return
+            self._wakeup.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), remaining)
+
+    def _after_write(self) -> None:
+        if not self._queue:
+            self._flush_now = False
+        if len(self._queue) < self.queue_max:
+            self._room.set()
+            if self._overflowing:
+                self._overflowing = False
+                _log.info("ingest queue back under its bound (%d)", len(self._queue))
+        still_waiting = []
+        for target, future in self._waiters:
+            if self._written >= target:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                still_waiting.append((target, future))
+        self._waiters = still_waiting
+
+    async def _write_until_done(self, batch: Sequence[tuple[float, Operation]]) -> None:
+        """Write one batch, retrying while the database is unreachable."""
+        delay = self._backoff_initial
+        attempt = 0
+        operations = [operation for _, operation in batch]
+        oldest_age_ms = round((time.monotonic() - batch[0][0]) * 1000, 2)
+        while True:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                result = await self._write(operations)
+            except Exception as exc:
+                latency_ms = round((time.perf_counter() - started) * 1000, 2)
+                if not is_transient(exc):
+                    _log.warning("batch rejected (%s); writing its events one by one", exc)
+                    result = await self._write_one_by_one(operations)
+                else:
+                    if self.failing_since is None:
+                        self.failing_since = time.monotonic()
+                    _log.warning(
+                        "database unavailable (%s: %s); retrying %d events in %.1fs",
+                        type(exc).__name__,
+                        exc,
+                        len(operations),
+                        delay,
+                    )
+                    self._telemetry.emit(
+                        "ingest_batch",
+                        outcome="retry",
+                        size=len(operations),
+                        queue_depth=len(self._queue),
+                        attempt=attempt,
+                        latency_ms=latency_ms,
+                        error=f"{type(exc).__name__}: {exc}"[:300],
+                    )
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, self._backoff_max)
+                    continue
+            if self.failing_since is not None:
+                _log.info(
+                    "database reachable again after %.1fs",
+                    time.monotonic() - self.failing_since,
+                )
+                self.failing_since = None
+            self._telemetry.emit(
+                "ingest_batch",
+                size=len(operations),
+                inserted=result.inserted,
+                updated=result.updated,
+                deleted=result.deleted,
+                members=result.members,
+                queue_depth=len(self._queue) - len(operations),
+                attempts=attempt,
+                wait_ms=oldest_age_ms,
+                latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            if self.on_messages_changed is not None and (
+                result.updated or result.deleted or _has_late_messages(operations)
+            ):
+                self.on_messages_changed()
+            return
+
+    async def _write(self, operations: Sequence[Operation]) -> BatchResult:
+        return await write_batch(
+            self._pool,
+            operations,
+            default_timezone=self._timezone,
+            acquire_timeout=self._acquire_timeout,
+        )
+
+    async def _write_one_by_one(self, operations: Sequence[Operation]) -> BatchResult:
+        """Isolate the event the database refuses; the rest of the batch is still written.
+
+        A transient error here propagates, so the caller retries the whole (idempotent) batch.
+        """
+        total = BatchResult()
+        for operation in operations:
+            try:
+                result = await self._write([operation])
+            except Exception as exc:
+                if is_transient(exc):
+                    raise
+                _log.error("event refused by the database and not stored: %r (%s)", operation, exc)
+                self._telemetry.emit(
+                    "ingest_reject",
+                    outcome="error",
+                    operation=type(operation).__name__,
+                    error=f"{type(exc).__name__}: {exc}"[:300],
+                )
+                continue
+            total.inserted += result.inserted
+            total.updated += result.updated
+            total.deleted += result.deleted
+            total.members += result.members
+        return total
+
+
+LATE_AFTER = timedelta(hours=1)
+
+
+def _has_late_messages(operations: Sequence[Operation]) -> bool:
+    """New messages from over an hour ago (backfill, import) change already summarised days."""
+    cutoff = datetime.now(UTC) - LATE_AFTER
+    return any(
+        isinstance(operation, NewMessage) and operation.message.created_at < cutoff
+        for operation in operations
+    )

@@ -1,0 +1,99 @@
+"""The one small interface every LLM provider implements, and its typed errors.
+
+Memory code never talks to a provider directly: it calls `memory.llm.tasks.MemoryLLM`, which
+renders a prompt file, builds an `LLMRequest` and sends it through the provider chain. The
+request carries both the rendered prompt (for real models) and the structured inputs it was
+rendered from (for the deterministic offline provider), so all providers share one code path.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from memory.core.purposes import Purpose
+
+
+class LLMError(Exception):
+    """Base of every provider failure; callers fall back on any of these.
+
+    `retry_after` carries the provider's own hint (Retry-After, RetryInfo) in seconds, so the
+    retry loop waits as long as the server asked instead of guessing.
+    """
+
+    retryable: bool = False
+
+    def __init__(self, *args: object, retry_after: float | None = None) -> None:
+        super().__init__(*args)
+        self.retry_after = retry_after
+
+
+class LLMUnavailable(LLMError):
+    """Network failure, timeout or 5xx after retries."""
+
+    retryable = True
+
+
+class LLMRateLimited(LLMError):
+    """429 / quota exhausted after retries."""
+
+    retryable = True
+
+
+class LLMBlocked(LLMError):
+    """The provider refused to answer (safety block, empty candidates)."""
+
+
+class LLMBadOutput(LLMError):
+    """The answer could not be parsed or validated into the requested schema."""
+
+
+class LLMRequestRejected(LLMError):
+    """A 4xx other than 429: our request is wrong, retrying will not help."""
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One call: what to ask (prompt), why (purpose), and the inputs the prompt was built from."""
+
+    purpose: Purpose
+    prompt: str
+    schema: type[BaseModel] | None = None
+    temperature: float = 0.0
+    system: str | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    max_output_tokens: int | None = None
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """The provider's answer; `parsed` is set (validated) when the request had a schema."""
+
+    text: str
+    parsed: BaseModel | None = None
+    provider: str = ""
+    model: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    retries: int = 0
+
+
+class LLMProvider(abc.ABC):
+    """A model endpoint. Implementations raise only `LLMError` subclasses."""
+
+    name: str = "provider"
+
+    def model_for(self, purpose: Purpose) -> str:
+        """The model this provider would use for `purpose` (telemetry, rate-limit keys)."""
+        return ""
+
+    @abc.abstractmethod
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request; with a schema, `parsed` must be an instance of it."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release network resources."""

@@ -1,0 +1,339 @@
+"""The provider chain: per-purpose fallback over guarded providers, itself an `LLMProvider`.
+
+Each provider gets its own guards: a requests-per-minute limiter (per model, since Gemini's
+quotas are per model), a concurrency cap and a per-attempt timeout. Transient failures
+(429, 5xx, timeouts) are retried with exponential backoff and jitter; a request the provider
+rejected is not. When a provider gives up, the next one in the purpose's chain answers, and
+every provider tried leaves one `llm_call` telemetry event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+
+from aiolimiter import AsyncLimiter
+
+from memory.core.telemetry import Telemetry
+from memory.llm._base import (
+    LLMBadOutput,
+    LLMError,
+    LLMProvider,
+    LLMRateLimited,
+    LLMRequest,
+    LLMResponse,
+    LLMUnavailable,
+    Purpose,
+)
+
+_log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+_answered_by: ContextVar[list[str] | None] = ContextVar("llm_answered_by", default=None)
+
+
+@contextmanager
+def track_providers() -> Iterator[list[str]]:
+    """Collect which providers answered the LLM calls made inside the block.
+
+    Lets a caller tell a real model's answer from a fallback's without changing any task
+    signature, e.g. to avoid persisting a daily summary the offline fallback produced while
+    Gemini was briefly down:
+
+        with track_providers() as answered:
+            summaries = await llm.summarize_day(...)
+        degraded = "offline" in answered
+    """
+    answered: list[str] = []
+    token = _answered_by.set(answered)
+    try:
+        yield answered
+    finally:
+        _answered_by.reset(token)
+
+
+class LLMQueueTimeout(LLMRateLimited):
+    """Our own rate limiter or concurrency cap had no slot in time; retrying only queues again."""
+
+    retryable = False
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try one provider before falling back to the next."""
+
+    max_retries: int = 3
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    bad_output_retries: int = 1
+    timeout: float | None = 30.0
+    queue_timeout: float | None = 120.0
+    # Longer budgets for purposes with long prompts (a whole day of chat).
+    purpose_timeouts: Mapping[str, float] = field(default_factory=dict)
+
+    def timeout_for(self, purpose: str) -> float | None:
+        return self.purpose_timeouts.get(purpose, self.timeout)
+
+    def delay(self, retry: int, hint: float | None, jitter: float) -> float | None:
+        """Seconds before retry number `retry` (0-based); None when the wait is not worth it.
+
+        Jitter spreads callers that failed together (factor 0.5-1.5). A server's own
+        Retry-After hint wins, unless it asks for more than `backoff_max`: then the quota is
+        gone for a while and the next provider should answer instead.
+        """
+        if hint is not None:
+            return None if hint > self.backoff_max else hint
+        return min(self.backoff_max, self.backoff_base * (2**retry)) * (0.5 + jitter)
+
+
+@dataclass
+class ProviderLimits:
+    """Guards for one provider; None switches a guard off (the offline provider needs none)."""
+
+    requests_per_minute: float | None = None
+    max_concurrency: int | None = None
+    model_requests_per_minute: Mapping[str, float] = field(default_factory=dict)
+
+
+class _Guarded:
+    """A provider with its limiters (one per model) and semaphore."""
+
+    def __init__(self, provider: LLMProvider, limits: ProviderLimits) -> None:
+        self.provider = provider
+        self.limits = limits
+        self.semaphore = (
+            asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None
+        )
+        self._limiters: dict[str, AsyncLimiter] = {}
+
+    def limiter(self, model: str) -> AsyncLimiter | None:
+        rpm = self.limits.model_requests_per_minute.get(model, self.limits.requests_per_minute)
+        if not rpm:
+            return None
+        if model not in self._limiters:
+            # AsyncLimiter needs a capacity of at least one request; rates below one per
+            # minute stretch the period instead.
+            capacity = max(1.0, rpm)
+            self._limiters[model] = AsyncLimiter(capacity, 60.0 * capacity / rpm)
+        return self._limiters[model]
+
+
+class _GaveUp(Exception):
+    def __init__(self, error: LLMError, retries: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retries = retries
+
+
+class ProviderChain(LLMProvider):
+    """Try the purpose's providers in order; guard, retry and record each of them."""
+
+    name = "chain"
+
+    def __init__(
+        self,
+        providers: Sequence[LLMProvider],
+        *,
+        chains: Mapping[str, Sequence[str]] | None = None,
+        limits: Mapping[str, ProviderLimits] | None = None,
+        policy: RetryPolicy | None = None,
+        telemetry: Telemetry,
+        sleep: Sleep = asyncio.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        if not providers:
+            raise ValueError("a provider chain needs at least one provider")
+        limits = limits or {}
+        self._guarded = {
+            provider.name: _Guarded(provider, limits.get(provider.name, ProviderLimits()))
+            for provider in providers
+        }
+        self._default = [provider.name for provider in providers]
+        self._chains = {purpose: list(names) for purpose, names in (chains or {}).items()}
+        unknown = {n for names in self._chains.values() for n in names} - self._guarded.keys()
+        if unknown:
+            raise ValueError(f"provider chain names unknown providers: {sorted(unknown)}")
+        self.policy = policy or RetryPolicy()
+        self.telemetry = telemetry
+        self._sleep = sleep
+        self._jitter = jitter
+
+    def chain_for(self, purpose: str) -> list[str]:
+        return self._chains.get(purpose, self._default)
+
+    def model_for(self, purpose: Purpose) -> str:
+        names = self.chain_for(purpose)
+        return self._guarded[names[0]].provider.model_for(purpose) if names else ""
+
+    @property
+    def providers(self) -> list[LLMProvider]:
+        return [guarded.provider for guarded in self._guarded.values()]
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        names = self.chain_for(request.purpose)
+        if not names:
+            raise LLMUnavailable(f"no provider configured for {request.purpose}")
+        last_error: LLMError | None = None
+        for index, name in enumerate(names):
+            guarded = self._guarded[name]
+            model = guarded.provider.model_for(request.purpose)
+            started = time.perf_counter()
+            try:
+                response = await self._with_retries(guarded, model, request)
+            except asyncio.CancelledError:
+                # The caller's budget ran out (reply path); record it, then let it propagate.
+                self._emit(request, name, model, started, outcome="cancelled", retries=0)
+                raise
+            except _GaveUp as gave_up:
+                last_error = gave_up.error
+                is_last = index == len(names) - 1
+                self._emit(
+                    request,
+                    name,
+                    model,
+                    started,
+                    outcome="error" if is_last else "fallback",
+                    retries=gave_up.retries,
+                    error=f"{type(gave_up.error).__name__}: {gave_up.error}"[:300],
+                    fallback_to=None if is_last else names[index + 1],
+                )
+                if not is_last:
+                    _log.info(
+                        "llm %s via %s failed (%s); falling back to %s",
+                        request.purpose,
+                        name,
+                        type(gave_up.error).__name__,
+                        names[index + 1],
+                    )
+                continue
+            self._emit(
+                request,
+                name,
+                response.model or model,
+                started,
+                outcome="ok",
+                retries=response.retries,
+                input_tokens=response.input_tokens,
+                output_tokens=response.output_tokens,
+                fallback_from=names[index - 1] if index else None,
+            )
+            answered = _answered_by.get()
+            if answered is not None:
+                answered.append(name)
+            return response
+        assert last_error is not None
+        raise last_error
+
+    async def _with_retries(
+        self, guarded: _Guarded, model: str, request: LLMRequest
+    ) -> LLMResponse:
+        retries = 0
+        bad_output_left = self.policy.bad_output_retries
+        transient_left = self.policy.max_retries
+        while True:
+            try:
+                response = await self._attempt(guarded, model, request)
+                return replace(
+                    response,
+                    retries=retries,
+                    provider=response.provider or guarded.provider.name,
+                    model=response.model or model,
+                )
+            except LLMError as exc:
+                error: LLMError = exc
+            except Exception as exc:  # a provider bug must not take the whole chain down
+                _log.exception("provider %s crashed on %s", guarded.provider.name, request.purpose)
+                raise _GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
+            # One more try on unparseable output: it is usually a sampling or truncation
+            # glitch that a second sample fixes, and costs at most one extra request.
+            if isinstance(error, LLMBadOutput) and bad_output_left > 0:
+                bad_output_left -= 1
+                delay: float | None = 0.0
+            elif error.retryable and transient_left > 0:
+                transient_left -= 1
+                delay = self.policy.delay(
+                    self.policy.max_retries - transient_left - 1, error.retry_after, self._jitter()
+                )
+            else:
+                delay = None
+            if delay is None:
+                raise _GaveUp(error, retries)
+            retries += 1
+            _log.info(
+                "llm %s via %s: %s; retry %d in %.2fs",
+                request.purpose,
+                guarded.provider.name,
+                type(error).__name__,
+                retries,
+                delay,
+            )
+            if delay > 0:
+                await self._sleep(delay)
+
+    async def _attempt(self, guarded: _Guarded, model: str, request: LLMRequest) -> LLMResponse:
+        """One guarded call: wait for a slot (bounded), then call within the timeout."""
+        semaphore = guarded.semaphore
+        limiter = guarded.limiter(model)
+        acquired = False
+        try:
+            try:
+                async with asyncio.timeout(self.policy.queue_timeout):
+                    if semaphore is not None:
+                        await semaphore.acquire()
+                        acquired = True
+                    if limiter is not None:
+                        await limiter.acquire()
+            except TimeoutError:
+                raise LLMQueueTimeout(
+                    f"{guarded.provider.name}: no request slot within "
+                    f"{self.policy.queue_timeout}s (local rate limit)"
+                ) from None
+            timeout = self.policy.timeout_for(request.purpose)
+            try:
+                async with asyncio.timeout(timeout):
+                    return await guarded.provider.complete(request)
+            except TimeoutError:
+                raise LLMUnavailable(
+                    f"{guarded.provider.name}: no answer within {timeout}s"
+                ) from None
+        finally:
+            if acquired and semaphore is not None:
+                semaphore.release()
+
+    def _emit(
+        self,
+        request: LLMRequest,
+        provider: str,
+        model: str,
+        started: float,
+        *,
+        outcome: str,
+        retries: int,
+        **fields: object,
+    ) -> None:
+        self.telemetry.emit(
+            "llm_call",
+            outcome=outcome,
+            provider=provider,
+            model=model or None,
+            purpose=request.purpose,
+            guild_id=request.guild_id,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            retries=retries,
+            **fields,
+        )
+
+    async def aclose(self) -> None:
+        for guarded in self._guarded.values():
+            try:
+                await guarded.provider.aclose()
+            except Exception:  # closing is best effort at shutdown
+                _log.exception("closing provider %s failed", guarded.provider.name)

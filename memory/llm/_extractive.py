@@ -1,0 +1,286 @@
+"""Extractive summaries: pick the most informative things people said, quote them, fit the cap.
+
+The offline provider cannot paraphrase, so it does the honest thing: it quotes. A summary of
+alice's day reads `alice said: "I got the job at the bakery!"; "starting monday". bob said
+about alice: "she'll be great".` Quoted speech stays attributed to its speaker, so the text
+is third person even when the quotes are not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from memory.core.text import (
+    collapse,
+    content_tokens,
+    end_sentence,
+    fit,
+    jaccard,
+    name_pattern,
+    restates_any,
+    split_sentences,
+    truncate,
+    words,
+    wordset,
+)
+
+# Chat filler that makes a message look long without saying anything.
+_FILLER = wordset(
+    """
+    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
+    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
+    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
+    """
+)
+
+# Words that usually mark something worth remembering about a person's day or life.
+_LIFE_EVENTS = wordset(
+    """
+    job work interview boss promoted promotion fired quit hired salary exam exams test
+    grade graduated graduation school university college class course thesis moved move
+    moving house apartment flat rent bought buy sold car birthday wedding married engaged
+    divorce girlfriend boyfriend partner wife husband baby pregnant kid kids son daughter
+    mom dad mother father brother sister family sick ill hospital doctor surgery covid flu
+    injured vacation holiday trip travel flight visiting visit concert game tournament won
+    lost started finished launched release project deadline diet gym marathon dog cat pet
+    """
+)
+_MOOD = wordset(
+    """
+    happy sad tired exhausted excited angry annoyed stressed anxious nervous worried scared
+    lonely bored depressed proud glad upset frustrated thrilled relieved sick hate love
+    """
+)
+_FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
+_SURROGATE = re.compile(r"\[(?:image|file|video|audio|sticker|embed|attachment)[^\]]*\]", re.I)
+_URL = re.compile(r"https?://\S+")
+_MIN_SCORE = 3.0
+# What others say to or about a member is news about them even when short ("congrats on
+# the new job!"), so it needs less to qualify.
+_MIN_SCORE_ABOUT = 1.5
+_QUOTE_MAX = 160
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One chat message, reduced to what scoring needs."""
+
+    order: int
+    author: str
+    text: str
+    score: float
+
+
+def clean_chat(text: str) -> str:
+    """Message text without links and attachment surrogates, on one line."""
+    text = _URL.sub("", _SURROGATE.sub("", text))
+    return collapse(text.replace('"', "'"))
+
+
+def informativeness(text: str) -> float:
+    """How much a message tells about its author: 0 for reactions, higher for life news."""
+    tokens = [token.lower() for token in words(text)]
+    meaningful = [t for t in tokens if t not in _FILLER and len(t) > 2]
+    if len(meaningful) < 2:
+        return 0.0
+    content = content_tokens(text)
+    score = min(len(content), 12) * 0.5
+    if _FIRST_PERSON.intersection(tokens):
+        score += 1.5
+    score += 2.0 * min(2, len(_LIFE_EVENTS.intersection(tokens)))
+    score += 1.5 * min(2, len(_MOOD.intersection(tokens)))
+    if any(token.isdigit() for token in tokens):
+        score += 0.5
+    capitals = [w for w in words(text)[1:] if w[:1].isupper() and w.lower() not in _FIRST_PERSON]
+    score += 0.5 * min(3, len(capitals))
+    if text.rstrip().endswith("?"):
+        score *= 0.6  # questions reveal interests but say less than statements
+    return round(score, 3)
+
+
+def _quote(text: str) -> str:
+    return '"' + truncate(text, _QUOTE_MAX) + '"'
+
+
+def _render(groups: Sequence[tuple[str, list[str]]]) -> str:
+    """`speaker: "a"; "b".` per group, in the given order."""
+    return " ".join(f"{label}: {'; '.join(_quote(t) for t in texts)}." for label, texts in groups)
+
+
+def _pick(candidates: list[tuple[str, Utterance]], max_chars: int) -> str:
+    """Greedy by score, rendered in chat order, grouped by label, within `max_chars`."""
+    chosen: list[tuple[str, Utterance]] = []
+    for candidate in sorted(candidates, key=lambda item: (-item[1].score, item[1].order)):
+        trial = sorted([*chosen, candidate], key=lambda item: item[1].order)
+        if len(_render(_group(trial))) <= max_chars:
+            chosen = trial
+    if not chosen and candidates:
+        # Even the best message alone is too long: quote as much of it as fits.
+        label, best = min(candidates, key=lambda item: (-item[1].score, item[1].order))
+        room = max_chars - len(label) - 5
+        if room > 20:
+            return _render([(label, [truncate(best.text, room)])])
+        return ""
+    return _render(_group(chosen))
+
+
+def _group(items: list[tuple[str, Utterance]]) -> list[tuple[str, list[str]]]:
+    groups: list[tuple[str, list[str]]] = []
+    for label, utterance in items:
+        if groups and groups[-1][0] == label:
+            groups[-1][1].append(utterance.text)
+        else:
+            groups.append((label, [utterance.text]))
+    return groups
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """A day's message prepared once: cleaned, scored, with who it replies to."""
+
+    order: int
+    author_id: int
+    author: str
+    text: str
+    score: float
+    replied_author_id: int | None
+
+
+def prepare_day(
+    messages: Sequence[dict[str, object]],
+    *,
+    forgotten: Iterable[str] = (),
+    names: Sequence[str] = (),
+) -> list[ChatLine]:
+    """Clean and score every message once; drop empty ones and ones making forgotten claims."""
+    forgotten = list(forgotten)
+    authors = {
+        str(m.get("message_id")): int(str(m.get("author_id")))
+        for m in messages
+        if m.get("message_id") is not None
+    }
+    lines: list[ChatLine] = []
+    for order, message in enumerate(messages):
+        text = clean_chat(str(message.get("content") or ""))
+        if not text or restates_any(text, forgotten, names=names):
+            continue
+        author_id = int(str(message.get("author_id")))
+        reply_to = message.get("reply_to_id")
+        lines.append(
+            ChatLine(
+                order=order,
+                author_id=author_id,
+                author=str(message.get("author_name") or f"user {author_id}"),
+                text=text,
+                score=informativeness(text),
+                replied_author_id=authors.get(str(reply_to)) if reply_to is not None else None,
+            )
+        )
+    return lines
+
+
+def summarize_member_day(
+    lines: Sequence[ChatLine], *, user_id: int, name: str, aliases: Sequence[str], max_chars: int
+) -> str:
+    """A member's most informative messages of the day, plus what others said to or about them."""
+    mention = name_pattern([name, *aliases])
+    candidates: list[tuple[str, Utterance]] = []
+    for line in lines:
+        if line.author_id == user_id:
+            if line.score >= _MIN_SCORE:
+                candidates.append(
+                    (f"{name} said", Utterance(line.order, line.author, line.text, line.score))
+                )
+            continue
+        if line.score < _MIN_SCORE_ABOUT:
+            continue
+        if line.replied_author_id == user_id:
+            label = f"{line.author} replied to {name}"
+        elif mention is not None and mention.search(line.text):
+            label = f"{line.author} said about {name}"
+        else:
+            continue
+        candidates.append((label, Utterance(line.order, line.author, line.text, line.score)))
+    return _pick(candidates, max_chars)
+
+
+def condense(
+    texts: Sequence[tuple[str | None, str]],
+    *,
+    max_chars: int,
+    forgotten: Iterable[str] = (),
+    names: Sequence[str] = (),
+) -> str:
+    """Most informative distinct sentences of several summaries, in order, within the cap.
+
+    `texts` pairs an optional label (a date) with a summary; labels prefix their sentences.
+    """
+    forgotten = list(forgotten)
+    units: list[tuple[int, str | None, str, float]] = []
+    seen: list[set[str]] = []
+    for label, text in texts:
+        for sentence in split_sentences(text or ""):
+            if restates_any(sentence, forgotten, names=names):
+                continue
+            tokens = content_tokens(sentence, ignore=names)
+            if any(jaccard(tokens, earlier) >= 0.7 for earlier in seen):
+                continue
+            seen.append(tokens)
+            units.append((len(units), label, end_sentence(sentence), _sentence_score(sentence)))
+    chosen: list[tuple[int, str | None, str, float]] = []
+    for unit in sorted(units, key=lambda u: (-u[3], u[0])):
+        trial = sorted([*chosen, unit])
+        if len(_render_labelled(trial)) <= max_chars:
+            chosen = trial
+    if not chosen and units:
+        best = min(units, key=lambda u: (-u[3], u[0]))
+        return truncate(_render_labelled([best]), max_chars)
+    return _render_labelled(chosen)
+
+
+def _sentence_score(sentence: str) -> float:
+    quoted = re.findall(r'"([^"]*)"', sentence)
+    return informativeness(" ".join(quoted)) if quoted else informativeness(sentence)
+
+
+def _render_labelled(units: list[tuple[int, str | None, str, float]]) -> str:
+    parts: list[str] = []
+    last_label: str | None = None
+    for _, label, sentence, _ in units:
+        if label and label != last_label:
+            parts.append(f"{label}: {sentence}")
+        else:
+            parts.append(sentence)
+        last_label = label
+    return " ".join(parts)
+
+
+def day_label(day: str) -> str:
+    """ "2024-05-01" -> "May 1" (dates in narratives are read by people)."""
+    try:
+        parsed = date.fromisoformat(day)
+    except ValueError:
+        return day
+    return f"{parsed:%b} {parsed.day}"
+
+
+def fold_turns(summary: str, turns: Sequence[dict[str, object]], *, max_chars: int) -> str:
+    """Running channel summary: keep the newest material, who said what, within the cap."""
+    pieces = split_sentences(summary)
+    for turn in turns:
+        text = clean_chat(str(turn.get("content") or ""))
+        if text and informativeness(text) > 0:
+            pieces.append(f"{turn.get('author_name')}: {_quote(text)}.")
+    # Newest first when trimming: the recent conversation matters most for the next reply.
+    kept: list[str] = []
+    used = 0
+    for piece in reversed(pieces):
+        extra = len(piece) + (1 if kept else 0)
+        if used + extra > max_chars:
+            continue
+        kept.append(piece)
+        used += extra
+    return fit(reversed(kept), max_chars)

@@ -1,0 +1,146 @@
+"""Build the LLM stack from settings: providers, per-purpose chains, limits, `MemoryLLM`.
+
+A provider that cannot work as configured (Gemini without a key) is left out of the chains
+with a warning instead of failing every call; the offline provider needs nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from memory.core.settings import PURPOSES, ProviderName, Settings, purpose_pairs
+from memory.core.telemetry import Telemetry
+from memory.llm._base import LLMProvider
+from memory.llm._chain import ProviderChain, ProviderLimits, RetryPolicy, Sleep
+from memory.llm._offline import OfflineProvider
+from memory.llm._purposes import DAILY_PURPOSES
+from memory.llm._tasks import MemoryLLM
+
+_log = logging.getLogger(__name__)
+
+
+def _secret(value: object) -> str | None:
+    getter = getattr(value, "get_secret_value", None)
+    return getter() if getter is not None else None
+
+
+def _client_timeout(settings: Settings) -> float:
+    """The SDK-level timeout: the longest any purpose may take (the chain enforces each)."""
+    return max(settings.llm_timeout_seconds, settings.llm_daily_timeout_seconds)
+
+
+def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None:
+    """One provider from settings, or None when it is not usable as configured."""
+    if name == "offline":
+        return OfflineProvider()
+    if name == "gemini":
+        api_key = _secret(settings.gemini_api_key)
+        if not api_key:
+            _log.warning("gemini is in the LLM chain but GEMINI_API_KEY is not set; skipping it")
+            return None
+        from memory.llm._gemini import GeminiProvider  # the SDK import is slow; only when used
+
+        return GeminiProvider(
+            api_key=api_key,
+            model=settings.gemini_model,
+            model_daily=settings.gemini_model_daily,
+            purpose_models=purpose_pairs(settings.gemini_purpose_models),
+            base_url=settings.gemini_base_url,
+            timeout_seconds=_client_timeout(settings),
+        )
+    if name == "openai":
+        from memory.llm._openai_compat import OpenAICompatibleProvider
+
+        return OpenAICompatibleProvider(
+            base_url=settings.openai_base_url,
+            api_key=_secret(settings.openai_api_key),
+            model=settings.openai_model,
+            model_daily=settings.openai_model_daily,
+            purpose_models=purpose_pairs(settings.openai_purpose_models),
+            timeout_seconds=_client_timeout(settings),
+        )
+    raise ValueError(f"unknown LLM provider {name!r}")
+
+
+def provider_limits(provider: LLMProvider, settings: Settings) -> ProviderLimits:
+    """Rate and concurrency guards for a remote provider; none for the local one."""
+    if provider.name == "offline":
+        return ProviderLimits()
+    rpm = settings.llm_requests_per_minute
+    if provider.name == "openai" and settings.openai_requests_per_minute:
+        rpm = settings.openai_requests_per_minute
+    per_model: dict[str, float] = {}
+    daily_model = provider.model_for("daily_summary")
+    if provider.name == "gemini" and daily_model != provider.model_for("route"):
+        # Gemini quotas are per model; the stronger daily model has the smaller free quota.
+        per_model[daily_model] = settings.llm_daily_requests_per_minute
+    return ProviderLimits(
+        requests_per_minute=rpm,
+        max_concurrency=settings.llm_max_concurrency,
+        model_requests_per_minute=per_model,
+    )
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_retries=settings.llm_max_retries,
+        backoff_base=settings.llm_backoff_base_seconds,
+        backoff_max=settings.llm_backoff_max_seconds,
+        bad_output_retries=settings.llm_bad_output_retries,
+        timeout=settings.llm_timeout_seconds,
+        queue_timeout=settings.llm_queue_timeout_seconds,
+        purpose_timeouts={
+            purpose: settings.llm_daily_timeout_seconds for purpose in DAILY_PURPOSES
+        },
+    )
+
+
+def build_provider_chain(
+    settings: Settings,
+    telemetry: Telemetry,
+    *,
+    sleep: Sleep | None = None,
+    jitter: Callable[[], float] | None = None,
+) -> ProviderChain:
+    """Every provider any purpose's chain names, wired with its guards and fallbacks."""
+    wanted: list[ProviderName] = []
+    for purpose in PURPOSES:
+        for name in settings.chain_for(purpose):
+            if name not in wanted:
+                wanted.append(name)
+    built: dict[str, LLMProvider] = {}
+    for name in wanted:
+        provider = build_provider(name, settings)
+        if provider is not None:
+            built[name] = provider
+    if not built:
+        _log.warning("no usable LLM provider configured; using the offline provider")
+        built["offline"] = OfflineProvider()
+    chains = {
+        purpose: [name for name in settings.chain_for(purpose) if name in built]
+        for purpose in PURPOSES
+    }
+    for purpose, names in chains.items():
+        if not names:
+            _log.warning("no usable provider for %s; it will use the offline provider", purpose)
+            built.setdefault("offline", OfflineProvider())
+            chains[purpose] = ["offline"]
+    extra: dict[str, object] = {}
+    if sleep is not None:
+        extra["sleep"] = sleep
+    if jitter is not None:
+        extra["jitter"] = jitter
+    return ProviderChain(
+        list(built.values()),
+        chains=chains,
+        limits={name: provider_limits(p, settings) for name, p in built.items()},
+        policy=retry_policy(settings),
+        telemetry=telemetry,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def build_llm(settings: Settings, telemetry: Telemetry) -> MemoryLLM:
+    """The memory tasks over the configured provider chain (close with `llm.provider.aclose()`)."""
+    return MemoryLLM(build_provider_chain(settings, telemetry))

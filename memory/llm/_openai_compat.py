@@ -1,0 +1,180 @@
+"""Any OpenAI-compatible chat endpoint: Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter.
+
+Structured calls ask for `response_format: json_schema`. Servers differ in what they accept:
+when one rejects the format (a 400/422) the call is repeated once without it, with the schema
+spelled out in the prompt, and the model remembers not to send it again. Answers are always
+validated on our side, with JSON-in-text extraction for models that wrap or prefix their JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from memory.llm._base import (
+    LLMBadOutput,
+    LLMBlocked,
+    LLMError,
+    LLMProvider,
+    LLMRateLimited,
+    LLMRequest,
+    LLMRequestRejected,
+    LLMResponse,
+    LLMUnavailable,
+    Purpose,
+)
+from memory.llm._jsonout import parse_structured, strict_json_schema
+from memory.llm._purposes import pick_model
+
+_log = logging.getLogger(__name__)
+
+# Status codes with which servers say "I do not understand response_format".
+_FORMAT_REJECTED = frozenset({400, 422})
+
+
+class OpenAICompatibleProvider(LLMProvider):
+    """Chat completions on one base URL; the SDK's retries are off (the chain retries)."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        model_daily: str | None = None,
+        purpose_models: Mapping[str, str] | None = None,
+        timeout_seconds: float = 30.0,
+    ) -> None:
+        self.model = model
+        self.model_daily = model_daily or model
+        self.purpose_models = dict(purpose_models or {})
+        self._client = AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            max_retries=0,
+            timeout=timeout_seconds,
+        )
+        # Models whose server refused `response_format: json_schema` once: prompt-only JSON.
+        self._no_schema_format: set[str] = set()
+
+    def model_for(self, purpose: Purpose) -> str:
+        return pick_model(
+            purpose, model=self.model, model_daily=self.model_daily, overrides=self.purpose_models
+        )
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        model = self.model_for(request.purpose)
+        use_format = request.schema is not None and model not in self._no_schema_format
+        try:
+            completion = await self._create(request, model, schema_format=use_format)
+        except openai.APIStatusError as exc:
+            if not (use_format and exc.status_code in _FORMAT_REJECTED):
+                raise map_api_error(exc) from exc
+            _log.info(
+                "%s rejected response_format json_schema (%s); using JSON in text",
+                model,
+                exc.status_code,
+            )
+            try:
+                completion = await self._create(request, model, schema_format=False)
+            except openai.APIError as retry_exc:
+                raise map_api_error(retry_exc) from retry_exc
+            # Only now is it clear the format, not the request, was the problem.
+            self._no_schema_format.add(model)
+        except openai.APIError as exc:
+            raise map_api_error(exc) from exc
+        return self._response(request, model, completion)
+
+    async def _create(self, request: LLMRequest, model: str, *, schema_format: bool) -> Any:
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        prompt = request.prompt
+        kwargs: dict[str, Any] = {}
+        if request.schema is not None:
+            if schema_format:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": request.schema.__name__,
+                        "schema": strict_json_schema(request.schema),
+                        "strict": True,
+                    },
+                }
+            else:
+                schema_text = json.dumps(request.schema.model_json_schema(), ensure_ascii=False)
+                prompt += (
+                    "\n\nAnswer with one JSON object only, no other text, matching this JSON "
+                    f"schema:\n{schema_text}"
+                )
+        messages.append({"role": "user", "content": prompt})
+        if request.max_output_tokens:
+            kwargs["max_tokens"] = request.max_output_tokens
+        return await self._client.chat.completions.create(
+            model=model,
+            messages=messages,  # type: ignore[arg-type]
+            temperature=request.temperature,
+            **kwargs,
+        )
+
+    def _response(self, request: LLMRequest, model: str, completion: Any) -> LLMResponse:
+        what = f"openai {request.purpose}"
+        if not completion.choices:
+            raise LLMBlocked(f"{what}: no choices")
+        choice = completion.choices[0]
+        if choice.finish_reason == "content_filter":
+            raise LLMBlocked(f"{what}: answer blocked (content_filter)")
+        message = choice.message
+        text = (message.content if message else None) or ""
+        refusal = getattr(message, "refusal", None) if message else None
+        if refusal and not text:
+            raise LLMBlocked(f"{what}: refused ({refusal})"[:500])
+        parsed = None
+        if request.schema is not None:
+            parsed = parse_structured(text, request.schema, what=what)
+        elif not text.strip():
+            raise LLMBadOutput(f"{what}: empty answer")
+        usage = completion.usage
+        return LLMResponse(
+            text=text,
+            parsed=parsed,
+            provider=self.name,
+            model=completion.model or model,
+            input_tokens=usage.prompt_tokens if usage else None,
+            output_tokens=usage.completion_tokens if usage else None,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:  # an HTTP date: rare for these servers, let backoff decide
+        return None
+
+
+def map_api_error(exc: openai.APIError) -> LLMError:
+    """SDK error -> typed error: 429 rate limit, timeouts/5xx unavailable, other 4xx rejected."""
+    if isinstance(exc, openai.APIStatusError):
+        code = exc.status_code
+        message = f"openai {code}: {exc.message}"[:500]
+        if code == 429:
+            return LLMRateLimited(message, retry_after=_retry_after(exc))
+        if code in (408, 409) or code >= 500:
+            return LLMUnavailable(message)
+        return LLMRequestRejected(message)
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return LLMUnavailable(f"openai: {type(exc).__name__}: {exc}"[:500])
+    if isinstance(exc, openai.APIResponseValidationError):
+        return LLMBadOutput(f"openai: unexpected response shape ({exc})"[:500])
+    return LLMUnavailable(f"openai: {type(exc).__name__}: {exc}"[:500])

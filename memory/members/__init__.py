@@ -1,0 +1,29 @@
+"""The member directory as prompts see it: names for ids, name lookups, mention rendering."""
+
+from __future__ import annotations
+
+from memory.members._directory import MemberDirectory
+from memory.members._names import NameIndexCache, mentioned_ids, render_mentions
+from memory.members._render import (
+    USER_MENTION,
+    display_name,
+    prompt_member,
+    referenced_ids,
+    render_messages,
+)
+from memory.members._resolve import MemberResolver, Resolution, describe
+
+__all__ = [
+    "USER_MENTION",
+    "MemberDirectory",
+    "MemberResolver",
+    "NameIndexCache",
+    "Resolution",
+    "describe",
+    "display_name",
+    "mentioned_ids",
+    "prompt_member",
+    "referenced_ids",
+    "render_mentions",
+    "render_messages",
+]

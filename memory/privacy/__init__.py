@@ -1,0 +1,44 @@
+"""Privacy and lifecycle: per-member export and purge, and retention of raw messages."""
+
+from __future__ import annotations
+
+from memory.privacy._desk import PrivacyDesk, PrivacyHooks
+from memory.privacy._retention import RetentionJob, RetentionReport, run_retention
+from memory.privacy._service import (
+    AmbiguousMember,
+    PrivacyError,
+    PurgeReport,
+    Resummarize,
+    Subject,
+    UnknownGuild,
+    UnknownMember,
+    export_member,
+    export_summary,
+    purge_member,
+    purge_preview,
+    resolve_guild,
+    resolve_subject,
+    to_json,
+)
+
+__all__ = [
+    "AmbiguousMember",
+    "PrivacyDesk",
+    "PrivacyError",
+    "PrivacyHooks",
+    "PurgeReport",
+    "Resummarize",
+    "RetentionJob",
+    "RetentionReport",
+    "Subject",
+    "UnknownGuild",
+    "UnknownMember",
+    "export_member",
+    "export_summary",
+    "purge_member",
+    "purge_preview",
+    "resolve_guild",
+    "resolve_subject",
+    "run_retention",
+    "to_json",
+]

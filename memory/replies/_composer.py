@@ -1,0 +1,271 @@
+"""Reply composer: who matters for this message, their memories, the window, one LLM call.
+
+Discord-free: the replies cog and the console both call `ReplyComposer.compose`. Memory is
+gathered within the reply time budget; a member whose memory is not ready gets the manager's
+fallback (or nothing) rather than delaying the reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.core.tokens import estimate_tokens, trim_to_tokens
+from memory.llm import MemoryLLM
+from memory.members import NameIndexCache, mentioned_ids, render_mentions
+from memory.replies._window import ConversationWindows, Turn, WindowView
+from prompts.loader import Raw, element, join, render
+
+_log = logging.getLogger(__name__)
+
+
+class MemorySource(Protocol):
+    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None: ...
+
+
+MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    """A message the bot answers, with ids as stored and `<@id>` mentions still in `content`."""
+
+    guild_id: int
+    channel_id: int
+    message_id: int
+    author_id: int
+    author_name: str
+    content: str
+    mention_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class ReplyResult:
+    text: str
+    prompt: str
+    member_ids: list[int] = field(default_factory=list)
+    memories_found: int = 0
+    prompt_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ReplyConfig:
+    bot_name: str
+    persona: str
+    prompt_token_budget: int
+    window_token_budget: int
+    memory_budget_seconds: float
+    max_members: int
+    context_max_chars: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ReplyConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            persona=settings.persona,
+            prompt_token_budget=settings.reply_prompt_token_budget,
+            window_token_budget=settings.window_token_budget,
+            memory_budget_seconds=settings.reply_memory_budget_seconds,
+            max_members=settings.reply_max_members,
+            context_max_chars=settings.context_max_chars,
+        )
+
+
+class ReplyComposer:
+    """Builds the XML reply prompt and asks the `reply` purpose for the answer."""
+
+    def __init__(
+        self,
+        *,
+        memory: MemorySource,
+        llm: MemoryLLM,
+        windows: ConversationWindows,
+        names: NameIndexCache,
+        load_members: MemberLoader,
+        config: ReplyConfig,
+        bot_user_id: int | None = None,
+        telemetry: Telemetry,
+    ) -> None:
+        self._memory = memory
+        self._llm = llm
+        self._windows = windows
+        self._names = names
+        self._load_members = load_members
+        self.config = config
+        self.bot_user_id = bot_user_id
+        self._telemetry = telemetry
+
+    async def relevant_members(self, message: IncomingMessage) -> list[int]:
+        """Author first, then mentioned members, then members named in the text."""
+        index = await self._names.get(message.guild_id)
+        candidates = [
+            message.author_id,
+            *message.mention_ids,
+            *mentioned_ids(message.content),
+            *index.named_in(message.content),
+        ]
+        ordered: list[int] = []
+        for user_id in candidates:
+            if user_id != self.bot_user_id and user_id not in ordered:
+                ordered.append(user_id)
+        return ordered[: self.config.max_members]
+
+    async def _gather_memories(self, guild_id: int, user_ids: list[int]) -> dict[int, str]:
+        """Every member's context within the time budget; late or failed ones are skipped."""
+        budget = self.config.memory_budget_seconds
+        tasks = {
+            user_id: asyncio.ensure_future(
+                self._memory.get_memories(guild_id, user_id, budget=budget)
+            )
+            for user_id in user_ids
+        }
+        # get_memories races its own budget; the margin covers database reads.
+        done, pending = await asyncio.wait(tasks.values(), timeout=budget + 0.5)
+        for task in pending:
+            task.cancel()
+        memories: dict[int, str] = {}
+        for user_id, task in tasks.items():
+            if task in done and not task.cancelled() and task.exception() is None:
+                text = task.result()
+                if text:
+                    memories[user_id] = text[: self.config.context_max_chars]
+            elif task in done and not task.cancelled():
+                _log.warning("memory for %s failed: %s", user_id, task.exception())
+        if pending:
+            self._telemetry.emit(
+                "fallback", guild_id=guild_id, reason="reply_budget", members=len(pending)
+            )
+        return memories
+
+    def _memories_xml(
+        self, user_ids: list[int], members: dict[int, Member], memories: dict[int, str], budget: int
+    ) -> Raw:
+        fragments: list[Raw] = []
+        used = 0
+        for user_id in user_ids:
+            context = memories.get(user_id)
+            if not context:
+                continue
+            member = members.get(user_id)
+            name = member.display_name if member else f"user {user_id}"
+            cost = estimate_tokens(context) + estimate_tokens(name) + 12
+            if used + cost > budget:
+                context = trim_to_tokens(context, budget - used - estimate_tokens(name) - 12)
+                if not context:
+                    break
+                cost = budget - used
+            fragments.append(element("member", context, id=user_id, name=name))
+            used += cost
+        return join(fragments)
+
+    def _render(
+        self, message_text: str, message: IncomingMessage, memories: Raw, window: WindowView
+    ) -> str:
+        turns = join(
+            [
+                element(
+                    "turn",
+                    turn.content,
+                    author_id=turn.author_id,
+                    author=turn.author_name,
+                    at=turn.at.isoformat(timespec="seconds"),
+                )
+                for turn in window.turns
+            ]
+        )
+        return render(
+            "reply",
+            persona=self.config.persona,
+            bot_name=self.config.bot_name,
+            memories=memories,
+            window_summary=window.summary,
+            window_turns=turns,
+            author_id=message.author_id,
+            author_name=message.author_name,
+            message=message_text,
+        )
+
+    async def compose(self, message: IncomingMessage) -> ReplyResult:
+        """Answer `message`. Raises LLMError only when every provider failed."""
+        started = time.perf_counter()
+        user_ids = await self.relevant_members(message)
+        memories_task = asyncio.ensure_future(self._gather_memories(message.guild_id, user_ids))
+        window = await self._windows.view(message.channel_id)
+        # The message itself may already be in the window (observed first): it is <message>.
+        window = WindowView(
+            window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
+        )
+        mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
+        members = await self._load_members(message.guild_id, mention_targets)
+        memories = await memories_task
+
+        names = {user_id: member.display_name for user_id, member in members.items()}
+        message_text = render_mentions(message.content, names)
+        # Fixed parts are never trimmed: persona, rules and the message itself.
+        fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
+        remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
+        memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
+        remaining -= estimate_tokens(memories_xml)
+        window_budget = max(0, min(self.config.window_token_budget, remaining - 16))
+        fitted = window.fitted(window_budget)
+        prompt = self._render(message_text, message, memories_xml, fitted)
+        # Estimates ignore XML overhead; measure the real prompt and keep trimming in order.
+        while estimate_tokens(prompt) > self.config.prompt_token_budget:
+            excess = estimate_tokens(prompt) - self.config.prompt_token_budget
+            if fitted.turns:
+                fitted = WindowView(fitted.summary, fitted.turns[1:])
+            elif fitted.summary:
+                keep = max(0, estimate_tokens(fitted.summary) - excess - 1)
+                fitted = WindowView(trim_to_tokens(fitted.summary, keep) if keep else "", ())
+            else:
+                break  # only the fixed parts and memories are left
+            prompt = self._render(message_text, message, memories_xml, fitted)
+
+        inputs: dict[str, object] = {
+            "message": message_text,
+            "author_name": message.author_name,
+            "bot_name": self.config.bot_name,
+            "memories": [
+                {"user_id": uid, "name": names.get(uid, f"user {uid}"), "context": memories[uid]}
+                for uid in user_ids
+                if uid in memories
+            ],
+            "window_summary": fitted.summary,
+            "turns": [{"author": t.author_name, "content": t.content} for t in fitted.turns],
+        }
+        text = await self._llm.reply(prompt=prompt, inputs=inputs, guild_id=message.guild_id)
+        prompt_tokens = estimate_tokens(prompt)
+        self._telemetry.emit(
+            "reply",
+            guild_id=message.guild_id,
+            channel_id=message.channel_id,
+            members=len(user_ids),
+            memories=len(memories),
+            prompt_tokens=prompt_tokens,
+            window_turns=len(fitted.turns),
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
+
+    async def observe(self, message: IncomingMessage) -> None:
+        """Add a channel message (a member's or the bot's own reply) to the window."""
+        mentioned = mentioned_ids(message.content)
+        known = await self._load_members(message.guild_id, mentioned) if mentioned else {}
+        names = {uid: member.display_name for uid, member in known.items()}
+        await self._windows.add(
+            message.channel_id,
+            Turn(
+                message.message_id,
+                message.author_id,
+                message.author_name,
+                render_mentions(message.content, names),
+                self._windows.clock.now(),
+            ),
+        )

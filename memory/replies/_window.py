@@ -1,0 +1,155 @@
+"""Per-channel conversation window: recent turns verbatim, older ones folded into a summary.
+
+The window keeps the bot's replies aware of the conversation without growing without bound:
+past 70% of its token budget the oldest half is folded into a running summary (one LLM call);
+after `soft` minutes of silence everything is folded; after `hard` minutes it is cleared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from memory.core.clock import Clock
+from memory.core.telemetry import Telemetry
+from memory.core.tokens import estimate_tokens, trim_to_tokens
+from memory.llm import PromptMessage
+
+_log = logging.getLogger(__name__)
+
+FOLD_THRESHOLD = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    message_id: int
+    author_id: int
+    author_name: str
+    content: str
+    at: datetime
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.author_name) + estimate_tokens(self.content) + 4
+
+    def as_prompt_message(self) -> PromptMessage:
+        return PromptMessage(
+            message_id=self.message_id,
+            timestamp=self.at,
+            author_id=self.author_id,
+            author_name=self.author_name,
+            content=self.content,
+        )
+
+
+# Folds (running summary, turns to fold) into a new summary; usually MemoryLLM.fold_window.
+Folder = Callable[[str, list[Turn]], Awaitable[str]]
+
+
+@dataclass
+class ChannelWindow:
+    summary: str = ""
+    turns: list[Turn] = field(default_factory=list)
+    last_activity: datetime | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def tokens(self) -> int:
+        return estimate_tokens(self.summary) + sum(turn.tokens for turn in self.turns)
+
+
+@dataclass(frozen=True)
+class WindowView:
+    """What a prompt gets: the running summary and the verbatim turns, oldest first."""
+
+    summary: str
+    turns: tuple[Turn, ...]
+
+    def tokens(self) -> int:
+        return estimate_tokens(self.summary) + sum(turn.tokens for turn in self.turns)
+
+    def fitted(self, budget: int) -> WindowView:
+        """Drop the oldest turns, then shorten the summary, until the view fits `budget`."""
+        turns = list(self.turns)
+        summary = self.summary
+        while turns and estimate_tokens(summary) + sum(t.tokens for t in turns) > budget:
+            turns.pop(0)
+        if estimate_tokens(summary) + sum(t.tokens for t in turns) > budget:
+            summary = trim_to_tokens(summary, budget - sum(t.tokens for t in turns))
+        return WindowView(summary, tuple(turns))
+
+
+class ConversationWindows:
+    """All channels' windows of one process. Folding failures degrade to dropping old turns."""
+
+    def __init__(
+        self,
+        folder: Folder,
+        clock: Clock,
+        *,
+        token_budget: int,
+        soft_decay: timedelta,
+        hard_decay: timedelta,
+        telemetry: Telemetry,
+    ) -> None:
+        self._folder = folder
+        self.clock = clock
+        self.token_budget = token_budget
+        self.soft_decay = soft_decay
+        self.hard_decay = hard_decay
+        self._telemetry = telemetry
+        self._channels: dict[int, ChannelWindow] = {}
+
+    def _window(self, channel_id: int) -> ChannelWindow:
+        return self._channels.setdefault(channel_id, ChannelWindow())
+
+    async def add(self, channel_id: int, turn: Turn) -> None:
+        """Append a turn (after applying decay), folding the oldest half past 70% of budget."""
+        window = self._window(channel_id)
+        async with window.lock:
+            await self._decay(channel_id, window)
+            window.turns.append(turn)
+            window.last_activity = self.clock.now()
+            if window.tokens() > FOLD_THRESHOLD * self.token_budget and len(window.turns) > 1:
+                half = max(1, len(window.turns) // 2)
+                await self._fold(channel_id, window, half, reason="budget")
+
+    async def view(self, channel_id: int) -> WindowView:
+        """The current window after decay; an unknown channel has an empty one."""
+        window = self._window(channel_id)
+        async with window.lock:
+            await self._decay(channel_id, window)
+            return WindowView(window.summary, tuple(window.turns))
+
+    def forget_channel(self, channel_id: int) -> None:
+        self._channels.pop(channel_id, None)
+
+    async def _decay(self, channel_id: int, window: ChannelWindow) -> None:
+        if window.last_activity is None:
+            return
+        silence = self.clock.now() - window.last_activity
+        if silence >= self.hard_decay:
+            window.summary, window.turns, window.last_activity = "", [], None
+            self._telemetry.emit("window_decay", channel_id=channel_id, kind="hard")
+        elif silence >= self.soft_decay and window.turns:
+            await self._fold(channel_id, window, len(window.turns), reason="silence")
+            self._telemetry.emit("window_decay", channel_id=channel_id, kind="soft")
+
+    async def _fold(self, channel_id: int, window: ChannelWindow, count: int, reason: str) -> None:
+        folded, kept = window.turns[:count], window.turns[count:]
+        try:
+            summary = await self._folder(window.summary, folded)
+        except Exception as exc:  # any failure: keep the budget by dropping, never raise
+            _log.warning("window fold failed in channel %s: %s", channel_id, exc)
+            self._telemetry.emit(
+                "window_fold", outcome="error", channel_id=channel_id, reason=reason, error=str(exc)
+            )
+            window.turns = kept
+            return
+        window.summary = trim_to_tokens(summary, self.token_budget // 3)
+        window.turns = kept
+        self._telemetry.emit(
+            "window_fold", channel_id=channel_id, reason=reason, turns_folded=len(folded)
+        )

@@ -1,0 +1,71 @@
+"""The telemetry vocabulary: every operation (`op`) and every documented field.
+
+Every line carries `ts`, `op` and `outcome`; the other fields depend on the operation and are
+listed in `FIELDS` (docs/operations.md renders the same table).
+"""
+
+from __future__ import annotations
+
+TELEMETRY_FILE = "telemetry.jsonl"
+
+# The documented fields of a telemetry line. Producers may add operation-specific extras (listed
+# with each op in docs/operations.md); these names keep one meaning everywhere.
+FIELDS: dict[str, str] = {
+    "ts": "UTC time the event was emitted (end of the operation), ISO 8601 with milliseconds",
+    "op": "operation name, one of OPS",
+    "outcome": "ok, error, or an op-specific result (fallback, retry, degraded, refused, ...)",
+    "guild_id": "Discord guild (server) id the operation was for",
+    "user_id": "member the operation was about (subject of a remember, a context, a purge)",
+    "actor_id": "member who asked for it, when that is someone else",
+    "channel_id": "channel the operation was for",
+    "latency_ms": "wall time of the operation in milliseconds",
+    "error": "exception type and message, truncated",
+    "provider": "LLM provider that was called: gemini, openai, offline",
+    "model": "model name used by the provider",
+    "purpose": "why the LLM was called: daily_summary, merge, remember, route, reply, ...",
+    "input_tokens": "prompt tokens reported by the provider",
+    "output_tokens": "completion tokens reported by the provider",
+    "retries": "retries before the call succeeded or gave up",
+    "fallback_to": "llm_call that failed over: the provider tried next",
+    "fallback_from": "llm_call answered by a fallback: the provider that failed first",
+    "cache": "cache event: which cache (today, history, context, ...)",
+    "hit": "cache event: true for a hit, false for a miss",
+    "shared": "cache miss that joined a computation already in flight (single flight)",
+    "reason": "why it happened: a fallback's cause, a summary's (missing, stale, changed)",
+    "served": "fallback: what was served (last_known_good, facts_and_summaries, facts, none)",
+    "day": "calendar day (guild time zone) a daily summary is for, YYYY-MM-DD",
+    "end_day": "last day a historical summary covers, YYYY-MM-DD",
+    "count": "rows handled by retention and privacy operations",
+    "size": "ingest_batch: events in the batch",
+    "queue_depth": "ingest: events still waiting in the queue",
+    "command": "admin: the /memory subcommand; command: the member command",
+}
+
+# Every operation memorybot reports; `op` of every line is one of these.
+OPS: dict[str, str] = {
+    "ingest_batch": "a batch of message events written (size, inserted, queue_depth)",
+    "ingest_overflow": "the ingest queue went past INGEST_QUEUE_MAX (kept in memory)",
+    "ingest_reject": "one event the database refused (not stored)",
+    "ingest_shutdown": "events still queued when the writer was closed",
+    "backfill": "channel history fetched on start-up (messages)",
+    "import": "one DiscordChatExporter file imported (messages, new, skipped)",
+    "daily_summary": "one guild-day summarised (day, reason, messages, members)",
+    "historical_summary": "one member's days 2-7 rolled up (end_day, days)",
+    "merge": "facts + today + history merged into one context",
+    "cache": "a cache lookup (cache, hit, shared)",
+    "fallback": "memory served from a fallback (reason, served)",
+    "llm_call": "one LLM request (provider, model, purpose, tokens, retries, latency)",
+    "route": "a message classified by the intent router",
+    "command": "a member command handled (or rate limited)",
+    "remember": "a fact merged into a member's blob",
+    "forget": "a statement pruned from a member's blob",
+    "undo": "a member's last fact change reverted",
+    "facts_conflict": "a concurrent fact write won the race; the merge is redone",
+    "reply": "the bot answered a message (members, memories, prompt_tokens)",
+    "window_fold": "a channel's conversation window folded into its running summary",
+    "window_decay": "a quiet channel's window summarised (soft) or cleared (hard)",
+    "retention": "old raw messages deleted (count, batches, cutoff)",
+    "privacy_export": "everything held about a member exported (count = rows)",
+    "privacy_purge": "everything held about a member deleted (count = rows, stale_days)",
+    "admin": "a /memory admin command (command); outcome refused for non-admins",
+}

@@ -1,0 +1,74 @@
+"""Dependencies go one way, checked by the import-linter contracts in pyproject.toml:
+bot -> the memory front door -> capability packages -> llm/telemetry -> db/prompts -> core;
+memory never imports discord or bot; db imports only the core; a capability package is used by
+the others only through its __init__. Planting a forbidden import must break the check."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bot", "memory", "db", "prompts")
+LINT = "from importlinter.cli import lint_imports; raise SystemExit(lint_imports())"
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    """Run the project's contracts on the packages under `tree` (imported from there)."""
+    return subprocess.run(
+        [sys.executable, "-c", LINT],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def tree_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packages and contracts copied aside, so a test can plant an import in them."""
+    tree = tmp_path_factory.mktemp("layering")
+    for package in PACKAGES:
+        shutil.copytree(
+            ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_the_tree_keeps_every_contract() -> None:
+    result = _lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "5 kept, 0 broken" in result.stdout
+
+
+def _plant(tree: Path, relative: str, line: str) -> None:
+    path = tree / relative
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}  # planted\n", encoding="utf-8")
+
+
+def test_a_bot_module_importing_db_breaks_the_check(tree_copy: Path) -> None:
+    _plant(tree_copy, "bot/cogs/replies.py", "from db import pool")
+    result = _lint(tree_copy)
+    assert result.returncode != 0
+    assert "bot/ uses memory only through its front door" in result.stdout
+    assert "bot.cogs.replies -> db.pool" in result.stdout
+
+
+def test_reaching_into_another_package_breaks_the_check(tmp_path: Path) -> None:
+    for package in PACKAGES:
+        shutil.copytree(
+            ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    _plant(tmp_path, "memory/replies/_window.py", "from memory.facts._service import FactService")
+    _plant(tmp_path, "memory/llm/_tasks.py", "import discord")
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "memory.replies._window -> memory.facts._service" in result.stdout
+    assert "memory.llm._tasks -> discord" in result.stdout
