@@ -9,8 +9,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
 from bot.cli import main
 from db.guilds import ensure_guild
 from db.members import upsert_members
@@ -20,18 +18,6 @@ from memory.core.models import ChatMessage, Member
 GUILD = 4242
 ALICE, BOB = 101, 102
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def cli_env(monkeypatch, database_dsn: str, tmp_path: Path) -> Path:
-    monkeypatch.setenv("DATABASE_URL", database_dsn)
-    monkeypatch.setenv("LLM_PROVIDER", "offline")
-    monkeypatch.setenv("LOG_DIR", str(tmp_path / "logs"))
-    monkeypatch.setenv("TELEMETRY_STDOUT", "true")  # the CLI must still keep stdout clean
-    monkeypatch.delenv("MEMORYBOT_NOW", raising=False)
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 async def _seed(db_pool) -> None:

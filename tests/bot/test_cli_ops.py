@@ -120,15 +120,6 @@ def test_tail_follow_prints_new_events_across_rotation(log_dir: Path) -> None:
 # --- retention run ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def cli_env(monkeypatch, database_dsn: str, tmp_path: Path) -> Path:
-    """Point the CLI at the test database and a private log directory."""
-    monkeypatch.setenv("DATABASE_URL", database_dsn)
-    monkeypatch.setenv("LOG_DIR", str(tmp_path / "logs"))
-    monkeypatch.setenv("TELEMETRY_STDOUT", "true")  # the CLI must still keep stdout clean
-    return tmp_path
-
-
 async def test_retention_run_deletes_old_messages_and_prints_counts(
     cli_env: Path, db_pool, capsys
 ) -> None:

@@ -7,12 +7,13 @@ from datetime import UTC, date, datetime
 from db.guilds import ensure_guild, get_settings, get_timezone, set_timezone
 from db.messages import apply_edits, get_message, insert_messages, last_message_ids, mark_deleted
 from memory.core.models import ChatMessage
+from tests.support import chat_message
 
 NOON = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def _message(message_id: int, content: str = "hi", channel_id: int = 2) -> ChatMessage:
-    return ChatMessage(message_id, 1, channel_id, 3, content, NOON, mention_ids=(7,))
+    return chat_message(message_id, content, channel_id=channel_id, mention_ids=(7,))
 
 
 async def _summary_day(db_pool, day: date) -> None:

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from db.messages import get_message, insert_messages
-from memory.core.models import ChatMessage
+from tests.support import chat_message
 
-
-def _message(message_id: int, content: str = "hi", **extra: object) -> ChatMessage:
-    return ChatMessage(
-        message_id=message_id,
-        guild_id=1,
-        channel_id=2,
-        author_id=3,
-        content=content,
-        created_at=datetime(2026, 11, 1, 12, 0, tzinfo=UTC),
-        **extra,  # type: ignore[arg-type]
-    )
+_message = chat_message
 
 
 async def test_insert_twice_adds_nothing(db_pool) -> None:

@@ -30,6 +30,7 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
 from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
+from tests.support import eventually
 
 StartBot = Callable[..., Awaitable[MemoryBot]]
 
@@ -115,17 +116,31 @@ async def until_stored(
 
     Cogs hand events to the batched writer, so rows arrive a moment after the gateway event.
     """
-    assert bot.memory.writer is not None
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
+
+    async def flushed_probe() -> Any:
         await bot.memory.writer.flush()
-        found = await probe()
-        if found:
-            return found
-        if loop.time() > deadline:
-            raise TimeoutError(f"nothing stored within {within}s")
-        await asyncio.sleep(0.02)
+        return await probe()
+
+    try:
+        return await eventually(flushed_probe, timeout=within, interval=0.02)
+    except TimeoutError:
+        raise TimeoutError(f"nothing stored within {within}s") from None
+
+
+async def settled(bot: MemoryBot, *, within: float = 10.0) -> None:
+    """Wait until the bot has finished handling every gateway event it received (no
+    discord.py event handler is still running) and its writer is flushed: after this, a reply
+    or row that is not there will not come."""
+
+    def handlers_running() -> list[asyncio.Task[object]]:
+        return [
+            task
+            for task in asyncio.all_tasks()
+            if task.get_name().startswith("discord.py: ") and not task.done()
+        ]
+
+    await eventually(lambda: not handlers_running(), timeout=within)
+    await bot.memory.writer.flush()
 
 
 async def directory_ready(bot: MemoryBot, name: str = "bob", *, count: int = 1) -> None:

@@ -49,7 +49,7 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
     fake.requests           # every REST call as (method, path)
     fake.unhandled          # REST calls no route matched (answered with a sane default)
     fake.identify           # the IDENTIFY payload (intents, token)
-    await eventually(lambda: <truthy when done>, timeout=5.0)   # module-level polling helper
+    await eventually(lambda: <truthy when done>, timeout=5.0)   # tests.support polling helper
 
 Messages the bot sends are echoed back over the gateway as MESSAGE_CREATE, as Discord does,
 so a test can check that the bot ignores its own messages.
@@ -96,6 +96,7 @@ from tests.e2e.fake_discord_models import (
     guild_payload,
 )
 from tests.e2e.fake_discord_rest import RestRoutes
+from tests.support import eventually
 
 # Re-exported: tests import everything from this module.
 __all__ = [
@@ -121,21 +122,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
-
-
-async def eventually(probe: Callable[[], Any], timeout: float = 5.0) -> Any:  # noqa: ASYNC109
-    """Poll `probe` until it returns something truthy (returned), else raise TimeoutError.
-
-    Polling is deliberate: the things tests wait for (rows, REST calls) have no event to await.
-    """
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = probe()
-        if found:
-            return found
-        if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError(f"condition not met within {timeout}s")
-        await asyncio.sleep(0.01)
 
 
 class FakeDiscord(RestRoutes):

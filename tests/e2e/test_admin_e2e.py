@@ -12,6 +12,7 @@ from bot.client import MemoryBot
 from memory.core.telemetry import Telemetry
 from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
+from tests.support import eventually
 
 EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
 EPHEMERAL = 64
@@ -173,8 +174,11 @@ async def test_purge_from_discord(
         fake_discord, "memory purge", {"user": "bob", "confirm": True}, user="bob"
     )
     assert ephemeral and done.startswith("Done: I no longer hold anything about Bobby")
-    await asyncio.sleep(0.2)  # the background re-summarising of shared days
-    assert await _rows_about(db_pool, BOB_ID) == {}
+
+    async def purged() -> bool:  # shared days are re-summarised in the background
+        return await _rows_about(db_pool, BOB_ID) == {}
+
+    await eventually(purged)
     assert (
         await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE_ID) == 1
     )

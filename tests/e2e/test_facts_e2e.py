@@ -12,7 +12,7 @@ import pytest
 from bot.client import MemoryBot
 from db.facts import get_history
 from db.members import find_by_name
-from tests.e2e.conftest import StartBot, directory_ready
+from tests.e2e.conftest import StartBot, directory_ready, settled
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
 
 EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
@@ -168,7 +168,7 @@ async def test_chat_and_unaddressed_messages_get_no_memory_reply(
 
     bot.add_listener(on_addressed_message)
     await fake_discord.send_message(text, author="alice")
-    await asyncio.sleep(0.3)
+    await settled(bot)
     assert fake_discord.sent_messages == []
     assert await blob(bot, ALICE_ID) == ""
     # chat addressed to the bot is handed on for the replies cog

@@ -11,7 +11,7 @@ import asyncpg
 from db.embedded import EmbeddedPostgres
 from db.members import get_member
 from db.messages import get_message
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, settled
 from tests.e2e.fake_discord import (
     ALICE_ID,
     BOB_ID,
@@ -105,8 +105,7 @@ async def test_other_bots_are_stored_when_configured(
     beep = await fake_discord.send_message("beep", author="otherbot")
     await bot.get_channel(fake_discord.channel.id).send("still not me")
     await _wait_rows(db_pool, 1)
-    await asyncio.sleep(0.2)
-    await bot.memory.writer.flush()
+    await settled(bot)
     assert await _stored_ids(db_pool) == [int(beep["id"])]
     assert (await get_message(db_pool, int(beep["id"]))).author_is_bot
 
@@ -197,8 +196,8 @@ async def test_database_outage_mid_stream_loses_nothing(
         await fake_discord.edit_message(int(first[0]["id"]), "edited while down")
         await fake_discord.delete_message(int(first[1]["id"]))
         await eventually(lambda: writer.failing_since, timeout=5)
-        await asyncio.sleep(0.3)
-        assert writer.depth >= 32  # nothing was dropped while the database was away
+        # nothing was dropped while the database was away
+        await eventually(lambda: writer.depth >= 32, timeout=5)
     finally:
         pg_server.start()
 

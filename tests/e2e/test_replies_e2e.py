@@ -13,7 +13,7 @@ from memory.core.tokens import estimate_tokens
 from memory.llm import MemoryLLM
 from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from memory.llm._offline import OfflineProvider
-from tests.e2e.conftest import StartBot, directory_ready, until_stored
+from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
@@ -116,11 +116,11 @@ async def test_memory_commands_are_not_answered_twice(
     fake_discord: FakeDiscord, start_bot: StartBot
 ) -> None:
     provider = CapturingProvider()
-    await _start(start_bot, provider)
+    bot = await _start(start_bot, provider)
     start = len(fake_discord.sent_messages)
     sent = await fake_discord.send_message("Bot remember that bob likes jazz", author="alice")
     await _reply_to(fake_discord, sent, start)
-    await asyncio.sleep(0.3)
+    await settled(bot)
     replies = [
         m
         for m in fake_discord.sent_messages[start:]

@@ -18,13 +18,15 @@ from db.members import upsert_members
 from db.messages import insert_messages
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import FixedClock
-from memory.core.models import ChatMessage, Member
+from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
 from memory.llm._base import LLMRequest
 from memory.llm._schemas import DailySummaries, DailySummaryItem, TextOutput
 from tests.fakes import ScriptedProvider
+from tests.support import chat_message
+from tests.support import member as make_member
 
 GUILD = 1001
 CHANNEL = 2002
@@ -125,12 +127,13 @@ def message(
     is_bot: bool = False,
     message_id: int | None = None,
 ) -> ChatMessage:
-    return ChatMessage(
-        message_id=message_id or next(_ids),
+    """A message of the hierarchy tests' guild, in their one channel."""
+    return chat_message(
+        message_id or next(_ids),
+        content,
         guild_id=guild,
         channel_id=CHANNEL,
         author_id=author,
-        content=content,
         created_at=at,
         mention_ids=mentions,
         author_is_bot=is_bot,
@@ -138,9 +141,7 @@ def message(
 
 
 async def add_members(pool: asyncpg.Pool, names: dict[int, str] = NAMES) -> None:
-    await upsert_members(
-        pool, [Member(guild_id=GUILD, user_id=uid, username=name) for uid, name in names.items()]
-    )
+    await upsert_members(pool, [make_member(GUILD, uid, name) for uid, name in names.items()])
 
 
 async def add_week(

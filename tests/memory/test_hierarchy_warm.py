@@ -61,9 +61,10 @@ async def test_a_fact_change_is_seen_at_once(db_pool, telemetry) -> None:
 async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
-    gate = asyncio.Event()
+    gate, merging = asyncio.Event(), asyncio.Event()
 
     async def slow_merge(request):
+        merging.set()
         await gate.wait()
         inputs = request.inputs
         return f"FACTS {inputs['facts']} TODAY {inputs['today']}"
@@ -71,7 +72,7 @@ async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry
     memory = manager(db_pool, model(merge=slow_merge), FixedClock(NOW), telemetry)
     try:
         building = asyncio.ensure_future(full(memory, GUILD, ALICE))
-        await asyncio.sleep(0.3)  # the build is waiting in its merge, with the old facts
+        await asyncio.wait_for(merging.wait(), 10)  # the build is in its merge, with old facts
         await set_facts(db_pool, ALICE, "Alice is a pilot.")
         memory.invalidate(GUILD, ALICE)
         gate.set()

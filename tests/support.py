@@ -1,0 +1,65 @@
+"""What every test shares: waiting for a condition, and one factory per kind of row.
+
+Tests wait with `eventually()` (poll with a deadline) or an asyncio.Event, never `sleep(n)` and
+hope; rows are built by `chat_message()` and `member()` so every test makes them the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from memory.core.models import ChatMessage, Member
+
+DEFAULT_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+_ids = itertools.count(5_000_000)
+
+
+async def eventually(
+    probe: Callable[[], Any | Awaitable[Any]],
+    timeout: float = 5.0,  # noqa: ASYNC109 - a deadline is the point of this helper
+    interval: float = 0.01,
+) -> Any:
+    """Poll `probe` (sync or async) until it returns something truthy (returned), else raise
+    TimeoutError. Polling is deliberate where there is no event to await (rows, REST calls)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        found = probe()
+        if inspect.isawaitable(found):
+            found = await found
+        if found:
+            return found
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"condition not met within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+def chat_message(
+    message_id: int | None = None,
+    content: str = "hi",
+    *,
+    guild_id: int = 1,
+    channel_id: int = 2,
+    author_id: int = 3,
+    created_at: datetime = DEFAULT_TIME,
+    **extra: Any,
+) -> ChatMessage:
+    """A stored guild message; any other ChatMessage field may be given (mention_ids, ...)."""
+    return ChatMessage(
+        message_id=next(_ids) if message_id is None else message_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        author_id=author_id,
+        content=content,
+        created_at=created_at,
+        **extra,
+    )
+
+
+def member(guild_id: int, user_id: int, username: str | None = None, **extra: Any) -> Member:
+    """A directory entry; username defaults to `user<id>`."""
+    return Member(guild_id, user_id, username=username or f"user{user_id}", **extra)
