@@ -1,26 +1,32 @@
 # memorybot production image: slim, non-root, migrates then starts the bot.
 #
-# Stages: `deps` installs the locked dependencies into /opt/venv from pyproject.toml and
-# requirements.lock only, so editing the code never reinstalls them; `build` turns the source into
-# a wheel; the final stage copies the venv, installs that wheel and nothing else.
-FROM python:3.11-slim-bookworm AS deps
-ENV PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+# Stages: `requirements` lists what the image needs from pyproject.toml; `deps` installs exactly
+# that, pinned by requirements.lock, into /opt/venv, so editing the code (or an unrelated part of
+# pyproject.toml) never reinstalls the dependencies; `build` turns the source into a wheel; the
+# final stage copies the venv and installs that wheel, nothing else.
+FROM python:3.11-slim-bookworm AS requirements
 # Extras the image runs with. Not `embedded`: production reaches PostgreSQL through DATABASE_URL.
+# Only leaf extras (`all` names the project itself).
 ARG EXTRAS="gemini openai"
-RUN python -m venv /opt/venv
 WORKDIR /src
-COPY pyproject.toml requirements.lock ./
-# The requirements are read from pyproject.toml (base + EXTRAS) and pinned by the lock
-# (constraints), so the image runs the exact versions CI tested, without the dev tools.
+COPY pyproject.toml ./
 RUN python -c 'import sys, tomllib; \
 p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 print("\n".join(p["dependencies"] + [r for e in sys.argv[1:] for r in p["optional-dependencies"][e]]))' \
-        $EXTRAS > /tmp/requirements.txt \
-    && /opt/venv/bin/pip install -c requirements.lock -r /tmp/requirements.txt
+        $EXTRAS > /requirements.txt
+
+FROM python:3.11-slim-bookworm AS deps
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN python -m venv /opt/venv
+WORKDIR /src
+COPY requirements.lock ./
+COPY --from=requirements /requirements.txt ./
+# The lock is a constraints file: the image gets the exact versions CI tested, without dev tools.
+RUN /opt/venv/bin/pip install -c requirements.lock -r requirements.txt
 
 FROM deps AS build
-COPY README.md LICENSE ./
+COPY pyproject.toml README.md LICENSE ./
 COPY bot ./bot
 COPY memory ./memory
 COPY db ./db

@@ -185,6 +185,10 @@ def test_dependencies_come_from_the_lock_before_the_source(stages: list[Stage]) 
     assert installs[0] < sources[0], "a code change would reinstall every dependency"
     copied_before = [copy_sources(i.args) for i in flat[: installs[0]] if i.keyword == "COPY"]
     assert any(LOCK in c for c in copied_before), f"{LOCK} is not copied before the install"
+    # The final image takes its dependencies from that stage, not from one with the source.
+    deps = next(s for s in stages if any(is_locked_install(i) for i in s.instructions))
+    assert deps.name and not any(is_source_copy(i) for i in deps.instructions)
+    assert any(i.args.startswith(f"--from={deps.name} ") for i in stages[-1].all("COPY"))
 
 
 def test_image_installs_gemini_and_openai_but_not_embedded(stages: list[Stage]) -> None:
