@@ -1,17 +1,34 @@
 # make run: set up everything (venv, deps, embedded database) and start the bot (or the offline console).
 # make test: set up everything, then ruff check + ruff format --check + the whole test suite.
+# make lock: re-resolve requirements.lock after a change to pyproject.toml's dependencies
+#            (`make lock LOCK_FLAGS=--upgrade` moves every pin to the newest release).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+# uv resolves the lock; pinned so two people regenerating it get the same resolver.
+UV_VERSION := 0.13.9
+LOCK_FLAGS ?=
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench clean lock
 
-$(STAMP): pyproject.toml
+# The lock is a constraints file: pyproject.toml says what is needed, the lock says which exact
+# versions, so a fresh machine gets the same packages as CI and the image.
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c $(LOCK) -e '.[dev,all]'
 	touch $(STAMP)
+
+# One universal resolution (every platform, Python 3.11+) of the base dependencies, every extra
+# and the dev tools: the image installs a subset of it, laptops and CI all of it.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet 'uv==$(UV_VERSION)'
+	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 \
+		--extra all --extra dev --custom-compile-command 'make lock' \
+		--quiet $(LOCK_FLAGS) -o $(LOCK)
 
 run: $(STAMP)
 	$(BIN)/memorybot run
