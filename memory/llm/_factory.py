@@ -30,6 +30,15 @@ def _client_timeout(settings: Settings) -> float:
     return max(settings.llm_timeout_seconds, settings.llm_daily_timeout_seconds)
 
 
+def _missing_sdk(name: str) -> None:
+    _log.warning(
+        "%s is in the LLM chain but its SDK is not installed (pip install 'memorybot[%s]');"
+        " skipping it",
+        name,
+        name,
+    )
+
+
 def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None:
     """One provider from settings, or None when it is not usable as configured."""
     if name == "offline":
@@ -39,8 +48,11 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
         if not api_key:
             _log.warning("gemini is in the LLM chain but GEMINI_API_KEY is not set; skipping it")
             return None
-        from memory.llm._gemini import GeminiProvider  # the SDK import is slow; only when used
-
+        try:  # the SDK import is slow, and the SDK an optional extra: only when used
+            from memory.llm._gemini import GeminiProvider
+        except ImportError:
+            _missing_sdk("gemini")
+            return None
         return GeminiProvider(
             api_key=api_key,
             model=settings.gemini_model,
@@ -50,8 +62,11 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             timeout_seconds=_client_timeout(settings),
         )
     if name == "openai":
-        from memory.llm._openai_compat import OpenAICompatibleProvider
-
+        try:
+            from memory.llm._openai_compat import OpenAICompatibleProvider
+        except ImportError:
+            _missing_sdk("openai")
+            return None
         return OpenAICompatibleProvider(
             base_url=settings.openai_base_url,
             api_key=_secret(settings.openai_api_key),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from memory.core.settings import Settings, SettingsError, load_settings
@@ -92,3 +94,16 @@ def test_retry_policy_from_settings() -> None:
     policy = retry_policy(_settings(llm_timeout_seconds=10, llm_daily_timeout_seconds=90))
     assert policy.timeout_for("reply") == 10
     assert policy.timeout_for("daily_summary") == 90 and policy.timeout_for("daily_reduce") == 90
+
+
+@pytest.mark.parametrize(
+    ("provider", "module"), [("gemini", "_gemini"), ("openai", "_openai_compat")]
+)
+def test_a_provider_whose_sdk_is_not_installed_is_skipped_with_the_fix(
+    provider: str, module: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, f"memory.llm.{module}", None)  # as if the extra is absent
+    settings = _settings(llm_provider=provider, gemini_api_key="k", llm_fallback="offline")
+    chain = build_provider_chain(settings, Telemetry())
+    assert chain.chain_for("reply") == ["offline"]
+    assert f"pip install 'memorybot[{provider}]'" in caplog.text
