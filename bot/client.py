@@ -20,14 +20,18 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from memory import Memory, open_memory
+from memory import DatabaseUnavailable, Memory, open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
 
+# The bot has no voice features; without this discord.py warns that PyNaCl is missing.
+discord.VoiceClient.warn_nacl = False
+
 # Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
 EXTENSIONS = [
+    "bot.cogs.status",
     "bot.cogs.errors",
     "bot.cogs.ingest",
     "bot.cogs.facts",
@@ -112,6 +116,10 @@ def run_bot(settings: Settings) -> int:
         return asyncio.run(serve(settings))
     except KeyboardInterrupt:
         return 130
+    except DatabaseUnavailable as exc:
+        # Before the generic OSError below: a database refusing connections is not Discord.
+        _log.error("%s", exc)
+        return 1
     except discord.LoginFailure:
         _log.error("Discord rejected DISCORD_TOKEN (check the token in .env)")
         return 1

@@ -22,6 +22,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memory._database import (
+        DatabaseUnavailable,
+        check_database,
+        describe_database,
+        embedded_exists,
+    )
     from memory._open import Memory, migrate_database, open_memory
     from memory.commands import CommandResult, RepliedMessage
     from memory.context import format_report, report_details, report_heading
@@ -57,6 +63,10 @@ if TYPE_CHECKING:
 # name -> module that defines it, loaded on first attribute access.
 _EXPORTS: dict[str, str] = {
     "CommandResult": "memory.commands",
+    "DatabaseUnavailable": "memory._database",
+    "check_database": "memory._database",
+    "describe_database": "memory._database",
+    "embedded_exists": "memory._database",
     "ContextReport": "memory.core.report",
     "DayResult": "memory.summaries",
     "EventFilter": "memory.telemetry",
@@ -100,6 +110,7 @@ __all__ = [
     "TELEMETRY_FILE",
     "CommandResult",
     "ContextReport",
+    "DatabaseUnavailable",
     "DayResult",
     "EventFilter",
     "ExportFormatError",
@@ -117,7 +128,10 @@ __all__ = [
     "Subject",
     "UsageRollup",
     "build_stats",
+    "check_database",
+    "describe_database",
     "describe_settings",
+    "embedded_exists",
     "export_summary",
     "filter_events",
     "follow_events",

@@ -35,7 +35,7 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def run_console(args: argparse.Namespace, settings: Settings) -> int:
-    opened = open_cli_memory(settings, getattr(args, "now", None))
+    opened = open_cli_memory(settings, getattr(args, "now", None), create=True)
     interactive = sys.stdin.isatty()
     if getattr(args, "command", None) == "run" or interactive:
         print(NO_TOKEN.format(data_dir=settings.data_dir, provider=settings.provider))

@@ -96,7 +96,7 @@ async def handle(
     err = err or sys.stderr
     include_bots = settings.ingest_bot_messages if args.include_bots is None else True
     failures = 0
-    async with open_cli_memory(settings) as memory:
+    async with open_cli_memory(settings, create=True) as memory:
         importer = memory.importer(include_bots=include_bots)
         for name in args.files:
             path = Path(name)
