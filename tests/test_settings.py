@@ -135,7 +135,7 @@ def test_misspelt_environment_variable_with_our_prefix_stops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("LLM_FALBACK", "openai")
-    with pytest.raises(SettingsError, match="LLM_FALBACK.*did you mean LLM_FALLBACK"):
+    with pytest.raises(SettingsError, match=r"LLM_FALBACK.*did you mean LLM_FALLBACK"):
         load_settings()
 
 
