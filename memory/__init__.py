@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         describe_database,
         embedded_exists,
     )
+    from memory._lookup import NameLookup
     from memory._open import Memory, migrate_database, open_memory
     from memory.commands import CommandResult, RepliedMessage
     from memory.context import format_report, report_details, report_heading
@@ -51,8 +52,10 @@ if TYPE_CHECKING:
         FileFollower,
         UsageRollup,
         build_stats,
+        check_ops,
         filter_events,
         follow_events,
+        outcome_style,
         parse_since,
         read_events,
         render_header,
@@ -77,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "IncomingMessage": "memory.replies",
     "InvalidSetting": "memory.guilds",
     "Memory": "memory._open",
+    "NameLookup": "memory._lookup",
     "OPS": "memory.telemetry",
     "PrivacyError": "memory.privacy",
     "PurgeReport": "memory.privacy",
@@ -87,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "TELEMETRY_FILE": "memory.telemetry",
     "UsageRollup": "memory.telemetry",
     "build_stats": "memory.telemetry",
+    "check_ops": "memory.telemetry",
     "describe_settings": "memory.guilds",
     "export_summary": "memory.privacy",
     "filter_events": "memory.telemetry",
@@ -95,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "is_transient": "memory.ingest",
     "migrate_database": "memory._open",
     "open_memory": "memory._open",
+    "outcome_style": "memory.telemetry",
     "parse_since": "memory.telemetry",
     "read_events": "memory.telemetry",
     "render_header": "memory.telemetry",
@@ -120,6 +126,7 @@ __all__ = [
     "IncomingMessage",
     "InvalidSetting",
     "Memory",
+    "NameLookup",
     "PrivacyError",
     "PurgeReport",
     "RepliedMessage",
@@ -129,6 +136,7 @@ __all__ = [
     "UsageRollup",
     "build_stats",
     "check_database",
+    "check_ops",
     "describe_database",
     "describe_settings",
     "embedded_exists",
@@ -139,6 +147,7 @@ __all__ = [
     "is_transient",
     "migrate_database",
     "open_memory",
+    "outcome_style",
     "parse_since",
     "read_events",
     "render_header",
