@@ -31,8 +31,8 @@ discord.VoiceClient.warn_nacl = False
 
 # Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
 EXTENSIONS = [
-    "bot.cogs.status",
     "bot.cogs.errors",
+    "bot.cogs.status",
     "bot.cogs.ingest",
     "bot.cogs.facts",
     "bot.cogs.memory_group",
@@ -101,6 +101,11 @@ class MemoryBot(commands.Bot):
 
     async def close(self) -> None:
         """Leave the gateway, then push out whatever the writer still holds."""
+        # discord.py leaves a READY still waiting for member chunks pending at close; it would
+        # later dispatch on_ready into a closed client (a "never awaited" coroutine).
+        pending_ready = getattr(self._connection, "_ready_task", None)
+        if pending_ready is not None:
+            pending_ready.cancel()
         await super().close()
         try:
             await asyncio.wait_for(self.memory.writer.flush(), 30)
