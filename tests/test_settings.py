@@ -238,3 +238,19 @@ def test_container_detection(tmp_path) -> None:
     (tmp_path / ".dockerenv").write_text("")
     assert in_container({}, root=tmp_path)
     assert not in_container({"MEMORYBOT_IN_CONTAINER": "0"}, root=tmp_path)
+
+
+def test_every_name_in_env_example_passes_the_strict_check() -> None:
+    """A copied (and uncommented) .env.example must never stop start-up."""
+    from pathlib import Path
+
+    from memory.core.settings import check_names
+
+    example = (Path(__file__).parent.parent / ".env.example").read_text()
+    keys = [
+        line.lstrip("# ").split("=", 1)[0].strip()
+        for line in example.splitlines()
+        if "=" in line and line.lstrip("# ").split("=", 1)[0].strip().isupper()
+    ]
+    assert "POSTGRES_PASSWORD" in keys
+    check_names(keys, {}, None)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 
+from bot.cli import NO_DATABASE_IN_CONTAINER
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
 from memory import DatabaseUnavailable, check_database
+from memory.core.paths import in_container
 from memory.core.settings import Settings
 
 
@@ -29,10 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also unhealthy when no bot heartbeat exists at all",
     )
-    parser.set_defaults(handler=handle)
+    # Checks the container guard itself: a health check answers 0 or 1, never 2.
+    parser.set_defaults(handler=handle, uses_database=False)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.database_url is None and in_container():
+        print(f"unhealthy: {NO_DATABASE_IN_CONTAINER}")
+        return 1
     try:
         database = await check_database(settings)
     except DatabaseUnavailable as exc:

@@ -82,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     tail.add_argument("--json", action="store_true", help="print raw JSON lines")
     tail.add_argument("--log-dir", type=Path, default=None, help="override LOG_DIR")
-    tail.set_defaults(handler=handle)
+    # Reads the log directory; names come from the database only when it is reachable.
+    tail.set_defaults(handler=handle, uses_database=False)
     parser.set_defaults(handler=lambda args, settings: _usage(parser))
 
 

@@ -202,3 +202,11 @@ async def test_health_fails_in_one_line_when_the_database_does_not_answer(
     code, out = await _health()
     assert code == 1 and out.startswith("unhealthy: cannot open the database")
     assert len(out.splitlines()) == 1 and "hunter2" not in out
+
+
+async def test_health_in_a_container_without_database_url_is_unhealthy_not_an_error(
+    elsewhere: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORYBOT_IN_CONTAINER", "1")
+    code, out = await _health()
+    assert code == 1 and out.startswith("unhealthy: running in a container without DATABASE_URL")
