@@ -106,35 +106,32 @@ def _open_names(settings: Settings) -> NameLookup | None:
 
 
 def _resolve(args: argparse.Namespace, names: NameLookup | None) -> tuple[int | None, int | None]:
-    """--guild and --user as ids; names need the database."""
-    guild_text, user_text = args.guild, args.user
+    """--guild and --user as ids; a name is looked up in the database (one line if it can't)."""
     guild_id = user_id = None
     try:
-        if guild_text is not None:
-            guild_id = _id_or_name(guild_text, "--guild", names, names.guild_id if names else None)
-        if user_text is not None:
-            if not user_text.strip().isdigit() and guild_id is None:
+        if args.guild is not None:
+            guild_id = _as_id(args.guild, "--guild", names and names.guild_id)
+        if args.user is not None:
+            if guild_id is None and not args.user.strip().isdigit():
                 raise CliError("--user NAME needs --guild (names belong to a guild)")
-            user_id = _id_or_name(
-                user_text,
-                "--user",
-                names,
-                (lambda text: names.user_id(guild_id, text)) if names and guild_id else None,
+            by_name = names and guild_id is not None and names.user_id
+            user_id = _as_id(
+                args.user, "--user", by_name and (lambda text: by_name(guild_id, text))
             )
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return guild_id, user_id
 
 
-def _id_or_name(text: str, option: str, names: object, resolve: object) -> int:
+def _as_id(text: str, option: str, by_name: Callable[[str], int] | None) -> int:
     if text.strip().isdigit():
         return int(text.strip())
-    if resolve is None:
+    if not by_name:
         raise CliError(
             f"{option} {text!r}: names need the database, which is not reachable; "
             "give the id instead"
         )
-    return int(resolve(text))  # type: ignore[operator]
+    return by_name(text)
 
 
 def build_filter(
