@@ -254,3 +254,12 @@ def test_every_name_in_env_example_passes_the_strict_check() -> None:
     ]
     assert "POSTGRES_PASSWORD" in keys
     check_names(keys, {}, None)
+
+
+def test_a_typo_of_our_own_variable_in_the_environment_stops(monkeypatch) -> None:
+    monkeypatch.setenv("MEMORYBOT_NOWW", "2026-01-01")
+    with pytest.raises(SettingsError, match="did you mean MEMORYBOT_NOW"):
+        load_settings()
+    monkeypatch.delenv("MEMORYBOT_NOWW")
+    monkeypatch.setenv("MEMORYBOT_IMAGE_TAG", "1.0")  # an image's own variable: not a typo
+    assert load_settings().provider == "offline"

@@ -289,10 +289,11 @@ def check_names(env_keys: list[str], environ: Mapping[str, str], env_file: Path 
         if name in known or not name.startswith(OUR_PREFIXES):
             continue
         close = _suggest(name, known, 0.8)
-        if close is None and not name.startswith("MEMORYBOT_"):
-            continue  # e.g. OPENAI_ORG_ID for another tool
-        hint = f"did you mean {close}?" if close else "see .env.example for the valid names"
-        raise SettingsError(f"environment variable {name}: not a memorybot setting ({hint})")
+        if close is None:
+            continue  # e.g. OPENAI_ORG_ID for another tool, or an image's build variable
+        raise SettingsError(
+            f"environment variable {name}: not a memorybot setting (did you mean {close}?)"
+        )
 
 
 _TYPE_WORDS = {
