@@ -20,15 +20,19 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from memory import Memory, open_memory
+from memory import DatabaseUnavailable, Memory, open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
 
+# The bot has no voice features; without this discord.py warns that PyNaCl is missing.
+discord.VoiceClient.warn_nacl = False
+
 # Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
 EXTENSIONS = [
     "bot.cogs.errors",
+    "bot.cogs.status",
     "bot.cogs.ingest",
     "bot.cogs.facts",
     "bot.cogs.memory_group",
@@ -97,6 +101,11 @@ class MemoryBot(commands.Bot):
 
     async def close(self) -> None:
         """Leave the gateway, then push out whatever the writer still holds."""
+        # discord.py leaves a READY still waiting for member chunks pending at close; it would
+        # later dispatch on_ready into a closed client (a "never awaited" coroutine).
+        pending_ready = getattr(self._connection, "_ready_task", None)
+        if pending_ready is not None:
+            pending_ready.cancel()
         await super().close()
         try:
             await asyncio.wait_for(self.memory.writer.flush(), 30)
@@ -112,6 +121,10 @@ def run_bot(settings: Settings) -> int:
         return asyncio.run(serve(settings))
     except KeyboardInterrupt:
         return 130
+    except DatabaseUnavailable as exc:
+        # Before the generic OSError below: a database refusing connections is not Discord.
+        _log.error("%s", exc)
+        return 1
     except discord.LoginFailure:
         _log.error("Discord rejected DISCORD_TOKEN (check the token in .env)")
         return 1

@@ -14,7 +14,8 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 
-from memory import IncomingMessage, Memory, format_report
+from bot.console_text import explain_report
+from memory import IncomingMessage, Memory
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
@@ -32,7 +33,7 @@ HELP = """Type as a member of a local guild; address the bot by starting with "{
   /as NAME                 speak as NAME from now on (a member is created on first use)
   NAME: text               say one line as NAME
   /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
-  /memory NAME             show NAME's assembled context with its sources
+  /memory NAME             what the bot remembers about NAME, and where it came from
   /summarize [YYYY-MM-DD]  summarise a day now (default: today)
   /help  /quit
 Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
@@ -61,9 +62,10 @@ class ConsoleSession:
 
     def banner(self) -> str:
         return (
-            f"memorybot console - guild {CONSOLE_GUILD_ID}, provider "
-            f"{self.memory.settings.provider}. You are {self.speaker.display_name}.\n"
-            + HELP.format(bot=self.bot_name)
+            f"memorybot console (offline: not connected to Discord). You type as members of a "
+            f"local guild (id {CONSOLE_GUILD_ID}); its messages, facts and summaries are stored "
+            f"like a real guild's, with the LLM provider {self.memory.settings.provider}. "
+            f"You are {self.speaker.display_name}.\n" + HELP.format(bot=self.bot_name)
         )
 
     def _member(self, name: str) -> Member:
@@ -212,7 +214,7 @@ class ConsoleSession:
     async def _show(self, name: str) -> list[str]:
         target = await self._target(name)
         report = await self.memory.manager.wait_for_context(CONSOLE_GUILD_ID, target.user_id)
-        return [format_report(report).rstrip()]
+        return explain_report(report, bot_name=self.bot_name)
 
     async def _summarize(self, day_text: str | None) -> list[str]:
         try:

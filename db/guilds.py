@@ -101,3 +101,12 @@ async def replace_settings(
         timezone,
         json.dumps(settings),
     )
+
+
+async def guild_names(db: Executor, guild_ids: Iterable[int]) -> dict[int, str]:
+    """id -> stored name for the guilds that have one (telemetry tail shows names)."""
+    rows = await db.fetch(
+        "SELECT guild_id, name FROM guilds WHERE guild_id = ANY($1::bigint[]) AND name IS NOT NULL",
+        list(guild_ids),
+    )
+    return {row["guild_id"]: row["name"] for row in rows}

@@ -22,6 +22,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memory._database import (
+        DatabaseUnavailable,
+        check_database,
+        describe_database,
+        embedded_exists,
+    )
+    from memory._lookup import NameLookup
     from memory._open import Memory, migrate_database, open_memory
     from memory.commands import CommandResult, RepliedMessage
     from memory.context import format_report, report_details, report_heading
@@ -45,8 +52,10 @@ if TYPE_CHECKING:
         FileFollower,
         UsageRollup,
         build_stats,
+        check_ops,
         filter_events,
         follow_events,
+        outcome_style,
         parse_since,
         read_events,
         render_header,
@@ -57,6 +66,10 @@ if TYPE_CHECKING:
 # name -> module that defines it, loaded on first attribute access.
 _EXPORTS: dict[str, str] = {
     "CommandResult": "memory.commands",
+    "DatabaseUnavailable": "memory._database",
+    "check_database": "memory._database",
+    "describe_database": "memory._database",
+    "embedded_exists": "memory._database",
     "ContextReport": "memory.core.report",
     "DayResult": "memory.summaries",
     "EventFilter": "memory.telemetry",
@@ -67,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "IncomingMessage": "memory.replies",
     "InvalidSetting": "memory.guilds",
     "Memory": "memory._open",
+    "NameLookup": "memory._lookup",
     "OPS": "memory.telemetry",
     "PrivacyError": "memory.privacy",
     "PurgeReport": "memory.privacy",
@@ -77,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "TELEMETRY_FILE": "memory.telemetry",
     "UsageRollup": "memory.telemetry",
     "build_stats": "memory.telemetry",
+    "check_ops": "memory.telemetry",
     "describe_settings": "memory.guilds",
     "export_summary": "memory.privacy",
     "filter_events": "memory.telemetry",
@@ -85,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "is_transient": "memory.ingest",
     "migrate_database": "memory._open",
     "open_memory": "memory._open",
+    "outcome_style": "memory.telemetry",
     "parse_since": "memory.telemetry",
     "read_events": "memory.telemetry",
     "render_header": "memory.telemetry",
@@ -100,6 +116,7 @@ __all__ = [
     "TELEMETRY_FILE",
     "CommandResult",
     "ContextReport",
+    "DatabaseUnavailable",
     "DayResult",
     "EventFilter",
     "ExportFormatError",
@@ -109,6 +126,7 @@ __all__ = [
     "IncomingMessage",
     "InvalidSetting",
     "Memory",
+    "NameLookup",
     "PrivacyError",
     "PurgeReport",
     "RepliedMessage",
@@ -117,7 +135,11 @@ __all__ = [
     "Subject",
     "UsageRollup",
     "build_stats",
+    "check_database",
+    "check_ops",
+    "describe_database",
     "describe_settings",
+    "embedded_exists",
     "export_summary",
     "filter_events",
     "follow_events",
@@ -125,6 +147,7 @@ __all__ = [
     "is_transient",
     "migrate_database",
     "open_memory",
+    "outcome_style",
     "parse_since",
     "read_events",
     "render_header",

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
-from db.lifecycle import open_database
+from memory._database import open_configured_database
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
@@ -111,14 +111,7 @@ async def open_memory(
             )
             stack.callback(sinks.close)
         if pool is None:
-            pool = await stack.enter_async_context(
-                open_database(
-                    settings.database_url.get_secret_value() if settings.database_url else None,
-                    settings.data_dir,
-                    min_size=settings.db_pool_min,
-                    max_size=settings.db_pool_max,
-                )
-            )
+            pool = await stack.enter_async_context(open_configured_database(settings))
         writer = _writer(pool, settings, telemetry)
         writer.start()
         stack.push_async_callback(writer.close)  # drained before the pool closes
@@ -134,8 +127,7 @@ async def open_memory(
 
 async def migrate_database(settings: Settings) -> int:
     """Open the configured database, apply pending migrations; the schema version."""
-    url = settings.database_url.get_secret_value() if settings.database_url else None
-    async with open_database(url, settings.data_dir) as pool:
+    async with open_configured_database(settings) as pool:
         return int(await pool.fetchval("SELECT max(version) FROM schema_migrations"))
 
 

@@ -91,3 +91,13 @@ async def db_pool(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 def telemetry() -> Telemetry:
     """A private telemetry hub so tests can assert on the events they caused."""
     return Telemetry()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """No test reads or writes the real per-user directories (memory.core.paths), and the
+    container guard (a /.dockerenv on CI machines) is off unless a test turns it on."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("MEMORYBOT_IN_CONTAINER", "0")

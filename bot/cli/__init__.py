@@ -1,7 +1,9 @@
 """The `memorybot` command line (also `python -m bot`).
 
 Each subcommand lives in its own module exposing `register(subparsers)`; the handler it sets
-receives the parsed args and the loaded settings and returns an exit code.
+receives the parsed args and the loaded settings and returns an exit code. Expected failures
+(a bad setting, an unreachable database, an unknown member) print one line; `--verbose` adds
+the traceback.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ import importlib
 import inspect
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 
-from memory import Memory, open_memory
+from bot.banner import version
+from memory import DatabaseUnavailable, Memory, describe_database, embedded_exists, open_memory
 from memory.core.clock import clock_from_env
+from memory.core.paths import in_container
 from memory.core.settings import Settings, SettingsError, load_settings
 
 _log = logging.getLogger(__name__)
@@ -32,6 +37,13 @@ COMMAND_MODULES = (
     "bot.cli.retention",
     "bot.cli.telemetry",
     "bot.cli.user",
+    "bot.cli.health",
+)
+
+NO_DATABASE_IN_CONTAINER = (
+    "running in a container without DATABASE_URL: the embedded database would keep your data "
+    "inside the container and lose it with it; set DATABASE_URL (docker-compose.yml does), or "
+    "MEMORYBOT_IN_CONTAINER=0 if this container's disk is yours to keep"
 )
 
 
@@ -40,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="memorybot", description="A Discord bot that remembers the people in a server."
     )
     parser.add_argument("--log-level", default=None, help="override LOG_LEVEL")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="show the traceback behind an error line"
+    )
+    parser.add_argument("--version", action="version", version=f"memorybot {version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         try:
@@ -73,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings: Settings = load_settings()
     except SettingsError as exc:
-        print(f"memorybot: {exc}", file=sys.stderr)
+        return _fail(exc, args, code=2)
+    if getattr(args, "uses_database", True) and settings.database_url is None and in_container():
+        print(f"memorybot: {NO_DATABASE_IN_CONTAINER}", file=sys.stderr)
         return 2
     configure_logging(args.log_level.upper() if args.log_level else settings.log_level)
     try:
@@ -82,10 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = asyncio.run(result)
     except KeyboardInterrupt:
         return 130
-    except CliError as exc:
-        print(f"memorybot: {exc}", file=sys.stderr)
-        return 1
+    except (CliError, DatabaseUnavailable) as exc:
+        return _fail(exc, args, code=1)
     return int(result or 0)
+
+
+def _fail(exc: Exception, args: argparse.Namespace, *, code: int) -> int:
+    """One line on stderr; the traceback too with --verbose."""
+    if getattr(args, "verbose", False):
+        traceback.print_exception(exc, file=sys.stderr)
+    print(f"memorybot: {exc}", file=sys.stderr)
+    return code
 
 
 class CliError(Exception):
@@ -93,12 +118,28 @@ class CliError(Exception):
 
 
 def open_cli_memory(
-    settings: Settings, now: str | None = None
+    settings: Settings, now: str | None = None, *, create: bool = False
 ) -> AbstractAsyncContextManager[Memory]:
     """Memory for one command: the clock fixed by `--now`/MEMORYBOT_NOW when given, and
-    telemetry kept off stdout (which carries the command's own output)."""
+    telemetry kept off stdout (which carries the command's own output).
+
+    Commands that only read (`memory show`, `user export`, ...) refuse to start an empty new
+    embedded database (`create=False`): an empty answer there would hide that the data lives
+    elsewhere (another DATA_DIR, another directory's .data/).
+    """
     try:
         clock = clock_from_env(now)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    where = describe_database(settings)
+    if not embedded_exists(settings):
+        if not create:
+            raise CliError(
+                f"no database in {settings.data_dir} yet; import history or run the bot first, "
+                "or point DATA_DIR or DATABASE_URL at the database you mean"
+            )
+        _log.warning("creating a new database: %s", where)
+    locations = settings.locations
+    settings_from = locations.describe() if locations is not None else "given settings"
+    _log.info("database: %s; logs: %s; %s", where, settings.log_dir, settings_from)
     return open_memory(settings, clock=clock, telemetry_stdout=False)

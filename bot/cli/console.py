@@ -1,7 +1,8 @@
 """`memorybot console`: the offline terminal front end (also `make run` without DISCORD_TOKEN).
 
 Reads lines from stdin, so it works interactively and from a script
-(`memorybot console < script.txt`); prints the bot's answers to stdout.
+(`memorybot console < script.txt`); prints the bot's answers to stdout. Piped input lines are
+echoed after the speaker's prompt, so a transcript reads as a conversation.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import sys
 
 from bot.cli import open_cli_memory
 from bot.console import DEFAULT_SPEAKER, ConsoleSession
+from memory import describe_database
 from memory.core.settings import Settings
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
-connecting to Discord. Everything else is real: the embedded PostgreSQL under {data_dir},
-the memory pipeline, and the LLM provider "{provider}". To run on Discord, put DISCORD_TOKEN
-in .env (see README: "Creating the Discord application") and `make run` again.
+connecting to Discord: it reads and posts nothing on any server. Everything else is real: the
+database ({database}), the memory pipeline, and the LLM provider "{provider}". To run on
+Discord, put DISCORD_TOKEN in {env_file} (see README: "Creating the Discord application") and
+`make run` again.
 """
 
 
@@ -35,10 +38,17 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def run_console(args: argparse.Namespace, settings: Settings) -> int:
-    opened = open_cli_memory(settings, getattr(args, "now", None))
+    opened = open_cli_memory(settings, getattr(args, "now", None), create=True)
     interactive = sys.stdin.isatty()
     if getattr(args, "command", None) == "run" or interactive:
-        print(NO_TOKEN.format(data_dir=settings.data_dir, provider=settings.provider))
+        env_file = settings.locations.env_file if settings.locations else ".env"
+        print(
+            NO_TOKEN.format(
+                database=describe_database(settings),
+                provider=settings.provider,
+                env_file=env_file,
+            )
+        )
     async with opened as memory:
         session = ConsoleSession(memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER))
         print(session.banner(), flush=True)
@@ -49,6 +59,9 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             line = await loop.run_in_executor(None, sys.stdin.readline)
             if not line:
                 break
+            if not interactive and line.strip():
+                # A transcript shows who said what, as the interactive prompt would.
+                print(f"{session.speaker.display_name}> {line.rstrip()}", flush=True)
             for output in await session.handle_line(line):
                 print(output, flush=True)
     return 0

@@ -3,19 +3,28 @@
 Each file is imported in one transaction: a malformed or truncated file is reported in one line
 naming the file and the problem, nothing of it is stored, and the other files still go in.
 Importing a file twice adds nothing. A progress bar goes to stderr when it is a terminal.
+Afterwards it explains the day window: which imported days the bot will summarise, and which
+raw messages retention will delete later (with how to keep them).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
+from datetime import timedelta
 from pathlib import Path
 from typing import TextIO
 
 from bot.cli import open_cli_memory
-from memory import ExportFormatError
+from bot.cli.progress import ProgressBar
+from memory import ExportFormatError, ImportResult, Memory
+from memory.core.clock import local_day
 from memory.core.settings import Settings
+
+# Days a member's context reads: today plus the days before it rolled into the history.
+WINDOW_DAYS = 7
+
+__all__ = ["ProgressBar", "explain_window", "handle", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,46 +47,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-class ProgressBar:
-    """One self-overwriting line: file name, bar by bytes read, messages so far."""
-
-    def __init__(
-        self,
-        label: str,
-        total_bytes: int,
-        *,
-        stream: TextIO | None = None,
-        enabled: bool | None = None,
-        width: int = 30,
-        min_interval: float = 0.1,
-    ) -> None:
-        self._label = label
-        self._total = max(total_bytes, 1)
-        self._stream = stream or sys.stderr
-        self.enabled = self._stream.isatty() if enabled is None else enabled
-        self._width = width
-        self._min_interval = min_interval
-        self._last = 0.0
-
-    def update(self, done_bytes: int, messages: int, *, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self._last < self._min_interval:
-            return
-        self._last = now
-        fraction = min(done_bytes / self._total, 1.0)
-        filled = int(fraction * self._width)
-        bar = "#" * filled + "." * (self._width - filled)
-        self._stream.write(f"\r{self._label} [{bar}] {fraction:4.0%} {messages:,} messages")
-        self._stream.flush()
-
-    def finish(self) -> None:
-        if self.enabled:
-            self._stream.write("\n")
-            self._stream.flush()
-
-
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -96,7 +65,8 @@ async def handle(
     err = err or sys.stderr
     include_bots = settings.ingest_bot_messages if args.include_bots is None else True
     failures = 0
-    async with open_cli_memory(settings) as memory:
+    results: list[ImportResult] = []
+    async with open_cli_memory(settings, create=True) as memory:
         importer = memory.importer(include_bots=include_bots)
         for name in args.files:
             path = Path(name)
@@ -114,7 +84,67 @@ async def handle(
             bar.update(size, result.seen, force=True)
             bar.finish()
             print(result.summary(), file=out)
+            results.append(result)
+        await explain_window(memory, results, out=out, err=err)
     if failures:
         print(f"memorybot import: {failures} of {len(args.files)} files failed", file=err)
         return 1
     return 0
+
+
+async def explain_window(
+    memory: Memory, results: list[ImportResult], *, out: TextIO, err: TextIO
+) -> None:
+    """Per guild: the imported days, which of them get summaries, what retention deletes."""
+    guilds: dict[int, list[ImportResult]] = {}
+    for result in results:
+        if result.first_at is not None and result.last_at is not None:
+            guilds.setdefault(result.guild_id, []).append(result)
+    retention = memory.settings.retention_days
+    now = memory.clock.now()
+    for guild_id, items in guilds.items():
+        timezone = await memory.manager.timezone(guild_id)
+        first = min(item.first_at for item in items if item.first_at is not None)
+        last = max(item.last_at for item in items if item.last_at is not None)
+        first_day, last_day = local_day(first, timezone), local_day(last, timezone)
+        today = local_day(now, timezone)
+        window_start = today - timedelta(days=WINDOW_DAYS)
+        name = items[0].guild_name or str(guild_id)
+        guild_arg = f'"{name}"' if " " in name else name
+        print(f"{name}: messages from {first_day} to {last_day} ({timezone} days).", file=out)
+        if last_day < window_start:
+            print(
+                f"  Summaries: the bot summarises today and the {WINDOW_DAYS} days before "
+                f"({window_start} to {today}), so none of these days yet. To see the memory as "
+                f"of the end of this history: memorybot memory show --guild {guild_arg} "
+                f"--user NAME --now {last_day}",
+                file=out,
+            )
+        else:
+            print(
+                f"  Summaries: {max(first_day, window_start)} to {last_day} are within the "
+                f"bot's window (today and the {WINDOW_DAYS} days before) and are summarised when "
+                "a memory is first built; older days only with `summarize --date` or `--now`.",
+                file=out,
+            )
+        cutoff = now - timedelta(days=retention)
+        if first < cutoff:
+            which = (
+                "all of them" if last < cutoff else f"those before {local_day(cutoff, timezone)}"
+            )
+            keep = (today - first_day).days + 1
+            print(
+                f"memorybot import: warning: RETENTION_DAYS={retention} keeps raw messages of "
+                f"the last {retention} days; {which} will be deleted by the next "
+                "`memorybot retention run` (the bot runs it every RETENTION_INTERVAL_HOURS). "
+                f"Facts and stored summaries stay. To keep them, set RETENTION_DAYS={keep} or "
+                "more before that runs.",
+                file=err,
+            )
+        else:
+            kept_until = first_day + timedelta(days=retention)
+            print(
+                f"  Retention: RETENTION_DAYS={retention} keeps the oldest of them until "
+                f"{kept_until}.",
+                file=out,
+            )

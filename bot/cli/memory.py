@@ -3,6 +3,8 @@
 Prints the assembled context with its sources (facts, today, days 2-7), their sizes, the cache
 hits and the LLM calls the build made, so an admin can see why the bot says what it says.
 `--now` (or MEMORYBOT_NOW) builds the memory as of a past moment, e.g. after an import.
+Building may call the LLM (missing day summaries, the history roll-up, the merge); the command
+says so on stderr before it starts, and `--no-build` shows only what is stored, with no call.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import sys
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.progress import llm_models, working
 from memory import PrivacyError, format_report
 from memory.core.settings import Settings
 
@@ -34,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="seconds to wait like a reply does (default: wait for the full build)",
     )
+    show.add_argument(
+        "--no-build",
+        action="store_true",
+        help="only what is stored (facts, stored summaries, the last merged context); "
+        "builds nothing and never calls the LLM",
+    )
     show.add_argument("--json", action="store_true", help="print the report as JSON")
     show.set_defaults(handler=handle_show)
     parser.set_defaults(handler=lambda args, settings: _usage(parser))
@@ -51,12 +60,22 @@ async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
             subject = await memory.privacy.subject(guild_id, args.user)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        if args.budget is None:
-            report = await memory.manager.wait_for_context(guild_id, subject.user_id)
+        if args.no_build:
+            report = await memory.manager.stored_context(guild_id, subject.user_id)
         else:
-            report = await memory.manager.build_context(
-                guild_id, subject.user_id, budget=args.budget
+            print(
+                f"building the memory of {subject.label}: what is missing or stale is computed "
+                f"now and may call the LLM ({llm_models(memory)}); --no-build shows only what "
+                "is stored",
+                file=sys.stderr,
             )
+            with working(f"building the memory of {subject.label}"):
+                if args.budget is None:
+                    report = await memory.manager.wait_for_context(guild_id, subject.user_id)
+                else:
+                    report = await memory.manager.build_context(
+                        guild_id, subject.user_id, budget=args.budget
+                    )
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
     else:

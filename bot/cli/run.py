@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 
+from memory import describe_database, embedded_exists
 from memory.core.settings import Settings
+
+_log = logging.getLogger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,4 +25,6 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
         return console(args, settings)  # explains itself, then chats offline
     from bot.client import run_bot
 
+    if not embedded_exists(settings):
+        _log.warning("creating a new database: %s", describe_database(settings))
     return run_bot(settings)

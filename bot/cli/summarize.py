@@ -10,6 +10,7 @@ import sys
 from datetime import date
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.progress import llm_models, working
 from memory import DayResult, PrivacyError
 from memory.core.settings import Settings
 
@@ -41,7 +42,13 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
+        print(
+            f"summarising guild {args.guild}, {day}: one batched LLM call for the day "
+            f"(more when it is too long for one) with {llm_models(memory, ('daily_summary',))}",
+            file=sys.stderr,
+        )
+        with working(f"summarising {day} (calling the LLM)"):
+            result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
         names = await memory.members.display_names(guild_id, list(result.summaries))
     sys.stdout.write(format_result(result, names))
     return 0

@@ -1,12 +1,15 @@
 """`memorybot telemetry tail`: the telemetry file as a readable table (or raw JSON lines).
 
 Reads `LOG_DIR/telemetry.jsonl` and its rotated backups; `-f` keeps following the file across
-rotations until Ctrl-C. Needs no database, so it works next to a running bot.
+rotations until Ctrl-C. Guilds and members show by name when the database is reachable (ids
+otherwise, and always with `--ids`), `--guild`/`--user` take names too, and on a terminal rows
+are coloured by outcome (plain when piped).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -14,13 +17,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from rich.console import Console
+from rich.text import Text
+
 from bot.cli import CliError
 from memory import (
     TELEMETRY_FILE,
+    DatabaseUnavailable,
     EventFilter,
     FileFollower,
+    NameLookup,
+    check_ops,
     filter_events,
     follow_events,
+    outcome_style,
     parse_since,
     read_events,
     render_header,
@@ -28,6 +38,8 @@ from memory import (
 )
 from memory.core.settings import Settings
 from memory.core.telemetry import json_line
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_LINES = 20
 
@@ -41,12 +53,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Show telemetry events from LOG_DIR/telemetry.jsonl as a table.",
     )
     tail.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
-    tail.add_argument("--guild", type=int, help="only events of this guild id")
+    tail.add_argument("--guild", help="only events of this guild (id or exact name)")
+    tail.add_argument(
+        "--user", help="only events about or by this member (id, or name with --guild)"
+    )
     tail.add_argument(
         "--op",
         action="append",
         default=[],
         help="only these operations (repeat or comma-separate; 'llm' matches 'llm_call')",
+    )
+    tail.add_argument(
+        "--outcome",
+        action="append",
+        default=[],
+        help="only these outcomes, e.g. error, fallback (repeat or comma-separate)",
+    )
+    tail.add_argument(
+        "--ids", action="store_true", help="show ids, do not look names up in the database"
     )
     tail.add_argument("--since", help="only events newer than this: 10m, 2h, 1d or ISO time")
     tail.add_argument(
@@ -58,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     tail.add_argument("--json", action="store_true", help="print raw JSON lines")
     tail.add_argument("--log-dir", type=Path, default=None, help="override LOG_DIR")
-    tail.set_defaults(handler=handle)
+    # Reads the log directory; names come from the database only when it is reachable.
+    tail.set_defaults(handler=handle, uses_database=False)
     parser.set_defaults(handler=lambda args, settings: _usage(parser))
 
 
@@ -67,13 +92,68 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def build_filter(args: argparse.Namespace, *, now: datetime) -> EventFilter:
-    ops = tuple(op.strip() for value in args.op for op in value.split(",") if op.strip())
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def _open_names(settings: Settings) -> NameLookup | None:
+    """Names from the database, or None (ids are shown) when it cannot be reached."""
     try:
+        return NameLookup(settings).open()
+    except DatabaseUnavailable as exc:
+        _log.info("showing ids: %s", exc)
+        return None
+
+
+def _resolve(args: argparse.Namespace, names: NameLookup | None) -> tuple[int | None, int | None]:
+    """--guild and --user as ids; a name is looked up in the database (one line if it can't)."""
+    guild_id = user_id = None
+    try:
+        if args.guild is not None:
+            guild_id = _as_id(args.guild, "--guild", names and names.guild_id)
+        if args.user is not None:
+            if guild_id is None and not args.user.strip().isdigit():
+                raise CliError("--user NAME needs --guild (names belong to a guild)")
+            by_name = names and guild_id is not None and names.user_id
+            user_id = _as_id(
+                args.user, "--user", by_name and (lambda text: by_name(guild_id, text))
+            )
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return guild_id, user_id
+
+
+def _as_id(text: str, option: str, by_name: Callable[[str], int] | None) -> int:
+    if text.strip().isdigit():
+        return int(text.strip())
+    if not by_name:
+        raise CliError(
+            f"{option} {text!r}: names need the database, which is not reachable; "
+            "give the id instead"
+        )
+    return by_name(text)
+
+
+def build_filter(
+    args: argparse.Namespace,
+    *,
+    now: datetime,
+    guild_id: int | None = None,
+    user_id: int | None = None,
+) -> EventFilter:
+    ops = _split(args.op)
+    try:
+        check_ops(ops)
         since = parse_since(args.since, now=now) if args.since else None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    return EventFilter(ops=ops, guild_id=args.guild, since=since)
+    return EventFilter(
+        ops=ops,
+        guild_id=guild_id,
+        since=since,
+        outcomes=_split(getattr(args, "outcome", [])),
+        user_id=user_id,
+    )
 
 
 def handle(
@@ -86,10 +166,41 @@ def handle(
 ) -> int:
     stream = out or sys.stdout
     log_dir: Path = args.log_dir or settings.log_dir
-    event_filter = build_filter(args, now=datetime.now(UTC))
+    build_filter(args, now=datetime.now(UTC))  # bad options fail before the database opens
     if not args.follow and not (log_dir / TELEMETRY_FILE).exists():
         raise CliError(f"no telemetry file at {log_dir / TELEMETRY_FILE} (is LOG_DIR right?)")
+    wants_names = not args.ids and not args.json
+    by_name = any(
+        value is not None and not value.strip().isdigit() for value in (args.guild, args.user)
+    )
+    names = _open_names(settings) if wants_names or by_name else None
+    try:
+        guild_id, user_id = _resolve(args, names)
+        event_filter = build_filter(args, now=datetime.now(UTC), guild_id=guild_id, user_id=user_id)
+        return _tail(
+            args,
+            log_dir,
+            event_filter,
+            stream,
+            names if wants_names else None,
+            should_stop=should_stop,
+            poll_seconds=poll_seconds,
+        )
+    finally:
+        if names is not None:
+            names.close()
 
+
+def _tail(
+    args: argparse.Namespace,
+    log_dir: Path,
+    event_filter: EventFilter,
+    stream: TextIO,
+    names: NameLookup | None,
+    *,
+    should_stop: Callable[[], bool],
+    poll_seconds: float,
+) -> int:
     # Open the follower first so events written while the history prints are not lost.
     follower = FileFollower(log_dir / TELEMETRY_FILE) if args.follow else None
     limit = args.lines
@@ -99,8 +210,15 @@ def handle(
     recent: Iterable[dict[str, Any]] = filter_events(history, event_filter)
     if limit is not None:
         recent = deque(recent, maxlen=max(limit, 0))
+    if names is not None:
+        recent = list(recent)
+        names.member_names(
+            (int(event["guild_id"]), int(event["user_id"]))
+            for event in recent
+            if str(event.get("guild_id", "")).isdigit() and str(event.get("user_id", "")).isdigit()
+        )
 
-    write = _writer(stream, raw=args.json)
+    write = _writer(stream, raw=args.json, names=names)
     if not args.json:
         print(render_header(), file=stream, flush=True)
     for event in recent:
@@ -115,8 +233,21 @@ def handle(
     return 0
 
 
-def _writer(stream: TextIO, *, raw: bool) -> Callable[[dict[str, Any]], None]:
+def _writer(
+    stream: TextIO, *, raw: bool, names: NameLookup | None
+) -> Callable[[dict[str, Any]], None]:
+    """Rows as plain text when piped; coloured by outcome on a terminal (rich)."""
+    console = Console(file=stream, highlight=False, soft_wrap=True, emoji=False, markup=False)
+    colour = not raw and console.is_terminal and not console.no_color
+
     def write(event: dict[str, Any]) -> None:
-        print(json_line(event) if raw else render_row(event), file=stream, flush=True)
+        if raw:
+            print(json_line(event), file=stream, flush=True)
+            return
+        row = render_row(event, names=names)
+        if colour:
+            console.print(Text(row, style=outcome_style(event) or ""))
+        else:
+            print(row, file=stream, flush=True)
 
     return write

@@ -160,6 +160,26 @@ class MemoryManager:
         time budget, so a slow model delays the answer instead of serving the fallback."""
         return await self._serve(guild_id, user_id, None)
 
+    async def stored_context(self, guild_id: int, user_id: int) -> ContextReport:
+        """Only what is stored, served the way a fallback is: nothing is built and the LLM is
+        never called (`memorybot memory show --no-build`)."""
+        started = time.perf_counter()
+        inputs = await self._base_inputs(guild_id, user_id)
+        text, served = await fallback_context(self._pool, inputs, self._max_chars)
+        return fallback_report(
+            inputs,
+            guild_id=guild_id,
+            user_id=user_id,
+            text=text,
+            served=served,
+            reason="stored only, nothing built (--no-build)",
+            today=inputs.today,
+            max_chars=self._max_chars,
+            budget=None,
+            started=started,
+            shared=False,
+        )
+
     async def _serve(self, guild_id: int, user_id: int, budget: float | None) -> ContextReport:
         if self._closed:
             raise RuntimeError("MemoryManager is closed")

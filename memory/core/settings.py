@@ -1,24 +1,49 @@
 """Runtime configuration: one pydantic-settings class, read from the environment and `.env`.
 
-Every field here is documented in `.env.example`; `load_settings()` turns a bad value into one
-clear line naming the variable instead of a traceback.
+Every field here is documented in `.env.example`. `load_settings()` is strict, as README
+promises: a bad value, a misspelt variable in `.env` (`GEMINI_APIKEY`) or an unknown provider
+name (`LLM_FALLBACK=ollama`) stops start-up with one line naming it and the closest valid name,
+worded for the admin rather than by pydantic. It also chooses where data, logs and `.env` live
+(see `memory.core.paths`).
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from dotenv import dotenv_values
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memory.core.paths import Locations, find_locations
 from memory.core.purposes import PURPOSES
 
 _log = logging.getLogger(__name__)
 
 ProviderName = Literal["gemini", "openai", "offline"]
+PROVIDERS: tuple[ProviderName, ...] = ("gemini", "openai", "offline")
+# Servers people name when they mean "the OpenAI-compatible provider".
+_OPENAI_COMPATIBLE = ("ollama", "llama.cpp", "llamacpp", "vllm", "lmstudio", "lm-studio")
+
+# Variables read outside Settings that may sit in `.env` or the environment.
+EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER"})
+# `.env` is shared with Docker Compose, which reads its own variables from it.
+COMPOSE_PREFIXES = ("POSTGRES_", "COMPOSE_")
+# In the process environment only names that look like ours are checked (it holds many others).
+OUR_PREFIXES = ("DISCORD_", "GEMINI_", "OPENAI_", "LLM_", "MEMORYBOT_")
 
 
 class SettingsError(Exception):
@@ -29,7 +54,7 @@ class Settings(BaseSettings):
     """All knobs of memorybot. Secrets are SecretStr so they never land in logs or reprs."""
 
     model_config = SettingsConfigDict(
-        env_file=".env",
+        env_file=None,
         env_file_encoding="utf-8",
         env_ignore_empty=True,
         extra="ignore",
@@ -117,6 +142,28 @@ class Settings(BaseSettings):
     telemetry_file_max_bytes: int = Field(default=10_000_000, ge=10_000)
     telemetry_file_backups: int = Field(default=5, ge=0)
 
+    _locations: Locations | None = PrivateAttr(default=None)
+
+    @property
+    def locations(self) -> Locations | None:
+        """Where `load_settings` found `.env` and put data and logs (None when built directly)."""
+        return self._locations
+
+    @field_validator("llm_provider", mode="before")
+    @classmethod
+    def _known_provider(cls, value: object) -> object:
+        if isinstance(value, str):
+            return check_provider(value)
+        return value
+
+    @field_validator("llm_fallback")
+    @classmethod
+    def _known_fallbacks(cls, value: str) -> str:
+        for name in value.split(","):
+            if name.strip():
+                check_provider(name)
+        return value
+
     @field_validator("default_timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
@@ -144,12 +191,21 @@ class Settings(BaseSettings):
                 raise ValueError(f"empty value for purpose {purpose!r}")
         return value
 
+    @field_validator("llm_purpose_chains")
+    @classmethod
+    def _known_chain_providers(cls, value: str) -> str:
+        for setting in purpose_pairs(value).values():
+            for name in setting.split(","):
+                if name.strip():
+                    check_provider(name)
+        return value
+
     @model_validator(mode="after")
     def _provider_has_key(self) -> Settings:
         if self.llm_provider == "gemini" and self.gemini_api_key is None:
-            raise ValueError("LLM_PROVIDER=gemini needs GEMINI_API_KEY")
+            raise ValueError("LLM_PROVIDER: gemini needs GEMINI_API_KEY (set it, or choose openai)")
         if self.window_hard_decay_minutes < self.window_soft_decay_minutes:
-            raise ValueError("WINDOW_HARD_DECAY_MINUTES must be >= WINDOW_SOFT_DECAY_MINUTES")
+            raise ValueError("WINDOW_HARD_DECAY_MINUTES: must be >= WINDOW_SOFT_DECAY_MINUTES")
         return self
 
     @property
@@ -165,7 +221,7 @@ class Settings(BaseSettings):
         chain: list[ProviderName] = [self.provider]
         for name in self.llm_fallback.split(","):
             name = name.strip().lower()
-            if name and name in ("gemini", "openai", "offline") and name not in chain:
+            if name and name in PROVIDERS and name not in chain:
                 chain.append(name)  # type: ignore[arg-type]
         return chain
 
@@ -177,7 +233,7 @@ class Settings(BaseSettings):
         chain: list[ProviderName] = []
         for name in override.split(","):
             name = name.strip().lower()
-            if name in ("gemini", "openai", "offline") and name not in chain:
+            if name in PROVIDERS and name not in chain:
                 chain.append(name)  # type: ignore[arg-type]
         return chain
 
@@ -193,18 +249,113 @@ def purpose_pairs(text: str) -> dict[str, str]:
     return pairs
 
 
+def check_provider(name: str) -> ProviderName:
+    """A provider name, or a ValueError naming the closest valid one."""
+    clean = name.strip().lower()
+    if clean in PROVIDERS:
+        return clean  # type: ignore[return-value]
+    if difflib.get_close_matches(clean, _OPENAI_COMPATIBLE, n=1, cutoff=0.7):
+        hint = "did you mean openai? it serves Ollama and other OpenAI-compatible servers at"
+        hint += " OPENAI_BASE_URL"
+    else:
+        close = difflib.get_close_matches(clean, PROVIDERS, n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]}?" if close else f"valid: {', '.join(PROVIDERS)}"
+    raise ValueError(f"unknown provider {name.strip()!r} ({hint})")
+
+
+def _known_names() -> set[str]:
+    return {name.upper() for name in Settings.model_fields} | EXTRA_NAMES
+
+
+def _suggest(name: str, known: set[str], cutoff: float) -> str | None:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def check_names(env_keys: list[str], environ: Mapping[str, str], env_file: Path | None) -> None:
+    """Every `.env` key must be a setting; in the environment, names with our prefixes that
+    are unknown but close to a setting (a typo) are errors too."""
+    known = _known_names()
+    where = f" in {env_file}" if env_file is not None else ""
+    for key in env_keys:
+        name = key.strip().upper()
+        if name in known or name.startswith(COMPOSE_PREFIXES):
+            continue
+        close = _suggest(name, known, 0.6)
+        hint = f"did you mean {close}?" if close else "see .env.example for the valid names"
+        raise SettingsError(f"setting {name}{where}: not a memorybot setting ({hint})")
+    for key in environ:
+        name = key.upper()
+        if name in known or not name.startswith(OUR_PREFIXES):
+            continue
+        close = _suggest(name, known, 0.8)
+        if close is None:
+            continue  # e.g. OPENAI_ORG_ID for another tool, or an image's build variable
+        raise SettingsError(
+            f"environment variable {name}: not a memorybot setting (did you mean {close}?)"
+        )
+
+
+_TYPE_WORDS = {
+    "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "float_parsing": "expected a number",
+    "bool_parsing": "expected true or false",
+    "literal_error": "expected one of the listed values",
+}
+
+
 def _describe(error: ValidationError) -> str:
+    """The first problem as one line: `setting NAME: what is wrong (what would be right)`."""
     first = error.errors()[0]
     location = "_".join(str(part) for part in first.get("loc", ())).upper()
-    message = first.get("msg", "invalid value")
-    if location:
-        return f"setting {location}: {message}"
-    return f"settings: {message}"
+    kind = str(first.get("type", ""))
+    context = first.get("ctx") or {}
+    if kind == "value_error" and "error" in context:
+        message = str(context["error"])
+    elif kind in _TYPE_WORDS:
+        message = _TYPE_WORDS[kind]
+    else:
+        message = str(first.get("msg", "invalid value")).replace("Input should be", "must be")
+    if kind != "value_error" and location and "secret" not in kind:
+        value = first.get("input")
+        if isinstance(value, str) and "TOKEN" not in location and "KEY" not in location:
+            message += f", got {value!r}"
+    if not location:
+        name, sep, rest = message.partition(": ")
+        if sep and name.replace("_", "").isalpha() and name.isupper():
+            location, message = name, rest
+    return f"setting {location}: {message}" if location else f"settings: {message}"
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Build settings, turning validation failures into a one-line SettingsError."""
+def load_settings(
+    *,
+    locations: Locations | None = None,
+    environ: Mapping[str, str] | None = None,
+    **overrides: object,
+) -> Settings:
+    """Build settings strictly, reading the `.env` of the chosen place; data and log
+    directories are resolved there (see `memory.core.paths`). Failures are one-line
+    SettingsErrors."""
+    environ = os.environ if environ is None else environ
+    locations = locations or find_locations(environ=environ)
+    env_file = locations.env_file if locations.env_file.is_file() else None
+    env_keys = list(dotenv_values(env_file)) if env_file is not None else []
+    check_names(env_keys, environ, env_file)
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
     except ValidationError as exc:
         raise SettingsError(_describe(exc)) from None
+    fields = settings.model_fields_set
+    resolved = settings.model_copy(
+        update={
+            "data_dir": locations.resolve(settings.data_dir)
+            if "data_dir" in fields
+            else locations.data_dir,
+            "log_dir": locations.resolve(settings.log_dir)
+            if "log_dir" in fields
+            else locations.log_dir,
+        }
+    )
+    resolved._locations = locations
+    return resolved

@@ -59,6 +59,9 @@ class ImportResult:
     skipped_bots: int = 0
     skipped_other: int = 0  # system messages (joins, pins...)
     members: int = 0
+    # Time span of the messages stored or already present (the import explains its day window).
+    first_at: datetime | None = None
+    last_at: datetime | None = None
 
     def summary(self) -> str:
         return (
@@ -297,6 +300,9 @@ class ExportImporter:
         if not batch:
             return
         new = await message_store.insert_messages(connection, batch)
+        first, last = min(m.created_at for m in batch), max(m.created_at for m in batch)
+        result.first_at = first if result.first_at is None else min(result.first_at, first)
+        result.last_at = last if result.last_at is None else max(result.last_at, last)
         result.new += new
         result.existing += len(batch) - new
         batch.clear()

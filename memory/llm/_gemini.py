@@ -31,6 +31,7 @@ from memory.llm._base import (
     Purpose,
 )
 from memory.llm._jsonout import parse_structured
+from memory.llm._problems import ProblemLog
 from memory.llm._purposes import pick_model
 
 _log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class GeminiProvider(LLMProvider):
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         self._client = genai.Client(api_key=api_key, http_options=http_options)
+        self._problems = ProblemLog("gemini")
         # Schemas the SDK cannot turn into Gemini's Schema type (dict fields, for one): these
         # go as plain JSON schema (`response_json_schema`) instead.
         self._json_schema_only: set[type] = set()
@@ -140,6 +142,9 @@ class GeminiProvider(LLMProvider):
         try:
             response = await self._generate(request, model)
         except genai_errors.APIError as exc:
+            problem = describe_problem(exc, model=model)
+            if problem is not None:
+                self._problems.report(*problem)
             raise map_api_error(exc) from exc
         except genai_errors.UnknownApiResponseError as exc:
             raise LLMBadOutput(f"gemini: unreadable response ({exc})"[:500]) from exc
@@ -193,6 +198,22 @@ def _answer_text(response: types.GenerateContentResponse, purpose: str) -> str:
     if not text and finish == "MAX_TOKENS":
         raise LLMBadOutput(f"gemini {purpose}: ran out of output tokens before answering")
     return text
+
+
+def describe_problem(exc: genai_errors.APIError, *, model: str) -> tuple[str, str] | None:
+    """(what Gemini said, how to fix it) for errors retrying cannot cure, else None."""
+    code = exc.code or 0
+    if code in (0, 408, 429) or code >= 500:
+        return None  # transient: retried, then a fallback answers
+    said = f"{code} {exc.status or ''} for model {model}: {exc.message or ''}".strip()[:400]
+    lowered = f"{exc.status or ''} {exc.message or ''}".lower()
+    if "api key" in lowered or code in (401, 403):
+        fix = "check GEMINI_API_KEY (and that the Gemini API is enabled for its project)"
+    elif code == 404:
+        fix = "set GEMINI_MODEL / GEMINI_MODEL_DAILY / GEMINI_PURPOSE_MODELS to an existing model"
+    else:
+        fix = "Gemini refused the request; check GEMINI_MODEL and GEMINI_BASE_URL"
+    return said, fix
 
 
 def map_api_error(exc: genai_errors.APIError) -> LLMError:

@@ -29,6 +29,7 @@ from memory.llm._base import (
     Purpose,
 )
 from memory.llm._jsonout import parse_structured, strict_json_schema
+from memory.llm._problems import ProblemLog
 from memory.llm._purposes import pick_model
 
 _log = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ class OpenAICompatibleProvider(LLMProvider):
         self.model = model
         self.model_daily = model_daily or model
         self.purpose_models = dict(purpose_models or {})
+        self.base_url = base_url
+        self._problems = ProblemLog("openai")
         self._client = AsyncOpenAI(
             base_url=base_url,
             api_key=api_key or "not-needed",
@@ -76,7 +79,7 @@ class OpenAICompatibleProvider(LLMProvider):
             completion = await self._create(request, model, schema_format=use_format)
         except openai.APIStatusError as exc:
             if not (use_format and exc.status_code in _FORMAT_REJECTED):
-                raise map_api_error(exc) from exc
+                raise self._failed(exc, model) from exc
             _log.info(
                 "%s rejected response_format json_schema (%s); using JSON in text",
                 model,
@@ -85,12 +88,19 @@ class OpenAICompatibleProvider(LLMProvider):
             try:
                 completion = await self._create(request, model, schema_format=False)
             except openai.APIError as retry_exc:
-                raise map_api_error(retry_exc) from retry_exc
+                raise self._failed(retry_exc, model) from retry_exc
             # Only now is it clear the format, not the request, was the problem.
             self._no_schema_format.add(model)
         except openai.APIError as exc:
-            raise map_api_error(exc) from exc
+            raise self._failed(exc, model) from exc
         return self._response(request, model, completion)
+
+    def _failed(self, exc: openai.APIError, model: str) -> LLMError:
+        """The typed error; a configuration problem is also shown to the admin, once."""
+        problem = describe_problem(exc, model=model, base_url=self.base_url)
+        if problem is not None:
+            self._problems.report(*problem)
+        return map_api_error(exc)
 
     async def _create(self, request: LLMRequest, model: str, *, schema_format: bool) -> Any:
         messages: list[dict[str, str]] = []
@@ -161,6 +171,46 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return float(value) if value is not None else None
     except ValueError:  # an HTTP date: rare for these servers, let backoff decide
         return None
+
+
+def server_message(exc: openai.APIError) -> str:
+    """What the server itself said (Ollama: `model "x" not found, try pulling it first`)."""
+    body = exc.body
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("error")
+        if isinstance(message, str) and message.strip():
+            return message.strip()
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return str(exc.message or exc)
+
+
+def describe_problem(exc: openai.APIError, *, model: str, base_url: str) -> tuple[str, str] | None:
+    """(what the server said, how to fix it) for errors retrying cannot cure, else None."""
+    if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
+        return (
+            f"cannot connect to {base_url} ({exc})",
+            "is the server running? check OPENAI_BASE_URL",
+        )
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    code = exc.status_code
+    if code == 429 or code >= 500 or code in (408, 409):
+        return None  # transient: retried, then a fallback answers
+    message = server_message(exc)
+    said = f"{code} from {base_url} for model {model}: {message}"[:400]
+    lowered = message.lower()
+    if code == 404 and "pull" in lowered:
+        fix = f"run `ollama pull {model}` on that server, or set OPENAI_MODEL to a model it has"
+    elif code == 404 and "model" in lowered:
+        fix = "set OPENAI_MODEL (or OPENAI_MODEL_DAILY, OPENAI_PURPOSE_MODELS) to a model it has"
+    elif code == 404:
+        fix = "check OPENAI_BASE_URL (OpenAI-compatible servers usually end in /v1)"
+    elif code in (401, 403):
+        fix = "check OPENAI_API_KEY"
+    else:
+        fix = "the server refused the request; check that OPENAI_MODEL is a chat model"
+    return said, fix
 
 
 def map_api_error(exc: openai.APIError) -> LLMError:

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from memory.core.clock import ensure_aware, parse_now
-from memory.telemetry._catalogue import TELEMETRY_FILE
+from memory.telemetry._catalogue import OPS, TELEMETRY_FILE
 
 _log = logging.getLogger(__name__)
 
@@ -30,6 +30,38 @@ _UNIT_SECONDS["w"] = 7 * 86400
 _FIXED = ("ts", "op", "outcome", "guild_id", "user_id", "latency_ms")
 _HEADER = ("TIME", "OP", "OUTCOME", "GUILD", "USER", "MS", "DETAILS")
 _WIDTHS = (19, 18, 8, 19, 19, 8)
+
+# Row colour on a terminal by outcome; "ok" and unknown outcomes stay plain.
+OUTCOME_STYLES: dict[str, str] = {
+    "error": "bold red",
+    "fallback": "yellow",
+    "retry": "yellow",
+    "degraded": "yellow",
+    "cancelled": "yellow",
+    "empty": "yellow",
+    "refused": "magenta",
+    "rate_limited": "magenta",
+}
+
+
+class NameSource(Protocol):
+    """Names for the ids a row shows (None: unknown, show the id)."""
+
+    def guild_name(self, guild_id: int) -> str | None: ...
+
+    def member_name(self, guild_id: int, user_id: int) -> str | None: ...
+
+
+def outcome_style(event: dict[str, Any]) -> str | None:
+    return OUTCOME_STYLES.get(str(event.get("outcome", "")))
+
+
+def check_ops(ops: Iterable[str]) -> None:
+    """ValueError for an `--op` that matches no operation (a prefix such as `llm` is fine)."""
+    for wanted in ops:
+        if wanted in OPS or any(op.startswith(wanted + "_") for op in OPS):
+            continue
+        raise ValueError(f"--op: unknown operation {wanted!r}; valid: {', '.join(sorted(OPS))}")
 
 
 def parse_since(value: str, *, now: datetime) -> datetime:
@@ -70,13 +102,23 @@ def event_time(event: dict[str, Any]) -> datetime | None:
 
 @dataclass(frozen=True)
 class EventFilter:
-    """Which events to show: any of `ops` (prefix `llm` matches `llm_call`), one guild, since."""
+    """Which events to show: any of `ops` (prefix `llm` matches `llm_call`), any of
+    `outcomes`, one guild, one member (subject or actor), newer than `since`."""
 
     ops: tuple[str, ...] = ()
     guild_id: int | None = None
     since: datetime | None = None
+    outcomes: tuple[str, ...] = ()
+    user_id: int | None = None
 
     def matches(self, event: dict[str, Any]) -> bool:
+        if self.outcomes and str(event.get("outcome", "")) not in self.outcomes:
+            return False
+        if self.user_id is not None and self.user_id not in (
+            _as_int(event.get("user_id")),
+            _as_int(event.get("actor_id")),
+        ):
+            return False
         if self.ops:
             op = str(event.get("op", ""))
             if not any(op == wanted or op.startswith(wanted + "_") for wanted in self.ops):
@@ -131,16 +173,31 @@ def render_header() -> str:
     return " ".join([*cells, _HEADER[-1]]).rstrip()
 
 
-def render_row(event: dict[str, Any], *, detail_width: int = 120) -> str:
-    """One event as a fixed-width table row (local time); extra fields become key=value."""
+def _named(event: dict[str, Any], names: NameSource | None) -> tuple[Any, Any]:
+    """The guild and user cells: names when `names` knows them, else the ids."""
+    guild, user = event.get("guild_id"), event.get("user_id")
+    guild_id, user_id = _as_int(guild), _as_int(user)
+    if names is None or guild_id is None:
+        return guild, user
+    guild_cell = names.guild_name(guild_id) or guild
+    user_cell = (names.member_name(guild_id, user_id) or user) if user_id is not None else user
+    return guild_cell, user_cell
+
+
+def render_row(
+    event: dict[str, Any], *, names: NameSource | None = None, detail_width: int = 120
+) -> str:
+    """One event as a fixed-width table row (local time); extra fields become key=value;
+    guild and member by name when `names` knows them."""
+    guild_cell, user_cell = _named(event, names)
     latency = event.get("latency_ms")
     latency_text = f"{latency:.0f}" if isinstance(latency, int | float) else ""
     cells = [
         _cell(_format_time(event), _WIDTHS[0]),
         _cell(event.get("op"), _WIDTHS[1]),
         _cell(event.get("outcome"), _WIDTHS[2]),
-        _cell(event.get("guild_id"), _WIDTHS[3]),
-        _cell(event.get("user_id"), _WIDTHS[4]),
+        _cell(guild_cell, _WIDTHS[3]),
+        _cell(user_cell, _WIDTHS[4]),
         latency_text.rjust(_WIDTHS[5]),
     ]
     details = " ".join(

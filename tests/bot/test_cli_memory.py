@@ -184,3 +184,23 @@ async def test_import_then_memory_show_end_to_end(cli_env: Path, capsys) -> None
     assert "marathon, week 1" in out  # the history of the days before
     assert "daily_summary 3" in out
     assert "Fallback" not in out
+
+
+async def test_memory_show_says_it_may_call_the_llm_and_no_build_does_not(
+    cli_env, db_pool, capsys
+) -> None:
+    await _seed(db_pool)
+    base = ["memory", "show", "--guild", "Tea Club", "--user", "alice", "--now", NOW.isoformat()]
+    assert await asyncio.to_thread(_run, [*base, "--no-build", "--json"]) == 0
+    captured = capsys.readouterr()
+    stored = json.loads(captured.out)
+    assert stored["total_llm_calls"] == 0 and stored["fallback"] is not None
+    assert "Alice is a nurse in Lyon" in stored["text"]  # the facts are stored
+    assert "may call the LLM" not in captured.err
+    assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") == 0  # nothing built
+
+    assert await asyncio.to_thread(_run, base) == 0
+    captured = capsys.readouterr()
+    assert "may call the LLM (merge: offline; daily_summary: offline)" in captured.err
+    assert "--no-build shows only what is stored" in captured.err
+    assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") > 0

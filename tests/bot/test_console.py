@@ -42,6 +42,10 @@ async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_pat
         assert chat and chat[0].startswith("Bot: ")
         shown = "\n".join(await session.handle_line("/memory alice"))
         assert "climbing" in shown and "alice" in shown
+        # In words, not cache jargon.
+        assert shown.startswith("What Bot remembers about alice")
+        assert "facts members asked it to remember" in shown
+        assert "cache" not in shown.lower() and "context_store" not in shown
         assert await session.handle_line("/quit") == ["bye"]
         assert session.finished
 
@@ -54,6 +58,7 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
             "bob: Bot, remember that alice plays the violin",
             "bob: Bot, what do you know about alice?",
             "/whois alice",
+            "/memory alice",
             "/quit",
         ]
     )
@@ -63,6 +68,8 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
         "LOG_DIR": str(tmp_path / "logs"),
         "TELEMETRY_STDOUT": "false",
         "PYTHONPATH": str(ROOT),
+        "HOME": str(tmp_path),
+        "MEMORYBOT_IN_CONTAINER": "0",
     }
     result = subprocess.run(
         [sys.executable, "-m", "bot", "console"],
@@ -78,6 +85,13 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
     assert len(answers) == 3, result.stdout
     assert "violin" in answers[1] and "violin" in answers[2]
     assert "Traceback" not in result.stderr
+    # Piped lines are echoed, so the transcript reads as a conversation.
+    lines = result.stdout.splitlines()
+    said = lines.index("guest> bob: Bot, remember that alice plays the violin")
+    assert lines[said + 1].startswith("Bot: ")
+    assert "guest> /whois alice" in lines
+    assert "offline: not connected to Discord" in result.stdout
+    assert "What Bot remembers about alice" in result.stdout
 
 
 @pytest.mark.parametrize("line", ["/nope", "/remember", "/summarize 2026-13-40"])

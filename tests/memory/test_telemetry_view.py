@@ -153,3 +153,49 @@ def test_follower_waits_for_a_file_that_does_not_exist_yet(tmp_path: Path) -> No
     path.write_text(json_line(_event("first", 0)) + "\n")
     assert [json.loads(line)["op"] for line in follower.poll()] == ["first"]
     follower.close()
+
+
+# --- names, outcomes, valid operations -----------------------------------------------------
+
+
+class _Names:
+    def guild_name(self, guild_id: int) -> str | None:
+        return {1: "Climbers"}.get(guild_id)
+
+    def member_name(self, guild_id: int, user_id: int) -> str | None:
+        return {(1, 7): "alice"}.get((guild_id, user_id))
+
+
+def test_rows_show_names_when_known_and_ids_otherwise() -> None:
+    from memory.telemetry._view import render_row as row
+
+    event = {"ts": "2026-01-01T00:00:00+00:00", "op": "remember", "outcome": "ok"}
+    named = row({**event, "guild_id": 1, "user_id": 7}, names=_Names())
+    assert "Climbers" in named and "alice" in named and " 7 " not in named
+    unknown = row({**event, "guild_id": 2, "user_id": 8}, names=_Names())
+    assert unknown.split()[-2:] == ["2", "8"]
+
+
+def test_outcome_and_user_filters() -> None:
+    from memory.telemetry._view import EventFilter as Filter
+
+    events = [
+        {"ts": "2026-01-01T00:00:00+00:00", "op": "reply", "outcome": "ok", "user_id": 7},
+        {"ts": "2026-01-01T00:00:00+00:00", "op": "forget", "outcome": "error", "actor_id": 7},
+        {"ts": "2026-01-01T00:00:00+00:00", "op": "reply", "outcome": "error", "user_id": 8},
+    ]
+    errors = [e["op"] for e in events if Filter(outcomes=("error",)).matches(e)]
+    assert errors == ["forget", "reply"]
+    by_seven = [e["op"] for e in events if Filter(user_id=7).matches(e)]
+    assert by_seven == ["reply", "forget"]  # the subject or the actor
+
+
+def test_unknown_op_names_the_valid_ones() -> None:
+    from memory.telemetry import OPS, check_ops, outcome_style
+
+    check_ops(["llm", "llm_call", "remember"])
+    with pytest.raises(ValueError, match="unknown operation 'rememberr'") as raised:
+        check_ops(["rememberr"])
+    assert all(op in str(raised.value) for op in OPS)
+    assert outcome_style({"outcome": "error"}) == "bold red"
+    assert outcome_style({"outcome": "ok"}) is None

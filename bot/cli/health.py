@@ -1,0 +1,64 @@
+"""`memorybot health`: one line and exit 0 when the database answers and, for a running bot,
+its gateway heartbeat is recent; exit 1 otherwise. The container's HEALTHCHECK runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.cli import NO_DATABASE_IN_CONTAINER
+from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
+from memory import DatabaseUnavailable, check_database
+from memory.core.paths import in_container
+from memory.core.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "health",
+        help="exit 0 when the database answers and a running bot's heartbeat is recent",
+        description="Check the database (SELECT 1) and, when a bot runs with this LOG_DIR, the "
+        "age of its gateway heartbeat file. Prints one line; exit code 0 healthy, 1 not.",
+    )
+    parser.add_argument(
+        "--max-age",
+        type=float,
+        default=MAX_AGE_SECONDS,
+        help=f"oldest acceptable heartbeat in seconds (default {MAX_AGE_SECONDS:.0f})",
+    )
+    parser.add_argument(
+        "--require-bot",
+        action="store_true",
+        help="also unhealthy when no bot heartbeat exists at all",
+    )
+    # Checks the container guard itself: a health check answers 0 or 1, never 2.
+    parser.set_defaults(handler=handle, uses_database=False)
+
+
+async def handle(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.database_url is None and in_container():
+        print(f"unhealthy: {NO_DATABASE_IN_CONTAINER}")
+        return 1
+    try:
+        database = await check_database(settings)
+    except DatabaseUnavailable as exc:
+        print(f"unhealthy: {exc}")
+        return 1
+    age = heartbeat_age(settings.log_dir)
+    if age is None:
+        if args.require_bot:
+            print(
+                f"unhealthy: database ok ({database}); no bot heartbeat at "
+                f"{heartbeat_path(settings.log_dir)}"
+            )
+            return 1
+        print(f"healthy: database ok ({database}); no bot running here")
+        return 0
+    if age > args.max_age:
+        print(
+            f"unhealthy: database ok ({database}); the bot's last gateway heartbeat was "
+            f"{age:.0f}s ago (limit {args.max_age:.0f}s)"
+        )
+        return 1
+    print(f"healthy: database ok ({database}); bot heartbeat {age:.0f}s ago")
+    return 0

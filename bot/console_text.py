@@ -1,0 +1,53 @@
+"""The console's `/memory NAME` in words: what the bot remembers and where it came from,
+without cache keys or source ids (`memorybot memory show` keeps the detailed view)."""
+
+from __future__ import annotations
+
+from memory import ContextReport
+
+_SOURCES = {
+    "facts": 'facts members asked it to remember (/remember, "remember that ...")',
+    "today": "a summary of what they said today",
+    "history": "a summary of the days before today (up to a week back)",
+}
+
+_FALLBACKS = {
+    "last_known_good": "the last memory it had built (the model could not build a new one)",
+    "facts_and_summaries": "the stored facts and summaries, unmerged",
+    "facts": "the stored facts only",
+    "none": "nothing",
+}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
+    """Lines for the terminal: the memory itself, then its ingredients and cost in words."""
+    lines = [
+        f"What {bot_name} remembers about {report.member_name} "
+        f"(as of {report.day}, {report.timezone} days):",
+    ]
+    text = (report.text or "").strip()
+    lines += [f"  {line}" for line in text.splitlines()] if text else ["  (nothing yet)"]
+    lines.append("Made from:")
+    for source in report.sources:
+        about = _SOURCES.get(source.name, source.name)
+        amount = _plural(source.chars, "character") if source.chars else "nothing yet"
+        lines.append(f"  - {about}: {amount}")
+    lines.append(
+        f"It is {_plural(report.chars, 'character')} long; at most {report.max_chars} go into "
+        "a reply prompt."
+    )
+    calls = report.total_llm_calls
+    if report.fallback:
+        served = _FALLBACKS.get(report.fallback, report.fallback)
+        lines.append(f"It is showing {served}, because: {report.fallback_reason}.")
+    elif calls:
+        days = ", ".join(day.isoformat() for day in report.days_summarised)
+        what = f" (summarised {days})" if days else ""
+        lines.append(f"Building it took {_plural(calls, 'model call')}{what}.")
+    else:
+        lines.append("Nothing had to be worked out again: it all came from what was stored.")
+    return lines
