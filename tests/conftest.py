@@ -96,7 +96,7 @@ def telemetry() -> Telemetry:
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """No test reads or writes the real per-user directories (memory.core.paths), and the
-    container guard (a /.dockerenv on CI machines) is off unless a test turns it on."""
+    container guard is off unless a test turns it on (the environment may carry the flag)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))

@@ -88,13 +88,9 @@ def find_locations(cwd: Path | None = None, environ: Mapping[str, str] | None = 
     )
 
 
-def in_container(environ: Mapping[str, str] | None = None, root: Path = Path("/")) -> bool:
-    """MEMORYBOT_IN_CONTAINER=1 (our image sets it), or Docker's `/.dockerenv` unless
-    MEMORYBOT_IN_CONTAINER=0 says otherwise (a development container, say)."""
+def in_container(environ: Mapping[str, str] | None = None) -> bool:
+    """MEMORYBOT_IN_CONTAINER=1, which our image sets. Docker's `/.dockerenv` is not taken as a
+    sign: development containers and CI machines have it too, and `make run` must keep working
+    there with its embedded database."""
     environ = os.environ if environ is None else environ
-    flag = environ.get(CONTAINER_FLAG, "").strip().lower()
-    if flag in ("1", "true", "yes"):
-        return True
-    if flag in ("0", "false", "no"):
-        return False
-    return (root / ".dockerenv").exists()
+    return environ.get(CONTAINER_FLAG, "").strip().lower() in ("1", "true", "yes")
