@@ -18,7 +18,7 @@ LOCK_FLAGS ?=
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c $(LOCK) -e '.[dev,all]'
+	$(BIN)/pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'
 	touch $(STAMP)
 
 # One universal resolution (every platform, Python 3.11+) of the base dependencies, every extra
@@ -27,7 +27,7 @@ lock:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet 'uv==$(UV_VERSION)'
 	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 \
-		--extra all --extra dev --custom-compile-command 'make lock' \
+		--extra all --extra dev --extra bench --custom-compile-command 'make lock' \
 		--quiet $(LOCK_FLAGS) -o $(LOCK)
 
 run: $(STAMP)

@@ -307,6 +307,6 @@ def test_every_requirement_is_pinned_in_the_lock(
 
 def test_makefile_installs_with_the_lock() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert "pip install --quiet -c $(LOCK) -e '.[dev,all]'" in makefile
+    assert "pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'" in makefile
     assert f"LOCK := {LOCK}" in makefile
     assert re.search(r"^lock:", makefile, re.MULTILINE)
