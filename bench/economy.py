@@ -31,7 +31,7 @@ import asyncpg
 
 from bench.database import BenchServer, bench_server
 from bench.harness import make_manager, memories
-from bench.providers import CountingProvider, Usage, fast_tokens
+from bench.providers import TOKENIZER, CountingProvider, Usage, fast_tokens
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
 from memory.core.clock import FixedClock
@@ -81,6 +81,14 @@ def _message_tokens(guild: SyntheticGuild, messages: list[ChatMessage]) -> list[
     members = {member.user_id: member for member in guild.members()}
     rendered = render_messages(messages, members)
     return [fast_tokens(str(message_elements([message]))) for message in rendered]
+
+
+def _raw_tokens(guild: SyntheticGuild, messages: list[ChatMessage]) -> int:
+    """The day's chat written once as `Name: text` (mentions as names): what "reading each
+    message once" costs, the yardstick of the hierarchy's token ratio."""
+    members = {member.user_id: member for member in guild.members()}
+    rendered = render_messages(messages, members)
+    return fast_tokens("\n".join(f"{m.author_name}: {m.content}" for m in rendered))
 
 
 def _message_chars(guild: SyntheticGuild, messages: list[ChatMessage]) -> tuple[float, float]:
@@ -184,6 +192,18 @@ async def run(
     completed_day_calls = sum(n for day, n in after_restart.days.items() if day < today)
 
     replayed = [message for offset in range(days) for message in guild.messages(offset)]
+    raw = sum(_raw_tokens(guild, guild.messages(offset)) for offset in range(days)) / days
+    report(BENCH, "raw_tokens_per_guild_day", raw, "tokens", tokenizer=TOKENIZER, **params)
+    ratio = measured.total_tokens / days / raw if raw else float("inf")
+    report(
+        BENCH,
+        "hierarchy_to_raw_token_ratio",
+        ratio,
+        "x",
+        tokenizer=TOKENIZER,
+        target=3.0 if request_rate <= 0.05 else 4.0,
+        **params,
+    )
     xml_chars, content_chars = _message_chars(guild, replayed)
     report(BENCH, "prompt_chars_per_message", xml_chars, "chars", **params)
     report(BENCH, "content_chars_per_message", content_chars, "chars", **params)
