@@ -63,9 +63,9 @@ def cache_sizes(manager: MemoryManager) -> dict[str, int]:
     entries are sized last and only for what they add: their context text is the very string
     the context cache holds."""
     storages = {
-        "context": manager._contexts._storage,
-        "history": manager._history.cache._storage,
-        "today": manager._today._storage,
+        "context": manager._builder.contexts._storage,
+        "history": manager._builder.history.cache._storage,
+        "today": manager._builder.today._storage,
         "warm": manager._warm._entries,
     }
     seen: set[int] = set()
@@ -135,7 +135,7 @@ async def traced_serve(
         sizes = cache_sizes(manager)
         contexts = [
             text
-            for key, text in manager._contexts._storage.items()
+            for key, text in manager._builder.contexts._storage.items()
             if key[0] not in excluded and text
         ]
     finally:

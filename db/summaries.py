@@ -1,5 +1,5 @@
 """Queries of the transient memory hierarchy: day fingerprints, daily/historical summaries,
-merged contexts (last known good) and the per guild-day advisory lock.
+and the per guild-day advisory lock (merged contexts live in db/contexts.py).
 
 A summarised day is valid while its stored fingerprint (live message count and max message id)
 matches the messages table and nobody marked it stale (edits and deletes do).
@@ -8,13 +8,11 @@ matches the messages table and nobody marked it stale (edits and deletes do).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
 import asyncpg
 
@@ -71,14 +69,6 @@ class DayState:
         if self.retry_due:
             return "degraded"
         return "changed" if not self.fresh else "fresh"
-
-
-@dataclass(frozen=True, slots=True)
-class MergedContext:
-    context: str
-    content_hash: str
-    sources: dict[str, Any]
-    computed_at: datetime
 
 
 async def guild_timezone(db: Executor, guild_id: int) -> str | None:
@@ -328,46 +318,6 @@ async def save_historical(
     )
 
 
-async def get_merged_context(db: Executor, guild_id: int, user_id: int) -> MergedContext | None:
-    """The member's last known good context, whatever inputs it was built from."""
-    row = await db.fetchrow(
-        "SELECT context, content_hash, sources, computed_at FROM merged_contexts"
-        " WHERE guild_id = $1 AND user_id = $2",
-        guild_id,
-        user_id,
-    )
-    if row is None:
-        return None
-    sources = row["sources"]
-    if isinstance(sources, str):  # a pool without the jsonb codec
-        sources = json.loads(sources)
-    return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
-
-
-async def save_merged_context(
-    db: Executor,
-    guild_id: int,
-    user_id: int,
-    context: str,
-    content_hash: str,
-    sources: dict[str, Any],
-) -> None:
-    await db.execute(
-        """
-        INSERT INTO merged_contexts (guild_id, user_id, context, content_hash, sources)
-        VALUES ($1, $2, $3, $4, $5::jsonb)
-        ON CONFLICT (guild_id, user_id) DO UPDATE SET
-            context = EXCLUDED.context, content_hash = EXCLUDED.content_hash,
-            sources = EXCLUDED.sources, computed_at = now()
-        """,
-        guild_id,
-        user_id,
-        context,
-        content_hash,
-        sources,
-    )
-
-
 def day_lock_key(guild_id: int, day: date) -> int:
     """A stable signed 64-bit advisory lock key for one guild-day (same in every process)."""
     digest = hashlib.blake2b(f"summary-day:{guild_id}:{day.isoformat()}".encode(), digest_size=8)
@@ -376,12 +326,14 @@ def day_lock_key(guild_id: int, day: date) -> int:
 
 @asynccontextmanager
 async def guild_day_lock(
-    pool: asyncpg.Pool, guild_id: int, day: date
+    pool: asyncpg.Pool, guild_id: int, day: date, *, wait_seconds: float = 30.0
 ) -> AsyncIterator[tuple[asyncpg.Connection, bool]]:
     """Hold the guild-day's advisory lock on a dedicated connection.
 
     Yields (connection, waited): `waited` is True when another process held the lock first,
-    in which case the caller should re-check the stored day before summarising it again.
+    in which case the caller should re-check the stored day before summarising it again. The
+    wait is bounded (`lock_timeout`): a process stuck behind a hung model gives up with
+    asyncpg.LockNotAvailableError instead of pinning a pooled connection forever.
     """
     key = day_lock_key(guild_id, day)
     async with pool.acquire() as connection:
@@ -389,7 +341,13 @@ async def guild_day_lock(
         if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", key):
             waited = True
             _log.info("guild %s day %s is being summarised elsewhere; waiting", guild_id, day)
-            await connection.execute("SELECT pg_advisory_lock($1)", key)
+            await connection.execute(
+                "SELECT set_config('lock_timeout', $1, false)", f"{int(wait_seconds * 1000)}ms"
+            )
+            try:
+                await connection.execute("SELECT pg_advisory_lock($1)", key)
+            finally:
+                await connection.execute("RESET lock_timeout")
         try:
             yield connection, waited
         finally:

@@ -18,47 +18,35 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
-from cachetools import LRUCache, TTLCache
+from cachetools import TTLCache
 
-from db import summaries as store
-from db.facts import get_facts, get_forgotten
 from db.guilds import get_timezone
-from db.members import get_members
-from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, fallback_context
+from memory.context._build import Built, ContextBuilder
+from memory.context._merge import ContextInputs, ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
 from memory.context._warm import WarmContexts
-from memory.core.cache import AsyncCache, SingleFlight
-from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
+from memory.core.cache import SingleFlight
+from memory.core.clock import Clock, local_day
 from memory.core.report import ContextReport
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import LLMError, MemoryLLM
-from memory.members import prompt_member
 from memory.summaries import (
     BuildStats,
     DailySummarizer,
     DayResult,
     HistoricalSummarizer,
     SummaryConfig,
-    load_guild_forgotten,
 )
 
 _log = logging.getLogger(__name__)
 
-HOUR_SECONDS = 3600
 # A guild's timezone is re-read this often (another process may change it).
 ZONE_TTL_SECONDS = 300
-
-
-@dataclass
-class _Built:
-    inputs: ContextInputs
-    text: str | None
-    stats: BuildStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,34 +91,32 @@ class MemoryManager:
         self._clock = clock
         self._telemetry = telemetry
         self._max_chars = config.context_max_chars
-        self._daily = DailySummarizer(
+        daily = DailySummarizer(
             pool,
             llm,
             config.summaries,
             telemetry=self._telemetry,
             max_parallel_days=config.max_parallel_days,
         )
-        self._history = HistoricalSummarizer(pool, llm, config.summaries, telemetry=self._telemetry)
-        self._merger = ContextMerger(llm, self._max_chars, telemetry=self._telemetry)
-        # Today's batch per guild, keyed by (guild, day, local hour): at most one build an hour.
-        self._today: AsyncCache[tuple[int, date, int], dict[int, str]] = AsyncCache.ttl(
-            "today",
-            config.cache_today_size,
-            HOUR_SECONDS,
-            timer=lambda: self._clock.now().timestamp(),
+        history = HistoricalSummarizer(pool, llm, config.summaries, telemetry=self._telemetry)
+        self._builder = ContextBuilder(
+            pool,
+            daily,
+            history,
+            ContextMerger(llm, self._max_chars, telemetry=self._telemetry),
+            max_chars=self._max_chars,
+            cache_today_size=config.cache_today_size,
+            cache_context_size=config.cache_context_size,
+            clock=clock,
             telemetry=self._telemetry,
+            timezone=self.timezone,
         )
-        self._contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
-            "context", config.cache_context_size, telemetry=self._telemetry
-        )
-        self._builds: SingleFlight[tuple[int, int], _Built] = SingleFlight("memory_build")
+        self._builds: SingleFlight[tuple[int, int], Built] = SingleFlight("memory_build")
         # The warm path: a member's last build, good for the rest of its local hour (today's
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
         self._warm = WarmContexts(self._clock, config.cache_context_size)
         self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
-        # Content hash of each member's stored merged_contexts row, as far as this process knows.
-        self._stored_hash: LRUCache[tuple[int, int], str] = LRUCache(config.cache_context_size)
         self._closed = False
 
     # --- public ---------------------------------------------------------------------------
@@ -164,7 +150,7 @@ class MemoryManager:
         """Only what is stored, served the way a fallback is: nothing is built and the LLM is
         never called (`memorybot memory show --no-build`)."""
         started = time.perf_counter()
-        inputs = await self._base_inputs(guild_id, user_id)
+        inputs = await self._builder.base_inputs(guild_id, user_id)
         text, served = await fallback_context(self._pool, inputs, self._max_chars)
         return fallback_report(
             inputs,
@@ -227,17 +213,16 @@ class MemoryManager:
         can be a plain change listener; the next request rebuilds from the new inputs."""
         member = (guild_id, user_id)
         self._warm.invalidate(guild_id, user_id)
-        dropped = self._contexts.invalidate(lambda key: key[:2] == member)
-        dropped += self._history.cache.invalidate(lambda key: key[:2] == member)
+        dropped = self._builder.forget_member(guild_id, user_id)
         self._builds.detach(lambda key: key == member)
         _log.debug("invalidated %d cached entries for %s/%s", dropped, guild_id, user_id)
 
     async def summarize_day(self, guild_id: int, day: date, force: bool = True) -> DayResult:
         """(Re)summarise one guild-day now; `force` recomputes even an up-to-date day."""
         timezone = await self.timezone(guild_id)
-        result = await self._daily.ensure_day(guild_id, day, timezone, force=force)
+        result = await self._builder.daily.ensure_day(guild_id, day, timezone, force=force)
         if result.computed:
-            self._today.invalidate(lambda key: key[0] == guild_id and key[1] == day)
+            self._builder.day_changed(guild_id, day)
             self.invalidate_guild(guild_id)
         return result
 
@@ -277,130 +262,15 @@ class MemoryManager:
         """Cancel background builds and summaries; safe to call twice."""
         self._closed = True
         await self._builds.aclose()
-        await self._contexts.aclose()
-        await self._history.cache.aclose()
-        await self._today.aclose()
-        await self._daily.aclose()
+        await self._builder.aclose()
 
     # --- the build ------------------------------------------------------------------------
 
-    async def _build(self, guild_id: int, user_id: int) -> _Built:
+    async def _build(self, guild_id: int, user_id: int) -> Built:
         epoch = self._warm.epoch
-        built = await self._build_fresh(guild_id, user_id)
+        built = await self._builder.build(guild_id, user_id)
         self._warm.put(served_context(built.inputs, built.text, self._warm), epoch=epoch)
         return built
-
-    async def _build_fresh(self, guild_id: int, user_id: int) -> _Built:
-        stats = BuildStats()
-        inputs = await self._base_inputs(guild_id, user_id)
-        today = inputs.today
-
-        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
-        today_batch, hit = await self._today.get_or_compute(
-            (guild_id, today, hour),
-            lambda: self._today_batch(guild_id, today, inputs.timezone, stats),
-            guild_id=guild_id,
-        )
-        stats.cache("today", hit)
-        inputs.today_text = inputs.clean(today_batch.get(user_id, ""))
-
-        first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
-        await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
-        stored = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
-        inputs.history_days = [day for day, _ in stored]
-        days = [(day, inputs.clean(text)) for day, text in stored]
-        history = await self._history.summary(
-            guild_id, inputs.member, last, days, inputs.forgotten, stats
-        )
-        inputs.history_text = inputs.clean(history)
-
-        key_hash = inputs.content_hash(self._max_chars)
-        text, hit = await self._contexts.get_or_compute(
-            (guild_id, user_id, key_hash),
-            lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
-            guild_id=guild_id,
-            user_id=user_id,
-        )
-        stats.cache("context", hit)
-        if hit and text is not None and self._stored_hash.get((guild_id, user_id)) != key_hash:
-            # Served from the in-process LRU under an older state: the stored last-known-good
-            # row must follow what is served, or a restart would merge it again.
-            await self._save(guild_id, user_id, text, key_hash, inputs)
-        return _Built(inputs, text, stats)
-
-    async def _base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
-        timezone = await self.timezone(guild_id)
-        facts = await get_facts(self._pool, guild_id, user_id)
-        forgotten = await get_forgotten(self._pool, guild_id, user_id)
-        guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
-        members = await get_members(self._pool, guild_id, [user_id])
-        return ContextInputs(
-            guild_id=guild_id,
-            timezone=timezone,
-            today=local_day(self._clock.now(), timezone),
-            member=prompt_member(user_id, members),
-            facts=facts.blob.strip() if facts else "",
-            forgotten=forgotten,
-            guild_forgotten=guild_forgotten,
-        )
-
-    async def _today_batch(
-        self, guild_id: int, day: date, timezone: str, stats: BuildStats
-    ) -> dict[int, str]:
-        result = await self._daily.ensure_day(guild_id, day, timezone, stats=stats)
-        return result.summaries
-
-    async def _refresh_days(
-        self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats
-    ) -> None:
-        """Bring every past day of the window up to date (usually: nothing to do)."""
-        days = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
-        start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
-        states = await store.day_states(self._pool, guild_id, days, timezone, start, end)
-        pending = [day for day in days if not states[day].fresh]
-        for _ in range(len(days) - len(pending)):
-            stats.cache("daily", True)
-        if not pending:
-            return
-        results = await asyncio.gather(
-            *(self._daily.ensure_day(guild_id, day, timezone, stats=stats) for day in pending),
-            return_exceptions=True,
-        )
-        for result in results:  # every day got its chance; now report the first failure
-            if isinstance(result, BaseException):
-                raise result
-
-    async def _merge_or_load(
-        self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
-    ) -> str | None:
-        stored = await store.get_merged_context(self._pool, guild_id, user_id)
-        if stored is not None and stored.content_hash == key_hash:
-            stats.cache("context_store", True)
-            self._stored_hash[(guild_id, user_id)] = key_hash
-            return stored.context
-        stats.cache("context_store", False)
-        text = await self._merger.merge(
-            guild_id,
-            inputs.member,
-            facts=inputs.facts,
-            today=inputs.today_text,
-            history=inputs.history_text,
-            forgotten=inputs.forgotten,
-            stats=stats,
-        )
-        if text is not None:
-            text = inputs.clean(text) or None
-        if text is not None:
-            await self._save(guild_id, user_id, text, key_hash, inputs)
-        return text
-
-    async def _save(
-        self, guild_id: int, user_id: int, text: str, key_hash: str, inputs: ContextInputs
-    ) -> None:
-        await store.save_merged_context(
-            self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
-        )
-        self._stored_hash[(guild_id, user_id)] = key_hash
 
     # --- fallback -------------------------------------------------------------------------
 
@@ -421,7 +291,7 @@ class MemoryManager:
         served = "none"
         inputs: ContextInputs | None = None
         try:
-            inputs = await self._base_inputs(guild_id, user_id)
+            inputs = await self._builder.base_inputs(guild_id, user_id)
             text, served = await fallback_context(self._pool, inputs, self._max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)

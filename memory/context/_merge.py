@@ -15,6 +15,8 @@ from typing import Any
 
 import asyncpg
 
+from db import contexts as context_store
+from db import notes as notes_store
 from db import summaries as store
 from memory.core.telemetry import Telemetry
 from memory.llm import LLMBadOutput, MemoryLLM, PromptMember
@@ -59,10 +61,11 @@ class ContextInputs:
         return drop_guild_forgotten(text, self.member.user_id, self.guild_forgotten)[0].strip()
 
     def content_hash(self, max_chars: int) -> str:
-        """The merge cache key: equal inputs give an equal context, in any process."""
+        """The merge cache key: equal inputs give an equal merge, in any process. Today's
+        notes are not part of it: they are attached after the merge, so a new hour's notes
+        never force a new merge."""
         return content_hash(
             self.facts,
-            self.today_text,
             self.history_text,
             sorted(self.forgotten),
             self.member.name,
@@ -97,6 +100,24 @@ def bound(text: str, max_chars: int) -> str:
     if space >= max_chars // 2:
         window = window[:space]
     return window.rstrip(" ,;:") + ELLIPSIS
+
+
+# Share of the context kept for today's notes when both they and older memory are present.
+TODAY_SHARE = 0.35
+TODAY_LABEL = "Today: "
+
+
+def attach_today(merged: str | None, today: str, max_chars: int) -> str | None:
+    """The merged facts and history, then today's notes verbatim, within `max_chars`."""
+    today = today.strip()
+    if not today:
+        return merged
+    if not merged:
+        return bound(today, max_chars)
+    room_today = min(len(TODAY_LABEL) + len(today) + 1, int(max_chars * TODAY_SHARE))
+    head = bound(merged, max_chars - room_today)
+    tail = bound(today, max_chars - len(head) - len(TODAY_LABEL) - 1)
+    return f"{head}\n{TODAY_LABEL}{tail}" if tail else head
 
 
 def assemble_fallback(facts: str, today: str, history: str, max_chars: int) -> str | None:
@@ -188,20 +209,22 @@ async def fallback_context(
     Fills `inputs.today_text`/`history_text` with what was used, for the report.
     """
     guild_id, user_id = inputs.guild_id, inputs.member.user_id
-    known_good = await store.get_merged_context(pool, guild_id, user_id)
+    today = inputs.today
+    notes = (await notes_store.day_notes(pool, guild_id, today)).get(user_id, [])
+    inputs.today_text = inputs.clean(" ".join(notes))
+    known_good = await context_store.get_merged_context(pool, guild_id, user_id)
     if (
         known_good is not None
         and known_good.sources.get("facts_hash") == content_hash(inputs.facts)
         and known_good.sources.get("forgotten_hash") == content_hash(sorted(inputs.forgotten))
     ):
-        text = bound(inputs.clean(known_good.context), max_chars)
+        merged = inputs.clean(known_good.context)
+        text = attach_today(merged, inputs.today_text, max_chars) if merged else None
         if text:
             return text, "last_known_good"
-    today = inputs.today
     recent = await store.member_daily_summaries(
         pool, guild_id, user_id, today - timedelta(days=HISTORY_DAYS), today
     )
-    inputs.today_text = inputs.clean(next((text for day, text in recent if day == today), ""))
     latest = await store.latest_historical(pool, guild_id, user_id, today - timedelta(days=1))
     if latest is not None:
         history = latest[1]

@@ -87,6 +87,7 @@ class Settings(BaseSettings):
     gemini_model: str = "gemini-2.5-flash-lite"
     gemini_model_daily: str = "gemini-2.5-flash"
     gemini_base_url: str | None = None
+    gemini_prompt_token_limit: int = Field(default=1_000_000, ge=1000)
     openai_base_url: str = "http://localhost:11434/v1"
     openai_api_key: SecretStr | None = None
     openai_model: str = "llama3.1"
@@ -95,6 +96,7 @@ class Settings(BaseSettings):
     gemini_purpose_models: str = ""
     openai_purpose_models: str = ""
     openai_model_daily: str | None = None
+    openai_prompt_token_limit: int = Field(default=8_192, ge=1000)
     openai_requests_per_minute: float | None = Field(default=None, gt=0)
     llm_daily_requests_per_minute: float = Field(default=10.0, gt=0)
     llm_queue_timeout_seconds: float = Field(default=120.0, gt=0)
@@ -111,7 +113,8 @@ class Settings(BaseSettings):
     daily_summary_chars: int = Field(default=300, ge=50)
     historical_summary_chars: int = Field(default=500, ge=50)
     context_max_chars: int = Field(default=1200, ge=100)
-    daily_prompt_max_chars: int = Field(default=60000, ge=2000)
+    # Deprecated cap in characters; prompts are sized by each provider's token limit now.
+    daily_prompt_max_chars: int | None = Field(default=None, ge=2000)
     cache_today_size: int = Field(default=256, ge=1)
     cache_history_size: int = Field(default=4096, ge=1)
     cache_context_size: int = Field(default=4096, ge=1)

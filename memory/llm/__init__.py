@@ -15,6 +15,7 @@ from memory.llm._tasks import (
     message_elements,
     reduce_elements,
 )
+from memory.llm._transcript import compact_lines, compact_transcript, target_legend
 
 __all__ = [
     "LLMBadOutput",
@@ -23,9 +24,12 @@ __all__ = [
     "PromptMember",
     "PromptMessage",
     "build_llm",
+    "compact_lines",
+    "compact_transcript",
     "forgotten_constraints",
     "member_elements",
     "message_elements",
     "reduce_elements",
+    "target_legend",
     "track_providers",
 ]

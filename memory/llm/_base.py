@@ -86,6 +86,9 @@ class LLMProvider(abc.ABC):
     """A model endpoint. Implementations raise only `LLMError` subclasses."""
 
     name: str = "provider"
+    # Input tokens one prompt may hold for this provider's models (None: no limit we know of);
+    # a day that fits is read in one pass instead of in chunks.
+    prompt_token_limit: int | None = None
 
     def model_for(self, purpose: Purpose) -> str:
         """The model this provider would use for `purpose` (telemetry, rate-limit keys)."""

@@ -169,6 +169,16 @@ class ProviderChain(LLMProvider):
     def chain_for(self, purpose: str) -> list[str]:
         return self._chains.get(purpose, self._default)
 
+    def token_limit_for(self, purpose: str) -> int | None:
+        """The smallest prompt limit of the purpose's providers: a prompt must fit whichever
+        of them ends up answering it."""
+        limits = [
+            self._guarded[name].provider.prompt_token_limit
+            for name in self.chain_for(purpose)
+            if self._guarded[name].provider.prompt_token_limit is not None
+        ]
+        return min(limits) if limits else None  # type: ignore[type-var]
+
     def model_for(self, purpose: Purpose) -> str:
         names = self.chain_for(purpose)
         return self._guarded[names[0]].provider.model_for(purpose) if names else ""

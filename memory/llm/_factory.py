@@ -53,7 +53,7 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
         except ImportError:
             _missing_sdk("gemini")
             return None
-        return GeminiProvider(
+        gemini = GeminiProvider(
             api_key=api_key,
             model=settings.gemini_model,
             model_daily=settings.gemini_model_daily,
@@ -61,13 +61,15 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             base_url=settings.gemini_base_url,
             timeout_seconds=_client_timeout(settings),
         )
+        gemini.prompt_token_limit = settings.gemini_prompt_token_limit
+        return gemini
     if name == "openai":
         try:
             from memory.llm._openai_compat import OpenAICompatibleProvider
         except ImportError:
             _missing_sdk("openai")
             return None
-        return OpenAICompatibleProvider(
+        compatible = OpenAICompatibleProvider(
             base_url=settings.openai_base_url,
             api_key=_secret(settings.openai_api_key),
             model=settings.openai_model,
@@ -75,6 +77,8 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             purpose_models=purpose_pairs(settings.openai_purpose_models),
             timeout_seconds=_client_timeout(settings),
         )
+        compatible.prompt_token_limit = settings.openai_prompt_token_limit
+        return compatible
     raise ValueError(f"unknown LLM provider {name!r}")
 
 

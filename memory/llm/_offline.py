@@ -87,6 +87,8 @@ def _daily_reduce(inputs: Inputs) -> Answer:
 
 
 def _historical(inputs: Inputs) -> Answer:
+    if "members" in inputs:  # many members at once: a guild's histories when a day closes
+        return _historical_batch(inputs)
     name, aliases = _member(inputs)
     days = [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
     text = extractive.condense(
@@ -96,6 +98,23 @@ def _historical(inputs: Inputs) -> Answer:
         names=[name, *aliases],
     )
     return {"text": text}
+
+
+def _historical_batch(inputs: Inputs) -> Answer:
+    forgotten = inputs.get("forgotten") or {}
+    days = inputs.get("days") or {}
+    summaries = []
+    for member in inputs["members"]:
+        key = str(member["user_id"])
+        single = {
+            "member": member,
+            "days": days.get(key, []),
+            "max_chars": inputs["max_chars"],
+            "forgotten": forgotten.get(key, []),
+        }
+        text = _historical(single)
+        summaries.append({"user_id": key, "summary": text["text"]})  # type: ignore[index]
+    return {"summaries": summaries}
 
 
 def _merge(inputs: Inputs) -> Answer:

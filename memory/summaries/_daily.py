@@ -1,53 +1,77 @@
-"""Daily summaries: one LLM call per guild-day covering every active member, persisted.
+"""Closing a day: each member's day summary, made from the day's notes, persisted.
 
-A day is summarised when its stored fingerprint (message count, max message id) no longer
-matches the messages table, when an edit or delete marked it stale, or when forced. "Nothing to
-say" is stored too, so a quiet member or day is never asked about again. Within a process one
-task per guild-day does the work (single flight); across processes a PostgreSQL advisory lock
-does, and the loser re-checks the stored day instead of paying for it twice.
+A completed day is closed once: the stretches not read yet (and any an edit, delete or late
+message touched) are read into notes (memory.summaries._notes), then each member's notes become
+their day summary, verbatim when they fit the summary's length, else condensed in one batched
+call for every member that needs it. The messages are never re-read as a whole. A day stays
+closed while its stored fingerprint (message count, max message id) matches the messages table
+and nobody marked it stale; "nothing to say" is stored too. Across processes the guild-day
+advisory lock (bounded wait) keeps one process closing a day; the other re-checks the stored day.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import asyncpg
 
+from db import notes as notes_store
 from db import summaries as store
 from db.members import get_members
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
-from memory.core.intent import is_memory_command
-from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
     PromptMember,
-    PromptMessage,
     forgotten_constraints,
-    member_elements,
-    message_elements,
     reduce_elements,
     track_providers,
 )
-from memory.members import USER_MENTION, prompt_member, referenced_ids, render_messages
+from memory.members import prompt_member
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
+from memory.summaries._notes import DayNotes, NotesConfig
 from memory.summaries._stats import BuildStats
 from prompts.loader import template
 
 _log = logging.getLogger(__name__)
 
-# Room for the template's own text and JSON instructions around the messages.
-_PROMPT_OVERHEAD = 200
-# A day a fallback provider summarised is redone by the primary after this long.
+# A day a fallback provider read is read again by the primary after this long.
 DEGRADED_RETRY = timedelta(hours=1)
-# Below this a chunk holds too little chat to be worth a call; a prompt may then run over.
-_MIN_MESSAGE_BUDGET = 500
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryConfig:
+    """What the summarisers read of the settings: lengths, the prompt cap, the history cache
+    and the bot's name (memory commands addressed to it are left out of a day)."""
+
+    bot_name: str = "Bot"
+    daily_summary_chars: int = 300
+    historical_summary_chars: int = 500
+    daily_prompt_max_chars: int | None = None
+    cache_history_size: int = 4096
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SummaryConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            daily_summary_chars=settings.daily_summary_chars,
+            historical_summary_chars=settings.historical_summary_chars,
+            daily_prompt_max_chars=settings.daily_prompt_max_chars,
+            cache_history_size=settings.cache_history_size,
+        )
+
+    @property
+    def notes(self) -> NotesConfig:
+        return NotesConfig(
+            bot_name=self.bot_name,
+            note_chars=self.daily_summary_chars,
+            prompt_max_chars=self.daily_prompt_max_chars,
+        )
 
 
 @dataclass(frozen=True)
@@ -65,97 +89,16 @@ class DayResult:
     targets: list[int] = field(default_factory=list)
 
 
-def target_ids(messages: list[ChatMessage], members: dict[int, Member]) -> list[int]:
-    """Members to summarise, in order of appearance: human authors and the humans they mention
-    (so what others revealed about a quiet member is kept too)."""
-    seen: dict[int, None] = {}
-    for message in messages:
-        if message.deleted:
-            continue
-        candidates = [message.author_id] if not message.author_is_bot else []
-        candidates += list(message.mention_ids)
-        candidates += [int(match) for match in USER_MENTION.findall(message.content)]
-        for user_id in candidates:
-            member = members.get(user_id)
-            is_author = user_id == message.author_id
-            if member is not None and member.is_bot:
-                continue
-            if member is None and not is_author:
-                continue  # a mention of someone we know nothing about (or a role typo)
-            seen.setdefault(user_id, None)
-    return list(seen)
+def _names(providers: list[str]) -> set[str]:
+    return {name for label in providers for name in label.split("+")}
 
 
-def chunk_messages(
-    messages: list[PromptMessage],
-    budget: int,
-    *,
-    involved: Callable[[PromptMessage], Iterable[int]] | None = None,
-    member_sizes: Mapping[int, int] | None = None,
-) -> list[list[PromptMessage]]:
-    """Split time-ordered messages into runs whose rendered XML fits `budget` characters.
-
-    A chunk's prompt lists only the members its messages involve, so each chunk also pays for
-    the `<member>` element (`member_sizes`) of every member `involved` returns for its
-    messages, once per chunk. A single message larger than the budget is cut so that no chunk
-    ever exceeds it.
-    """
-    sizes = member_sizes or {}
-
-    def members_cost(message: PromptMessage, present: set[int]) -> tuple[list[int], int]:
-        new = [uid for uid in dict.fromkeys(involved(message)) if uid not in present]
-        return new, sum(sizes.get(uid, 0) for uid in new)
-
-    chunks: list[list[PromptMessage]] = []
-    current: list[PromptMessage] = []
-    present: set[int] = set()
-    used = 0
-    for message in messages:
-        size = len(message_elements([message])) + 1
-        new, extra = members_cost(message, set()) if involved else ([], 0)
-        if size + extra > budget:
-            keep = max(0, len(message.content) - (size + extra - budget) - 1)
-            message = message.model_copy(update={"content": message.content[:keep] + "…"})
-            size = len(message_elements([message])) + 1
-        if involved:
-            new, extra = members_cost(message, present)
-        if current and used + size + extra > budget:
-            chunks.append(current)
-            current, used, present = [], 0, set()
-            if involved:
-                new, extra = members_cost(message, present)
-        current.append(message)
-        present.update(new)
-        used += size + extra
-    if current:
-        chunks.append(current)
-    return chunks
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryConfig:
-    """What the summarisers read of the settings: lengths, the prompt budget, the history cache
-    and the bot's name (memory commands addressed to it are left out of a day)."""
-
-    bot_name: str = "Bot"
-    daily_summary_chars: int = 300
-    historical_summary_chars: int = 500
-    daily_prompt_max_chars: int = 60_000
-    cache_history_size: int = 4096
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SummaryConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            daily_summary_chars=settings.daily_summary_chars,
-            historical_summary_chars=settings.historical_summary_chars,
-            daily_prompt_max_chars=settings.daily_prompt_max_chars,
-            cache_history_size=settings.cache_history_size,
-        )
+def join_notes(notes: list[str]) -> str:
+    return " ".join(note.strip() for note in notes if note.strip())
 
 
 class DailySummarizer:
-    """Keeps `summary_days`/`daily_summaries` in step with the messages, one guild-day at a time."""
+    """Keeps `summary_days`/`daily_summaries` in step with the notes, one guild-day at a time."""
 
     def __init__(
         self,
@@ -170,8 +113,9 @@ class DailySummarizer:
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
+        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry)
         self._flight: SingleFlight[tuple[int, date, bool], DayResult] = SingleFlight("daily")
-        # Each day being summarised pins a pool connection (the advisory lock) for the LLM call.
+        # Each day being closed pins a pool connection (the advisory lock) for its LLM calls.
         self._slots = asyncio.Semaphore(max_parallel_days)
 
     async def ensure_day(
@@ -183,7 +127,8 @@ class DailySummarizer:
         force: bool = False,
         stats: BuildStats | None = None,
     ) -> DayResult:
-        """The day's summaries, summarising it first if its messages changed (or `force`)."""
+        """The day's summaries, closing it first if its messages changed (or `force`: read
+        every stretch again, e.g. after changing the model)."""
         stats = stats if stats is not None else BuildStats()
         result, shared = await self._flight.run(
             (guild_id, day, force), lambda: self._ensure(guild_id, day, timezone, force, stats)
@@ -193,6 +138,7 @@ class DailySummarizer:
 
     async def aclose(self) -> None:
         await self._flight.aclose()
+        await self.notes.aclose()
 
     async def _ensure(
         self, guild_id: int, day: date, timezone: str, force: bool, stats: BuildStats
@@ -202,21 +148,16 @@ class DailySummarizer:
         if state.fresh and not force:
             summaries = await store.daily_summaries(self._pool, guild_id, day)
             return DayResult(guild_id, day, summaries, state.message_count)
-        async with self._slots, store.guild_day_lock(self._pool, guild_id, day) as (conn, waited):
-            if not force:
-                # Another process may have stored this day since the check above, whether we
-                # waited for its lock (`waited`) or it finished just before we asked.
-                state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
-                if state.fresh:
-                    _log.debug(
-                        "guild %s day %s stored meanwhile (waited=%s)", guild_id, day, waited
-                    )
-                    summaries = await store.daily_summaries(conn, guild_id, day)
-                    return DayResult(guild_id, day, summaries, state.message_count)
+        async with self._slots, store.guild_day_lock(self._pool, guild_id, day) as (conn, _):
+            # Another process may have closed the day since the check above.
+            state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
+            if state.fresh and not force:
+                summaries = await store.daily_summaries(conn, guild_id, day)
+                return DayResult(guild_id, day, summaries, state.message_count)
             reason = "forced" if force else state.reason
-            return await self._recompute(conn, guild_id, day, timezone, reason, stats)
+            return await self._close(conn, guild_id, day, timezone, reason, stats)
 
-    async def _recompute(
+    async def _close(
         self,
         conn: asyncpg.Connection,
         guild_id: int,
@@ -227,24 +168,31 @@ class DailySummarizer:
     ) -> DayResult:
         start, end = day_bounds(day, timezone)
         was_stale = await store.clear_stale(conn, guild_id, day)
+        calls_before = stats.total_llm_calls
         try:
-            messages = await store.day_messages(conn, guild_id, start, end)
-            max_id = max((message.message_id for message in messages), default=None)
             with self._telemetry.span(
                 "daily_summary", guild_id=guild_id, day=day.isoformat(), reason=reason
             ) as event:
+                if reason == "forced":
+                    await notes_store.delete_passes(conn, guild_id, day)
+                before = await self.notes.providers(conn, guild_id, day)
+                fallbacks = self._fallback_names(_names(before))
+                redo = fallbacks if reason == "degraded" else frozenset()
                 with track_providers() as answered:
-                    summaries, chunks, calls, targets = await self._summarize(
-                        conn, guild_id, day, timezone, messages, stats
+                    notes = await self.notes.fold_locked(
+                        conn, guild_id, day, timezone, until=end, stats=stats, redo_providers=redo
                     )
-                provider, retry_in = self._provenance(answered)
-                event.update(messages=len(messages), members=len(targets), chunks=chunks)
-                event.update(llm_calls=calls)
+                    summaries = await self._summaries(conn, guild_id, notes, stats)
+                count, max_id = await self._fingerprint(conn, guild_id, start, end)
+                passes = await self.notes.providers(conn, guild_id, day)
+                provider, retry_in = self._provenance(set(answered) | _names(passes))
+                calls = stats.total_llm_calls - calls_before
+                event.update(messages=count, members=len(summaries), llm_calls=calls)
                 await store.save_day(
                     conn,
                     guild_id,
                     day,
-                    message_count=len(messages),
+                    message_count=count,
                     max_message_id=max_id,
                     provider=provider,
                     summaries=summaries,
@@ -264,113 +212,98 @@ class DailySummarizer:
             guild_id,
             day,
             summaries,
-            len(messages),
+            count,
             computed=True,
             reason=reason,
-            chunks=chunks,
+            chunks=len(passes),
             llm_calls=calls,
-            targets=targets,
+            targets=list(summaries),
         )
 
-    def _provenance(self, answered: list[str]) -> tuple[str | None, timedelta | None]:
-        """Who wrote the day, and when to retry it: a fallback's summary (offline while the
-        primary model was down) is kept, but redone by the primary after DEGRADED_RETRY."""
-        names = sorted(set(answered))
-        chain_for = getattr(self._llm.provider, "chain_for", None)
-        primary = chain_for("daily_summary")[0] if chain_for else None
-        label = "+".join(names) or getattr(self._llm.provider, "name", None)
-        degraded = primary is not None and any(name != primary for name in names)
-        return label, DEGRADED_RETRY if degraded else None
+    @staticmethod
+    async def _fingerprint(
+        conn: asyncpg.Connection, guild_id: int, start: datetime, end: datetime
+    ) -> tuple[int, int | None]:
+        """What `summary_days` remembers of the messages a closed day was made from."""
+        row = await conn.fetchrow(
+            "SELECT count(*) AS n, max(message_id) AS max_id FROM messages"
+            " WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted",
+            guild_id,
+            start,
+            end,
+        )
+        return int(row["n"]), row["max_id"]
 
-    async def _summarize(
+    def _primary(self) -> str | None:
+        chain_for = getattr(self._llm.provider, "chain_for", None)
+        return chain_for("daily_summary")[0] if chain_for else None
+
+    def _fallback_names(self, names: set[str]) -> frozenset[str]:
+        primary = self._primary()
+        return frozenset(name for name in names if primary is not None and name != primary)
+
+    def _provenance(self, names: set[str]) -> tuple[str | None, timedelta | None]:
+        """Who wrote the day, and when to retry it: a fallback's notes (offline while the
+        primary model was down) are kept, but read again by the primary after DEGRADED_RETRY."""
+        label = "+".join(sorted(names)) or getattr(self._llm.provider, "name", None)
+        return label, DEGRADED_RETRY if self._fallback_names(names) else None
+
+    async def _summaries(
         self,
         conn: asyncpg.Connection,
         guild_id: int,
-        day: date,
-        timezone: str,
-        messages: list[ChatMessage],
+        notes: dict[int, list[str]],
         stats: BuildStats,
-    ) -> tuple[dict[int, str], int, int, list[int]]:
-        """(summaries, chunks, llm calls, targets) for one day's messages."""
-        bot_name = self._settings.bot_name
-        messages = [m for m in messages if not is_memory_command(m.content, bot_name=bot_name)]
-        if not messages:
-            return {}, 0, 0, []
-        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
-        targets = target_ids(messages, members)
-        if not targets:
-            return {}, 0, 0, []
-        rendered = render_messages(messages, members)
+    ) -> dict[int, str]:
+        """Each member's day from their notes: verbatim when it fits, else condensed (one call
+        for as many members as fit a prompt)."""
+        limit = self._settings.daily_summary_chars
+        summaries: dict[int, str] = {}
+        condense: dict[int, list[str]] = {}
+        for user_id, member_notes in notes.items():
+            joined = join_notes(member_notes)
+            if len(joined) <= limit * 1.2:
+                summaries[user_id] = joined
+            else:
+                condense[user_id] = member_notes
+        if condense:
+            summaries.update(await self._condense(conn, guild_id, condense, stats))
+        guild_forgotten = await load_guild_forgotten(conn, guild_id)
+        return {
+            user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]
+            for user_id, text in summaries.items()
+        }
+
+    async def _condense(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        parts: dict[int, list[str]],
+        stats: BuildStats,
+    ) -> dict[int, str]:
+        members = await get_members(conn, guild_id, sorted(parts))
+        prompt_members = [prompt_member(user_id, members) for user_id in parts]
         guild_forgotten = await load_guild_forgotten(conn, guild_id)
         forgotten = {
             about.user_id: list(about.statements)
             for about in guild_forgotten
-            if about.user_id in targets
+            if about.user_id in parts
         }
-        prompt_members = [prompt_member(user_id, members) for user_id in targets]
-        originals = {message.message_id: message for message in messages}
-        chunks = chunk_messages(
-            rendered,
-            self._message_budget(forgotten),
-            involved=lambda item: _involved_ids(originals[item.message_id]),
-            member_sizes={m.user_id: len(member_elements([m])) + 1 for m in prompt_members},
-        )
-        calls = 0
-        limit = self._settings.daily_summary_chars
-
-        async def one_chunk(index: int, chunk: list[PromptMessage]) -> dict[int, str]:
-            nonlocal calls
-            present = _present_ids(chunk, originals) if len(chunks) > 1 else set(targets)
-            wanted = [member for member in prompt_members if member.user_id in present]
-            if not wanted:
-                return {}
-            calls += 1
-            stats.llm("daily_summary")
-            return await self._llm.summarize_day(
-                guild_id=guild_id,
-                day=day,
-                timezone=timezone,
-                messages=chunk,
-                members=wanted,
-                max_chars=limit,
-                forgotten={k: v for k, v in forgotten.items() if k in present},
-                part=f"{index + 1}/{len(chunks)}",
-            )
-
-        parts = await asyncio.gather(*(one_chunk(i, chunk) for i, chunk in enumerate(chunks)))
         summaries: dict[int, str] = {}
-        reduce_jobs: dict[int, list[str]] = {}
-        for member in prompt_members:
-            texts = [part[member.user_id] for part in parts if part.get(member.user_id)]
-            if len(texts) > 1:
-                reduce_jobs[member.user_id] = texts
-            else:
-                summaries[member.user_id] = texts[0] if texts else ""
-        if reduce_jobs:
-            batches = self._reduce_batches(
-                [member for member in prompt_members if member.user_id in reduce_jobs],
-                reduce_jobs,
-                forgotten,
-            )
-
-            async def reduce(batch: list[PromptMember]) -> dict[int, str]:
-                stats.llm("daily_reduce")
-                return await self._llm.reduce_daily(
+        for batch in self._reduce_batches(prompt_members, parts, forgotten):
+            stats.llm("daily_reduce")
+            summaries.update(
+                await self._llm.reduce_daily(
                     guild_id=guild_id,
                     members=batch,
-                    parts={member.user_id: reduce_jobs[member.user_id] for member in batch},
-                    max_chars=limit,
+                    parts={member.user_id: parts[member.user_id] for member in batch},
+                    max_chars=self._settings.daily_summary_chars,
                     forgotten={
                         m.user_id: forgotten[m.user_id] for m in batch if m.user_id in forgotten
                     },
                 )
-
-            calls += len(batches)
-            for reduced in await asyncio.gather(*(reduce(batch) for batch in batches)):
-                summaries.update(reduced)
-        for user_id, text in summaries.items():  # the model may not have obeyed the constraints
-            summaries[user_id] = drop_guild_forgotten(text, user_id, guild_forgotten)[0]
-        return summaries, len(chunks), calls, targets
+            )
+        return summaries
 
     def _reduce_batches(
         self,
@@ -378,9 +311,12 @@ class DailySummarizer:
         parts: dict[int, list[str]],
         forgotten: dict[int, list[str]],
     ) -> list[list[PromptMember]]:
-        """Members whose day spans chunks, packed into as few reduce prompts as fit the budget:
-        one call per batch, not one per member."""
-        budget = self._settings.daily_prompt_max_chars - len(template("daily_reduce"))
+        """Members packed into as few condense prompts as fit the budget: one call per batch."""
+        tokens = self._llm.prompt_token_limit("daily_reduce")
+        limits = [tokens * 3] if tokens is not None else []
+        if self._settings.daily_prompt_max_chars is not None:
+            limits.append(self._settings.daily_prompt_max_chars)
+        budget = (min(limits) if limits else 10**9) - len(template("daily_reduce"))
         batches: list[list[PromptMember]] = []
         current: list[PromptMember] = []
         used = 0
@@ -396,29 +332,3 @@ class DailySummarizer:
         if current:
             batches.append(current)
         return batches
-
-    def _message_budget(self, forgotten: dict[int, list[str]]) -> int:
-        """Characters left for a chunk's messages and members once the template and
-        constraints are in (`chunk_messages` charges each chunk for its own members)."""
-        statements = [statement for items in forgotten.values() for statement in items]
-        overhead = (
-            len(template("daily_summary"))
-            + len(forgotten_constraints(statements))
-            + _PROMPT_OVERHEAD
-        )
-        return max(_MIN_MESSAGE_BUDGET, self._settings.daily_prompt_max_chars - overhead)
-
-
-def _involved_ids(message: ChatMessage) -> list[int]:
-    """Everyone one message involves: its author and the members it mentions."""
-    ids = [message.author_id, *message.mention_ids]
-    ids += [int(match) for match in USER_MENTION.findall(message.content)]
-    return ids
-
-
-def _present_ids(chunk: list[PromptMessage], originals: dict[int, ChatMessage]) -> set[int]:
-    """Everyone a chunk involves: its authors and the members its messages mention."""
-    present: set[int] = set()
-    for rendered in chunk:
-        present.update(_involved_ids(originals[rendered.message_id]))
-    return present

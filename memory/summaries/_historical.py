@@ -106,3 +106,54 @@ class HistoricalSummarizer:
         )
         stats.cache("history", hit)
         return text
+
+    async def batch(
+        self,
+        guild_id: int,
+        end_day: date,
+        members: dict[int, tuple[PromptMember, list[str]]],
+        days: dict[int, list[tuple[date, str]]],
+        stats: BuildStats,
+    ) -> int:
+        """Histories ending on `end_day` for many members in one call (a day just closed):
+        `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
+        Members whose stored history is still current cost nothing. Returns members computed."""
+        limit = self._settings.historical_summary_chars
+        wanted: dict[int, list[tuple[date, str]]] = {}
+        hashes: dict[int, str] = {}
+        for user_id, (member, forgotten) in members.items():
+            names = [member.name, *member.aliases]
+            cleaned = [
+                (d, drop_forgotten(text, forgotten, names)[0]) for d, text in days.get(user_id, [])
+            ]
+            cleaned = [(d, text) for d, text in cleaned if text.strip()]
+            if not cleaned:
+                continue
+            source_hash = history_source_hash(cleaned, forgotten, limit)
+            stored = await store.get_historical(self._pool, guild_id, user_id, end_day)
+            if stored is not None and stored[1] == source_hash:
+                continue
+            wanted[user_id], hashes[user_id] = cleaned, source_hash
+        if not wanted:
+            return 0
+        with self._telemetry.span(
+            "historical_summary",
+            guild_id=guild_id,
+            end_day=end_day.isoformat(),
+            members=len(wanted),
+        ):
+            stats.llm("historical_summary")
+            texts = await self._llm.summarize_histories(
+                guild_id=guild_id,
+                members=[members[user_id][0] for user_id in wanted],
+                days=wanted,
+                max_chars=limit,
+                forgotten={user_id: members[user_id][1] for user_id in wanted},
+            )
+        for user_id, text in texts.items():
+            member, forgotten = members[user_id]
+            text = drop_forgotten(text, forgotten, [member.name, *member.aliases])[0]
+            await store.save_historical(
+                self._pool, guild_id, user_id, end_day, text, hashes[user_id]
+            )
+        return len(wanted)

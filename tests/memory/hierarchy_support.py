@@ -67,10 +67,26 @@ def reduce(request: LLMRequest) -> DailySummaries:
     )
 
 
-def history(request: LLMRequest) -> TextOutput:
-    days = request.inputs["days"]
-    name = request.inputs["member"]["name"]
-    return TextOutput(text=f"{name} over {len(days)} days. " + " ".join(d["text"] for d in days))
+def _narrative(name: str, days: list[dict[str, Any]]) -> str:
+    return f"{name} over {len(days)} days. " + " ".join(d["text"] for d in days)
+
+
+def history(request: LLMRequest) -> TextOutput | DailySummaries:
+    """One member's days, or many members' at once (the batch when a day closes)."""
+    inputs = request.inputs
+    if "members" in inputs:
+        return DailySummaries(
+            summaries=[
+                DailySummaryItem(
+                    user_id=str(member["user_id"]),
+                    summary=_narrative(
+                        member["name"], inputs["days"].get(str(member["user_id"]), [])
+                    ),
+                )
+                for member in inputs["members"]
+            ]
+        )
+    return TextOutput(text=_narrative(inputs["member"]["name"], inputs["days"]))
 
 
 def merge(request: LLMRequest) -> TextOutput:

@@ -51,7 +51,8 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
     finally:
         await memory.aclose()
     assert days_requested(provider) == [edited_day.isoformat()]
-    assert provider.calls == {"daily_summary": 1, "historical_summary": 1, "merge": 1}
+    # Only that day's stretch is read again; Alice has no facts, so nothing needs a merge.
+    assert provider.calls == {"daily_summary": 1, "historical_summary": 1}
     assert text is not None and "Alice adopted a cat" in text
     assert not await db_pool.fetchval(
         "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, edited_day
@@ -168,10 +169,14 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
     ]
     await insert_messages(db_pool, chatter)
 
-    def short_daily(request):  # a real model's ~300 characters, not a quote of everything
+    def short_daily(request):  # a real model's note per stretch, not a quote of everything
         return DailySummaries(
             summaries=[
-                DailySummaryItem(user_id=str(m["user_id"]), summary=f"{m['name']} chatted.")
+                DailySummaryItem(
+                    user_id=str(m["user_id"]),
+                    summary=f"{m['name']} chatted about the weather, the bus strike and lunch"
+                    " plans, and sounded cheerful throughout the stretch.",
+                )
                 for m in request.inputs["members"]
             ]
         )
@@ -215,3 +220,65 @@ async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry
     # Mentioned members are targets (what others revealed about them); the bot is not.
     assert [m["user_id"] for m in request.inputs["members"]] == [ALICE, BOB, CAROL]
     assert "&lt;@" not in request.prompt and "<@" not in request.prompt
+
+
+async def test_an_edit_in_a_folded_stretch_rereads_only_that_stretch(db_pool, telemetry) -> None:
+    """Today is read in passes; an edit inside an earlier pass re-does that pass alone, and a
+    fact said in the morning is still in the closed day's summary."""
+    await add_members(db_pool)
+    morning = message(ALICE, "I am allergic to peanuts", NOW.replace(hour=8))
+    await insert_messages(
+        db_pool, [morning, message(BOB, "hello all", NOW.replace(hour=8, minute=5))]
+    )
+    provider = model()
+    clock = FixedClock(NOW.replace(hour=9))
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await full(memory, GUILD, ALICE)  # pass 1: 00:00-09:00
+        noon = message(ALICE, "lunch at the new ramen place", NOW.replace(hour=10))
+        await insert_messages(db_pool, [noon])
+        clock.set(NOW.replace(hour=11))
+        memory.messages_changed()
+        await full(memory, GUILD, ALICE)  # pass 2: 09:00-11:00, the new message only
+        second = [r for r in provider.requests if r.purpose == "daily_summary"][-1]
+        assert [m["content"] for m in second.inputs["messages"]] == [noon.content]
+
+        provider.requests.clear()
+        edited = replace(morning, content="I am allergic to peanuts and shellfish", edited_at=NOW)
+        assert await apply_edits(db_pool, [edited]) == (1, 0)
+        clock.set(NOW.replace(hour=12))
+        memory.messages_changed()
+        text = await full(memory, GUILD, ALICE)
+        reread = [r for r in provider.requests if r.purpose == "daily_summary"]
+        # the morning stretch again (its two messages), and the new 11:00-12:00 stretch is empty
+        assert [[m["content"] for m in r.inputs["messages"]] for r in reread] == [
+            ["I am allergic to peanuts and shellfish", "hello all"]
+        ]
+        assert text is not None and "shellfish" in text and "ramen" in text
+
+        clock.set(NOW + timedelta(days=1))  # the day closes from its notes, no re-read
+        provider.requests.clear()
+        closed = await memory.summarize_day(GUILD, TODAY, force=False)
+        assert [r for r in provider.requests if r.purpose == "daily_summary"] == []
+        assert "peanuts and shellfish" in closed.summaries[ALICE]
+    finally:
+        await memory.aclose()
+
+
+async def test_a_restart_mid_day_costs_nothing(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await insert_messages(db_pool, [message(ALICE, "first coffee", NOW.replace(hour=8))])
+    provider = model()
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        before = await full(memory, GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    calls = sum(provider.calls.values())
+    restarted = manager(db_pool, provider, clock, telemetry)
+    try:
+        assert await full(restarted, GUILD, ALICE) == before
+    finally:
+        await restarted.aclose()
+    assert sum(provider.calls.values()) == calls, "the notes of today are stored"

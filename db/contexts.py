@@ -1,0 +1,67 @@
+"""Queries of merged contexts: each member's last known good context, keyed by the content
+hash of what it was built from (so a restart merges nothing that did not change)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+
+@dataclass(frozen=True, slots=True)
+class MergedContext:
+    context: str
+    content_hash: str
+    sources: dict[str, Any]
+    computed_at: datetime
+
+
+async def get_merged_context(db: Executor, guild_id: int, user_id: int) -> MergedContext | None:
+    """The member's last known good context, whatever inputs it was built from."""
+    row = await db.fetchrow(
+        "SELECT context, content_hash, sources, computed_at FROM merged_contexts"
+        " WHERE guild_id = $1 AND user_id = $2",
+        guild_id,
+        user_id,
+    )
+    if row is None:
+        return None
+    sources = row["sources"]
+    if isinstance(sources, str):  # a pool without the jsonb codec
+        sources = json.loads(sources)
+    return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
+
+
+async def save_merged_context(
+    db: Executor,
+    guild_id: int,
+    user_id: int,
+    context: str,
+    content_hash: str,
+    sources: dict[str, Any],
+) -> None:
+    await db.execute(
+        """
+        INSERT INTO merged_contexts (guild_id, user_id, context, content_hash, sources)
+        VALUES ($1, $2, $3, $4, $5::jsonb)
+        ON CONFLICT (guild_id, user_id) DO UPDATE SET
+            context = EXCLUDED.context, content_hash = EXCLUDED.content_hash,
+            sources = EXCLUDED.sources, computed_at = now()
+        """,
+        guild_id,
+        user_id,
+        context,
+        content_hash,
+        sources,
+    )
+
+
+async def members_with_context(db: Executor, guild_id: int) -> list[int]:
+    """Members of the guild the bot has built a context for: the ones it is asked about."""
+    rows = await db.fetch("SELECT user_id FROM merged_contexts WHERE guild_id = $1", guild_id)
+    return [row["user_id"] for row in rows]

@@ -1,0 +1,134 @@
+"""Queries of incremental summaries: a day's passes (stretches read once) and their notes.
+
+A pass covers the guild's messages with created_at in [start_at, end_at). Its fingerprint is a
+digest of which messages were there and when each was last edited, so comparing the stored
+fingerprint with the live one tells whether an edit, delete or late message touched the stretch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+# Which messages a stretch holds, and each one's edit time: any edit, delete or late arrival
+# changes it. Deleted messages are left out (their content is gone).
+_FINGERPRINT = """
+    md5(coalesce(string_agg(
+        m.message_id::text || ':' || coalesce(extract(epoch FROM m.edited_at)::text, ''),
+        ',' ORDER BY m.message_id), ''))
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPass:
+    start_at: datetime
+    end_at: datetime
+    fingerprint: str
+    live_fingerprint: str
+    provider: str | None = None
+
+    @property
+    def fresh(self) -> bool:
+        return self.fingerprint == self.live_fingerprint
+
+
+async def stretch_fingerprint(db: Executor, guild_id: int, start: datetime, end: datetime) -> str:
+    """The live fingerprint of the guild's messages in [start, end)."""
+    return await db.fetchval(
+        f"""
+        SELECT {_FINGERPRINT} FROM messages m
+        WHERE m.guild_id = $1 AND m.created_at >= $2 AND m.created_at < $3 AND NOT m.deleted
+        """,
+        guild_id,
+        start,
+        end,
+    )
+
+
+async def day_passes(db: Executor, guild_id: int, day: date) -> list[StoredPass]:
+    """The day's passes in time order, each with its stored and its live fingerprint."""
+    rows = await db.fetch(
+        f"""
+        SELECT p.start_at, p.end_at, p.fingerprint, p.provider,
+               (SELECT {_FINGERPRINT} FROM messages m
+                WHERE m.guild_id = p.guild_id AND m.created_at >= p.start_at
+                  AND m.created_at < p.end_at AND NOT m.deleted) AS live
+        FROM day_passes p
+        WHERE p.guild_id = $1 AND p.day = $2
+        ORDER BY p.start_at
+        """,
+        guild_id,
+        day,
+    )
+    return [
+        StoredPass(row["start_at"], row["end_at"], row["fingerprint"], row["live"], row["provider"])
+        for row in rows
+    ]
+
+
+async def save_pass(
+    connection: asyncpg.Connection,
+    guild_id: int,
+    day: date,
+    *,
+    start: datetime,
+    end: datetime,
+    fingerprint: str,
+    provider: str | None,
+    notes: dict[int, str],
+) -> None:
+    """Replace the pass starting at `start` and its notes (empty notes are not kept)."""
+    async with connection.transaction():
+        await connection.execute(
+            "DELETE FROM day_passes WHERE guild_id = $1 AND day = $2 AND start_at = $3",
+            guild_id,
+            day,
+            start,
+        )
+        await connection.execute(
+            """
+            INSERT INTO day_passes (guild_id, day, start_at, end_at, fingerprint, provider)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            guild_id,
+            day,
+            start,
+            end,
+            fingerprint,
+            provider,
+        )
+        rows = [(guild_id, day, start, uid, text) for uid, text in sorted(notes.items()) if text]
+        if rows:
+            await connection.executemany(
+                "INSERT INTO day_notes (guild_id, day, start_at, user_id, note)"
+                " VALUES ($1, $2, $3, $4, $5)",
+                rows,
+            )
+
+
+async def day_notes(db: Executor, guild_id: int, day: date) -> dict[int, list[str]]:
+    """Every member's notes of the day, in the order of the passes that wrote them."""
+    rows = await db.fetch(
+        """
+        SELECT user_id, note FROM day_notes
+        WHERE guild_id = $1 AND day = $2 AND note <> ''
+        ORDER BY user_id, start_at
+        """,
+        guild_id,
+        day,
+    )
+    notes: dict[int, list[str]] = {}
+    for row in rows:
+        notes.setdefault(row["user_id"], []).append(row["note"])
+    return notes
+
+
+async def delete_passes(connection: asyncpg.Connection, guild_id: int, day: date) -> None:
+    """Forget how a day was read (a forced re-summary reads it again from scratch)."""
+    await connection.execute(
+        "DELETE FROM day_passes WHERE guild_id = $1 AND day = $2", guild_id, day
+    )

@@ -1,0 +1,238 @@
+"""Building one member's context: facts + history merged once a day, today's notes attached.
+
+    1. today's notes: the guild's new messages read into notes, at most once per hour bucket
+       (the TTL cache) and only now that someone of the guild is asked about;
+    2. past days 2-7: closed from their notes when a day completed (no re-read of messages);
+       closing the latest day also builds the histories of the guild's known members in one
+       batched call;
+    3. the 3-way XML merge with today left empty, i.e. facts + history, keyed by the content
+       hash of its inputs, so it changes at most once a day or when a fact changes;
+    4. today's notes attached verbatim after the merged text, within CONTEXT_MAX_CHARS.
+
+Appending notes each hour therefore never forces another LLM merge. Everything is persisted
+(passes and notes, closed days, histories, the merged text), so a restart costs no call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo
+
+import asyncpg
+from cachetools import LRUCache
+
+from db import contexts as context_store
+from db import summaries as store
+from db.facts import get_facts, get_forgotten
+from db.members import get_members
+from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attach_today
+from memory.core.cache import AsyncCache
+from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
+from memory.core.telemetry import Telemetry
+from memory.members import prompt_member
+from memory.summaries import (
+    BuildStats,
+    DailySummarizer,
+    HistoricalSummarizer,
+    load_guild_forgotten,
+)
+
+_log = logging.getLogger(__name__)
+
+HOUR_SECONDS = 3600
+
+
+@dataclass
+class Built:
+    inputs: ContextInputs
+    text: str | None
+    stats: BuildStats
+
+
+class ContextBuilder:
+    """The build behind the MemoryManager's caches; one per manager."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        daily: DailySummarizer,
+        history: HistoricalSummarizer,
+        merger: ContextMerger,
+        *,
+        max_chars: int,
+        cache_today_size: int,
+        cache_context_size: int,
+        clock: Clock,
+        telemetry: Telemetry,
+        timezone: Callable[[int], object],
+    ) -> None:
+        self._pool = pool
+        self.daily = daily
+        self.history = history
+        self._merger = merger
+        self._max_chars = max_chars
+        self._clock = clock
+        self._timezone = timezone
+        # Today's notes per guild, keyed by (guild, day, local hour): at most one pass an hour.
+        self.today: AsyncCache[tuple[int, date, int], dict[int, list[str]]] = AsyncCache.ttl(
+            "today",
+            cache_today_size,
+            HOUR_SECONDS,
+            timer=lambda: self._clock.now().timestamp(),
+            telemetry=telemetry,
+        )
+        self.contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
+            "context", cache_context_size, telemetry=telemetry
+        )
+        # Content hash of each member's stored merged_contexts row, as far as this process knows.
+        self._stored_hash: LRUCache[tuple[int, int], str] = LRUCache(cache_context_size)
+
+    async def aclose(self) -> None:
+        await self.contexts.aclose()
+        await self.history.cache.aclose()
+        await self.today.aclose()
+        await self.daily.aclose()
+
+    async def build(self, guild_id: int, user_id: int) -> Built:
+        stats = BuildStats()
+        inputs = await self.base_inputs(guild_id, user_id)
+        today = inputs.today
+        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
+        notes, hit = await self.today.get_or_compute(
+            (guild_id, today, hour),
+            lambda: self.daily.notes.fold(
+                guild_id, today, inputs.timezone, until=self._clock.now(), stats=stats
+            ),
+            guild_id=guild_id,
+        )
+        stats.cache("today", hit)
+        inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
+
+        first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
+        closed = await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
+        if last in closed:
+            await self._histories(guild_id, user_id, first, last, stats)
+        stored = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
+        inputs.history_days = [day for day, _ in stored]
+        days = [(day, inputs.clean(text)) for day, text in stored]
+        history = await self.history.summary(
+            guild_id, inputs.member, last, days, inputs.forgotten, stats
+        )
+        inputs.history_text = inputs.clean(history)
+
+        key_hash = inputs.content_hash(self._max_chars)
+        merged, hit = await self.contexts.get_or_compute(
+            (guild_id, user_id, key_hash),
+            lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
+            guild_id=guild_id,
+            user_id=user_id,
+        )
+        stats.cache("context", hit)
+        if hit and merged is not None and self._stored_hash.get((guild_id, user_id)) != key_hash:
+            # Served from the in-process LRU under an older state: the stored last-known-good
+            # row must follow what is served, or a restart would merge it again.
+            await self._save(guild_id, user_id, merged, key_hash, inputs)
+        return Built(inputs, attach_today(merged, inputs.today_text, self._max_chars), stats)
+
+    async def base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
+        timezone = str(await self._timezone(guild_id))  # type: ignore[misc]
+        facts = await get_facts(self._pool, guild_id, user_id)
+        forgotten = await get_forgotten(self._pool, guild_id, user_id)
+        guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
+        members = await get_members(self._pool, guild_id, [user_id])
+        return ContextInputs(
+            guild_id=guild_id,
+            timezone=timezone,
+            today=local_day(self._clock.now(), timezone),
+            member=prompt_member(user_id, members),
+            facts=facts.blob.strip() if facts else "",
+            forgotten=forgotten,
+            guild_forgotten=guild_forgotten,
+        )
+
+    async def _refresh_days(
+        self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats
+    ) -> set[date]:
+        """Close every past day of the window that needs it (usually none); the days closed."""
+        days = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+        start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
+        states = await store.day_states(self._pool, guild_id, days, timezone, start, end)
+        pending = [day for day in days if not states[day].fresh]
+        for _ in range(len(days) - len(pending)):
+            stats.cache("daily", True)
+        if not pending:
+            return set()
+        results = await asyncio.gather(
+            *(self.daily.ensure_day(guild_id, day, timezone, stats=stats) for day in pending),
+            return_exceptions=True,
+        )
+        for result in results:  # every day got its chance; now report the first failure
+            if isinstance(result, BaseException):
+                raise result
+        return {result.day for result in results if result.computed}  # type: ignore[union-attr]
+
+    async def _histories(
+        self, guild_id: int, user_id: int, first: date, last: date, stats: BuildStats
+    ) -> None:
+        """The latest day just closed: one batched call builds the histories of every member
+        the bot has been asked about in this guild (plus this one), not one call per member."""
+        known = await context_store.members_with_context(self._pool, guild_id)
+        wanted = sorted({user_id, *known})
+        members = await get_members(self._pool, guild_id, wanted)
+        batch = {}
+        days = {}
+        for member_id in wanted:
+            forgotten = await get_forgotten(self._pool, guild_id, member_id)
+            batch[member_id] = (prompt_member(member_id, members), forgotten)
+            days[member_id] = await store.member_daily_summaries(
+                self._pool, guild_id, member_id, first, last
+            )
+        await self.history.batch(guild_id, last, batch, days, stats)
+
+    async def _merge_or_load(
+        self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
+    ) -> str | None:
+        stored = await context_store.get_merged_context(self._pool, guild_id, user_id)
+        if stored is not None and stored.content_hash == key_hash:
+            stats.cache("context_store", True)
+            self._stored_hash[(guild_id, user_id)] = key_hash
+            return stored.context
+        stats.cache("context_store", False)
+        text = await self._merger.merge(
+            guild_id,
+            inputs.member,
+            facts=inputs.facts,
+            today="",  # today's notes are attached verbatim after the merge
+            history=inputs.history_text,
+            forgotten=inputs.forgotten,
+            stats=stats,
+        )
+        if text is not None:
+            text = inputs.clean(text) or None
+        if text is not None:
+            await self._save(guild_id, user_id, text, key_hash, inputs)
+        return text
+
+    async def _save(
+        self, guild_id: int, user_id: int, text: str, key_hash: str, inputs: ContextInputs
+    ) -> None:
+        await context_store.save_merged_context(
+            self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
+        )
+        self._stored_hash[(guild_id, user_id)] = key_hash
+
+    def forget_member(self, guild_id: int, user_id: int) -> int:
+        """Drop a member's cached merges and histories; returns entries dropped."""
+        member = (guild_id, user_id)
+        dropped = self.contexts.invalidate(lambda key: key[:2] == member)
+        # Today's notes of the guild are read again (a purge took the member's messages out;
+        # the stretches that changed are re-read, the others cost one query).
+        dropped += self.today.invalidate(lambda key: key[0] == guild_id)
+        return dropped + self.history.cache.invalidate(lambda key: key[:2] == member)
+
+    def day_changed(self, guild_id: int, day: date) -> None:
+        self.today.invalidate(lambda key: key[0] == guild_id and key[1] == day)

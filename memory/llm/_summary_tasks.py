@@ -1,0 +1,214 @@
+"""The transient-memory tasks: notes on a stretch of chat, a day's summary from its notes,
+histories of days 2-7 (one member, or many in one call) and the 3-way merge."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from memory.llm._elements import (
+    by_member,
+    forgotten_constraints,
+    reduce_elements,
+)
+from memory.llm._schemas import (
+    DailySummaries,
+    PromptMember,
+    PromptMessage,
+    TextOutput,
+)
+from memory.llm._taskbase import TaskBase
+from memory.llm._transcript import compact_transcript, target_legend
+from prompts.loader import Raw, element, escape_text, join, render
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class SummaryTasks(TaskBase):
+    """Summaries and merges; MemoryLLM adds the fact and conversation tasks."""
+
+    async def summarize_day(
+        self,
+        *,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        messages: list[PromptMessage],
+        members: list[PromptMember],
+        max_chars: int,
+        forgotten: dict[int, list[str]] | None = None,
+        part: str = "1/1",
+    ) -> dict[int, str]:
+        """One call for every target member of one (chunk of a) day: user id -> summary."""
+        forgotten = forgotten or {}
+        all_forgotten = [statement for items in forgotten.values() for statement in items]
+        prompt = render(
+            "daily_summary",
+            max_chars=max_chars,
+            constraints=forgotten_constraints(all_forgotten),
+            day=day.isoformat(),
+            timezone=timezone,
+            part=part,
+            targets=target_legend(members),
+            messages=compact_transcript(messages, timezone),
+        )
+        inputs = {
+            "day": day.isoformat(),
+            "messages": [message.model_dump(mode="json") for message in messages],
+            "members": [member.model_dump(mode="json") for member in members],
+            "max_chars": max_chars,
+            "forgotten": {str(key): value for key, value in forgotten.items()},
+        }
+        result = await self._structured(
+            "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
+        )
+        return by_member(result, members, max_chars)
+
+    async def reduce_daily(
+        self,
+        *,
+        guild_id: int,
+        members: list[PromptMember],
+        parts: dict[int, list[str]],
+        max_chars: int,
+        forgotten: dict[int, list[str]] | None = None,
+    ) -> dict[int, str]:
+        """One call combining the partial summaries of a chunked day, for many members."""
+        forgotten = forgotten or {}
+        prompt = render(
+            "daily_reduce",
+            max_chars=max_chars,
+            constraints=forgotten_constraints(
+                [statement for member in members for statement in forgotten.get(member.user_id, [])]
+            ),
+            members=reduce_elements(members, parts),
+        )
+        inputs = {
+            "members": [member.model_dump() for member in members],
+            "parts": {str(member.user_id): parts.get(member.user_id, []) for member in members},
+            "max_chars": max_chars,
+            "forgotten": {str(key): value for key, value in forgotten.items()},
+        }
+        result = await self._structured(
+            "daily_reduce", prompt, DailySummaries, inputs, guild_id=guild_id
+        )
+        return by_member(result, members, max_chars)
+
+    async def summarize_history(
+        self,
+        *,
+        guild_id: int,
+        member: PromptMember,
+        days: list[tuple[date, str]],
+        max_chars: int,
+        forgotten: list[str] | None = None,
+    ) -> str:
+        """Roll days 2-7 of daily summaries into one narrative."""
+        ordered = sorted(days)
+        prompt = render(
+            "historical_summary",
+            member_name=member.name,
+            member_id=member.user_id,
+            start_day=ordered[0][0].isoformat() if ordered else "",
+            end_day=ordered[-1][0].isoformat() if ordered else "",
+            max_chars=max_chars,
+            constraints=forgotten_constraints(forgotten or []),
+            days=join([element("day", text, date=day.isoformat()) for day, text in ordered]),
+        )
+        inputs = {
+            "member": member.model_dump(),
+            "days": [{"day": day.isoformat(), "text": text} for day, text in ordered],
+            "max_chars": max_chars,
+            "forgotten": forgotten or [],
+        }
+        result = await self._structured(
+            "historical_summary", prompt, TextOutput, inputs, guild_id=guild_id
+        )
+        return result.text.strip()
+
+    async def summarize_histories(
+        self,
+        *,
+        guild_id: int,
+        members: list[PromptMember],
+        days: dict[int, list[tuple[date, str]]],
+        max_chars: int,
+        forgotten: dict[int, list[str]] | None = None,
+    ) -> dict[int, str]:
+        """Days 2-7 of many members in one call (a guild's histories when a day closes)."""
+        forgotten = forgotten or {}
+        elements = join(
+            [
+                element(
+                    "member",
+                    Raw(
+                        "\n".join(
+                            f"{day.isoformat()}: " + escape_text(text.replace("\n", " "))
+                            for day, text in sorted(days.get(member.user_id, []))
+                        )
+                    ),
+                    id=member.user_id,
+                    name=member.name,
+                )
+                for member in members
+            ]
+        )
+        prompt = render(
+            "historical_batch",
+            max_chars=max_chars,
+            constraints=forgotten_constraints(
+                [s for member in members for s in forgotten.get(member.user_id, [])]
+            ),
+            members=elements,
+        )
+        inputs = {
+            "members": [member.model_dump() for member in members],
+            "days": {
+                str(user_id): [{"day": d.isoformat(), "text": text} for d, text in sorted(items)]
+                for user_id, items in days.items()
+            },
+            "max_chars": max_chars,
+            "forgotten": {str(key): value for key, value in forgotten.items()},
+        }
+        result = await self._structured(
+            "historical_summary", prompt, DailySummaries, inputs, guild_id=guild_id
+        )
+        return by_member(result, members, max_chars)
+
+    async def merge_context(
+        self,
+        *,
+        guild_id: int,
+        member: PromptMember,
+        facts: str,
+        today: str,
+        history: str,
+        max_chars: int,
+        forgotten: list[str] | None = None,
+    ) -> str:
+        """The 3-way merge: facts win, today and history fill in."""
+        prompt = render(
+            "merge",
+            member_name=member.name,
+            member_id=member.user_id,
+            max_chars=max_chars,
+            constraints=forgotten_constraints(forgotten or []),
+            facts=facts,
+            today=today,
+            history=history,
+        )
+        inputs = {
+            "member": member.model_dump(),
+            "facts": facts,
+            "today": today,
+            "history": history,
+            "max_chars": max_chars,
+            "forgotten": forgotten or [],
+        }
+        result = await self._structured("merge", prompt, TextOutput, inputs, guild_id=guild_id)
+        return result.text.strip()

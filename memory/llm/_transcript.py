@@ -1,0 +1,52 @@
+"""Compact transcripts: what a model reads of chat, one short line per message.
+
+    14:05 alice: I got the job!
+    14:06 bob ↩ alice: congrats @alice
+
+Wave 1 wrapped each message in an XML element with its timestamp, ids and author id: about 63
+tokens of markup for 12 of content. A line with the local time and the author's name carries
+what a summary needs; ids appear only in the legend of targets, where the model must answer
+with them. Text is XML-escaped and a line break inside a message is shown as ` ↵ `, so no
+message can start a line that looks like another member speaking or close the transcript.
+"""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from memory.llm._schemas import PromptMember, PromptMessage
+from prompts.loader import Raw, escape_text
+
+_NEWLINES = str.maketrans({"\n": " ↵ ", "\r": " ", "\u2028": " ↵ ", "\u2029": " ↵ "})
+
+
+def _one_line(text: str) -> str:
+    return escape_text(text.translate(_NEWLINES))
+
+
+def compact_lines(messages: list[PromptMessage], timezone: str = "UTC") -> list[str]:
+    """One escaped line per message: `HH:MM name[ ↩ replied-to name]: text`."""
+    zone = ZoneInfo(timezone)
+    authors = {message.message_id: message.author_name for message in messages}
+    lines = []
+    for message in messages:
+        stamp = message.timestamp.astimezone(zone).strftime("%H:%M")
+        replied = authors.get(message.reply_to_id) if message.reply_to_id else None
+        who = _one_line(message.author_name)
+        if replied:
+            who += " ↩ " + _one_line(replied)
+        lines.append(f"{stamp} {who}: {_one_line(message.content)}")
+    return lines
+
+
+def compact_transcript(messages: list[PromptMessage], timezone: str = "UTC") -> Raw:
+    return Raw("\n".join(compact_lines(messages, timezone)))
+
+
+def target_legend(members: list[PromptMember]) -> Raw:
+    """`id: name (aliases)` per target: the only place ids appear, since answers use them."""
+    lines = []
+    for member in members:
+        aliases = f" ({', '.join(member.aliases)})" if member.aliases else ""
+        lines.append(f"{member.user_id}: {_one_line(member.name)}{_one_line(aliases)}")
+    return Raw("\n".join(lines))

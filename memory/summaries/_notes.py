@@ -1,0 +1,339 @@
+"""Incremental summaries: a guild-day is read in passes, each message about once.
+
+A pass covers a stretch of time [start, end) and leaves a short note per member it concerned
+(who wrote, was mentioned or was replied to in that stretch). Today is folded at most once per
+hour bucket, and only when someone of the guild is asked about; a day is closed from its notes,
+never by re-reading its messages. Each pass keeps a fingerprint of the messages it read, so an
+edit, delete or late message re-does only the stretch it falls in. Passes and notes are stored,
+so a restart costs nothing. Within a process one task per guild-day folds (single flight);
+across processes the guild-day advisory lock does, with a bounded wait.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from itertools import pairwise
+
+import asyncpg
+
+from db import notes as store
+from db.members import get_members
+from db.summaries import day_messages, guild_day_lock
+from memory.core.cache import SingleFlight
+from memory.core.clock import day_bounds
+from memory.core.intent import is_memory_command
+from memory.core.models import ChatMessage
+from memory.core.telemetry import Telemetry
+from memory.llm import (
+    MemoryLLM,
+    PromptMember,
+    PromptMessage,
+    compact_lines,
+    target_legend,
+    track_providers,
+)
+from memory.members import USER_MENTION, prompt_member, referenced_ids, render_messages
+from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
+from memory.summaries._stats import BuildStats
+
+_log = logging.getLogger(__name__)
+
+# Characters of a pass prompt taken by the template, the legend and the constraints.
+_PROMPT_OVERHEAD = 2_500
+# Below this a stretch holds too little chat to be worth its own call.
+_MIN_STRETCH_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class NotesConfig:
+    """Note length per member and pass, the prompt budget of one pass, the bot's name."""
+
+    bot_name: str = "Bot"
+    note_chars: int = 300
+    prompt_max_chars: int | None = None
+
+
+def involved_ids(message: ChatMessage, authors: dict[int, int]) -> list[int]:
+    """Everyone a message concerns: its author, the members it mentions, the author of the
+    message it replies to (`authors`: message id -> author id)."""
+    ids = [message.author_id, *message.mention_ids]
+    ids += [int(match) for match in USER_MENTION.findall(message.content)]
+    if message.reply_to_id is not None and message.reply_to_id in authors:
+        ids.append(authors[message.reply_to_id])
+    return ids
+
+
+def split_stretch(
+    messages: list[ChatMessage],
+    line_sizes: list[int],
+    budget: int,
+    *,
+    involved: list[list[int]] | None = None,
+    legend_sizes: dict[int, int] | None = None,
+) -> list[list[ChatMessage]]:
+    """Consecutive runs of messages whose prompt fits `budget` characters: each message's
+    transcript line plus, once per run, the legend line of every member it involves. A run
+    never splits messages sent in the same instant (a pass boundary is a time)."""
+    legend = legend_sizes or {}
+    runs: list[list[ChatMessage]] = []
+    current: list[ChatMessage] = []
+    present: set[int] = set()
+    used = 0
+    for index, (message, size) in enumerate(zip(messages, line_sizes, strict=True)):
+        ids = set(involved[index]) if involved else set()
+        cost = size + sum(legend.get(uid, 0) for uid in ids - present)
+        same_instant = current and current[-1].created_at == message.created_at
+        if current and used + cost > budget and not same_instant:
+            runs.append(current)
+            current, present, used = [], set(), 0
+            cost = size + sum(legend.get(uid, 0) for uid in ids)
+        current.append(message)
+        present |= ids
+        used += cost
+    if current:
+        runs.append(current)
+    return runs
+
+
+class DayNotes:
+    """Keeps `day_passes`/`day_notes` in step with the messages, one stretch at a time."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        config: NotesConfig,
+        *,
+        telemetry: Telemetry,
+    ) -> None:
+        self._pool = pool
+        self._llm = llm
+        self._config = config
+        self._telemetry = telemetry
+        self._flight: SingleFlight[tuple[int, date], dict[int, list[str]]] = SingleFlight("notes")
+
+    async def fold(
+        self,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        *,
+        until: datetime,
+        stats: BuildStats,
+        reread: bool = False,
+    ) -> dict[int, list[str]]:
+        """Every member's notes of the day after reading what is new before `until` (and
+        re-reading changed stretches, or every stretch with `reread`)."""
+        result, _ = await self._flight.run(
+            (guild_id, day),
+            lambda: self._fold(guild_id, day, timezone, until, stats, reread),
+        )
+        return result
+
+    async def aclose(self) -> None:
+        await self._flight.aclose()
+
+    async def _fold(
+        self,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        until: datetime,
+        stats: BuildStats,
+        reread: bool,
+    ) -> dict[int, list[str]]:
+        async with guild_day_lock(self._pool, guild_id, day) as (conn, _waited):
+            return await self.fold_locked(
+                conn, guild_id, day, timezone, until=until, stats=stats, reread=reread
+            )
+
+    async def fold_locked(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        *,
+        until: datetime,
+        stats: BuildStats,
+        reread: bool = False,
+        redo_providers: frozenset[str] = frozenset(),
+    ) -> dict[int, list[str]]:
+        """`fold` for a caller already holding the guild-day lock on `conn` (closing a day).
+        Passes answered by one of `redo_providers` (a fallback) are read again too."""
+        day_start, day_end = day_bounds(day, timezone)
+        cutoff = min(until, day_end)
+        passes = await store.day_passes(conn, guild_id, day)
+        for stored in passes:
+            degraded = stored.provider is not None and bool(
+                set(stored.provider.split("+")) & redo_providers
+            )
+            if reread or degraded or not stored.fresh:
+                await self._read(
+                    conn, guild_id, day, timezone, stored.start_at, stored.end_at, stats
+                )
+        last_end = passes[-1].end_at if passes else day_start
+        if cutoff > last_end:
+            await self._read_new(conn, guild_id, day, timezone, last_end, cutoff, stats)
+        return await store.day_notes(conn, guild_id, day)
+
+    async def providers(self, conn: asyncpg.Connection, guild_id: int, day: date) -> list[str]:
+        """Who answered each pass that read messages, in order (one entry per such pass: a
+        fallback's notes are told from the primary's, and their count is the day's chunks)."""
+        return [
+            stored.provider
+            for stored in await store.day_passes(conn, guild_id, day)
+            if stored.provider
+        ]
+
+    async def _read_new(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        start: datetime,
+        end: datetime,
+        stats: BuildStats,
+    ) -> None:
+        """Read [start, end) as one pass, or as several when it does not fit one prompt."""
+        messages = self._chat(await day_messages(conn, guild_id, start, end))
+        budget = self._stretch_budget()
+        if budget is None or not messages:
+            await self._read(conn, guild_id, day, timezone, start, end, stats)
+            return
+        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        lines = compact_lines(render_messages(messages, members), timezone)
+        authors = {message.message_id: message.author_id for message in messages}
+        involved = [involved_ids(message, authors) for message in messages]
+        legend = {
+            uid: len(target_legend([prompt_member(uid, members)])) + 1
+            for uid in {uid for ids in involved for uid in ids}
+        }
+        runs = split_stretch(
+            messages,
+            [len(line) + 1 for line in lines],
+            budget,
+            involved=involved,
+            legend_sizes=legend,
+        )
+        bounds = [start, *(run[0].created_at for run in runs[1:]), end]
+        for index, (begin, finish) in enumerate(pairwise(bounds)):
+            part = f"{index + 1}/{len(runs)}"
+            await self._read(conn, guild_id, day, timezone, begin, finish, stats, part=part)
+
+    def _stretch_budget(self) -> int | None:
+        """Characters of chat one pass may hold: the tighter of the model's prompt token limit
+        (about three characters per token, the safe side) and DAILY_PROMPT_MAX_CHARS."""
+        limits = []
+        tokens = self._llm.prompt_token_limit("daily_summary")
+        if tokens is not None:
+            limits.append(tokens * 3)
+        if self._config.prompt_max_chars is not None:
+            limits.append(self._config.prompt_max_chars)
+        if not limits:
+            return None
+        return max(_MIN_STRETCH_CHARS, min(limits) - _PROMPT_OVERHEAD)
+
+    def _chat(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+        """What a note is made of: chat, not memory commands addressed to the bot (the facts
+        hold those, and a quoted forget would repeat the very statement forgotten)."""
+        bot_name = self._config.bot_name
+        return [m for m in messages if not is_memory_command(m.content, bot_name=bot_name)]
+
+    async def _read(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        start: datetime,
+        end: datetime,
+        stats: BuildStats,
+        *,
+        part: str = "1/1",
+    ) -> None:
+        """One pass over [start, end): notes for everyone the stretch concerns, stored."""
+        # The fingerprint is taken before reading: a message landing meanwhile makes the pass
+        # stale, so it is read again next time rather than silently missed.
+        fingerprint = await store.stretch_fingerprint(conn, guild_id, start, end)
+        messages = self._chat(await day_messages(conn, guild_id, start, end))
+        notes: dict[int, str] = {}
+        provider = None
+        if messages:
+            with self._telemetry.span(
+                "daily_summary",
+                guild_id=guild_id,
+                day=day.isoformat(),
+                reason="pass",
+                messages=len(messages),
+            ) as event:
+                with track_providers() as answered:
+                    notes, targets = await self._notes(
+                        conn, guild_id, day, timezone, messages, part
+                    )
+                stats.llm("daily_summary")
+                # Who answered (the chain records it; a bare provider is its own answerer).
+                provider = "+".join(sorted(set(answered))) or self._llm.provider.name
+                event.update(members=len(targets), llm_calls=1)
+        await store.save_pass(
+            conn,
+            guild_id,
+            day,
+            start=start,
+            end=end,
+            fingerprint=fingerprint,
+            provider=provider,
+            notes=notes,
+        )
+
+    async def _notes(
+        self,
+        conn: asyncpg.Connection,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        messages: list[ChatMessage],
+        part: str,
+    ) -> tuple[dict[int, str], list[PromptMember]]:
+        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        authors = {message.message_id: message.author_id for message in messages}
+        wanted: dict[int, None] = {}
+        for message in messages:
+            for user_id in involved_ids(message, authors):
+                member = members.get(user_id)
+                if member is not None and member.is_bot:
+                    continue
+                if member is None and user_id != message.author_id:
+                    continue  # a mention of someone we know nothing about
+                if user_id == message.author_id and message.author_is_bot:
+                    continue
+                wanted.setdefault(user_id, None)
+        targets = [prompt_member(user_id, members) for user_id in wanted]
+        if not targets:
+            return {}, []
+        rendered: list[PromptMessage] = render_messages(messages, members)
+        guild_forgotten = await load_guild_forgotten(conn, guild_id)
+        forgotten = {
+            about.user_id: list(about.statements)
+            for about in guild_forgotten
+            if about.user_id in wanted
+        }
+        notes = await self._llm.summarize_day(
+            guild_id=guild_id,
+            day=day,
+            timezone=timezone,
+            messages=rendered,
+            members=targets,
+            max_chars=self._config.note_chars,
+            forgotten=forgotten,
+            part=part,
+        )
+        # The model may not have obeyed the constraints: forgetting must stick.
+        return {
+            user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]
+            for user_id, text in notes.items()
+        }, targets
