@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 import asyncpg
 
 from memory.core.models import Member
+from memory.core.surrogates import clean_name, clean_text
 
 Executor = asyncpg.Pool | asyncpg.Connection
 
@@ -32,10 +33,10 @@ async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
         (
             m.guild_id,
             m.user_id,
-            m.username,
-            m.global_name,
-            m.nickname,
-            list(m.aliases),
+            clean_name(m.username),
+            clean_name(m.global_name),
+            clean_name(m.nickname),
+            [alias for alias in map(clean_name, m.aliases) if alias],
             m.is_bot,
         )
         for m in members
@@ -82,7 +83,7 @@ async def set_nickname(db: Executor, guild_id: int, user_id: int, nickname: str 
         """,
         guild_id,
         user_id,
-        nickname,
+        clean_name(nickname),
     )
 
 
@@ -98,7 +99,7 @@ async def add_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> No
         """,
         guild_id,
         user_id,
-        alias,
+        clean_text(alias),
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import asyncpg
 
 from memory.core.models import ChatMessage
+from memory.core.surrogates import clean_text
 
 Executor = asyncpg.Pool | asyncpg.Connection
 
@@ -27,7 +28,7 @@ def _incoming_arrays(messages: Sequence[ChatMessage]) -> list[list[object]]:
         [m.guild_id for m in messages],
         [m.channel_id for m in messages],
         [m.author_id for m in messages],
-        [m.content.replace("\x00", "") for m in messages],
+        [clean_text(m.content) for m in messages],
         [m.created_at for m in messages],
         [m.reply_to_id for m in messages],
         ["{" + ",".join(str(i) for i in m.mention_ids) + "}" for m in messages],

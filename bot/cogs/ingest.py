@@ -18,6 +18,7 @@ from bot.backfill import BackfillConfig, Backfiller
 from bot.convert import is_storable, to_chat_message, to_member
 from memory import Memory
 from memory.core.models import Member
+from memory.core.surrogates import clean_name
 
 _log = logging.getLogger(__name__)
 
@@ -132,10 +133,10 @@ class IngestCog(commands.Cog, name="Ingest"):
     @commands.Cog.listener()
     async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
         if before.name != after.name:
-            self.writer.submit_guild(after.id, after.name)
+            self.writer.submit_guild(after.id, clean_name(after.name))
 
     def _guild_seen(self, guild: discord.Guild) -> None:
-        self.writer.submit_guild(guild.id, guild.name)
+        self.writer.submit_guild(guild.id, clean_name(guild.name))
         for member in guild.members:
             self.member_seen(member, guild.id)
 

@@ -11,7 +11,7 @@ import asyncpg
 from db.embedded import EmbeddedPostgres
 from db.members import get_member
 from db.messages import get_message
-from tests.e2e.conftest import StartBot
+from tests.e2e.conftest import StartBot, until_stored
 from tests.e2e.fake_discord import (
     ALICE_ID,
     BOB_ID,
@@ -210,3 +210,43 @@ async def test_database_outage_mid_stream_loses_nothing(
     after = await fake_discord.send_message("after")
     await _wait_rows(db_pool, 51)
     assert int(after["id"]) in await _stored_ids(db_pool)
+
+
+async def test_dirty_text_from_the_gateway_is_stored_clean_and_folds(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool, telemetry
+) -> None:
+    """A lone surrogate or NUL in a live message, a nickname or the window never costs the
+    message: it is stored with U+FFFD, and the conversation window still folds."""
+    bot = await start_bot(
+        extensions=["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"],
+        window_token_budget=100,
+    )
+    await fake_discord.update_member("alice", nick="Al\ud800ice")
+    sent = [
+        await fake_discord.send_message(f"dirty {i} \ud800 and\x00 nul " + "word " * 10)
+        for i in range(12)
+    ]
+    stored = await _wait_rows(db_pool, 12)
+    assert stored == sorted(int(m["id"]) for m in sent)
+    first = await get_message(db_pool, int(sent[0]["id"]))
+    assert first.content.startswith("dirty 0 \ufffd and nul")
+    await until_stored(
+        bot,
+        lambda: _nickname_is(db_pool, "Al\ufffdice"),
+    )
+    assert telemetry.recent("ingest_reject") == []
+
+    def folded() -> bool:
+        return bool(telemetry.recent("window_fold"))
+
+    await eventually(folded)
+    assert all(e["outcome"] == "ok" for e in telemetry.recent("window_fold"))
+    view = await bot.memory.replies._windows.view(GENERAL_ID)
+    text = view.summary + "".join(t.content + t.author_name for t in view.turns)
+    assert "\ud800" not in text and "\x00" not in text
+    text.encode("utf-8")  # every part of the window is valid text
+
+
+async def _nickname_is(pool: asyncpg.Pool, nickname: str) -> bool:
+    member = await get_member(pool, GUILD_ID, ALICE_ID)
+    return member is not None and member.nickname == nickname
