@@ -26,9 +26,16 @@ def _member(row: asyncpg.Record) -> Member:
     )
 
 
-async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
+async def upsert_members(
+    db: Executor, members: Iterable[Member], *, nicknames_known: bool = False
+) -> None:
     """Insert or refresh members. Known names are kept when the update does not carry one,
-    and a changed nickname/global name is remembered as an alias."""
+    and a changed nickname/global name is remembered as an alias.
+
+    `nicknames_known`: the updates come from guild members (a Discord member event), so a
+    missing nickname means "cleared", not "not carried": the old one stops being the display
+    name and stays an alias.
+    """
     rows = [
         (
             m.guild_id,
@@ -38,6 +45,7 @@ async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
             clean_name(m.nickname),
             [alias for alias in map(clean_name, m.aliases) if alias],
             m.is_bot,
+            nicknames_known,
         )
         for m in members
     ]
@@ -51,12 +59,14 @@ async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
         ON CONFLICT (guild_id, user_id) DO UPDATE SET
             username = COALESCE(EXCLUDED.username, m.username),
             global_name = COALESCE(EXCLUDED.global_name, m.global_name),
-            nickname = COALESCE(EXCLUDED.nickname, m.nickname),
+            nickname = CASE WHEN $8::boolean THEN EXCLUDED.nickname
+                            ELSE COALESCE(EXCLUDED.nickname, m.nickname) END,
             aliases = ARRAY(
                 SELECT DISTINCT a FROM unnest(
                     m.aliases || EXCLUDED.aliases
-                    || CASE WHEN EXCLUDED.nickname IS NOT NULL AND m.nickname IS NOT NULL
-                            AND EXCLUDED.nickname <> m.nickname
+                    || CASE WHEN ($8::boolean OR EXCLUDED.nickname IS NOT NULL)
+                            AND m.nickname IS NOT NULL
+                            AND EXCLUDED.nickname IS DISTINCT FROM m.nickname
                        THEN ARRAY[m.nickname] ELSE '{}' END
                     || CASE WHEN EXCLUDED.global_name IS NOT NULL AND m.global_name IS NOT NULL
                             AND EXCLUDED.global_name <> m.global_name

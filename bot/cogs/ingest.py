@@ -71,7 +71,8 @@ class IngestCog(commands.Cog, name="Ingest"):
         if self._known.get(key) == member:
             return
         self._known[key] = member
-        self.writer.submit_member(member)
+        # a plain User (left the guild, webhook) says nothing about the guild nickname
+        self.writer.submit_member(member, nickname_known=isinstance(user, discord.Member))
 
     # ----------------------------------------------------------------- messages
 

@@ -46,6 +46,7 @@ class DeletedMessage:
 @dataclass(frozen=True, slots=True)
 class MemberSeen:
     member: Member
+    nickname_known: bool = False  # a guild member's state: no nickname means cleared
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +142,7 @@ async def write_batch(
     """One transaction: guilds, members, new messages, then edits and deletes, so an edit or
     delete queued after its message applies after it."""
     guilds: dict[int, str | None] = {}
-    members: dict[tuple[int, int], Member] = {}
+    members: dict[tuple[int, int], MemberSeen] = {}
     new: list[ChatMessage] = []
     edits: dict[int, ChatMessage] = {}
     deletes: list[int] = []
@@ -150,7 +151,7 @@ async def write_batch(
             case GuildSeen(guild_id, name):
                 guilds[guild_id] = name or guilds.get(guild_id)
             case MemberSeen(member):
-                members[(member.guild_id, member.user_id)] = member
+                members[(member.guild_id, member.user_id)] = operation
             case NewMessage(message):
                 new.append(message)
             case EditedMessage(message):
@@ -164,8 +165,10 @@ async def write_batch(
     ):
         if guilds:
             await guild_store.ensure_guilds(connection, guilds.items(), timezone=default_timezone)
-        if members:
-            await member_store.upsert_members(connection, members.values())
+        for known in (False, True):
+            group = [seen.member for seen in members.values() if seen.nickname_known is known]
+            if group:
+                await member_store.upsert_members(connection, group, nicknames_known=known)
         result.inserted = await message_store.insert_messages(connection, new)
         if edits:
             updated, inserted = await message_store.apply_edits(

@@ -108,8 +108,10 @@ class BatchedWriter:
     def submit_delete(self, message_id: int) -> bool:
         return self._enqueue(DeletedMessage(message_id))
 
-    def submit_member(self, member: Member) -> bool:
-        return self._enqueue(MemberSeen(member))
+    def submit_member(self, member: Member, *, nickname_known: bool = False) -> bool:
+        """Queue a directory update. `nickname_known`: it comes from the guild member itself,
+        so a nickname of None means the member cleared it."""
+        return self._enqueue(MemberSeen(member, nickname_known))
 
     def submit_guild(self, guild_id: int, name: str | None = None) -> bool:
         return self._enqueue(GuildSeen(guild_id, name))

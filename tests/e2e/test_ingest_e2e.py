@@ -250,3 +250,23 @@ async def test_dirty_text_from_the_gateway_is_stored_clean_and_folds(
 async def _nickname_is(pool: asyncpg.Pool, nickname: str) -> bool:
     member = await get_member(pool, GUILD_ID, ALICE_ID)
     return member is not None and member.nickname == nickname
+
+
+async def test_a_cleared_nickname_stops_being_the_display_name(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    bot = await start_bot(extensions=INGEST_ONLY)
+
+    async def named(name: str) -> bool:
+        names = await bot.memory.members.display_names(GUILD_ID, [BOB_ID])
+        return names.get(BOB_ID) == name
+
+    await until_stored(bot, lambda: named("Bobby"))
+    await fake_discord.update_member("bob", nick=None)  # GUILD_MEMBER_UPDATE, nick null
+    await until_stored(bot, lambda: named("Bob"))
+    bob = await get_member(db_pool, GUILD_ID, BOB_ID)
+    assert bob.nickname is None and "Bobby" in bob.aliases
+    # a later message from bob carries no nickname either: it stays cleared
+    await fake_discord.send_message("still me", author="bob")
+    await _wait_rows(db_pool, 1)
+    assert (await bot.memory.members.display_names(GUILD_ID, [BOB_ID]))[BOB_ID] == "Bob"
