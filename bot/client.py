@@ -131,6 +131,15 @@ class ShutdownSignals:
             signal.signal(signum, previous)
         self._previous.clear()
 
+    def ignore_from_now_on(self) -> None:
+        """Shutdown is complete: later signals are moot. SIG_IGN, unlike a Python handler, is
+        not reset to the default action while the interpreter finalizes, so a last signal
+        cannot turn a clean exit into -15."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, signal.SIG_IGN)
+        self._previous.clear()
+
     def attach(self) -> asyncio.Event:
         """The event a stop request sets, on the running loop (set at once if one came)."""
         self._loop = asyncio.get_running_loop()
@@ -178,6 +187,8 @@ def run_bot(settings: Settings) -> int:
             " Discord developer portal"
         )
         return 1
+    finally:
+        signals.ignore_from_now_on()
 
 
 async def serve(
