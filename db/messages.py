@@ -185,3 +185,18 @@ async def last_message_ids(db: Executor, channel_ids: Sequence[int]) -> dict[int
         list(channel_ids),
     )
     return {row["channel_id"]: row["message_id"] for row in rows}
+
+
+async def stored_ids(db: Executor, channel_id: int, after_id: int, up_to_id: int) -> list[int]:
+    """A channel's stored, not deleted message ids in (after_id, up_to_id], oldest first."""
+    rows = await db.fetch(
+        """
+        SELECT message_id FROM messages
+        WHERE channel_id = $1 AND message_id > $2 AND message_id <= $3 AND NOT deleted
+        ORDER BY message_id
+        """,
+        channel_id,
+        after_id,
+        up_to_id,
+    )
+    return [row["message_id"] for row in rows]

@@ -156,6 +156,14 @@ class BatchedWriter:
         await self.flush()
         return await message_store.last_message_ids(self._pool, channel_ids)
 
+    async def stored_message_ids(
+        self, channel_id: int, *, after_id: int, up_to_id: int
+    ) -> list[int]:
+        """Ids of a channel's stored, not deleted messages in (after_id, up_to_id], after a
+        flush: what a reconcile compares with what Discord still returns."""
+        await self.flush()
+        return await message_store.stored_ids(self._pool, channel_id, after_id, up_to_id)
+
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
