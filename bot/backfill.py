@@ -1,5 +1,12 @@
-"""Catch up on what was said while the bot was away: per readable text channel, the history
-after the newest stored message (never older than the retention window), oldest first.
+"""Catch up on what was said while the bot was away: per readable text channel and active
+thread, the history after the newest stored message (never older than the retention window),
+oldest first.
+
+Reconcile (the first run after start): the channel is read from the start of the retention
+window instead, so what happened to already stored messages is seen too. A stored id that
+Discord no longer returns was deleted while the bot was offline (its text is blanked, as for a
+live delete); a message edited meanwhile gets its new text. Only a history read to the end
+counts: a read cut short by an error deletes nothing.
 
 Rate-limit friendly: channels are read one after another (discord.py pages 100 messages per
 request and honours Discord's rate-limit headers), with a pause between channels, and messages
@@ -35,6 +42,17 @@ class Writer(Protocol):
 
     async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]: ...
 
+    async def stored_message_ids(
+        self, channel_id: int, *, after_id: int, up_to_id: int
+    ) -> list[int]: ...
+
+    def submit_edit(self, message: ChatMessage) -> bool: ...
+
+    def submit_delete(self, message_id: int) -> bool: ...
+
+
+Readable = discord.TextChannel | discord.Thread
+
 
 AuthorSeen = Callable[[discord.Member | discord.User, int], None]
 
@@ -56,12 +74,25 @@ class BackfillConfig:
 
 def readable_channels(guild: discord.Guild) -> list[discord.TextChannel]:
     """Text channels whose history the bot may read."""
-    channels = []
-    for channel in guild.text_channels:
+    return [channel for channel in guild.text_channels if _readable(channel, guild)]
+
+
+def _readable(channel: Readable, guild: discord.Guild) -> bool:
+    try:
         permissions = channel.permissions_for(guild.me)
-        if permissions.read_messages and permissions.read_message_history:
-            channels.append(channel)
-    return channels
+    except discord.ClientException:  # a thread whose parent we do not know
+        return False
+    return permissions.read_messages and permissions.read_message_history
+
+
+async def active_threads(guild: discord.Guild) -> list[discord.Thread]:
+    """Active threads the bot may read: asked of Discord, plus those the gateway told us of."""
+    threads = {thread.id: thread for thread in guild.threads}
+    try:
+        threads.update((thread.id, thread) for thread in await guild.active_threads())
+    except discord.HTTPException as exc:
+        _log.warning("could not list active threads of guild %d: %s", guild.id, exc)
+    return [thread for thread in threads.values() if _readable(thread, guild)]
 
 
 class Backfiller:
@@ -90,17 +121,19 @@ class Backfiller:
         self._pause = pause_seconds
         self._retry_max = retry_max_seconds
 
-    async def run(self, guilds: Iterable[discord.Guild]) -> int:
+    async def run(self, guilds: Iterable[discord.Guild], *, reconcile: bool = False) -> int:
         total = 0
         for guild in list(guilds):
-            total += await self.guild(guild)
+            total += await self.guild(guild, reconcile=reconcile)
         return total
 
-    async def guild(self, guild: discord.Guild) -> int:
+    async def guild(self, guild: discord.Guild, *, reconcile: bool = False) -> int:
+        channels: list[Readable] = [*readable_channels(guild), *await active_threads(guild)]
         channels = [
             channel
-            for channel in readable_channels(guild)
+            for channel in channels
             if not self._ignored(guild.id, channel.id)
+            and not self._ignored(guild.id, getattr(channel, "parent_id", None) or 0)
         ]
         if not channels:
             return 0
@@ -111,23 +144,46 @@ class Backfiller:
         for index, channel in enumerate(channels):
             if index:
                 await asyncio.sleep(self._pause)
-            total += await self.channel(channel, after_id=max(last.get(channel.id, 0), floor))
+            newest = max(last.get(channel.id, 0), floor)
+            if reconcile and channel.id in last:
+                total += await self.channel(channel, after_id=floor, reconcile_up_to=newest)
+            else:
+                total += await self.channel(channel, after_id=newest)
         return total
 
-    async def channel(self, channel: discord.TextChannel, *, after_id: int) -> int:
+    async def channel(self, channel: Readable, *, after_id: int, reconcile_up_to: int = 0) -> int:
+        """Store what is newer than `after_id` and not stored yet; with `reconcile_up_to`, the
+        stored messages in (after_id, reconcile_up_to] that Discord no longer returns are
+        deleted, and edited ones updated."""
         started = time.perf_counter()
-        stored = 0
+        stored = deleted = 0
+        seen: set[int] = set()
+        known: set[int] = set()
+        if reconcile_up_to > after_id:
+            try:
+                known = set(
+                    await self._writer.stored_message_ids(
+                        channel.id, after_id=after_id, up_to_id=reconcile_up_to
+                    )
+                )
+            except Exception as exc:  # no reconcile this time; the backfill still runs
+                _log.warning("cannot reconcile #%s (%d): %s", channel.name, channel.id, exc)
+                after_id = reconcile_up_to
         include_bots = self._config.include_bots
         try:
             async for message in channel.history(
                 limit=None, after=discord.Object(after_id), oldest_first=True
             ):
+                seen.add(message.id)
                 if not is_storable(message, self_id=self._self_id(), include_bots=include_bots):
                     continue
+                converted = to_chat_message(message, max_chars=self._config.max_message_chars)
+                if message.id in known:
+                    if message.edited_at is not None:
+                        self._writer.submit_edit(converted)  # a no-op unless the text changed
+                    continue
                 self._author_seen(message.author, channel.guild.id)
-                await self._writer.put(
-                    to_chat_message(message, max_chars=self._config.max_message_chars)
-                )
+                await self._writer.put(converted)
                 stored += 1
         except discord.HTTPException as exc:  # Forbidden, or Discord having a bad minute
             _log.warning("backfill of #%s (%d) stopped: %s", channel.name, channel.id, exc)
@@ -140,15 +196,24 @@ class Backfiller:
                 error=f"{type(exc).__name__}: {exc}"[:300],
             )
             return stored
+        for message_id in known - seen:  # read to the end: these are gone from Discord
+            self._writer.submit_delete(message_id)
+            deleted += 1
         self._telemetry.emit(
             "backfill",
             guild_id=channel.guild.id,
             channel_id=channel.id,
             messages=stored,
+            deleted=deleted,
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
-        if stored:
-            _log.info("backfilled %d messages from #%s", stored, channel.name)
+        if stored or deleted:
+            _log.info(
+                "backfilled %d messages from #%s; %d deleted while offline",
+                stored,
+                channel.name,
+                deleted,
+            )
         return stored
 
     async def _last_stored(self, channel_ids: list[int]) -> dict[int, int]:

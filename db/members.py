@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 import asyncpg
 
 from memory.core.models import Member
+from memory.core.surrogates import clean_name, clean_text
 
 Executor = asyncpg.Pool | asyncpg.Connection
 
@@ -25,18 +26,26 @@ def _member(row: asyncpg.Record) -> Member:
     )
 
 
-async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
+async def upsert_members(
+    db: Executor, members: Iterable[Member], *, nicknames_known: bool = False
+) -> None:
     """Insert or refresh members. Known names are kept when the update does not carry one,
-    and a changed nickname/global name is remembered as an alias."""
+    and a changed nickname/global name is remembered as an alias.
+
+    `nicknames_known`: the updates come from guild members (a Discord member event), so a
+    missing nickname means "cleared", not "not carried": the old one stops being the display
+    name and stays an alias.
+    """
     rows = [
         (
             m.guild_id,
             m.user_id,
-            m.username,
-            m.global_name,
-            m.nickname,
-            list(m.aliases),
+            clean_name(m.username),
+            clean_name(m.global_name),
+            clean_name(m.nickname),
+            [alias for alias in map(clean_name, m.aliases) if alias],
             m.is_bot,
+            nicknames_known,
         )
         for m in members
     ]
@@ -50,12 +59,14 @@ async def upsert_members(db: Executor, members: Iterable[Member]) -> None:
         ON CONFLICT (guild_id, user_id) DO UPDATE SET
             username = COALESCE(EXCLUDED.username, m.username),
             global_name = COALESCE(EXCLUDED.global_name, m.global_name),
-            nickname = COALESCE(EXCLUDED.nickname, m.nickname),
+            nickname = CASE WHEN $8::boolean THEN EXCLUDED.nickname
+                            ELSE COALESCE(EXCLUDED.nickname, m.nickname) END,
             aliases = ARRAY(
                 SELECT DISTINCT a FROM unnest(
                     m.aliases || EXCLUDED.aliases
-                    || CASE WHEN EXCLUDED.nickname IS NOT NULL AND m.nickname IS NOT NULL
-                            AND EXCLUDED.nickname <> m.nickname
+                    || CASE WHEN ($8::boolean OR EXCLUDED.nickname IS NOT NULL)
+                            AND m.nickname IS NOT NULL
+                            AND EXCLUDED.nickname IS DISTINCT FROM m.nickname
                        THEN ARRAY[m.nickname] ELSE '{}' END
                     || CASE WHEN EXCLUDED.global_name IS NOT NULL AND m.global_name IS NOT NULL
                             AND EXCLUDED.global_name <> m.global_name
@@ -82,7 +93,7 @@ async def set_nickname(db: Executor, guild_id: int, user_id: int, nickname: str 
         """,
         guild_id,
         user_id,
-        nickname,
+        clean_name(nickname),
     )
 
 
@@ -98,7 +109,7 @@ async def add_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> No
         """,
         guild_id,
         user_id,
-        alias,
+        clean_text(alias),
     )
 
 

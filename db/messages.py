@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import asyncpg
 
 from memory.core.models import ChatMessage
+from memory.core.surrogates import clean_text
 
 Executor = asyncpg.Pool | asyncpg.Connection
 
@@ -27,7 +28,7 @@ def _incoming_arrays(messages: Sequence[ChatMessage]) -> list[list[object]]:
         [m.guild_id for m in messages],
         [m.channel_id for m in messages],
         [m.author_id for m in messages],
-        [m.content.replace("\x00", "") for m in messages],
+        [clean_text(m.content) for m in messages],
         [m.created_at for m in messages],
         [m.reply_to_id for m in messages],
         ["{" + ",".join(str(i) for i in m.mention_ids) + "}" for m in messages],
@@ -184,3 +185,18 @@ async def last_message_ids(db: Executor, channel_ids: Sequence[int]) -> dict[int
         list(channel_ids),
     )
     return {row["channel_id"]: row["message_id"] for row in rows}
+
+
+async def stored_ids(db: Executor, channel_id: int, after_id: int, up_to_id: int) -> list[int]:
+    """A channel's stored, not deleted message ids in (after_id, up_to_id], oldest first."""
+    rows = await db.fetch(
+        """
+        SELECT message_id FROM messages
+        WHERE channel_id = $1 AND message_id > $2 AND message_id <= $3 AND NOT deleted
+        ORDER BY message_id
+        """,
+        channel_id,
+        after_id,
+        up_to_id,
+    )
+    return [row["message_id"] for row in rows]

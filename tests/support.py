@@ -24,12 +24,13 @@ async def eventually(
     timeout: float = 5.0,  # noqa: ASYNC109 - a deadline is the point of this helper
     interval: float = 0.01,
 ) -> Any:
-    """Poll `probe` (sync or async) until it returns something truthy (returned), else raise
+    """Poll `probe` (a function or an async function) until it returns something truthy
+    (returned), else raise
     TimeoutError. Polling is deliberate where there is no event to await (rows, REST calls)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         found = probe()
-        if inspect.isawaitable(found):
+        if inspect.iscoroutine(found):  # an async probe; a Task or Future is a value here
             found = await found
         if found:
             return found

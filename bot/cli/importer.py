@@ -81,6 +81,15 @@ async def handle(
                 print(f"memorybot import: {path}: {exc}; nothing imported from it", file=err)
                 failures += 1
                 continue
+            except Exception as exc:  # e.g. the database went away: report it, go on
+                bar.finish()
+                print(
+                    f"memorybot import: {path}: failed ({type(exc).__name__}); nothing imported"
+                    " from it",
+                    file=err,
+                )
+                failures += 1
+                continue
             bar.update(size, result.seen, force=True)
             bar.finish()
             print(result.summary(), file=out)

@@ -18,6 +18,7 @@ from bot.backfill import BackfillConfig, Backfiller
 from bot.convert import is_storable, to_chat_message, to_member
 from memory import Memory
 from memory.core.models import Member
+from memory.core.surrogates import clean_name
 
 _log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ class IngestCog(commands.Cog, name="Ingest"):
         # Last names written per (guild, user): a chatty member is not re-upserted per message.
         self._known: LRUCache[tuple[int, int], Member] = LRUCache(maxsize=KNOWN_MEMBERS)
         self.backfill_task: asyncio.Task[int] | None = None
+        self._reconciled: set[int] = set()  # guilds reconciled since this process started
         self.backfiller = Backfiller(
             self.writer,
             config=BackfillConfig.from_settings(self.settings),
@@ -70,7 +72,8 @@ class IngestCog(commands.Cog, name="Ingest"):
         if self._known.get(key) == member:
             return
         self._known[key] = member
-        self.writer.submit_member(member)
+        # a plain User (left the guild, webhook) says nothing about the guild nickname
+        self.writer.submit_member(member, nickname_known=isinstance(user, discord.Member))
 
     # ----------------------------------------------------------------- messages
 
@@ -132,10 +135,10 @@ class IngestCog(commands.Cog, name="Ingest"):
     @commands.Cog.listener()
     async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
         if before.name != after.name:
-            self.writer.submit_guild(after.id, after.name)
+            self.writer.submit_guild(after.id, clean_name(after.name))
 
     def _guild_seen(self, guild: discord.Guild) -> None:
-        self.writer.submit_guild(guild.id, guild.name)
+        self.writer.submit_guild(guild.id, clean_name(guild.name))
         for member in guild.members:
             self.member_seen(member, guild.id)
 
@@ -144,7 +147,8 @@ class IngestCog(commands.Cog, name="Ingest"):
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         # READY also follows a reconnect with a fresh session: catching up again is cheap
-        # because each channel starts after its newest stored message.
+        # because each channel starts after its newest stored message. The first READY of the
+        # process also reconciles the retention window (deletes made while we were offline).
         self._start_backfill(self.bot.guilds)
 
     def _start_backfill(self, guilds: list[discord.Guild]) -> None:
@@ -153,10 +157,13 @@ class IngestCog(commands.Cog, name="Ingest"):
         self.backfill_task = asyncio.create_task(self._backfill(guilds), name="backfill")
 
     async def _backfill(self, guilds: list[discord.Guild]) -> int:
+        reconcile = [guild for guild in guilds if guild.id not in self._reconciled]
         try:
             for guild in guilds:  # know every guild's ignored channels before reading history
                 await self.memory.guild_settings.refresh(guild.id)
-            total = await self.backfiller.run(guilds)
+            total = await self.backfiller.run(reconcile, reconcile=True)
+            self._reconciled.update(guild.id for guild in reconcile)
+            total += await self.backfiller.run([g for g in guilds if g not in reconcile])
         except Exception:
             _log.exception("backfill failed")
             return 0

@@ -19,6 +19,7 @@ from bot.interactions import NO_PINGS
 from memory import IncomingMessage, Memory
 from memory.core.keyed_lock import KeyedLock
 from memory.core.split import split_message
+from memory.core.surrogates import clean_text
 
 _log = logging.getLogger(__name__)
 
@@ -32,8 +33,8 @@ def incoming(message: discord.Message, content: str | None = None) -> IncomingMe
         channel_id=message.channel.id,
         message_id=message.id,
         author_id=message.author.id,
-        author_name=message.author.display_name,
-        content=message.content if content is None else content,
+        author_name=clean_text(message.author.display_name),
+        content=clean_text(message.content if content is None else content),
         mention_ids=tuple(user.id for user in message.mentions),
     )
 

@@ -20,6 +20,27 @@ _KIND_BY_EXTENSION = {
 _MAX_LABEL = 100
 
 
+def clean_text(text: str) -> str:
+    """Text PostgreSQL and every encoder accept: NUL removed, lone UTF-16 surrogates (from
+    JSON escapes like \\ud800 or broken clients) replaced by U+FFFD. A split surrogate pair is
+    joined back into its character."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def clean_name(name: str | None) -> str | None:
+    """A cleaned name; None when nothing readable is left."""
+    if name is None:
+        return None
+    cleaned = clean_text(name).strip()
+    return cleaned or None
+
+
 def _label(text: str) -> str:
     """One line, no brackets that would end the surrogate early, bounded length."""
     single = " ".join(text.split()).replace("[", "(").replace("]", ")")
@@ -58,10 +79,11 @@ def embed_is_link_preview(url: str | None, content: str) -> bool:
 
 
 def compose_content(text: str, surrogates: Iterable[str | None], *, max_chars: int) -> str:
-    """Message text followed by its surrogates, NUL-free and bounded to `max_chars`."""
+    """Message text followed by its surrogates, clean (`clean_text`) and bounded to
+    `max_chars`."""
     parts = [text.strip()] if text and text.strip() else []
     parts += [s for s in surrogates if s]
-    content = " ".join(parts).replace("\x00", "")
+    content = clean_text(" ".join(parts))
     if len(content) > max_chars:
         content = content[: max_chars - 1] + "…"
     return content

@@ -25,12 +25,14 @@ from memory.core.clock import ensure_aware
 from memory.core.models import ChatMessage, Member
 from memory.core.surrogates import (
     attachment_surrogate,
+    clean_name,
     compose_content,
     embed_is_link_preview,
     embed_surrogate,
     sticker_surrogate,
 )
 from memory.core.telemetry import Telemetry
+from memory.ingest._batch import describe_error, is_data_error
 from memory.ingest._json_stream import JsonStreamError, ObjectStream
 
 _log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ _log = logging.getLogger(__name__)
 # Conversation; joins, pins, calls, thread notices and the like are not imported.
 CONVERSATION_TYPES = frozenset({"Default", "Reply"})
 BATCH = 1000
+MAX_ID = 2**63 - 1  # ids are PostgreSQL bigint
 
 Progress = Callable[[int, int], None]  # (bytes read, messages seen)
 
@@ -82,11 +85,21 @@ class _Header:
 
 
 def _snowflake(value: Any, what: str) -> int:
-    if isinstance(value, int) and value >= 0:
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    raise ExportFormatError(f"{what} is not an id: {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        number = value
+    elif isinstance(value, str) and value.isascii() and value.isdigit():
+        number = int(value)
+    else:
+        raise ExportFormatError(f"{what} is not an id: {_shown(value)}")
+    if number > MAX_ID:
+        raise ExportFormatError(f"{what} is out of range for an id: {number}")
+    return number
+
+
+def _shown(value: Any) -> str:
+    """A bad value for an error message: short, and printable whatever it holds."""
+    text = clean_name(value) if isinstance(value, str) else repr(value)
+    return repr((text or "")[:40])
 
 
 def _time(value: Any, what: str) -> datetime:
@@ -104,8 +117,8 @@ def _time(value: Any, what: str) -> datetime:
 def _person(raw: Any, guild_id: int, what: str) -> Member:
     if not isinstance(raw, dict):
         raise ExportFormatError(f"{what} is missing")
-    name = raw.get("name") if isinstance(raw.get("name"), str) else None
-    nickname = raw.get("nickname") if isinstance(raw.get("nickname"), str) else None
+    name = clean_name(raw["name"]) if isinstance(raw.get("name"), str) else None
+    nickname = clean_name(raw["nickname"]) if isinstance(raw.get("nickname"), str) else None
     return Member(
         guild_id=guild_id,
         user_id=_snowflake(raw.get("id"), f"{what}.id"),
@@ -210,10 +223,16 @@ class ExportImporter:
                 stream = ObjectStream(source, stream_keys=frozenset({"messages"}))
                 async with self._pool.acquire() as connection, connection.transaction():
                     await self._write(connection, stream, result, progress)
+        except ExportFormatError:
+            raise
         except JsonStreamError as exc:
             raise ExportFormatError(f"{_problem(exc)}") from None
         except OSError as exc:
             raise ExportFormatError(f"cannot read: {exc.strerror or exc}") from None
+        except Exception as exc:
+            if not is_data_error(exc):
+                raise  # the database is away: not the file's fault
+            raise ExportFormatError(f"the database refused it: {describe_error(exc)}") from None
         self._telemetry.emit(
             "import",
             guild_id=result.guild_id,
@@ -270,6 +289,8 @@ class ExportImporter:
                 progress(stream.bytes_read, result.seen)
         if header.guild_id is None or header.channel_id is None:
             raise ExportFormatError("no guild/channel: not a DiscordChatExporter JSON export")
+        if "messages" not in stream.arrays_seen:
+            raise ExportFormatError("'messages' is missing or not a list")
         if declared_count is not None and declared_count != result.seen:
             raise ExportFormatError(
                 f"messageCount says {declared_count} but the file holds {result.seen} messages"
@@ -313,11 +334,13 @@ def _read_header(header: _Header, key: str, value: Any) -> None:
         if not isinstance(value, dict):
             raise ExportFormatError(f"{key!r} is not an object")
         ident = _snowflake(value.get("id"), f"{key}.id")
-        name = value.get("name") if isinstance(value.get("name"), str) else None
+        name = clean_name(value["name"]) if isinstance(value.get("name"), str) else None
         if key == "guild":
             header.guild_id, header.guild_name = ident, name
         else:
             header.channel_id, header.channel_name = ident, name
+    elif key == "messages":
+        raise ExportFormatError("'messages' is not a list")
     else:
         header.extra[key] = value
 

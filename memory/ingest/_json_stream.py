@@ -35,6 +35,7 @@ class ObjectStream:
     ) -> None:
         self._source = source
         self._stream_keys = stream_keys
+        self.arrays_seen: set[str] = set()  # stream keys whose value was an array
         self._chunk = chunk_size
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
         self._json = json.JSONDecoder()
@@ -137,6 +138,7 @@ class ObjectStream:
 
     def _array(self, key: str) -> Iterator[tuple[str, str, Any]]:
         self._expect("[", f"at the start of {key!r}")
+        self.arrays_seen.add(key)
         if self._peek() == "]":
             self._pos += 1
             return

@@ -13,7 +13,7 @@ path cannot wait, so `submit()` still accepts the event, logs a WARNING once per
 caller knows it is over the bound. Memory then grows until the database answers again.
 
 What one batch does in the database, and which errors are worth a retry, lives in
-memory/ingest_batch.py.
+memory/ingest/_batch.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
@@ -39,8 +38,10 @@ from memory.ingest._batch import (
     MemberSeen,
     NewMessage,
     Operation,
-    is_transient,
+    describe_error,
+    has_late_messages,
     write_batch,
+    write_isolating_bad_rows,
 )
 
 _log = logging.getLogger(__name__)
@@ -107,8 +108,10 @@ class BatchedWriter:
     def submit_delete(self, message_id: int) -> bool:
         return self._enqueue(DeletedMessage(message_id))
 
-    def submit_member(self, member: Member) -> bool:
-        return self._enqueue(MemberSeen(member))
+    def submit_member(self, member: Member, *, nickname_known: bool = False) -> bool:
+        """Queue a directory update. `nickname_known`: it comes from the guild member itself,
+        so a nickname of None means the member cleared it."""
+        return self._enqueue(MemberSeen(member, nickname_known))
 
     def submit_guild(self, guild_id: int, name: str | None = None) -> bool:
         return self._enqueue(GuildSeen(guild_id, name))
@@ -153,6 +156,14 @@ class BatchedWriter:
         await self.flush()
         return await message_store.last_message_ids(self._pool, channel_ids)
 
+    async def stored_message_ids(
+        self, channel_id: int, *, after_id: int, up_to_id: int
+    ) -> list[int]:
+        """Ids of a channel's stored, not deleted messages in (after_id, up_to_id], after a
+        flush: what a reconcile compares with what Discord still returns."""
+        await self.flush()
+        return await message_store.stored_ids(self._pool, channel_id, after_id, up_to_id)
+
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
@@ -160,7 +171,7 @@ class BatchedWriter:
         if self._task is None or self._task.done():
             self._closing = False
             self._task = asyncio.get_running_loop().create_task(
-                self._run(), name="memorybot-ingest-writer"
+                self._supervise(), name="memorybot-ingest-writer"
             )
 
     async def flush(self) -> None:
@@ -170,6 +181,8 @@ class BatchedWriter:
             return
         if self._task is None:
             raise RuntimeError("BatchedWriter.flush() before start()")
+        if self._task.done() and not self._closing:
+            self.start()  # never wait on a task that can no longer answer
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((target, future))
         self._flush_now = True
@@ -177,8 +190,8 @@ class BatchedWriter:
         await future
 
     async def close(self, grace_seconds: float | None = 30.0) -> None:
-        """Flush what is queued and stop. After `grace_seconds` of a database that still does
-        not answer, give up and log (loudly) how many events were not written."""
+        """Flush what is queued and stop; never raises. After `grace_seconds` of a database
+        that still does not answer, give up and log (loudly) how many events were not written."""
         self._closing = True
         self._wakeup.set()
         self._room.set()
@@ -189,7 +202,7 @@ class BatchedWriter:
             await asyncio.wait_for(asyncio.shield(task), grace_seconds)
         except TimeoutError:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
             _log.error(
                 "ingest writer stopped with %d events not written: the database did not"
@@ -198,12 +211,32 @@ class BatchedWriter:
                 grace_seconds or 0,
             )
             self._telemetry.emit("ingest_shutdown", outcome="error", lost=len(self._queue))
+        except Exception:  # the supervisor never lets one escape; belt and braces
+            _log.exception("ingest writer failed while closing")
         for _, future in self._waiters:
             if not future.done():
                 future.set_exception(RuntimeError("ingest writer closed before flushing"))
         self._waiters.clear()
 
     # ----------------------------------------------------------------- the flush loop
+
+    async def _supervise(self) -> None:
+        """Run the flush loop; if it ever dies of an unexpected error, log it and start it
+        again after a pause. The queue is only popped after a write, so nothing is lost."""
+        delay = self._backoff_initial
+        while True:
+            try:
+                await self._run()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                _log.error("ingest writer failed (%s); restarting it", describe_error(exc))
+                self._telemetry.emit(
+                    "ingest_writer_restart", outcome="error", error=describe_error(exc)
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._backoff_max)
 
     async def _run(self) -> None:
         while True:
@@ -252,7 +285,7 @@ class BatchedWriter:
         self._waiters = still_waiting
 
     async def _write_until_done(self, batch: Sequence[tuple[float, Operation]]) -> None:
-        """Write one batch, retrying while the database is unreachable."""
+        """Write one batch, retrying while the database cannot take it right now."""
         delay = self._backoff_initial
         attempt = 0
         operations = [operation for _, operation in batch]
@@ -261,34 +294,11 @@ class BatchedWriter:
             attempt += 1
             started = time.perf_counter()
             try:
-                result = await self._write(operations)
-            except Exception as exc:
-                latency_ms = round((time.perf_counter() - started) * 1000, 2)
-                if not is_transient(exc):
-                    _log.warning("batch rejected (%s); writing its events one by one", exc)
-                    result = await self._write_one_by_one(operations)
-                else:
-                    if self.failing_since is None:
-                        self.failing_since = time.monotonic()
-                    _log.warning(
-                        "database unavailable (%s: %s); retrying %d events in %.1fs",
-                        type(exc).__name__,
-                        exc,
-                        len(operations),
-                        delay,
-                    )
-                    self._telemetry.emit(
-                        "ingest_batch",
-                        outcome="retry",
-                        size=len(operations),
-                        queue_depth=len(self._queue),
-                        attempt=attempt,
-                        latency_ms=latency_ms,
-                        error=f"{type(exc).__name__}: {exc}"[:300],
-                    )
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, self._backoff_max)
-                    continue
+                result = await write_isolating_bad_rows(self._write, operations, self._telemetry)
+            except Exception as exc:  # not a data error: the server's state, so wait
+                await self._wait_before_retry(exc, operations, attempt, started, delay)
+                delay = min(delay * 2, self._backoff_max)
+                continue
             if self.failing_since is not None:
                 _log.info(
                     "database reachable again after %.1fs",
@@ -302,16 +312,51 @@ class BatchedWriter:
                 updated=result.updated,
                 deleted=result.deleted,
                 members=result.members,
+                rejected=result.rejected,
                 queue_depth=len(self._queue) - len(operations),
                 attempts=attempt,
                 wait_ms=oldest_age_ms,
                 latency_ms=round((time.perf_counter() - started) * 1000, 2),
             )
             if self.on_messages_changed is not None and (
-                result.updated or result.deleted or _has_late_messages(operations)
+                result.updated or result.deleted or has_late_messages(operations)
             ):
                 self.on_messages_changed()
             return
+
+    async def _wait_before_retry(
+        self,
+        exc: Exception,
+        operations: Sequence[Operation],
+        attempt: int,
+        started: float,
+        delay: float,
+    ) -> None:
+        if self.failing_since is None:
+            self.failing_since = time.monotonic()
+        _log.warning(
+            "database cannot take writes (%s); retrying %d events in %.1fs",
+            describe_error(exc),
+            len(operations),
+            delay,
+        )
+        self._telemetry.emit(
+            "ingest_batch",
+            outcome="retry",
+            size=len(operations),
+            queue_depth=len(self._queue),
+            attempt=attempt,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            error=describe_error(exc),
+        )
+        if isinstance(exc, asyncpg.PostgresError) and not isinstance(
+            exc, asyncpg.PostgresConnectionError
+        ):
+            # e.g. read-only after a failover: pooled sessions keep their old settings, so
+            # the retry gets fresh connections.
+            with contextlib.suppress(Exception):
+                await self._pool.expire_connections()
+        await asyncio.sleep(delay)
 
     async def _write(self, operations: Sequence[Operation]) -> BatchResult:
         return await write_batch(
@@ -320,41 +365,3 @@ class BatchedWriter:
             default_timezone=self._timezone,
             acquire_timeout=self._acquire_timeout,
         )
-
-    async def _write_one_by_one(self, operations: Sequence[Operation]) -> BatchResult:
-        """Isolate the event the database refuses; the rest of the batch is still written.
-
-        A transient error here propagates, so the caller retries the whole (idempotent) batch.
-        """
-        total = BatchResult()
-        for operation in operations:
-            try:
-                result = await self._write([operation])
-            except Exception as exc:
-                if is_transient(exc):
-                    raise
-                _log.error("event refused by the database and not stored: %r (%s)", operation, exc)
-                self._telemetry.emit(
-                    "ingest_reject",
-                    outcome="error",
-                    operation=type(operation).__name__,
-                    error=f"{type(exc).__name__}: {exc}"[:300],
-                )
-                continue
-            total.inserted += result.inserted
-            total.updated += result.updated
-            total.deleted += result.deleted
-            total.members += result.members
-        return total
-
-
-LATE_AFTER = timedelta(hours=1)
-
-
-def _has_late_messages(operations: Sequence[Operation]) -> bool:
-    """New messages from over an hour ago (backfill, import) change already summarised days."""
-    cutoff = datetime.now(UTC) - LATE_AFTER
-    return any(
-        isinstance(operation, NewMessage) and operation.message.created_at < cutoff
-        for operation in operations
-    )

@@ -47,6 +47,7 @@ OPS: dict[str, str] = {
     "ingest_overflow": "the ingest queue went past INGEST_QUEUE_MAX (kept in memory)",
     "ingest_reject": "one event the database refused (not stored)",
     "ingest_shutdown": "events still queued when the writer was closed",
+    "ingest_writer_restart": "the writer's flush loop died unexpectedly and was restarted",
     "backfill": "channel history fetched on start-up (messages)",
     "import": "one DiscordChatExporter file imported (messages, new, skipped)",
     "daily_summary": "one guild-day summarised (day, reason, messages, members)",

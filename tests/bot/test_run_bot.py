@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 from pathlib import Path
 
 import discord
@@ -24,7 +25,13 @@ def test_unreachable_discord_is_one_clear_error(
         log_dir=server_tmp_path / "logs",
         telemetry_stdout=False,
     )
-    with caplog.at_level(logging.ERROR, logger="bot.client"):
-        assert run_bot(settings) == 1
+    # run_bot owns the process's SIGTERM/SIGINT (and ignores them once done): give them back
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with caplog.at_level(logging.ERROR, logger="bot.client"):
+            assert run_bot(settings) == 1
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     errors = [record.getMessage() for record in caplog.records if record.name == "bot.client"]
     assert len(errors) == 1 and errors[0].startswith("cannot reach Discord")

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import asyncpg
 import psutil
+import pytest
 
 from db.embedded import EmbeddedPostgres
 from db.lifecycle import open_database
@@ -43,3 +49,105 @@ async def test_open_database_without_url_starts_migrates_and_stops(
     if psutil.pid_exists(pid):
         psutil.Process(pid).wait(timeout=10)
     assert not psutil.pid_exists(pid)
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from db.embedded import EmbeddedPostgres
+server = EmbeddedPostgres(Path(sys.argv[1]))
+server.start()
+print(server.pid(), flush=True)
+time.sleep(600)
+"""
+
+
+def _hold_server(data_dir: Path) -> tuple[subprocess.Popen[str], int]:
+    """Another process starts the server and keeps it; returns (process, postmaster pid)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(data_dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert holder.stdout is not None
+    line = holder.stdout.readline()
+    assert line.strip().isdigit(), f"holder did not start the server: {line!r}"
+    return holder, int(line)
+
+
+def _gone(pid: int) -> bool:
+    if psutil.pid_exists(pid):
+        with contextlib.suppress(psutil.Error):
+            psutil.Process(pid).wait(timeout=15)
+    return not psutil.pid_exists(pid)
+
+
+def test_a_server_orphaned_by_sigkill_is_stopped_by_the_next_run(
+    server_tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="db.embedded")
+    data_dir = server_tmp_path / "pg"
+    holder, postmaster = _hold_server(data_dir)
+    holder.kill()  # SIGKILL: no atexit, no pg_ctl stop
+    holder.wait(timeout=10)
+    assert psutil.pid_exists(postmaster), "the orphan keeps running"
+
+    server = EmbeddedPostgres(data_dir)
+    server.start()
+    assert server.pid() == postmaster  # recovered, not a second server on the same files
+    assert "died without stopping it" in caplog.text
+    server.stop()
+    assert _gone(postmaster), "the next run must stop the orphaned server"
+    assert "embedded PostgreSQL stopped" in caplog.text
+
+
+def test_stop_says_left_running_when_another_process_still_uses_it(
+    server_tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="db.embedded")
+    data_dir = server_tmp_path / "pg"
+    holder, postmaster = _hold_server(data_dir)
+    try:
+        server = EmbeddedPostgres(data_dir)
+        server.start()
+        server.stop()
+        assert psutil.pid_exists(postmaster)  # the other process still needs it
+        assert "embedded PostgreSQL stopped" not in caplog.text
+        assert f"left running: still used by process {holder.pid}" in caplog.text
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    cleanup = EmbeddedPostgres(data_dir)
+    cleanup.start()
+    cleanup.stop()
+    assert _gone(postmaster)
+
+
+def test_a_pid_file_naming_another_process_is_stale(server_tmp_path: Path) -> None:
+    """After a crash the pid in postmaster.pid may be dead or reused by something else."""
+    data_dir = server_tmp_path / "pg"
+    server = EmbeddedPostgres(data_dir)
+    server.start()
+    lines = (data_dir / "postmaster.pid").read_text().splitlines()
+    first = server.pid()
+    server.stop()
+    assert first is not None and _gone(first)
+    # the pid of a live process that is not PostgreSQL (this test)
+    (data_dir / "postmaster.pid").write_text("\n".join([str(os.getpid()), *lines[1:]]) + "\n")
+
+    again = EmbeddedPostgres(data_dir)
+    again.start()
+    try:
+
+        async def query() -> int:
+            connection = await asyncpg.connect(again.uri())
+            try:
+                return await connection.fetchval("SELECT 1")
+            finally:
+                await connection.close()
+
+        assert asyncio.run(query()) == 1
+        assert again.pid() != os.getpid()
+    finally:
+        again.stop()

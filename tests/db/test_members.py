@@ -34,3 +34,13 @@ async def test_alias_lookup_is_case_insensitive_and_per_guild(db_pool) -> None:
     assert await find_by_name(db_pool, G + 1, "sergey") == []
     members = await get_members(db_pool, G, [3, 99])
     assert list(members) == [3] and members[3].aliases == ("Sergey",)
+
+
+async def test_a_cleared_nickname_is_cleared_only_when_the_update_says_so(db_pool) -> None:
+    await upsert_members(db_pool, [Member(G, 4, username="carol", nickname="Caz")])
+    await upsert_members(db_pool, [Member(G, 4, username="carol")])  # e.g. an import
+    assert (await get_member(db_pool, G, 4)).nickname == "Caz"
+    await upsert_members(db_pool, [Member(G, 4, username="carol")], nicknames_known=True)
+    member = await get_member(db_pool, G, 4)
+    assert member.nickname is None and member.display_name == "carol"
+    assert "Caz" in member.aliases  # people may still call her that

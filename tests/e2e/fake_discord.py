@@ -25,6 +25,10 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
                                                       # FakeAttachment or file names
     fake.add_history(...)                     # same arguments; stored for channel history only
                                               # (messages sent while the bot was offline)
+    fake.forget_message(msg_id)               # gone from history, no event (deleted offline)
+    fake.history_forbidden.add(channel_id)    # reading that history answers 403
+    thread = fake.add_thread("plans", parent="general")  # an active thread (REST only);
+                                              # add_history(..., channel=thread) fills it
     await fake.edit_message(msg_id, "new text")     # MESSAGE_UPDATE (full message, edited)
     await fake.delete_message(msg_id)               # MESSAGE_DELETE
     await fake.update_member("alice", nick="Ally")  # GUILD_MEMBER_UPDATE
@@ -158,6 +162,8 @@ class FakeDiscord(RestRoutes):
         self.unhandled: list[tuple[str, str]] = []
         self.identify: dict[str, Any] | None = None
         self.history: dict[int, dict[int, dict[str, Any]]] = {c.id: {} for c in self.guild.channels}
+        self.threads: list[FakeChannel] = []  # active threads, listed by REST only
+        self.history_forbidden: set[int] = set()  # channel ids whose history answers 403
         self._sockets: set[web.WebSocketResponse] = set()
         self._sequence = itertools.count(1)
         self._increment = itertools.count(1)
@@ -251,6 +257,20 @@ class FakeDiscord(RestRoutes):
     def add_member(self, member: FakeMember) -> FakeMember:
         self.guild.members[member.id] = member
         return member
+
+    def add_thread(self, name: str, *, parent: str = "general") -> FakeChannel:
+        """An active public thread in `parent` (Discord lists it; no gateway event)."""
+        thread = FakeChannel(
+            self.snowflake(), name, type=11, parent_id=self.channel_named(parent).id
+        )
+        self.threads.append(thread)
+        self.history[thread.id] = {}
+        return thread
+
+    def forget_message(self, message_id: int) -> None:
+        """Delete a message from history without telling the bot (deleted while offline)."""
+        message = self._find_message(message_id)
+        del self.history[int(message["channel_id"])][message_id]
 
     def _channel_id(self, channel: FakeChannel | int | str | None) -> int:
         if channel is None:

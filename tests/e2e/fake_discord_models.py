@@ -68,7 +68,31 @@ class FakeChannel:
     id: int
     name: str
     readable: bool = True
-    type: int = 0  # GUILD_TEXT
+    type: int = 0  # GUILD_TEXT; 11 is a public thread
+    parent_id: int | None = None  # threads: the channel they live in
+
+
+def thread_payload(thread: FakeChannel, guild_id: int) -> dict[str, Any]:
+    """A public thread as GET /guilds/{id}/threads/active returns it."""
+    return {
+        "id": str(thread.id),
+        "type": thread.type,
+        "guild_id": str(guild_id),
+        "parent_id": str(thread.parent_id),
+        "owner_id": str(ALICE_ID),
+        "name": thread.name,
+        "last_message_id": None,
+        "message_count": 0,
+        "member_count": 1,
+        "rate_limit_per_user": 0,
+        "flags": 0,
+        "thread_metadata": {
+            "archived": False,
+            "auto_archive_duration": 1440,
+            "archive_timestamp": "2024-01-01T00:00:00+00:00",
+            "locked": False,
+        },
+    }
 
 
 @dataclass

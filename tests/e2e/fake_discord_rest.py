@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from tests.e2e.fake_discord_models import application_payload, guild_payload
+from tests.e2e.fake_discord_models import application_payload, guild_payload, thread_payload
 
 if TYPE_CHECKING:
     pass
@@ -108,6 +108,8 @@ class RestRoutes:
                 self.history.get(int(channel_id), {}).pop(int(message_id), None)
                 return None
             case ("GET", "channels", channel_id, "messages"):
+                if int(channel_id) in self.history_forbidden:
+                    return _json({"message": "Missing Access", "code": 50001}, status=403)
                 return self._history_page(int(channel_id), request.query)
             case ("GET", "channels", channel_id, "messages", message_id):
                 return self.history[int(channel_id)][int(message_id)]
@@ -120,6 +122,9 @@ class RestRoutes:
             case ("GET", "channels", channel_id):
                 payload = guild_payload(self.guild)
                 return next(c for c in payload["channels"] if c["id"] == channel_id)
+            case ("GET", "guilds", guild_id, "threads", "active"):
+                threads = [thread_payload(t, self.guild.id) for t in self.threads]
+                return {"threads": threads, "members": []}
             case ("GET", "guilds", guild_id, "members", user_id):
                 return self.member(int(user_id)).member_payload()
             case ("GET", "guilds", guild_id, "members"):

@@ -11,12 +11,13 @@ import asyncpg
 from db.embedded import EmbeddedPostgres
 from db.members import get_member
 from db.messages import get_message
-from tests.e2e.conftest import StartBot, settled
+from tests.e2e.conftest import StartBot, settled, until_stored
 from tests.e2e.fake_discord import (
     ALICE_ID,
     BOB_ID,
     GENERAL_ID,
     GUILD_ID,
+    RANDOM_ID,
     FakeDiscord,
     FakeMember,
     eventually,
@@ -209,3 +210,144 @@ async def test_database_outage_mid_stream_loses_nothing(
     after = await fake_discord.send_message("after")
     await _wait_rows(db_pool, 51)
     assert int(after["id"]) in await _stored_ids(db_pool)
+
+
+async def test_dirty_text_from_the_gateway_is_stored_clean_and_folds(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool, telemetry
+) -> None:
+    """A lone surrogate or NUL in a live message, a nickname or the window never costs the
+    message: it is stored with U+FFFD, and the conversation window still folds."""
+    bot = await start_bot(
+        extensions=["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"],
+        window_token_budget=100,
+    )
+    await fake_discord.update_member("alice", nick="Al\ud800ice")
+    sent = [
+        await fake_discord.send_message(f"dirty {i} \ud800 and\x00 nul " + "word " * 10)
+        for i in range(12)
+    ]
+    stored = await _wait_rows(db_pool, 12)
+    assert stored == sorted(int(m["id"]) for m in sent)
+    first = await get_message(db_pool, int(sent[0]["id"]))
+    assert first.content.startswith("dirty 0 \ufffd and nul")
+    await until_stored(
+        bot,
+        lambda: _nickname_is(db_pool, "Al\ufffdice"),
+    )
+    assert telemetry.recent("ingest_reject") == []
+
+    def folded() -> bool:
+        return bool(telemetry.recent("window_fold"))
+
+    await eventually(folded)
+    assert all(e["outcome"] == "ok" for e in telemetry.recent("window_fold"))
+    view = await bot.memory.replies._windows.view(GENERAL_ID)
+    text = view.summary + "".join(t.content + t.author_name for t in view.turns)
+    assert "\ud800" not in text and "\x00" not in text
+    text.encode("utf-8")  # every part of the window is valid text
+
+
+async def _nickname_is(pool: asyncpg.Pool, nickname: str) -> bool:
+    member = await get_member(pool, GUILD_ID, ALICE_ID)
+    return member is not None and member.nickname == nickname
+
+
+async def test_a_cleared_nickname_stops_being_the_display_name(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    bot = await start_bot(extensions=INGEST_ONLY)
+
+    async def named(name: str) -> bool:
+        names = await bot.memory.members.display_names(GUILD_ID, [BOB_ID])
+        return names.get(BOB_ID) == name
+
+    await until_stored(bot, lambda: named("Bobby"))
+    await fake_discord.update_member("bob", nick=None)  # GUILD_MEMBER_UPDATE, nick null
+    await until_stored(bot, lambda: named("Bob"))
+    bob = await get_member(db_pool, GUILD_ID, BOB_ID)
+    assert bob.nickname is None and "Bobby" in bob.aliases
+    # a later message from bob carries no nickname either: it stays cleared
+    await fake_discord.send_message("still me", author="bob")
+    await _wait_rows(db_pool, 1)
+    assert (await bot.memory.members.display_names(GUILD_ID, [BOB_ID]))[BOB_ID] == "Bob"
+
+
+async def test_start_reconciles_offline_deletes_and_backfills_active_threads(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    """While the bot was offline: 3 of 10 stored messages were deleted, one was edited, and
+    an active thread got 120 messages. On start all of it is caught up."""
+    now = datetime.now(UTC)
+    stored = [
+        fake_discord.add_history(f"stored {i}", created_at=now - timedelta(hours=3, minutes=i))
+        for i in range(10)
+    ]
+    for message in stored:
+        await db_pool.execute(
+            "INSERT INTO messages (message_id, guild_id, channel_id, author_id, content,"
+            " created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            int(message["id"]),
+            GUILD_ID,
+            GENERAL_ID,
+            ALICE_ID,
+            message["content"],
+            datetime.fromisoformat(message["timestamp"]),
+        )
+    gone = [int(m["id"]) for m in stored[2:5]]
+    for message_id in gone:
+        fake_discord.forget_message(message_id)  # deleted while the bot was offline
+    stored[7]["content"] = "edited while offline"
+    stored[7]["edited_timestamp"] = now.isoformat()
+    thread = fake_discord.add_thread("plans")
+    in_thread = [
+        fake_discord.add_history(f"thread {i}", channel=thread, created_at=now - timedelta(hours=1))
+        for i in range(120)  # more than one history page
+    ]
+
+    bot = await start_bot(extensions=INGEST_ONLY)
+    cog = bot.get_cog("Ingest")
+    await eventually(lambda: cog.backfill_task)
+    assert await asyncio.wait_for(cog.backfill_done(), 30) == 120
+    await bot.memory.writer.flush()
+
+    for message_id in gone:
+        row = await get_message(db_pool, message_id)
+        assert row.deleted and row.content == "", "an offline delete was not detected"
+    kept = [int(m["id"]) for m in stored if int(m["id"]) not in gone]
+    for message_id in kept:
+        assert not (await get_message(db_pool, message_id)).deleted
+    assert (await get_message(db_pool, int(stored[7]["id"]))).content == "edited while offline"
+    rows = await db_pool.fetch(
+        "SELECT message_id FROM messages WHERE channel_id = $1 ORDER BY 1", thread.id
+    )
+    assert [r["message_id"] for r in rows] == sorted(int(m["id"]) for m in in_thread)
+    assert ("GET", f"/guilds/{GUILD_ID}/threads/active") in fake_discord.requests
+
+    # later READYs (reconnects) only catch up: no second full read of the window
+    before = len(fake_discord.requests)
+    assert await cog.backfiller.run(bot.guilds) == 0
+    reads = [r for r in fake_discord.requests[before:] if r[1].endswith("/messages")]
+    assert len(reads) == 3  # one empty page per readable channel and thread
+
+
+async def test_a_history_read_cut_short_deletes_nothing(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    now = datetime.now(UTC)
+    message = fake_discord.add_history("kept", channel="random", created_at=now)
+    await db_pool.execute(
+        "INSERT INTO messages (message_id, guild_id, channel_id, author_id, content,"
+        " created_at) VALUES ($1, $2, $3, $4, 'kept', now())",
+        int(message["id"]),
+        GUILD_ID,
+        RANDOM_ID,
+        ALICE_ID,
+    )
+    fake_discord.history_forbidden.add(RANDOM_ID)  # Discord refuses: we learn nothing
+    bot = await start_bot(extensions=INGEST_ONLY)
+    cog = bot.get_cog("Ingest")
+    await eventually(lambda: cog.backfill_task)
+    await asyncio.wait_for(cog.backfill_done(), 30)
+    await bot.memory.writer.flush()
+    stored = await get_message(db_pool, int(message["id"]))
+    assert not stored.deleted and stored.content == "kept"
