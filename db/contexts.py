@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import asyncpg
@@ -61,7 +61,12 @@ async def save_merged_context(
     )
 
 
-async def members_with_context(db: Executor, guild_id: int) -> list[int]:
-    """Members of the guild the bot has built a context for: the ones it is asked about."""
-    rows = await db.fetch("SELECT user_id FROM merged_contexts WHERE guild_id = $1", guild_id)
+async def members_with_context(db: Executor, guild_id: int, since: date) -> list[int]:
+    """Members of the guild the bot built a context for on `since` or later (the day each was
+    built for, in the guild's time): the members it is being asked about."""
+    rows = await db.fetch(
+        "SELECT user_id FROM merged_contexts WHERE guild_id = $1 AND (sources->>'day')::date >= $2",
+        guild_id,
+        since,
+    )
     return [row["user_id"] for row in rows]
