@@ -26,7 +26,7 @@ from memory.core.telemetry import Telemetry
 from memory.facts import FactsConfig, FactService
 from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
-from memory.llm import MemoryLLM, build_llm
+from memory.llm import MemoryLLM, OfflineProvider, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
@@ -162,6 +162,7 @@ def _services(
         FactsConfig.from_settings(settings),
         telemetry=telemetry,
         on_change=manager.invalidate,
+        fallback=MemoryLLM(OfflineProvider()),
     )
     whois_budget = settings.llm_timeout_seconds
 

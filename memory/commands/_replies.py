@@ -25,6 +25,17 @@ class CommandReplies:
             return "Got it, I'll remember that about you."
         return f"Got it, I'll remember that about {member.display_name}."
 
+    def let_go(self, limit: int, dropped: tuple[str, ...]) -> str:
+        shown = "; ".join(dropped[:3]) + ("; ..." if len(dropped) > 3 else "")
+        return f"To stay within {limit} characters I no longer keep: {shown}"
+
+    def attributed(self, member: Member, author: Member) -> str:
+        return (
+            f"Noted as something {author.display_name} says about {member.display_name}: it "
+            f"contradicts what I know, and only {member.display_name} or someone with the "
+            "Manage Server permission can change that."
+        )
+
     def alias_added(self, member: Member, alias: str) -> str:
         return f'I\'ll also know "{alias}" means {member.display_name}.'
 

@@ -29,9 +29,11 @@ from memory.core.intent import ParsedCommand, prefilter, third_person
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.text import split_sentences
 from memory.facts import FactError, FactService, identity_alias, prompt_member
 from memory.guilds import GuildSettingsCache
-from memory.llm import LLMError, MemoryLLM
+from memory.llm import LLMError, MemoryLLM, contradicts
+from memory.llm import third_person as claim_sentence
 from memory.members import MemberResolver, Resolution, describe
 
 _log = logging.getLogger(__name__)
@@ -303,8 +305,13 @@ class MemoryCommands:
         member = resolution.member
         assert member is not None
         text = await self._prepare(ctx, statement)
+        attributed = await self._contradicts_others(ctx, member, text)
+        if attributed:
+            # Saying the opposite of someone's fact is not a way to erase it: without the
+            # right to change their memory it is kept as this member's claim.
+            text = f"{ctx.author.display_name} says {text}"
         try:
-            await self.facts.remember(
+            change = await self.facts.remember(
                 ctx.guild_id,
                 member,
                 text,
@@ -314,15 +321,33 @@ class MemoryCommands:
             )
         except FactError as exc:
             return self._fact_error(ctx, "remember", member, exc)
-        alias = identity_alias(text, [resolution.query, *member.names])
+        alias = None if attributed else identity_alias(text, [resolution.query, *member.names])
         if alias and alias.lower() not in {name.lower() for name in member.names}:
             await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
         else:
             alias = None
-        reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
+        if attributed:
+            reply = self._say.attributed(member, ctx.author)
+        else:
+            reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
         if alias:
             reply += " " + self._say.alias_added(member, alias)
-        return self._done(ctx, "remember", "ok", reply, member)
+        if change.dropped:
+            reply += " " + self._say.let_go(self.facts.max_chars, change.dropped)
+        outcome = "attributed" if attributed else "ok"
+        return self._done(ctx, "remember", outcome, reply, member)
+
+    async def _contradicts_others(self, ctx: CommandContext, member: Member, text: str) -> bool:
+        """The statement contradicts a stored fact about someone else whose memory the author
+        may not change (the rule forgetting about others follows)."""
+        if member.user_id == ctx.author.user_id or await self._may_change(ctx, member):
+            return False
+        blob = await self.facts.blob(ctx.guild_id, member.user_id)
+        if not blob:
+            return False
+        names = list(member.names)
+        new = claim_sentence(text, member.display_name, names[1:])
+        return any(contradicts(sentence, new, names) for sentence in split_sentences(blob))
 
     async def _forget(
         self, ctx: CommandContext, target: Target | Resolution, statement: str

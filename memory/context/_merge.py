@@ -19,6 +19,7 @@ from db import contexts as context_store
 from db import notes as notes_store
 from db import summaries as store
 from memory.core.telemetry import Telemetry
+from memory.core.text import split_sentences
 from memory.llm import LLMBadOutput, MemoryLLM, PromptMember
 from memory.summaries import BuildStats, ForgottenAbout, drop_forgotten, drop_guild_forgotten
 
@@ -120,11 +121,20 @@ def attach_today(merged: str | None, today: str, max_chars: int) -> str | None:
     return f"{head}\n{TODAY_LABEL}{tail}" if tail else head
 
 
+def keep_newest(facts: str, max_chars: int) -> str:
+    """Facts within `max_chars`, dropping the oldest first: a blob grows at its end, so the
+    newest facts are last, and those are the ones a member most likely means."""
+    sentences = split_sentences(facts)
+    while len(sentences) > 1 and len(" ".join(sentences)) > max_chars:
+        sentences.pop(0)
+    return bound(" ".join(sentences), max_chars)
+
+
 def assemble_fallback(facts: str, today: str, history: str, max_chars: int) -> str | None:
     """Facts and the latest summaries verbatim, labelled, within `max_chars` (facts first).
     Facts alone are served as they are, like a build with nothing else to merge."""
     if facts.strip() and not today.strip() and not history.strip():
-        return bound(facts, max_chars)
+        return keep_newest(facts, max_chars)
     sections = [
         ("Facts", facts.strip()),
         ("Today", today.strip()),
@@ -169,7 +179,12 @@ class ContextMerger:
         if not present:
             return None
         if len(present) == 1:
-            return bound(present[0], self._max_chars)
+            only = present[0]
+            return (
+                keep_newest(only, self._max_chars)
+                if only is facts
+                else bound(only, self._max_chars)
+            )
         names = [member.name, *member.aliases]
         with self._telemetry.span(
             "merge",

@@ -4,16 +4,16 @@ forget, with history, undo and forgetting that sticks.
 
 from __future__ import annotations
 
-from memory.facts._service import (
+from memory.facts._model import (
     FactChange,
     FactError,
     FactsConfig,
-    FactService,
     FactsFull,
     FactsUnavailable,
     StatementTooLong,
     prompt_member,
 )
+from memory.facts._service import FactService
 from memory.facts._text import identity_alias
 
 __all__ = [

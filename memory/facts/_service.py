@@ -23,17 +23,28 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import asyncpg
 
 from db import facts as store
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
-from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.facts._checks import dropped_claims, holds_statement
+from memory.facts._model import (
+    Compute,
+    FactChange,
+    FactError,
+    FactsConfig,
+    FactsFull,
+    FactsUnavailable,
+    Plan,
+    Provenance,
+    StatementTooLong,
+    prompt_member,
+)
 from memory.facts._text import covers, normalise_statement, strip_forgotten
-from memory.llm import LLMError, MemoryLLM, PromptMember
+from memory.llm import LLMError, MemoryLLM
 
 _log = logging.getLogger(__name__)
 
@@ -42,68 +53,6 @@ ChangeListener = Callable[[int, int], Awaitable[None] | None]
 OPTIMISTIC_ATTEMPTS = 3
 # Second try when a merge comes back over the cap: ask for this share of it.
 _TIGHTER = 0.8
-
-
-class FactError(Exception):
-    """A fact operation was refused or failed; the message is safe to show a member."""
-
-
-class StatementTooLong(FactError):
-    def __init__(self, length: int, limit: int) -> None:
-        super().__init__(f"statement has {length} characters, the limit is {limit}")
-        self.length = length
-        self.limit = limit
-
-
-class FactsFull(FactError):
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"the memory would exceed {limit} characters")
-        self.limit = limit
-
-
-class FactsUnavailable(FactError):
-    """The LLM could not produce a merge; nothing was changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class FactChange:
-    """What an operation did: `changed` False means the blob was left as it was."""
-
-    guild_id: int
-    user_id: int
-    old_blob: str
-    new_blob: str
-    version: int
-    changed: bool
-    found: bool = True
-    history_id: int | None = None
-    unforgotten: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Provenance:
-    actor_id: int | None
-    command: str
-    source_message_id: int | None
-    operation: str
-
-
-@dataclass(frozen=True, slots=True)
-class FactsConfig:
-    """The settings the facts service reads (FACT_STATEMENT_MAX_CHARS, FACTS_MAX_CHARS, and the
-    LLM timeout that bounds a merge made while holding the member's row lock)."""
-
-    fact_statement_max_chars: int = 500
-    facts_max_chars: int = 1500
-    llm_timeout_seconds: float = 30.0
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> FactsConfig:
-        return cls(
-            fact_statement_max_chars=settings.fact_statement_max_chars,
-            facts_max_chars=settings.facts_max_chars,
-            llm_timeout_seconds=settings.llm_timeout_seconds,
-        )
 
 
 class FactService:
@@ -117,15 +66,24 @@ class FactService:
         *,
         telemetry: Telemetry,
         on_change: ChangeListener | None = None,
+        fallback: MemoryLLM | None = None,
     ) -> None:
         self._pool = pool
         self._llm = llm
+        # A deterministic merge (the offline provider) for when a model's merge would lose
+        # facts it was not asked to drop; without one such a merge is refused.
+        self._fallback = fallback
         self._settings = settings
         self._telemetry = telemetry
         self._listeners: list[ChangeListener] = [on_change] if on_change else []
         self._locks = KeyedLock()
         # The rare locked attempt may make the merge's two model calls, each with its timeout.
         self._locked_budget = settings.llm_timeout_seconds * 3
+
+    @property
+    def max_chars(self) -> int:
+        """FACTS_MAX_CHARS: the longest a member's facts may grow."""
+        return self._settings.facts_max_chars
 
     def subscribe(self, listener: ChangeListener) -> None:
         """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
@@ -170,7 +128,7 @@ class FactService:
         """Merge `statement` into the member's blob. Explicitly remembering something that was
         forgotten lifts the forget for it."""
         text = self.check_statement(statement)
-        origin = _Provenance(actor_id, command, source_message_id, "remember")
+        origin = Provenance(actor_id, command, source_message_id, "remember")
         with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._remember_plan(member, text)
@@ -198,7 +156,7 @@ class FactService:
         The statement is recorded even when the blob did not hold it: the summaries of chat
         may, and they honour the forgotten list too."""
         text = self.check_statement(statement)
-        origin = _Provenance(actor_id, command, source_message_id, "forget")
+        origin = Provenance(actor_id, command, source_message_id, "forget")
         with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._forget_plan(member, text)
@@ -218,7 +176,7 @@ class FactService:
     ) -> FactChange | None:
         """Restore the blob as it was before the latest change not yet undone; None when there is
         nothing to undo. Undoing a forget also lifts the forget."""
-        origin = _Provenance(actor_id, command, source_message_id, "undo")
+        origin = Provenance(actor_id, command, source_message_id, "undo")
         with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
             async with self._locks.hold((guild_id, user_id)):
                 change = await self._undo_locked(guild_id, user_id, origin)
@@ -230,7 +188,7 @@ class FactService:
     # --- internals --------------------------------------------------------------------------
 
     async def _apply(
-        self, guild_id: int, user_id: int, compute: _Compute, origin: _Provenance, during: str
+        self, guild_id: int, user_id: int, compute: Compute, origin: Provenance, during: str
     ) -> FactChange:
         """Run `compute` on the current blob and store its plan without losing a concurrent
         change: optimistic attempts first, then one attempt holding the row lock."""
@@ -262,8 +220,8 @@ class FactService:
         self,
         connection: asyncpg.Connection,
         locked: store.FactRecord,
-        plan: _Plan,
-        origin: _Provenance,
+        plan: Plan,
+        origin: Provenance,
     ) -> FactChange:
         """Store a plan; the member's row is locked by the caller's transaction."""
         guild_id, user_id = locked.guild_id, locked.user_id
@@ -308,24 +266,25 @@ class FactService:
             found=plan.found,
             history_id=history_id,
             unforgotten=lifted,
+            dropped=plan.dropped,
         )
 
-    def _remember_plan(self, member: Member, statement: str) -> _Compute:
+    def _remember_plan(self, member: Member, statement: str) -> Compute:
         guild_id = member.guild_id
 
-        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> Plan:
             names = member.names
             lift = tuple(r.id for r in records if covers(statement, r.statement, names))
             forgotten = [record.statement for record in records if record.id not in lift]
-            merged = await self._merge(guild_id, member, blob, statement, forgotten)
-            return _Plan(merged, statement, lift=lift, names=names)
+            merged, dropped = await self._merge(guild_id, member, blob, statement, forgotten)
+            return Plan(merged, statement, lift=lift, names=names, dropped=dropped)
 
         return compute
 
-    def _forget_plan(self, member: Member, statement: str) -> _Compute:
-        async def compute(blob: str, records: list[store.ForgottenRecord]) -> _Plan:
+    def _forget_plan(self, member: Member, statement: str) -> Compute:
+        async def compute(blob: str, records: list[store.ForgottenRecord]) -> Plan:
             if not blob:
-                return _Plan(blob, statement, forget=statement, found=False)
+                return Plan(blob, statement, forget=statement, found=False)
             try:
                 result = await self._llm.forget(
                     guild_id=member.guild_id,
@@ -339,18 +298,60 @@ class FactService:
             # "Found" with nothing removed is no change; "not found" keeps the blob verbatim.
             found = result.found and pruned != blob.strip()
             kept = pruned if found else blob
-            return _Plan(kept, statement, forget=statement, found=found, names=member.names)
+            return Plan(kept, statement, forget=statement, found=found, names=member.names)
 
         return compute
 
     async def _merge(
         self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
+    ) -> tuple[str, tuple[str, ...]]:
+        """The blob with `statement` merged in, and the old sentences let go of to stay within
+        FACTS_MAX_CHARS (the member is told). A model's merge that loses facts it was not asked
+        to drop, or does not say the new one, is replaced by the deterministic merge."""
+        names = list(member.names)
+        merged = await self._merge_with(self._llm, guild_id, member, blob, statement, forgotten)
+        lost = dropped_claims(blob, merged, statement, names)
+        # A fact dropped although it would still have fitted was lost, not let go of for room.
+        room = self._settings.facts_max_chars - len(merged)
+        wrongly = [sentence for sentence in lost if len(sentence) + 1 <= room]
+        if wrongly or not holds_statement(merged, statement, names):
+            self._telemetry.emit(
+                "facts_merge_rejected",
+                outcome="fallback" if self._fallback else "error",
+                guild_id=guild_id,
+                user_id=member.user_id,
+                lost=len(wrongly),
+            )
+            _log.warning(
+                "merge for %s/%s lost %d fact(s) or the new one; using the deterministic merge",
+                guild_id,
+                member.user_id,
+                len(wrongly),
+            )
+            if self._fallback is None:
+                raise FactsUnavailable("the language model's merge would have lost facts")
+            merged = await self._merge_with(
+                self._fallback, guild_id, member, blob, statement, forgotten
+            )
+            lost = dropped_claims(blob, merged, statement, names)
+            if not holds_statement(merged, statement, names):
+                raise FactsUnavailable("the new fact could not be merged")
+        return merged, tuple(lost)
+
+    async def _merge_with(
+        self,
+        llm: MemoryLLM,
+        guild_id: int,
+        member: Member,
+        blob: str,
+        statement: str,
+        forgotten: list[str],
     ) -> str:
         cap = self._settings.facts_max_chars
         who = prompt_member(member)
         for limit in (cap, int(cap * _TIGHTER)):
             try:
-                merged = await self._llm.remember(
+                merged = await llm.remember(
                     guild_id=guild_id,
                     member=who,
                     blob=blob,
@@ -372,7 +373,7 @@ class FactService:
         raise FactsFull(cap)
 
     async def _undo_locked(
-        self, guild_id: int, user_id: int, origin: _Provenance
+        self, guild_id: int, user_id: int, origin: Provenance
     ) -> FactChange | None:
         async with self._pool.acquire() as connection, connection.transaction():
             locked = await store.lock_facts(connection, guild_id, user_id)
@@ -386,7 +387,7 @@ class FactService:
                 wanted = normalise_statement(target.statement)
                 ids = [r.id for r in records if normalise_statement(r.statement) == wanted]
                 lift = tuple(ids[-1:])
-            plan = _Plan(target.old_blob, target.statement or "", lift=lift, reverts_id=target.id)
+            plan = Plan(target.old_blob, target.statement or "", lift=lift, reverts_id=target.id)
             return await self._write(connection, locked, plan, origin)
 
     async def _notify(self, guild_id: int, user_id: int) -> None:
@@ -397,29 +398,6 @@ class FactService:
                     await result
             except Exception:  # a broken cache must not undo a stored fact
                 _log.exception("fact change listener failed for %s/%s", guild_id, user_id)
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """What to store: the new blob plus forgotten statements to lift or add."""
-
-    new_blob: str
-    statement: str
-    lift: tuple[int, ...] = ()
-    forget: str | None = None
-    found: bool = True
-    reverts_id: int | None = None
-    # The member's names, ignored when matching forgotten statements (undo knows only ids).
-    names: tuple[str, ...] = ()
-
-
-_Compute = Callable[[str, list[store.ForgottenRecord]], Awaitable[_Plan]]
-
-
-def prompt_member(member: Member) -> PromptMember:
-    """The member as prompts see them: current name first, every other name as an alias."""
-    names = member.names
-    return PromptMember(user_id=member.user_id, name=member.display_name, aliases=list(names[1:]))
 
 
 __all__ = [

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from memory.llm._base import LLMBadOutput, LLMError
 from memory.llm._chain import track_providers
+from memory.llm._claims import contradicts, same_claim, third_person
 from memory.llm._factory import build_llm
+from memory.llm._offline import OfflineProvider
 from memory.llm._schemas import PromptMember, PromptMessage
 from memory.llm._tasks import (
     MemoryLLM,
@@ -21,15 +23,19 @@ __all__ = [
     "LLMBadOutput",
     "LLMError",
     "MemoryLLM",
+    "OfflineProvider",
     "PromptMember",
     "PromptMessage",
     "build_llm",
     "compact_lines",
     "compact_transcript",
+    "contradicts",
     "forgotten_constraints",
     "member_elements",
     "message_elements",
     "reduce_elements",
+    "same_claim",
     "target_legend",
+    "third_person",
     "track_providers",
 ]

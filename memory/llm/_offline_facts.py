@@ -95,7 +95,8 @@ def merge(
         if not restates_any(s, forgotten, names=names)
     ]
     seen = [content_tokens(s, ignore=names) for s in fact_sentences]
-    facts_text = _cap(fact_sentences, max_chars, keep_last=False) if fact_sentences else ""
+    # Over the budget, the oldest facts go first: the newest are the ones a member means.
+    facts_text = _cap(fact_sentences, max_chars, keep_last=True) if fact_sentences else ""
     parts = [facts_text] if facts_text else []
     used = len(facts_text)
     for label, text in (("Today", today), ("Earlier", history)):

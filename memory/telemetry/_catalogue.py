@@ -62,6 +62,7 @@ OPS: dict[str, str] = {
     "forget": "a statement pruned from a member's blob",
     "undo": "a member's last fact change reverted",
     "facts_conflict": "a concurrent fact write won the race; the merge is redone",
+    "facts_merge_rejected": "a merge would lose facts (lost): the deterministic merge is used",
     "reply": "the bot answered a message (members, memories, prompt_tokens)",
     "window_fold": "a channel's conversation window folded into its running summary",
     "window_decay": "a quiet channel's window summarised (soft) or cleared (hard)",

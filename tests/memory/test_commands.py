@@ -316,3 +316,39 @@ async def test_slash_commands_share_the_same_behaviour(bot) -> None:
 )
 def test_identity_statements(statement: str, alias: str | None) -> None:
     assert identity_alias(statement, ["alice"]) == alias
+
+
+async def test_contradicting_someone_elses_fact_is_kept_as_a_claim_not_an_overwrite(
+    db_pool, telemetry, members
+) -> None:
+    commands = build(db_pool, telemetry)
+    await commands.remember(G, ALICE, ALICE, "alice likes pizza")
+    result = await commands.handle(G, BOB, "remember that alice hates pizza")
+    assert result is not None and result.outcome == "attributed"
+    assert "only Alice or someone with the Manage Server permission" in (result.reply or "")
+    stored = (await get_facts(db_pool, G, ALICE.user_id)).blob
+    assert "alice likes pizza." in stored.lower()  # not erased by someone else
+    assert "Bobby says" in stored and "hates pizza" in stored
+    # The member themself (or a manager) may change their own fact.
+    await commands.handle(G, ALICE, "remember that I hate pizza")
+    assert "likes pizza" not in (await get_facts(db_pool, G, ALICE.user_id)).blob
+
+
+async def test_facts_that_outgrow_the_cap_are_named_when_let_go(
+    db_pool, telemetry, members
+) -> None:
+    commands = build(db_pool, telemetry, facts_max_chars=120)
+    facts = [
+        "bob collects blue stamps",
+        "bob owns a red kayak",
+        "bob speaks fluent Japanese",
+        "bob grows tomatoes on his balcony",
+        "bob bakes sourdough every Sunday",
+    ]
+    replies = [(await commands.remember(G, ALICE, BOB, fact)).reply or "" for fact in facts]
+    assert all(reply.startswith("Got it") for reply in replies)
+    told = " ".join(reply for reply in replies if "I no longer keep:" in reply)
+    assert "To stay within 120 characters I no longer keep:" in told
+    assert "blue stamps" in told  # the member hears which fact was let go of
+    stored = (await get_facts(db_pool, G, BOB.user_id)).blob
+    assert "sourdough" in stored and "blue stamps" not in stored  # the newest is kept

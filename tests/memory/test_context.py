@@ -78,3 +78,13 @@ def test_other_members_sentences_go_only_when_they_name_the_member() -> None:
     assert (text, dropped) == ("Bob loves pineapple pizza too. Bob baked bread.", 1)
     # In Alice's own summaries the sentence goes even when it only says "she".
     assert drop_guild_forgotten("She loves pineapple pizza. Hi.", 1, [alice]) == ("Hi.", 1)
+
+
+def test_facts_over_the_context_budget_keep_the_newest() -> None:
+    from memory.context._merge import assemble_fallback
+
+    facts = " ".join(f"Bob knows fact number {n} by heart." for n in range(60))
+    served = assemble_fallback(facts, "", "", 1200)
+    assert served is not None and len(served) <= 1200
+    assert "fact number 59 by heart." in served  # the newest fact survives the cut
+    assert "fact number 0 by heart." not in served

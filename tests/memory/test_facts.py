@@ -10,14 +10,8 @@ import pytest
 from db.facts import get_facts, get_forgotten, get_history
 from memory.core.models import Member
 from memory.core.settings import Settings
-from memory.facts import FactsConfig
-from memory.facts._service import (
-    OPTIMISTIC_ATTEMPTS,
-    FactService,
-    FactsFull,
-    FactsUnavailable,
-    StatementTooLong,
-)
+from memory.facts import FactsConfig, FactService, FactsFull, FactsUnavailable, StatementTooLong
+from memory.facts._service import OPTIMISTIC_ATTEMPTS
 from memory.facts._text import covers, strip_forgotten
 from memory.llm import MemoryLLM
 from memory.llm._offline import OfflineProvider
