@@ -5,8 +5,27 @@ from __future__ import annotations
 
 import discord
 
+from memory.core.split import reply_parts
+
 NO_PINGS = discord.AllowedMentions.none()
 MESSAGE_LIMIT = 2000
+
+
+async def reply_in_parts(message: discord.Message, text: str) -> discord.Message | None:
+    """Reply with at most MAX_PARTS Discord messages (the first as a reply, the rest after
+    it); the last message sent, or None when there was nothing to say."""
+    parts = reply_parts(text)
+    if not parts:
+        return None
+    sent = await message.reply(parts[0], mention_author=False, allowed_mentions=NO_PINGS)
+    for part in parts[1:]:
+        sent = await message.channel.send(part, allowed_mentions=NO_PINGS)
+    return sent
+
+
+async def followup_in_parts(interaction: discord.Interaction, text: str) -> None:
+    for part in reply_parts(text):
+        await interaction.followup.send(part, allowed_mentions=NO_PINGS)
 
 
 async def respond(interaction: discord.Interaction, text: str, *, ephemeral: bool = True) -> None:

@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.convert import to_member
-from bot.interactions import NO_PINGS
+from bot.interactions import followup_in_parts, reply_in_parts
 from memory import CommandResult, Memory, RepliedMessage
 from memory.core.intent import addressed_text, prefilter
 
@@ -61,7 +61,7 @@ class FactsCog(commands.Cog, name="Facts"):
         if result is None:
             self.bot.dispatch("addressed_message", message, text)
         elif result.reply:
-            await message.reply(result.reply, mention_author=False, allowed_mentions=NO_PINGS)
+            await reply_in_parts(message, result.reply)
 
     async def _handle(
         self, message: discord.Message, text: str, replied: RepliedMessage | None
@@ -149,7 +149,7 @@ class FactsCog(commands.Cog, name="Facts"):
             fact,
             can_manage_guild=interaction.permissions.manage_guild,
         )
-        await interaction.followup.send(result.reply or FAILED, allowed_mentions=NO_PINGS)
+        await followup_in_parts(interaction, result.reply or FAILED)
 
 
 def _replied(message: discord.Message | None) -> RepliedMessage | None:

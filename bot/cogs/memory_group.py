@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.checks import manage_server_only
 from bot.convert import to_member
-from bot.interactions import MESSAGE_LIMIT, NO_PINGS, code_block, fit, respond
+from bot.interactions import MESSAGE_LIMIT, code_block, fit, followup_in_parts, respond
 from memory import (
     ContextReport,
     InvalidSetting,
@@ -100,7 +100,7 @@ class MemoryGroupCog(
             to_member(user, interaction.guild_id),
             can_manage_guild=interaction.permissions.manage_guild,
         )
-        await interaction.followup.send(result.reply or "", allowed_mentions=NO_PINGS)
+        await followup_in_parts(interaction, result.reply or "")
 
     # --- /memory stats ----------------------------------------------------------------------
 

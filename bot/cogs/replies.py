@@ -9,6 +9,7 @@ characters, with a typing indicator, no pings, and at most one per channel per c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 
@@ -18,12 +19,14 @@ from discord.ext import commands
 from bot.interactions import NO_PINGS
 from memory import IncomingMessage, Memory
 from memory.core.keyed_lock import KeyedLock
-from memory.core.split import split_message
+from memory.core.ratelimit import Admission
+from memory.core.split import reply_parts
 from memory.core.surrogates import clean_text
 
 _log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, I couldn't come up with an answer just now. Please try again in a moment."
+SLOW_DOWN = "That's a lot at once - give me a minute before the next one."
 
 
 def incoming(message: discord.Message, content: str | None = None) -> IncomingMessage:
@@ -76,12 +79,19 @@ class RepliesCog(commands.Cog, name="Replies"):
         if message.guild is None:
             return
         channel_id = message.channel.id
+        admission = self.composer.admit(incoming(message, text))
+        if admission is Admission.SILENT:
+            return
+        if admission is Admission.WARN:
+            with contextlib.suppress(discord.HTTPException):
+                await message.reply(SLOW_DOWN, mention_author=False, allowed_mentions=NO_PINGS)
+            return
         async with self._locks.hold(channel_id):
             await self._cooldown(channel_id)
             try:
                 async with message.channel.typing():
                     result = await self.composer.compose(incoming(message, text))
-                parts = split_message(result.text) or [APOLOGY]
+                parts = reply_parts(result.text) or [APOLOGY]
             except Exception as exc:
                 _log.exception("reply to message %s failed", message.id)
                 self.memory.telemetry.emit(

@@ -42,7 +42,6 @@ MemorySource = Callable[[int, int], Awaitable[str | None]]
 Target = Member | str
 
 _MENTION = re.compile(r"<@!?(\d+)>")
-MAX_REPLY = 1900
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,7 +514,8 @@ class MemoryCommands:
             user_id=ctx.author.user_id,
             target_id=target_id,
         )
-        return CommandResult(reply[:MAX_REPLY], kind, outcome, target_id)
+        # Front ends split the reply into Discord messages (memory.core.split.reply_parts).
+        return CommandResult(reply, kind, outcome, target_id)
 
 
 def _command_text(ctx: CommandContext) -> str:

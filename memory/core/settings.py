@@ -128,6 +128,8 @@ class Settings(BaseSettings):
     window_soft_decay_minutes: float = Field(default=10.0, gt=0)
     window_hard_decay_minutes: float = Field(default=30.0, gt=0)
     reply_cooldown_seconds: float = Field(default=2.0, ge=0)
+    replies_per_minute: int = Field(default=6, ge=1)
+    channel_replies_per_minute: int = Field(default=20, ge=1)
 
     # Ingestion
     ingest_batch_size: int = Field(default=500, ge=1)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 
 DISCORD_LIMIT = 2000
+# A reply never becomes more Discord messages than this: a runaway model answer (200,000
+# characters once) is cut, with a marker, instead of flooding the channel.
+MAX_PARTS = 3
+CUT_MARKER = " […]"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
@@ -31,3 +35,19 @@ def split_message(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
     if text:
         parts.append(text)
     return parts
+
+
+def reply_parts(text: str, limit: int = DISCORD_LIMIT, max_parts: int = MAX_PARTS) -> list[str]:
+    """`split_message`, capped at `max_parts`; the last kept part ends with a cut marker when
+    anything was left out (cut at a word, never mid-word)."""
+    parts = split_message(text, limit)
+    if len(parts) <= max_parts:
+        return parts
+    kept = parts[:max_parts]
+    last = kept[-1]
+    room = limit - len(CUT_MARKER)
+    if len(last) > room:
+        space = last.rfind(" ", 0, room)
+        last = last[: space if space > room // 2 else room].rstrip()
+    kept[-1] = last + CUT_MARKER
+    return kept

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memory.core.models import Member
+from memory.core.ratelimit import Admission, RateLimiter
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens, trim_to_tokens
@@ -64,6 +65,8 @@ class ReplyConfig:
     memory_budget_seconds: float
     max_members: int
     context_max_chars: int
+    replies_per_minute: int = 6
+    channel_replies_per_minute: int = 20
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReplyConfig:
@@ -75,6 +78,8 @@ class ReplyConfig:
             memory_budget_seconds=settings.reply_memory_budget_seconds,
             max_members=settings.reply_max_members,
             context_max_chars=settings.context_max_chars,
+            replies_per_minute=settings.replies_per_minute,
+            channel_replies_per_minute=settings.channel_replies_per_minute,
         )
 
 
@@ -101,6 +106,27 @@ class ReplyComposer:
         self.config = config
         self.bot_user_id = bot_user_id
         self._telemetry = telemetry
+        self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
+        self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
+
+    def admit(self, message: IncomingMessage) -> Admission:
+        """May this message get a reply? Each reply is an LLM call, so a member (or a channel)
+        sending a burst is answered at most REPLIES_PER_MINUTE (CHANNEL_REPLIES_PER_MINUTE)
+        times a minute; the first refusal is told once (WARN), the rest get silence."""
+        member = self._member_limit.admit(message.guild_id, message.author_id)
+        if member is not Admission.ALLOWED:
+            outcome = member
+        else:
+            outcome = self._channel_limit.admit(message.guild_id, message.channel_id)
+        if outcome is not Admission.ALLOWED:
+            self._telemetry.emit(
+                "reply",
+                outcome="rate_limited",
+                guild_id=message.guild_id,
+                channel_id=message.channel_id,
+                user_id=message.author_id,
+            )
+        return outcome
 
     async def relevant_members(self, message: IncomingMessage) -> list[int]:
         """Author first, then mentioned members, then members named in the text."""

@@ -183,3 +183,38 @@ async def test_cooldown_spaces_replies_in_a_channel_without_dropping_any(
     second_at = loop.time()
     assert a["content"] == b["content"] == "Happy to help!", "both got an answer"
     assert second_at - first_at >= 0.5, "the second reply waited out the channel cooldown"
+
+
+async def test_a_runaway_answer_is_cut_to_three_messages(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider(answer="blah " * 40_000)  # 200,000 characters
+    bot = await _start(start_bot, provider)
+    start = len(fake_discord.sent_messages)
+    await fake_discord.send_message("Bot, say a lot", author="bob")
+    await fake_discord.wait_for_sent(lambda m: True, start=start + 2, timeout=10)
+    await settled(bot)
+    parts = [m["content"] for m in fake_discord.sent_messages[start:]]
+    assert len(parts) == 3 and all(len(part) <= 2000 for part in parts)
+    assert parts[-1].endswith(" […]") and parts[-1][:-4].endswith("blah")  # never mid-word
+
+
+async def test_a_burst_from_one_member_costs_a_few_replies_and_one_notice(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider()
+    bot = await _start(start_bot, provider, replies_per_minute=4)
+    start = len(fake_discord.sent_messages)
+    for n in range(30):
+        await fake_discord.send_message(f"Bot hi {n}", author="bob")
+
+    async def all_received() -> bool:  # every message reached the bot (and was stored)
+        count = await bot.memory.pool.fetchval("SELECT count(*) FROM messages")
+        return count >= 30
+
+    await until_stored(bot, all_received)
+    await settled(bot)
+    sent = [m["content"] for m in fake_discord.sent_messages[start:]]
+    assert len(provider.reply_prompts) == 4  # LLM calls: the member's allowance, not 30
+    assert sent.count("That's a lot at once - give me a minute before the next one.") == 1
+    assert len(sent) == 5

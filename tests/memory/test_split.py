@@ -39,3 +39,15 @@ def test_no_words_are_lost(limit: int) -> None:
     parts = split_message(text, limit)
     assert all(len(part) <= limit for part in parts)
     assert " ".join(parts).split() == words
+
+
+def test_reply_parts_are_capped_with_a_marker_and_never_cut_a_word() -> None:
+    from memory.core.split import CUT_MARKER, MAX_PARTS, reply_parts
+
+    text = " ".join(f"word{n:06d}" for n in range(30_000))
+    parts = reply_parts(text)
+    assert len(parts) == MAX_PARTS and all(len(part) <= 2000 for part in parts)
+    assert parts[-1].endswith(CUT_MARKER)
+    body = parts[-1][: -len(CUT_MARKER)]
+    assert body.split()[-1] in text.split()  # the last word is whole
+    assert reply_parts("short answer") == ["short answer"]
