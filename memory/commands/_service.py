@@ -9,60 +9,38 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Sequence
 
 import asyncpg
 
-from db.members import add_alias, get_members
+from db.members import get_members
 from memory.commands._limit import Admission, CommandRateLimiter
+from memory.commands._operations import CommandOperations
 from memory.commands._replies import CommandReplies
 from memory.commands._types import (
     CommandContext,
     CommandResult,
-    PolicySource,
+    CommandsConfig,
+    MemorySource,
     RepliedMessage,
-    may_change_memory,
+    Target,
 )
 from memory.core.clock import Clock
 from memory.core.intent import ParsedCommand, prefilter, third_person
 from memory.core.models import Member
-from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.core.text import split_sentences
-from memory.facts import FactError, FactService, identity_alias, prompt_member
+from memory.facts import FactService
 from memory.guilds import GuildSettingsCache
-from memory.llm import LLMError, MemoryLLM, contradicts
-from memory.llm import third_person as claim_sentence
-from memory.members import MemberResolver, Resolution, describe
+from memory.llm import LLMError, MemoryLLM
+from memory.members import MemberResolver, Resolution
 
 _log = logging.getLogger(__name__)
 
-MemorySource = Callable[[int, int], Awaitable[str | None]]
-Target = Member | str
 
 _MENTION = re.compile(r"<@!?(\d+)>")
 
 
-@dataclass(frozen=True, slots=True)
-class CommandsConfig:
-    """What memory commands read of the settings: the bot's name (the router's prompt), the
-    per-member rate and the default forget policy for guilds without their own."""
-
-    bot_name: str = "Bot"
-    commands_per_minute: int = 6
-    forget_others_requires_manage_guild: bool = True
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> CommandsConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            commands_per_minute=settings.commands_per_minute,
-            forget_others_requires_manage_guild=settings.forget_others_requires_manage_guild,
-        )
-
-
-class MemoryCommands:
+class MemoryCommands(CommandOperations):
     """Turns memory commands into replies. Discord-free; every entry point is rate limited."""
 
     def __init__(
@@ -293,143 +271,7 @@ class MemoryCommands:
             ctx.guild_id, statement or "", author=ctx.author, known=ctx.known
         )
 
-    # --- operations -------------------------------------------------------------------------
-
-    async def _remember(
-        self, ctx: CommandContext, target: Target | Resolution, statement: str
-    ) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, statement)
-        if not resolution.found:
-            return self._unresolved(ctx, "remember", resolution)
-        member = resolution.member
-        assert member is not None
-        text = await self._prepare(ctx, statement)
-        attributed = await self._contradicts_others(ctx, member, text)
-        if attributed:
-            # Saying the opposite of someone's fact is not a way to erase it: without the
-            # right to change their memory it is kept as this member's claim.
-            text = f"{ctx.author.display_name} says {text}"
-        try:
-            change = await self.facts.remember(
-                ctx.guild_id,
-                member,
-                text,
-                actor_id=ctx.author.user_id,
-                command=_command_text(ctx),
-                source_message_id=ctx.message_id,
-            )
-        except FactError as exc:
-            return self._fact_error(ctx, "remember", member, exc)
-        alias = None if attributed else identity_alias(text, [resolution.query, *member.names])
-        if alias and alias.lower() not in {name.lower() for name in member.names}:
-            await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
-        else:
-            alias = None
-        if attributed:
-            reply = self._say.attributed(member, ctx.author)
-        else:
-            reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
-        if alias:
-            reply += " " + self._say.alias_added(member, alias)
-        if change.dropped:
-            reply += " " + self._say.let_go(self.facts.max_chars, change.dropped)
-        outcome = "attributed" if attributed else "ok"
-        return self._done(ctx, "remember", outcome, reply, member)
-
-    async def _contradicts_others(self, ctx: CommandContext, member: Member, text: str) -> bool:
-        """The statement contradicts a stored fact about someone else whose memory the author
-        may not change (the rule forgetting about others follows)."""
-        if member.user_id == ctx.author.user_id or await self._may_change(ctx, member):
-            return False
-        blob = await self.facts.blob(ctx.guild_id, member.user_id)
-        if not blob:
-            return False
-        names = list(member.names)
-        new = claim_sentence(text, member.display_name, names[1:])
-        return any(contradicts(sentence, new, names) for sentence in split_sentences(blob))
-
-    async def _forget(
-        self, ctx: CommandContext, target: Target | Resolution, statement: str
-    ) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, statement)
-        if not resolution.found:
-            return self._unresolved(ctx, "forget", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await self._may_change(ctx, member):
-            return self._refuse(ctx, "forget", member)
-        text = await self._prepare(ctx, statement)
-        try:
-            change = await self.facts.forget(
-                ctx.guild_id,
-                member,
-                text,
-                actor_id=ctx.author.user_id,
-                command=_command_text(ctx),
-                source_message_id=ctx.message_id,
-            )
-        except FactError as exc:
-            return self._fact_error(ctx, "forget", member, exc)
-        if change.found:
-            return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
-        return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
-
-    async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, None)
-        if not resolution.found:
-            return self._unresolved(ctx, "undo", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await self._may_change(ctx, member):
-            return self._refuse(ctx, "undo", member)
-        change = await self.facts.undo(
-            ctx.guild_id,
-            member.user_id,
-            actor_id=ctx.author.user_id,
-            command="undo",
-            source_message_id=ctx.message_id,
-        )
-        if change is None:
-            return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
-        return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
-
-    async def _whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, None)
-        if not resolution.found:
-            return self._unresolved(ctx, "whois", resolution)
-        member = resolution.member
-        assert member is not None
-        memory = ""
-        if self._memories is not None:
-            memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
-        if not memory:  # no context could be built: the stored facts still answer
-            memory = await self.facts.blob(ctx.guild_id, member.user_id)
-        if not memory:
-            return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)
-        try:
-            answer = await self._llm.whois(
-                guild_id=ctx.guild_id,
-                member=prompt_member(member),
-                memory=memory,
-                question=ctx.text,
-                asker_name=ctx.author.display_name,
-                bot_name=self._settings.bot_name,
-            )
-        except LLMError as exc:
-            _log.warning("whois phrasing failed, answering verbatim: %s", exc)
-            answer = ""
-        outcome = "ok" if answer else "verbatim"
-        reply = answer or self._say.verbatim(member, memory)
-        return self._done(ctx, "whois", outcome, reply, member)
-
     # --- helpers ----------------------------------------------------------------------------
-
-    async def _as_resolution(
-        self, ctx: CommandContext, target: Target | Resolution, statement: str | None
-    ) -> Resolution:
-        if isinstance(target, Resolution):
-            return target
-        return await self._resolve(ctx, target, statement)
 
     def _replied_statement(self, replied: RepliedMessage) -> str:
         """First-person words in a quoted message are about whoever wrote it."""
@@ -450,73 +292,3 @@ class MemoryCommands:
             return member.display_name if member else match.group(0)
 
         return _MENTION.sub(name, text)
-
-    async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
-        policy: PolicySource = self._settings
-        if self._guild_settings is not None:
-            policy = await self._guild_settings.get(ctx.guild_id)
-        return may_change_memory(
-            policy,
-            author_id=ctx.author.user_id,
-            target_id=member.user_id,
-            can_manage_guild=ctx.can_manage_guild,
-        )
-
-    def _refuse(self, ctx: CommandContext, kind: str, member: Member) -> CommandResult:
-        _log.info(
-            "refused %s by %s about %s in guild %s",
-            kind,
-            ctx.author.user_id,
-            member.user_id,
-            ctx.guild_id,
-        )
-        return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
-
-    def _unresolved(self, ctx: CommandContext, kind: str, resolution: Resolution) -> CommandResult:
-        if resolution.ambiguous:
-            reply = self._say.which_one(
-                resolution.query, [describe(m) for m in resolution.candidates]
-            )
-            return self._done(ctx, kind, "ambiguous", reply)
-        return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
-
-    def _fact_error(
-        self, ctx: CommandContext, kind: str, member: Member, exc: FactError
-    ) -> CommandResult:
-        _log.warning("%s about %s not done: %s", kind, member.user_id, exc)
-        outcome, reply = self._say.fact_error(member, exc)
-        return self._done(ctx, kind, outcome, reply, member)
-
-    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
-        self._telemetry.emit(
-            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
-        )
-        if admission is Admission.SILENT:
-            return CommandResult(None, "command", "rate_limited")
-        wait = self._limiter.retry_after(guild_id, author.user_id)
-        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
-
-    def _done(
-        self,
-        ctx: CommandContext,
-        kind: str,
-        outcome: str,
-        reply: str,
-        member: Member | None = None,
-    ) -> CommandResult:
-        target_id = member.user_id if member else None
-        self._telemetry.emit(
-            "command",
-            outcome=outcome,
-            kind=kind,
-            via=ctx.via,
-            guild_id=ctx.guild_id,
-            user_id=ctx.author.user_id,
-            target_id=target_id,
-        )
-        # Front ends split the reply into Discord messages (memory.core.split.reply_parts).
-        return CommandResult(reply, kind, outcome, target_id)
-
-
-def _command_text(ctx: CommandContext) -> str:
-    return ctx.text[:500]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from memory.core.models import Member
+from memory.core.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +58,25 @@ class CommandContext:
     text: str
     known: Mapping[int, Member] = field(default_factory=dict)
     via: str = "slash"
+
+
+MemorySource = Callable[[int, int], Awaitable[str | None]]
+Target = Member | str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandsConfig:
+    """What memory commands read of the settings: the bot's name (the router's prompt), the
+    per-member rate and the default forget policy for guilds without their own."""
+
+    bot_name: str = "Bot"
+    commands_per_minute: int = 6
+    forget_others_requires_manage_guild: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CommandsConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            commands_per_minute=settings.commands_per_minute,
+            forget_others_requires_manage_guild=settings.forget_others_requires_manage_guild,
+        )

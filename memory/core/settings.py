@@ -101,6 +101,7 @@ class Settings(BaseSettings):
     llm_daily_requests_per_minute: float = Field(default=10.0, gt=0)
     llm_queue_timeout_seconds: float = Field(default=120.0, gt=0)
     llm_daily_timeout_seconds: float = Field(default=120.0, gt=0)
+    llm_interactive_timeout_seconds: float = Field(default=10.0, gt=0)
     llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
     llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
     llm_bad_output_retries: int = Field(default=1, ge=0)

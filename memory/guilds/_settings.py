@@ -17,6 +17,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 import asyncpg
+from cachetools import LRUCache
 
 from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
 from memory.core.settings import Settings
@@ -182,7 +183,8 @@ class GuildSettingsCache:
         self._pool = pool
         self._defaults = defaults
         self._ttl = ttl
-        self._entries: dict[int, tuple[float, GuildSettings]] = {}
+        # Bounded like every per-guild cache: the least recently used guild goes first.
+        self._entries: LRUCache[int, tuple[float, GuildSettings]] = LRUCache(maxsize=10_000)
         self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
         # Told the guild id after an admin change (the context manager drops warm contexts).
         self.on_change: Callable[[int], None] | None = None

@@ -78,9 +78,17 @@ class RetryPolicy:
     queue_timeout: float | None = 120.0
     # Longer budgets for purposes with long prompts (a whole day of chat).
     purpose_timeouts: Mapping[str, float] = field(default_factory=dict)
+    # A member is waiting on these purposes: one provider gets this long for all its attempts
+    # (queue, retries, backoff) before the next provider answers, so a hung model cannot hold
+    # a reply for minutes.
+    purpose_deadlines: Mapping[str, float] = field(default_factory=dict)
 
     def timeout_for(self, purpose: str) -> float | None:
-        return self.purpose_timeouts.get(purpose, self.timeout)
+        deadline = self.purpose_deadlines.get(purpose)
+        timeout = self.purpose_timeouts.get(purpose, self.timeout)
+        if deadline is not None and (timeout is None or deadline < timeout):
+            return deadline
+        return timeout
 
     def delay(self, retry: int, hint: float | None, jitter: float) -> float | None:
         """Seconds before retry number `retry` (0-based); None when the wait is not worth it.
@@ -197,7 +205,7 @@ class ProviderChain(LLMProvider):
             model = guarded.provider.model_for(request.purpose)
             started = time.perf_counter()
             try:
-                response = await self._with_retries(guarded, model, request)
+                response = await self._within_deadline(guarded, model, request)
             except asyncio.CancelledError:
                 # The caller's budget ran out (reply path); record it, then let it propagate.
                 self._emit(request, name, model, started, outcome="cancelled", retries=0)
@@ -241,6 +249,22 @@ class ProviderChain(LLMProvider):
             return response
         assert last_error is not None
         raise last_error
+
+    async def _within_deadline(
+        self, guarded: _Guarded, model: str, request: LLMRequest
+    ) -> LLMResponse:
+        deadline = self.policy.purpose_deadlines.get(request.purpose)
+        if deadline is None:
+            return await self._with_retries(guarded, model, request)
+        try:
+            async with asyncio.timeout(deadline):
+                return await self._with_retries(guarded, model, request)
+        except TimeoutError:
+            error = LLMUnavailable(
+                f"{guarded.provider.name}: no answer within the {deadline}s an interactive"
+                f" {request.purpose} may wait"
+            )
+            raise _GaveUp(error, 0) from None
 
     async def _with_retries(
         self, guarded: _Guarded, model: str, request: LLMRequest

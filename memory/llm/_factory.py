@@ -14,7 +14,7 @@ from memory.core.telemetry import Telemetry
 from memory.llm._base import LLMProvider
 from memory.llm._chain import ProviderChain, ProviderLimits, RetryPolicy, Sleep
 from memory.llm._offline import OfflineProvider
-from memory.llm._purposes import DAILY_PURPOSES
+from memory.llm._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES
 from memory.llm._tasks import MemoryLLM
 
 _log = logging.getLogger(__name__)
@@ -111,6 +111,9 @@ def retry_policy(settings: Settings) -> RetryPolicy:
         queue_timeout=settings.llm_queue_timeout_seconds,
         purpose_timeouts={
             purpose: settings.llm_daily_timeout_seconds for purpose in DAILY_PURPOSES
+        },
+        purpose_deadlines={
+            purpose: settings.llm_interactive_timeout_seconds for purpose in INTERACTIVE_PURPOSES
         },
     )
 

@@ -6,6 +6,10 @@ from collections.abc import Mapping
 
 # Purposes that run once per guild-day over a lot of chat: worth the stronger model.
 DAILY_PURPOSES: frozenset[str] = frozenset({"daily_summary", "daily_reduce"})
+# Purposes a member waits on: they get LLM_INTERACTIVE_TIMEOUT_SECONDS per provider in all.
+INTERACTIVE_PURPOSES: frozenset[str] = frozenset(
+    {"reply", "route", "whois", "remember", "forget", "window_fold"}
+)
 
 
 def pick_model(purpose: str, *, model: str, model_daily: str, overrides: Mapping[str, str]) -> str:

@@ -6,8 +6,9 @@ Prompts show names, storage keeps ids: this is where the two meet for replies.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Awaitable, Callable, Iterable
+
+from cachetools import TTLCache
 
 from memory.core.models import Member
 
@@ -72,18 +73,25 @@ class NameIndexCache:
     """One NameIndex per guild, rebuilt after `ttl` seconds so renames show up quickly."""
 
     def __init__(
-        self, load: Callable[[int], Awaitable[list[Member]]], *, ttl: float = 60.0
+        self,
+        load: Callable[[int], Awaitable[list[Member]]],
+        *,
+        ttl: float = 60.0,
+        max_guilds: int = 1_000,
     ) -> None:
         self._load = load
-        self._ttl = ttl
-        self._entries: dict[int, tuple[float, NameIndex]] = {}
+        # Bounded: the least recently used guild's index goes first past `max_guilds`.
+        self._entries: TTLCache[int, NameIndex] = TTLCache(maxsize=max_guilds, ttl=ttl)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     async def get(self, guild_id: int) -> NameIndex:
-        entry = self._entries.get(guild_id)
-        if entry is not None and time.monotonic() - entry[0] < self._ttl:
-            return entry[1]
+        index = self._entries.get(guild_id)
+        if index is not None:
+            return index
         index = NameIndex(await self._load(guild_id))
-        self._entries[guild_id] = (time.monotonic(), index)
+        self._entries[guild_id] = index
         return index
 
     def invalidate(self, guild_id: int) -> None:

@@ -152,10 +152,15 @@ class ReplyComposer:
             )
             for user_id in user_ids
         }
-        # get_memories races its own budget; the margin covers database reads.
-        done, pending = await asyncio.wait(tasks.values(), timeout=budget + 0.5)
-        for task in pending:
-            task.cancel()
+        try:
+            # get_memories races its own budget; the margin covers database reads.
+            done, pending = await asyncio.wait(tasks.values(), timeout=budget + 0.5)
+        finally:
+            # Late ones, and all of them when the reply itself is cancelled or fails: no
+            # member's lookup outlives the reply that asked for it.
+            for task in tasks.values():
+                if not task.done():
+                    task.cancel()
         memories: dict[int, str] = {}
         for user_id, task in tasks.items():
             if task in done and not task.cancelled() and task.exception() is None:

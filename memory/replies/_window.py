@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from cachetools import TTLCache
+
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens, trim_to_tokens
@@ -93,6 +95,7 @@ class ConversationWindows:
         soft_decay: timedelta,
         hard_decay: timedelta,
         telemetry: Telemetry,
+        max_channels: int = 2_000,
     ) -> None:
         self._folder = folder
         self.clock = clock
@@ -100,10 +103,23 @@ class ConversationWindows:
         self.soft_decay = soft_decay
         self.hard_decay = hard_decay
         self._telemetry = telemetry
-        self._channels: dict[int, ChannelWindow] = {}
+        # A window silent for `hard_decay` would be cleared anyway, so it is dropped from memory
+        # then; past `max_channels` the least recently active goes first (memory stays flat
+        # with thousands of channels).
+        self._channels: TTLCache[int, ChannelWindow] = TTLCache(
+            maxsize=max_channels,
+            ttl=hard_decay.total_seconds(),
+            timer=lambda: self.clock.now().timestamp(),
+        )
+
+    def __len__(self) -> int:
+        """Windows held in memory."""
+        return len(self._channels)
 
     def _window(self, channel_id: int) -> ChannelWindow:
-        return self._channels.setdefault(channel_id, ChannelWindow())
+        window = self._channels.get(channel_id) or ChannelWindow()
+        self._channels[channel_id] = window  # (re)inserting restarts its time to live
+        return window
 
     async def add(self, channel_id: int, turn: Turn) -> None:
         """Append a turn (after applying decay), folding the oldest half past 70% of budget."""

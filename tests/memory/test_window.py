@@ -120,3 +120,38 @@ def test_fitting_drops_oldest_turns_first_then_trims_summary() -> None:
 def test_token_estimate_is_deterministic_and_monotonic(text: str) -> None:
     assert estimate_tokens(text) == estimate_tokens(text)
     assert estimate_tokens(text + " more words") >= estimate_tokens(text)
+
+
+async def test_windows_held_in_memory_stay_bounded() -> None:
+    clock = FixedClock(datetime(2026, 11, 1, 12, tzinfo=UTC))
+
+    async def never_folds(summary: str, turns: list[Turn]) -> str:
+        raise AssertionError("no fold expected")
+
+    windows = ConversationWindows(
+        never_folds,
+        clock,
+        token_budget=2000,
+        soft_decay=timedelta(minutes=10),
+        hard_decay=timedelta(minutes=30),
+        telemetry=Telemetry(),
+        max_channels=100,
+    )
+    for channel in range(5_000):  # thousands of channels speak once each
+        await windows.add(channel, _turn(channel, clock))
+    assert len(windows) == 100
+    clock.advance(timedelta(minutes=31))  # silent past the hard decay: dropped entirely
+    await windows.add(99_999, _turn(1, clock))
+    assert len(windows) == 1
+
+
+async def test_name_indexes_are_bounded_per_guild() -> None:
+    from memory.members import NameIndexCache
+
+    async def load(guild_id: int) -> list:
+        return []
+
+    names = NameIndexCache(load, max_guilds=50)
+    for guild_id in range(1_000):
+        await names.get(guild_id)
+    assert len(names) == 50

@@ -7,6 +7,7 @@ can check what the SDK actually put on the wire and how many times it called.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ class Reply:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    # A hung server: the answer waits for this event (set it to let the request finish).
+    hold: asyncio.Event | None = None
 
 
 @dataclass
@@ -56,6 +59,8 @@ class FakeHTTPServer:
         if not self.replies:
             return web.json_response({"error": {"message": "no scripted reply"}}, status=500)
         reply = self.replies.popleft()
+        if reply.hold is not None:
+            await reply.hold.wait()
         if isinstance(reply.body, str):
             return web.Response(text=reply.body, status=reply.status, headers=reply.headers)
         return web.json_response(reply.body, status=reply.status, headers=reply.headers)

@@ -1,0 +1,275 @@
+"""The memory command operations: remember, forget, undo and whois once the target member
+is known, with the permission rules and the wording of each answer.
+
+Split from the service, which parses and routes what a member said (dispatch), while this
+base class acts on it.
+
+Memory commands without Discord: remember, forget, what-do-you-know and undo, as replies.
+
+Both front ends use this: the facts cog (freeform messages and slash commands) and the console.
+It owns everything between "a member said this" and "the bot answers that": intent, member
+resolution, permissions, rate limiting and the wording of every answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import asyncpg
+
+from db.members import add_alias
+from memory.commands._limit import Admission, CommandRateLimiter
+from memory.commands._replies import CommandReplies
+from memory.commands._types import (
+    CommandContext,
+    CommandResult,
+    CommandsConfig,
+    MemorySource,
+    PolicySource,
+    Target,
+    may_change_memory,
+)
+from memory.core.models import Member
+from memory.core.telemetry import Telemetry
+from memory.core.text import split_sentences
+from memory.facts import FactError, FactService, identity_alias, prompt_member
+from memory.guilds import GuildSettingsCache
+from memory.llm import LLMError, MemoryLLM, contradicts
+from memory.llm import third_person as claim_sentence
+from memory.members import MemberResolver, Resolution, describe
+
+_log = logging.getLogger(__name__)
+
+
+_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+class CommandOperations:
+    """Acting on a parsed command; MemoryCommands adds parsing, routing and rate limits."""
+
+    # Set by MemoryCommands.__init__.
+    facts: FactService
+    _pool: asyncpg.Pool
+    _llm: MemoryLLM
+    _settings: CommandsConfig
+    _telemetry: Telemetry
+    _resolver: MemberResolver
+    _memories: MemorySource | None
+    _guild_settings: GuildSettingsCache | None
+    _limiter: CommandRateLimiter
+    _say: CommandReplies
+
+    async def _resolve(
+        self, ctx: CommandContext, target: Target | None, statement: str | None
+    ) -> Resolution:
+        raise NotImplementedError
+
+    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
+        raise NotImplementedError
+
+    # --- operations -------------------------------------------------------------------------
+
+    async def _remember(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "remember", resolution)
+        member = resolution.member
+        assert member is not None
+        text = await self._prepare(ctx, statement)
+        attributed = await self._contradicts_others(ctx, member, text)
+        if attributed:
+            # Saying the opposite of someone's fact is not a way to erase it: without the
+            # right to change their memory it is kept as this member's claim.
+            text = f"{ctx.author.display_name} says {text}"
+        try:
+            change = await self.facts.remember(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "remember", member, exc)
+        alias = None if attributed else identity_alias(text, [resolution.query, *member.names])
+        if alias and alias.lower() not in {name.lower() for name in member.names}:
+            await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
+        else:
+            alias = None
+        if attributed:
+            reply = self._say.attributed(member, ctx.author)
+        else:
+            reply = self._say.remembered(member, is_self=member.user_id == ctx.author.user_id)
+        if alias:
+            reply += " " + self._say.alias_added(member, alias)
+        if change.dropped:
+            reply += " " + self._say.let_go(self.facts.max_chars, change.dropped)
+        outcome = "attributed" if attributed else "ok"
+        return self._done(ctx, "remember", outcome, reply, member)
+
+    async def _contradicts_others(self, ctx: CommandContext, member: Member, text: str) -> bool:
+        """The statement contradicts a stored fact about someone else whose memory the author
+        may not change (the rule forgetting about others follows)."""
+        if member.user_id == ctx.author.user_id or await self._may_change(ctx, member):
+            return False
+        blob = await self.facts.blob(ctx.guild_id, member.user_id)
+        if not blob:
+            return False
+        names = list(member.names)
+        new = claim_sentence(text, member.display_name, names[1:])
+        return any(contradicts(sentence, new, names) for sentence in split_sentences(blob))
+
+    async def _forget(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str
+    ) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, "forget", resolution)
+        member = resolution.member
+        assert member is not None
+        if not await self._may_change(ctx, member):
+            return self._refuse(ctx, "forget", member)
+        text = await self._prepare(ctx, statement)
+        try:
+            change = await self.facts.forget(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, "forget", member, exc)
+        if change.found:
+            return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
+        return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
+
+    async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "undo", resolution)
+        member = resolution.member
+        assert member is not None
+        if not await self._may_change(ctx, member):
+            return self._refuse(ctx, "undo", member)
+        change = await self.facts.undo(
+            ctx.guild_id,
+            member.user_id,
+            actor_id=ctx.author.user_id,
+            command="undo",
+            source_message_id=ctx.message_id,
+        )
+        if change is None:
+            return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
+        return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
+
+    async def _whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
+        resolution = await self._as_resolution(ctx, target, None)
+        if not resolution.found:
+            return self._unresolved(ctx, "whois", resolution)
+        member = resolution.member
+        assert member is not None
+        memory = ""
+        if self._memories is not None:
+            memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
+        if not memory:  # no context could be built: the stored facts still answer
+            memory = await self.facts.blob(ctx.guild_id, member.user_id)
+        if not memory:
+            return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)
+        try:
+            answer = await self._llm.whois(
+                guild_id=ctx.guild_id,
+                member=prompt_member(member),
+                memory=memory,
+                question=ctx.text,
+                asker_name=ctx.author.display_name,
+                bot_name=self._settings.bot_name,
+            )
+        except LLMError as exc:
+            _log.warning("whois phrasing failed, answering verbatim: %s", exc)
+            answer = ""
+        outcome = "ok" if answer else "verbatim"
+        reply = answer or self._say.verbatim(member, memory)
+        return self._done(ctx, "whois", outcome, reply, member)
+
+    async def _as_resolution(
+        self, ctx: CommandContext, target: Target | Resolution, statement: str | None
+    ) -> Resolution:
+        if isinstance(target, Resolution):
+            return target
+        return await self._resolve(ctx, target, statement)
+
+    async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
+        policy: PolicySource = self._settings
+        if self._guild_settings is not None:
+            policy = await self._guild_settings.get(ctx.guild_id)
+        return may_change_memory(
+            policy,
+            author_id=ctx.author.user_id,
+            target_id=member.user_id,
+            can_manage_guild=ctx.can_manage_guild,
+        )
+
+    def _refuse(self, ctx: CommandContext, kind: str, member: Member) -> CommandResult:
+        _log.info(
+            "refused %s by %s about %s in guild %s",
+            kind,
+            ctx.author.user_id,
+            member.user_id,
+            ctx.guild_id,
+        )
+        return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
+
+    def _unresolved(self, ctx: CommandContext, kind: str, resolution: Resolution) -> CommandResult:
+        if resolution.ambiguous:
+            reply = self._say.which_one(
+                resolution.query, [describe(m) for m in resolution.candidates]
+            )
+            return self._done(ctx, kind, "ambiguous", reply)
+        return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
+
+    def _fact_error(
+        self, ctx: CommandContext, kind: str, member: Member, exc: FactError
+    ) -> CommandResult:
+        _log.warning("%s about %s not done: %s", kind, member.user_id, exc)
+        outcome, reply = self._say.fact_error(member, exc)
+        return self._done(ctx, kind, outcome, reply, member)
+
+    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
+        self._telemetry.emit(
+            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
+        )
+        if admission is Admission.SILENT:
+            return CommandResult(None, "command", "rate_limited")
+        wait = self._limiter.retry_after(guild_id, author.user_id)
+        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
+
+    def _done(
+        self,
+        ctx: CommandContext,
+        kind: str,
+        outcome: str,
+        reply: str,
+        member: Member | None = None,
+    ) -> CommandResult:
+        target_id = member.user_id if member else None
+        self._telemetry.emit(
+            "command",
+            outcome=outcome,
+            kind=kind,
+            via=ctx.via,
+            guild_id=ctx.guild_id,
+            user_id=ctx.author.user_id,
+            target_id=target_id,
+        )
+        # Front ends split the reply into Discord messages (memory.core.split.reply_parts).
+        return CommandResult(reply, kind, outcome, target_id)
+
+
+def _command_text(ctx: CommandContext) -> str:
+    return ctx.text[:500]
