@@ -30,7 +30,7 @@ from db import facts as store
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.facts._checks import dropped_claims, holds_statement
+from memory.facts._merging import FactMerger
 from memory.facts._model import (
     Compute,
     FactChange,
@@ -72,7 +72,7 @@ class FactService:
         self._llm = llm
         # A deterministic merge (the offline provider) for when a model's merge would lose
         # facts it was not asked to drop; without one such a merge is refused.
-        self._fallback = fallback
+        self._merger = FactMerger(llm, fallback, settings, telemetry=telemetry)
         self._settings = settings
         self._telemetry = telemetry
         self._listeners: list[ChangeListener] = [on_change] if on_change else []
@@ -276,7 +276,7 @@ class FactService:
             names = member.names
             lift = tuple(r.id for r in records if covers(statement, r.statement, names))
             forgotten = [record.statement for record in records if record.id not in lift]
-            merged, dropped = await self._merge(guild_id, member, blob, statement, forgotten)
+            merged, dropped = await self._merger.merge(guild_id, member, blob, statement, forgotten)
             return Plan(merged, statement, lift=lift, names=names, dropped=dropped)
 
         return compute
@@ -301,76 +301,6 @@ class FactService:
             return Plan(kept, statement, forget=statement, found=found, names=member.names)
 
         return compute
-
-    async def _merge(
-        self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
-    ) -> tuple[str, tuple[str, ...]]:
-        """The blob with `statement` merged in, and the old sentences let go of to stay within
-        FACTS_MAX_CHARS (the member is told). A model's merge that loses facts it was not asked
-        to drop, or does not say the new one, is replaced by the deterministic merge."""
-        names = list(member.names)
-        merged = await self._merge_with(self._llm, guild_id, member, blob, statement, forgotten)
-        lost = dropped_claims(blob, merged, statement, names)
-        # A fact dropped although it would still have fitted was lost, not let go of for room.
-        room = self._settings.facts_max_chars - len(merged)
-        wrongly = [sentence for sentence in lost if len(sentence) + 1 <= room]
-        if wrongly or not holds_statement(merged, statement, names):
-            self._telemetry.emit(
-                "facts_merge_rejected",
-                outcome="fallback" if self._fallback else "error",
-                guild_id=guild_id,
-                user_id=member.user_id,
-                lost=len(wrongly),
-            )
-            _log.warning(
-                "merge for %s/%s lost %d fact(s) or the new one; using the deterministic merge",
-                guild_id,
-                member.user_id,
-                len(wrongly),
-            )
-            if self._fallback is None:
-                raise FactsUnavailable("the language model's merge would have lost facts")
-            merged = await self._merge_with(
-                self._fallback, guild_id, member, blob, statement, forgotten
-            )
-            lost = dropped_claims(blob, merged, statement, names)
-            if not holds_statement(merged, statement, names):
-                raise FactsUnavailable("the new fact could not be merged")
-        return merged, tuple(lost)
-
-    async def _merge_with(
-        self,
-        llm: MemoryLLM,
-        guild_id: int,
-        member: Member,
-        blob: str,
-        statement: str,
-        forgotten: list[str],
-    ) -> str:
-        cap = self._settings.facts_max_chars
-        who = prompt_member(member)
-        for limit in (cap, int(cap * _TIGHTER)):
-            try:
-                merged = await llm.remember(
-                    guild_id=guild_id,
-                    member=who,
-                    blob=blob,
-                    statement=statement,
-                    max_chars=limit,
-                    forgotten=forgotten,
-                )
-            except LLMError as exc:
-                raise FactsUnavailable(f"the language model failed: {exc}") from exc
-            merged = strip_forgotten(merged.strip(), forgotten, member.names)
-            if not merged:
-                # An empty merge of a non-empty statement is a broken answer, never a wipe.
-                raise FactsUnavailable("the language model returned an empty memory")
-            if len(merged) <= cap:
-                return merged
-            _log.info(
-                "merge for %s/%s over cap (%d > %d)", guild_id, member.user_id, len(merged), cap
-            )
-        raise FactsFull(cap)
 
     async def _undo_locked(
         self, guild_id: int, user_id: int, origin: Provenance
