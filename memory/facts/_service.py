@@ -51,8 +51,6 @@ _log = logging.getLogger(__name__)
 ChangeListener = Callable[[int, int], Awaitable[None] | None]
 
 OPTIMISTIC_ATTEMPTS = 3
-# Second try when a merge comes back over the cap: ask for this share of it.
-_TIGHTER = 0.8
 
 
 class FactService:
