@@ -20,6 +20,7 @@ from bot.convert import to_member
 from bot.interactions import followup_in_parts, reply_in_parts
 from memory import CommandResult, Memory, RepliedMessage
 from memory.core.intent import addressed_text, prefilter
+from memory.core.surrogates import clean_text
 
 _log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class FactsCog(commands.Cog, name="Facts"):
         referenced = await self._referenced(message, fetch=False)
         reply_to_bot = referenced is not None and referenced.author.id == self.bot.user.id
         text = addressed_text(
-            message.content,
+            clean_text(message.content),  # lone surrogates and NUL never reach the commands
             bot_name=self.memory.settings.bot_name,
             bot_user_id=self.bot.user.id,
             reply_to_bot=reply_to_bot,
