@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import date
 
 from bot.console_text import explain_report
-from memory import IncomingMessage, Memory
+from memory import IncomingMessage, Memory, describe_mine
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
@@ -35,6 +35,7 @@ HELP = """Type as a member of a local guild; address the bot by starting with "{
   /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
   /memory NAME             what the bot remembers about NAME, and where it came from
   /summarize [YYYY-MM-DD]  summarise a day now (default: today)
+  /mine  /optout  /optin   what is kept about you; stop being remembered; be remembered again
   /help  /quit
 Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
 
@@ -191,9 +192,30 @@ class ConsoleSession:
             return self._answer(await self._memory_command(command, args))
         if command == "/memory":
             return await self._show(args[0])
+        if command in ("/optout", "/optin", "/mine"):
+            return await self._privacy(command)
         if command == "/summarize":
             return await self._summarize(args[0] if args else None)
         return [f"unknown command {command}; /help lists them"]
+
+    async def _privacy(self, command: str) -> list[str]:
+        """The member controls, as the current speaker."""
+        privacy = self.memory.privacy
+        await self.memory.writer.flush()
+        subject = await privacy.subject_or_id(CONSOLE_GUILD_ID, str(self.speaker.user_id))
+        name = self.speaker.display_name
+        if command == "/optout":
+            await privacy.opt_out(subject, actor_id=self.speaker.user_id, by_admin=False)
+            return [f"(done: nothing about {name} is kept any more, and nothing new will be)"]
+        if command == "/optin":
+            await privacy.opt_in(
+                CONSOLE_GUILD_ID,
+                self.speaker.user_id,
+                actor_id=self.speaker.user_id,
+                by_admin=False,
+            )
+            return [f"(done: {name} is remembered from now on)"]
+        return [describe_mine(await privacy.export(subject))]
 
     def _stop(self, _: list[str]) -> list[str]:
         self._quit = True

@@ -55,7 +55,9 @@ async def upsert_members(
         """
         INSERT INTO members AS m (guild_id, user_id, username, global_name, nickname, aliases,
                                   is_bot)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)
+        SELECT $1, $2, $3, $4, $5, $6, $7
+        WHERE NOT EXISTS (SELECT 1 FROM member_consent c  -- opted out: not even their names
+                          WHERE c.guild_id = $1 AND c.user_id = $2 AND c.state = 'out')
         ON CONFLICT (guild_id, user_id) DO UPDATE SET
             username = COALESCE(EXCLUDED.username, m.username),
             global_name = COALESCE(EXCLUDED.global_name, m.global_name),

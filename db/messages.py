@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import asyncpg
 
+from db.consent import STORABLE
 from memory.core.models import ChatMessage
 from memory.core.surrogates import clean_text
 
@@ -73,7 +74,8 @@ async def insert_messages(db: Executor, messages: Sequence[ChatMessage]) -> int:
             INSERT INTO messages ({_COLUMNS})
             SELECT message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,
                    mention_ids::bigint[], author_is_bot, edited_at, false
-            FROM incoming
+            FROM incoming i
+            WHERE {STORABLE.format(row="i")}
             ON CONFLICT (message_id) DO NOTHING
             RETURNING 1
         )
@@ -133,6 +135,7 @@ async def apply_edits(
                    mention_ids::bigint[], author_is_bot, edited_at, false
             FROM incoming i
             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.message_id = i.message_id)
+              AND {STORABLE.format(row="i")}
             ON CONFLICT (message_id) DO NOTHING
             RETURNING 1
         ),

@@ -30,6 +30,8 @@ KNOWN_TABLES = frozenset(
         "historical_summaries",
         "merged_contexts",
         "schema_migrations",
+        # Kept through a purge on purpose: the member's choice is what keeps them out.
+        "member_consent",
     }
 )
 _MEMBER_COLUMNS = ("user_id", "author_id", "member_id")

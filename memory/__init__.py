@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         PurgeReport,
         RetentionReport,
         Subject,
+        describe_mine,
         export_summary,
         to_json,
     )
@@ -93,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "build_stats": "memory.telemetry",
     "check_ops": "memory.telemetry",
     "describe_settings": "memory.guilds",
+    "describe_mine": "memory.privacy",
     "export_summary": "memory.privacy",
     "filter_events": "memory.telemetry",
     "follow_events": "memory.telemetry",
@@ -138,6 +140,7 @@ __all__ = [
     "check_database",
     "check_ops",
     "describe_database",
+    "describe_mine",
     "describe_settings",
     "embedded_exists",
     "export_summary",

@@ -42,6 +42,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(purge)
     purge.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     purge.set_defaults(handler=handle_purge)
+
+    optout = commands.add_parser(
+        "optout",
+        help="stop storing a member and delete what is held (their objection)",
+        description="Record that the member does not want to be remembered, delete everything "
+        "held about them as `user purge` does, and store nothing of theirs from now on (live "
+        "chat, backfill, imports). An id the bot has never seen works too.",
+    )
+    _common(optout)
+    optout.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    optout.set_defaults(handler=handle_optout)
+    optin = commands.add_parser(
+        "optin",
+        help="store a member again from now on (nothing earlier comes back)",
+        description="Record that the member agrees to be remembered: needed in guilds that "
+        "store only members who opted in, and lifts an earlier opt-out.",
+    )
+    _common(optin)
+    optin.set_defaults(handler=handle_optin)
     parser.set_defaults(handler=lambda args, settings: _usage(parser))
 
 
@@ -109,3 +128,49 @@ async def handle_purge(
         days = ", ".join(day.isoformat() for day in report.resummarized)
         print(f"re-summarised without them: {days}")
     return 0
+
+
+async def _anyone(memory: Memory, args: argparse.Namespace) -> Subject:
+    """The member, also by a bare id neither the guild nor the member was seen with yet."""
+    try:
+        try:
+            guild_id = await memory.privacy.guild(args.guild)
+        except PrivacyError:
+            guild_id = parse_id(args.guild)
+            if guild_id is None:
+                raise
+        return await memory.privacy.subject_or_id(guild_id, args.user)
+    except PrivacyError as exc:
+        raise CliError(str(exc)) from None
+
+
+async def handle_optout(
+    args: argparse.Namespace, settings: Settings, *, confirm: Confirm = ask
+) -> int:
+    async with open_cli_memory(settings) as memory:
+        subject = await _anyone(memory, args)
+        if not args.yes:
+            prompt = (
+                f"{subject.label} in guild {subject.guild_id} will not be remembered: everything"
+                " held about them is deleted now and nothing of theirs is stored from now on."
+                " Type 'yes' to continue: "
+            )
+            if not confirm(prompt):
+                print("opt-out cancelled; nothing was changed", file=sys.stderr)
+                return 1
+        report = await memory.privacy.opt_out(subject, actor_id=None, by_admin=True)
+    print(f"opted out {subject.label} of guild {subject.guild_id}; {report.describe()}")
+    return 0
+
+
+async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
+    async with open_cli_memory(settings) as memory:
+        subject = await _anyone(memory, args)
+        await memory.privacy.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
+    print(f"opted in {subject.label} of guild {subject.guild_id}: stored from now on")
+    return 0
+
+
+def parse_id(text: str) -> int | None:
+    stripped = text.strip()
+    return int(stripped) if stripped.isdigit() else None

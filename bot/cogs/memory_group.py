@@ -8,6 +8,7 @@ commands every member may use; failures are answered by the errors cog.
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import Any, Literal
 from zoneinfo import available_timezones
@@ -18,21 +19,34 @@ from discord.ext import commands
 
 from bot.checks import manage_server_only
 from bot.convert import to_member
-from bot.interactions import MESSAGE_LIMIT, code_block, fit, followup_in_parts, respond
+from bot.interactions import MESSAGE_LIMIT, NO_PINGS, code_block, fit, followup_in_parts, respond
 from memory import (
     ContextReport,
     InvalidSetting,
     Memory,
     PrivacyError,
+    describe_mine,
     describe_settings,
     export_summary,
     report_details,
+    to_json,
 )
+from memory.core.ratelimit import Admission, RateLimiter
 
 _log = logging.getLogger(__name__)
 
+ALLOWED = Admission.ALLOWED
+
 # How long /memory context waits for a full build before showing the fallback it would serve.
 CONTEXT_BUDGET_SECONDS = 60.0
+OPT_OUT_EXPLAINED = (
+    "If you opt out, I delete everything I keep about you in this server (your messages, the"
+    " facts about you, the summaries of your days) and I store nothing of yours from now on."
+    " Messages of others that mention you stay theirs. You can opt in again at any time;"
+    " nothing deleted comes back."
+)
+NOTHING_CHANGED = "Nothing changed: I still remember you."
+MINE_LIMIT = 2  # /memory mine per member per minute: it exports everything
 PURGE_REFUSED = (
     "Sorry, you can only purge what I hold about yourself; purging someone else needs the"
     " **Manage Server** permission."
@@ -69,6 +83,7 @@ class MemoryGroupCog(
     def __init__(self, bot: commands.Bot, memory: Memory) -> None:
         self.bot = bot
         self.memory = memory
+        self._mine_limit = RateLimiter(MINE_LIMIT, clock=memory.clock)
         super().__init__()
 
     def _emit(
@@ -101,6 +116,61 @@ class MemoryGroupCog(
             can_manage_guild=interaction.permissions.manage_guild,
         )
         await followup_in_parts(interaction, result.reply or "")
+
+    # --- /memory mine, optout, optin (the member's own controls) ------------------------------
+
+    @app_commands.command(name="mine", description="What the bot keeps about you (only you see it)")
+    async def mine(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        if self._mine_limit.admit(interaction.guild_id, interaction.user.id) is not ALLOWED:
+            await respond(interaction, "You just asked; please wait a minute before asking again.")
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        privacy = self.memory.privacy
+        subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
+        document = await privacy.export(subject)
+        export = discord.File(io.BytesIO(to_json(document).encode()), filename="memory.json")
+        await interaction.followup.send(
+            describe_mine(document), file=export, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+        self._emit(interaction, "mine", user_id=interaction.user.id)
+
+    @app_commands.command(
+        name="optout", description="Stop being remembered here, and delete what is kept"
+    )
+    async def optout(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        view = ConfirmOptOut(interaction.user.id)
+        await interaction.response.send_message(
+            OPT_OUT_EXPLAINED, view=view, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+        await view.wait()
+        if not view.confirmed:
+            if view.confirmed is None:  # timed out
+                await interaction.followup.send(NOTHING_CHANGED, ephemeral=True)
+            return
+        privacy = self.memory.privacy
+        subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
+        report = await privacy.opt_out(subject, actor_id=interaction.user.id, by_admin=False)
+        await interaction.followup.send(
+            f"Done: I deleted what I kept about you ({report.counts.total} rows) and will not"
+            " remember you here. `/memory optin` undoes this from now on.",
+            ephemeral=True,
+        )
+        self._emit(interaction, "optout", user_id=interaction.user.id)
+
+    @app_commands.command(name="optin", description="Be remembered here (again) from now on")
+    async def optin(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is not None
+        await self.memory.privacy.opt_in(
+            interaction.guild_id, interaction.user.id, actor_id=interaction.user.id, by_admin=False
+        )
+        await respond(
+            interaction,
+            "Done: I remember you here from now on. Nothing deleted earlier comes back;"
+            " `/memory optout` stops it again.",
+        )
+        self._emit(interaction, "optin", user_id=interaction.user.id)
 
     # --- /memory stats ----------------------------------------------------------------------
 
@@ -220,6 +290,30 @@ class MemoryGroupCog(
         title = "Settings updated" if changed else "Settings of this server"
         await respond(interaction, f"**{title}**\n{describe_settings(current)}")
         self._emit(interaction, "settings", changed=sorted(changed) or None)
+
+
+class ConfirmOptOut(discord.ui.View):
+    """Confirm/Cancel buttons only the member who asked can press."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(timeout=120)
+        self.user_id = user_id
+        self.confirmed: bool | None = None
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        return interaction.user.id == self.user_id
+
+    @discord.ui.button(label="Yes, forget me", style=discord.ButtonStyle.danger)
+    async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        self.confirmed = True
+        await interaction.response.edit_message(content="Forgetting you now...", view=None)
+        self.stop()
+
+    @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
+    async def cancel(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        self.confirmed = False
+        await interaction.response.edit_message(content=NOTHING_CHANGED, view=None)
+        self.stop()
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -18,6 +18,7 @@ import re
 
 import asyncpg
 
+from db.consent import is_remembered
 from db.members import add_alias
 from memory.commands._limit import Admission, CommandRateLimiter
 from memory.commands._replies import CommandReplies
@@ -78,6 +79,9 @@ class CommandOperations:
             return self._unresolved(ctx, "remember", resolution)
         member = resolution.member
         assert member is not None
+        if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
+            reply = self._say.not_remembered(member)
+            return self._done(ctx, "remember", "opted_out", reply, member)
         text = await self._prepare(ctx, statement)
         attributed = await self._contradicts_others(ctx, member, text)
         if attributed:
@@ -174,6 +178,8 @@ class CommandOperations:
             return self._unresolved(ctx, "whois", resolution)
         member = resolution.member
         assert member is not None
+        if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
+            return self._done(ctx, "whois", "opted_out", self._say.not_remembered(member), member)
         memory = ""
         if self._memories is not None:
             memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()

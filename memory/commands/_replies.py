@@ -25,6 +25,9 @@ class CommandReplies:
             return "Got it, I'll remember that about you."
         return f"Got it, I'll remember that about {member.display_name}."
 
+    def not_remembered(self, member: Member) -> str:
+        return f"{member.display_name} asked not to be remembered, so I keep nothing about them."
+
     def let_go(self, limit: int, dropped: tuple[str, ...]) -> str:
         shown = "; ".join(dropped[:3]) + ("; ..." if len(dropped) > 3 else "")
         return f"To stay within {limit} characters I no longer keep: {shown}"

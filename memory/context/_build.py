@@ -27,6 +27,7 @@ from cachetools import LRUCache
 
 from db import contexts as context_store
 from db import summaries as store
+from db.consent import is_remembered
 from db.facts import get_facts, get_forgotten
 from db.members import get_members
 from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attach_today
@@ -100,6 +101,8 @@ class ContextBuilder:
     async def build(self, guild_id: int, user_id: int) -> Built:
         stats = BuildStats()
         inputs = await self.base_inputs(guild_id, user_id)
+        if not await is_remembered(self._pool, guild_id, user_id):
+            return Built(inputs, None, stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
         hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
         notes, hit = await self.today.get_or_compute(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.privacy._desk import PrivacyDesk, PrivacyHooks
+from memory.privacy._desk import PrivacyDesk, PrivacyHooks, describe_mine
 from memory.privacy._retention import RetentionJob, RetentionReport, run_retention
 from memory.privacy._service import (
     AmbiguousMember,
@@ -33,6 +33,7 @@ __all__ = [
     "Subject",
     "UnknownGuild",
     "UnknownMember",
+    "describe_mine",
     "export_member",
     "export_summary",
     "purge_member",

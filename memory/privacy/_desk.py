@@ -17,12 +17,15 @@ from typing import Any
 
 import asyncpg
 
+from db.consent import Consent, consent_of, delete_messages_of, record_consent
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
 from memory.privacy._service import (
     PurgeReport,
     Subject,
+    UnknownMember,
     export_member,
+    parse_member_id,
     purge_member,
     purge_preview,
     resolve_guild,
@@ -72,11 +75,60 @@ class PrivacyDesk:
         """The member named by an id, a mention or any name (PrivacyError otherwise)."""
         return await resolve_subject(self._pool, guild_id, text)
 
+    async def subject_or_id(self, guild_id: int, text: str) -> Subject:
+        """`subject`, but a bare id (or mention) the bot has never seen is fine too: an operator
+        can honour an objection before an import brings the member in."""
+        try:
+            return await self.subject(guild_id, text)
+        except UnknownMember:
+            user_id = parse_member_id(text)
+            if user_id is None:
+                raise
+            return Subject(guild_id, user_id, None)
+
     async def export(self, subject: Subject) -> dict[str, Any]:
         await self._hooks.flush_writes()
-        return await export_member(
+        document = await export_member(
             self._pool, subject, clock=self._clock, telemetry=self._telemetry
         )
+        consent = await consent_of(self._pool, subject.guild_id, subject.user_id)
+        document["opted_out"] = consent is not None and consent.state == "out"
+        return document
+
+    async def consent(self, guild_id: int, user_id: int) -> Consent | None:
+        """The member's recorded choice (None: never chose)."""
+        return await consent_of(self._pool, guild_id, user_id)
+
+    async def opt_out(
+        self, subject: Subject, *, actor_id: int | None, by_admin: bool
+    ) -> PurgeReport:
+        """Stop storing the member and delete what is held, as `user purge` does. The choice is
+        recorded first, so every write from then on (live, backfill, import, another process)
+        is refused in the database; the writer is drained and the purge runs; a last sweep
+        takes any message a write already in flight stored."""
+        guild_id, user_id = subject.guild_id, subject.user_id
+        await record_consent(
+            self._pool, guild_id, user_id, "out", changed_by=actor_id, by_admin=by_admin
+        )
+        report = await self.purge(subject, actor_id=actor_id, wait=False)
+        await self._hooks.flush_writes()
+        swept = await delete_messages_of(self._pool, guild_id, user_id)
+        if swept:
+            _log.info("opt-out of %s/%s swept %d late message(s)", guild_id, user_id, swept)
+        self._telemetry.emit(
+            "privacy_optout", guild_id=guild_id, user_id=user_id, actor_id=actor_id, count=swept
+        )
+        return report
+
+    async def opt_in(
+        self, guild_id: int, user_id: int, *, actor_id: int | None, by_admin: bool
+    ) -> None:
+        """Store the member (again) from now on; nothing earlier comes back."""
+        await record_consent(
+            self._pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
+        )
+        self._hooks.invalidate(guild_id, user_id)
+        self._telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
         """What a purge would delete (the export document, without writing anything)."""
@@ -125,3 +177,30 @@ class PrivacyDesk:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def describe_mine(document: dict[str, Any]) -> str:
+    """What `/memory mine` says in words about an export document."""
+    facts = (document.get("facts") or {}).get("blob") or ""
+    messages = document.get("messages") or []
+    days = sorted(
+        {row["day"] for row in document.get("daily_summaries") or [] if row.get("summary")}
+    )
+    lines = [
+        "You are not remembered here (you opted out)."
+        if document.get("opted_out")
+        else "You are remembered here (use /memory optout to stop that).",
+        f"Facts I was told about you: {facts}" if facts else "Facts I was told about you: none.",
+    ]
+    if messages:
+        first = min(str(row["created_at"]) for row in messages)[:10]
+        lines.append(f"Messages of yours I keep: {len(messages)}, since {first}.")
+    else:
+        lines.append("Messages of yours I keep: none.")
+    if days:
+        shown = ", ".join(str(day) for day in days[-7:])
+        lines.append(f"Day summaries that mention you: {len(days)} (latest: {shown}).")
+    else:
+        lines.append("Day summaries that mention you: none.")
+    lines.append("Everything, as JSON, is attached (the same document as `user export`).")
+    return "\n".join(lines)

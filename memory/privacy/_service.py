@@ -88,6 +88,11 @@ class PurgeReport:
         )
 
 
+def parse_member_id(text: str) -> int | None:
+    """An id or a `<@id>` mention, else None."""
+    return _parse_id(text)
+
+
 def _parse_id(text: str) -> int | None:
     match = _ID.match(text.strip())
     if match is None:

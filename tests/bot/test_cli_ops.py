@@ -243,3 +243,35 @@ async def test_user_purge_prompt_reads_stdin(cli_env: Path, db_pool, monkeypatch
     monkeypatch.setattr("sys.stdin", io.StringIO("yes\n"))
     assert await asyncio.to_thread(main, argv) == 0
     assert await db_pool.fetchval("SELECT count(*) FROM members WHERE user_id = $1", BOB) == 0
+
+
+async def test_user_optout_and_optin_from_the_command_line(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    settings = load_settings()
+    optout = build_parser().parse_args(
+        ["user", "optout", "--guild", str(GUILD), "--user", "Alice", "--yes"]
+    )
+    assert await optout.handler(optout, settings) == 0
+    assert capsys.readouterr().out.startswith("opted out Alice")
+    assert await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE) == 0
+    state = await db_pool.fetchval(
+        "SELECT state FROM member_consent WHERE guild_id = $1 AND user_id = $2", GUILD, ALICE
+    )
+    assert state == "out"
+
+    never_seen = build_parser().parse_args(
+        ["user", "optout", "--guild", "424242", "--user", "99999", "--yes"]
+    )
+    assert await never_seen.handler(never_seen, settings) == 0  # honoured before any import
+
+    optin = build_parser().parse_args(
+        ["user", "optin", "--guild", str(GUILD), "--user", str(ALICE)]
+    )
+    assert await optin.handler(optin, settings) == 0
+    assert "opted in" in capsys.readouterr().out
+
+    unknown = build_parser().parse_args(
+        ["user", "optin", "--guild", str(GUILD), "--user", "nobody-by-that-name"]
+    )
+    with pytest.raises(CliError, match="no member named"):
+        await unknown.handler(unknown, settings)

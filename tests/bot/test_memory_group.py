@@ -3,6 +3,7 @@ admin subcommands that check Manage Server themselves."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -10,6 +11,9 @@ from discord import app_commands
 
 from bot.checks import NeedsManageServer, manage_server_only
 from bot.cogs.memory_group import MemoryGroupCog
+from memory.core.clock import SystemClock
+
+_MEMORY = SimpleNamespace(clock=SystemClock())  # what constructing the cog reads
 
 
 class _Bot:
@@ -19,16 +23,25 @@ class _Bot:
 
 
 def test_group_is_guild_only_and_holds_every_subcommand() -> None:
-    cog = MemoryGroupCog(_Bot(), memory=None)  # type: ignore[arg-type]
+    cog = MemoryGroupCog(_Bot(), memory=_MEMORY)  # type: ignore[arg-type]
     group = cog.app_command
     assert isinstance(group, app_commands.Group)
     assert group.name == "memory"
     assert group.guild_only
-    assert {c.name for c in group.commands} >= {"undo", "stats", "context", "purge", "settings"}
+    assert {c.name for c in group.commands} >= {
+        "undo",
+        "stats",
+        "context",
+        "purge",
+        "settings",
+        "mine",
+        "optout",
+        "optin",
+    }
 
 
 def test_admin_subcommands_check_manage_server_and_member_ones_do_not() -> None:
-    cog = MemoryGroupCog(_Bot(), memory=None)  # type: ignore[arg-type]
+    cog = MemoryGroupCog(_Bot(), memory=_MEMORY)  # type: ignore[arg-type]
     checked = {c.name for c in cog.app_command.commands if c.checks}
     assert checked == {"stats", "context", "settings"}
 

@@ -1,0 +1,92 @@
+"""Queries of members' consent: opted out, opted in, and the guild's storage mode.
+
+`STORABLE` is the one SQL predicate every write of chat uses (live ingest, backfill, import,
+edits), so whether a member may be stored is decided at write time, in the database: an opt-out
+committed while messages are queued still keeps them out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+# True when the author of row `{row}` may be stored in its guild: not opted out, and opted in
+# when the guild stores only members who opted in (guilds.settings->>'storage' = 'opted-in').
+STORABLE = """(
+    NOT EXISTS (SELECT 1 FROM member_consent c
+                WHERE c.guild_id = {row}.guild_id AND c.user_id = {row}.author_id
+                  AND c.state = 'out')
+    AND (COALESCE((SELECT g.settings->>'storage' FROM guilds g
+                   WHERE g.guild_id = {row}.guild_id), 'everyone') <> 'opted-in'
+         OR EXISTS (SELECT 1 FROM member_consent c
+                    WHERE c.guild_id = {row}.guild_id AND c.user_id = {row}.author_id
+                      AND c.state = 'in'))
+)"""
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    state: str
+    changed_at: datetime
+    changed_by: int | None
+    by_admin: bool
+
+
+async def record_consent(
+    db: Executor,
+    guild_id: int,
+    user_id: int,
+    state: str,
+    *,
+    changed_by: int | None,
+    by_admin: bool,
+) -> None:
+    await db.execute(
+        """
+        INSERT INTO member_consent (guild_id, user_id, state, changed_by, by_admin)
+        VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (guild_id, user_id) DO UPDATE SET
+            state = EXCLUDED.state, changed_at = now(),
+            changed_by = EXCLUDED.changed_by, by_admin = EXCLUDED.by_admin
+        """,
+        guild_id,
+        user_id,
+        state,
+        changed_by,
+        by_admin,
+    )
+
+
+async def consent_of(db: Executor, guild_id: int, user_id: int) -> Consent | None:
+    row = await db.fetchrow(
+        "SELECT state, changed_at, changed_by, by_admin FROM member_consent"
+        " WHERE guild_id = $1 AND user_id = $2",
+        guild_id,
+        user_id,
+    )
+    return Consent(**dict(row)) if row else None
+
+
+async def is_remembered(db: Executor, guild_id: int, user_id: int) -> bool:
+    """Whether memory may be built and used for the member (not opted out, and opted in where
+    the guild asks for it)."""
+    return bool(
+        await db.fetchval(
+            "SELECT " + STORABLE.format(row="m") + " FROM (SELECT $1::bigint AS guild_id,"
+            " $2::bigint AS author_id) m",
+            guild_id,
+            user_id,
+        )
+    )
+
+
+async def delete_messages_of(db: Executor, guild_id: int, user_id: int) -> int:
+    """The last sweep after an opt-out: any message of theirs a write in flight stored."""
+    result = await db.execute(
+        "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2", guild_id, user_id
+    )
+    return int(result.split()[-1])
