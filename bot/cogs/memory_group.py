@@ -258,6 +258,7 @@ class MemoryGroupCog(
         ignore_channel="Stop storing messages from this channel",
         unignore_channel="Store messages from this channel again",
         forget_others="Who may forget facts about someone else",
+        storage="Store everyone (who has not opted out), or only members who opted in",
     )
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @manage_server_only()
@@ -268,6 +269,7 @@ class MemoryGroupCog(
         ignore_channel: discord.TextChannel | None = None,
         unignore_channel: discord.TextChannel | None = None,
         forget_others: Literal["managers", "anyone"] | None = None,
+        storage: Literal["everyone", "opted-in"] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         changes = {
@@ -275,6 +277,7 @@ class MemoryGroupCog(
             "ignore_channel": ignore_channel.id if ignore_channel else None,
             "unignore_channel": unignore_channel.id if unignore_channel else None,
             "forget_others": forget_others,
+            "storage": storage,
         }
         changed = {key: value for key, value in changes.items() if value is not None}
         guilds = self.memory.guild_settings

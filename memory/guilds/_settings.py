@@ -28,6 +28,8 @@ ForgetOthers = Literal["managers", "anyone"]
 FORGET_OTHERS: tuple[ForgetOthers, ...] = ("managers", "anyone")
 IGNORED_CHANNELS_KEY = "ignored_channel_ids"
 FORGET_OTHERS_KEY = "forget_others"
+STORAGE_KEY = "storage"  # read by db/consent.py's STORABLE predicate too
+STORAGE_MODES = ("everyone", "opted-in")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,8 @@ class GuildSettings:
     timezone: str
     ignored_channel_ids: frozenset[int] = field(default_factory=frozenset)
     forget_others: ForgetOthers = "managers"
+    # "everyone" (the default) or "opted-in": only members who opted in are stored.
+    storage: str = "everyone"
 
     @property
     def forget_others_requires_manage_guild(self) -> bool:
@@ -112,6 +116,7 @@ def _from_stored(
         timezone=timezone,
         ignored_channel_ids=_channel_ids(stored.get(IGNORED_CHANNELS_KEY)),
         forget_others=_forget_others(stored.get(FORGET_OTHERS_KEY), default_forget),
+        storage=stored.get(STORAGE_KEY) if stored.get(STORAGE_KEY) in STORAGE_MODES else "everyone",
     )
 
 
@@ -133,8 +138,11 @@ async def update_guild_settings(
     ignore_channel: int | None = None,
     unignore_channel: int | None = None,
     forget_others: str | None = None,
+    storage: str | None = None,
 ) -> GuildSettings:
     """Apply the given changes atomically (row lock), leaving the other settings alone."""
+    if storage is not None and storage not in STORAGE_MODES:
+        raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
     if timezone is not None:
         timezone = validate_timezone(timezone)
     if forget_others is not None and forget_others not in FORGET_OTHERS:
@@ -151,6 +159,8 @@ async def update_guild_settings(
         stored[IGNORED_CHANNELS_KEY] = sorted(channels)
         if forget_others is not None:
             stored[FORGET_OTHERS_KEY] = forget_others
+        if storage is not None:
+            stored[STORAGE_KEY] = storage
         new_zone = timezone or current_zone
         await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
     return _from_stored(guild_id, new_zone, stored, defaults)
@@ -170,6 +180,12 @@ def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
             f"Time zone (day boundaries of summaries): {settings.timezone}",
             f"Ignored channels (messages not stored): {ignored}",
             f"Who may forget facts about someone else: {forget}",
+            "Who is stored: "
+            + (
+                "only members who ran /memory optin"
+                if settings.storage == "opted-in"
+                else "everyone who has not opted out"
+            ),
         ]
     )
 

@@ -107,3 +107,19 @@ async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_pat
     await memory.importer(include_bots=True).import_file(path)
     stored = await db_pool.fetch("SELECT author_id FROM messages WHERE guild_id = $1", guild)
     assert stored and author not in {row["author_id"] for row in stored}
+
+
+async def test_an_opted_in_guild_stores_only_members_who_opted_in(memory: Memory, db_pool) -> None:
+    settings = await memory.guild_settings.update(G, storage="opted-in")
+    assert settings.storage == "opted-in"
+    await memory.privacy.opt_in(G, ALICE, actor_id=ALICE, by_admin=False)
+    memory.writer.submit(_said(ALICE, "count me in", 3))
+    memory.writer.submit(_said(BOB, "I never agreed", 2))
+    await memory.writer.flush()
+    assert await _authors(db_pool) == [ALICE]
+    refused = await memory.commands.remember(G, ALICE_M, BOB_M, "bob likes chess")
+    assert refused.outcome == "opted_out"  # not opted in here: not remembered either
+    await memory.guild_settings.update(G, storage="everyone")  # switching back purges nothing
+    memory.writer.submit(_said(BOB, "now I am stored", 1))
+    await memory.writer.flush()
+    assert await _authors(db_pool) == [ALICE, BOB]
