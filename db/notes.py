@@ -103,9 +103,12 @@ async def save_pass(
         )
         rows = [(guild_id, day, start, uid, text) for uid, text in sorted(notes.items()) if text]
         if rows:
+            # Checked at write time: a member who opted out while this stretch was being read
+            # gets no note (the purge has already run).
             await connection.executemany(
                 "INSERT INTO day_notes (guild_id, day, start_at, user_id, note)"
-                " VALUES ($1, $2, $3, $4, $5)",
+                " SELECT $1, $2, $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM member_consent c"
+                " WHERE c.guild_id = $1 AND c.user_id = $4 AND c.state = 'out')",
                 rows,
             )
 

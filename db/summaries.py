@@ -233,9 +233,11 @@ async def save_day(
             "DELETE FROM daily_summaries WHERE guild_id = $1 AND day = $2", guild_id, day
         )
         if summaries:
+            # Checked at write time, like every write about a member: not for one who opted out.
             await connection.executemany(
                 "INSERT INTO daily_summaries (guild_id, day, user_id, summary)"
-                " VALUES ($1, $2, $3, $4)",
+                " SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM member_consent c"
+                " WHERE c.guild_id = $1 AND c.user_id = $3 AND c.state = 'out')",
                 [(guild_id, day, user_id, text) for user_id, text in sorted(summaries.items())],
             )
 

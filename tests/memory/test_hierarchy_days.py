@@ -3,6 +3,7 @@ guild's timezone, a day over the prompt budget is chunked and reduced, mentions 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
@@ -282,3 +283,36 @@ async def test_a_restart_mid_day_costs_nothing(db_pool, telemetry) -> None:
     finally:
         await restarted.aclose()
     assert sum(provider.calls.values()) == calls, "the notes of today are stored"
+
+
+async def test_an_opt_out_while_a_stretch_is_read_leaves_no_note_behind(db_pool, telemetry) -> None:
+    from db.consent import record_consent
+    from tests.memory.hierarchy_support import daily
+
+    await add_members(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            message(ALICE, "I am allergic to peanuts", NOW.replace(hour=9)),
+            message(BOB, "good to know", NOW.replace(hour=9, minute=1)),
+        ],
+    )
+    gate, reading = asyncio.Event(), asyncio.Event()
+
+    async def slow_daily(request):
+        reading.set()
+        await gate.wait()
+        return daily(request)
+
+    memory = manager(db_pool, model(daily_summary=slow_daily), FixedClock(NOW), telemetry)
+    try:
+        building = asyncio.ensure_future(full(memory, GUILD, BOB))
+        await asyncio.wait_for(reading.wait(), 10)  # the stretch is being read
+        await record_consent(db_pool, GUILD, ALICE, "out", changed_by=ALICE, by_admin=False)
+        await db_pool.execute("DELETE FROM messages WHERE author_id = $1", ALICE)
+        gate.set()
+        await building
+    finally:
+        await memory.aclose()
+    notes = await db_pool.fetchval("SELECT count(*) FROM day_notes WHERE user_id = $1", ALICE)
+    assert notes == 0
