@@ -90,3 +90,19 @@ async def delete_messages_of(db: Executor, guild_id: int, user_id: int) -> int:
         "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2", guild_id, user_id
     )
     return int(result.split()[-1])
+
+
+async def unconsented_members(db: Executor, guild_id: int) -> list[int]:
+    """Members held in the guild (directory or messages) who never opted in: the ones a switch
+    to `storage = opted-in` concerns."""
+    rows = await db.fetch(
+        """
+        SELECT user_id FROM members WHERE guild_id = $1
+        UNION
+        SELECT DISTINCT author_id FROM messages WHERE guild_id = $1
+        EXCEPT
+        SELECT user_id FROM member_consent WHERE guild_id = $1 AND state = 'in'
+        """,
+        guild_id,
+    )
+    return sorted(row[0] for row in rows)

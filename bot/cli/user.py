@@ -61,6 +61,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(optin)
     optin.set_defaults(handler=handle_optin)
+    unconsented = commands.add_parser(
+        "purge-unconsented",
+        help="purge every member of a guild who never opted in",
+        description="For a guild that stores only members who opted in: delete what is held "
+        "about everyone else, as `user purge` does for each.",
+    )
+    unconsented.add_argument("--guild", required=True, help="guild id or exact name")
+    unconsented.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    unconsented.set_defaults(handler=handle_purge_unconsented)
     parser.set_defaults(handler=lambda args, settings: _usage(parser))
 
 
@@ -174,3 +183,27 @@ async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
 def parse_id(text: str) -> int | None:
     stripped = text.strip()
     return int(stripped) if stripped.isdigit() else None
+
+
+async def handle_purge_unconsented(
+    args: argparse.Namespace, settings: Settings, *, confirm: Confirm = ask
+) -> int:
+    async with open_cli_memory(settings) as memory:
+        try:
+            guild_id = await memory.privacy.guild(args.guild)
+        except PrivacyError as exc:
+            raise CliError(str(exc)) from None
+        members = await memory.privacy.unconsented(guild_id)
+        if not members:
+            print(f"nobody in guild {guild_id} is held without having opted in")
+            return 0
+        prompt = (
+            f"{len(members)} member(s) of guild {guild_id} are held without having opted in;"
+            " everything held about them will be deleted. Type 'yes' to purge them: "
+        )
+        if not args.yes and not confirm(prompt):
+            print("purge cancelled; nothing was deleted", file=sys.stderr)
+            return 1
+        purged = await memory.privacy.purge_unconsented(guild_id, actor_id=None)
+    print(f"purged {purged} member(s) of guild {guild_id} who never opted in")
+    return 0

@@ -291,7 +291,16 @@ class MemoryGroupCog(
             self._emit(interaction, "settings", "invalid")
             return
         title = "Settings updated" if changed else "Settings of this server"
-        await respond(interaction, f"**{title}**\n{describe_settings(current)}")
+        text = f"**{title}**\n{describe_settings(current)}"
+        if storage == "opted-in":
+            held = len(await self.memory.privacy.unconsented(interaction.guild_id))
+            text += (
+                f"\nNothing was deleted: {held} member(s) are held without having opted in."
+                " From now on only members who run `/memory optin` are stored; to delete what is"
+                f" held about the others: `memorybot user purge-unconsented --guild"
+                f" {interaction.guild_id}`."
+            )
+        await respond(interaction, text)
         self._emit(interaction, "settings", changed=sorted(changed) or None)
 
 

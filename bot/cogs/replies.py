@@ -14,6 +14,7 @@ import logging
 import time
 
 import discord
+from cachetools import LRUCache
 from discord.ext import commands
 
 from bot.interactions import NO_PINGS
@@ -27,6 +28,10 @@ _log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, I couldn't come up with an answer just now. Please try again in a moment."
 SLOW_DOWN = "That's a lot at once - give me a minute before the next one."
+OPT_IN_HINT = (
+    "(This server keeps memories only of members who agreed: I won't remember you here unless"
+    " you run `/memory optin`.)"
+)
 
 
 def incoming(message: discord.Message, content: str | None = None) -> IncomingMessage:
@@ -51,6 +56,8 @@ class RepliesCog(commands.Cog, name="Replies"):
         self.composer = memory.replies
         # One reply at a time per channel; locks of quiet channels are dropped.
         self._locks = KeyedLock()
+        # Members told how to opt in (once each, per process).
+        self._hinted: LRUCache[tuple[int, int], bool] = LRUCache(maxsize=50_000)
         self._last_reply: dict[int, float] = {}
 
     async def cog_load(self) -> None:
@@ -92,6 +99,7 @@ class RepliesCog(commands.Cog, name="Replies"):
                 async with message.channel.typing():
                     result = await self.composer.compose(incoming(message, text))
                 parts = reply_parts(result.text) or [APOLOGY]
+                parts = await self._with_opt_in_hint(message, parts)
             except Exception as exc:
                 _log.exception("reply to message %s failed", message.id)
                 self.memory.telemetry.emit(
@@ -104,6 +112,19 @@ class RepliesCog(commands.Cog, name="Replies"):
                 parts = [APOLOGY]
             await self._send(message, parts)
             self._last_reply[channel_id] = time.monotonic()
+
+    async def _with_opt_in_hint(self, message: discord.Message, parts: list[str]) -> list[str]:
+        """In a server that stores only members who opted in, the first reply to a member who
+        did not says once how to."""
+        assert message.guild is not None
+        key = (message.guild.id, message.author.id)
+        if self._hinted.get(key) or self.memory.guild_settings.peek(key[0]).storage != "opted-in":
+            return parts
+        consent = await self.memory.privacy.consent(*key)
+        if consent is not None and consent.state == "in":
+            return parts
+        self._hinted[key] = True
+        return [*parts[:-1], f"{parts[-1]}\n{OPT_IN_HINT}"] if parts else [OPT_IN_HINT]
 
     async def _cooldown(self, channel_id: int) -> None:
         """Wait out the channel's cooldown instead of dropping the message: never silence."""

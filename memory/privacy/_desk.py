@@ -17,7 +17,13 @@ from typing import Any
 
 import asyncpg
 
-from db.consent import Consent, consent_of, delete_messages_of, record_consent
+from db.consent import (
+    Consent,
+    consent_of,
+    delete_messages_of,
+    record_consent,
+    unconsented_members,
+)
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
 from memory.privacy._service import (
@@ -119,6 +125,18 @@ class PrivacyDesk:
             "privacy_optout", guild_id=guild_id, user_id=user_id, actor_id=actor_id, count=swept
         )
         return report
+
+    async def unconsented(self, guild_id: int) -> list[int]:
+        """Members held who never opted in (what `storage = opted-in` would keep out)."""
+        return await unconsented_members(self._pool, guild_id)
+
+    async def purge_unconsented(self, guild_id: int, *, actor_id: int | None) -> int:
+        """Purge every member held who never opted in; how many were purged."""
+        purged = 0
+        for user_id in await self.unconsented(guild_id):
+            await self.purge(Subject(guild_id, user_id, None), actor_id=actor_id, wait=False)
+            purged += 1
+        return purged
 
     async def opt_in(
         self, guild_id: int, user_id: int, *, actor_id: int | None, by_admin: bool

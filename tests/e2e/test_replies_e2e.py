@@ -218,3 +218,19 @@ async def test_a_burst_from_one_member_costs_a_few_replies_and_one_notice(
     assert len(provider.reply_prompts) == 4  # LLM calls: the member's allowance, not 30
     assert sent.count("That's a lot at once - give me a minute before the next one.") == 1
     assert len(sent) == 5
+
+
+async def test_an_opted_in_server_tells_a_member_once_how_to_opt_in(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    provider = CapturingProvider()
+    bot = await _start(start_bot, provider)
+    await bot.memory.guild_settings.update(GUILD_ID, storage="opted-in")
+    start = len(fake_discord.sent_messages)
+    first = await fake_discord.send_message("Bot hello", author="bob")
+    reply = await _reply_to(fake_discord, first, start)
+    assert "/memory optin" in reply["content"]
+    start = len(fake_discord.sent_messages)
+    second = await fake_discord.send_message("Bot hello again", author="bob")
+    reply = await _reply_to(fake_discord, second, start)
+    assert "/memory optin" not in reply["content"]  # once

@@ -110,12 +110,17 @@ async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_pat
 
 
 async def test_an_opted_in_guild_stores_only_members_who_opted_in(memory: Memory, db_pool) -> None:
+    memory.writer.submit(_said(BOB, "said before the switch", 10))
+    await memory.writer.flush()
     settings = await memory.guild_settings.update(G, storage="opted-in")
     assert settings.storage == "opted-in"
     await memory.privacy.opt_in(G, ALICE, actor_id=ALICE, by_admin=False)
     memory.writer.submit(_said(ALICE, "count me in", 3))
     memory.writer.submit(_said(BOB, "I never agreed", 2))
     await memory.writer.flush()
+    assert await _authors(db_pool) == [ALICE, BOB]  # switching purges nothing by itself
+    assert await memory.privacy.unconsented(G) == [BOB]
+    assert await memory.privacy.purge_unconsented(G, actor_id=None) == 1
     assert await _authors(db_pool) == [ALICE]
     refused = await memory.commands.remember(G, ALICE_M, BOB_M, "bob likes chess")
     assert refused.outcome == "opted_out"  # not opted in here: not remembered either
