@@ -1,0 +1,42 @@
+"""A member's own controls through the real bot and discord.py against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
+from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
+
+EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
+
+
+async def _authors(pool: asyncpg.Pool) -> list[int]:
+    rows = await pool.fetch("SELECT author_id FROM messages ORDER BY message_id")
+    return [row["author_id"] for row in rows]
+
+
+async def test_an_opted_out_member_is_not_stored_from_live_chat(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    bot = await start_bot(extensions=EXTENSIONS, commands_per_minute=100)
+    await fake_discord.send_message("hello, I'm alice", author="alice")
+    await directory_ready(bot, "alice")
+    subject = await bot.memory.privacy.subject_or_id(GUILD_ID, str(ALICE_ID))
+    await bot.memory.privacy.opt_out(subject, actor_id=ALICE_ID, by_admin=False)
+
+    await fake_discord.send_message("alice again, after opting out", author="alice")
+    await fake_discord.send_message("bob here, talking about alice", author="bob")
+
+    async def bobs_message() -> bool:
+        return BOB_ID in await _authors(db_pool)
+
+    await until_stored(bot, bobs_message)
+    await settled(bot)
+    assert await _authors(db_pool) == [BOB_ID]
+
+    start = len(fake_discord.sent_messages)
+    await fake_discord.send_message(
+        f"Bot remember that <@{ALICE_ID}> likes tea", author="bob", mentions=["alice"]
+    )
+    reply = await fake_discord.wait_for_sent(lambda m: True, start=start, timeout=10)
+    assert "asked not to be remembered" in reply["content"]
