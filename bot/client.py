@@ -37,6 +37,7 @@ EXTENSIONS = [
     "bot.cogs.facts",
     "bot.cogs.memory_group",
     "bot.cogs.replies",
+    "bot.cogs.recall",
 ]
 
 

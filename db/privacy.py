@@ -137,7 +137,9 @@ async def fetch_member_data(db: Executor, guild_id: int, user_id: int) -> dict[s
     data: dict[str, Any] = {
         "member": member[0] if member else None,
         "messages": await rows(
-            "SELECT * FROM messages WHERE guild_id = $1 AND author_id = $2"
+            "SELECT message_id, guild_id, channel_id, author_id, content, created_at,"
+            " reply_to_id, mention_ids, author_is_bot, edited_at, deleted"
+            " FROM messages WHERE guild_id = $1 AND author_id = $2"
             " ORDER BY created_at, message_id"
         ),
         "facts": facts[0] if facts else None,
@@ -160,7 +162,8 @@ async def fetch_member_data(db: Executor, guild_id: int, user_id: int) -> dict[s
             " WHERE guild_id = $1 AND actor_id = $2 AND user_id <> $2 ORDER BY id"
         ),
         "daily_summaries": await rows(
-            "SELECT * FROM daily_summaries WHERE guild_id = $1 AND user_id = $2 ORDER BY day"
+            "SELECT guild_id, day, user_id, summary FROM daily_summaries"
+            " WHERE guild_id = $1 AND user_id = $2 ORDER BY day"
         ),
         "historical_summaries": await rows(
             "SELECT * FROM historical_summaries WHERE guild_id = $1 AND user_id = $2"

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         export_summary,
         to_json,
     )
+    from memory.recall import RecallHit
     from memory.replies import IncomingMessage, ReplyResult
     from memory.summaries import DayResult
     from memory.telemetry import (
@@ -86,6 +87,7 @@ _EXPORTS: dict[str, str] = {
     "PrivacyError": "memory.privacy",
     "PurgeReport": "memory.privacy",
     "RepliedMessage": "memory.commands",
+    "RecallHit": "memory.recall",
     "ReplyResult": "memory.replies",
     "RetentionReport": "memory.privacy",
     "Subject": "memory.privacy",
@@ -132,6 +134,7 @@ __all__ = [
     "PrivacyError",
     "PurgeReport",
     "RepliedMessage",
+    "RecallHit",
     "ReplyResult",
     "RetentionReport",
     "Subject",

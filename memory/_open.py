@@ -29,6 +29,7 @@ from memory.ingest import BatchedWriter, ExportImporter
 from memory.llm import MemoryLLM, OfflineProvider, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
+from memory.recall import RecallService
 from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 
@@ -59,6 +60,8 @@ class Memory:
     retention: RetentionJob
     # Today's LLM and cache usage, counted from telemetry for `/memory stats`.
     usage: UsageRollup
+    # Full-text search over the guild's messages and day summaries.
+    recall: RecallService
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -220,6 +223,7 @@ def _services(
         privacy=privacy,
         retention=retention,
         usage=usage,
+        recall=RecallService(pool),
     )
 
 

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "bot.cli.retention",
     "bot.cli.telemetry",
     "bot.cli.user",
+    "bot.cli.recall",
     "bot.cli.health",
 )
 

@@ -275,3 +275,26 @@ async def test_user_optout_and_optin_from_the_command_line(cli_env: Path, db_poo
     )
     with pytest.raises(CliError, match="no member named"):
         await unknown.handler(unknown, settings)
+
+
+async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            ChatMessage(
+                9001,
+                GUILD,
+                77,
+                ALICE,
+                "we hiked up to the old lighthouse on saturday",
+                datetime(2026, 10, 3, 15, 30, tzinfo=UTC),
+            )
+        ],
+    )
+    args = build_parser().parse_args(
+        ["recall", "--guild", str(GUILD), "where", "was", "that", "lighthouse", "hike?"]
+    )
+    assert await args.handler(args, load_settings()) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("2026-10-03 15:30  Alice  #77  we hiked up to the old lighthouse")

@@ -1,0 +1,246 @@
+"""Recall search: find anything said in a guild again from a natural question.
+
+"When did sam go to that climbing gym?" becomes `sam:* | climbing:* | gym:*` (question words
+and other stop words dropped, every remaining word a prefix), searched with PostgreSQL full
+text over the guild's retained messages and stored day summaries, ranked so the message that
+shares most of the question's words comes first. A member's recall never returns what they
+asked the bot to forget.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from db.facts import get_forgotten
+from db.members import get_members
+from db.recall import search_messages, search_summaries
+from memory.core.text import restates_any
+
+# Words that carry the question, not its subject (English; other languages pass through).
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "there",
+        "here",
+        "any",
+        "some",
+        "all",
+        "no",
+        "not",
+        "yes",
+        "so",
+        "very",
+        "just",
+        "also",
+        "too",
+        "then",
+        "than",
+        "as",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "ever",
+        "say",
+        "said",
+        "says",
+        "tell",
+        "told",
+        "know",
+        "knew",
+        "remember",
+        "recall",
+        "bot",
+        "please",
+        "go",
+        "went",
+        "gone",
+        "going",
+        "get",
+        "got",
+        "one",
+        "ones",
+        "thing",
+        "things",
+        "time",
+    }
+)
+_WORD = re.compile(r"[\w']+", re.UNICODE)
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of a question worth searching for, in order, without repeats."""
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(question.lower()):
+        word = word.strip("'")
+        if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
+            terms.setdefault(word, None)
+    return list(terms)
+
+
+def to_tsquery(terms: list[str]) -> str:
+    """An OR of prefix terms, each quoted so no user text is tsquery syntax."""
+    return " | ".join("'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms)
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """One thing found: a message (with what a jump link needs) or a day summary."""
+
+    kind: str  # "message" or "summary"
+    at: datetime | None
+    day: str
+    author_id: int
+    author_name: str
+    text: str
+    rank: float
+    channel_id: int | None = None
+    message_id: int | None = None
+
+    def jump_url(self, guild_id: int) -> str | None:
+        if self.message_id is None or self.channel_id is None:
+            return None
+        return f"https://discord.com/channels/{guild_id}/{self.channel_id}/{self.message_id}"
+
+
+class RecallService:
+    """Searches one guild at a time; never another guild's rows."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def search(
+        self, guild_id: int, question: str, *, user_id: int | None = None, limit: int = 5
+    ) -> list[RecallHit]:
+        terms = query_terms(question)
+        if not terms:
+            return []
+        tsquery = to_tsquery(terms)
+        messages = await search_messages(
+            self._pool, guild_id, tsquery, user_id=user_id, limit=limit * 2
+        )
+        summaries = await search_summaries(
+            self._pool, guild_id, tsquery, user_id=user_id, limit=limit
+        )
+        ids = {m.author_id for m in messages} | {s.user_id for s in summaries}
+        members = await get_members(self._pool, guild_id, sorted(ids))
+
+        def name(user_id: int) -> str:
+            member = members.get(user_id)
+            return member.display_name if member else f"user {user_id}"
+
+        hits = [
+            RecallHit(
+                "message",
+                m.created_at,
+                m.created_at.date().isoformat(),
+                m.author_id,
+                name(m.author_id),
+                m.content,
+                m.rank,
+                m.channel_id,
+                m.message_id,
+            )
+            for m in messages
+        ] + [
+            RecallHit(
+                "summary", None, s.day.isoformat(), s.user_id, name(s.user_id), s.summary, s.rank
+            )
+            for s in summaries
+        ]
+        if user_id is not None:
+            hits = await self._without_forgotten(guild_id, user_id, hits, members)
+        hits.sort(key=lambda hit: (-hit.rank, hit.kind != "message"))
+        return hits[:limit]
+
+    async def _without_forgotten(
+        self, guild_id: int, user_id: int, hits: list[RecallHit], members: dict
+    ) -> list[RecallHit]:
+        """A member's recall skips what they asked to forget (their context must not bring it
+        back through search)."""
+        forgotten = await get_forgotten(self._pool, guild_id, user_id)
+        if not forgotten:
+            return hits
+        member = members.get(user_id)
+        names = list(member.names) if member else []
+        return [hit for hit in hits if not restates_any(hit.text, forgotten, names=names)]

@@ -1,0 +1,69 @@
+"""Recall search on a real PostgreSQL: a natural question finds the right old message first,
+never another guild's, and a member's recall skips what they asked to forget."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from db.members import upsert_members
+from db.messages import insert_messages
+from memory.core.models import Member
+from memory.recall import RecallService, query_terms
+from tests.support import chat_message
+
+G, OTHER = 900, 901
+SAM, BOB = 91, 92
+DAY = datetime(2026, 9, 1, 18, tzinfo=UTC)
+
+
+def _said(author: int, text: str, days_ago: int, guild: int = G):
+    return chat_message(
+        None,
+        text,
+        guild_id=guild,
+        channel_id=5,
+        author_id=author,
+        created_at=DAY - timedelta(days=days_ago),
+    )
+
+
+async def _seed(db_pool) -> None:
+    await upsert_members(db_pool, [Member(G, SAM, username="sam"), Member(G, BOB, username="bob")])
+    await insert_messages(
+        db_pool,
+        [
+            _said(SAM, "finally went to the new climbing gym downtown, my arms are dead", 40),
+            _said(BOB, "the gym at work has a broken treadmill again", 30),
+            _said(SAM, "climbing is the best, going again next week", 20),
+            _said(BOB, "anyone up for the cinema on Friday?", 10),
+            _said(SAM, "sam went to the climbing gym in another server", 5, guild=OTHER),
+        ],
+    )
+
+
+def test_question_words_are_dropped() -> None:
+    assert query_terms("When did sam go to that climbing gym?") == ["sam", "climbing", "gym"]
+    assert query_terms("what did bob say about Berlin?") == ["bob", "berlin"]
+
+
+async def test_a_natural_question_ranks_the_message_about_it_first(db_pool) -> None:
+    await _seed(db_pool)
+    hits = await RecallService(db_pool).search(G, "When did sam go to that climbing gym?")
+    assert hits, "an OR of terms, not an AND of every word"
+    assert hits[0].text.startswith("finally went to the new climbing gym")
+    assert hits[0].author_name == "sam" and hits[0].day == "2026-07-23"
+    assert hits[0].jump_url(G) == f"https://discord.com/channels/{G}/5/{hits[0].message_id}"
+    assert all("another server" not in hit.text for hit in hits)  # never another guild
+
+
+async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool) -> None:
+    await _seed(db_pool)
+    await db_pool.execute(
+        "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
+        G,
+        SAM,
+        "sam went to the new climbing gym downtown",
+    )
+    hits = await RecallService(db_pool).search(G, "climbing gym", user_id=SAM)
+    assert [hit.text for hit in hits] == ["climbing is the best, going again next week"]
+    assert await RecallService(db_pool).search(G, "the what when") == []  # nothing to search
