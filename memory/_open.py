@@ -256,6 +256,12 @@ def _reply_composer(
         telemetry=telemetry,
     )
     directory = MemberDirectory(pool)
+    recall = RecallService(pool)
+
+    async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
+        hits = await recall.search(guild_id, question, limit=3)
+        return [(hit.day, hit.author_name, hit.text) for hit in hits]
+
     return ReplyComposer(
         memory=manager,
         llm=llm,
@@ -264,6 +270,7 @@ def _reply_composer(
         load_members=directory.get,
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
+        recall=recalled,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,19 @@ class MemorySource(Protocol):
 
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
+# (guild id, question) -> (day, author name, text) of what was said about it, best first.
+Recall = Callable[[int, str], Awaitable[list[tuple[str, str, str]]]]
+
+# A message asking about the past or about what someone said: worth a recall search.
+_ASKS_ABOUT_PAST = re.compile(
+    r"\b(remember when|when did|what did .{1,40}\b(say|said|tell|told)|did (i|we|you|he|she"
+    r"|they) ever|last (week|month|year|time)|that time|back when|ago\b|earlier|yesterday)",
+    re.IGNORECASE,
+)
+
+
+def asks_about_past(text: str) -> bool:
+    return _ASKS_ABOUT_PAST.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,7 @@ class ReplyComposer:
         config: ReplyConfig,
         bot_user_id: int | None = None,
         telemetry: Telemetry,
+        recall: Recall | None = None,
     ) -> None:
         self._memory = memory
         self._llm = llm
@@ -106,6 +121,7 @@ class ReplyComposer:
         self.config = config
         self.bot_user_id = bot_user_id
         self._telemetry = telemetry
+        self._recall = recall
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
 
@@ -175,6 +191,28 @@ class ReplyComposer:
             )
         return memories
 
+    async def _recalled(self, guild_id: int, text: str, budget: int) -> Raw:
+        """What was said before about what the message asks (search, within the memory time
+        budget and `budget` tokens); nothing when it does not ask about the past."""
+        if self._recall is None or budget <= 0 or not asks_about_past(text):
+            return Raw("")
+        try:
+            async with asyncio.timeout(self.config.memory_budget_seconds):
+                hits = await self._recall(guild_id, text)
+        except Exception as exc:  # recall is a help, never a reason not to answer
+            _log.warning("recall for a reply failed: %s", type(exc).__name__)
+            return Raw("")
+        fragments: list[Raw] = []
+        used = 0
+        for day, author, said in hits:
+            fragment = element("recalled", said, day=day, author=author)
+            cost = estimate_tokens(fragment)
+            if used + cost > budget:
+                break
+            fragments.append(fragment)
+            used += cost
+        return join(fragments) if fragments else Raw("")
+
     def _memories_xml(
         self, user_ids: list[int], members: dict[int, Member], memories: dict[int, str], budget: int
     ) -> Raw:
@@ -243,6 +281,9 @@ class ReplyComposer:
         fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
         remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
         memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
+        recalled = await self._recalled(message.guild_id, message_text, remaining // 4)
+        if recalled:
+            memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
         remaining -= estimate_tokens(memories_xml)
         window_budget = max(0, min(self.config.window_token_budget, remaining - 16))
         fitted = window.fitted(window_budget)

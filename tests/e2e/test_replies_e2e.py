@@ -4,7 +4,10 @@ conversation window reach the prompt; long answers split; no pings; failures apo
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import asyncpg
 
 from bot.client import MemoryBot
 from db.messages import get_message
@@ -234,3 +237,27 @@ async def test_an_opted_in_server_tells_a_member_once_how_to_opt_in(
     second = await fake_discord.send_message("Bot hello again", author="bob")
     reply = await _reply_to(fake_discord, second, start)
     assert "/memory optin" not in reply["content"]  # once
+
+
+async def test_a_question_about_the_past_brings_the_old_message_into_the_reply(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    from db.messages import insert_messages
+    from tests.support import chat_message
+
+    old = chat_message(
+        None,
+        "moving to Berlin next spring for the new job",
+        guild_id=GUILD_ID,
+        channel_id=fake_discord.channel.id,
+        author_id=BOB_ID,
+        created_at=datetime.now(UTC) - timedelta(days=60),
+    )
+    await insert_messages(db_pool, [old])
+    provider = CapturingProvider()
+    await _start(start_bot, provider)
+    start = len(fake_discord.sent_messages)
+    asked = await fake_discord.send_message("Bot, what did bob say about Berlin?", author="alice")
+    await _reply_to(fake_discord, asked, start)
+    assert "<recalled" in provider.reply_prompts[-1]
+    assert "moving to Berlin next spring" in provider.reply_prompts[-1]
