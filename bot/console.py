@@ -49,7 +49,17 @@ def user_id_for(name: str) -> int:
 class ConsoleSession:
     """One terminal conversation. `handle_line` returns what the terminal should print."""
 
-    def __init__(self, memory: Memory, *, speaker: str = DEFAULT_SPEAKER) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        speaker: str = DEFAULT_SPEAKER,
+        guild_id: int = CONSOLE_GUILD_ID,
+        channel_id: int = CONSOLE_CHANNEL_ID,
+    ) -> None:
+        # The local console guild, or an existing (e.g. imported) server to speak in.
+        self.guild_id = guild_id
+        self.channel_id = channel_id
         self.memory = memory
         self.bot_name = memory.settings.bot_name
         self.speaker = self._member(speaker)
@@ -64,14 +74,14 @@ class ConsoleSession:
     def banner(self) -> str:
         return (
             f"memorybot console (offline: not connected to Discord). You type as members of a "
-            f"local guild (id {CONSOLE_GUILD_ID}); its messages, facts and summaries are stored "
+            f"local guild (id {self.guild_id}); its messages, facts and summaries are stored "
             f"like a real guild's, with the LLM provider {self.memory.settings.provider}. "
             f"You are {self.speaker.display_name}.\n" + HELP.format(bot=self.bot_name)
         )
 
     def _member(self, name: str) -> Member:
         clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
-        member = Member(CONSOLE_GUILD_ID, user_id_for(clean), username=clean)
+        member = Member(self.guild_id, user_id_for(clean), username=clean)
         self.memory.writer.submit_member(member)
         return member
 
@@ -106,16 +116,16 @@ class ConsoleSession:
         memory.writer.submit(
             ChatMessage(
                 message_id=message_id,
-                guild_id=CONSOLE_GUILD_ID,
-                channel_id=CONSOLE_CHANNEL_ID,
+                guild_id=self.guild_id,
+                channel_id=self.channel_id,
                 author_id=speaker.user_id,
                 content=text,
                 created_at=memory.clock.now(),
             )
         )
         incoming = IncomingMessage(
-            CONSOLE_GUILD_ID,
-            CONSOLE_CHANNEL_ID,
+            self.guild_id,
+            self.channel_id,
             message_id,
             speaker.user_id,
             speaker.display_name,
@@ -127,7 +137,7 @@ class ConsoleSession:
             return []
         await memory.writer.flush()  # commands resolve names from the directory
         result = await memory.commands.handle(
-            CONSOLE_GUILD_ID,
+            self.guild_id,
             speaker,
             addressed,
             author_can_manage_guild=True,
@@ -137,8 +147,8 @@ class ConsoleSession:
             return self._answer(result.reply)
         reply = await memory.replies.compose(
             IncomingMessage(
-                CONSOLE_GUILD_ID,
-                CONSOLE_CHANNEL_ID,
+                self.guild_id,
+                self.channel_id,
                 message_id,
                 speaker.user_id,
                 speaker.display_name,
@@ -147,8 +157,8 @@ class ConsoleSession:
         )
         await memory.replies.observe(
             IncomingMessage(
-                CONSOLE_GUILD_ID,
-                CONSOLE_CHANNEL_ID,
+                self.guild_id,
+                self.channel_id,
                 self._next_id(),
                 BOT_USER_ID,
                 self.bot_name,
@@ -160,10 +170,17 @@ class ConsoleSession:
     def _answer(self, text: str | None) -> list[str]:
         return [f"{self.bot_name}: {text}"] if text else []
 
+    async def _existing_or_new(self, name: str) -> Member:
+        """A member of the guild answering to `name` (an imported server's people), else a new
+        console member of that name."""
+        await self.memory.writer.flush()
+        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
+        return found[0] if len(found) == 1 else self._member(name)
+
     async def _target(self, name: str) -> Member:
         """A known member by any name, else a console member of that name."""
         await self.memory.writer.flush()
-        found = await self.memory.members.find(CONSOLE_GUILD_ID, name)
+        found = await self.memory.members.find(self.guild_id, name)
         return found[0] if len(found) == 1 else self._member(name)
 
     async def _slash(self, line: str) -> list[str]:
@@ -182,7 +199,7 @@ class ConsoleSession:
         if command == "/as":
             if not args:
                 return ["usage: /as NAME"]
-            self.speaker = self._member(" ".join(args))
+            self.speaker = await self._existing_or_new(" ".join(args))
             return [f"(you are now {self.speaker.display_name})"]
         if command in ("/remember", "/forget", "/whois", "/undo", "/memory") and not args:
             return [
@@ -202,14 +219,14 @@ class ConsoleSession:
         """The member controls, as the current speaker."""
         privacy = self.memory.privacy
         await self.memory.writer.flush()
-        subject = await privacy.subject_or_id(CONSOLE_GUILD_ID, str(self.speaker.user_id))
+        subject = await privacy.subject_or_id(self.guild_id, str(self.speaker.user_id))
         name = self.speaker.display_name
         if command == "/optout":
             await privacy.opt_out(subject, actor_id=self.speaker.user_id, by_admin=False)
             return [f"(done: nothing about {name} is kept any more, and nothing new will be)"]
         if command == "/optin":
             await privacy.opt_in(
-                CONSOLE_GUILD_ID,
+                self.guild_id,
                 self.speaker.user_id,
                 actor_id=self.speaker.user_id,
                 by_admin=False,
@@ -225,7 +242,7 @@ class ConsoleSession:
         target = await self._target(args[0])
         result = await self.memory.commands.slash(
             command.lstrip("/"),
-            CONSOLE_GUILD_ID,
+            self.guild_id,
             self.speaker,
             target,
             " ".join(args[1:]),
@@ -235,7 +252,7 @@ class ConsoleSession:
 
     async def _show(self, name: str) -> list[str]:
         target = await self._target(name)
-        report = await self.memory.manager.wait_for_context(CONSOLE_GUILD_ID, target.user_id)
+        report = await self.memory.manager.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
 
     async def _summarize(self, day_text: str | None) -> list[str]:
@@ -245,13 +262,13 @@ class ConsoleSession:
             return [f"not a date: {day_text} (use YYYY-MM-DD)"]
         await self.memory.writer.flush()
         if day is None:
-            timezone = await self.memory.manager.timezone(CONSOLE_GUILD_ID)
+            timezone = await self.memory.manager.timezone(self.guild_id)
             day = local_day(self.memory.clock.now(), timezone)
-        result = await self.memory.manager.summarize_day(CONSOLE_GUILD_ID, day)
+        result = await self.memory.manager.summarize_day(self.guild_id, day)
         lines = [
             f"(summarised {day}: {result.message_count} messages, {result.llm_calls} LLM calls)"
         ]
-        names = await self.memory.members.display_names(CONSOLE_GUILD_ID, list(result.summaries))
+        names = await self.memory.members.display_names(self.guild_id, list(result.summaries))
         for user_id, summary in result.summaries.items():
             if summary:
                 lines.append(f"  {names[user_id]}: {summary}")

@@ -11,9 +11,9 @@ import argparse
 import asyncio
 import sys
 
-from bot.cli import open_cli_memory
-from bot.console import DEFAULT_SPEAKER, ConsoleSession
-from memory import describe_database
+from bot.cli import CliError, open_cli_memory
+from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
+from memory import PrivacyError, describe_database
 from memory.core.settings import Settings
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
@@ -30,6 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--as", dest="speaker", default=DEFAULT_SPEAKER, help="who you speak as at first"
     )
     parser.add_argument("--now", help="fix the clock (ISO date or timestamp)")
+    parser.add_argument(
+        "--guild",
+        help="speak in an existing (e.g. imported) server, by id or exact name, with its memory",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -50,7 +54,19 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     async with opened as memory:
-        session = ConsoleSession(memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER))
+        guild_id = CONSOLE_GUILD_ID
+        if getattr(args, "guild", None):
+            try:
+                guild_id = await memory.privacy.guild(args.guild)
+            except PrivacyError as exc:
+                raise CliError(str(exc)) from None
+        session = ConsoleSession(
+            memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
+        )
+        if guild_id != CONSOLE_GUILD_ID:
+            existing = await memory.members.find(guild_id, session.speaker.username or "")
+            if len(existing) == 1:
+                session.speaker = existing[0]
         print(session.banner(), flush=True)
         loop = asyncio.get_running_loop()
         while not session.finished:

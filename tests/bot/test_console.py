@@ -102,3 +102,26 @@ async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line:
         session = ConsoleSession(memory)
         output = await session.handle_line(line)
         assert output and ("unknown" in output[0] or "usage" in output[0] or "date" in output[0])
+
+
+async def test_console_speaks_in_an_imported_server_with_its_members(
+    db_pool, telemetry, tmp_path
+) -> None:
+    from bot.console import ConsoleSession
+    from tests.memory.export_samples import GUILD_ID, export, sample_messages, write
+
+    async with open_memory(
+        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+    ) as memory:
+        await memory.importer(include_bots=False).import_file(
+            write(tmp_path / "general.json", export(sample_messages()))
+        )
+        guild = await memory.privacy.guild("Café ☕")  # by name, as `console --guild` does
+        assert guild == GUILD_ID
+        session = ConsoleSession(memory, guild_id=guild)
+        assert await session.handle_line("/as bob") == ["(you are now bob)"]
+        assert session.speaker.user_id == 700000000000000012  # the imported bob, not a new one
+        said = await session.handle_line("Bot, remember that alice plays the cello")
+        assert said and "remember" in said[0].lower()
+        alice = await memory.facts.blob(guild, 700000000000000011)
+        assert "cello" in alice  # alice of the imported server, found by her name there
