@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
@@ -43,6 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar, even on a terminal"
+    )
+    parser.add_argument(
+        "--no-learn",
+        action="store_true",
+        help="do not close the imported days (no summaries or learned facts until asked)",
     )
     parser.set_defaults(handler=handle)
 
@@ -95,10 +100,37 @@ async def handle(
             print(result.summary(), file=out)
             results.append(result)
         await explain_window(memory, results, out=out, err=err)
+        if not getattr(args, "no_learn", False):
+            await learn_days(memory, results, out=out)
     if failures:
         print(f"memorybot import: {failures} of {len(args.files)} files failed", file=err)
         return 1
     return 0
+
+
+async def learn_days(memory: Memory, results: list[ImportResult], *, out: TextIO) -> None:
+    """Close every imported day that is over, so what it revealed about members (learned
+    facts) is kept before retention deletes the raw messages: at most one pass per day that
+    fits the model. Days already closed cost nothing, so an interrupted run resumes."""
+    spans: dict[int, tuple[datetime, datetime]] = {}
+    for result in results:
+        if result.first_at is None or result.last_at is None:
+            continue
+        first, last = spans.get(result.guild_id, (result.first_at, result.last_at))
+        spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
+    for guild_id, (first_at, last_at) in spans.items():
+        timezone = await memory.manager.timezone(guild_id)
+        today = local_day(memory.clock.now(), timezone)
+        first, last = local_day(first_at, timezone), min(local_day(last_at, timezone), today)
+        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+        days = [day for day in days if day < today]
+        closed = 0
+        for index, day in enumerate(days, start=1):
+            result = await memory.manager.summarize_day(guild_id, day, force=False)
+            closed += int(result.computed)
+            print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=out)
+        if days:
+            print(f"\nclosed {closed} day(s) of guild {guild_id} (learned facts kept)", file=out)
 
 
 async def explain_window(

@@ -26,6 +26,7 @@ import asyncpg
 from cachetools import LRUCache
 
 from db import contexts as context_store
+from db import learned as learned_store
 from db import summaries as store
 from db.consent import is_remembered
 from db.facts import get_facts, get_forgotten
@@ -45,6 +46,8 @@ from memory.summaries import (
 _log = logging.getLogger(__name__)
 
 HOUR_SECONDS = 3600
+# Room for learned facts in a context's facts (explicit facts are told, and come first).
+LEARNED_CHARS = 500
 
 
 @dataclass
@@ -52,6 +55,23 @@ class Built:
     inputs: ContextInputs
     text: str | None
     stats: BuildStats
+
+
+def with_learned(told: str, learned: list, max_chars: int = LEARNED_CHARS) -> str:
+    """The facts a member was told (they win) followed by what chat revealed, most recently
+    confirmed first, within `max_chars`, each marked with the day it was learned."""
+    lines: list[str] = []
+    used = 0
+    for fact in learned:
+        entry = f"{fact.statement.rstrip('.')} (learned {fact.last_seen.isoformat()})."
+        if used + len(entry) + 1 > max_chars:
+            break
+        lines.append(entry)
+        used += len(entry) + 1
+    if not lines:
+        return told
+    section = "Learned from chat: " + " ".join(lines)
+    return f"{told}\n{section}" if told else section
 
 
 class ContextBuilder:
@@ -147,12 +167,13 @@ class ContextBuilder:
         forgotten = await get_forgotten(self._pool, guild_id, user_id)
         guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
         members = await get_members(self._pool, guild_id, [user_id])
+        learned = await learned_store.current_facts(self._pool, guild_id, user_id)
         return ContextInputs(
             guild_id=guild_id,
             timezone=timezone,
             today=local_day(self._clock.now(), timezone),
             member=prompt_member(user_id, members),
-            facts=facts.blob.strip() if facts else "",
+            facts=with_learned(facts.blob.strip() if facts else "", learned),
             forgotten=forgotten,
             guild_forgotten=guild_forgotten,
         )

@@ -23,13 +23,16 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import asyncpg
 
 from db import facts as store
+from db import learned as learned_store
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
+from memory.core.text import restates
 from memory.facts._merging import FactMerger
 from memory.facts._model import (
     Compute,
@@ -159,9 +162,20 @@ class FactService:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._forget_plan(member, text)
                 change = await self._apply(guild_id, member.user_id, compute, origin, "forget")
-            span.update(found=change.found, version=change.version)
+                unlearned = await self._unlearn(guild_id, member, text)
+            if unlearned and not change.found:
+                change = replace(change, found=True)
+            span.update(found=change.found, version=change.version, unlearned=unlearned or None)
         await self._notify(guild_id, member.user_id)
         return change
+
+    async def _unlearn(self, guild_id: int, member: Member, statement: str) -> int:
+        """Forgetting reaches what chat taught too: learned facts restating the statement go
+        (current and superseded alike); the forgotten statement keeps them from coming back."""
+        names = list(member.names)
+        learned = await learned_store.all_facts(self._pool, guild_id, member.user_id)
+        gone = [fact.id for fact in learned if restates(fact.statement, statement, names=names)]
+        return await learned_store.delete_facts(self._pool, gone) if gone else 0
 
     async def undo(
         self,

@@ -9,7 +9,7 @@ from memory.llm._chain import track_providers
 from memory.llm._claims import contradicts, same_claim, third_person
 from memory.llm._factory import build_llm
 from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import PromptMember, PromptMessage
+from memory.llm._schemas import LearnedItem, PromptMember, PromptMessage
 from memory.llm._tasks import (
     MemoryLLM,
     forgotten_constraints,
@@ -22,6 +22,7 @@ from memory.llm._transcript import compact_lines, compact_transcript, target_leg
 __all__ = [
     "LLMBadOutput",
     "LLMError",
+    "LearnedItem",
     "MemoryLLM",
     "OfflineProvider",
     "PromptMember",

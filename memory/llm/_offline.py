@@ -19,6 +19,7 @@ from memory.core.intent import addressed_text, prefilter
 from memory.llm import _extractive as extractive
 from memory.llm import _offline_answers as offline_answers
 from memory.llm import _offline_facts as offline_facts
+from memory.llm import _offline_learn as offline_learn
 from memory.llm._base import (
     LLMBadOutput,
     LLMProvider,
@@ -66,7 +67,8 @@ def _daily_summary(inputs: Inputs) -> Answer:
             max_chars=max_chars,
         )
         summaries.append({"user_id": str(member["user_id"]), "summary": summary})
-    return {"summaries": summaries}
+    targets = {int(m["user_id"]): str(m["name"]) for m in members}
+    return {"summaries": summaries, "facts": offline_learn.learn(messages, targets)}
 
 
 def _daily_reduce(inputs: Inputs) -> Answer:

@@ -37,8 +37,22 @@ class DailySummaryItem(BaseModel):
     summary: str = Field(description="third-person summary of the member's day; empty if none")
 
 
+class LearnedItem(BaseModel):
+    """A durable statement about a member found in chat (home, job, allergy, ...)."""
+
+    user_id: str = Field(description="the member the statement is about, as given in <targets>")
+    subject: str = Field(
+        description="what it is about: home, origin, job, family, pet, health,"
+        " hobby, plan, preference (add ':detail' when several can hold)"
+    )
+    statement: str = Field(
+        description="one short third-person sentence, e.g. 'Sam lives in Madrid.'"
+    )
+
+
 class DailySummaries(BaseModel):
     summaries: list[DailySummaryItem]
+    facts: list[LearnedItem] = Field(default_factory=list)
 
 
 class TextOutput(BaseModel):

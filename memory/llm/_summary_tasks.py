@@ -16,6 +16,7 @@ from memory.llm._elements import (
 )
 from memory.llm._schemas import (
     DailySummaries,
+    LearnedItem,
     PromptMember,
     PromptMessage,
     TextOutput,
@@ -45,6 +46,32 @@ class SummaryTasks(TaskBase):
         part: str = "1/1",
     ) -> dict[int, str]:
         """One call for every target member of one (chunk of a) day: user id -> summary."""
+        notes, _ = await self.read_stretch(
+            guild_id=guild_id,
+            day=day,
+            timezone=timezone,
+            messages=messages,
+            members=members,
+            max_chars=max_chars,
+            forgotten=forgotten,
+            part=part,
+        )
+        return notes
+
+    async def read_stretch(
+        self,
+        *,
+        guild_id: int,
+        day: date,
+        timezone: str,
+        messages: list[PromptMessage],
+        members: list[PromptMember],
+        max_chars: int,
+        forgotten: dict[int, list[str]] | None = None,
+        part: str = "1/1",
+    ) -> tuple[dict[int, str], list[LearnedItem]]:
+        """Notes per target member on a stretch of chat, and the durable statements about
+        targets it revealed (learned facts), in the same single call."""
         forgotten = forgotten or {}
         all_forgotten = [statement for items in forgotten.values() for statement in items]
         prompt = render(
@@ -67,7 +94,9 @@ class SummaryTasks(TaskBase):
         result = await self._structured(
             "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
         )
-        return by_member(result, members, max_chars)
+        wanted = {str(member.user_id) for member in members}
+        learned = [item for item in result.facts if item.user_id.strip("<@!>") in wanted]
+        return by_member(result, members, max_chars), learned
 
     async def reduce_daily(
         self,

@@ -37,6 +37,7 @@ from memory.llm import (
 )
 from memory.members import USER_MENTION, prompt_member, referenced_ids, render_messages
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
+from memory.summaries._learned import store_learned
 from memory.summaries._stats import BuildStats
 
 _log = logging.getLogger(__name__)
@@ -322,7 +323,7 @@ class DayNotes:
             for about in guild_forgotten
             if about.user_id in wanted
         }
-        notes = await self._llm.summarize_day(
+        notes, learned = await self._llm.read_stretch(
             guild_id=guild_id,
             day=day,
             timezone=timezone,
@@ -332,6 +333,9 @@ class DayNotes:
             forgotten=forgotten,
             part=part,
         )
+        if learned:
+            names = {member.user_id: [member.name, *member.aliases] for member in targets}
+            await store_learned(conn, guild_id, day, learned, messages, guild_forgotten, names)
         # The model may not have obeyed the constraints: forgetting must stick.
         return {
             user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]

@@ -1,0 +1,82 @@
+"""Learned facts: what a stretch of chat revealed about members, kept with provenance.
+
+They come out of the same call that reads the stretch (no call of their own). A statement on a
+subject the member already has a current fact for replaces it when it says something else (moved
+from Porto to Madrid: Madrid is current, Porto kept as history) and confirms it otherwise. A
+statement restating something the member asked to forget is never stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import date
+
+import asyncpg
+
+from db import learned as store
+from memory.core.models import ChatMessage
+from memory.core.text import content_tokens, jaccard, restates, restates_any
+from memory.llm import LearnedItem
+from memory.summaries._forgetting import ForgottenAbout
+
+_log = logging.getLogger(__name__)
+
+
+def _provenance(
+    item_tokens: set[str], user_id: int, messages: Sequence[ChatMessage], names: Sequence[str]
+) -> tuple[list[int], int | None]:
+    """The messages the statement came from (its author's first, then anyone naming them)."""
+    scored = []
+    for message in messages:
+        overlap = jaccard(item_tokens, content_tokens(message.content, ignore=names))
+        if overlap > 0:
+            scored.append((message.author_id != user_id, -overlap, message))
+    scored.sort(key=lambda entry: (entry[0], entry[1]))
+    ids = [entry[2].message_id for entry in scored[:3]]
+    return ids, (scored[0][2].author_id if scored else None)
+
+
+async def store_learned(
+    conn: asyncpg.Connection,
+    guild_id: int,
+    day: date,
+    items: Sequence[LearnedItem],
+    messages: Sequence[ChatMessage],
+    forgotten: Sequence[ForgottenAbout],
+    names: dict[int, list[str]],
+) -> int:
+    """Merge a stretch's learned items into the store; how many were new or confirmed."""
+    stored = 0
+    by_member = {about.user_id: about for about in forgotten}
+    for item in items:
+        try:
+            user_id = int(item.user_id.strip().strip("<@!>"))
+        except ValueError:
+            continue
+        statement = " ".join(item.statement.split())[:300]
+        subject = item.subject.strip().lower()[:80] or "other"
+        member_names = names.get(user_id, [])
+        about = by_member.get(user_id)
+        if not statement or (
+            about and restates_any(statement, about.statements, names=member_names)
+        ):
+            continue  # forgotten at the member's request: never learned again
+        tokens = content_tokens(statement, ignore=member_names)
+        ids, said_by = _provenance(tokens, user_id, messages, member_names)
+        current = await store.current_on_subject(conn, guild_id, user_id, subject)
+        if current is not None and restates(current.statement, statement, names=member_names):
+            await store.confirm_fact(conn, current.id, day, ids)
+        else:
+            await store.insert_fact(
+                conn,
+                guild_id,
+                user_id,
+                subject=subject,
+                statement=statement,
+                said_by=said_by,
+                message_ids=ids,
+                day=day,
+            )
+        stored += 1
+    return stored
