@@ -9,6 +9,7 @@ pool closes, and the pool closes before the embedded server stops.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -17,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
+from db.notify import InvalidationListener, new_origin, publish
 from memory._database import open_configured_database
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
@@ -62,6 +64,8 @@ class Memory:
     usage: UsageRollup
     # Full-text search over the guild's messages and day summaries.
     recall: RecallService
+    # Invalidations published to, and heard from, the other processes on this database.
+    caches: CrossProcessCaches
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -123,6 +127,7 @@ async def open_memory(
             stack.push_async_callback(llm.provider.aclose)
         memory = _services(settings, clock, telemetry, pool, llm, writer)
         stack.push_async_callback(_close_services, memory)
+        memory.caches.listener.start()
         if background:
             memory.retention.start()
         yield memory
@@ -132,6 +137,57 @@ async def migrate_database(settings: Settings) -> int:
     """Open the configured database, apply pending migrations; the schema version."""
     async with open_configured_database(settings) as pool:
         return int(await pool.fetchval("SELECT max(version) FROM schema_migrations"))
+
+
+class CrossProcessCaches:
+    """Keeps every process's caches true: local invalidations are also published (NOTIFY),
+    other processes' are applied here (LISTEN); a reconnect drops everything held."""
+
+    def __init__(self, pool: asyncpg.Pool, manager: MemoryManager) -> None:
+        self._pool = pool
+        self._manager = manager
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._origin = new_origin()
+        self.listener = InvalidationListener(
+            pool, self._apply, manager.messages_changed, origin=self._origin
+        )
+
+    def member(self, guild_id: int, user_id: int) -> None:
+        self._manager.invalidate(guild_id, user_id)
+        self._publish(kind="member", guild_id=guild_id, user_id=user_id)
+
+    def guild(self, guild_id: int) -> None:
+        self._manager.invalidate_guild(guild_id)
+        self._publish(kind="guild", guild_id=guild_id)
+
+    def messages(self) -> None:
+        self._manager.messages_changed()
+        self._publish(kind="messages")
+
+    def _publish(self, **event: object) -> None:
+        task = asyncio.create_task(self._send(event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, event: dict[str, object]) -> None:
+        try:
+            await publish(self._pool, self._origin, **event)
+        except Exception as exc:  # the others catch up at their next hour bucket
+            _log.warning("could not publish an invalidation: %s", type(exc).__name__)
+
+    def _apply(self, event: dict[str, object]) -> None:
+        kind = event.get("kind")
+        if kind == "member":
+            self._manager.invalidate(int(event["guild_id"]), int(event["user_id"]))  # type: ignore[arg-type]
+        elif kind == "guild":
+            self._manager.invalidate_guild(int(event["guild_id"]))  # type: ignore[arg-type]
+        else:
+            self._manager.messages_changed()
+
+    async def aclose(self) -> None:
+        await self.listener.stop()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 def _writer(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> BatchedWriter:
@@ -157,14 +213,15 @@ def _services(
     manager = MemoryManager(
         pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
     )
-    guild_settings.on_change = manager.invalidate_guild  # a new timezone moves day boundaries
-    writer.on_messages_changed = manager.messages_changed  # edits/deletes make days stale
+    caches = CrossProcessCaches(pool, manager)
+    guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
+    writer.on_messages_changed = caches.messages  # edits/deletes make days stale
     facts = FactService(
         pool,
         llm,
         FactsConfig.from_settings(settings),
         telemetry=telemetry,
-        on_change=manager.invalidate,
+        on_change=caches.member,
         fallback=MemoryLLM(OfflineProvider()),
     )
     whois_budget = settings.llm_timeout_seconds
@@ -185,13 +242,14 @@ def _services(
     )
 
     async def resummarize(guild_id: int, day: object) -> object:
-        return await manager.summarize_day(guild_id, day, force=False)  # type: ignore[arg-type]
+        result = await manager.summarize_day(guild_id, day, force=False)  # type: ignore[arg-type]
+        if result.computed:
+            caches.guild(guild_id)  # other processes' contexts of the guild are stale too
+        return result
 
     privacy = PrivacyDesk(
         pool,
-        PrivacyHooks(
-            flush_writes=writer.flush, invalidate=manager.invalidate, resummarize=resummarize
-        ),
+        PrivacyHooks(flush_writes=writer.flush, invalidate=caches.member, resummarize=resummarize),
         default_timezone=settings.default_timezone,
         clock=clock,
         telemetry=telemetry,
@@ -224,6 +282,7 @@ def _services(
         retention=retention,
         usage=usage,
         recall=RecallService(pool),
+        caches=caches,
     )
 
 
@@ -276,6 +335,7 @@ def _reply_composer(
 
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
+    await memory.caches.aclose()
     await memory.retention.stop()
     await memory.privacy.aclose()
     await memory.guild_settings.aclose()
