@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         check_database,
         describe_database,
         embedded_exists,
+        serve_database,
     )
     from memory._lookup import NameLookup
     from memory._open import Memory, migrate_database, open_memory
@@ -104,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "is_transient": "memory.ingest",
     "migrate_database": "memory._open",
     "open_memory": "memory._open",
+    "serve_database": "memory._database",
     "outcome_style": "memory.telemetry",
     "parse_since": "memory.telemetry",
     "read_events": "memory.telemetry",
@@ -161,6 +163,7 @@ __all__ = [
     "render_stats",
     "report_details",
     "report_heading",
+    "serve_database",
     "to_json",
 ]
 

@@ -145,3 +145,31 @@ async def check_database(settings: Settings, *, wait_seconds: float = 5.0) -> st
         if server is not None:
             server.stop()
     return describe_database(settings)
+
+
+@asynccontextmanager
+async def serve_embedded(settings: Settings) -> AsyncIterator[str]:
+    """The embedded PostgreSQL of DATA_DIR, started, migrated and kept running while the block
+    runs: its `DATABASE_URL` for other processes (shards, workers) on this machine."""
+    from db.lifecycle import EMBEDDED_DATABASE, ensure_database
+    from db.migrate import migrate
+
+    server = EmbeddedPostgres(settings.data_dir / _EMBEDDED_SUBDIR)
+    try:
+        server.start()
+    except EmbeddedPostgresError as exc:
+        raise unavailable(exc, settings) from None
+    try:
+        await ensure_database(server.uri(), EMBEDDED_DATABASE)
+        url = server.uri(EMBEDDED_DATABASE)
+        connection = await asyncpg.connect(url)
+        try:
+            await migrate(connection)
+        finally:
+            await connection.close()
+        yield url
+    finally:
+        server.stop()
+
+
+serve_database = serve_embedded
