@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib.util
+import json
 import logging
 import signal
 from collections.abc import Callable
@@ -18,6 +20,7 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from memory import DatabaseUnavailable, Memory, open_memory
@@ -81,12 +84,29 @@ class MemoryBot(commands.Bot):
             await self.load_extension(name)
             _log.info("loaded extension %s", name)
         if self.sync_commands and self.tree.get_commands():
+            await self._sync_commands()
+
+    async def _sync_commands(self) -> None:
+        """Sync the slash commands only when the tree changed since the last sync (Discord
+        rate-limits syncs); with DEV_GUILD_ID, also to that guild, every start, at once."""
+        tree_hash = command_tree_hash(self.tree)
+        scopes: list[discord.Object | None] = [None]
+        dev_guild = self.memory.settings.dev_guild_id
+        if dev_guild is not None:
+            self.tree.copy_global_to(guild=discord.Object(dev_guild))
+            scopes.append(discord.Object(dev_guild))
+        for guild in scopes:
+            scope = "global" if guild is None else str(guild.id)
+            if guild is None and not await self.memory.needs_command_sync(scope, tree_hash):
+                _log.info("slash commands unchanged since the last sync; not syncing")
+                continue
             try:
-                synced = await self.tree.sync()
+                synced = await self.tree.sync(guild=guild)
             except discord.HTTPException as exc:
-                _log.warning("could not sync slash commands: %s", exc)
-            else:
-                _log.info("synced %d slash commands", len(synced))
+                _log.warning("could not sync slash commands (%s): %s", scope, exc)
+                continue
+            await self.memory.command_synced(scope, tree_hash)
+            _log.info("synced %d slash commands (%s)", len(synced), scope)
 
     async def on_ready(self) -> None:
         _log.info("connected as %s to %d guilds", self.user, len(self.guilds))
@@ -173,6 +193,13 @@ class ShutdownSignals:
         _log.info("%s: shutting down (pending writes are flushed first)", name)
         if self._event is not None:
             self._event.set()
+
+
+def command_tree_hash(tree: app_commands.CommandTree) -> str:
+    """A stable digest of the global command tree as Discord would receive it."""
+    payload = [command.to_dict(tree) for command in tree.get_commands()]
+    text = json.dumps(sorted(payload, key=lambda item: item["name"]), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def run_bot(settings: Settings) -> int:

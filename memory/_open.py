@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
+from db.state import get_state, set_state
 from memory._database import open_configured_database
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
@@ -76,6 +77,14 @@ class Memory:
             queue_depth=self.writer.depth,
         )
         return render_stats(report)
+
+    async def needs_command_sync(self, scope: str, tree_hash: str) -> bool:
+        """Whether the slash command tree (its hash) differs from what was last synced to
+        `scope` (global, or a guild): Discord rate-limits syncs, so unchanged trees are not."""
+        return await get_state(self.pool, f"command_tree:{scope}") != tree_hash
+
+    async def command_synced(self, scope: str, tree_hash: str) -> None:
+        await set_state(self.pool, f"command_tree:{scope}", tree_hash)
 
     def importer(self, *, include_bots: bool) -> ExportImporter:
         """An importer for DiscordChatExporter files into this database."""

@@ -63,6 +63,8 @@ class Settings(BaseSettings):
 
     # Discord
     discord_token: SecretStr | None = None
+    # Development: slash commands also synced to this guild at once (global ones take a while).
+    dev_guild_id: int | None = None
     bot_name: str = "Bot"
     ingest_bot_messages: bool = False
     persona: str = (

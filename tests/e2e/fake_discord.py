@@ -158,6 +158,7 @@ class FakeDiscord(RestRoutes):
         self.interaction_edits: dict[int, list[dict[str, Any]]] = {}
         self.followups: dict[int, list[dict[str, Any]]] = {}
         self.synced_commands: dict[int | None, list[dict[str, Any]]] = {}
+        self.sync_calls: list[int | None] = []  # scope of every command sync, in order
         self.requests: list[tuple[str, str]] = []
         self.unhandled: list[tuple[str, str]] = []
         self.identify: dict[str, Any] | None = None

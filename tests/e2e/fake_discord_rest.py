@@ -165,6 +165,7 @@ class RestRoutes:
                 stored["guild_id"] = str(guild_id)
             synced.append(stored)
         self.synced_commands[guild_id] = synced
+        self.sync_calls.append(guild_id)
         return synced
 
     async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:

@@ -146,3 +146,19 @@ async def test_repeated_sigterm_still_drains_writes_and_stops_postgres(
         psutil.Process(postmaster).wait(timeout=15)
     assert not psutil.pid_exists(postmaster), "embedded PostgreSQL left running"
     assert await _stored_after_restart(pg_dir) == [int(m["id"]) for m in sent]
+
+
+async def test_slash_commands_sync_only_when_the_tree_changed(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    from tests.e2e.fake_discord import GUILD_ID
+
+    first = await start_bot(extensions=["bot.cogs.facts"])
+    assert fake_discord.sync_calls == [None]
+    await first.close()
+    await start_bot(extensions=["bot.cogs.facts"])  # a restart with the same commands
+    assert fake_discord.sync_calls == [None], "an unchanged tree is not synced again"
+    await start_bot(extensions=["bot.cogs.facts", "bot.cogs.recall"])  # a new command
+    assert fake_discord.sync_calls == [None, None]
+    await start_bot(extensions=["bot.cogs.facts", "bot.cogs.recall"], dev_guild_id=GUILD_ID)
+    assert fake_discord.sync_calls == [None, None, GUILD_ID]  # the dev guild, at once

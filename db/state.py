@@ -1,0 +1,20 @@
+"""Queries of `bot_state`: small key/value facts the bot keeps about itself."""
+
+from __future__ import annotations
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+
+async def get_state(db: Executor, key: str) -> str | None:
+    return await db.fetchval("SELECT value FROM bot_state WHERE key = $1", key)
+
+
+async def set_state(db: Executor, key: str, value: str) -> None:
+    await db.execute(
+        "INSERT INTO bot_state (key, value) VALUES ($1, $2)"
+        " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()",
+        key,
+        value,
+    )
