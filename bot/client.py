@@ -20,6 +20,9 @@ from typing import Any
 
 import aiohttp
 import discord
+import discord.gateway
+import discord.http
+import yarl
 from discord import app_commands
 from discord.ext import commands
 
@@ -54,8 +57,13 @@ def bot_intents() -> discord.Intents:
     return intents
 
 
-class MemoryBot(commands.Bot):
-    """memorybot on Discord. Features live in cogs; shared services come from `memory`."""
+class MemoryBot(commands.AutoShardedBot):
+    """memorybot on Discord. Features live in cogs; shared services come from `memory`.
+
+    Always the sharded client: with SHARD_COUNT=1 (the default) it owns the one shard; with
+    SHARD_COUNT/SHARD_IDS several processes on one database split the guilds between them,
+    and each only ever sees (so builds and caches memory for) the guilds of its shards.
+    """
 
     def __init__(
         self,
@@ -66,6 +74,10 @@ class MemoryBot(commands.Bot):
         **options: Any,
     ) -> None:
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        plan = memory.settings.shards
+        options.setdefault("shard_count", plan.count)
+        if plan.ids is not None:
+            options.setdefault("shard_ids", list(plan.ids))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=bot_intents(),
@@ -109,7 +121,12 @@ class MemoryBot(commands.Bot):
             _log.info("synced %d slash commands (%s)", len(synced), scope)
 
     async def on_ready(self) -> None:
-        _log.info("connected as %s to %d guilds", self.user, len(self.guilds))
+        _log.info(
+            "connected as %s to %d guilds (shards %s)",
+            self.user,
+            len(self.guilds),
+            self.memory.settings.shards.describe(),
+        )
 
     async def on_command_error(
         self, context: commands.Context[Any], exception: commands.CommandError
@@ -248,9 +265,11 @@ async def serve(
     if own:
         signals.install()
     stop = signals.attach()  # a signal during start-up still stops us cleanly
+    point_at_discord(settings)
     try:
         memory_opened = open_memory(settings, clock=SystemClock(), background=True)
         async with memory_opened as memory, MemoryBot(memory) as bot:
+            memory.telemetry.bind(shards=settings.shards.describe())
             if on_start is not None:
                 on_start(bot)
             if not stop.is_set():
@@ -260,6 +279,15 @@ async def serve(
             signals.restore()
     _log.info("bot stopped")
     return 0
+
+
+def point_at_discord(settings: Settings) -> None:
+    """DISCORD_API_URL / DISCORD_GATEWAY_URL: talk to a proxy (or a test double) instead of
+    Discord itself, through discord.py's own base-URL hooks."""
+    if settings.discord_api_url:
+        discord.http.Route.BASE = settings.discord_api_url.rstrip("/")
+    if settings.discord_gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
 
 
 async def _run_until_stopped(bot: MemoryBot, token: str, stop: asyncio.Event) -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import asyncpg
 
+from db.jobs import ensure_job_queue
+
 _log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -97,6 +99,8 @@ async def migrate(connection: asyncpg.Connection, directory: Path = MIGRATIONS_D
                     f"migration V{migration.version:03d}__{migration.name} failed: {exc}"
                 ) from exc
             done.append(migration.version)
+        if directory == MIGRATIONS_DIR:
+            await ensure_job_queue(connection)
         return done
     finally:
         await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK_ID)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
@@ -29,7 +29,8 @@ from memory.core.telemetry import Telemetry
 from memory.facts import FactsConfig, FactService
 from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
-from memory.llm import MemoryLLM, OfflineProvider, build_llm
+from memory.jobs import JobHandlers, JobWorker, WorkerConfig
+from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import RecallService
@@ -67,6 +68,9 @@ class Memory:
     recall: RecallService
     # Invalidations published to, and heard from, the other processes on this database.
     caches: CrossProcessCaches
+    # Background jobs on the PostgreSQL queue (closing days, retention); started by the bot
+    # unless RUN_WORKER=false, and by `memorybot worker`.
+    worker: JobWorker
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -132,13 +136,13 @@ async def open_memory(
         writer.start()
         stack.push_async_callback(writer.close)  # drained before the pool closes
         if llm is None:
-            llm = build_llm(settings, telemetry)
+            llm = build_llm(settings, telemetry, shared_limits=SharedRateLimits(pool))
             stack.push_async_callback(llm.provider.aclose)
         memory = _services(settings, clock, telemetry, pool, llm, writer)
         stack.push_async_callback(_close_services, memory)
         memory.caches.listener.start()
-        if background:
-            memory.retention.start()
+        if background and settings.run_worker:
+            memory.worker.start()
         yield memory
 
 
@@ -250,8 +254,8 @@ def _services(
         guild_settings=guild_settings,
     )
 
-    async def resummarize(guild_id: int, day: object) -> object:
-        result = await manager.summarize_day(guild_id, day, force=False)  # type: ignore[arg-type]
+    async def resummarize(guild_id: int, day: date) -> object:
+        result = await manager.summarize_day(guild_id, day, force=False)
         if result.computed:
             caches.guild(guild_id)  # other processes' contexts of the guild are stale too
         return result
@@ -270,6 +274,13 @@ def _services(
         telemetry=telemetry,
         batch_size=settings.retention_batch_size,
         interval=timedelta(hours=settings.retention_interval_hours),
+    )
+    worker = JobWorker(
+        pool,
+        JobHandlers(close_day=resummarize, retention=retention.run),
+        WorkerConfig.from_settings(settings),
+        clock=clock,
+        telemetry=telemetry,
     )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
@@ -292,6 +303,7 @@ def _services(
         usage=usage,
         recall=RecallService(pool),
         caches=caches,
+        worker=worker,
     )
 
 
@@ -344,6 +356,7 @@ def _reply_composer(
 
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
+    await memory.worker.stop()
     await memory.caches.aclose()
     await memory.retention.stop()
     await memory.privacy.aclose()

@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "bot.cli.user",
     "bot.cli.recall",
     "bot.cli.db",
+    "bot.cli.worker",
     "bot.cli.health",
 )
 

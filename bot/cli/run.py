@@ -25,6 +25,16 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
         return console(args, settings)  # explains itself, then chats offline
     from bot.client import run_bot
 
+    shards = settings.shards
+    if shards.count != 1:  # several processes share the logs: say whose line it is
+        tag_logs(f"shards {shards.describe()}")
     if not embedded_exists(settings):
         _log.warning("creating a new database: %s", describe_database(settings))
     return run_bot(settings)
+
+
+def tag_logs(tag: str) -> None:
+    """Put `[tag]` in every log line of this process (after `configure_logging`)."""
+    formatter = logging.Formatter(f"%(asctime)s %(levelname)s [{tag}] %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(formatter)

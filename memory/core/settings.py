@@ -30,6 +30,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memory.core.paths import Locations, find_locations
 from memory.core.purposes import PURPOSES
+from memory.core.shards import ShardPlan, shard_plan
 
 _log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER"})
 # `.env` is shared with Docker Compose, which reads its own variables from it.
 COMPOSE_PREFIXES = ("POSTGRES_", "COMPOSE_")
 # In the process environment only names that look like ours are checked (it holds many others).
-OUR_PREFIXES = ("DISCORD_", "GEMINI_", "OPENAI_", "LLM_", "MEMORYBOT_")
+OUR_PREFIXES = ("DISCORD_", "GEMINI_", "OPENAI_", "LLM_", "MEMORYBOT_", "SHARD_", "JOB_")
 
 
 class SettingsError(Exception):
@@ -65,6 +66,12 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = None
     # Development: slash commands also synced to this guild at once (global ones take a while).
     dev_guild_id: int | None = None
+    # Sharding: a number or "auto" (Discord's recommendation); SHARD_IDS "0,1" or "0-3" (all).
+    shard_count: str = "1"
+    shard_ids: str | None = None
+    # Discord's REST and gateway URLs, for a proxy in front of several shards (or a test double).
+    discord_api_url: str | None = None
+    discord_gateway_url: str | None = None
     bot_name: str = "Bot"
     ingest_bot_messages: bool = False
     persona: str = (
@@ -140,6 +147,13 @@ class Settings(BaseSettings):
     ingest_queue_max: int = Field(default=100_000, ge=10)
     max_message_chars: int = Field(default=8000, ge=100)
 
+    # Background jobs (the PostgreSQL job queue)
+    run_worker: bool = True
+    job_concurrency: int = Field(default=2, ge=1)
+    job_max_attempts: int = Field(default=5, ge=1)
+    job_sweep_seconds: float = Field(default=300.0, gt=0)
+    job_heartbeat_timeout_seconds: float = Field(default=60.0, ge=2)
+
     # Operations
     retention_days: int = Field(default=30, ge=1)
     retention_batch_size: int = Field(default=5000, ge=100)
@@ -210,11 +224,16 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _provider_has_key(self) -> Settings:
+        shard_plan(self.shard_count, self.shard_ids)  # raises naming the bad setting
         if self.llm_provider == "gemini" and self.gemini_api_key is None:
             raise ValueError("LLM_PROVIDER: gemini needs GEMINI_API_KEY (set it, or choose openai)")
         if self.window_hard_decay_minutes < self.window_soft_decay_minutes:
             raise ValueError("WINDOW_HARD_DECAY_MINUTES: must be >= WINDOW_SOFT_DECAY_MINUTES")
         return self
+
+    @property
+    def shards(self) -> ShardPlan:
+        return shard_plan(self.shard_count, self.shard_ids)
 
     @property
     def provider(self) -> ProviderName:

@@ -31,6 +31,11 @@ class Telemetry:
         self._recent: deque[dict[str, Any]] = deque(maxlen=keep_recent)
         self._counts: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._bound: dict[str, Any] = {}
+
+    def bind(self, **fields: Any) -> None:
+        """Fields every later event carries (e.g. the process's shards), unless it sets them."""
+        self._bound.update({key: value for key, value in fields.items() if value is not None})
 
     def add_sink(self, sink: Sink) -> None:
         self._sinks.append(sink)
@@ -45,6 +50,7 @@ class Telemetry:
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "op": op,
             "outcome": outcome,
+            **self._bound,
         }
         event.update({key: value for key, value in fields.items() if value is not None})
         with self._lock:

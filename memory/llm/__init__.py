@@ -10,6 +10,7 @@ from memory.llm._claims import contradicts, same_claim, third_person
 from memory.llm._factory import build_llm
 from memory.llm._offline import OfflineProvider
 from memory.llm._schemas import LearnedItem, PromptMember, PromptMessage
+from memory.llm._shared_limit import SharedRateLimits
 from memory.llm._tasks import (
     MemoryLLM,
     forgotten_constraints,
@@ -27,6 +28,7 @@ __all__ = [
     "OfflineProvider",
     "PromptMember",
     "PromptMessage",
+    "SharedRateLimits",
     "build_llm",
     "compact_lines",
     "compact_transcript",

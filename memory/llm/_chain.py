@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
@@ -109,6 +110,12 @@ class ProviderLimits:
     requests_per_minute: float | None = None
     max_concurrency: int | None = None
     model_requests_per_minute: Mapping[str, float] = field(default_factory=dict)
+    # Makes a limiter shared with other processes, from a key and a rate; None: this process's.
+    shared: Callable[[str, float], RequestLimiter] | None = None
+
+
+class RequestLimiter(Protocol):
+    async def acquire(self) -> None: ...
 
 
 class _Guarded:
@@ -120,12 +127,14 @@ class _Guarded:
         self.semaphore = (
             asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None
         )
-        self._limiters: dict[str, AsyncLimiter] = {}
+        self._limiters: dict[str, RequestLimiter] = {}
 
-    def limiter(self, model: str) -> AsyncLimiter | None:
+    def limiter(self, model: str) -> RequestLimiter | None:
         rpm = self.limits.model_requests_per_minute.get(model, self.limits.requests_per_minute)
         if not rpm:
             return None
+        if model not in self._limiters and self.limits.shared is not None:
+            self._limiters[model] = self.limits.shared(f"{self.provider.name}:{model}", rpm)
         if model not in self._limiters:
             # AsyncLimiter needs a capacity of at least one request; rates below one per
             # minute stretch the period instead.

@@ -12,10 +12,13 @@ from collections.abc import Callable
 from memory.core.settings import PURPOSES, ProviderName, Settings, purpose_pairs
 from memory.core.telemetry import Telemetry
 from memory.llm._base import LLMProvider
-from memory.llm._chain import ProviderChain, ProviderLimits, RetryPolicy, Sleep
+from memory.llm._chain import ProviderChain, ProviderLimits, RequestLimiter, RetryPolicy, Sleep
 from memory.llm._offline import OfflineProvider
 from memory.llm._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES
 from memory.llm._tasks import MemoryLLM
+
+# Makes a limiter shared across processes from a key ("gemini:model") and a rate.
+SharedLimits = Callable[[str, float], RequestLimiter]
 
 _log = logging.getLogger(__name__)
 
@@ -82,8 +85,11 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
     raise ValueError(f"unknown LLM provider {name!r}")
 
 
-def provider_limits(provider: LLMProvider, settings: Settings) -> ProviderLimits:
-    """Rate and concurrency guards for a remote provider; none for the local one."""
+def provider_limits(
+    provider: LLMProvider, settings: Settings, shared: SharedLimits | None = None
+) -> ProviderLimits:
+    """Rate and concurrency guards for a remote provider; none for the local one. With
+    `shared`, the rate limits hold across every process on the database."""
     if provider.name == "offline":
         return ProviderLimits()
     rpm = settings.llm_requests_per_minute
@@ -98,6 +104,7 @@ def provider_limits(provider: LLMProvider, settings: Settings) -> ProviderLimits
         requests_per_minute=rpm,
         max_concurrency=settings.llm_max_concurrency,
         model_requests_per_minute=per_model,
+        shared=shared,
     )
 
 
@@ -124,6 +131,7 @@ def build_provider_chain(
     *,
     sleep: Sleep | None = None,
     jitter: Callable[[], float] | None = None,
+    shared_limits: SharedLimits | None = None,
 ) -> ProviderChain:
     """Every provider any purpose's chain names, wired with its guards and fallbacks."""
     wanted: list[ProviderName] = []
@@ -156,13 +164,16 @@ def build_provider_chain(
     return ProviderChain(
         list(built.values()),
         chains=chains,
-        limits={name: provider_limits(p, settings) for name, p in built.items()},
+        limits={name: provider_limits(p, settings, shared_limits) for name, p in built.items()},
         policy=retry_policy(settings),
         telemetry=telemetry,
         **extra,  # type: ignore[arg-type]
     )
 
 
-def build_llm(settings: Settings, telemetry: Telemetry) -> MemoryLLM:
-    """The memory tasks over the configured provider chain (close with `llm.provider.aclose()`)."""
-    return MemoryLLM(build_provider_chain(settings, telemetry))
+def build_llm(
+    settings: Settings, telemetry: Telemetry, *, shared_limits: SharedLimits | None = None
+) -> MemoryLLM:
+    """The memory tasks over the configured provider chain (close with `llm.provider.aclose()`);
+    `shared_limits` makes the requests-per-minute limits hold across processes."""
+    return MemoryLLM(build_provider_chain(settings, telemetry, shared_limits=shared_limits))

@@ -39,6 +39,9 @@ FIELDS: dict[str, str] = {
     "size": "ingest_batch: events in the batch",
     "queue_depth": "ingest: events still waiting in the queue",
     "command": "admin: the /memory subcommand; command: the member command",
+    "job": "job: which background job (close_day, retention)",
+    "attempt": "job: which attempt this was (retries come back with backoff)",
+    "shards": "the Discord shards of the process that emitted it, e.g. 0-1/4 (bots only)",
 }
 
 # Every operation memorybot reports; `op` of every line is one of these.
@@ -72,4 +75,5 @@ OPS: dict[str, str] = {
     "privacy_optout": "a member opted out: purged, and kept out from now on (count = late rows)",
     "privacy_optin": "a member opted in (stored from now on)",
     "admin": "a /memory admin command (command); outcome refused for non-admins",
+    "job": "a background job ran from the queue (job, attempt; guild_id and day for close_day)",
 }

@@ -166,6 +166,9 @@ class FakeDiscord(RestRoutes):
         self.threads: list[FakeChannel] = []  # active threads, listed by REST only
         self.history_forbidden: set[int] = set()  # channel ids whose history answers 403
         self._sockets: set[web.WebSocketResponse] = set()
+        # (shard id, shard count) each identified connection asked for.
+        self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        self.identifies: list[dict[str, Any]] = []
         self._sequence = itertools.count(1)
         self._increment = itertools.count(1)
         self._interactions: dict[str, int] = {}  # token -> interaction id
@@ -394,12 +397,18 @@ class FakeDiscord(RestRoutes):
     # ----------------------------------------------------------------- events to the bot
 
     async def dispatch(self, event: str, data: Mapping[str, Any]) -> None:
-        """Send one DISPATCH to every connected client."""
-        if not self._sockets:
+        """Send one DISPATCH to every connected client whose shard holds the guild (as
+        Discord does: a guild's events arrive on its shard only)."""
+        owners = [socket for socket in self._sockets if self._owns(socket)]
+        if not owners:
             raise RuntimeError(f"no client connected to dispatch {event} to")
         payload = {"op": 0, "t": event, "s": next(self._sequence), "d": data}
-        for socket in list(self._sockets):
+        for socket in owners:
             await socket.send_str(json.dumps(payload))
+
+    def _owns(self, socket: web.WebSocketResponse) -> bool:
+        shard_id, count = self._shard_of.get(socket, (0, 1))
+        return (self.guild.id >> 22) % count == shard_id
 
     def add_history(self, content: str, **options: Any) -> dict[str, Any]:
         """Store a message in channel history without telling the bot (sent while offline)."""
@@ -605,6 +614,7 @@ class FakeDiscord(RestRoutes):
                 await self._on_gateway_message(socket, json.loads(frame.data))
         finally:
             self._sockets.discard(socket)
+            self._shard_of.pop(socket, None)
         return socket
 
     async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict) -> None:
@@ -613,6 +623,9 @@ class FakeDiscord(RestRoutes):
             await socket.send_json({"op": 11})
         elif op == 2:  # identify
             self.identify = data
+            self.identifies.append(data)
+            shard = data.get("shard") or [0, 1]
+            self._shard_of[socket] = (int(shard[0]), int(shard[1]))
             self._sockets.add(socket)
             await self._send_ready(socket)
         elif op == 6:  # resume: not supported, ask for a fresh identify
@@ -636,13 +649,16 @@ class FakeDiscord(RestRoutes):
         await socket.send_json({"op": 0, "t": event, "s": next(self._sequence), "d": data})
 
     async def _send_ready(self, socket: web.WebSocketResponse) -> None:
+        owned = self._owns(socket)
+        guilds = [{"id": str(self.guild.id), "unavailable": True}] if owned else []
         await self._send(
             socket,
             "READY",
             {
                 "v": 10,
                 "user": self.bot_user.user_payload(),
-                "guilds": [{"id": str(self.guild.id), "unavailable": True}],
+                "guilds": guilds,
+                "shard": list(self._shard_of.get(socket, (0, 1))),
                 "session_id": f"session-{self.snowflake()}",
                 "resume_gateway_url": self.gateway_url,
                 "application": {"id": str(self.application_id), "flags": 0},
@@ -650,5 +666,6 @@ class FakeDiscord(RestRoutes):
                 "relationships": [],
             },
         )
-        await self._send(socket, "GUILD_CREATE", guild_payload(self.guild))
-        self._ready.set()
+        if owned:
+            await self._send(socket, "GUILD_CREATE", guild_payload(self.guild))
+            self._ready.set()

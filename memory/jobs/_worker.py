@@ -1,0 +1,255 @@
+"""The background worker: runs queued jobs and, every sweep, queues the work that is due.
+
+Built on pgqueuer's QueueManager: a job is picked by exactly one worker (FOR UPDATE SKIP
+LOCKED), its heartbeat is kept while it runs, and a job whose worker died (no heartbeat for
+JOB_HEARTBEAT_TIMEOUT_SECONDS) is picked again by another. Failures are retried with
+exponential backoff up to JOB_MAX_ATTEMPTS, then held as `failed` in the queue table for an
+admin to see (the sweep leaves that guild-day alone for a day, then tries again).
+
+What runs here is injected (`JobHandlers`): this package knows the queue, not the services.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import asyncpg
+from pgqueuer import DatabaseRetryEntrypointExecutor, Job, QueueManager
+from pgqueuer.executors import EntrypointExecutorParameters
+
+from db.jobs import due_days
+from db.state import get_state, set_state
+from memory.core.clock import Clock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.jobs._queue import CLOSE_DAY, RETENTION, JobQueue, close_day_payload
+
+_log = logging.getLogger(__name__)
+
+RETENTION_STATE = "retention:last_run"
+# How far back the sweep looks for days to close: the history window plus today.
+LOOKBACK = timedelta(days=8)
+# Days queued per sweep at most (a big import is closed by `memorybot import`, not here).
+SWEEP_LIMIT = 500
+# How long a stopping worker lets running jobs finish before leaving them to another worker.
+STOP_GRACE_SECONDS = 10.0
+# Pause before a consumer that died (database gone) is started again.
+RESTART_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """What the worker reads of the settings; the retry delays are for tests to shorten."""
+
+    concurrency: int = 2
+    max_attempts: int = 5
+    sweep_seconds: float = 300.0
+    heartbeat_timeout_seconds: float = 60.0
+    retention_interval: timedelta = timedelta(days=1)
+    default_timezone: str = "UTC"
+    retry_initial_delay: timedelta = timedelta(seconds=30)
+    retry_max_delay: timedelta = timedelta(hours=1)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> WorkerConfig:
+        return cls(
+            concurrency=settings.job_concurrency,
+            max_attempts=settings.job_max_attempts,
+            sweep_seconds=settings.job_sweep_seconds,
+            heartbeat_timeout_seconds=settings.job_heartbeat_timeout_seconds,
+            retention_interval=timedelta(hours=settings.retention_interval_hours),
+            default_timezone=settings.default_timezone,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class JobHandlers:
+    """The work itself: close one guild-day (summaries + learned facts), run retention."""
+
+    close_day: Callable[[int, date], Awaitable[object]]
+    retention: Callable[[], Awaitable[object]]
+
+
+class JobWorker:
+    """Runs jobs from the queue until stopped; `memorybot worker`, or inside `memorybot run`."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        handlers: JobHandlers,
+        config: WorkerConfig,
+        *,
+        clock: Clock,
+        telemetry: Telemetry,
+    ) -> None:
+        self._pool = pool
+        self._handlers = handlers
+        self._config = config
+        self._clock = clock
+        self._telemetry = telemetry
+        self.queue = JobQueue(pool)
+        self._manager: QueueManager | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
+        self.jobs_done = 0
+
+    @property
+    def running(self) -> bool:
+        return any(not task.done() for task in self._tasks)
+
+    def start(self) -> None:
+        """Start taking jobs and sweeping on the running loop (idempotent)."""
+        if self.running:
+            return
+        self._stopping = asyncio.Event()
+        self._tasks = [
+            asyncio.create_task(self._run(), name="memorybot-jobs"),
+            asyncio.create_task(self._sweep_loop(), name="memorybot-job-sweep"),
+        ]
+
+    async def stop(self) -> None:
+        """Stop taking jobs; running ones get STOP_GRACE_SECONDS, then are left to another
+        worker (their heartbeat stops, so one picks them up)."""
+        tasks, self._tasks = self._tasks, []
+        self._stopping.set()
+        if self._manager is not None:
+            self._manager.shutdown.set()
+        for task in tasks:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(task, STOP_GRACE_SECONDS)
+
+    async def sweep(self) -> int:
+        """Queue every guild-day due to close and a retention run when one is due; how many
+        jobs were newly queued (those already queued or running are not queued twice)."""
+        now = self._clock.now()
+        days = await due_days(
+            self._pool,
+            now=now,
+            lookback=LOOKBACK,
+            default_timezone=self._config.default_timezone,
+            limit=SWEEP_LIMIT,
+        )
+        queued = 0
+        for guild_id, day in days:
+            queued += await self.queue.close_day(guild_id, day)
+        if await self._retention_due(now.timestamp()):
+            queued += await self.queue.retention()
+        return queued
+
+    # --- the queue ------------------------------------------------------------------------
+
+    def _queue_manager(self) -> QueueManager:
+        manager = QueueManager(self.queue.queries)
+        retrying = self._executor_factory()
+        manager.entrypoint(
+            CLOSE_DAY,
+            concurrency_limit=self._config.concurrency,
+            on_failure="hold",
+            executor_factory=retrying,
+        )(self._close_day)
+        manager.entrypoint(
+            RETENTION, concurrency_limit=1, on_failure="hold", executor_factory=retrying
+        )(self._retention)
+        return manager
+
+    def _executor_factory(
+        self,
+    ) -> Callable[[EntrypointExecutorParameters], DatabaseRetryEntrypointExecutor]:
+        config = self._config
+
+        def build(parameters: EntrypointExecutorParameters) -> DatabaseRetryEntrypointExecutor:
+            return DatabaseRetryEntrypointExecutor(
+                parameters,
+                max_attempts=config.max_attempts,
+                initial_delay=config.retry_initial_delay,
+                max_delay=config.retry_max_delay,
+                backoff_multiplier=4.0,
+            )
+
+        return build
+
+    async def _run(self) -> None:
+        """Consume until stopped; a consumer that dies (its LISTEN connection lost with the
+        database) is started again once the database answers."""
+        timeout = timedelta(seconds=self._config.heartbeat_timeout_seconds)
+        while not self._stopping.is_set():
+            self._manager = self._queue_manager()
+            try:
+                await self._manager.run(
+                    dequeue_timeout=timedelta(seconds=30),
+                    batch_size=1,
+                    heartbeat_timeout=timeout,
+                    shutdown_on_listener_failure=True,
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                _log.warning("job queue consumer stopped (%s); restarting", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), RESTART_SECONDS)
+
+    async def _close_day(self, job: Job) -> None:
+        guild_id, day = close_day_payload(job.payload)
+        await self._traced(CLOSE_DAY, job, self._handlers.close_day(guild_id, day), guild_id, day)
+
+    async def _retention(self, job: Job) -> None:
+        await self._traced(RETENTION, job, self._handlers.retention(), None, None)
+        await set_state(self._pool, RETENTION_STATE, str(self._clock.now().timestamp()))
+
+    async def _traced(
+        self,
+        kind: str,
+        job: Job,
+        work: Awaitable[object],
+        guild_id: int | None,
+        day: date | None,
+    ) -> None:
+        started = time.perf_counter()
+        fields = {
+            "job": kind,
+            "guild_id": guild_id,
+            "day": day.isoformat() if day else None,
+            "attempt": job.attempts + 1,
+        }
+        try:
+            await work
+        except Exception as exc:
+            self._telemetry.emit(
+                "job",
+                outcome="error",
+                latency_ms=round((time.perf_counter() - started) * 1000, 2),
+                error=f"{type(exc).__name__}: {exc}"[:300],
+                **fields,
+            )
+            raise
+        self.jobs_done += 1
+        self._telemetry.emit(
+            "job", latency_ms=round((time.perf_counter() - started) * 1000, 2), **fields
+        )
+
+    # --- the sweep ------------------------------------------------------------------------
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            try:
+                queued = await self.sweep()
+                if queued:
+                    _log.info("queued %d background jobs", queued)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database blipped: the next sweep catches up
+                _log.warning("job sweep failed: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self._config.sweep_seconds)
+                return
+
+    async def _retention_due(self, now: float) -> bool:
+        last = await get_state(self._pool, RETENTION_STATE)
+        interval = self._config.retention_interval.total_seconds()
+        return last is None or now - float(last) >= interval

@@ -1,0 +1,160 @@
+"""Background work on the PostgreSQL job queue: each due guild-day is queued once, closed once
+by whichever worker picks it, retried with backoff when it fails, and held (not retried on every
+sweep forever) when it keeps failing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+
+from db.messages import insert_messages
+from db.pool import create_pool
+from memory import open_memory
+from memory.core.clock import FixedClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.jobs import JobHandlers, JobWorker, WorkerConfig
+from tests.support import chat_message, eventually
+
+G, H = 970, 971
+NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
+TODAY = NOW.date()
+
+
+def settings(tmp_path: Path) -> Settings:
+    return Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+
+
+async def say(pool: asyncpg.Pool, guild: int, day: date, text: str, author: int = 5) -> None:
+    at = datetime(day.year, day.month, day.day, 10, tzinfo=UTC)
+    await insert_messages(
+        pool, [chat_message(content=text, guild_id=guild, author_id=author, created_at=at)]
+    )
+
+
+async def closed_days(pool: asyncpg.Pool) -> set[tuple[int, date]]:
+    rows = await pool.fetch("SELECT guild_id, day FROM summary_days")
+    return {(row["guild_id"], row["day"]) for row in rows}
+
+
+async def job_rows(pool: asyncpg.Pool) -> list[asyncpg.Record]:
+    return await pool.fetch("SELECT entrypoint, status, attempts, dedupe_key FROM pgqueuer")
+
+
+async def test_the_sweep_queues_each_past_day_once_and_a_worker_closes_it(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    yesterday, before = TODAY - timedelta(days=1), TODAY - timedelta(days=2)
+    await say(db_pool, G, yesterday, "I adopted a cat called Miso")
+    await say(db_pool, G, before, "the climbing gym opened")
+    await say(db_pool, H, yesterday, "ferry to Oslo tomorrow")
+    await say(db_pool, G, TODAY, "today is still open")
+    telemetry = Telemetry()
+    async with open_memory(
+        settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
+    ) as memory:
+        # Three past guild-days and the first retention run; today is not closed yet.
+        assert await memory.worker.sweep() == 4
+        assert await memory.worker.sweep() == 0  # already queued: not twice
+        memory.worker.start()
+        expected = {(G, yesterday), (G, before), (H, yesterday)}
+        await eventually(lambda: _closed(db_pool, expected), timeout=30)
+        await eventually(lambda: _queue_empty(db_pool), timeout=30)
+        assert await memory.worker.sweep() == 0  # closed days are not due again
+    jobs = Counter(e["job"] for e in telemetry.recent("job") if e["outcome"] == "ok")
+    assert jobs == {"close_day": 3, "retention": 1}
+    closes = [e for e in telemetry.recent("daily_summary") if e["reason"] != "pass"]
+    assert sorted((e["guild_id"], e["day"]) for e in closes) == sorted(
+        (g, d.isoformat()) for g, d in expected
+    )
+
+
+async def test_two_workers_close_each_day_exactly_once(
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
+) -> None:
+    days = [TODAY - timedelta(days=offset) for offset in range(1, 7)]
+    for day in days:
+        await say(db_pool, G, day, f"news of {day}")
+    other_pool = await create_pool(database_dsn)
+    first, second = Telemetry(), Telemetry()
+    clock = FixedClock(NOW)
+    try:
+        async with (
+            open_memory(settings(tmp_path), clock=clock, pool=db_pool, telemetry=first) as one,
+            open_memory(settings(tmp_path), clock=clock, pool=other_pool, telemetry=second) as two,
+        ):
+            one.worker.start()
+            two.worker.start()
+            await eventually(lambda: _closed(db_pool, {(G, day) for day in days}), timeout=60)
+            await eventually(lambda: _queue_empty(db_pool), timeout=30)
+    finally:
+        await other_pool.close()
+    ran = [
+        e["day"]
+        for t in (first, second)
+        for e in t.recent("job")
+        if e["job"] == "close_day" and e["outcome"] == "ok"
+    ]
+    assert sorted(ran) == sorted(day.isoformat() for day in days)  # each once, by someone
+
+
+async def test_a_failing_close_is_retried_with_backoff_then_held(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    flaky_day, broken_day = TODAY - timedelta(days=1), TODAY - timedelta(days=2)
+    await say(db_pool, G, flaky_day, "flaky")
+    await say(db_pool, G, broken_day, "broken")
+    calls: Counter[date] = Counter()
+    telemetry = Telemetry()
+    async with open_memory(
+        settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
+    ) as memory:
+
+        async def close_day(guild_id: int, day: date) -> object:
+            calls[day] += 1
+            if day == broken_day or calls[day] == 1:
+                raise RuntimeError(f"model overloaded ({day})")
+            return await memory.manager.summarize_day(guild_id, day, force=False)
+
+        async def retention() -> None:
+            return None
+
+        worker = JobWorker(
+            db_pool,
+            JobHandlers(close_day=close_day, retention=retention),
+            WorkerConfig(
+                max_attempts=3,
+                sweep_seconds=3600,
+                retry_initial_delay=timedelta(milliseconds=50),
+            ),
+            clock=memory.clock,
+            telemetry=telemetry,
+        )
+        worker.start()
+        try:
+            await eventually(lambda: _closed(db_pool, {(G, flaky_day)}), timeout=30)
+
+            async def held() -> bool:
+                rows = await job_rows(db_pool)
+                return any(r["status"] == "failed" for r in rows)
+
+            await eventually(held, timeout=30)
+            assert await worker.sweep() == 0  # the held day is left alone, not retried forever
+        finally:
+            await worker.stop()
+    assert calls[flaky_day] == 2
+    assert calls[broken_day] == 4  # the first try and three retries, then held
+    assert (G, broken_day) not in await closed_days(db_pool)
+    errors = [e for e in telemetry.recent("job") if e["outcome"] == "error"]
+    assert {e["attempt"] for e in errors if e["day"] == broken_day.isoformat()} == {1, 2, 3, 4}
+
+
+async def _closed(pool: asyncpg.Pool, expected: set[tuple[int, date]]) -> bool:
+    return expected <= await closed_days(pool)
+
+
+async def _queue_empty(pool: asyncpg.Pool) -> bool:
+    return not [r for r in await job_rows(pool) if r["status"] in ("queued", "picked")]
