@@ -310,3 +310,20 @@ def test_makefile_installs_with_the_lock() -> None:
     assert "pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'" in makefile
     assert f"LOCK := {LOCK}" in makefile
     assert re.search(r"^lock:", makefile, re.MULTILINE)
+
+
+def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
+    scale = yaml.safe_load((ROOT / "docker-compose.scale.yml").read_text())["services"]
+    shards = {
+        name: service["environment"]
+        for name, service in scale.items()
+        if "SHARD_IDS" in service.get("environment", {})
+    }
+    assert sorted(env["SHARD_IDS"] for env in shards.values()) == ["0", "1"]
+    assert {env["SHARD_COUNT"] for env in shards.values()} == {"2"}
+    assert all(env["RUN_WORKER"] == "false" for env in shards.values())  # the worker works
+    assert "memorybot worker" in " ".join(scale["worker"]["command"])
+    log_dirs = [service["environment"]["LOG_DIR"] for service in scale.values()]
+    assert len(set(log_dirs)) == len(log_dirs)  # no two processes share a heartbeat file
+    for name in ("bot-shard1", "worker"):
+        assert scale[name]["extends"] == {"file": "docker-compose.yml", "service": "bot"}

@@ -261,3 +261,46 @@ def test_a_typo_of_our_own_variable_in_the_environment_stops(monkeypatch) -> Non
     monkeypatch.delenv("MEMORYBOT_NOWW")
     monkeypatch.setenv("MEMORYBOT_IMAGE_TAG", "1.0")  # an image's own variable: not a typo
     assert load_settings().provider == "offline"
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "expected"),
+    [
+        ("1", None, "all/1"),
+        ("auto", None, "all/auto"),
+        ("4", "0-1", "0-1/4"),
+        ("8", "5, 0-2 ,2", "0-2,5/8"),
+    ],
+)
+def test_shard_settings_say_which_shards_this_process_owns(
+    monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None, expected: str
+) -> None:
+    monkeypatch.setenv("SHARD_COUNT", count)
+    if ids is None:
+        monkeypatch.delenv("SHARD_IDS", raising=False)
+    else:
+        monkeypatch.setenv("SHARD_IDS", ids)
+    assert load_settings().shards.describe() == expected
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "message"),
+    [
+        ("two", None, "SHARD_COUNT: expected a number or 'auto'"),
+        ("0", None, "SHARD_COUNT: must be at least 1"),
+        ("2", "2", "SHARD_IDS: shard 2 does not exist with SHARD_COUNT=2"),
+        ("auto", "0", "SHARD_IDS: needs a fixed SHARD_COUNT"),
+        ("4", "3-1", "SHARD_IDS: bad range"),
+        ("4", "a,b", "SHARD_IDS: expected e.g. '0,1' or '0-3'"),
+    ],
+)
+def test_bad_shard_settings_stop_start_up_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None, message: str
+) -> None:
+    monkeypatch.setenv("SHARD_COUNT", count)
+    if ids is None:
+        monkeypatch.delenv("SHARD_IDS", raising=False)
+    else:
+        monkeypatch.setenv("SHARD_IDS", ids)
+    with pytest.raises(SettingsError, match=message):
+        load_settings()

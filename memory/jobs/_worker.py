@@ -182,7 +182,8 @@ class JobWorker:
             self._manager = self._queue_manager()
             try:
                 await self._manager.run(
-                    dequeue_timeout=timedelta(seconds=30),
+                    # Stale jobs send no notification: poll often enough to re-pick them.
+                    dequeue_timeout=min(timedelta(seconds=30), timeout / 2),
                     batch_size=1,
                     heartbeat_timeout=timeout,
                     shutdown_on_listener_failure=True,
