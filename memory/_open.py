@@ -275,9 +275,15 @@ def _services(
         batch_size=settings.retention_batch_size,
         interval=timedelta(hours=settings.retention_interval_hours),
     )
+    async def close_day(guild_id: int, day: date) -> object:
+        result = await manager.close_day(guild_id, day)
+        if result.computed:
+            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
+        return result
+
     worker = JobWorker(
         pool,
-        JobHandlers(close_day=resummarize, retention=retention.run),
+        JobHandlers(close_day=close_day, retention=retention.run),
         WorkerConfig.from_settings(settings),
         clock=clock,
         telemetry=telemetry,

@@ -199,8 +199,14 @@ class ContextBuilder:
                 raise result
         return {result.day for result in results if result.computed}  # type: ignore[union-attr]
 
+    async def batch_histories(self, guild_id: int, today: date) -> None:
+        """Yesterday was just closed by a worker: build the histories of the members asked about
+        lately in one batched call now, so their next request finds them ready."""
+        first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
+        await self._histories(guild_id, None, first, last, BuildStats())
+
     async def _histories(
-        self, guild_id: int, user_id: int, first: date, last: date, stats: BuildStats
+        self, guild_id: int, user_id: int | None, first: date, last: date, stats: BuildStats
     ) -> None:
         """The latest day just closed: one batched call builds the histories of the members
         the bot was asked about on that day or the one before (plus this one), not one call per
@@ -208,7 +214,9 @@ class ContextBuilder:
         known = await context_store.members_with_context(
             self._pool, guild_id, since=last - timedelta(days=1)
         )
-        wanted = sorted({user_id, *known})
+        wanted = sorted({*known} if user_id is None else {user_id, *known})
+        if not wanted:
+            return
         members = await get_members(self._pool, guild_id, wanted)
         batch = {}
         days = {}

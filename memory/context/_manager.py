@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
@@ -224,6 +224,16 @@ class MemoryManager:
         if result.computed:
             self._builder.day_changed(guild_id, day)
             self.invalidate_guild(guild_id)
+        return result
+
+    async def close_day(self, guild_id: int, day: date) -> DayResult:
+        """A worker's job: close one past day (its summaries and learned facts); when that day is
+        yesterday, also build the histories of the members asked about lately in one batched
+        call, as a request would have, so the next requests cost no history call each."""
+        result = await self.summarize_day(guild_id, day, force=False)
+        today = local_day(self._clock.now(), await self.timezone(guild_id))
+        if day == today - timedelta(days=1):
+            await self._builder.batch_histories(guild_id, today)
         return result
 
     def invalidate_guild(self, guild_id: int) -> None:

@@ -158,3 +158,30 @@ async def _closed(pool: asyncpg.Pool, expected: set[tuple[int, date]]) -> bool:
 
 async def _queue_empty(pool: asyncpg.Pool) -> bool:
     return not [r for r in await job_rows(pool) if r["status"] in ("queued", "picked")]
+
+
+async def test_closing_yesterday_builds_the_asked_members_histories_in_one_call(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    alice = 5
+    for offset, text in enumerate(["I moved to Lisbon", "I work as a nurse", "I play cello"], 1):
+        await say(db_pool, G, TODAY - timedelta(days=offset), text)
+    telemetry = Telemetry()
+    async with open_memory(
+        settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
+    ) as memory:
+        await memory.manager.wait_for_context(G, alice)  # asked about today
+        # A late message makes yesterday stale; the worker closes it again.
+        await say(db_pool, G, TODAY - timedelta(days=1), "I also adopted a cat")
+        histories_before = len(telemetry.recent("historical_summary"))
+        memory.worker.start()
+        await eventually(lambda: _job_done(telemetry, "close_day"), timeout=30)
+        batched = telemetry.recent("historical_summary")[histories_before:]
+        assert [e["members"] for e in batched] == [1]  # alice's, built by the worker
+        report = await memory.manager.wait_for_context(G, alice)
+    assert "cat" in (report.text or "")
+    assert len(telemetry.recent("historical_summary")) == histories_before + 1  # none on request
+
+
+def _job_done(telemetry: Telemetry, job: str) -> bool:
+    return any(e["job"] == job and e["outcome"] == "ok" for e in telemetry.recent("job"))
