@@ -57,7 +57,8 @@ async def due_days(
         WITH live AS (
             SELECT m.guild_id, (m.created_at AT TIME ZONE coalesce(g.timezone, $2))::date AS day,
                    count(*) AS n, max(m.message_id) AS max_id,
-                   (min($1::timestamptz) AT TIME ZONE coalesce(g.timezone, $2))::date AS today
+                   (min($1::timestamptz) AT TIME ZONE coalesce(g.timezone, $2))::date AS today,
+                   (min($3::timestamptz) AT TIME ZONE coalesce(g.timezone, $2))::date AS first
             FROM messages m LEFT JOIN guilds g ON g.guild_id = m.guild_id
             WHERE m.created_at >= $3 AND m.created_at < $1 AND NOT m.deleted
             GROUP BY m.guild_id, g.timezone, 2
@@ -65,7 +66,7 @@ async def due_days(
         SELECT l.guild_id, l.day
         FROM live l
         LEFT JOIN summary_days s ON s.guild_id = l.guild_id AND s.day = l.day
-        WHERE l.day < l.today
+        WHERE l.day < l.today AND l.day > l.first  -- whole past days only
           AND (s.guild_id IS NULL OR s.stale OR coalesce(s.retry_after <= $1, false)
                OR s.message_count <> l.n OR s.max_message_id IS DISTINCT FROM l.max_id)
           AND NOT EXISTS (

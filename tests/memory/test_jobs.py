@@ -52,6 +52,9 @@ async def test_the_sweep_queues_each_past_day_once_and_a_worker_closes_it(
     await say(db_pool, G, before, "the climbing gym opened")
     await say(db_pool, H, yesterday, "ferry to Oslo tomorrow")
     await say(db_pool, G, TODAY, "today is still open")
+    # The day the sweep's window starts in is only partly inside it: never "changed" for that.
+    edge = NOW - timedelta(days=8) + timedelta(hours=1)
+    await insert_messages(db_pool, [chat_message(content="old", guild_id=G, created_at=edge)])
     telemetry = Telemetry()
     async with open_memory(
         settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
