@@ -128,11 +128,10 @@ async def run_retention(
 
 
 class RetentionJob:
-    """Runs retention in the background: shortly after start, then every `interval`.
-
-    The Discord client owns one: `start()` in `setup_hook`, `await stop()` in `close()`.
-    A failed run is logged and reported; the job keeps its schedule.
-    """
+    """Runs retention: `run()` once (the CLI, and the job queue's retention job, which a worker
+    queues every RETENTION_INTERVAL_HOURS), or `start()` a loop in this process (shortly after
+    start, then every `interval`) where no job queue is used. A failed run in the loop is
+    logged and reported; the loop keeps its schedule."""
 
     def __init__(
         self,
