@@ -275,11 +275,7 @@ def test_a_typo_of_our_own_variable_in_the_environment_stops(monkeypatch) -> Non
 def test_shard_settings_say_which_shards_this_process_owns(
     monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None, expected: str
 ) -> None:
-    monkeypatch.setenv("SHARD_COUNT", count)
-    if ids is None:
-        monkeypatch.delenv("SHARD_IDS", raising=False)
-    else:
-        monkeypatch.setenv("SHARD_IDS", ids)
+    shard_env(monkeypatch, count, ids)
     assert load_settings().shards.describe() == expected
 
 
@@ -297,10 +293,14 @@ def test_shard_settings_say_which_shards_this_process_owns(
 def test_bad_shard_settings_stop_start_up_with_one_line(
     monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None, message: str
 ) -> None:
+    shard_env(monkeypatch, count, ids)
+    with pytest.raises(SettingsError, match=message):
+        load_settings()
+
+
+def shard_env(monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None) -> None:
     monkeypatch.setenv("SHARD_COUNT", count)
     if ids is None:
         monkeypatch.delenv("SHARD_IDS", raising=False)
     else:
         monkeypatch.setenv("SHARD_IDS", ids)
-    with pytest.raises(SettingsError, match=message):
-        load_settings()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import inspect
 import logging
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -114,6 +116,17 @@ def _fail(exc: Exception, args: argparse.Namespace, *, code: int) -> int:
         traceback.print_exception(exc, file=sys.stderr)
     print(f"memorybot: {exc}", file=sys.stderr)
     return code
+
+
+def stop_event() -> asyncio.Event:
+    """An event Ctrl-C or SIGTERM sets, for commands that run until stopped (`db serve`,
+    `worker`): they finish their own shutdown instead of being torn down mid-way."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+    return stop
 
 
 class CliError(Exception):

@@ -8,10 +8,8 @@ PostgreSQL.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import signal
 
+from bot.cli import stop_event
 from memory import serve_database
 from memory.core.settings import Settings
 
@@ -35,11 +33,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 async def handle_serve(args: argparse.Namespace, settings: Settings) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signum, stop.set)
+    stop = stop_event()
     async with serve_database(settings) as url:
         print(f"DATABASE_URL={url}", flush=True)
         await stop.wait()

@@ -8,11 +8,9 @@ SIGTERM; a job still running then is left to the next worker.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import logging
-import signal
 
+from bot.cli import stop_event
 from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
@@ -31,11 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signum, stop.set)
+    stop = stop_event()
     async with open_memory(settings, clock=SystemClock()) as memory:
         memory.worker.start()
         _log.info("worker started: taking jobs from the queue until stopped")
