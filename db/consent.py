@@ -71,6 +71,18 @@ async def consent_of(db: Executor, guild_id: int, user_id: int) -> Consent | Non
     return Consent(**dict(row)) if row else None
 
 
+async def unstorable_authors(db: Executor, guild_id: int, author_ids: list[int]) -> set[int]:
+    """Which of these authors may not be stored in the guild (opted out, or not opted in where
+    the guild asks for it): an import says how many of their messages it left out."""
+    rows = await db.fetch(
+        "SELECT m.author_id FROM (SELECT $1::bigint AS guild_id, a AS author_id"
+        " FROM unnest($2::bigint[]) AS a) m WHERE NOT " + STORABLE.format(row="m"),
+        guild_id,
+        sorted(set(author_ids)),
+    )
+    return {row["author_id"] for row in rows}
+
+
 async def is_remembered(db: Executor, guild_id: int, user_id: int) -> bool:
     """Whether memory may be built and used for the member (not opted out, and opted in where
     the guild asks for it)."""

@@ -275,6 +275,7 @@ def _services(
         batch_size=settings.retention_batch_size,
         interval=timedelta(hours=settings.retention_interval_hours),
     )
+
     async def close_day(guild_id: int, day: date) -> object:
         result = await manager.close_day(guild_id, day)
         if result.computed:

@@ -18,6 +18,7 @@ from typing import Any
 
 import asyncpg
 
+from db import consent as consent_store
 from db import guilds as guild_store
 from db import members as member_store
 from db import messages as message_store
@@ -61,6 +62,7 @@ class ImportResult:
     existing: int = 0  # already stored (a re-import, or seen live)
     skipped_bots: int = 0
     skipped_other: int = 0  # system messages (joins, pins...)
+    skipped_consent: int = 0  # by members who opted out (or did not opt in where asked)
     members: int = 0
     # Time span of the messages stored or already present (the import explains its day window).
     first_at: datetime | None = None
@@ -72,6 +74,11 @@ class ImportResult:
             f"{self.guild_name or self.guild_id}: {self.seen} messages, {self.new} new, "
             f"{self.existing} already stored, {self.skipped_bots} from bots skipped, "
             f"{self.skipped_other} system messages skipped, {self.members} members"
+            + (
+                f", {self.skipped_consent} from members who opted out skipped"
+                if self.skipped_consent
+                else ""
+            )
         )
 
 
@@ -321,11 +328,16 @@ class ExportImporter:
         if not batch:
             return
         new = await message_store.insert_messages(connection, batch)
+        refused = await consent_store.unstorable_authors(
+            connection, batch[0].guild_id, [m.author_id for m in batch]
+        )
+        skipped = sum(1 for m in batch if m.author_id in refused)
         first, last = min(m.created_at for m in batch), max(m.created_at for m in batch)
         result.first_at = first if result.first_at is None else min(result.first_at, first)
         result.last_at = last if result.last_at is None else max(result.last_at, last)
         result.new += new
-        result.existing += len(batch) - new
+        result.skipped_consent += skipped
+        result.existing += len(batch) - new - skipped
         batch.clear()
 
 

@@ -104,9 +104,13 @@ async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_pat
     subject = await memory.privacy.subject_or_id(guild, str(author))  # never seen: an id works
     await memory.privacy.opt_out(subject, actor_id=None, by_admin=True)
     path = write(tmp_path / "general.json", export(messages))
-    await memory.importer(include_bots=True).import_file(path)
+    result = await memory.importer(include_bots=True).import_file(path)
     stored = await db_pool.fetch("SELECT author_id FROM messages WHERE guild_id = $1", guild)
     assert stored and author not in {row["author_id"] for row in stored}
+    theirs = sum(1 for m in messages if int(m["author"]["id"]) == author)
+    assert result.skipped_consent == theirs
+    assert f"{theirs} from members who opted out skipped" in result.summary()
+    assert result.new == len(stored) and result.existing == 0
 
 
 async def test_an_opted_in_guild_stores_only_members_who_opted_in(memory: Memory, db_pool) -> None:
