@@ -157,6 +157,8 @@ class FakeDiscord(RestRoutes):
         self.interaction_responses: dict[int, dict[str, Any]] = {}
         self.interaction_edits: dict[int, list[dict[str, Any]]] = {}
         self.followups: dict[int, list[dict[str, Any]]] = {}
+        self.interaction_payloads: dict[int, dict[str, Any]] = {}  # slash commands sent
+        self.response_messages: dict[int, dict[str, Any]] = {}  # message answering each
         self.synced_commands: dict[int | None, list[dict[str, Any]]] = {}
         self.sync_calls: list[int | None] = []  # scope of every command sync, in order
         self.requests: list[tuple[str, str]] = []
@@ -500,14 +502,6 @@ class FakeDiscord(RestRoutes):
         command, scope = self._command_for(root)
         invoker = self.member(user)
         channel_id = self._channel_id(channel)
-        interaction_id = self.snowflake()
-        token = f"token-{interaction_id}"
-        self._interactions[token] = interaction_id
-        permissions = (
-            self.guild.everyone_permissions if member_permissions is None else member_permissions
-        )
-        member_data = invoker.member_payload()
-        member_data["permissions"] = str(permissions)
         data: dict[str, Any] = {
             "id": str(command["id"]) if command else str(self.snowflake()),
             "name": root,
@@ -518,11 +512,34 @@ class FakeDiscord(RestRoutes):
             data["resolved"] = resolved
         if scope is not None:
             data["guild_id"] = str(scope)
+        interaction = self._interaction(2, data, invoker, channel_id, member_permissions)
+        self.interaction_payloads[int(interaction["id"])] = interaction
+        await self.dispatch("INTERACTION_CREATE", interaction)
+        return interaction
+
+    def _interaction(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        invoker: FakeMember,
+        channel_id: int,
+        member_permissions: int | None,
+    ) -> dict[str, Any]:
+        """An INTERACTION_CREATE payload (2: a slash command, 3: a component) with a new id
+        and token that the REST callbacks of this fake answer to."""
+        interaction_id = self.snowflake()
+        token = f"token-{interaction_id}"
+        self._interactions[token] = interaction_id
+        permissions = (
+            self.guild.everyone_permissions if member_permissions is None else member_permissions
+        )
+        member_data = invoker.member_payload()
+        member_data["permissions"] = str(permissions)
         channel_obj = next(c for c in self.guild.channels if c.id == channel_id)
-        interaction = {
+        return {
             "id": str(interaction_id),
             "application_id": str(self.application_id),
-            "type": 2,
+            "type": kind,
             "data": data,
             "guild_id": str(self.guild.id),
             "channel_id": str(channel_id),
@@ -544,8 +561,29 @@ class FakeDiscord(RestRoutes):
             "authorizing_integration_owners": {"0": str(self.guild.id)},
             "context": 0,
         }
-        await self.dispatch("INTERACTION_CREATE", interaction)
-        return interaction
+
+    async def click_button(
+        self, interaction_id: int | str, label: str, *, user: str | int | FakeMember = "alice"
+    ) -> dict[str, Any]:
+        """Press the button labelled `label` on the message the bot answered the interaction
+        with (INTERACTION_CREATE type 3, as Discord sends it); returns the click's interaction."""
+        key = int(interaction_id)
+        message = self.response_messages[key]
+        buttons = [
+            button
+            for row in message.get("components") or []
+            for button in row.get("components") or []
+        ]
+        button = next((b for b in buttons if b.get("label") == label), None)
+        if button is None:
+            raise KeyError(f"no button {label!r}; there are {[b.get('label') for b in buttons]}")
+        data = {"custom_id": button["custom_id"], "component_type": button["type"]}
+        original = self.interaction_payloads[key]
+        click = self._interaction(3, data, self.member(user), int(original["channel_id"]), None) | {
+            "message": message
+        }
+        await self.dispatch("INTERACTION_CREATE", click)
+        return click
 
     async def wait_for_interaction_response(
         self,

@@ -214,7 +214,8 @@ class RestRoutes:
             },
         }
         if kind == 4:
-            message = self._webhook_message(data)
+            message = self._webhook_message(data) | {"components": data.get("components") or []}
+            self.response_messages[interaction_id] = message
             result["interaction"]["response_message_id"] = message["id"]
             result["resource"] = {"type": 4, "message": message}
         return result
