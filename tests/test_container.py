@@ -269,6 +269,9 @@ def test_secrets_override_reads_the_password_from_a_file() -> None:
     assert postgres["environment"]["POSTGRES_PASSWORD"] == ""  # exclusive with the _FILE one
     assert postgres["secrets"] == ["postgres_password"]
     assert "postgres_password" in override["secrets"]
+    # The bot reads its token from /run/secrets/discord_token (load_settings' secrets dir).
+    assert override["services"]["bot"]["secrets"] == ["discord_token"]
+    assert override["secrets"]["discord_token"]["file"] == "./secrets/discord_token"
 
 
 # --- pyproject.toml and the lock ---------------------------------------------------------------

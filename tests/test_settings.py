@@ -304,3 +304,20 @@ def shard_env(monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None) -> N
         monkeypatch.delenv("SHARD_IDS", raising=False)
     else:
         monkeypatch.setenv("SHARD_IDS", ids)
+
+
+def test_secrets_come_from_files_when_the_variable_is_unset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "discord_token").write_text("token-from-a-file\n")
+    (secrets / "gemini_api_key").write_text("key-from-a-file")
+    monkeypatch.setenv("MEMORYBOT_SECRETS_DIR", str(secrets))
+    monkeypatch.setenv("GEMINI_API_KEY", "key-from-the-environment")  # the environment wins
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    settings = load_settings()
+    assert settings.discord_token is not None
+    assert settings.discord_token.get_secret_value() == "token-from-a-file"
+    assert settings.gemini_api_key is not None
+    assert settings.gemini_api_key.get_secret_value() == "key-from-the-environment"

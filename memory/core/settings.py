@@ -40,7 +40,10 @@ PROVIDERS: tuple[ProviderName, ...] = ("gemini", "openai", "offline")
 _OPENAI_COMPATIBLE = ("ollama", "llama.cpp", "llamacpp", "vllm", "lmstudio", "lm-studio")
 
 # Variables read outside Settings that may sit in `.env` or the environment.
-EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER"})
+EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER", "MEMORYBOT_SECRETS_DIR"})
+# Docker/Compose secrets: a file per setting (`discord_token`, `database_url`, ...) read when
+# the variable is not set; the directory is MEMORYBOT_SECRETS_DIR, else /run/secrets.
+SECRETS_DIR = Path("/run/secrets")
 # `.env` is shared with Docker Compose, which reads its own variables from it.
 COMPOSE_PREFIXES = ("POSTGRES_", "COMPOSE_")
 # In the process environment only names that look like ours are checked (it holds many others).
@@ -369,6 +372,9 @@ def load_settings(
     env_file = locations.env_file if locations.env_file.is_file() else None
     env_keys = list(dotenv_values(env_file)) if env_file is not None else []
     check_names(env_keys, environ, env_file)
+    secrets = Path(environ.get("MEMORYBOT_SECRETS_DIR") or SECRETS_DIR)
+    if secrets.is_dir():
+        overrides.setdefault("_secrets_dir", secrets)
     try:
         settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
     except ValidationError as exc:
