@@ -193,6 +193,47 @@ def name_patterns(names: list[str]) -> list[str]:
     return patterns
 
 
+# The member's own rows: (label, statement with $1 guild, $2 member).
+_OWN_ROWS: tuple[tuple[str, str], ...] = (
+    ("messages", "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2"),
+    ("members", "DELETE FROM members WHERE guild_id = $1 AND user_id = $2"),
+    ("user_facts", "DELETE FROM user_facts WHERE guild_id = $1 AND user_id = $2"),
+    ("fact_history", "DELETE FROM fact_history WHERE guild_id = $1 AND user_id = $2"),
+    (
+        "fact_history_anonymised",
+        "UPDATE fact_history SET actor_id = NULL, source_message_id = NULL"
+        " WHERE guild_id = $1 AND actor_id = $2",
+    ),
+    (
+        "forgotten_statements",
+        "DELETE FROM forgotten_statements WHERE guild_id = $1 AND user_id = $2",
+    ),
+    (
+        "forgotten_anonymised",
+        "UPDATE forgotten_statements SET actor_id = NULL WHERE guild_id = $1 AND actor_id = $2",
+    ),
+    ("daily_summaries", "DELETE FROM daily_summaries WHERE guild_id = $1 AND user_id = $2"),
+    (
+        "historical_summaries",
+        "DELETE FROM historical_summaries WHERE guild_id = $1 AND user_id = $2",
+    ),
+    ("merged_contexts", "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = $2"),
+)
+
+
+class _Purge:
+    """One purge's connection, subject and running counts."""
+
+    def __init__(self, connection: asyncpg.Connection, guild_id: int, user_id: int) -> None:
+        self.connection = connection
+        self.g, self.u = guild_id, user_id
+        self.counts = PurgeCounts()
+
+    async def run(self, label: str, sql: str, *args: Any) -> None:
+        status = await self.connection.execute(sql, *args)
+        self.counts.rows[label] = self.counts.rows.get(label, 0) + int(status.split()[-1])
+
+
 async def purge_member_rows(
     connection: asyncpg.Connection,
     guild_id: int,
@@ -207,11 +248,10 @@ async def purge_member_rows(
     else's summary are "affected": a day that still has other members becomes stale so it is
     re-summarised without them, a day that was only theirs loses its summary row.
     """
-    counts = PurgeCounts()
+    purge = _Purge(connection, guild_id, user_id)
     g, u = guild_id, user_id
     patterns = name_patterns(names)
     mention = f"<@!?{u}>"
-
     affected = await connection.fetch(
         """
         SELECT DISTINCT (created_at AT TIME ZONE $3)::date AS day FROM messages
@@ -227,13 +267,9 @@ async def purge_member_rows(
         patterns,
     )
     days = sorted(row["day"] for row in affected)
-
-    async def run(label: str, sql: str, *args: Any) -> None:
-        status = await connection.execute(sql, *args)
-        counts.rows[label] = counts.rows.get(label, 0) + int(status.split()[-1])
-
-    await run("messages", "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2", g, u)
-    await run(
+    for label, sql in _OWN_ROWS[:1]:
+        await purge.run(label, sql, g, u)
+    await purge.run(
         "mentions_scrubbed",
         """
         UPDATE messages SET mention_ids = array_remove(mention_ids, $2::bigint),
@@ -245,46 +281,28 @@ async def purge_member_rows(
         mention,
         MENTION_PLACEHOLDER,
     )
-    await run("members", "DELETE FROM members WHERE guild_id = $1 AND user_id = $2", g, u)
-    await run("user_facts", "DELETE FROM user_facts WHERE guild_id = $1 AND user_id = $2", g, u)
-    await run("fact_history", "DELETE FROM fact_history WHERE guild_id = $1 AND user_id = $2", g, u)
-    await run(
-        "fact_history_anonymised",
-        "UPDATE fact_history SET actor_id = NULL, source_message_id = NULL"
-        " WHERE guild_id = $1 AND actor_id = $2",
-        g,
-        u,
-    )
-    await run(
-        "forgotten_statements",
-        "DELETE FROM forgotten_statements WHERE guild_id = $1 AND user_id = $2",
-        g,
-        u,
-    )
-    await run(
-        "forgotten_anonymised",
-        "UPDATE forgotten_statements SET actor_id = NULL WHERE guild_id = $1 AND actor_id = $2",
-        g,
-        u,
-    )
-    await run(
-        "daily_summaries",
-        "DELETE FROM daily_summaries WHERE guild_id = $1 AND user_id = $2",
-        g,
-        u,
-    )
-    await run(
-        "historical_summaries",
-        "DELETE FROM historical_summaries WHERE guild_id = $1 AND user_id = $2",
-        g,
-        u,
-    )
-    await run(
-        "merged_contexts", "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = $2", g, u
-    )
-    # Other members' derived text that may carry the member: recomputed on demand.
+    for label, sql in _OWN_ROWS[1:]:
+        await purge.run(label, sql, g, u)
+    await _drop_others_derived(purge, days, patterns)
+    for table, column in await other_member_tables(connection):
+        await purge.run(
+            table,
+            f"DELETE FROM {_ident(table)} WHERE guild_id = $1 AND {_ident(column)} = $2",
+            g,
+            u,
+        )
     if days:
-        await run(
+        await _settle_days(purge, days, timezone)
+    counts = purge.counts
+    counts.rows = {label: n for label, n in counts.rows.items() if n}
+    return counts
+
+
+async def _drop_others_derived(purge: _Purge, days: list[date], patterns: list[str]) -> None:
+    """Other members' derived text that may carry the member: recomputed on demand."""
+    connection, counts, g, u = purge.connection, purge.counts, purge.g, purge.u
+    if days:
+        await purge.run(
             "others_historical_summaries",
             "DELETE FROM historical_summaries WHERE guild_id = $1"
             " AND end_day >= $2::date AND end_day <= $3::date + 7",
@@ -315,38 +333,32 @@ async def purge_member_rows(
         counts.others_invalidated = sorted(
             set(counts.others_invalidated) | {row["user_id"] for row in others}
         )
-    for table, column in await other_member_tables(connection):
-        await run(
-            table,
-            f"DELETE FROM {_ident(table)} WHERE guild_id = $1 AND {_ident(column)} = $2",
-            g,
-            u,
-        )
 
-    if days:
-        kept = await connection.fetch(
-            """
-            UPDATE summary_days s SET stale = true
-            WHERE s.guild_id = $1 AND s.day = ANY($2::date[])
-              AND (EXISTS (SELECT 1 FROM daily_summaries d
-                           WHERE d.guild_id = s.guild_id AND d.day = s.day)
-                   OR EXISTS (SELECT 1 FROM messages m
-                              WHERE m.guild_id = s.guild_id
-                                AND (m.created_at AT TIME ZONE $3)::date = s.day))
-            RETURNING s.day
-            """,
-            g,
-            days,
-            timezone,
-        )
-        counts.stale_days = sorted(row["day"] for row in kept)
-        dropped = await connection.fetch(
-            "DELETE FROM summary_days WHERE guild_id = $1 AND day = ANY($2::date[])"
-            " AND NOT (day = ANY($3::date[])) RETURNING day",
-            g,
-            days,
-            counts.stale_days,
-        )
-        counts.dropped_days = sorted(row["day"] for row in dropped)
-    counts.rows = {label: n for label, n in counts.rows.items() if n}
-    return counts
+
+async def _settle_days(purge: _Purge, days: list[date], timezone: str) -> None:
+    """A day that still has other members becomes stale; a day only theirs loses its row."""
+    connection, counts, g = purge.connection, purge.counts, purge.g
+    kept = await connection.fetch(
+        """
+        UPDATE summary_days s SET stale = true
+        WHERE s.guild_id = $1 AND s.day = ANY($2::date[])
+          AND (EXISTS (SELECT 1 FROM daily_summaries d
+                       WHERE d.guild_id = s.guild_id AND d.day = s.day)
+               OR EXISTS (SELECT 1 FROM messages m
+                          WHERE m.guild_id = s.guild_id
+                            AND (m.created_at AT TIME ZONE $3)::date = s.day))
+        RETURNING s.day
+        """,
+        g,
+        days,
+        timezone,
+    )
+    counts.stale_days = sorted(row["day"] for row in kept)
+    dropped = await connection.fetch(
+        "DELETE FROM summary_days WHERE guild_id = $1 AND day = ANY($2::date[])"
+        " AND NOT (day = ANY($3::date[])) RETURNING day",
+        g,
+        days,
+        counts.stale_days,
+    )
+    counts.dropped_days = sorted(row["day"] for row in dropped)

@@ -267,28 +267,7 @@ def _services(
         clock=clock,
         telemetry=telemetry,
     )
-    retention = RetentionJob(
-        pool,
-        retention_days=settings.retention_days,
-        clock=clock,
-        telemetry=telemetry,
-        batch_size=settings.retention_batch_size,
-        interval=timedelta(hours=settings.retention_interval_hours),
-    )
-
-    async def close_day(guild_id: int, day: date) -> object:
-        result = await manager.close_day(guild_id, day)
-        if result.computed:
-            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
-        return result
-
-    worker = JobWorker(
-        pool,
-        JobHandlers(close_day=close_day, retention=retention.run),
-        WorkerConfig.from_settings(settings),
-        clock=clock,
-        telemetry=telemetry,
-    )
+    retention, worker = _background(settings, clock, telemetry, pool, manager, caches)
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -312,6 +291,40 @@ def _services(
         caches=caches,
         worker=worker,
     )
+
+
+def _background(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    manager: MemoryManager,
+    caches: CrossProcessCaches,
+) -> tuple[RetentionJob, JobWorker]:
+    """Retention and the job worker that runs it and closes days for any process's guilds."""
+    retention = RetentionJob(
+        pool,
+        retention_days=settings.retention_days,
+        clock=clock,
+        telemetry=telemetry,
+        batch_size=settings.retention_batch_size,
+        interval=timedelta(hours=settings.retention_interval_hours),
+    )
+
+    async def close_day(guild_id: int, day: date) -> object:
+        result = await manager.close_day(guild_id, day)
+        if result.computed:
+            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
+        return result
+
+    worker = JobWorker(
+        pool,
+        JobHandlers(close_day=close_day, retention=retention.run),
+        WorkerConfig.from_settings(settings),
+        clock=clock,
+        telemetry=telemetry,
+    )
+    return retention, worker
 
 
 def _reply_composer(
