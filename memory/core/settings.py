@@ -30,6 +30,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memory.core.paths import Locations, find_locations
 from memory.core.purposes import PURPOSES
+from memory.core.settings_errors import SettingsError, check_known_names, describe_error
 from memory.core.shards import ShardPlan, shard_plan
 
 _log = logging.getLogger(__name__)
@@ -44,14 +45,6 @@ EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER", "MEMORYBOT_S
 # Docker/Compose secrets: a file per setting (`discord_token`, `database_url`, ...) read when
 # the variable is not set; the directory is MEMORYBOT_SECRETS_DIR, else /run/secrets.
 SECRETS_DIR = Path("/run/secrets")
-# `.env` is shared with Docker Compose, which reads its own variables from it.
-COMPOSE_PREFIXES = ("POSTGRES_", "COMPOSE_")
-# In the process environment only names that look like ours are checked (it holds many others).
-OUR_PREFIXES = ("DISCORD_", "GEMINI_", "OPENAI_", "LLM_", "MEMORYBOT_", "SHARD_", "JOB_")
-
-
-class SettingsError(Exception):
-    """A setting is missing or malformed; the message names it in one line."""
 
 
 class Settings(BaseSettings):
@@ -293,69 +286,10 @@ def check_provider(name: str) -> ProviderName:
     raise ValueError(f"unknown provider {name.strip()!r} ({hint})")
 
 
-def _known_names() -> set[str]:
-    return {name.upper() for name in Settings.model_fields} | EXTRA_NAMES
-
-
-def _suggest(name: str, known: set[str], cutoff: float) -> str | None:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=cutoff)
-    return close[0] if close else None
-
-
 def check_names(env_keys: list[str], environ: Mapping[str, str], env_file: Path | None) -> None:
-    """Every `.env` key must be a setting; in the environment, names with our prefixes that
-    are unknown but close to a setting (a typo) are errors too."""
-    known = _known_names()
-    where = f" in {env_file}" if env_file is not None else ""
-    for key in env_keys:
-        name = key.strip().upper()
-        if name in known or name.startswith(COMPOSE_PREFIXES):
-            continue
-        close = _suggest(name, known, 0.6)
-        hint = f"did you mean {close}?" if close else "see .env.example for the valid names"
-        raise SettingsError(f"setting {name}{where}: not a memorybot setting ({hint})")
-    for key in environ:
-        name = key.upper()
-        if name in known or not name.startswith(OUR_PREFIXES):
-            continue
-        close = _suggest(name, known, 0.8)
-        if close is None:
-            continue  # e.g. OPENAI_ORG_ID for another tool, or an image's build variable
-        raise SettingsError(
-            f"environment variable {name}: not a memorybot setting (did you mean {close}?)"
-        )
-
-
-_TYPE_WORDS = {
-    "int_parsing": "expected a whole number",
-    "int_from_float": "expected a whole number",
-    "float_parsing": "expected a number",
-    "bool_parsing": "expected true or false",
-    "literal_error": "expected one of the listed values",
-}
-
-
-def _describe(error: ValidationError) -> str:
-    """The first problem as one line: `setting NAME: what is wrong (what would be right)`."""
-    first = error.errors()[0]
-    location = "_".join(str(part) for part in first.get("loc", ())).upper()
-    kind = str(first.get("type", ""))
-    context = first.get("ctx") or {}
-    if kind == "value_error" and "error" in context:
-        message = str(context["error"])
-    elif kind in _TYPE_WORDS:
-        message = _TYPE_WORDS[kind]
-    else:
-        message = str(first.get("msg", "invalid value")).replace("Input should be", "must be")
-    if kind != "value_error" and location and "secret" not in kind:
-        value = first.get("input")
-        if isinstance(value, str) and "TOKEN" not in location and "KEY" not in location:
-            message += f", got {value!r}"
-    if not location:
-        name, sep, rest = message.partition(": ")
-        if sep and name.replace("_", "").isalpha() and name.isupper():
-            location, message = name, rest
-    return f"setting {location}: {message}" if location else f"settings: {message}"
+    """Every `.env` key must be a setting; typos of ours in the environment are errors too."""
+    known = {name.upper() for name in Settings.model_fields} | EXTRA_NAMES
+    check_known_names(env_keys, environ, env_file, known=known)
 
 
 def load_settings(
@@ -378,7 +312,7 @@ def load_settings(
     try:
         settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
     except ValidationError as exc:
-        raise SettingsError(_describe(exc)) from None
+        raise SettingsError(describe_error(exc)) from None
     fields = settings.model_fields_set
     resolved = settings.model_copy(
         update={
