@@ -9,7 +9,6 @@ pool closes, and the pool closes before the embedded server stops.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -18,8 +17,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
-from db.notify import InvalidationListener, new_origin, publish
 from db.state import get_state, set_state
+from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
@@ -33,7 +32,7 @@ from memory.jobs import JobHandlers, JobWorker, WorkerConfig
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
-from memory.recall import RecallService
+from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 
@@ -68,9 +67,11 @@ class Memory:
     recall: RecallService
     # Invalidations published to, and heard from, the other processes on this database.
     caches: CrossProcessCaches
-    # Background jobs on the PostgreSQL queue (closing days, retention); started by the bot
-    # unless RUN_WORKER=false, and by `memorybot worker`.
+    # Background jobs on the PostgreSQL queue (closing days, retention, embeddings); started
+    # by the bot unless RUN_WORKER=false, and by `memorybot worker`.
     worker: JobWorker
+    # Message embeddings for semantic recall (inactive without EMBEDDING_PROVIDER or pgvector).
+    embeddings: EmbeddingIndex
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -152,57 +153,6 @@ async def migrate_database(settings: Settings) -> int:
         return int(await pool.fetchval("SELECT max(version) FROM schema_migrations"))
 
 
-class CrossProcessCaches:
-    """Keeps every process's caches true: local invalidations are also published (NOTIFY),
-    other processes' are applied here (LISTEN); a reconnect drops everything held."""
-
-    def __init__(self, pool: asyncpg.Pool, manager: MemoryManager) -> None:
-        self._pool = pool
-        self._manager = manager
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._origin = new_origin()
-        self.listener = InvalidationListener(
-            pool, self._apply, manager.messages_changed, origin=self._origin
-        )
-
-    def member(self, guild_id: int, user_id: int) -> None:
-        self._manager.invalidate(guild_id, user_id)
-        self._publish(kind="member", guild_id=guild_id, user_id=user_id)
-
-    def guild(self, guild_id: int) -> None:
-        self._manager.invalidate_guild(guild_id)
-        self._publish(kind="guild", guild_id=guild_id)
-
-    def messages(self) -> None:
-        self._manager.messages_changed()
-        self._publish(kind="messages")
-
-    def _publish(self, **event: object) -> None:
-        task = asyncio.create_task(self._send(event))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send(self, event: dict[str, object]) -> None:
-        try:
-            await publish(self._pool, self._origin, **event)
-        except Exception as exc:  # the others catch up at their next hour bucket
-            _log.warning("could not publish an invalidation: %s", type(exc).__name__)
-
-    def _apply(self, event: dict[str, object]) -> None:
-        kind = event.get("kind")
-        if kind == "member":
-            self._manager.invalidate(int(event["guild_id"]), int(event["user_id"]))  # type: ignore[arg-type]
-        elif kind == "guild":
-            self._manager.invalidate_guild(int(event["guild_id"]))  # type: ignore[arg-type]
-        else:
-            self._manager.messages_changed()
-
-    async def aclose(self) -> None:
-        await self.listener.stop()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
 def _writer(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> BatchedWriter:
     return BatchedWriter(
         pool,
@@ -267,7 +217,8 @@ def _services(
         clock=clock,
         telemetry=telemetry,
     )
-    retention, worker = _background(settings, clock, telemetry, pool, manager, caches)
+    embeddings = open_embedding_index(pool, settings, telemetry)
+    retention, worker = _background(settings, clock, telemetry, pool, manager, caches, embeddings)
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -290,6 +241,7 @@ def _services(
         recall=RecallService(pool),
         caches=caches,
         worker=worker,
+        embeddings=embeddings,
     )
 
 
@@ -300,8 +252,10 @@ def _background(
     pool: asyncpg.Pool,
     manager: MemoryManager,
     caches: CrossProcessCaches,
+    embeddings: EmbeddingIndex,
 ) -> tuple[RetentionJob, JobWorker]:
-    """Retention and the job worker that runs it and closes days for any process's guilds."""
+    """Retention and the job worker that runs it, closes days for any process's guilds and
+    embeds new messages."""
     retention = RetentionJob(
         pool,
         retention_days=settings.retention_days,
@@ -319,7 +273,12 @@ def _background(
 
     worker = JobWorker(
         pool,
-        JobHandlers(close_day=close_day, retention=retention.run),
+        JobHandlers(
+            close_day=close_day,
+            retention=retention.run,
+            embed_guild=embeddings.index_guild,
+            embeddings_on=embeddings.ready,
+        ),
         WorkerConfig.from_settings(settings),
         clock=clock,
         telemetry=telemetry,
@@ -377,6 +336,7 @@ def _reply_composer(
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
     await memory.worker.stop()
+    await memory.embeddings.aclose()
     await memory.caches.aclose()
     await memory.retention.stop()
     await memory.privacy.aclose()

@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
     llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
     llm_bad_output_retries: int = Field(default=1, ge=0)
+    # Semantic recall (pgvector): unset means full-text search only.
+    embedding_provider: Literal["gemini", "openai"] | None = None
+    gemini_embedding_model: str = "gemini-embedding-001"
+    openai_embedding_model: str = "nomic-embed-text"
+    embedding_requests_per_minute: float = Field(default=60.0, gt=0)
 
     # Memory
     default_timezone: str = "UTC"
@@ -223,6 +228,8 @@ class Settings(BaseSettings):
         shard_plan(self.shard_count, self.shard_ids)  # raises naming the bad setting
         if self.llm_provider == "gemini" and self.gemini_api_key is None:
             raise ValueError("LLM_PROVIDER: gemini needs GEMINI_API_KEY (set it, or choose openai)")
+        if self.embedding_provider == "gemini" and self.gemini_api_key is None:
+            raise ValueError("EMBEDDING_PROVIDER: gemini needs GEMINI_API_KEY")
         if self.window_hard_decay_minutes < self.window_soft_decay_minutes:
             raise ValueError("WINDOW_HARD_DECAY_MINUTES: must be >= WINDOW_SOFT_DECAY_MINUTES")
         return self

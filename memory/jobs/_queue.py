@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 import asyncpg
 from pgqueuer import Queries
@@ -21,6 +21,7 @@ _log = logging.getLogger(__name__)
 CLOSE_DAY = "close_day"
 RETENTION = "retention"
 RETENTION_KEY = "retention"
+EMBED = "embed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +52,32 @@ class JobQueue:
         )
         return ids[0] is not None
 
+    async def embed(self, guild_id: int, *, more: bool = False) -> bool:
+        """Queue embedding a guild's new messages; `more` continues a job that stopped at its
+        cap (its own key, so it is not refused while that job is still running)."""
+        key = f"embed:{guild_id}" + (":more" if more else "")
+        payload = json.dumps({"guild_id": guild_id}).encode()
+        ids = await self.queries.enqueue(
+            EMBED,
+            payload,
+            execute_after=timedelta(seconds=1) if more else None,
+            dedupe_key=key,
+            on_conflict="skip",
+        )
+        return ids[0] is not None
+
     async def sizes(self) -> list[QueuedJob]:
         """Jobs waiting or running, per entrypoint and status (for admins and tests)."""
         return [
             QueuedJob(str(row.entrypoint), str(row.status), int(row.count))
             for row in await self.queries.queue_size()
         ]
+
+
+def guild_payload(payload: bytes | None) -> int:
+    if payload is None:
+        raise ValueError("job without a payload")
+    return int(json.loads(payload)["guild_id"])
 
 
 def close_day_payload(payload: bytes | None) -> tuple[int, date]:

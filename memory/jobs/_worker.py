@@ -23,12 +23,20 @@ import asyncpg
 from pgqueuer import DatabaseRetryEntrypointExecutor, Job, QueueManager
 from pgqueuer.executors import EntrypointExecutorParameters
 
+from db.embeddings import guilds_to_embed
 from db.jobs import due_days
 from db.state import get_state, set_state
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.jobs._queue import CLOSE_DAY, RETENTION, JobQueue, close_day_payload
+from memory.jobs._queue import (
+    CLOSE_DAY,
+    EMBED,
+    RETENTION,
+    JobQueue,
+    close_day_payload,
+    guild_payload,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -74,6 +82,10 @@ class JobHandlers:
 
     close_day: Callable[[int, date], Awaitable[object]]
     retention: Callable[[], Awaitable[object]]
+    # Semantic recall, when configured: embed a guild's new messages (True: more remain), and
+    # whether embeddings are on at all (a provider is set and pgvector is there).
+    embed_guild: Callable[[int], Awaitable[bool]] | None = None
+    embeddings_on: Callable[[], Awaitable[bool]] | None = None
 
 
 class JobWorker:
@@ -140,6 +152,9 @@ class JobWorker:
             queued += await self.queue.close_day(guild_id, day)
         if await self._retention_due(now.timestamp()):
             queued += await self.queue.retention()
+        if self._handlers.embeddings_on is not None and await self._handlers.embeddings_on():
+            for guild_id in await guilds_to_embed(self._pool, now - LOOKBACK):
+                queued += await self.queue.embed(guild_id)
         return queued
 
     # --- the queue ------------------------------------------------------------------------
@@ -156,6 +171,10 @@ class JobWorker:
         manager.entrypoint(
             RETENTION, concurrency_limit=1, on_failure="hold", executor_factory=retrying
         )(self._retention)
+        # One embedding job at a time across all workers: they share one provider quota.
+        manager.entrypoint(
+            EMBED, concurrency_limit=1, on_failure="hold", executor_factory=retrying
+        )(self._embed)
         return manager
 
     def _executor_factory(
@@ -199,6 +218,15 @@ class JobWorker:
         guild_id, day = close_day_payload(job.payload)
         await self._traced(CLOSE_DAY, job, self._handlers.close_day(guild_id, day), guild_id, day)
 
+    async def _embed(self, job: Job) -> None:
+        guild_id = guild_payload(job.payload)
+        embed = self._handlers.embed_guild
+        if embed is None:  # this worker has no embedding provider: leave it be
+            return
+        more = await self._traced(EMBED, job, embed(guild_id), guild_id, None)
+        if more:
+            await self.queue.embed(guild_id, more=True)
+
     async def _retention(self, job: Job) -> None:
         await self._traced(RETENTION, job, self._handlers.retention(), None, None)
         await set_state(self._pool, RETENTION_STATE, str(self._clock.now().timestamp()))
@@ -210,7 +238,7 @@ class JobWorker:
         work: Awaitable[object],
         guild_id: int | None,
         day: date | None,
-    ) -> None:
+    ) -> object:
         started = time.perf_counter()
         fields = {
             "job": kind,
@@ -219,7 +247,7 @@ class JobWorker:
             "attempt": job.attempts + 1,
         }
         try:
-            await work
+            result = await work
         except Exception as exc:
             self._telemetry.emit(
                 "job",
@@ -233,6 +261,7 @@ class JobWorker:
         self._telemetry.emit(
             "job", latency_ms=round((time.perf_counter() - started) * 1000, 2), **fields
         )
+        return result
 
     # --- the sweep ------------------------------------------------------------------------
 

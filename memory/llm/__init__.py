@@ -7,10 +7,11 @@ from __future__ import annotations
 from memory.llm._base import LLMBadOutput, LLMError
 from memory.llm._chain import track_providers
 from memory.llm._claims import contradicts, same_claim, third_person
+from memory.llm._embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
 from memory.llm._factory import build_llm
 from memory.llm._offline import OfflineProvider
 from memory.llm._schemas import LearnedItem, PromptMember, PromptMessage
-from memory.llm._shared_limit import SharedRateLimits
+from memory.llm._shared_limit import SharedRateLimiter, SharedRateLimits
 from memory.llm._tasks import (
     MemoryLLM,
     forgotten_constraints,
@@ -21,6 +22,8 @@ from memory.llm._tasks import (
 from memory.llm._transcript import compact_lines, compact_transcript, target_legend
 
 __all__ = [
+    "EMBEDDING_DIMENSIONS",
+    "Embedder",
     "LLMBadOutput",
     "LLMError",
     "LearnedItem",
@@ -28,7 +31,9 @@ __all__ = [
     "OfflineProvider",
     "PromptMember",
     "PromptMessage",
+    "SharedRateLimiter",
     "SharedRateLimits",
+    "build_embedder",
     "build_llm",
     "compact_lines",
     "compact_transcript",

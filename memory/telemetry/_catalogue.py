@@ -35,7 +35,7 @@ FIELDS: dict[str, str] = {
     "served": "fallback: what was served (last_known_good, facts_and_summaries, facts, none)",
     "day": "calendar day (guild time zone) a daily summary is for, YYYY-MM-DD",
     "end_day": "last day a historical summary covers, YYYY-MM-DD",
-    "count": "rows handled by retention and privacy operations",
+    "count": "rows handled by retention and privacy operations; texts in an embed request",
     "size": "ingest_batch: events in the batch",
     "queue_depth": "ingest: events still waiting in the queue",
     "command": "admin: the /memory subcommand; command: the member command",
@@ -76,4 +76,5 @@ OPS: dict[str, str] = {
     "privacy_optin": "a member opted in (stored from now on)",
     "admin": "a /memory admin command (command); outcome refused for non-admins",
     "job": "a background job ran from the queue (job, attempt; guild_id and day for close_day)",
+    "embed": "one embedding request for semantic recall (provider, model, count = texts)",
 }

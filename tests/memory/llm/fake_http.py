@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,8 @@ class FakeHTTPServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        # Answers requests when no reply is queued (e.g. embeddings computed from the text).
+        self.responder: Callable[[Recorded], Reply] | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -55,7 +58,11 @@ class FakeHTTPServer:
             body: Any = json.loads(raw) if raw else None
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
-        self.requests.append(Recorded(request.method, request.path, dict(request.headers), body))
+        recorded = Recorded(request.method, request.path, dict(request.headers), body)
+        self.requests.append(recorded)
+        if not self.replies and self.responder is not None:
+            reply = self.responder(recorded)
+            return web.json_response(reply.body, status=reply.status, headers=reply.headers)
         if not self.replies:
             return web.json_response({"error": {"message": "no scripted reply"}}, status=500)
         reply = self.replies.popleft()

@@ -1,0 +1,122 @@
+"""Queries of `message_embeddings` (V012, pgvector): which messages still need a vector, storing
+vectors, and the nearest messages to a question's vector.
+
+Vectors travel as pgvector's text form (`[0.1,0.2,...]::vector`), so no codec is registered on
+the pool. An embedding counts only while its `content_md5` matches the message's text: an
+edited message is embedded again, a deleted one (blanked) drops out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+# A message's text, as the embedding was made from it.
+_CURRENT = "e.content_md5 = md5(m.content)"
+
+
+@dataclass(frozen=True, slots=True)
+class ToEmbed:
+    message_id: int
+    guild_id: int
+    content: str
+
+
+async def embeddings_ready(db: Executor) -> bool:
+    """Whether V012 could create the table (pgvector is installed and allowed)."""
+    return bool(await db.fetchval("SELECT to_regclass('message_embeddings') IS NOT NULL"))
+
+
+def vector_text(vector: Sequence[float]) -> str:
+    return "[" + ",".join(f"{value:.7g}" for value in vector) + "]"
+
+
+async def messages_to_embed(db: Executor, guild_id: int, limit: int) -> list[ToEmbed]:
+    """The guild's newest messages with text and no current embedding."""
+    rows = await db.fetch(
+        f"""
+        SELECT m.message_id, m.guild_id, m.content FROM messages m
+        LEFT JOIN message_embeddings e ON e.message_id = m.message_id
+        WHERE m.guild_id = $1 AND NOT m.deleted AND m.content <> ''
+          AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        ORDER BY m.message_id DESC
+        LIMIT $2
+        """,
+        guild_id,
+        limit,
+    )
+    return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
+
+
+async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
+    """Guilds with messages since `since` that have no current embedding (the sweep's look)."""
+    rows = await db.fetch(
+        f"""
+        SELECT DISTINCT m.guild_id FROM messages m
+        LEFT JOIN message_embeddings e ON e.message_id = m.message_id
+        WHERE m.created_at >= $1 AND NOT m.deleted AND m.content <> ''
+          AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        """,
+        since,
+    )
+    return [row["guild_id"] for row in rows]
+
+
+async def store_embeddings(
+    db: Executor, model: str, items: Sequence[tuple[ToEmbed, Sequence[float]]]
+) -> int:
+    """Store (or replace) one vector per message; a message deleted meanwhile is skipped."""
+    if not items:
+        return 0
+    result = await db.execute(
+        """
+        INSERT INTO message_embeddings (message_id, guild_id, model, content_md5, embedding)
+        SELECT i.message_id, i.guild_id, $1, md5(i.content), i.embedding::vector
+        FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[])
+             AS i(message_id, guild_id, content, embedding)
+        JOIN messages m ON m.message_id = i.message_id
+        ON CONFLICT (message_id) DO UPDATE
+        SET model = EXCLUDED.model, content_md5 = EXCLUDED.content_md5,
+            embedding = EXCLUDED.embedding
+        """,
+        model,
+        [item.message_id for item, _ in items],
+        [item.guild_id for item, _ in items],
+        [item.content for item, _ in items],
+        [vector_text(vector) for _, vector in items],
+    )
+    return int(result.split()[-1])
+
+
+async def nearest_messages(
+    db: Executor,
+    guild_id: int,
+    vector: Sequence[float],
+    *,
+    model: str,
+    limit: int,
+    user_id: int | None = None,
+) -> list[int]:
+    """Message ids of the guild closest in meaning to `vector` (cosine), nearest first; only
+    current embeddings of the same model, only the member's messages when `user_id` is given."""
+    rows = await db.fetch(
+        f"""
+        SELECT m.message_id FROM message_embeddings e
+        JOIN messages m ON m.message_id = e.message_id
+        WHERE e.guild_id = $1 AND e.model = $3 AND NOT m.deleted AND {_CURRENT}
+          AND ($5::bigint IS NULL OR m.author_id = $5)
+        ORDER BY e.embedding <=> $2::vector
+        LIMIT $4
+        """,
+        guild_id,
+        vector_text(vector),
+        model,
+        limit,
+        user_id,
+    )
+    return [row["message_id"] for row in rows]

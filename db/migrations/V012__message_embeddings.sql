@@ -1,0 +1,31 @@
+-- Semantic recall: one embedding per message, from the configured EMBEDDING_PROVIDER, kept
+-- with the md5 of the text it was made from (an edited message is embedded again). Needs the
+-- pgvector extension (the embedded server and the Compose image ship it). Where it cannot be
+-- created (not installed, or no privilege), nothing here is created and recall stays
+-- full-text only; the bot says so at start when EMBEDDING_PROVIDER is set.
+DO $$
+BEGIN
+    CREATE EXTENSION IF NOT EXISTS vector;
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'pgvector unavailable (%): recall uses full-text search only', SQLERRM;
+END
+$$;
+
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN
+        EXECUTE $sql$
+            CREATE TABLE message_embeddings (
+                message_id   bigint PRIMARY KEY REFERENCES messages (message_id) ON DELETE CASCADE,
+                guild_id     bigint NOT NULL,
+                model        text NOT NULL,
+                content_md5  text NOT NULL,
+                embedding    vector(768) NOT NULL
+            )
+        $sql$;
+        EXECUTE 'CREATE INDEX message_embeddings_guild_idx ON message_embeddings (guild_id)';
+        EXECUTE 'CREATE INDEX message_embeddings_hnsw_idx ON message_embeddings'
+                ' USING hnsw (embedding vector_cosine_ops)';
+    END IF;
+END
+$$;

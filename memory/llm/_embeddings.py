@@ -1,0 +1,125 @@
+"""Text embeddings for semantic recall: Gemini (`google-genai`) or an OpenAI-compatible
+`/embeddings` endpoint (Ollama, llama.cpp, vLLM, OpenAI).
+
+Vectors are stored with EMBEDDING_DIMENSIONS components (pgvector needs one size per column):
+Gemini is asked for that size (`output_dimensionality`), OpenAI's text-embedding-3 models too
+(`dimensions`); any other model must produce it itself (nomic-embed-text does), or is refused
+with a message saying so. Nothing is downloaded: the model runs where the provider runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm._base import LLMError, LLMUnavailable
+from memory.llm._chain import RequestLimiter
+
+_log = logging.getLogger(__name__)
+
+# The size of every stored vector (the `vector(768)` column of V012).
+EMBEDDING_DIMENSIONS = 768
+# Texts per request: both APIs take batches; this keeps one request well under their limits.
+BATCH_SIZE = 100
+
+
+class EmbeddingModel(Protocol):
+    name: str
+    model: str
+
+    async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Embedder:
+    """Embeds texts in batches within the shared rate limit, checks every vector's size and
+    reports each request to telemetry (op `embed`)."""
+
+    def __init__(
+        self, model: EmbeddingModel, *, limiter: RequestLimiter | None, telemetry: Telemetry
+    ) -> None:
+        self.model = model
+        self._limiter = limiter
+        self._telemetry = telemetry
+
+    @property
+    def model_name(self) -> str:
+        return f"{self.model.name}:{self.model.model}"
+
+    async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), BATCH_SIZE):
+            vectors += await self._batch(texts[start : start + BATCH_SIZE], query=query)
+        return vectors
+
+    async def _batch(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        started = time.perf_counter()
+        fields = {"provider": self.model.name, "model": self.model.model, "count": len(texts)}
+        try:
+            vectors = await self.model.embed(texts, query=query)
+            _check(vectors, len(texts), self.model_name)
+        except LLMError as exc:
+            self._telemetry.emit("embed", outcome="error", error=str(exc)[:300], **fields)
+            raise
+        latency = round((time.perf_counter() - started) * 1000, 2)
+        self._telemetry.emit("embed", latency_ms=latency, **fields)
+        return vectors
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+def _check(vectors: list[list[float]], expected: int, model: str) -> None:
+    if len(vectors) != expected:
+        raise LLMUnavailable(f"{model} returned {len(vectors)} embeddings for {expected} texts")
+    for vector in vectors:
+        if len(vector) != EMBEDDING_DIMENSIONS:
+            raise LLMUnavailable(
+                f"{model} returns {len(vector)}-dimensional vectors; memorybot stores"
+                f" {EMBEDDING_DIMENSIONS} (use a model that makes them, e.g. nomic-embed-text)"
+            )
+
+
+def build_embedder(
+    settings: Settings, telemetry: Telemetry, *, limiter: RequestLimiter | None
+) -> Embedder | None:
+    """The configured embedding model, or None (EMBEDDING_PROVIDER unset: full-text only)."""
+    timeout = settings.llm_timeout_seconds
+    try:  # the SDKs are optional extras, and slow to import: only when used
+        if settings.embedding_provider == "gemini":
+            from memory.llm._embeddings_gemini import GeminiEmbeddings as Gemini
+        elif settings.embedding_provider == "openai":
+            from memory.llm._embeddings_openai import OpenAIEmbeddings as OpenAI
+    except ImportError:
+        _log.warning(
+            "EMBEDDING_PROVIDER=%s but its SDK is not installed (pip install 'memorybot[%s]');"
+            " recall uses full-text search only",
+            settings.embedding_provider,
+            settings.embedding_provider,
+        )
+        return None
+    if settings.embedding_provider == "gemini" and settings.gemini_api_key is not None:
+        model: EmbeddingModel = Gemini(
+            api_key=settings.gemini_api_key.get_secret_value(),
+            model=settings.gemini_embedding_model,
+            base_url=settings.gemini_base_url,
+            timeout_seconds=timeout,
+        )
+    elif settings.embedding_provider == "openai":
+        key = settings.openai_api_key
+        model = OpenAI(
+            base_url=settings.openai_base_url,
+            api_key=key.get_secret_value() if key else None,
+            model=settings.openai_embedding_model,
+            timeout_seconds=timeout,
+        )
+    else:
+        return None
+    return Embedder(model, limiter=limiter, telemetry=telemetry)

@@ -1,0 +1,42 @@
+"""Embeddings from an OpenAI-compatible `/embeddings` endpoint (Ollama, llama.cpp, vLLM,
+OpenAI) through `openai` (the `openai` extra; imported when used)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import openai
+from openai import AsyncOpenAI
+
+from memory.llm._base import LLMUnavailable
+from memory.llm._embeddings import EMBEDDING_DIMENSIONS
+
+
+class OpenAIEmbeddings:
+    name = "openai"
+
+    def __init__(
+        self, *, base_url: str, api_key: str | None, model: str, timeout_seconds: float
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._client = AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            timeout=timeout_seconds,
+            max_retries=0,
+        )
+
+    async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        sized = self.model.startswith("text-embedding-3")  # the ones that take a size
+        extra = {"dimensions": EMBEDDING_DIMENSIONS} if sized else {}
+        try:
+            response = await self._client.embeddings.create(
+                model=self.model, input=list(texts), **extra
+            )
+        except openai.APIError as exc:
+            raise LLMUnavailable(f"embeddings from {self.base_url} ({self.model}): {exc}") from exc
+        return [list(item.embedding) for item in sorted(response.data, key=lambda d: d.index)]
+
+    async def aclose(self) -> None:
+        await self._client.close()

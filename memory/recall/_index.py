@@ -1,0 +1,74 @@
+"""Keeps `message_embeddings` up to date for semantic recall: a queued job per guild embeds its
+messages that have no current vector, newest first, a few batches per run (the next sweep
+queues the rest), within the embedding provider's shared rate limit.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import asyncpg
+
+from db.embeddings import embeddings_ready, messages_to_embed, store_embeddings
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import Embedder, SharedRateLimiter, build_embedder
+
+_log = logging.getLogger(__name__)
+
+# Messages per request, and requests per job: a job stays short, the sweep brings it back.
+BATCH = 100
+BATCHES_PER_JOB = 20
+
+
+class EmbeddingIndex:
+    """Embeds a guild's messages (the `embed` job) when an embedding provider is configured
+    and pgvector is there; `ready()` says whether both hold."""
+
+    def __init__(self, pool: asyncpg.Pool, embedder: Embedder | None) -> None:
+        self._pool = pool
+        self.embedder = embedder
+        self._table: bool | None = None
+
+    async def ready(self) -> bool:
+        if self.embedder is None:
+            return False
+        if self._table is None:
+            self._table = await embeddings_ready(self._pool)
+            if not self._table:
+                _log.warning(
+                    "EMBEDDING_PROVIDER is set but the database has no pgvector (table"
+                    " message_embeddings missing): recall uses full-text search only"
+                )
+        return self._table
+
+    async def index_guild(self, guild_id: int) -> bool:
+        """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages, newest
+        first; True when it stopped at that cap with more to do (the job continues later)."""
+        if self.embedder is None or not await self.ready():
+            return False
+        for _ in range(BATCHES_PER_JOB):
+            batch = await messages_to_embed(self._pool, guild_id, BATCH)
+            if not batch:
+                return False
+            vectors = await self.embedder.embed([item.content for item in batch])
+            pairs = list(zip(batch, vectors, strict=True))
+            await store_embeddings(self._pool, self.embedder.model_name, pairs)
+            if len(batch) < BATCH:
+                return False
+        return True
+
+    async def aclose(self) -> None:
+        if self.embedder is not None:
+            await self.embedder.aclose()
+
+
+def open_embedding_index(
+    pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry
+) -> EmbeddingIndex:
+    """The index for EMBEDDING_PROVIDER (none when unset), its requests within one
+    EMBEDDING_REQUESTS_PER_MINUTE limit shared by every process on the database."""
+    rpm = settings.embedding_requests_per_minute
+    key = f"{settings.embedding_provider}:embeddings"
+    embedder = build_embedder(settings, telemetry, limiter=SharedRateLimiter(pool, key, rpm))
+    return EmbeddingIndex(pool, embedder)

@@ -1,0 +1,155 @@
+"""Message embeddings for semantic recall (pgvector): the worker embeds new messages through the
+configured provider (the real SDKs against a fake HTTP server), an edited message is embedded
+again, a purge takes vectors along, and a model with the wrong vector size is refused clearly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from db.embeddings import messages_to_embed, nearest_messages
+from db.messages import insert_messages
+from memory import Memory, open_memory
+from memory.core.clock import FixedClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from tests.memory.embedding_support import concept_vector, embeddings_reply
+from tests.memory.llm.fake_http import FakeHTTPServer, Reply
+from tests.support import chat_message, eventually
+
+G, SAM, BOB = 980, 98, 99
+NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+async def fake_http() -> AsyncIterator[FakeHTTPServer]:
+    server = FakeHTTPServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def memory(
+    db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
+) -> AsyncIterator[Memory]:
+    fake_http.responder = embeddings_reply
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        log_dir=tmp_path / "logs",
+        embedding_provider="openai",
+        openai_base_url=fake_http.base_url + "/v1",
+    )
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as opened:
+        yield opened
+
+
+async def say(pool: asyncpg.Pool, author: int, text: str, message_id: int) -> None:
+    at = NOW - timedelta(hours=1)
+    message = chat_message(message_id, text, guild_id=G, author_id=author, created_at=at)
+    await insert_messages(pool, [message])
+
+
+async def embedded(pool: asyncpg.Pool) -> dict[int, str]:
+    rows = await pool.fetch("SELECT message_id, model FROM message_embeddings")
+    return {row["message_id"]: row["model"] for row in rows}
+
+
+async def test_the_worker_embeds_new_messages_and_finds_them_by_meaning(
+    memory: Memory, db_pool: asyncpg.Pool, fake_http: FakeHTTPServer
+) -> None:
+    await say(db_pool, SAM, "Bouldering every Tuesday at Klimmhal", 1)
+    await say(db_pool, BOB, "we had ramen tonight", 2)
+    assert await memory.worker.sweep() >= 1  # the guild's embedding job (and the day's close)
+    memory.worker.start()
+    await eventually(lambda: _count(db_pool, 2), timeout=30)
+    assert set((await embedded(db_pool)).values()) == {"openai:nomic-embed-text"}
+    sent = [r.body for r in fake_http.requests if r.path == "/v1/embeddings"]
+    assert sent[0]["model"] == "nomic-embed-text"
+    assert sorted(sent[0]["input"]) == [
+        "Bouldering every Tuesday at Klimmhal",
+        "we had ramen tonight",
+    ]
+
+    question = concept_vector("where does sam go climbing?")  # no word in common
+    model = "openai:nomic-embed-text"
+    assert (await nearest_messages(db_pool, G, question, model=model, limit=1)) == [1]
+    mine = await nearest_messages(db_pool, G, question, model=model, limit=5, user_id=BOB)
+    assert mine == [2]  # one member's recall: only their messages
+    events = memory.telemetry.recent("embed")
+    assert events and events[0]["count"] == 2 and events[0]["outcome"] == "ok"
+
+
+async def test_an_edited_message_is_embedded_again_and_a_purge_takes_its_vector(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    await say(db_pool, SAM, "Bouldering every Tuesday", 1)
+    assert await memory.embeddings.index_guild(G) is False  # all done in one go
+    assert await messages_to_embed(db_pool, G, 10) == []
+    await db_pool.execute("UPDATE messages SET content = 'ramen instead' WHERE message_id = 1")
+    assert [m.content for m in await messages_to_embed(db_pool, G, 10)] == ["ramen instead"]
+    await memory.embeddings.index_guild(G)
+    food = concept_vector("dinner")
+    model = "openai:nomic-embed-text"
+    assert await nearest_messages(db_pool, G, food, model=model, limit=1) == [1]
+
+    subject = await memory.privacy.subject_or_id(G, str(SAM))
+    await memory.privacy.purge(subject)
+    assert await embedded(db_pool) == {}
+
+
+async def test_a_model_with_the_wrong_vector_size_is_refused_with_the_reason(
+    memory: Memory, db_pool: asyncpg.Pool, fake_http: FakeHTTPServer
+) -> None:
+    await say(db_pool, SAM, "Bouldering every Tuesday", 1)
+    small = {
+        "object": "list",
+        "data": [{"object": "embedding", "index": 0, "embedding": [0.1] * 384}],
+    }
+    fake_http.queue(Reply(body=small | {"model": "all-minilm", "usage": _usage()}))
+    with pytest.raises(Exception, match="384-dimensional vectors; memorybot stores 768"):
+        await memory.embeddings.index_guild(G)
+    assert await embedded(db_pool) == {}
+    error = memory.telemetry.recent("embed")[-1]
+    assert error["outcome"] == "error" and "384" in error["error"]
+
+
+async def test_gemini_embeddings_ask_for_the_stored_size_and_the_task(
+    db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
+) -> None:
+    fake_http.responder = embeddings_reply
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        log_dir=tmp_path / "logs",
+        gemini_api_key="test-key",
+        gemini_base_url=fake_http.base_url,
+        embedding_provider="gemini",
+    )
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as memory:
+        await say(db_pool, SAM, "Bouldering every Tuesday", 1)
+        await memory.embeddings.index_guild(G)
+    assert await embedded(db_pool) == {1: "gemini:gemini-embedding-001"}
+    request = next(r for r in fake_http.requests if "batchEmbedContents" in r.path)
+    assert "gemini-embedding-001" in request.path
+    first: dict[str, Any] = request.body["requests"][0]
+    assert first["taskType"] == "RETRIEVAL_DOCUMENT"
+    assert first["outputDimensionality"] == 768
+
+
+def _usage() -> dict[str, int]:
+    return {"prompt_tokens": 3, "total_tokens": 3}
+
+
+async def _count(pool: asyncpg.Pool, expected: int) -> bool:
+    return len(await embedded(pool)) >= expected
