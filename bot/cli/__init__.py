@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "bot.cli.recall",
     "bot.cli.db",
     "bot.cli.worker",
+    "bot.cli.jobs",
     "bot.cli.health",
 )
 

@@ -31,6 +31,21 @@ class QueuedJob:
     count: int
 
 
+@dataclass(frozen=True, slots=True)
+class HeldJob:
+    """A job that failed JOB_MAX_ATTEMPTS times and is held for an admin."""
+
+    id: int
+    entrypoint: str
+    what: str  # "guild 123 day 2026-11-06"
+    attempts: int
+    error: str | None
+
+    def describe(self) -> str:
+        error = f": {self.error}" if self.error else ""
+        return f"#{self.id} {self.entrypoint} {self.what}, {self.attempts} attempts{error}"
+
+
 class JobQueue:
     """Enqueues jobs; any worker on the database runs them (`memorybot worker`, or `run`)."""
 
@@ -66,12 +81,53 @@ class JobQueue:
         )
         return ids[0] is not None
 
+    async def held(self, limit: int = 50) -> list[HeldJob]:
+        """Jobs held as failed, newest first, with the last error each logged."""
+        jobs = await self.queries.list_failed_jobs(limit=limit)
+        errors = await self._last_errors([int(job.id) for job in jobs])
+        return [
+            HeldJob(
+                int(job.id),
+                str(job.entrypoint),
+                describe_payload(job.payload),
+                job.attempts,
+                errors.get(int(job.id)),
+            )
+            for job in jobs
+        ]
+
+    async def retry_held(self) -> int:
+        """Queue every held job again now (attempts from zero); how many."""
+        ids = [job.id for job in await self.queries.list_failed_jobs(limit=10_000)]
+        if ids:
+            await self.queries.requeue_jobs(ids)
+        return len(ids)
+
+    async def _last_errors(self, ids: list[int]) -> dict[int, str]:
+        rows = await self.queries.driver.fetch(
+            "SELECT DISTINCT ON (job_id) job_id, traceback FROM pgqueuer_log"
+            " WHERE job_id = ANY($1::bigint[]) AND traceback IS NOT NULL"
+            " ORDER BY job_id, created DESC",
+            ids,
+        )
+        return {int(row["job_id"]): _error_line(row["traceback"]) for row in rows}
+
     async def sizes(self) -> list[QueuedJob]:
         """Jobs waiting or running, per entrypoint and status (for admins and tests)."""
         return [
             QueuedJob(str(row.entrypoint), str(row.status), int(row.count))
             for row in await self.queries.queue_size()
         ]
+
+
+def describe_payload(payload: bytes | None) -> str:
+    if not payload:
+        return ""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return "(unreadable payload)"
+    return " ".join(f"{key.removesuffix('_id')} {value}" for key, value in data.items())
 
 
 def guild_payload(payload: bytes | None) -> int:
@@ -86,3 +142,13 @@ def close_day_payload(payload: bytes | None) -> tuple[int, date]:
         raise ValueError("close_day job without a payload")
     data = json.loads(payload)
     return int(data["guild_id"]), date.fromisoformat(data["day"])
+
+
+def _error_line(traceback: object) -> str:
+    """The exception line of a logged traceback record (jsonb: a dict or its text)."""
+    data = json.loads(traceback) if isinstance(traceback, str) else traceback
+    if isinstance(data, dict):
+        kind = data.get("exception_type") or ""
+        message = data.get("exception_message") or ""
+        return f"{kind}: {message}".strip(": ")[:200]
+    return str(data)[:200]

@@ -298,3 +298,35 @@ async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool
     assert await args.handler(args, load_settings()) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("2026-10-03 15:30  Alice  #77  we hiked up to the old lighthouse")
+
+
+# --- jobs ---------------------------------------------------------------------------------------
+
+
+async def test_jobs_shows_the_queue_and_retries_held_jobs(cli_env: Path, db_pool, capsys) -> None:
+    from memory.jobs import JobQueue
+
+    queue = JobQueue(db_pool)
+    assert await queue.close_day(123, datetime(2026, 11, 6).date())
+    assert await asyncio.to_thread(main, ["jobs"]) == 0
+    out = capsys.readouterr().out
+    assert "queue: close_day waiting: 1" in out and "held after failing: 0" in out
+
+    # The job failed for good: held, with its last error.
+    job_id = await db_pool.fetchval("UPDATE pgqueuer SET status = 'failed' RETURNING id")
+    record = {"exception_type": "LLMUnavailable", "exception_message": "quota exhausted"}
+    await db_pool.execute(
+        "INSERT INTO pgqueuer_log (job_id, status, priority, entrypoint, traceback)"
+        " VALUES ($1, 'failed', 0, 'close_day', $2::jsonb)",
+        job_id,
+        json.dumps(record),
+    )
+    assert await asyncio.to_thread(main, ["jobs"]) == 0
+    out = capsys.readouterr().out
+    assert "held after failing: 1" in out
+    assert f"#{job_id} close_day guild 123 day 2026-11-06" in out
+    assert "LLMUnavailable: quota exhausted" in out
+
+    assert await asyncio.to_thread(main, ["jobs", "retry"]) == 0
+    assert "queued 1 held jobs again" in capsys.readouterr().out
+    assert await db_pool.fetchval("SELECT status::text FROM pgqueuer") == "queued"

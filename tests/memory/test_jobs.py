@@ -146,6 +146,9 @@ async def test_a_failing_close_is_retried_with_backoff_then_held(
 
             await eventually(held, timeout=30)
             assert await worker.sweep() == 0  # the held day is left alone, not retried forever
+            [job] = await worker.queue.held()
+            assert job.what == f"guild {G} day {broken_day.isoformat()}" and job.attempts == 3
+            assert job.error == f"RuntimeError: model overloaded ({broken_day})"
         finally:
             await worker.stop()
     assert calls[flaky_day] == 2
