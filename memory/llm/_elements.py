@@ -13,7 +13,7 @@ from memory.llm._schemas import (
     PromptMember,
     PromptMessage,
 )
-from prompts.loader import Raw, element, escape_text, join
+from prompts.loader import Raw, element, escape_body, join
 
 _log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) ->
                 "member",
                 Raw(
                     "\n".join(
-                        "- " + escape_text(text.replace("\n", " "))
+                        "- " + escape_body(text.replace("\n", " "))
                         for text in parts.get(member.user_id, [])
                     )
                 ),

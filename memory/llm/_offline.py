@@ -66,7 +66,8 @@ def _daily_summary(inputs: Inputs) -> Answer:
             aliases=[str(alias) for alias in member.get("aliases") or []],
             max_chars=max_chars,
         )
-        summaries.append({"user_id": str(member["user_id"]), "summary": summary})
+        if summary:  # the prompt asks to skip targets with nothing worth noting
+            summaries.append({"user_id": str(member["user_id"]), "summary": summary})
     targets = {int(m["user_id"]): str(m["name"]) for m in members}
     return {"summaries": summaries, "facts": offline_learn.learn(messages, targets)}
 
@@ -92,7 +93,15 @@ def _historical(inputs: Inputs) -> Answer:
     if "members" in inputs:  # many members at once: a guild's histories when a day closes
         return _historical_batch(inputs)
     name, aliases = _member(inputs)
-    days = [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
+    days: list[tuple[str | None, str]] = []
+    previous = inputs.get("previous")
+    if previous:  # rolled forward: the earlier narrative's sentences still in the window
+        days += extractive.narrative_units(
+            str(previous["text"]),
+            until=str(previous["until"]),
+            start=str(inputs.get("start_day") or previous["until"]),
+        )
+    days += [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
     text = extractive.condense(
         days,
         max_chars=int(inputs["max_chars"]),
@@ -113,6 +122,8 @@ def _historical_batch(inputs: Inputs) -> Answer:
             "days": days.get(key, []),
             "max_chars": inputs["max_chars"],
             "forgotten": forgotten.get(key, []),
+            "previous": (inputs.get("previous") or {}).get(key),
+            "start_day": inputs.get("start_day"),
         }
         text = _historical(single)
         summaries.append({"user_id": key, "summary": text["text"]})  # type: ignore[index]

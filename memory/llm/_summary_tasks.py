@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import date
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -23,7 +23,7 @@ from memory.llm._schemas import (
 )
 from memory.llm._taskbase import TaskBase
 from memory.llm._transcript import compact_transcript, target_legend
-from prompts.loader import Raw, element, escape_text, join, render
+from prompts.loader import Raw, element, escape_body, join, render
 
 _log = logging.getLogger(__name__)
 
@@ -136,24 +136,31 @@ class SummaryTasks(TaskBase):
         days: list[tuple[date, str]],
         max_chars: int,
         forgotten: list[str] | None = None,
+        previous: tuple[date, str] | None = None,
+        start_day: date | None = None,
     ) -> str:
-        """Roll days 2-7 of daily summaries into one narrative."""
+        """Roll days 2-7 of daily summaries into one narrative, or roll `previous` (its end
+        day, its text) forward with the days after it."""
         ordered = sorted(days)
+        start = start_day or (ordered[0][0] if ordered else None)
+        end = ordered[-1][0] if ordered else (previous[0] if previous else None)
         prompt = render(
             "historical_summary",
             member_name=member.name,
             member_id=member.user_id,
-            start_day=ordered[0][0].isoformat() if ordered else "",
-            end_day=ordered[-1][0].isoformat() if ordered else "",
+            start_day=start.isoformat() if start else "",
+            end_day=end.isoformat() if end else "",
             max_chars=max_chars,
             constraints=forgotten_constraints(forgotten or []),
-            days=join([element("day", text, date=day.isoformat()) for day, text in ordered]),
+            previous=Raw(escape_body(previous[1])) if previous else "",
+            days=Raw("\n".join(_day_line(day, text) for day, text in ordered)),
         )
         inputs = {
             "member": member.model_dump(),
             "days": [{"day": day.isoformat(), "text": text} for day, text in ordered],
             "max_chars": max_chars,
             "forgotten": forgotten or [],
+            **_previous_inputs(previous, start),
         }
         result = await self._structured(
             "historical_summary", prompt, TextOutput, inputs, guild_id=guild_id
@@ -168,19 +175,22 @@ class SummaryTasks(TaskBase):
         days: dict[int, list[tuple[date, str]]],
         max_chars: int,
         forgotten: dict[int, list[str]] | None = None,
+        previous: dict[int, tuple[date, str]] | None = None,
+        start_day: date | None = None,
     ) -> dict[int, str]:
-        """Days 2-7 of many members in one call (a guild's histories when a day closes)."""
+        """Days 2-7 of many members in one call (a guild's histories when a day closes); a
+        member in `previous` has their earlier narrative rolled forward with the newer days."""
         forgotten = forgotten or {}
+        previous = previous or {}
+        every_day = [d for items in days.values() for d, _ in items]
+        every_day += [end for end, _ in previous.values()]
+        start = start_day or (min(every_day) if every_day else None)
+        end = max(every_day) if every_day else None
         elements = join(
             [
                 element(
                     "member",
-                    Raw(
-                        "\n".join(
-                            f"{day.isoformat()}: " + escape_text(text.replace("\n", " "))
-                            for day, text in sorted(days.get(member.user_id, []))
-                        )
-                    ),
+                    Raw(_member_days(previous.get(member.user_id), days.get(member.user_id, []))),
                     id=member.user_id,
                     name=member.name,
                 )
@@ -190,6 +200,8 @@ class SummaryTasks(TaskBase):
         prompt = render(
             "historical_batch",
             max_chars=max_chars,
+            start_day=start.isoformat() if start else "",
+            end_day=end.isoformat() if end else "",
             constraints=forgotten_constraints(
                 [s for member in members for s in forgotten.get(member.user_id, [])]
             ),
@@ -203,6 +215,11 @@ class SummaryTasks(TaskBase):
             },
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
+            "previous": {
+                str(user_id): {"until": until.isoformat(), "text": text}
+                for user_id, (until, text) in previous.items()
+            },
+            "start_day": start.isoformat() if start else None,
         }
         result = await self._structured(
             "historical_summary", prompt, DailySummaries, inputs, guild_id=guild_id
@@ -241,3 +258,25 @@ class SummaryTasks(TaskBase):
         }
         result = await self._structured("merge", prompt, TextOutput, inputs, guild_id=guild_id)
         return result.text.strip()
+
+
+def _day_line(day: date, text: str) -> str:
+    return f"{day.isoformat()}: " + escape_body(text.replace("\n", " "))
+
+
+def _member_days(previous: tuple[date, str] | None, days: list[tuple[date, str]]) -> str:
+    """A member's earlier narrative (when rolled forward), then one line per newer day."""
+    lines = [_day_line(day, text) for day, text in sorted(days)]
+    if previous is not None:
+        lines.insert(0, "previous: " + escape_body(previous[1].replace("\n", " ")))
+    return "\n".join(lines)
+
+
+def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> dict[str, Any]:
+    if previous is None:
+        return {}
+    until, text = previous
+    return {
+        "previous": {"until": until.isoformat(), "text": text},
+        "start_day": start.isoformat() if start else None,
+    }

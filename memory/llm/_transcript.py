@@ -15,13 +15,13 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from memory.llm._schemas import PromptMember, PromptMessage
-from prompts.loader import Raw, escape_text
+from prompts.loader import Raw, escape_body
 
 _NEWLINES = str.maketrans({"\n": " ↵ ", "\r": " ", "\u2028": " ↵ ", "\u2029": " ↵ "})
 
 
 def _one_line(text: str) -> str:
-    return escape_text(text.translate(_NEWLINES))
+    return escape_body(text.translate(_NEWLINES))
 
 
 def compact_lines(messages: list[PromptMessage], timezone: str = "UTC") -> list[str]:
