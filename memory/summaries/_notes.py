@@ -46,6 +46,9 @@ _log = logging.getLogger(__name__)
 _PROMPT_OVERHEAD = 2_500
 # Below this a stretch holds too little chat to be worth its own call.
 _MIN_STRETCH_CHARS = 2_000
+# A pass may wait while fewer messages than this are unread and none concerns the member
+# asked about: their notes would not change, and the next pass reads the stretch in one go.
+SKIP_MAX_MESSAGES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +139,26 @@ class DayNotes:
 
     async def aclose(self) -> None:
         await self._flight.aclose()
+
+    async def without_pass(
+        self, guild_id: int, day: date, timezone: str, *, until: datetime, user_id: int
+    ) -> dict[int, list[str]] | None:
+        """The day's stored notes when a pass can wait: every stored pass is still true to its
+        messages and the few messages not read yet (under SKIP_MAX_MESSAGES) do not concern
+        `user_id`, so their notes would not change. None when a pass is due."""
+        day_start, day_end = day_bounds(day, timezone)
+        async with self._pool.acquire() as conn:
+            passes = await store.day_passes(conn, guild_id, day)
+            if not all(stored.fresh for stored in passes):
+                return None
+            start = passes[-1].end_at if passes else day_start
+            unread = self._chat(await day_messages(conn, guild_id, start, min(until, day_end)))
+            if len(unread) >= SKIP_MAX_MESSAGES:
+                return None
+            authors = {message.message_id: message.author_id for message in unread}
+            if any(user_id in involved_ids(message, authors) for message in unread):
+                return None
+            return await store.day_notes(conn, guild_id, day)
 
     async def _fold(
         self,
