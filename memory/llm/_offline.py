@@ -67,9 +67,18 @@ def _daily_summary(inputs: Inputs) -> Answer:
             max_chars=max_chars,
         )
         if summary:  # the prompt asks to skip targets with nothing worth noting
-            summaries.append({"user_id": str(member["user_id"]), "summary": summary})
+            summaries.append({"user_id": _key(member), "summary": summary})
     targets = {int(m["user_id"]): str(m["name"]) for m in members}
-    return {"summaries": summaries, "facts": offline_learn.learn(messages, targets)}
+    keys = {str(m["user_id"]): _key(m) for m in members}
+    facts = offline_learn.learn(messages, targets)
+    for fact in facts:  # answers name members by the prompt's handle
+        fact["user_id"] = keys.get(str(fact["user_id"]), fact["user_id"])
+    return {"summaries": summaries, "facts": facts}
+
+
+def _key(member: Mapping[str, Any]) -> str:
+    """How the prompt names a member in answers: its handle, else its id."""
+    return str(member.get("key") or member["user_id"])
 
 
 def _daily_reduce(inputs: Inputs) -> Answer:
@@ -85,7 +94,7 @@ def _daily_reduce(inputs: Inputs) -> Answer:
             forgotten=[str(statement) for statement in forgotten.get(key, [])],
             names=[name, *[str(alias) for alias in member.get("aliases") or []]],
         )
-        summaries.append({"user_id": key, "summary": text})
+        summaries.append({"user_id": _key(member), "summary": text})
     return {"summaries": summaries}
 
 
@@ -126,7 +135,7 @@ def _historical_batch(inputs: Inputs) -> Answer:
             "start_day": inputs.get("start_day"),
         }
         text = _historical(single)
-        summaries.append({"user_id": key, "summary": text["text"]})  # type: ignore[index]
+        summaries.append({"user_id": _key(member), "summary": text["text"]})  # type: ignore[index]
     return {"summaries": summaries}
 
 

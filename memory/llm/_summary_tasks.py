@@ -12,7 +12,10 @@ from pydantic import BaseModel
 from memory.llm._elements import (
     by_member,
     forgotten_constraints,
+    keyed_inputs,
+    member_keys,
     reduce_elements,
+    resolve_member,
 )
 from memory.llm._schemas import (
     DailySummaries,
@@ -81,21 +84,25 @@ class SummaryTasks(TaskBase):
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(members),
+            targets=target_legend(members, member_keys(members)),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
             "day": day.isoformat(),
             "messages": [message.model_dump(mode="json") for message in messages],
-            "members": [member.model_dump(mode="json") for member in members],
+            "members": keyed_inputs(members),
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
         result = await self._structured(
             "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
         )
-        wanted = {str(member.user_id) for member in members}
-        learned = [item for item in result.facts if item.user_id.strip("<@!>") in wanted]
+        wanted = {member.user_id for member in members}
+        learned = []
+        for item in result.facts:  # named by handle in the answer, by id from here on
+            user_id = resolve_member(item.user_id, members)
+            if user_id in wanted:
+                learned.append(item.model_copy(update={"user_id": str(user_id)}))
         return by_member(result, members, max_chars), learned
 
     async def reduce_daily(
@@ -118,7 +125,7 @@ class SummaryTasks(TaskBase):
             members=reduce_elements(members, parts),
         )
         inputs = {
-            "members": [member.model_dump() for member in members],
+            "members": keyed_inputs(members),
             "parts": {str(member.user_id): parts.get(member.user_id, []) for member in members},
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
@@ -191,10 +198,10 @@ class SummaryTasks(TaskBase):
                 element(
                     "member",
                     Raw(_member_days(previous.get(member.user_id), days.get(member.user_id, []))),
-                    id=member.user_id,
+                    id=key,
                     name=member.name,
                 )
-                for member in members
+                for key, member in zip(member_keys(members), members, strict=True)
             ]
         )
         prompt = render(
@@ -208,7 +215,7 @@ class SummaryTasks(TaskBase):
             members=elements,
         )
         inputs = {
-            "members": [member.model_dump() for member in members],
+            "members": keyed_inputs(members),
             "days": {
                 str(user_id): [{"day": d.isoformat(), "text": text} for d, text in sorted(items)]
                 for user_id, items in days.items()

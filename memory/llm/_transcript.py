@@ -43,10 +43,12 @@ def compact_transcript(messages: list[PromptMessage], timezone: str = "UTC") -> 
     return Raw("\n".join(compact_lines(messages, timezone)))
 
 
-def target_legend(members: list[PromptMember]) -> Raw:
-    """`id: name (aliases)` per target: the only place ids appear, since answers use them."""
+def target_legend(members: list[PromptMember], keys: list[str] | None = None) -> Raw:
+    """`handle: name (aliases)` per target: the only place members are named by handle, since
+    answers use it (`keys`; the user ids when none are given)."""
     lines = []
-    for member in members:
+    for index, member in enumerate(members):
+        key = keys[index] if keys else str(member.user_id)
         aliases = f" ({', '.join(member.aliases)})" if member.aliases else ""
-        lines.append(f"{member.user_id}: {_one_line(member.name)}{_one_line(aliases)}")
+        lines.append(f"{key}: {_one_line(member.name)}{_one_line(aliases)}")
     return Raw("\n".join(lines))
