@@ -64,7 +64,7 @@ def _daily_summary(inputs: Inputs) -> Answer:
             user_id=int(member["user_id"]),
             name=str(member["name"]),
             aliases=[str(alias) for alias in member.get("aliases") or []],
-            max_chars=max_chars,
+            max_chars=int(member.get("max_chars") or max_chars),
         )
         if summary:  # the prompt asks to skip targets with nothing worth noting
             summaries.append({"user_id": _key(member), "summary": summary})

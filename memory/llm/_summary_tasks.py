@@ -72,9 +72,12 @@ class SummaryTasks(TaskBase):
         max_chars: int,
         forgotten: dict[int, list[str]] | None = None,
         part: str = "1/1",
+        caps: dict[int, int] | None = None,
     ) -> tuple[dict[int, str], list[LearnedItem]]:
         """Notes per target member on a stretch of chat, and the durable statements about
-        targets it revealed (learned facts), in the same single call."""
+        targets it revealed (learned facts), in the same single call. `caps`: a smaller
+        length for some targets' notes (what their day's summary has room left for)."""
+        caps = caps or {}
         forgotten = forgotten or {}
         all_forgotten = [statement for items in forgotten.values() for statement in items]
         prompt = render(
@@ -84,13 +87,16 @@ class SummaryTasks(TaskBase):
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(members, member_keys(members)),
+            targets=target_legend(members, member_keys(members), caps),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
             "day": day.isoformat(),
             "messages": [message.model_dump(mode="json") for message in messages],
-            "members": keyed_inputs(members),
+            "members": [
+                {**item, "max_chars": caps[member.user_id]} if member.user_id in caps else item
+                for item, member in zip(keyed_inputs(members), members, strict=True)
+            ],
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }

@@ -43,12 +43,19 @@ def compact_transcript(messages: list[PromptMessage], timezone: str = "UTC") -> 
     return Raw("\n".join(compact_lines(messages, timezone)))
 
 
-def target_legend(members: list[PromptMember], keys: list[str] | None = None) -> Raw:
+def target_legend(
+    members: list[PromptMember],
+    keys: list[str] | None = None,
+    caps: dict[int, int] | None = None,
+) -> Raw:
     """`handle: name (aliases)` per target: the only place members are named by handle, since
-    answers use it (`keys`; the user ids when none are given)."""
+    answers use it (`keys`; the user ids when none are given); ` ≤N` when a target's note
+    must be shorter than the others' (`caps`)."""
+    caps = caps or {}
     lines = []
     for index, member in enumerate(members):
         key = keys[index] if keys else str(member.user_id)
         aliases = f" ({', '.join(member.aliases)})" if member.aliases else ""
-        lines.append(f"{key}: {_one_line(member.name)}{_one_line(aliases)}")
+        cap = f" ≤{caps[member.user_id]}" if member.user_id in caps else ""
+        lines.append(f"{key}: {_one_line(member.name)}{_one_line(aliases)}{cap}")
     return Raw("\n".join(lines))

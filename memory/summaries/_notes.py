@@ -46,6 +46,10 @@ _log = logging.getLogger(__name__)
 _PROMPT_OVERHEAD = 2_500
 # Below this a stretch holds too little chat to be worth its own call.
 _MIN_STRETCH_CHARS = 2_000
+# A day whose notes fit its summary length times this is closed from them verbatim.
+VERBATIM_SLACK = 1.2
+# The least room a member's note gets in a pass, however much earlier passes noted.
+NOTE_FLOOR = 100
 # A pass may wait while fewer messages than this are unread and none concerns the member
 # asked about: their notes would not change, and the next pass reads the stretch in one go.
 SKIP_MAX_MESSAGES = 100
@@ -297,7 +301,7 @@ class DayNotes:
             ) as event:
                 with track_providers() as answered:
                     notes, targets = await self._notes(
-                        conn, guild_id, day, timezone, messages, part
+                        conn, guild_id, day, timezone, messages, part, start
                     )
                 stats.llm("daily_summary")
                 # Who answered (the chain records it; a bare provider is its own answerer).
@@ -314,6 +318,21 @@ class DayNotes:
             notes=notes,
         )
 
+    async def _caps(
+        self, conn: asyncpg.Connection, guild_id: int, day: date, start: datetime, ids: list[int]
+    ) -> dict[int, int]:
+        """Room left for each target's note: a day's notes that fit its summary length close
+        the day verbatim (no call), so a member's later notes get what earlier passes left,
+        never less than NOTE_FLOOR (news late in the day still gets a quote)."""
+        day_room = int(self._config.note_chars * VERBATIM_SLACK)
+        used = await store.noted_chars_before(conn, guild_id, day, start)
+        caps = {}
+        for user_id in ids:
+            room = max(NOTE_FLOOR, day_room - used.get(user_id, 0) - 1)
+            if room < self._config.note_chars:
+                caps[user_id] = room
+        return caps
+
     async def _notes(
         self,
         conn: asyncpg.Connection,
@@ -322,6 +341,7 @@ class DayNotes:
         timezone: str,
         messages: list[ChatMessage],
         part: str,
+        start: datetime,
     ) -> tuple[dict[int, str], list[PromptMember]]:
         members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
         authors = {message.message_id: message.author_id for message in messages}
@@ -353,6 +373,7 @@ class DayNotes:
             messages=rendered,
             members=targets,
             max_chars=self._config.note_chars,
+            caps=await self._caps(conn, guild_id, day, start, list(wanted)),
             forgotten=forgotten,
             part=part,
         )
