@@ -87,7 +87,7 @@ class SummaryTasks(TaskBase):
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(members, member_keys(members), caps),
+            targets=target_legend(_named_aliases(members, messages), member_keys(members), caps),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
@@ -293,3 +293,17 @@ def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> d
         "previous": {"until": until.isoformat(), "text": text},
         "start_day": start.isoformat() if start else None,
     }
+
+
+def _named_aliases(
+    members: list[PromptMember], messages: list[PromptMessage]
+) -> list[PromptMember]:
+    """The members with only the aliases the chat uses: one the stretch never writes cannot
+    point at anyone in it, and costs the legend tokens on every pass."""
+    said = "\n".join(message.content for message in messages).casefold()
+    return [
+        member.model_copy(
+            update={"aliases": [alias for alias in member.aliases if alias.casefold() in said]}
+        )
+        for member in members
+    ]
