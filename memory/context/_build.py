@@ -219,8 +219,8 @@ class ContextBuilder:
         self, guild_id: int, user_id: int, first: date, last: date, stats: BuildStats
     ) -> None:
         """The latest day just closed: one batched call builds the histories of the members
-        the bot was asked about on that day or the one before (plus this one), not one call per
-        member per request. Members asked about less often get theirs on their next request."""
+        the bot was asked about on that day (plus this one), not one call per member per
+        request. Members asked about less often roll theirs on their next request."""
         known = await context_store.members_with_context(self._pool, guild_id, since=last)
         wanted = sorted({user_id, *known})
         members = await get_members(self._pool, guild_id, wanted)
