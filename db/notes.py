@@ -130,6 +130,20 @@ async def day_notes(db: Executor, guild_id: int, day: date) -> dict[int, list[st
     return notes
 
 
+async def noted_chars_before(
+    db: Executor, guild_id: int, day: date, before: datetime
+) -> dict[int, int]:
+    """Characters of notes each member got today from the passes starting before `before`."""
+    rows = await db.fetch(
+        "SELECT user_id, sum(length(note))::int + count(*)::int - 1 AS chars FROM day_notes"
+        " WHERE guild_id = $1 AND day = $2 AND start_at < $3 AND note <> '' GROUP BY user_id",
+        guild_id,
+        day,
+        before,
+    )
+    return {row["user_id"]: row["chars"] for row in rows}
+
+
 async def delete_passes(connection: asyncpg.Connection, guild_id: int, day: date) -> None:
     """Forget how a day was read (a forced re-summary reads it again from scratch)."""
     await connection.execute(

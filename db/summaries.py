@@ -302,6 +302,23 @@ async def latest_historical(
     return (row["end_day"], row["summary"]) if row else None
 
 
+async def rollable_historical(
+    db: Executor, guild_id: int, user_id: int, first: date, last: date
+) -> tuple[date, str, str] | None:
+    """(end day, summary, source_hash) of the member's latest non-empty narrative ending
+    between `first` and `last`: the one a new narrative may be rolled forward from."""
+    row = await db.fetchrow(
+        "SELECT end_day, summary, source_hash FROM historical_summaries"
+        " WHERE guild_id = $1 AND user_id = $2 AND end_day BETWEEN $3 AND $4"
+        " AND summary <> '' ORDER BY end_day DESC LIMIT 1",
+        guild_id,
+        user_id,
+        first,
+        last,
+    )
+    return (row["end_day"], row["summary"], row["source_hash"]) if row else None
+
+
 async def save_historical(
     db: Executor, guild_id: int, user_id: int, end_day: date, summary: str, source_hash: str
 ) -> None:

@@ -124,15 +124,7 @@ class ContextBuilder:
         if not await is_remembered(self._pool, guild_id, user_id):
             return Built(inputs, None, stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
-        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(inputs.timezone)).hour
-        notes, hit = await self.today.get_or_compute(
-            (guild_id, today, hour),
-            lambda: self.daily.notes.fold(
-                guild_id, today, inputs.timezone, until=self._clock.now(), stats=stats
-            ),
-            guild_id=guild_id,
-        )
-        stats.cache("today", hit)
+        notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
@@ -160,6 +152,30 @@ class ContextBuilder:
             # row must follow what is served, or a restart would merge it again.
             await self._save(guild_id, user_id, merged, key_hash, inputs)
         return Built(inputs, attach_today(merged, inputs.today_text, self._max_chars), stats)
+
+    async def _today_notes(
+        self, guild_id: int, user_id: int, timezone: str, today: date, stats: BuildStats
+    ) -> dict[int, list[str]]:
+        """Today's notes: at most one pass per hour bucket, and none while the few messages
+        not read yet do not concern the member asked about (their notes are already whole)."""
+        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(timezone)).hour
+        key = (guild_id, today, hour)
+        if self.today.peek(key) is None:
+            waiting = await self.daily.notes.without_pass(
+                guild_id, today, timezone, until=self._clock.now(), user_id=user_id
+            )
+            if waiting is not None:
+                stats.cache("today", True)
+                return waiting
+        notes, hit = await self.today.get_or_compute(
+            key,
+            lambda: self.daily.notes.fold(
+                guild_id, today, timezone, until=self._clock.now(), stats=stats
+            ),
+            guild_id=guild_id,
+        )
+        stats.cache("today", hit)
+        return notes
 
     async def base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
         timezone = str(await self._timezone(guild_id))  # type: ignore[misc]
@@ -209,11 +225,9 @@ class ContextBuilder:
         self, guild_id: int, user_id: int | None, first: date, last: date, stats: BuildStats
     ) -> None:
         """The latest day just closed: one batched call builds the histories of the members
-        the bot was asked about on that day or the one before (plus this one), not one call per
-        member per request. Members asked about less often get theirs on their next request."""
-        known = await context_store.members_with_context(
-            self._pool, guild_id, since=last - timedelta(days=1)
-        )
+        the bot was asked about on that day (plus this one), not one call per member per
+        request. Members asked about less often roll theirs on their next request."""
+        known = await context_store.members_with_context(self._pool, guild_id, since=last)
         wanted = sorted({*known} if user_id is None else {user_id, *known})
         if not wanted:
             return

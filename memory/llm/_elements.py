@@ -13,7 +13,7 @@ from memory.llm._schemas import (
     PromptMember,
     PromptMessage,
 )
-from prompts.loader import Raw, element, escape_text, join
+from prompts.loader import Raw, element, escape_body, join
 
 _log = logging.getLogger(__name__)
 
@@ -59,23 +59,49 @@ def member_elements(members: list[PromptMember]) -> Raw:
     )
 
 
+def member_keys(members: list[PromptMember]) -> list[str]:
+    """Short handles for the members of one prompt (`m1`, `m2`, ...), in order: an 18-digit
+    id costs a model about six tokens each time it is read or written, a handle one or two."""
+    return [f"m{index}" for index in range(1, len(members) + 1)]
+
+
+def resolve_member(raw: str, members: list[PromptMember]) -> int | None:
+    """The user id an answer names: a handle of `member_keys`, or the id itself."""
+    text = str(raw).strip().strip("<@!>")
+    for key, member in zip(member_keys(members), members, strict=True):
+        if text == key:
+            return member.user_id
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def keyed_inputs(members: list[PromptMember]) -> list[dict[str, object]]:
+    """The members as task inputs, each with the handle the prompt shows for it."""
+    return [
+        {**member.model_dump(mode="json"), "key": key}
+        for key, member in zip(member_keys(members), members, strict=True)
+    ]
+
+
 def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) -> Raw:
-    """Each member with their notes in day order, one `- note` line each (compact: the
-    member's id once, as an attribute, because the answer must name it)."""
+    """Each member with their notes in day order, one `- note` line each (the member's
+    handle once, as an attribute, because the answer must name it)."""
     return join(
         [
             element(
                 "member",
                 Raw(
                     "\n".join(
-                        "- " + escape_text(text.replace("\n", " "))
+                        "- " + escape_body(text.replace("\n", " "))
                         for text in parts.get(member.user_id, [])
                     )
                 ),
-                id=member.user_id,
+                id=key,
                 name=member.name,
             )
-            for member in members
+            for key, member in zip(member_keys(members), members, strict=True)
         ]
     )
 
@@ -84,13 +110,12 @@ def by_member(
     result: DailySummaries, members: list[PromptMember], max_chars: int
 ) -> dict[int, str]:
     """user id -> summary for exactly the members asked about ('' when the model skipped one;
-    ids it made up are ignored)."""
+    ids it made up are ignored). Answers name members by handle (or by id)."""
     wanted = {member.user_id for member in members}
     summaries: dict[int, str] = {user_id: "" for user_id in wanted}
     for item in result.summaries:
-        try:
-            user_id = int(str(item.user_id).strip().strip("<@!>"))
-        except ValueError:
+        user_id = resolve_member(item.user_id, members)
+        if user_id is None:
             _log.warning("daily summary for unknown id %r ignored", item.user_id)
             continue
         if user_id in wanted:

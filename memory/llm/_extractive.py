@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from memory.core.text import (
     collapse,
@@ -256,6 +256,42 @@ def _render_labelled(units: list[tuple[int, str | None, str, float]]) -> str:
             parts.append(sentence)
         last_label = label
     return " ".join(parts)
+
+
+_LABEL = re.compile(r"^([A-Z][a-z]{2}) (\d{1,2}): (.+)$", re.S)
+
+
+def narrative_units(text: str, *, until: str, start: str) -> list[tuple[str | None, str]]:
+    """An earlier narrative (ending on `until`) as (day label, sentence) units, without the
+    sentences of days before `start`: what it still contributes once rolled forward."""
+    try:
+        end, first = date.fromisoformat(until), date.fromisoformat(start)
+    except ValueError:
+        return [(None, text)]
+    units: list[tuple[str | None, str]] = []
+    label: str | None = None
+    dated: date | None = None
+    for sentence in split_sentences(text):
+        match = _LABEL.match(sentence)
+        if match:
+            label, sentence = f"{match.group(1)} {match.group(2)}", match.group(3)
+            dated = _label_date(label, end)
+        if dated is not None and dated < first:
+            continue  # the day fell out of the window
+        units.append((label, sentence))
+    return units
+
+
+def _label_date(label: str, not_after: date) -> date | None:
+    """ "Mar 3" -> the latest such date on or before `not_after`."""
+    for year in (not_after.year, not_after.year - 1):
+        try:
+            parsed = datetime.strptime(f"{label} {year}", "%b %d %Y").date()
+        except ValueError:
+            return None
+        if parsed <= not_after:
+            return parsed
+    return None
 
 
 def day_label(day: str) -> str:

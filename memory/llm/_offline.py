@@ -64,11 +64,21 @@ def _daily_summary(inputs: Inputs) -> Answer:
             user_id=int(member["user_id"]),
             name=str(member["name"]),
             aliases=[str(alias) for alias in member.get("aliases") or []],
-            max_chars=max_chars,
+            max_chars=int(member.get("max_chars") or max_chars),
         )
-        summaries.append({"user_id": str(member["user_id"]), "summary": summary})
+        if summary:  # the prompt asks to skip targets with nothing worth noting
+            summaries.append({"user_id": _key(member), "summary": summary})
     targets = {int(m["user_id"]): str(m["name"]) for m in members}
-    return {"summaries": summaries, "facts": offline_learn.learn(messages, targets)}
+    keys = {str(m["user_id"]): _key(m) for m in members}
+    facts = offline_learn.learn(messages, targets)
+    for fact in facts:  # answers name members by the prompt's handle
+        fact["user_id"] = keys.get(str(fact["user_id"]), fact["user_id"])
+    return {"summaries": summaries, "facts": facts}
+
+
+def _key(member: Mapping[str, Any]) -> str:
+    """How the prompt names a member in answers: its handle, else its id."""
+    return str(member.get("key") or member["user_id"])
 
 
 def _daily_reduce(inputs: Inputs) -> Answer:
@@ -84,7 +94,7 @@ def _daily_reduce(inputs: Inputs) -> Answer:
             forgotten=[str(statement) for statement in forgotten.get(key, [])],
             names=[name, *[str(alias) for alias in member.get("aliases") or []]],
         )
-        summaries.append({"user_id": key, "summary": text})
+        summaries.append({"user_id": _key(member), "summary": text})
     return {"summaries": summaries}
 
 
@@ -92,7 +102,15 @@ def _historical(inputs: Inputs) -> Answer:
     if "members" in inputs:  # many members at once: a guild's histories when a day closes
         return _historical_batch(inputs)
     name, aliases = _member(inputs)
-    days = [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
+    days: list[tuple[str | None, str]] = []
+    previous = inputs.get("previous")
+    if previous:  # rolled forward: the earlier narrative's sentences still in the window
+        days += extractive.narrative_units(
+            str(previous["text"]),
+            until=str(previous["until"]),
+            start=str(inputs.get("start_day") or previous["until"]),
+        )
+    days += [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
     text = extractive.condense(
         days,
         max_chars=int(inputs["max_chars"]),
@@ -113,9 +131,11 @@ def _historical_batch(inputs: Inputs) -> Answer:
             "days": days.get(key, []),
             "max_chars": inputs["max_chars"],
             "forgotten": forgotten.get(key, []),
+            "previous": (inputs.get("previous") or {}).get(key),
+            "start_day": inputs.get("start_day"),
         }
         text = _historical(single)
-        summaries.append({"user_id": key, "summary": text["text"]})  # type: ignore[index]
+        summaries.append({"user_id": _key(member), "summary": text["text"]})  # type: ignore[index]
     return {"summaries": summaries}
 
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import logging
 from datetime import date
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from memory.llm._elements import (
     by_member,
     forgotten_constraints,
+    keyed_inputs,
+    member_keys,
     reduce_elements,
+    resolve_member,
 )
 from memory.llm._schemas import (
     DailySummaries,
@@ -23,7 +26,7 @@ from memory.llm._schemas import (
 )
 from memory.llm._taskbase import TaskBase
 from memory.llm._transcript import compact_transcript, target_legend
-from prompts.loader import Raw, element, escape_text, join, render
+from prompts.loader import Raw, element, escape_body, join, render
 
 _log = logging.getLogger(__name__)
 
@@ -69,9 +72,12 @@ class SummaryTasks(TaskBase):
         max_chars: int,
         forgotten: dict[int, list[str]] | None = None,
         part: str = "1/1",
+        caps: dict[int, int] | None = None,
     ) -> tuple[dict[int, str], list[LearnedItem]]:
         """Notes per target member on a stretch of chat, and the durable statements about
-        targets it revealed (learned facts), in the same single call."""
+        targets it revealed (learned facts), in the same single call. `caps`: a smaller
+        length for some targets' notes (what their day's summary has room left for)."""
+        caps = caps or {}
         forgotten = forgotten or {}
         all_forgotten = [statement for items in forgotten.values() for statement in items]
         prompt = render(
@@ -81,21 +87,28 @@ class SummaryTasks(TaskBase):
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(members),
+            targets=target_legend(_named_aliases(members, messages), member_keys(members), caps),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
             "day": day.isoformat(),
             "messages": [message.model_dump(mode="json") for message in messages],
-            "members": [member.model_dump(mode="json") for member in members],
+            "members": [
+                {**item, "max_chars": caps[member.user_id]} if member.user_id in caps else item
+                for item, member in zip(keyed_inputs(members), members, strict=True)
+            ],
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
         result = await self._structured(
             "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
         )
-        wanted = {str(member.user_id) for member in members}
-        learned = [item for item in result.facts if item.user_id.strip("<@!>") in wanted]
+        wanted = {member.user_id for member in members}
+        learned = []
+        for item in result.facts:  # named by handle in the answer, by id from here on
+            user_id = resolve_member(item.user_id, members)
+            if user_id in wanted:
+                learned.append(item.model_copy(update={"user_id": str(user_id)}))
         return by_member(result, members, max_chars), learned
 
     async def reduce_daily(
@@ -118,7 +131,7 @@ class SummaryTasks(TaskBase):
             members=reduce_elements(members, parts),
         )
         inputs = {
-            "members": [member.model_dump() for member in members],
+            "members": keyed_inputs(members),
             "parts": {str(member.user_id): parts.get(member.user_id, []) for member in members},
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
@@ -136,24 +149,31 @@ class SummaryTasks(TaskBase):
         days: list[tuple[date, str]],
         max_chars: int,
         forgotten: list[str] | None = None,
+        previous: tuple[date, str] | None = None,
+        start_day: date | None = None,
     ) -> str:
-        """Roll days 2-7 of daily summaries into one narrative."""
+        """Roll days 2-7 of daily summaries into one narrative, or roll `previous` (its end
+        day, its text) forward with the days after it."""
         ordered = sorted(days)
+        start = start_day or (ordered[0][0] if ordered else None)
+        end = ordered[-1][0] if ordered else (previous[0] if previous else None)
         prompt = render(
             "historical_summary",
             member_name=member.name,
             member_id=member.user_id,
-            start_day=ordered[0][0].isoformat() if ordered else "",
-            end_day=ordered[-1][0].isoformat() if ordered else "",
+            start_day=start.isoformat() if start else "",
+            end_day=end.isoformat() if end else "",
             max_chars=max_chars,
             constraints=forgotten_constraints(forgotten or []),
-            days=join([element("day", text, date=day.isoformat()) for day, text in ordered]),
+            previous=Raw(escape_body(previous[1])) if previous else "",
+            days=Raw("\n".join(_day_line(day, text) for day, text in ordered)),
         )
         inputs = {
             "member": member.model_dump(),
             "days": [{"day": day.isoformat(), "text": text} for day, text in ordered],
             "max_chars": max_chars,
             "forgotten": forgotten or [],
+            **_previous_inputs(previous, start),
         }
         result = await self._structured(
             "historical_summary", prompt, TextOutput, inputs, guild_id=guild_id
@@ -168,41 +188,51 @@ class SummaryTasks(TaskBase):
         days: dict[int, list[tuple[date, str]]],
         max_chars: int,
         forgotten: dict[int, list[str]] | None = None,
+        previous: dict[int, tuple[date, str]] | None = None,
+        start_day: date | None = None,
     ) -> dict[int, str]:
-        """Days 2-7 of many members in one call (a guild's histories when a day closes)."""
+        """Days 2-7 of many members in one call (a guild's histories when a day closes); a
+        member in `previous` has their earlier narrative rolled forward with the newer days."""
         forgotten = forgotten or {}
+        previous = previous or {}
+        every_day = [d for items in days.values() for d, _ in items]
+        every_day += [end for end, _ in previous.values()]
+        start = start_day or (min(every_day) if every_day else None)
+        end = max(every_day) if every_day else None
         elements = join(
             [
                 element(
                     "member",
-                    Raw(
-                        "\n".join(
-                            f"{day.isoformat()}: " + escape_text(text.replace("\n", " "))
-                            for day, text in sorted(days.get(member.user_id, []))
-                        )
-                    ),
-                    id=member.user_id,
+                    Raw(_member_days(previous.get(member.user_id), days.get(member.user_id, []))),
+                    id=key,
                     name=member.name,
                 )
-                for member in members
+                for key, member in zip(member_keys(members), members, strict=True)
             ]
         )
         prompt = render(
             "historical_batch",
             max_chars=max_chars,
+            start_day=start.isoformat() if start else "",
+            end_day=end.isoformat() if end else "",
             constraints=forgotten_constraints(
                 [s for member in members for s in forgotten.get(member.user_id, [])]
             ),
             members=elements,
         )
         inputs = {
-            "members": [member.model_dump() for member in members],
+            "members": keyed_inputs(members),
             "days": {
                 str(user_id): [{"day": d.isoformat(), "text": text} for d, text in sorted(items)]
                 for user_id, items in days.items()
             },
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
+            "previous": {
+                str(user_id): {"until": until.isoformat(), "text": text}
+                for user_id, (until, text) in previous.items()
+            },
+            "start_day": start.isoformat() if start else None,
         }
         result = await self._structured(
             "historical_summary", prompt, DailySummaries, inputs, guild_id=guild_id
@@ -241,3 +271,39 @@ class SummaryTasks(TaskBase):
         }
         result = await self._structured("merge", prompt, TextOutput, inputs, guild_id=guild_id)
         return result.text.strip()
+
+
+def _day_line(day: date, text: str) -> str:
+    return f"{day.isoformat()}: " + escape_body(text.replace("\n", " "))
+
+
+def _member_days(previous: tuple[date, str] | None, days: list[tuple[date, str]]) -> str:
+    """A member's earlier narrative (when rolled forward), then one line per newer day."""
+    lines = [_day_line(day, text) for day, text in sorted(days)]
+    if previous is not None:
+        lines.insert(0, "previous: " + escape_body(previous[1].replace("\n", " ")))
+    return "\n".join(lines)
+
+
+def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> dict[str, Any]:
+    if previous is None:
+        return {}
+    until, text = previous
+    return {
+        "previous": {"until": until.isoformat(), "text": text},
+        "start_day": start.isoformat() if start else None,
+    }
+
+
+def _named_aliases(
+    members: list[PromptMember], messages: list[PromptMessage]
+) -> list[PromptMember]:
+    """The members with only the aliases the chat uses: one the stretch never writes cannot
+    point at anyone in it, and costs the legend tokens on every pass."""
+    said = "\n".join(message.content for message in messages).casefold()
+    return [
+        member.model_copy(
+            update={"aliases": [alias for alias in member.aliases if alias.casefold() in said]}
+        )
+        for member in members
+    ]

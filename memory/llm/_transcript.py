@@ -15,13 +15,13 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from memory.llm._schemas import PromptMember, PromptMessage
-from prompts.loader import Raw, escape_text
+from prompts.loader import Raw, escape_body
 
 _NEWLINES = str.maketrans({"\n": " ↵ ", "\r": " ", "\u2028": " ↵ ", "\u2029": " ↵ "})
 
 
 def _one_line(text: str) -> str:
-    return escape_text(text.translate(_NEWLINES))
+    return escape_body(text.translate(_NEWLINES))
 
 
 def compact_lines(messages: list[PromptMessage], timezone: str = "UTC") -> list[str]:
@@ -43,10 +43,19 @@ def compact_transcript(messages: list[PromptMessage], timezone: str = "UTC") -> 
     return Raw("\n".join(compact_lines(messages, timezone)))
 
 
-def target_legend(members: list[PromptMember]) -> Raw:
-    """`id: name (aliases)` per target: the only place ids appear, since answers use them."""
+def target_legend(
+    members: list[PromptMember],
+    keys: list[str] | None = None,
+    caps: dict[int, int] | None = None,
+) -> Raw:
+    """`handle: name (aliases)` per target: the only place members are named by handle, since
+    answers use it (`keys`; the user ids when none are given); ` ≤N` when a target's note
+    must be shorter than the others' (`caps`)."""
+    caps = caps or {}
     lines = []
-    for member in members:
+    for index, member in enumerate(members):
+        key = keys[index] if keys else str(member.user_id)
         aliases = f" ({', '.join(member.aliases)})" if member.aliases else ""
-        lines.append(f"{member.user_id}: {_one_line(member.name)}{_one_line(aliases)}")
+        cap = f" ≤{caps[member.user_id]}" if member.user_id in caps else ""
+        lines.append(f"{key}: {_one_line(member.name)}{_one_line(aliases)}{cap}")
     return Raw("\n".join(lines))

@@ -34,7 +34,7 @@ from memory.llm import (
 )
 from memory.members import prompt_member
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
-from memory.summaries._notes import DayNotes, NotesConfig
+from memory.summaries._notes import VERBATIM_SLACK, DayNotes, NotesConfig
 from memory.summaries._stats import BuildStats
 from prompts.loader import template
 
@@ -262,7 +262,7 @@ class DailySummarizer:
         condense: dict[int, list[str]] = {}
         for user_id, member_notes in notes.items():
             joined = join_notes(member_notes)
-            if len(joined) <= limit * 1.2:
+            if len(joined) <= limit * VERBATIM_SLACK:
                 summaries[user_id] = joined
             else:
                 condense[user_id] = member_notes

@@ -3,6 +3,12 @@
 Keyed by (guild, member, end day) plus a hash of its inputs (the daily texts and the forgotten
 statements), so it is recomputed when the day rolls over, when a past day was re-summarised
 after an edit, or after a forget - and never otherwise, across restarts too.
+
+A new narrative is rolled forward: the model reads the member's latest stored narrative
+(ending within the window) plus only the days after it, not six daily summaries again. The
+earlier narrative is trusted only while its own hash still matches its days and forgotten
+statements; after an edit, a delete or a forget the six days are read afresh. A member silent
+since their latest narrative keeps it as it is (no call).
 """
 
 from __future__ import annotations
@@ -10,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, timedelta
 
 import asyncpg
 
@@ -25,6 +32,26 @@ from memory.summaries._stats import BuildStats
 _log = logging.getLogger(__name__)
 
 HistoryKey = tuple[int, int, date, str]
+# Days one narrative covers (days 2-7 before today): the window a previous one must end in.
+WINDOW_DAYS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPlan:
+    """What the model reads for one narrative: the days after `previous` (all of them when
+    there is no usable earlier narrative), and that earlier narrative (end day, text)."""
+
+    source_hash: str
+    days: list[tuple[date, str]]
+    previous: tuple[date, str] | None = None
+
+
+def clean_days(
+    days: list[tuple[date, str]], forgotten: list[str], names: list[str]
+) -> list[tuple[date, str]]:
+    """Daily texts without forgotten statements, empty days left out."""
+    cleaned = [(day, drop_forgotten(text, forgotten, names)[0]) for day, text in days]
+    return [(day, text) for day, text in cleaned if text.strip()]
 
 
 def history_source_hash(days: list[tuple[date, str]], forgotten: list[str], max_chars: int) -> str:
@@ -54,6 +81,78 @@ class HistoricalSummarizer:
             "history", settings.cache_history_size, telemetry=self._telemetry
         )
 
+    async def plan(
+        self,
+        guild_id: int,
+        member: PromptMember,
+        end_day: date,
+        cleaned: list[tuple[date, str]],
+        forgotten: list[str],
+    ) -> HistoryPlan:
+        """Roll forward from the latest narrative still true to its days, else read them all."""
+        limit = self._settings.historical_summary_chars
+        source_hash = history_source_hash(cleaned, forgotten, limit)
+        first = end_day - timedelta(days=WINDOW_DAYS - 1)
+        row = await store.rollable_historical(
+            self._pool, guild_id, member.user_id, first, end_day - timedelta(days=1)
+        )
+        if row is None:
+            return HistoryPlan(source_hash, cleaned)
+        base_end, text, base_hash = row
+        names = [member.name, *member.aliases]
+        base_days = await store.member_daily_summaries(
+            self._pool,
+            guild_id,
+            member.user_id,
+            base_end - timedelta(days=WINDOW_DAYS - 1),
+            base_end,
+        )
+        if (
+            history_source_hash(clean_days(base_days, forgotten, names), forgotten, limit)
+            != base_hash
+        ):
+            return HistoryPlan(source_hash, cleaned)  # a day or a forget changed since
+        text = drop_forgotten(text, forgotten, names)[0].strip()
+        newer = [(day, day_text) for day, day_text in cleaned if day > base_end]
+        if not text:
+            return HistoryPlan(source_hash, cleaned)
+        return HistoryPlan(source_hash, newer, (base_end, text))
+
+    async def _compute(
+        self,
+        guild_id: int,
+        member: PromptMember,
+        end_day: date,
+        plan: HistoryPlan,
+        forgotten: list[str],
+        stats: BuildStats,
+    ) -> str:
+        """One narrative: the earlier one kept when nothing new came, else one LLM call."""
+        names = [member.name, *member.aliases]
+        if plan.previous is not None and not plan.days:
+            return plan.previous[1]  # silent since: nothing to roll in
+        with self._telemetry.span(
+            "historical_summary",
+            guild_id=guild_id,
+            user_id=member.user_id,
+            end_day=end_day.isoformat(),
+            days=len(plan.days),
+            rolled=plan.previous is not None,
+        ) as event:
+            stats.llm("historical_summary")
+            text = await self._llm.summarize_history(
+                guild_id=guild_id,
+                member=member,
+                days=plan.days,
+                max_chars=self._settings.historical_summary_chars,
+                forgotten=forgotten,
+                previous=plan.previous,
+                start_day=end_day - timedelta(days=WINDOW_DAYS - 1),
+            )
+            text, dropped = drop_forgotten(text, forgotten, names)
+            event.update(chars=len(text), dropped_sentences=dropped or None)
+        return text
+
     async def summary(
         self,
         guild_id: int,
@@ -64,9 +163,7 @@ class HistoricalSummarizer:
         stats: BuildStats,
     ) -> str:
         """The narrative for `days` (each day's summary of this member); "" when all are empty."""
-        names = [member.name, *member.aliases]
-        cleaned = [(day, drop_forgotten(text, forgotten, names)[0]) for day, text in days]
-        cleaned = [(day, text) for day, text in cleaned if text.strip()]
+        cleaned = clean_days(days, forgotten, [member.name, *member.aliases])
         if not cleaned:
             return ""
         limit = self._settings.historical_summary_chars
@@ -79,23 +176,8 @@ class HistoricalSummarizer:
                 stats.cache("history_store", True)
                 return stored[0]
             stats.cache("history_store", False)
-            with self._telemetry.span(
-                "historical_summary",
-                guild_id=guild_id,
-                user_id=member.user_id,
-                end_day=end_day.isoformat(),
-                days=len(cleaned),
-            ) as event:
-                stats.llm("historical_summary")
-                text = await self._llm.summarize_history(
-                    guild_id=guild_id,
-                    member=member,
-                    days=cleaned,
-                    max_chars=limit,
-                    forgotten=forgotten,
-                )
-                text, dropped = drop_forgotten(text, forgotten, names)
-                event.update(chars=len(text), dropped_sentences=dropped or None)
+            plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            text = await self._compute(guild_id, member, end_day, plan, forgotten, stats)
             await store.save_historical(
                 self._pool, guild_id, member.user_id, end_day, text, source_hash
             )
@@ -117,43 +199,51 @@ class HistoricalSummarizer:
     ) -> int:
         """Histories ending on `end_day` for many members in one call (a day just closed):
         `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
-        Members whose stored history is still current cost nothing. Returns members computed."""
-        limit = self._settings.historical_summary_chars
-        wanted: dict[int, list[tuple[date, str]]] = {}
-        hashes: dict[int, str] = {}
+        Members whose stored history is still current cost nothing, nor do members silent since
+        their latest narrative. Returns members computed."""
+        plans: dict[int, HistoryPlan] = {}
         for user_id, (member, forgotten) in members.items():
-            names = [member.name, *member.aliases]
-            cleaned = [
-                (d, drop_forgotten(text, forgotten, names)[0]) for d, text in days.get(user_id, [])
-            ]
-            cleaned = [(d, text) for d, text in cleaned if text.strip()]
+            cleaned = clean_days(days.get(user_id, []), forgotten, [member.name, *member.aliases])
             if not cleaned:
                 continue
-            source_hash = history_source_hash(cleaned, forgotten, limit)
+            limit = self._settings.historical_summary_chars
             stored = await store.get_historical(self._pool, guild_id, user_id, end_day)
-            if stored is not None and stored[1] == source_hash:
+            if stored is not None and stored[1] == history_source_hash(cleaned, forgotten, limit):
                 continue
-            wanted[user_id], hashes[user_id] = cleaned, source_hash
-        if not wanted:
+            plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            if plan.previous is not None and not plan.days:
+                await store.save_historical(
+                    self._pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash
+                )
+                continue
+            plans[user_id] = plan
+        if not plans:
             return 0
         with self._telemetry.span(
             "historical_summary",
             guild_id=guild_id,
             end_day=end_day.isoformat(),
-            members=len(wanted),
+            members=len(plans),
+            rolled=sum(plan.previous is not None for plan in plans.values()),
         ):
             stats.llm("historical_summary")
             texts = await self._llm.summarize_histories(
                 guild_id=guild_id,
-                members=[members[user_id][0] for user_id in wanted],
-                days=wanted,
-                max_chars=limit,
-                forgotten={user_id: members[user_id][1] for user_id in wanted},
+                members=[members[user_id][0] for user_id in plans],
+                days={user_id: plan.days for user_id, plan in plans.items()},
+                max_chars=self._settings.historical_summary_chars,
+                forgotten={user_id: members[user_id][1] for user_id in plans},
+                previous={
+                    user_id: plan.previous
+                    for user_id, plan in plans.items()
+                    if plan.previous is not None
+                },
+                start_day=end_day - timedelta(days=WINDOW_DAYS - 1),
             )
         for user_id, text in texts.items():
             member, forgotten = members[user_id]
             text = drop_forgotten(text, forgotten, [member.name, *member.aliases])[0]
             await store.save_historical(
-                self._pool, guild_id, user_id, end_day, text, hashes[user_id]
+                self._pool, guild_id, user_id, end_day, text, plans[user_id].source_hash
             )
-        return len(wanted)
+        return len(plans)

@@ -46,6 +46,13 @@ _log = logging.getLogger(__name__)
 _PROMPT_OVERHEAD = 2_500
 # Below this a stretch holds too little chat to be worth its own call.
 _MIN_STRETCH_CHARS = 2_000
+# A day whose notes fit its summary length times this is closed from them verbatim.
+VERBATIM_SLACK = 1.2
+# The least room a member's note gets in a pass, however much earlier passes noted.
+NOTE_FLOOR = 100
+# A pass may wait while fewer messages than this are unread and none concerns the member
+# asked about: their notes would not change, and the next pass reads the stretch in one go.
+SKIP_MAX_MESSAGES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +143,26 @@ class DayNotes:
 
     async def aclose(self) -> None:
         await self._flight.aclose()
+
+    async def without_pass(
+        self, guild_id: int, day: date, timezone: str, *, until: datetime, user_id: int
+    ) -> dict[int, list[str]] | None:
+        """The day's stored notes when a pass can wait: every stored pass is still true to its
+        messages and the few messages not read yet (under SKIP_MAX_MESSAGES) do not concern
+        `user_id`, so their notes would not change. None when a pass is due."""
+        day_start, day_end = day_bounds(day, timezone)
+        async with self._pool.acquire() as conn:
+            passes = await store.day_passes(conn, guild_id, day)
+            if not all(stored.fresh for stored in passes):
+                return None
+            start = passes[-1].end_at if passes else day_start
+            unread = self._chat(await day_messages(conn, guild_id, start, min(until, day_end)))
+            if len(unread) >= SKIP_MAX_MESSAGES:
+                return None
+            authors = {message.message_id: message.author_id for message in unread}
+            if any(user_id in involved_ids(message, authors) for message in unread):
+                return None
+            return await store.day_notes(conn, guild_id, day)
 
     async def _fold(
         self,
@@ -274,7 +301,7 @@ class DayNotes:
             ) as event:
                 with track_providers() as answered:
                     notes, targets = await self._notes(
-                        conn, guild_id, day, timezone, messages, part
+                        conn, guild_id, day, timezone, messages, part, start
                     )
                 stats.llm("daily_summary")
                 # Who answered (the chain records it; a bare provider is its own answerer).
@@ -291,6 +318,21 @@ class DayNotes:
             notes=notes,
         )
 
+    async def _caps(
+        self, conn: asyncpg.Connection, guild_id: int, day: date, start: datetime, ids: list[int]
+    ) -> dict[int, int]:
+        """Room left for each target's note: a day's notes that fit its summary length close
+        the day verbatim (no call), so a member's later notes get what earlier passes left,
+        never less than NOTE_FLOOR (news late in the day still gets a quote)."""
+        day_room = int(self._config.note_chars * VERBATIM_SLACK)
+        used = await store.noted_chars_before(conn, guild_id, day, start)
+        caps = {}
+        for user_id in ids:
+            room = max(NOTE_FLOOR, day_room - used.get(user_id, 0) - 1)
+            if room < self._config.note_chars:
+                caps[user_id] = room
+        return caps
+
     async def _notes(
         self,
         conn: asyncpg.Connection,
@@ -299,6 +341,7 @@ class DayNotes:
         timezone: str,
         messages: list[ChatMessage],
         part: str,
+        start: datetime,
     ) -> tuple[dict[int, str], list[PromptMember]]:
         members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
         authors = {message.message_id: message.author_id for message in messages}
@@ -330,6 +373,7 @@ class DayNotes:
             messages=rendered,
             members=targets,
             max_chars=self._config.note_chars,
+            caps=await self._caps(conn, guild_id, day, start, list(wanted)),
             forgotten=forgotten,
             part=part,
         )

@@ -50,10 +50,12 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     assert isinstance(report.value("memory", "bytes_per_cached_member"), float | int)
     assert report.value("memory", "cache_bytes_per_member", cache="context") > 0
     assert report.value("ingest", "stored") == bench_main.QUICK["ingest"]["messages"]
-    # Daily calls follow guild-days: ten guilds cost what one costs, per guild-day.
+    # Daily calls follow guild-days: at most one per guild-day however many guilds. Today costs
+    # none in a guild whose few unread messages do not concern the one member asked about there.
     one = report.value("scale", "daily_calls_per_guild_day", guilds=1)
     ten = report.value("scale", "daily_calls_per_guild_day", guilds=10)
-    assert one == ten == 1
+    assert one == 1
+    assert 0.9 <= ten <= 1
     targets = [line for line in lines if line["bench"] == "targets"]
     assert {line["metric"] for line in targets} == {t[1] for t in bench_main.TARGETS}
     # The docs' tables are rendered from exactly this output.
