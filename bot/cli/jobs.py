@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO = sys.stdout) -> int:
+async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # looked up per call, so a redirected stdout is honoured
     async with open_cli_memory(settings) as memory:
         queue = memory.worker.queue
         if args.action == "retry":
