@@ -1,0 +1,97 @@
+"""Text search configuration per guild: 'simple' by default (any language, exact words); an
+admin who picks 'english' finds "climbed" from "climbing", in messages already stored and in
+new ones, and another guild keeps its own configuration."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from db.messages import apply_edits, insert_messages
+from db.summaries import save_day
+from memory.core.settings import load_settings
+from memory.guilds._settings import InvalidSetting, load_guild_settings, update_guild_settings
+from memory.recall import RecallService
+from tests.support import chat_message
+
+G, OTHER = 910, 911
+SAM = 93
+AT = datetime(2026, 9, 1, 18, tzinfo=UTC)
+
+
+def _said(text: str, guild: int = G, message_id: int | None = None):
+    return chat_message(
+        message_id, text, guild_id=guild, channel_id=5, author_id=SAM, created_at=AT
+    )
+
+
+async def _texts(db_pool, guild: int, question: str) -> set[str]:
+    return {hit.text for hit in await RecallService(db_pool).search(guild, question, limit=10)}
+
+
+async def _seed(db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            _said("we climbed the north face on saturday"),
+            _said("she climbs every tuesday", guild=OTHER),
+            _said("he climbs twice a week"),
+        ],
+    )
+
+
+async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
+    await _seed(db_pool)
+    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
+    assert await _texts(db_pool, G, "who went climbing?") == set()
+    assert await _texts(db_pool, G, "who climbs?") == {"he climbs twice a week"}
+
+
+async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_pool) -> None:
+    await _seed(db_pool)
+    async with db_pool.acquire() as connection:
+        await save_day(
+            connection,
+            G,
+            date(2026, 9, 1),
+            message_count=2,
+            max_message_id=None,
+            provider="offline",
+            summaries={SAM: "Sam talked about climbing routes."},
+        )
+    settings = await update_guild_settings(db_pool, G, load_settings(), search_config="English")
+    assert settings.search_config == "english"
+    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "english"
+
+    # Stored rows were re-indexed: "climbing" finds "climbed" and "climbs", and the summary.
+    assert await _texts(db_pool, G, "who went climbing?") == {
+        "we climbed the north face on saturday",
+        "he climbs twice a week",
+        "Sam talked about climbing routes.",
+    }
+    # New and edited messages are indexed with the guild's configuration too.
+    await insert_messages(db_pool, [_said("they will climb again in May", message_id=9_100_001)])
+    await apply_edits(db_pool, [_said("everyone climbed, even the dog", message_id=9_100_001)])
+    found = await _texts(db_pool, G, "climbing")
+    assert "everyone climbed, even the dog" in found
+    assert "they will climb again in May" not in found
+
+    # The other guild still searches with 'simple'.
+    assert await _texts(db_pool, OTHER, "climbing") == set()
+    assert await _texts(db_pool, OTHER, "climbs") == {"she climbs every tuesday"}
+
+    # Back to 'simple': exact words again.
+    await update_guild_settings(db_pool, G, load_settings(), search_config="simple")
+    assert await _texts(db_pool, G, "climbing") == {"Sam talked about climbing routes."}
+
+
+async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) -> None:
+    await _seed(db_pool)
+    with pytest.raises(InvalidSetting) as refused:
+        await update_guild_settings(db_pool, G, load_settings(), search_config="klingon")
+    message = str(refused.value)
+    assert "'klingon' is not a text search configuration" in message
+    assert "english" in message and "simple" in message and "german" in message
+    assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0  # nothing changed
+    assert await _texts(db_pool, G, "climbs") == {"he climbs twice a week"}
