@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "bot.cli.telemetry",
     "bot.cli.user",
     "bot.cli.recall",
+    "bot.cli.settings",
     "bot.cli.db",
     "bot.cli.health",
 )

@@ -298,3 +298,25 @@ async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool
     assert await args.handler(args, load_settings()) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("2026-10-03 15:30  Alice  #77  we hiked up to the old lighthouse")
+
+
+async def test_settings_change_the_search_configuration(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    await insert_messages(
+        db_pool,
+        [ChatMessage(9002, GUILD, 77, ALICE, "the kids were climbing trees", datetime.now(UTC))],
+    )
+    recall = build_parser().parse_args(["recall", "--guild", str(GUILD), "who", "climbed?"])
+    assert await recall.handler(recall, load_settings()) == 1  # 'simple': exact words only
+
+    change = build_parser().parse_args(
+        ["settings", "--guild", str(GUILD), "--search-config", "english"]
+    )
+    assert await change.handler(change, load_settings()) == 0
+    assert "Recall search configuration: english" in capsys.readouterr().out
+    assert await recall.handler(recall, load_settings()) == 0
+    assert "the kids were climbing trees" in capsys.readouterr().out
+
+    bad = build_parser().parse_args(["settings", "--guild", str(GUILD), "--search-config", "xx"])
+    with pytest.raises(CliError, match=r"use one of .*english"):
+        await bad.handler(bad, load_settings())
