@@ -21,7 +21,12 @@ import asyncpg
 from cachetools import LRUCache
 
 from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
-from db.recall import get_search_config, set_search_config, text_search_configs
+from db.recall import (
+    get_search_config,
+    reindex_guild,
+    set_search_config,
+    text_search_configs,
+)
 from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -165,9 +170,10 @@ async def update_guild_settings(
     storage: str | None = None,
     search_config: str | None = None,
 ) -> GuildSettings:
-    """Apply the given changes atomically (row lock), leaving the other settings alone. A new
-    `search_config` re-indexes the guild's messages and summaries in the same transaction
-    (a minute or so for a million messages), so searches never mix two configurations."""
+    """Apply the given changes atomically (row lock), leaving the other settings alone.
+    `search_config` is stored first (writers wait for it, then use it), then the guild's
+    stored messages and summaries are re-indexed in short batches before this returns
+    (minutes for a million messages; meanwhile searches miss some stemmed matches)."""
     if storage is not None and storage not in STORAGE_MODES:
         raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
     if timezone is not None:
@@ -194,11 +200,11 @@ async def update_guild_settings(
         await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
         config = await get_search_config(connection, guild_id)
         if search_config is not None and search_config != config:
-            count = await set_search_config(connection, guild_id, search_config)
-            _log.info(
-                "guild %s now searched with %r: %d rows re-indexed", guild_id, search_config, count
-            )
+            await set_search_config(connection, guild_id, search_config)
             config = search_config
+    if search_config is not None:  # also when unchanged: finishes an interrupted re-index
+        count = await reindex_guild(pool, guild_id)
+        _log.info("guild %s searched with %r: %d rows re-indexed", guild_id, config, count)
     return _from_stored(guild_id, new_zone, stored, defaults, config)
 
 

@@ -158,9 +158,14 @@ def query_terms(question: str) -> list[str]:
     return list(terms)
 
 
+def term_queries(terms: list[str]) -> list[str]:
+    """Each term as a quoted prefix operand, so no user text is tsquery syntax."""
+    return ["'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms]
+
+
 def to_tsquery(terms: list[str]) -> str:
-    """An OR of prefix terms, each quoted so no user text is tsquery syntax."""
-    return " | ".join("'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms)
+    """An OR of prefix terms (what the database searches for)."""
+    return " | ".join(term_queries(terms))
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,12 +200,12 @@ class RecallService:
         terms = query_terms(question)
         if not terms:
             return []
-        tsquery = to_tsquery(terms)
+        operands = term_queries(terms)
         messages = await search_messages(
-            self._pool, guild_id, tsquery, user_id=user_id, limit=limit * 2
+            self._pool, guild_id, operands, user_id=user_id, limit=limit * 2
         )
         summaries = await search_summaries(
-            self._pool, guild_id, tsquery, user_id=user_id, limit=limit
+            self._pool, guild_id, operands, user_id=user_id, limit=limit
         )
         ids = {m.author_id for m in messages} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids))

@@ -67,3 +67,17 @@ async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool) -> None
     hits = await RecallService(db_pool).search(G, "climbing gym", user_id=SAM)
     assert [hit.text for hit in hits] == ["climbing is the best, going again next week"]
     assert await RecallService(db_pool).search(G, "the what when") == []  # nothing to search
+
+
+async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            _said(BOB, "gym gym gym, gym again, and the gym after work", 3),
+            _said(BOB, "lol the gym", 2),
+            _said(SAM, "that peanut allergy scare at the climbing gym", 50),
+        ],
+    )
+    hits = await RecallService(db_pool).search(G, "who went climbing at the gym?")
+    assert hits[0].text == "that peanut allergy scare at the climbing gym"
+    assert len(hits) == 3

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from db.messages import apply_edits, insert_messages
+from db.recall import reindex_guild, set_search_config
 from db.summaries import save_day
 from memory.core.settings import load_settings
 from memory.guilds._settings import InvalidSetting, load_guild_settings, update_guild_settings
@@ -95,3 +96,15 @@ async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) 
     assert "english" in message and "simple" in message and "german" in message
     assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0  # nothing changed
     assert await _texts(db_pool, G, "climbs") == {"he climbs twice a week"}
+
+
+async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
+    """Rows sent in the same second straddle batch boundaries; a second run rewrites nothing
+    (so re-running the setting finishes an interrupted re-index cheaply)."""
+    await insert_messages(db_pool, [_said(f"climbed wall number {n}") for n in range(7)])
+    await update_guild_settings(db_pool, G, load_settings(), forget_others="anyone")
+    async with db_pool.acquire() as connection:
+        await set_search_config(connection, G, "english")
+    assert await reindex_guild(db_pool, G, batch=2) == 7
+    assert len(await _texts(db_pool, G, "climbing")) == 7
+    assert await reindex_guild(db_pool, G, batch=2) == 0
