@@ -75,7 +75,7 @@ async def _searches(
     for scope, user_id in (("guild", None), ("member", guild.user_ids[0])):
         everything: list[float] = []
         hits_returned: list[int] = []
-        first = 0
+        first = in_top = 0
         for needle in QUESTIONS:
             timings = []
             for _ in range(repeats):
@@ -88,6 +88,7 @@ async def _searches(
             everything += timings
             hits_returned.append(len(hits))
             first += bool(hits) and hits[0].text == needle.answer
+            in_top += any(hit.text == needle.answer for hit in hits)
             if scope == "guild":
                 report(
                     BENCH,
@@ -106,6 +107,7 @@ async def _searches(
         report(BENCH, "hits_per_search", sum(hits_returned) / len(QUESTIONS), "rows", **common)
         if scope == "guild":
             report(BENCH, "answer_first", first / len(QUESTIONS), "fraction", **common)
+            report(BENCH, f"answer_in_top{LIMIT}", in_top / len(QUESTIONS), "fraction", **common)
     return results
 
 

@@ -145,14 +145,15 @@ STOP_WORDS = frozenset(
         "time",
     }
 )
-_WORD = re.compile(r"[\w']+", re.UNICODE)
+# Apostrophes split words, as the text search parser splits them in the stored vectors: "kim's"
+# searches "kim" (a lone "s" would be a prefix of half the guild's words).
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def query_terms(question: str) -> list[str]:
     """The words of a question worth searching for, in order, without repeats."""
     terms: dict[str, None] = {}
     for word in _WORD.findall(question.lower()):
-        word = word.strip("'")
         if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
             terms.setdefault(word, None)
     return list(terms)

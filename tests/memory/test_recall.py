@@ -44,6 +44,7 @@ async def _seed(db_pool) -> None:
 def test_question_words_are_dropped() -> None:
     assert query_terms("When did sam go to that climbing gym?") == ["sam", "climbing", "gym"]
     assert query_terms("what did bob say about Berlin?") == ["bob", "berlin"]
+    assert query_terms("what's the name of kim's dog?") == ["name", "kim", "dog"]
 
 
 async def test_a_natural_question_ranks_the_message_about_it_first(db_pool) -> None:
