@@ -43,81 +43,126 @@ class SummaryMatch:
 # Tiers of "at least n of the terms" are only written out while they stay this small.
 MAX_TIER_OPERANDS = 64
 
-# One row: the candidates' query (see `tiers`), the OR of the terms and each term alone (what
+# One row: the candidates' queries (see `tiers`), the OR of the terms and each term alone (what
 # a match is scored by), all parsed with the guild's configuration.
 _QUERY = f"""
-    SELECT to_tsquery(config, $5) AS candidates,
+    SELECT to_tsquery(config, $5) AS candidates, to_tsquery(config, $7) AS authored,
            to_tsquery(config, array_to_string($2::text[], ' | ')) AS query,
            array_agg(to_tsquery(config, term)) AS parts
     FROM (SELECT {_GUILD_CONFIG} AS config) c, unnest($2::text[]) AS term
     GROUP BY config
 """
-# How many of the question's terms the row holds, then its cover density (divided by the log of
-# its length, scaled into [0, 1)): a message holding "climbing" and "gym" beats one saying
-# "gym" five times, which plain ts_rank_cd ranks first.
-_RANK = "(SELECT count(*) FROM unnest(q.parts) p WHERE {v} @@ p) + ts_rank_cd({v}, q.query, 1|32)"
+# How many of the question's terms the row holds (a member named in the question counts as one
+# more for what they wrote, or for their day summary), then its cover density (divided by the
+# log of its length, scaled into [0, 1)): a message holding "climbing" and "gym" beats one
+# saying "gym" five times, which plain ts_rank_cd ranks first; and for "what did bob say about
+# Berlin?" bob's message about Berlin beats others' messages about Berlin.
+_RANK = (
+    "(SELECT count(*) FROM unnest(q.parts) p WHERE {v} @@ p)"
+    " + ({who} = ANY($6::bigint[]))::int + ts_rank_cd({v}, q.query, 1|32)"
+)
+_MATCHES = "({v} @@ q.candidates OR ({who} = ANY($6::bigint[]) AND {v} @@ q.authored))"
 
 _MESSAGES = f"""
     WITH q AS ({_QUERY})
     SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
-           {_RANK.format(v="m.search")} AS rank
+           {_RANK.format(v="m.search", who="m.author_id")} AS rank
     FROM messages m, q
-    WHERE m.guild_id = $1 AND NOT m.deleted AND m.search @@ q.candidates
+    WHERE m.guild_id = $1 AND NOT m.deleted AND {_MATCHES.format(v="m.search", who="m.author_id")}
       AND ($3::bigint IS NULL OR m.author_id = $3 OR $3 = ANY(m.mention_ids))
     ORDER BY rank DESC, m.created_at DESC
     LIMIT $4
 """
 _SUMMARIES = f"""
     WITH q AS ({_QUERY})
-    SELECT s.day, s.user_id, s.summary, {_RANK.format(v="s.search")} AS rank
+    SELECT s.day, s.user_id, s.summary, {_RANK.format(v="s.search", who="s.user_id")} AS rank
     FROM daily_summaries s, q
-    WHERE s.guild_id = $1 AND s.search @@ q.candidates
+    WHERE s.guild_id = $1 AND {_MATCHES.format(v="s.search", who="s.user_id")}
       AND ($3::bigint IS NULL OR s.user_id = $3)
     ORDER BY rank DESC, s.day DESC
     LIMIT $4
 """
 
 
-def tiers(terms: list[str]) -> list[str]:
-    """Candidate queries, most demanding first: every term, then any n-1 of them, ... down to
-    any one. Since a row's rank starts with how many terms it holds, the best `limit` rows
-    holding at least n terms are the best overall once there are `limit` of them; so a
+def _at_least(terms: list[str], size: int) -> str | None:
+    """A tsquery matching rows holding at least `size` of `terms`; None when there is no such
+    row to ask for (size 0 or more than the terms) or the query would be too long."""
+    if size < 1 or size > len(terms):
+        return None
+    if size == 1:
+        return " | ".join(terms)
+    groups = list(itertools.combinations(terms, size))
+    if len(groups) * size > MAX_TIER_OPERANDS:
+        return None
+    return " | ".join("(" + " & ".join(group) + ")" for group in groups)
+
+
+def tiers(terms: list[str], *, authors: bool = False) -> list[tuple[str | None, str | None]]:
+    """Candidate queries, most demanding first: rows holding every term, then any n-1 of them,
+    ... down to any one; as (query for any row, query for rows of the named members, who need
+    one term less). Since a row's rank starts with how many terms it holds, the best `limit`
+    rows holding at least n terms are the best overall once there are `limit` of them; so a
     question of common words ranks the few rows holding most of them, not the tens of
-    thousands holding one."""
-    found = []
-    for size in range(len(terms), 1, -1):
-        groups = list(itertools.combinations(terms, size))
-        if len(groups) * size <= MAX_TIER_OPERANDS:
-            found.append(" | ".join("(" + " & ".join(group) + ")" for group in groups))
-    found.append(" | ".join(terms))
+    thousands holding one. A tier too long to write is skipped: the next one holds it."""
+    found: list[tuple[str | None, str | None]] = []
+    for size in range(len(terms) + (1 if authors else 0), 1, -1):
+        text = _at_least(terms, size)
+        authored = _at_least(terms, size - 1) if authors else None
+        if text is not None or authored is not None:
+            found.append((text, authored))
+    found.append((" | ".join(terms), None))
     return found
 
 
 async def _tiered(
-    db: Executor, sql: str, guild_id: int, terms: list[str], *, user_id: int | None, limit: int
+    db: Executor,
+    sql: str,
+    guild_id: int,
+    terms: list[str],
+    *,
+    user_id: int | None,
+    limit: int,
+    named: list[int],
 ) -> list[asyncpg.Record]:
     """Rows of the first tier that fills `limit` (the last tier, any term, otherwise)."""
     rows: list[asyncpg.Record] = []
-    for candidates in tiers(terms):
-        rows = await db.fetch(sql, guild_id, terms, user_id, limit, candidates)
+    for candidates, authored in tiers(terms, authors=bool(named)):
+        rows = await db.fetch(sql, guild_id, terms, user_id, limit, candidates, named, authored)
         if len(rows) >= limit:
             break
     return rows
 
 
 async def search_messages(
-    db: Executor, guild_id: int, terms: list[str], *, user_id: int | None, limit: int
+    db: Executor,
+    guild_id: int,
+    terms: list[str],
+    *,
+    user_id: int | None,
+    limit: int,
+    named: list[int] | None = None,
 ) -> list[MessageMatch]:
-    """Messages of the guild matching any of `terms` (tsquery operands), best first; with
-    `user_id`, only those the member wrote or was mentioned in."""
-    rows = await _tiered(db, _MESSAGES, guild_id, terms, user_id=user_id, limit=limit)
+    """Messages of the guild matching any of `terms` (tsquery operands), best first (one of the
+    `named` members' own messages counts as holding one term more); with `user_id`, only
+    those the member wrote or was mentioned in."""
+    rows = await _tiered(
+        db, _MESSAGES, guild_id, terms, user_id=user_id, limit=limit, named=named or []
+    )
     return [MessageMatch(**dict(row)) for row in rows]
 
 
 async def search_summaries(
-    db: Executor, guild_id: int, terms: list[str], *, user_id: int | None, limit: int
+    db: Executor,
+    guild_id: int,
+    terms: list[str],
+    *,
+    user_id: int | None,
+    limit: int,
+    named: list[int] | None = None,
 ) -> list[SummaryMatch]:
-    rows = await _tiered(db, _SUMMARIES, guild_id, terms, user_id=user_id, limit=limit)
+    rows = await _tiered(
+        db, _SUMMARIES, guild_id, terms, user_id=user_id, limit=limit, named=named or []
+    )
     return [SummaryMatch(**dict(row)) for row in rows]
 
 

@@ -82,3 +82,22 @@ async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool) -> N
     hits = await RecallService(db_pool).search(G, "who went climbing at the gym?")
     assert hits[0].text == "that peanut allergy scare at the climbing gym"
     assert len(hits) == 3
+
+
+async def test_a_member_named_in_the_question_ranks_their_own_words_first(db_pool) -> None:
+    """bob's message about Berlin does not say "bob"; messages about Berlin by others, even
+    shorter ones, come after it."""
+    await upsert_members(db_pool, [Member(G, SAM, username="sam"), Member(G, BOB, username="bob")])
+    await insert_messages(
+        db_pool,
+        [
+            _said(SAM, "Berlin!", 4),
+            _said(BOB, "Berlin in winter is grey but the techno is worth the trip", 60),
+            _said(SAM, "berlin again next year", 3),
+        ],
+    )
+    hits = await RecallService(db_pool).search(G, "what did bob say about Berlin?")
+    assert hits[0].text.startswith("Berlin in winter") and hits[0].author_name == "bob"
+    assert len(hits) == 3
+    hits = await RecallService(db_pool).search(G, "what did sam say about Berlin?")
+    assert hits[-1].author_name == "bob"
