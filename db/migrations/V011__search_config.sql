@@ -7,14 +7,23 @@ ALTER TABLE guilds ADD COLUMN search_config regconfig NOT NULL DEFAULT 'simple';
 
 -- The guild's configuration, key-share locked so that a vector written while an admin changes
 -- the configuration waits for the change and uses the new one (the change re-indexes only the
--- rows it can see). KEY SHARE does not conflict with name refreshes of the guild row.
+-- rows it can see). KEY SHARE does not conflict with name refreshes of the guild row. The lock
+-- lasts until the transaction ends, so the configuration cannot change before then: the last
+-- guild's is kept in one transaction-local setting ('guild:config') and the next rows of the
+-- same guild in the batch skip the lookup.
 CREATE FUNCTION guild_search_config(guild bigint) RETURNS regconfig
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
+    known text := coalesce(current_setting('memorybot.search_config', true), '');
     config regconfig;
 BEGIN
+    IF split_part(known, ':', 1) = guild::text THEN
+        RETURN split_part(known, ':', 2)::regconfig;
+    END IF;
     SELECT search_config INTO config FROM guilds WHERE guild_id = guild FOR KEY SHARE;
-    RETURN coalesce(config, 'simple'::regconfig);
+    config := coalesce(config, 'simple'::regconfig);
+    PERFORM set_config('memorybot.search_config', guild || ':' || config::text, true);
+    RETURN config;
 END
 $$;
 

@@ -4,17 +4,19 @@ new ones, and another guild keeps its own configuration."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, date, datetime
 
 import pytest
 
+from db.guilds import ensure_guild, lock_settings
 from db.messages import apply_edits, insert_messages
 from db.recall import reindex_guild, set_search_config
 from db.summaries import save_day
 from memory.core.settings import load_settings
 from memory.guilds._settings import InvalidSetting, load_guild_settings, update_guild_settings
 from memory.recall import RecallService
-from tests.support import chat_message
+from tests.support import chat_message, eventually
 
 G, OTHER = 910, 911
 SAM = 93
@@ -108,3 +110,34 @@ async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
     assert await reindex_guild(db_pool, G, batch=2) == 7
     assert len(await _texts(db_pool, G, "climbing")) == 7
     assert await reindex_guild(db_pool, G, batch=2) == 0
+
+
+async def test_a_message_written_during_the_change_is_indexed_the_new_way(db_pool) -> None:
+    """The writer waits for the admin's change to commit, then uses the new configuration, so
+    the re-index (which only sees committed rows) cannot miss it."""
+    await ensure_guild(db_pool, G)  # as the batched writer does before storing a batch
+    await insert_messages(db_pool, [_said("first climbs of the season")])
+    async with db_pool.acquire() as admin:
+        transaction = admin.transaction()
+        await transaction.start()
+        await lock_settings(admin, G)
+        await set_search_config(admin, G, "english")
+        writing = asyncio.create_task(insert_messages(db_pool, [_said("we climbed all day")]))
+
+        async def waiting_for_the_change() -> bool:
+            return bool(
+                await db_pool.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO messages%'"
+                )
+            )
+
+        await eventually(waiting_for_the_change)
+        assert not writing.done()
+        await transaction.commit()
+    await writing
+    assert await reindex_guild(db_pool, G) == 1  # only the row stored before the change
+    assert await _texts(db_pool, G, "climbing") == {
+        "first climbs of the season",
+        "we climbed all day",
+    }
