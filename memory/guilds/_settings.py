@@ -3,8 +3,8 @@
 Stored in `guilds.timezone`, `guilds.search_config` (text search configuration of recall) and
 the `guilds.settings` jsonb (keys `ignored_channel_ids`, `forget_others`, `storage`). Readers
 (ingestion for ignored channels, fact commands for who may forget about others, the hierarchy
-for day boundaries) call `load_guild_settings`; a guild with nothing
-stored gets the process-wide defaults.
+for day boundaries) call `load_guild_settings`; a guild with nothing stored gets the
+process-wide defaults.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ async def update_guild_settings(
     """Apply the given changes atomically (row lock), leaving the other settings alone.
     `search_config` is stored first (writers wait for it, then use it), then the guild's
     stored messages and summaries are re-indexed in short batches before this returns
-    (minutes for a million messages; meanwhile searches miss some stemmed matches)."""
+    (about a minute per million messages; meanwhile some stemmed matches are missed)."""
     if storage is not None and storage not in STORAGE_MODES:
         raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
     if timezone is not None:
