@@ -1,6 +1,6 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
-    python -m bench [--only ingest,economy,latency,memory,scale] [--quick]
+    python -m bench [--only ingest,economy,latency,memory,scale,recall] [--quick]
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -21,16 +21,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import economy, latency, memory_footprint, scale
+from bench import economy, latency, memory_footprint, recall, scale
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
-BENCHES = ("ingest", "economy", "latency", "memory", "scale")
+BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall")
 
-# Full sizes keep the whole run under 10 minutes on 2 cores; quick sizes under a few seconds.
+# Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 50_000, "rate": 1000.0, "seconds": 5.0},
     "economy": {"members": 50, "messages_per_day": 500, "days": 7, "rates": (0.05, 0.02, 0.2)},
@@ -42,6 +42,8 @@ FULL: dict[str, dict[str, Any]] = {
         "ascii_guilds": 10,
     },
     "scale": {"requested": 200, "warm_requests": 500, "max_members": 10_000, "scale_down": 1},
+    # About 8 minutes on 2 cores, most of it filling the guild and re-indexing it.
+    "recall": {"messages": 1_000_000, "members": 500, "days": 365, "repeats": 10},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -62,6 +64,7 @@ QUICK: dict[str, dict[str, Any]] = {
         "max_members": 200,
         "scale_down": 4,
     },
+    "recall": {"messages": 2000, "members": 30, "days": 30, "repeats": 2, "summaries_per_day": 3},
 }
 
 
@@ -105,12 +108,17 @@ async def run_scale(server: BenchServer, report: Reporter, sizes: dict[str, Any]
     await scale.run(server, report, **sizes)
 
 
+async def run_recall(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await recall.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
     "latency": run_latency,
     "memory": run_memory,
     "scale": run_scale,
+    "recall": run_recall,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")

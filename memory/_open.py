@@ -315,7 +315,8 @@ def _reply_composer(
         telemetry=telemetry,
     )
     directory = MemberDirectory(pool)
-    recall = RecallService(pool)
+    names = NameIndexCache(directory.all)
+    recall = RecallService(pool, names)
 
     async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
         hits = await recall.search(guild_id, question, limit=3)
@@ -325,7 +326,7 @@ def _reply_composer(
         memory=manager,
         llm=llm,
         windows=windows,
-        names=NameIndexCache(directory.all),
+        names=names,
         load_members=directory.get,
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,

@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "bot.cli.telemetry",
     "bot.cli.user",
     "bot.cli.recall",
+    "bot.cli.settings",
     "bot.cli.db",
     "bot.cli.worker",
     "bot.cli.jobs",

@@ -259,6 +259,8 @@ class MemoryGroupCog(
         unignore_channel="Store messages from this channel again",
         forget_others="Who may forget facts about someone else",
         storage="Store everyone (who has not opted out), or only members who opted in",
+        search_config="Text search configuration of /recall: simple (any language) or a"
+        " language such as english (re-indexes this server's messages)",
     )
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @manage_server_only()
@@ -270,14 +272,18 @@ class MemoryGroupCog(
         unignore_channel: discord.TextChannel | None = None,
         forget_others: Literal["managers", "anyone"] | None = None,
         storage: Literal["everyone", "opted-in"] | None = None,
+        search_config: str | None = None,
     ) -> None:
         assert interaction.guild_id is not None
+        if search_config is not None:  # re-indexing a large server takes longer than 3 s
+            await interaction.response.defer(ephemeral=True, thinking=True)
         changes = {
             "timezone": timezone,
             "ignore_channel": ignore_channel.id if ignore_channel else None,
             "unignore_channel": unignore_channel.id if unignore_channel else None,
             "forget_others": forget_others,
             "storage": storage,
+            "search_config": search_config,
         }
         changed = {key: value for key, value in changes.items() if value is not None}
         guilds = self.memory.guild_settings
@@ -302,6 +308,15 @@ class MemoryGroupCog(
             )
         await respond(interaction, text)
         self._emit(interaction, "settings", changed=sorted(changed) or None)
+
+    @settings.autocomplete("search_config")
+    async def search_config_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The database's text search configurations containing what was typed."""
+        needle = current.strip().lower()
+        names = await self.memory.guild_settings.search_configs()
+        return [app_commands.Choice(name=name, value=name) for name in names if needle in name][:25]
 
 
 class ConfirmOptOut(discord.ui.View):

@@ -1,9 +1,10 @@
 """Per-guild settings an admin changes with `/memory settings`.
 
-Stored in `guilds.timezone` and the `guilds.settings` jsonb (keys `ignored_channel_ids`,
-`forget_others`). Readers (ingestion for ignored channels, fact commands for who may forget
-about others, the hierarchy for day boundaries) call `load_guild_settings`; a guild with nothing
-stored gets the process-wide defaults.
+Stored in `guilds.timezone`, `guilds.search_config` (text search configuration of recall) and
+the `guilds.settings` jsonb (keys `ignored_channel_ids`, `forget_others`, `storage`). Readers
+(ingestion for ignored channels, fact commands for who may forget about others, the hierarchy
+for day boundaries) call `load_guild_settings`; a guild with nothing stored gets the
+process-wide defaults.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ import asyncpg
 from cachetools import LRUCache
 
 from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
+from db.recall import (
+    get_search_config,
+    reindex_guild,
+    set_search_config,
+    text_search_configs,
+)
 from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -30,6 +37,7 @@ IGNORED_CHANNELS_KEY = "ignored_channel_ids"
 FORGET_OTHERS_KEY = "forget_others"
 STORAGE_KEY = "storage"  # read by db/consent.py's STORABLE predicate too
 STORAGE_MODES = ("everyone", "opted-in")
+DEFAULT_SEARCH_CONFIG = "simple"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +65,8 @@ class GuildSettings:
     forget_others: ForgetOthers = "managers"
     # "everyone" (the default) or "opted-in": only members who opted in are stored.
     storage: str = "everyone"
+    # PostgreSQL text search configuration of recall: 'simple' (any language, no stemming).
+    search_config: str = DEFAULT_SEARCH_CONFIG
 
     @property
     def forget_others_requires_manage_guild(self) -> bool:
@@ -84,6 +94,19 @@ def validate_timezone(name: str) -> str:
     )
 
 
+async def validate_search_config(db: asyncpg.Pool | asyncpg.Connection, name: str) -> str:
+    """The configuration named `name` (case-insensitive) if the server has it, else
+    InvalidSetting listing the ones it has, so the admin can pick one."""
+    known = await text_search_configs(db)
+    wanted = name.strip().lower()
+    if wanted in known:
+        return wanted
+    raise InvalidSetting(
+        f"{name!r} is not a text search configuration of this database; use one of "
+        + ", ".join(known)
+    )
+
+
 def _forget_others(value: Any, default: ForgetOthers) -> ForgetOthers:
     return value if value in FORGET_OTHERS else default
 
@@ -101,7 +124,11 @@ def _channel_ids(value: Any) -> frozenset[int]:
 
 
 def _from_stored(
-    guild_id: int, timezone: str, stored: dict[str, Any], defaults: GuildDefaults
+    guild_id: int,
+    timezone: str,
+    stored: dict[str, Any],
+    defaults: GuildDefaults,
+    search_config: str = DEFAULT_SEARCH_CONFIG,
 ) -> GuildSettings:
     default_forget: ForgetOthers = (
         "managers" if defaults.forget_others_requires_manage_guild else "anyone"
@@ -117,6 +144,7 @@ def _from_stored(
         ignored_channel_ids=_channel_ids(stored.get(IGNORED_CHANNELS_KEY)),
         forget_others=_forget_others(stored.get(FORGET_OTHERS_KEY), default_forget),
         storage=stored.get(STORAGE_KEY) if stored.get(STORAGE_KEY) in STORAGE_MODES else "everyone",
+        search_config=search_config,
     )
 
 
@@ -126,7 +154,8 @@ async def load_guild_settings(
     """The guild's settings, with the process-wide defaults for whatever it never set."""
     timezone = await get_timezone(db, guild_id, defaults.default_timezone)
     stored = await get_settings(db, guild_id)
-    return _from_stored(guild_id, timezone, stored, defaults)
+    search_config = await get_search_config(db, guild_id)
+    return _from_stored(guild_id, timezone, stored, defaults, search_config)
 
 
 async def update_guild_settings(
@@ -139,14 +168,20 @@ async def update_guild_settings(
     unignore_channel: int | None = None,
     forget_others: str | None = None,
     storage: str | None = None,
+    search_config: str | None = None,
 ) -> GuildSettings:
-    """Apply the given changes atomically (row lock), leaving the other settings alone."""
+    """Apply the given changes atomically (row lock), leaving the other settings alone.
+    `search_config` is stored first (writers wait for it, then use it), then the guild's
+    stored messages and summaries are re-indexed in short batches before this returns
+    (about a minute per million messages; meanwhile some stemmed matches are missed)."""
     if storage is not None and storage not in STORAGE_MODES:
         raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
     if timezone is not None:
         timezone = validate_timezone(timezone)
     if forget_others is not None and forget_others not in FORGET_OTHERS:
         raise InvalidSetting(f"forget_others must be one of {', '.join(FORGET_OTHERS)}")
+    if search_config is not None:
+        search_config = await validate_search_config(pool, search_config)
     async with pool.acquire() as connection, connection.transaction():
         current_zone, stored = await lock_settings(
             connection, guild_id, default_timezone=defaults.default_timezone
@@ -163,7 +198,14 @@ async def update_guild_settings(
             stored[STORAGE_KEY] = storage
         new_zone = timezone or current_zone
         await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
-    return _from_stored(guild_id, new_zone, stored, defaults)
+        config = await get_search_config(connection, guild_id)
+        if search_config is not None and search_config != config:
+            await set_search_config(connection, guild_id, search_config)
+            config = search_config
+    if search_config is not None:  # also when unchanged: finishes an interrupted re-index
+        count = await reindex_guild(pool, guild_id)
+        _log.info("guild %s searched with %r: %d rows re-indexed", guild_id, config, count)
+    return _from_stored(guild_id, new_zone, stored, defaults, config)
 
 
 def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
@@ -180,6 +222,8 @@ def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
             f"Time zone (day boundaries of summaries): {settings.timezone}",
             f"Ignored channels (messages not stored): {ignored}",
             f"Who may forget facts about someone else: {forget}",
+            f"Recall search configuration: {settings.search_config}"
+            + (" (any language, no stemming)" if settings.search_config == "simple" else ""),
             "Who is stored: "
             + (
                 "only members who ran /memory optin"
@@ -226,6 +270,10 @@ class GuildSettingsCache:
         settings = await load_guild_settings(self._pool, guild_id, self._defaults)
         self.store(settings)
         return settings
+
+    async def search_configs(self) -> list[str]:
+        """Text search configurations an admin may choose from (`/memory settings`)."""
+        return await text_search_configs(self._pool)
 
     async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
         """Apply an admin's changes (see `update_guild_settings`); everyone sees them at once."""

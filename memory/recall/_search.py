@@ -19,6 +19,7 @@ from db.facts import get_forgotten
 from db.members import get_members
 from db.recall import search_messages, search_summaries
 from memory.core.text import restates_any
+from memory.members import MemberDirectory, NameIndexCache
 
 # Words that carry the question, not its subject (English; other languages pass through).
 STOP_WORDS = frozenset(
@@ -145,22 +146,28 @@ STOP_WORDS = frozenset(
         "time",
     }
 )
-_WORD = re.compile(r"[\w']+", re.UNICODE)
+# Apostrophes split words, as the text search parser splits them in the stored vectors: "kim's"
+# searches "kim" (a lone "s" would be a prefix of half the guild's words).
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def query_terms(question: str) -> list[str]:
     """The words of a question worth searching for, in order, without repeats."""
     terms: dict[str, None] = {}
     for word in _WORD.findall(question.lower()):
-        word = word.strip("'")
         if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
             terms.setdefault(word, None)
     return list(terms)
 
 
+def term_queries(terms: list[str]) -> list[str]:
+    """Each term as a quoted prefix operand, so no user text is tsquery syntax."""
+    return ["'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms]
+
+
 def to_tsquery(terms: list[str]) -> str:
-    """An OR of prefix terms, each quoted so no user text is tsquery syntax."""
-    return " | ".join("'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms)
+    """An OR of prefix terms (what the database searches for)."""
+    return " | ".join(term_queries(terms))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,10 +191,13 @@ class RecallHit:
 
 
 class RecallService:
-    """Searches one guild at a time; never another guild's rows."""
+    """Searches one guild at a time; never another guild's rows. Members named in a question
+    ("what did bob say about Berlin?") are found with the guild's name index (`names`, shared
+    with the reply path when given), so their own messages rank as if they said their name."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, names: NameIndexCache | None = None) -> None:
         self._pool = pool
+        self._names = names or NameIndexCache(MemberDirectory(pool).all)
 
     async def search(
         self, guild_id: int, question: str, *, user_id: int | None = None, limit: int = 5
@@ -195,12 +205,13 @@ class RecallService:
         terms = query_terms(question)
         if not terms:
             return []
-        tsquery = to_tsquery(terms)
+        operands = term_queries(terms)
+        named = (await self._names.get(guild_id)).named_in(question)
         messages = await search_messages(
-            self._pool, guild_id, tsquery, user_id=user_id, limit=limit * 2
+            self._pool, guild_id, operands, user_id=user_id, limit=limit * 2, named=named
         )
         summaries = await search_summaries(
-            self._pool, guild_id, tsquery, user_id=user_id, limit=limit
+            self._pool, guild_id, operands, user_id=user_id, limit=limit, named=named
         )
         ids = {m.author_id for m in messages} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids))

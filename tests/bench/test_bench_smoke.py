@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_main
-from bench import economy, ingest, latency, memory_footprint, scale, table
+from bench import economy, ingest, latency, memory_footprint, recall, scale, table
 from bench.database import BenchServer
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
@@ -56,6 +56,13 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     ten = report.value("scale", "daily_calls_per_guild_day", guilds=10)
     assert one == 1
     assert 0.9 <= ten <= 1
+    # Recall: every question searched; at a tiny size every planted answer is found (bob's too:
+    # his message about Berlin does not say "bob", but he is named in the question).
+    assert isinstance(
+        report.value("recall", "search_p99_ms", scope="member", config="simple"), float
+    )
+    assert report.value("recall", "answer_in_top5", config="simple") == 1.0
+    assert report.value("recall", "hits_per_search", scope="guild", config="english") > 0
     targets = [line for line in lines if line["bench"] == "targets"]
     assert {line["metric"] for line in targets} == {t[1] for t in bench_main.TARGETS}
     # The docs' tables are rendered from exactly this output.
@@ -75,8 +82,9 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
         ),
         (memory_footprint, "--guilds 1 --members-per-guild 5 --messages-per-day 10"),
         (scale, "--sweeps guilds --max-members 20 --requested 5 --warm-requests 5"),
+        (recall, "--messages 300 --members 25 --days 5 --repeats 1 --no-english"),
     ],
-    ids=["ingest", "economy", "latency", "memory", "scale"],
+    ids=["ingest", "economy", "latency", "memory", "scale", "recall"],
 )
 async def test_each_bench_command_line_runs(
     module: Any, args: str, pg_server: EmbeddedPostgres, monkeypatch, capsys

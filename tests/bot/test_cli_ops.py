@@ -330,3 +330,25 @@ async def test_jobs_shows_the_queue_and_retries_held_jobs(cli_env: Path, db_pool
     assert await asyncio.to_thread(main, ["jobs", "retry"]) == 0
     assert "queued 1 held jobs again" in capsys.readouterr().out
     assert await db_pool.fetchval("SELECT status::text FROM pgqueuer") == "queued"
+
+
+async def test_settings_change_the_search_configuration(cli_env: Path, db_pool, capsys) -> None:
+    await _seed_members(db_pool)
+    await insert_messages(
+        db_pool,
+        [ChatMessage(9002, GUILD, 77, ALICE, "the kids were climbing trees", datetime.now(UTC))],
+    )
+    recall = build_parser().parse_args(["recall", "--guild", str(GUILD), "who", "climbed?"])
+    assert await recall.handler(recall, load_settings()) == 1  # 'simple': exact words only
+
+    change = build_parser().parse_args(
+        ["settings", "--guild", str(GUILD), "--search-config", "english"]
+    )
+    assert await change.handler(change, load_settings()) == 0
+    assert "Recall search configuration: english" in capsys.readouterr().out
+    assert await recall.handler(recall, load_settings()) == 0
+    assert "the kids were climbing trees" in capsys.readouterr().out
+
+    bad = build_parser().parse_args(["settings", "--guild", str(GUILD), "--search-config", "xx"])
+    with pytest.raises(CliError, match=r"use one of .*english"):
+        await bad.handler(bad, load_settings())

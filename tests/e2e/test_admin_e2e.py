@@ -98,7 +98,7 @@ async def test_admin_commands_refuse_non_admins(
 async def test_stats_context_and_settings_for_admins(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
-    await started(start_bot, fake_discord)
+    bot = await started(start_bot, fake_discord)
     admin = {"user": "alice", "member_permissions": MANAGE_GUILD}
 
     context, ephemeral = await slash(fake_discord, "memory context", {"user": "bob"}, **admin)
@@ -138,6 +138,15 @@ async def test_stats_context_and_settings_for_admins(
         await db_pool.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", GUILD_ID)
         == "Europe/Berlin"
     )
+
+    assert "Recall search configuration: simple (any language, no stemming)" in shown
+    stemmed, _ = await slash(fake_discord, "memory settings", {"search_config": "english"}, **admin)
+    assert "Recall search configuration: english" in stemmed
+    hits = await bot.memory.recall.search(GUILD_ID, "guitars")  # stemmed: finds "guitar"
+    assert [hit.text for hit in hits] == ["I got a new bass guitar today"]
+    unknown, _ = await slash(fake_discord, "memory settings", {"search_config": "elvish"}, **admin)
+    assert unknown.startswith("Nothing changed: 'elvish' is not a text search configuration")
+    assert "english" in unknown and "simple" in unknown
 
 
 async def _rows_about(db: asyncpg.Pool, user_id: int) -> dict[str, int]:

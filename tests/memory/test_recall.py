@@ -44,6 +44,7 @@ async def _seed(db_pool) -> None:
 def test_question_words_are_dropped() -> None:
     assert query_terms("When did sam go to that climbing gym?") == ["sam", "climbing", "gym"]
     assert query_terms("what did bob say about Berlin?") == ["bob", "berlin"]
+    assert query_terms("what's the name of kim's dog?") == ["name", "kim", "dog"]
 
 
 async def test_a_natural_question_ranks_the_message_about_it_first(db_pool) -> None:
@@ -67,3 +68,36 @@ async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool) -> None
     hits = await RecallService(db_pool).search(G, "climbing gym", user_id=SAM)
     assert [hit.text for hit in hits] == ["climbing is the best, going again next week"]
     assert await RecallService(db_pool).search(G, "the what when") == []  # nothing to search
+
+
+async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            _said(BOB, "gym gym gym, gym again, and the gym after work", 3),
+            _said(BOB, "lol the gym", 2),
+            _said(SAM, "that peanut allergy scare at the climbing gym", 50),
+        ],
+    )
+    hits = await RecallService(db_pool).search(G, "who went climbing at the gym?")
+    assert hits[0].text == "that peanut allergy scare at the climbing gym"
+    assert len(hits) == 3
+
+
+async def test_a_member_named_in_the_question_ranks_their_own_words_first(db_pool) -> None:
+    """bob's message about Berlin does not say "bob"; messages about Berlin by others, even
+    shorter ones, come after it."""
+    await upsert_members(db_pool, [Member(G, SAM, username="sam"), Member(G, BOB, username="bob")])
+    await insert_messages(
+        db_pool,
+        [
+            _said(SAM, "Berlin!", 4),
+            _said(BOB, "Berlin in winter is grey but the techno is worth the trip", 60),
+            _said(SAM, "berlin again next year", 3),
+        ],
+    )
+    hits = await RecallService(db_pool).search(G, "what did bob say about Berlin?")
+    assert hits[0].text.startswith("Berlin in winter") and hits[0].author_name == "bob"
+    assert len(hits) == 3
+    hits = await RecallService(db_pool).search(G, "what did sam say about Berlin?")
+    assert hits[-1].author_name == "bob"

@@ -1,0 +1,158 @@
+"""Recall search on a big guild: `RecallService.search` timed for natural questions.
+
+    python -m bench.recall [--messages 1000000] [--members 500] [--days 365] [--repeats 20]
+
+One guild is filled with COPY (bench/recall_data.py: Zipf-distributed words, day summaries, a
+planted message answering each question), then every question is searched `repeats` times
+as `/recall` and `memorybot recall` do (whole guild, and `--user` for the most active member).
+Figures: search p50/p99/max in ms over all questions and per question, how many hits came back,
+whether the planted answer came first, the guild's size on disk, the fill rate, and how long
+switching the guild to the 'english' configuration takes (re-indexing every row) with the
+search figures again under 'english'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import time
+from typing import Any
+
+import asyncpg
+
+from bench.database import BenchServer, bench_server
+from bench.harness import timed
+from bench.recall_data import QUESTIONS, RecallGuild, fill
+from bench.report import Reporter, percentile
+from memory.guilds import GuildDefaults, update_guild_settings
+from memory.recall import RecallService
+
+_log = logging.getLogger(__name__)
+
+BENCH = "recall"
+GUILD = 7
+LIMIT = 5  # what /recall shows
+
+
+async def run(
+    pool: asyncpg.Pool,
+    report: Reporter,
+    *,
+    messages: int = 1_000_000,
+    members: int = 500,
+    days: int = 365,
+    repeats: int = 20,
+    summaries_per_day: int = 20,
+    english: bool = True,
+) -> dict[str, float]:
+    """Fill, measure, print the figures; return the headline ones."""
+    guild = RecallGuild(GUILD, messages, members, days)
+    began = time.perf_counter()
+    stored = await fill(pool, guild, summaries_per_day=summaries_per_day)
+    fill_seconds = time.perf_counter() - began
+    params: dict[str, Any] = {"guild_messages": stored, "members": members, "days": days}
+    report(BENCH, "fill_messages_per_s", stored / fill_seconds, "msg/s", **params)
+    for name, value in (await _sizes(pool)).items():
+        report(BENCH, name, value, "MB", **params)
+    results = await _searches(pool, report, guild, repeats, {**params, "config": "simple"})
+    if english:
+        began = time.perf_counter()
+        await update_guild_settings(pool, GUILD, GuildDefaults(), search_config="english")
+        report(BENCH, "reindex_s", time.perf_counter() - began, "s", config="english", **params)
+        await pool.execute("VACUUM ANALYZE messages")
+        await _searches(pool, report, guild, repeats, {**params, "config": "english"})
+    return results
+
+
+async def _searches(
+    pool: asyncpg.Pool, report: Reporter, guild: RecallGuild, repeats: int, params: dict
+) -> dict[str, float]:
+    """Every question `repeats` times, for the whole guild and for its busiest member."""
+    service = RecallService(pool)
+    results: dict[str, float] = {}
+    for scope, user_id in (("guild", None), ("member", guild.user_ids[0])):
+        everything: list[float] = []
+        hits_returned: list[int] = []
+        first = in_top = 0
+        for needle in QUESTIONS:
+            timings = []
+            for _ in range(repeats):
+                millis, hits = await timed(
+                    lambda q=needle.question, u=user_id: service.search(
+                        GUILD, q, user_id=u, limit=LIMIT
+                    )
+                )
+                timings.append(millis)
+            everything += timings
+            hits_returned.append(len(hits))
+            first += bool(hits) and hits[0].text == needle.answer
+            in_top += any(hit.text == needle.answer for hit in hits)
+            if scope == "guild":
+                report(
+                    BENCH,
+                    "question_p50_ms",
+                    percentile(timings, 0.5),
+                    "ms",
+                    question=needle.question,
+                    answer_first=bool(hits) and hits[0].text == needle.answer,
+                    **params,
+                )
+        common = {"scope": scope, "samples": len(everything), **params}
+        for name, fraction in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
+            value = percentile(everything, fraction)
+            report(BENCH, f"search_{name}_ms", value, "ms", **common)
+            results[f"{scope}_{name}_ms"] = value
+        report(BENCH, "hits_per_search", sum(hits_returned) / len(QUESTIONS), "rows", **common)
+        if scope == "guild":
+            report(BENCH, "answer_first", first / len(QUESTIONS), "fraction", **common)
+            report(BENCH, f"answer_in_top{LIMIT}", in_top / len(QUESTIONS), "fraction", **common)
+    return results
+
+
+async def _sizes(pool: asyncpg.Pool) -> dict[str, float]:
+    """On-disk size of the messages table and of its search index, in MB."""
+    row = await pool.fetchrow(
+        """
+        SELECT pg_total_relation_size('messages') AS total,
+               pg_relation_size('messages_search_idx') AS search_index
+        """
+    )
+    return {
+        "messages_table_mb": row["total"] / 2**20,
+        "search_index_mb": row["search_index"] / 2**20,
+    }
+
+
+async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, float]:
+    """`run` in a fresh database of `server`."""
+    async with server.pool("recall") as pool:
+        return await run(pool, report, **options)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--members", type=int, default=500)
+    parser.add_argument("--days", type=int, default=365)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--no-english", action="store_true", help="skip the re-index")
+    args = parser.parse_args(argv)
+    report = Reporter()
+    async with bench_server() as server:
+        await run_in(
+            server,
+            report,
+            messages=args.messages,
+            members=args.members,
+            days=args.days,
+            repeats=args.repeats,
+            english=not args.no_english,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    sys.exit(asyncio.run(main()))
