@@ -1,7 +1,7 @@
 """Queries of `message_embeddings` (V012, pgvector): which messages still need a vector, storing
 vectors, and the nearest messages to a question's vector.
 
-Vectors travel as pgvector's text form (`[0.1,0.2,...]::vector`), so no codec is registered on
+Vectors travel as pgvector's text form (`[0.1,0.2,...]::halfvec`), so no codec is registered on
 the pool. An embedding counts only while its `content_md5` matches the message's text: an
 edited message is embedded again, a deleted one (blanked) drops out.
 """
@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import asyncpg
+
+from db.recall import MessageMatch
 
 Executor = asyncpg.Pool | asyncpg.Connection
 
@@ -76,7 +78,7 @@ async def store_embeddings(
     result = await db.execute(
         """
         INSERT INTO message_embeddings (message_id, guild_id, model, content_md5, embedding)
-        SELECT i.message_id, i.guild_id, $1, md5(i.content), i.embedding::vector
+        SELECT i.message_id, i.guild_id, $1, md5(i.content), i.embedding::halfvec
         FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[])
              AS i(message_id, guild_id, content, embedding)
         JOIN messages m ON m.message_id = i.message_id
@@ -94,29 +96,37 @@ async def store_embeddings(
 
 
 async def nearest_messages(
-    db: Executor,
+    db: asyncpg.Pool,
     guild_id: int,
     vector: Sequence[float],
     *,
     model: str,
     limit: int,
     user_id: int | None = None,
-) -> list[int]:
-    """Message ids of the guild closest in meaning to `vector` (cosine), nearest first; only
-    current embeddings of the same model, only the member's messages when `user_id` is given."""
-    rows = await db.fetch(
-        f"""
-        SELECT m.message_id FROM message_embeddings e
-        JOIN messages m ON m.message_id = e.message_id
-        WHERE e.guild_id = $1 AND e.model = $3 AND NOT m.deleted AND {_CURRENT}
-          AND ($5::bigint IS NULL OR m.author_id = $5)
-        ORDER BY e.embedding <=> $2::vector
-        LIMIT $4
-        """,
-        guild_id,
-        vector_text(vector),
-        model,
-        limit,
-        user_id,
-    )
-    return [row["message_id"] for row in rows]
+) -> list[MessageMatch]:
+    """The guild's messages closest in meaning to `vector` (cosine), nearest first, ranked
+    1 - distance; only current embeddings of the same model; with `user_id`, only messages the
+    member wrote or was mentioned in (as full-text recall does).
+
+    The HNSW index is searched iteratively (pgvector 0.8), so a filter on one guild or member
+    still fills `limit` instead of filtering an unfiltered top-k down to nothing."""
+    async with db.acquire() as connection, connection.transaction():
+        await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        rows = await connection.fetch(
+            f"""
+            SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
+                   1 - (e.embedding <=> $2::halfvec) AS rank
+            FROM message_embeddings e
+            JOIN messages m ON m.message_id = e.message_id
+            WHERE e.guild_id = $1 AND e.model = $3 AND NOT m.deleted AND {_CURRENT}
+              AND ($5::bigint IS NULL OR m.author_id = $5 OR $5 = ANY(m.mention_ids))
+            ORDER BY e.embedding <=> $2::halfvec
+            LIMIT $4
+            """,
+            guild_id,
+            vector_text(vector),
+            model,
+            limit,
+            user_id,
+        )
+    return [MessageMatch(**dict(row)) for row in rows]

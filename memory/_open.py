@@ -234,11 +234,11 @@ def _services(
         manager=manager,
         facts=facts,
         commands=commands,
-        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager),
+        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings),
         privacy=privacy,
         retention=retention,
         usage=usage,
-        recall=RecallService(pool),
+        recall=RecallService(pool, embeddings=embeddings),
         caches=caches,
         worker=worker,
         embeddings=embeddings,
@@ -293,6 +293,7 @@ def _reply_composer(
     pool: asyncpg.Pool,
     llm: MemoryLLM,
     manager: MemoryManager,
+    embeddings: EmbeddingIndex,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget."""
     # The window keeps its summary within a third of its token budget (~4 chars/token).
@@ -316,7 +317,7 @@ def _reply_composer(
     )
     directory = MemberDirectory(pool)
     names = NameIndexCache(directory.all)
-    recall = RecallService(pool, names)
+    recall = RecallService(pool, names, embeddings)
 
     async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
         hits = await recall.search(guild_id, question, limit=3)

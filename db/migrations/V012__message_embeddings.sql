@@ -1,6 +1,8 @@
 -- Semantic recall: one embedding per message, from the configured EMBEDDING_PROVIDER, kept
--- with the md5 of the text it was made from (an edited message is embedded again). Needs the
--- pgvector extension (the embedded server and the Compose image ship it). Where it cannot be
+-- with the md5 of the text it was made from (an edited message is embedded again). halfvec:
+-- 2 bytes a component (1.5 KB a message), plenty for ranking. A table of its own, so a model
+-- change never rewrites `messages`, and purge, opt-out, deletes and retention cascade to it.
+-- Needs the pgvector extension (the embedded server and the Compose image ship it). Where it cannot be
 -- created (not installed, or no privilege), nothing here is created and recall stays
 -- full-text only; the bot says so at start when EMBEDDING_PROVIDER is set.
 DO $$
@@ -20,12 +22,12 @@ BEGIN
                 guild_id     bigint NOT NULL,
                 model        text NOT NULL,
                 content_md5  text NOT NULL,
-                embedding    vector(768) NOT NULL
+                embedding    halfvec(768) NOT NULL
             )
         $sql$;
         EXECUTE 'CREATE INDEX message_embeddings_guild_idx ON message_embeddings (guild_id)';
         EXECUTE 'CREATE INDEX message_embeddings_hnsw_idx ON message_embeddings'
-                ' USING hnsw (embedding vector_cosine_ops)';
+                ' USING hnsw (embedding halfvec_cosine_ops)';
     END IF;
 END
 $$;

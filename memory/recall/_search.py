@@ -9,17 +9,27 @@ asked the bot to forget.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
 
 import asyncpg
 
+from db.embeddings import nearest_messages
 from db.facts import get_forgotten
 from db.members import get_members
-from db.recall import search_messages, search_summaries
+from db.recall import MessageMatch, search_messages, search_summaries
 from memory.core.text import restates_any
 from memory.members import MemberDirectory, NameIndexCache
+from memory.recall._hybrid import fuse
+from memory.recall._index import EmbeddingIndex
+
+_log = logging.getLogger(__name__)
+
+# How long a search waits for the question's embedding before going on with full text alone.
+SEMANTIC_TIMEOUT_SECONDS = 3.0
 
 # Words that carry the question, not its subject (English; other languages pass through).
 STOP_WORDS = frozenset(
@@ -195,8 +205,14 @@ class RecallService:
     ("what did bob say about Berlin?") are found with the guild's name index (`names`, shared
     with the reply path when given), so their own messages rank as if they said their name."""
 
-    def __init__(self, pool: asyncpg.Pool, names: NameIndexCache | None = None) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        names: NameIndexCache | None = None,
+        embeddings: EmbeddingIndex | None = None,
+    ) -> None:
         self._pool = pool
+        self._embeddings = embeddings
         self._names = names or NameIndexCache(MemberDirectory(pool).all)
 
     async def search(
@@ -213,7 +229,9 @@ class RecallService:
         summaries = await search_summaries(
             self._pool, guild_id, operands, user_id=user_id, limit=limit, named=named
         )
-        ids = {m.author_id for m in messages} | {s.user_id for s in summaries}
+        similar = await self._semantic(guild_id, question, user_id, limit * 2)
+        found = {m.message_id for m in messages}
+        ids = {m.author_id for m in [*messages, *similar]} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids))
 
         def name(user_id: int) -> str:
@@ -221,18 +239,8 @@ class RecallService:
             return member.display_name if member else f"user {user_id}"
 
         hits = [
-            RecallHit(
-                "message",
-                m.created_at,
-                m.created_at.date().isoformat(),
-                m.author_id,
-                name(m.author_id),
-                m.content,
-                m.rank,
-                m.channel_id,
-                m.message_id,
-            )
-            for m in messages
+            _message_hit(m, name(m.author_id))
+            for m in [*messages, *(m for m in similar if m.message_id not in found)]
         ] + [
             RecallHit(
                 "summary", None, s.day.isoformat(), s.user_id, name(s.user_id), s.summary, s.rank
@@ -241,8 +249,29 @@ class RecallService:
         ]
         if user_id is not None:
             hits = await self._without_forgotten(guild_id, user_id, hits, members)
+        if similar:  # words and meaning: fuse the two orders (their scores do not compare)
+            return _fused(hits, messages, similar)[:limit]
         hits.sort(key=lambda hit: (-hit.rank, hit.kind != "message"))
         return hits[:limit]
+
+    async def _semantic(
+        self, guild_id: int, question: str, user_id: int | None, limit: int
+    ) -> list[MessageMatch]:
+        """The messages nearest in meaning to the question, when embeddings are on; nothing
+        (full-text alone) when the embedding provider fails or is slow."""
+        index = self._embeddings
+        if index is None or index.embedder is None or not await index.ready():
+            return []
+        try:
+            async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
+                [vector] = await index.embedder.embed([question], query=True)
+        except Exception as exc:  # a search is never held hostage by the embedding provider
+            _log.info("semantic recall unavailable (%s); full-text only", exc)
+            return []
+        model = index.embedder.model_name
+        return await nearest_messages(
+            self._pool, guild_id, vector, model=model, limit=limit, user_id=user_id
+        )
 
     async def _without_forgotten(
         self, guild_id: int, user_id: int, hits: list[RecallHit], members: dict
@@ -255,3 +284,40 @@ class RecallService:
         member = members.get(user_id)
         names = list(member.names) if member else []
         return [hit for hit in hits if not restates_any(hit.text, forgotten, names=names)]
+
+
+def _message_hit(match: MessageMatch, author_name: str) -> RecallHit:
+    return RecallHit(
+        "message",
+        match.created_at,
+        match.created_at.date().isoformat(),
+        match.author_id,
+        author_name,
+        match.content,
+        match.rank,
+        match.channel_id,
+        match.message_id,
+    )
+
+
+def _fused(
+    hits: list[RecallHit], messages: list[MessageMatch], similar: list[MessageMatch]
+) -> list[RecallHit]:
+    """Hits ordered by reciprocal rank over the full-text messages, the nearest messages and
+    the day summaries (each list in its own order)."""
+    summaries = sorted((h for h in hits if h.kind == "summary"), key=lambda h: -h.rank)
+    order = fuse(
+        [
+            [("message", m.message_id) for m in messages],
+            [("message", m.message_id) for m in similar],
+            [("summary", h.day, h.author_id) for h in summaries],
+        ]
+    )
+    by_key = {_key(hit): hit for hit in hits}
+    return [by_key[key] for key in order if key in by_key]
+
+
+def _key(hit: RecallHit) -> tuple[object, ...]:
+    if hit.kind == "message":
+        return ("message", hit.message_id)
+    return ("summary", hit.day, hit.author_id)

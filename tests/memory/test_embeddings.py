@@ -69,24 +69,41 @@ async def test_the_worker_embeds_new_messages_and_finds_them_by_meaning(
 ) -> None:
     await say(db_pool, SAM, "Bouldering every Tuesday at Klimmhal", 1)
     await say(db_pool, BOB, "we had ramen tonight", 2)
-    assert await memory.worker.sweep() >= 1  # the guild's embedding job (and the day's close)
+    other = chat_message(3, "climbing at the crag", guild_id=G + 1, author_id=SAM, created_at=NOW)
+    await insert_messages(db_pool, [other])  # another guild: never in this one's results
+    assert await memory.worker.sweep() >= 2  # each guild's embedding job (and the day's close)
     memory.worker.start()
-    await eventually(lambda: _count(db_pool, 2), timeout=30)
+    await eventually(lambda: _count(db_pool, 3), timeout=30)
     assert set((await embedded(db_pool)).values()) == {"openai:nomic-embed-text"}
     sent = [r.body for r in fake_http.requests if r.path == "/v1/embeddings"]
-    assert sent[0]["model"] == "nomic-embed-text"
-    assert sorted(sent[0]["input"]) == [
+    assert {body["model"] for body in sent} == {"nomic-embed-text"}
+    inputs = sorted(text for body in sent for text in body["input"])
+    assert inputs == [
         "Bouldering every Tuesday at Klimmhal",
+        "climbing at the crag",
         "we had ramen tonight",
     ]
 
+    events = memory.telemetry.recent("embed")
+    assert sorted(e["count"] for e in events) == [1, 2]  # one request per guild's messages
+    assert {e["outcome"] for e in events} == {"ok"}
+
     question = concept_vector("where does sam go climbing?")  # no word in common
     model = "openai:nomic-embed-text"
-    assert (await nearest_messages(db_pool, G, question, model=model, limit=1)) == [1]
+    nearest = await nearest_messages(db_pool, G, question, model=model, limit=1)
+    assert [m.message_id for m in nearest] == [1]
     mine = await nearest_messages(db_pool, G, question, model=model, limit=5, user_id=BOB)
-    assert mine == [2]  # one member's recall: only their messages
-    events = memory.telemetry.recent("embed")
-    assert events and events[0]["count"] == 2 and events[0]["outcome"] == "ok"
+    assert [m.message_id for m in mine] == [2]  # one member's recall: only their messages
+
+    # Recall ranks by meaning too: no word of the question is in the answer.
+    hits = await memory.recall.search(G, "where does sam go climbing?")
+    assert [hit.text for hit in hits] == [
+        "Bouldering every Tuesday at Klimmhal",
+        "we had ramen tonight",  # the nearest of what is left: this guild has nothing else
+    ]
+    fake_http.responder = lambda request: Reply(status=503, body={"error": {"message": "down"}})
+    words = await memory.recall.search(G, "ramen tonight?")  # provider down: full text still
+    assert [hit.text for hit in words] == ["we had ramen tonight"]
 
 
 async def test_an_edited_message_is_embedded_again_and_a_purge_takes_its_vector(
@@ -100,7 +117,9 @@ async def test_an_edited_message_is_embedded_again_and_a_purge_takes_its_vector(
     await memory.embeddings.index_guild(G)
     food = concept_vector("dinner")
     model = "openai:nomic-embed-text"
-    assert await nearest_messages(db_pool, G, food, model=model, limit=1) == [1]
+    assert [
+        m.message_id for m in await nearest_messages(db_pool, G, food, model=model, limit=1)
+    ] == [1]
 
     subject = await memory.privacy.subject_or_id(G, str(SAM))
     await memory.privacy.purge(subject)
