@@ -29,10 +29,18 @@ from memory.llm import EMBEDDING_DIMENSIONS
 
 BENCH = "recall_vectors"
 MODEL = "bench:random"
+LONG = 3600.0  # seconds: filling and indexing take longer than a request's timeout
 
 
 async def fill(pool: asyncpg.Pool, messages: int, guilds: int) -> float:
-    """Messages and random unit vectors; the seconds the HNSW build took."""
+    """Messages and random unit vectors; the seconds the HNSW build took (with 1 GB of
+    maintenance_work_mem, so the graph is built in memory as an operator would)."""
+    async with pool.acquire() as connection:
+        return await _fill(connection, messages, guilds)
+
+
+async def _fill(pool: asyncpg.Connection, messages: int, guilds: int) -> float:
+    await pool.execute("SET maintenance_work_mem = '1GB'")
     await pool.execute(
         """
         INSERT INTO messages (message_id, guild_id, channel_id, author_id, content, created_at)
@@ -42,6 +50,7 @@ async def fill(pool: asyncpg.Pool, messages: int, guilds: int) -> float:
         """,
         messages,
         guilds,
+        timeout=LONG,
     )
     await pool.execute("DROP INDEX message_embeddings_hnsw_idx")
     await pool.execute(
@@ -54,14 +63,16 @@ async def fill(pool: asyncpg.Pool, messages: int, guilds: int) -> float:
         """,
         MODEL,
         EMBEDDING_DIMENSIONS,
+        timeout=LONG,
     )
     began = time.perf_counter()
     await pool.execute(
         "CREATE INDEX message_embeddings_hnsw_idx ON message_embeddings"
-        " USING hnsw (embedding halfvec_cosine_ops)"
+        " USING hnsw (embedding halfvec_cosine_ops)",
+        timeout=LONG,
     )
     seconds = time.perf_counter() - began
-    await pool.execute("ANALYZE")
+    await pool.execute("ANALYZE", timeout=LONG)
     return seconds
 
 

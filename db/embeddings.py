@@ -95,6 +95,36 @@ async def store_embeddings(
     return int(result.split()[-1])
 
 
+# Candidates read from the HNSW index per hit wanted, before the join drops edited or deleted
+# messages (a guild-wide search; a member's search reads their own messages exactly).
+CANDIDATES_PER_HIT = 4
+
+_GUILD_NEAREST = f"""
+WITH nearest AS MATERIALIZED (
+    SELECT e.message_id, e.content_md5, e.embedding <=> $2::halfvec AS distance
+    FROM message_embeddings e
+    WHERE e.guild_id = $1 AND e.model = $3
+    ORDER BY e.embedding <=> $2::halfvec
+    LIMIT $4 * {CANDIDATES_PER_HIT}
+)
+SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - e.distance AS rank
+FROM nearest e JOIN messages m ON m.message_id = e.message_id
+WHERE NOT m.deleted AND {_CURRENT}
+ORDER BY e.distance
+LIMIT $4
+"""
+
+_MEMBER_NEAREST = f"""
+SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
+       1 - (e.embedding <=> $2::halfvec) AS rank
+FROM messages m JOIN message_embeddings e ON e.message_id = m.message_id
+WHERE m.guild_id = $1 AND e.model = $3 AND NOT m.deleted AND {_CURRENT}
+  AND (m.author_id = $5 OR $5 = ANY(m.mention_ids))
+ORDER BY e.embedding <=> $2::halfvec
+LIMIT $4
+"""
+
+
 async def nearest_messages(
     db: asyncpg.Pool,
     guild_id: int,
@@ -108,25 +138,18 @@ async def nearest_messages(
     1 - distance; only current embeddings of the same model; with `user_id`, only messages the
     member wrote or was mentioned in (as full-text recall does).
 
-    The HNSW index is searched iteratively (pgvector 0.8), so a filter on one guild or member
-    still fills `limit` instead of filtering an unfiltered top-k down to nothing."""
+    A guild-wide search walks the HNSW index (iteratively, pgvector 0.8, so the guild filter
+    still fills the list) for a few candidates per hit, then joins them to their messages: the
+    planner cannot see through the join's md5 check and would otherwise sort the whole guild. A
+    member's search ranks their own messages exactly (few, found by the author index)."""
     async with db.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        rows = await connection.fetch(
-            f"""
-            SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
-                   1 - (e.embedding <=> $2::halfvec) AS rank
-            FROM message_embeddings e
-            JOIN messages m ON m.message_id = e.message_id
-            WHERE e.guild_id = $1 AND e.model = $3 AND NOT m.deleted AND {_CURRENT}
-              AND ($5::bigint IS NULL OR m.author_id = $5 OR $5 = ANY(m.mention_ids))
-            ORDER BY e.embedding <=> $2::halfvec
-            LIMIT $4
-            """,
-            guild_id,
-            vector_text(vector),
-            model,
-            limit,
-            user_id,
-        )
+        if user_id is None:
+            rows = await connection.fetch(
+                _GUILD_NEAREST, guild_id, vector_text(vector), model, limit
+            )
+        else:
+            rows = await connection.fetch(
+                _MEMBER_NEAREST, guild_id, vector_text(vector), model, limit, user_id
+            )
     return [MessageMatch(**dict(row)) for row in rows]
