@@ -25,6 +25,14 @@ _FILE_PATTERN = re.compile(r"^V(\d{3,})__([a-z0-9_]+)\.sql$")
 MIGRATION_LOCK_ID = 0x6D656D6F7279
 
 
+async def ensure_embeddings(connection: asyncpg.Connection, directory: Path) -> None:
+    """Run V012 again: it creates pgvector's table once the extension can be created (e.g.
+    installed after V012 first ran without it), and does nothing otherwise."""
+    for migration in discover(directory):
+        if migration.name == "message_embeddings":
+            await connection.execute(migration.sql)
+
+
 class MigrationError(RuntimeError):
     """A migration file is malformed, was edited after being applied, or failed."""
 
@@ -101,6 +109,7 @@ async def migrate(connection: asyncpg.Connection, directory: Path = MIGRATIONS_D
             done.append(migration.version)
         if directory == MIGRATIONS_DIR:
             await ensure_job_queue(connection)
+            await ensure_embeddings(connection, directory)
         return done
     finally:
         await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK_ID)

@@ -4,7 +4,8 @@
 -- change never rewrites `messages`, and purge, opt-out, deletes and retention cascade to it.
 -- Needs the pgvector extension (the embedded server and the Compose image ship it). Where it cannot be
 -- created (not installed, or no privilege), nothing here is created and recall stays
--- full-text only; the bot says so at start when EMBEDDING_PROVIDER is set.
+-- full-text only; the bot says so when EMBEDDING_PROVIDER is set. Every later start runs this
+-- file again (db/migrate.py: it is idempotent), so installing pgvector afterwards is enough.
 DO $$
 BEGIN
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -17,7 +18,7 @@ DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN
         EXECUTE $sql$
-            CREATE TABLE message_embeddings (
+            CREATE TABLE IF NOT EXISTS message_embeddings (
                 message_id   bigint PRIMARY KEY REFERENCES messages (message_id) ON DELETE CASCADE,
                 guild_id     bigint NOT NULL,
                 model        text NOT NULL,
@@ -25,8 +26,9 @@ BEGIN
                 embedding    halfvec(768) NOT NULL
             )
         $sql$;
-        EXECUTE 'CREATE INDEX message_embeddings_guild_idx ON message_embeddings (guild_id)';
-        EXECUTE 'CREATE INDEX message_embeddings_hnsw_idx ON message_embeddings'
+        EXECUTE 'CREATE INDEX IF NOT EXISTS message_embeddings_guild_idx'
+                ' ON message_embeddings (guild_id)';
+        EXECUTE 'CREATE INDEX IF NOT EXISTS message_embeddings_hnsw_idx ON message_embeddings'
                 ' USING hnsw (embedding halfvec_cosine_ops)';
     END IF;
 END

@@ -105,3 +105,17 @@ def test_stray_file_names_are_rejected(tmp_path: Path) -> None:
     (tmp_path / "001_init.sql").write_text("SELECT 1;")
     with pytest.raises(MigrationError, match=r"001_init\.sql"):
         discover(tmp_path)
+
+
+async def test_the_queue_and_the_embeddings_table_come_with_the_migrations(pg_server) -> None:
+    dsn = await _fresh(pg_server, "migrate_extras")
+    connection = await asyncpg.connect(dsn)
+    try:
+        await migrate(connection)
+        assert {"pgqueuer", "pgqueuer_log", "message_embeddings"} <= await _tables(dsn)
+        # pgvector arrived after V012 had run without it: the next start creates the table.
+        await connection.execute("DROP TABLE message_embeddings")
+        assert await migrate(connection) == []
+        assert "message_embeddings" in await _tables(dsn)
+    finally:
+        await connection.close()
