@@ -133,7 +133,7 @@ async def throughput(dsn: str, messages: int, batch_size: int, flush_seconds: fl
     batch = [factory.make() for _ in range(messages)]
     telemetry = Telemetry(keep_recent=100_000)
     pool = await create_pool(dsn, min_size=1, max_size=4)
-    await pool.execute("TRUNCATE messages")
+    await pool.execute("TRUNCATE messages CASCADE")  # and message_embeddings
     writer = BatchedWriter(
         pool,
         batch_size=batch_size,
@@ -173,7 +173,7 @@ async def paced(
     factory = MessageFactory(seed=11)
     telemetry = Telemetry(keep_recent=100_000)
     pool = await create_pool(dsn, min_size=1, max_size=4)
-    await pool.execute("TRUNCATE messages")
+    await pool.execute("TRUNCATE messages CASCADE")  # and message_embeddings
     writer = BatchedWriter(
         pool, batch_size=batch_size, flush_seconds=flush_seconds, telemetry=telemetry
     )
