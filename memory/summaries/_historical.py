@@ -9,6 +9,12 @@ A new narrative is rolled forward: the model reads the member's latest stored na
 earlier narrative is trusted only while its own hash still matches its days and forgotten
 statements; after an edit, a delete or a forget the six days are read afresh. A member silent
 since their latest narrative keeps it as it is (no call).
+
+A member asked about who was not asked about on the day that closed (so not in its batch) is
+served their earlier narrative with the newer daily summaries attached verbatim, when those fit
+one narrative's length: no call now, not stored, and the next day's batch (which covers the
+members asked about today) rolls them forward. Only a member with no usable earlier narrative,
+or too much newer text, gets a call of their own.
 """
 
 from __future__ import annotations
@@ -177,6 +183,10 @@ class HistoricalSummarizer:
                 return stored[0]
             stats.cache("history_store", False)
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            attached = self.attached(plan)
+            if attached is not None:
+                stats.cache("history_attached", True)
+                return attached
             text = await self._compute(guild_id, member, end_day, plan, forgotten, stats)
             await store.save_historical(
                 self._pool, guild_id, member.user_id, end_day, text, source_hash
@@ -188,6 +198,16 @@ class HistoricalSummarizer:
         )
         stats.cache("history", hit)
         return text
+
+    def attached(self, plan: HistoryPlan) -> str | None:
+        """The earlier narrative followed by the newer days verbatim (`Mar 3: text`), when it
+        is rolled from one and the newer days fit one narrative's length; else None."""
+        if plan.previous is None or not plan.days:
+            return None
+        newer = [f"{day:%b} {day.day}: {text.strip()}" for day, text in plan.days]
+        if sum(len(line) + 1 for line in newer) > self._settings.historical_summary_chars:
+            return None
+        return " ".join([plan.previous[1].strip(), *newer])
 
     async def batch(
         self,
