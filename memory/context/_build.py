@@ -240,7 +240,7 @@ class ContextBuilder:
             days[member_id] = await store.member_daily_summaries(
                 self._pool, guild_id, member_id, first, last
             )
-        await self.history.batch(guild_id, last, batch, days, stats)
+        await self.history.batch(guild_id, last, batch, days, stats, asked_now=user_id)
 
     async def _merge_or_load(
         self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats

@@ -10,11 +10,12 @@ earlier narrative is trusted only while its own hash still matches its days and 
 statements; after an edit, a delete or a forget the six days are read afresh. A member silent
 since their latest narrative keeps it as it is (no call).
 
-A member asked about who was not asked about on the day that closed (so not in its batch) is
-served their earlier narrative with the newer daily summaries attached verbatim, when those fit
-one narrative's length: no call now, not stored, and the next day's batch (which covers the
-members asked about today) rolls them forward. Only a member with no usable earlier narrative,
-or too much newer text, gets a call of their own.
+A narrative one day behind is served with the newest daily summary attached verbatim, when that
+fits one narrative's length: no call, not stored. So a member asked about who was not in the
+closed day's batch costs no call of their own, and the batch when a day closes rolls only the
+member whose request closed it and those asked about that day whose narrative is two or more
+days behind (every other day for a member asked daily). Only a member with no usable earlier
+narrative, or more than a day to roll in, gets a call of their own.
 """
 
 from __future__ import annotations
@@ -200,14 +201,16 @@ class HistoricalSummarizer:
         return text
 
     def attached(self, plan: HistoryPlan) -> str | None:
-        """The earlier narrative followed by the newer days verbatim (`Mar 3: text`), when it
-        is rolled from one and the newer days fit one narrative's length; else None."""
-        if plan.previous is None or not plan.days:
+        """The earlier narrative followed by the one newer day verbatim (`Mar 3: text`), when
+        the narrative is one day behind and that day fits one narrative's length; else None.
+        One day at most: the narrative's oldest day is then only a day past the window."""
+        if plan.previous is None or len(plan.days) != 1:
             return None
-        newer = [f"{day:%b} {day.day}: {text.strip()}" for day, text in plan.days]
-        if sum(len(line) + 1 for line in newer) > self._settings.historical_summary_chars:
+        day, text = plan.days[0]
+        newer = f"{day:%b} {day.day}: {text.strip()}"
+        if len(newer) > self._settings.historical_summary_chars:
             return None
-        return " ".join([plan.previous[1].strip(), *newer])
+        return f"{plan.previous[1].strip()} {newer}"
 
     async def batch(
         self,
@@ -216,6 +219,8 @@ class HistoricalSummarizer:
         members: dict[int, tuple[PromptMember, list[str]]],
         days: dict[int, list[tuple[date, str]]],
         stats: BuildStats,
+        *,
+        asked_now: int | None = None,
     ) -> int:
         """Histories ending on `end_day` for many members in one call (a day just closed):
         `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
@@ -231,6 +236,8 @@ class HistoricalSummarizer:
             if stored is not None and stored[1] == history_source_hash(cleaned, forgotten, limit):
                 continue
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            if user_id != asked_now and self.attached(plan) is not None:
+                continue  # served attached if asked again; rolled once the days outgrow that
             if plan.previous is not None and not plan.days:
                 await store.save_historical(
                     self._pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash

@@ -1,6 +1,5 @@
-"""A member asked about who was not in the batch of the day that closed: their earlier
-narrative with the newer day attached verbatim, no call of their own; the next day's batch
-rolls them forward."""
+"""A narrative one day behind is served with the newest day attached verbatim, no call; the
+batch when a day closes leaves such members out and rolls them once they are two days behind."""
 
 from __future__ import annotations
 
@@ -37,14 +36,13 @@ def _histories(provider: Any) -> list[LLMRequest]:
     return [r for r in provider.requests if r.purpose == "historical_summary"]
 
 
-async def _bob_asked_two_days_ago(memory: Any, clock: FixedClock) -> None:
-    """Bob is asked about two days ago, Alice yesterday (so Bob is not in yesterday's batch)."""
-    clock.set(NOW - timedelta(days=2))
-    await full(memory, GUILD, BOB)
+async def _bob_one_day_behind(memory: Any, clock: FixedClock) -> None:
+    """Bob is asked about yesterday (his narrative then ends the day before), Alice today:
+    her request closes yesterday, whose batch leaves Bob out (one day behind)."""
     clock.set(NOW - timedelta(days=1))
-    await full(memory, GUILD, ALICE)
+    await full(memory, GUILD, BOB)
     clock.set(NOW)
-    await full(memory, GUILD, CAROL)  # today's first request closes yesterday
+    await full(memory, GUILD, ALICE)
 
 
 async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_call(
@@ -56,11 +54,12 @@ async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_cal
     clock = FixedClock(NOW)
     memory = manager(db_pool, provider, clock, telemetry)
     try:
-        await _bob_asked_two_days_ago(memory, clock)
+        await _bob_one_day_behind(memory, clock)
         provider.requests.clear()
         bob = await full(memory, GUILD, BOB)
         assert _histories(provider) == []
-        # Tomorrow the day that closes rolls Bob forward in its batch: he was asked today.
+        # Tomorrow the day that closes rolls Bob forward in its batch: asked about today, and
+        # two days behind by then.
         clock.set(NOW + timedelta(days=1))
         await full(memory, GUILD, ALICE)
     finally:
@@ -85,10 +84,36 @@ async def test_a_forgotten_statement_stays_out_of_an_attached_day(db_pool, telem
     memory = manager(db_pool, provider, clock, telemetry)
     yesterday = TODAY - timedelta(days=1)
     try:
-        await _bob_asked_two_days_ago(memory, clock)
+        await _bob_one_day_behind(memory, clock)
         await add_forgotten(db_pool, BOB, f"Bob on {yesterday} at 9h")
         memory.invalidate(GUILD, BOB)  # what a forget command does to the caches
         bob = await full(memory, GUILD, BOB)
     finally:
         await memory.aclose()
     assert bob is not None and f"Bob on {yesterday} at 9h" not in bob
+
+
+async def test_the_closing_batch_leaves_out_members_whose_newer_day_fits_attached(
+    db_pool, telemetry
+) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider = model(historical_summary=offline_history)
+    clock = FixedClock(NOW - timedelta(days=1))
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await full(memory, GUILD, ALICE)
+        await full(memory, GUILD, BOB)  # both asked about yesterday
+        provider.requests.clear()
+        clock.set(NOW)
+        await full(memory, GUILD, CAROL)  # closes yesterday: Carol rolls, they need not
+        batch = _histories(provider)
+        provider.requests.clear()
+        bob = await full(memory, GUILD, BOB)
+    finally:
+        await memory.aclose()
+    assert [[m["user_id"] for m in r.inputs["members"]] for r in batch] == [[CAROL]]
+    assert _histories(provider) == []
+    yesterday = TODAY - timedelta(days=1)
+    assert bob is not None and f"Bob on {yesterday} at 9h" in bob
+    assert f"Bob on {TODAY - timedelta(days=5)} at 9h" in bob
