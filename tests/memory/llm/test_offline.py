@@ -385,32 +385,3 @@ async def test_offline_route_is_the_rule_based_prefilter(
     llm = MemoryLLM(OfflineProvider())
     intent = await llm.route(text=text, bot_name="Bot", author_name="carol", replied_to=replied_to)
     assert (intent.kind, intent.target, intent.statement) == expected
-
-
-async def test_a_reply_is_news_about_the_member_only_when_it_speaks_to_them(
-    llm: MemoryLLM,
-) -> None:
-    chat: list[tuple[int, str, str, int | None]] = [
-        (1, "alice", "I finally got the job at the bakery! starting monday", None),
-        (2, "bob", "my cat knocked the plant over again, third time this week", 0),
-        (3, "carol", "@alice so proud of the bakery job, first shift monday", None),
-    ]
-    summaries = await _day(llm, messages=_messages(chat))
-    # bob's reply is about his cat: his own note has it, alice's does not.
-    assert "cat knocked the plant over" in summaries[2]
-    assert "cat" not in summaries[1]
-    # carol's mention is about alice: quoted once under her label, without the @alice.
-    assert (
-        'carol said about alice: "so proud of the bakery job, first shift monday"' in summaries[1]
-    )
-
-
-async def test_a_note_names_each_speaker_once(llm: MemoryLLM) -> None:
-    chat: list[tuple[int, str, str, int | None]] = [
-        (1, "alice", "I finally got the job at the bakery! starting monday", None),
-        (2, "bob", "congrats, your bread is the best in town", 0),
-        (1, "alice", "my sister is visiting from Lyon next weekend", None),
-    ]
-    alice = (await _day(llm, messages=_messages(chat)))[1]
-    assert alice.count("alice said:") == 1
-    assert "bakery" in alice and "sister is visiting from Lyon" in alice
