@@ -25,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO = sys.stdout) -> int:
+async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | None = None) -> int:
+    # sys.stdout looked up per call, not bound at import (a replaced stdout must be honoured).
+    out = out if out is not None else sys.stdout
     async with open_cli_memory(settings) as memory:
         queue = memory.worker.queue
         if args.action == "retry":
