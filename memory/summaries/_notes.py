@@ -53,9 +53,9 @@ NOTE_FLOOR = 100
 # A pass may wait while fewer messages than this are unread and none concerns the member
 # asked about: their notes would not change, and the next pass reads the stretch in one go.
 SKIP_MAX_MESSAGES = 100
-# Nor is a pass due while every unread message is younger than this: today's notes are fresh
-# within the hour (as the hour bucket already allowed), and the reply that asked sees the
-# channel's latest turns itself. Passes then come at most about hourly, each reading more.
+# Nor is a pass due while every unread message is younger than this (once the day has a pass):
+# today's notes are fresh within the hour (as the hour bucket already allowed), and the reply
+# that asked sees the channel's latest turns itself. Passes come about hourly, reading more.
 FRESH_WITHIN = timedelta(hours=1)
 
 
@@ -153,7 +153,8 @@ class DayNotes:
     ) -> dict[int, list[str]] | None:
         """The day's stored notes when a pass can wait: every stored pass is still true to its
         messages and the few messages not read yet (under SKIP_MAX_MESSAGES) either do not
-        concern `user_id` (their notes would not change) or are all younger than FRESH_WITHIN.
+        concern `user_id` (their notes would not change) or are all younger than FRESH_WITHIN
+        after an earlier pass.
         None when a pass is due."""
         day_start, day_end = day_bounds(day, timezone)
         async with self._pool.acquire() as conn:
@@ -165,7 +166,8 @@ class DayNotes:
             if len(unread) >= SKIP_MAX_MESSAGES:
                 return None
             authors = {message.message_id: message.author_id for message in unread}
-            young = bool(unread) and until - unread[0].created_at < FRESH_WITHIN
+            # Waiting needs notes to serve: the day's first pass is never put off.
+            young = bool(passes and unread) and until - unread[0].created_at < FRESH_WITHIN
             if not young and any(user_id in involved_ids(m, authors) for m in unread):
                 return None
             return await store.day_notes(conn, guild_id, day)

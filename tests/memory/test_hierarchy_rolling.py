@@ -253,3 +253,17 @@ async def test_a_pass_waits_while_every_unread_message_is_under_an_hour_old(
     assert provider.calls["daily_summary"] == 2
     assert waited is not None and "baking bread" in waited and "burnt" not in waited
     assert read is not None and "burnt the second loaf" in read
+
+
+async def test_the_days_first_pass_is_not_put_off_for_young_messages(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    sent = at(TODAY, 9)
+    await insert_messages(db_pool, [message(ALICE, "Alice is baking bread", sent)])
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(sent + timedelta(minutes=5)), telemetry)
+    try:
+        alice = await full(memory, GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    assert provider.calls["daily_summary"] == 1
+    assert alice is not None and "baking bread" in alice
