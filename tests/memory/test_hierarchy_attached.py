@@ -23,6 +23,7 @@ from tests.memory.hierarchy_support import (
     full,
     manager,
     model,
+    set_facts,
 )
 
 
@@ -117,3 +118,22 @@ async def test_the_closing_batch_leaves_out_members_whose_newer_day_fits_attache
     yesterday = TODAY - timedelta(days=1)
     assert bob is not None and f"Bob on {yesterday} at 9h" in bob
     assert f"Bob on {TODAY - timedelta(days=5)} at 9h" in bob
+
+
+async def test_an_attached_day_does_not_force_a_new_merge(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    await set_facts(db_pool, BOB, "Bob is a baker in Lyon.")
+    provider = model(historical_summary=offline_history)
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await _bob_one_day_behind(memory, clock)
+        provider.calls.clear()
+        bob = await full(memory, GUILD, BOB)
+    finally:
+        await memory.aclose()
+    # Yesterday's merge of his facts and narrative still holds; the newest day follows it.
+    assert provider.calls["merge"] == 0 and provider.calls["historical_summary"] == 0
+    assert bob is not None and bob.startswith("FACTS Bob is a baker in Lyon.")
+    assert f"Bob on {TODAY - timedelta(days=1)} at 9h" in bob.split("HISTORY")[1]
