@@ -12,10 +12,10 @@ since their latest narrative keeps it as it is (no call).
 
 A narrative one day behind is served with the newest daily summary attached verbatim (after the
 merge, like today's notes, so it never forces one), when that day fits one narrative's length:
-no call, not stored. So a member asked about who was not in the
-closed day's batch costs no call of their own, and the batch when a day closes rolls only the
-member whose request closed it and those asked about that day whose narrative is two or more
-days behind (every other day for a member asked daily). Only a member with no usable earlier
+no call, not stored. So a member asked about who was not in the closed day's batch costs no
+call of their own, and the batch when a day closes rolls only the member whose request closed
+it and those asked about that day whose narrative is two or more days behind (every other day
+for a member asked daily). Only a member with no usable earlier
 narrative, or more than a day to roll in, gets a call of their own.
 """
 
@@ -236,7 +236,8 @@ class HistoricalSummarizer:
         """Histories ending on `end_day` for many members in one call (a day just closed):
         `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
         Members whose stored history is still current cost nothing, nor do members silent since
-        their latest narrative. Returns members computed."""
+        their latest narrative, nor (except `asked_now`, whose request closed the day) members
+        only one day behind: they are served attached. Returns members computed."""
         plans: dict[int, HistoryPlan] = {}
         for user_id, (member, forgotten) in members.items():
             cleaned = clean_days(days.get(user_id, []), forgotten, [member.name, *member.aliases])

@@ -154,8 +154,7 @@ class DayNotes:
         """The day's stored notes when a pass can wait: every stored pass is still true to its
         messages and the few messages not read yet (under SKIP_MAX_MESSAGES) either do not
         concern `user_id` (their notes would not change) or are all younger than FRESH_WITHIN
-        after an earlier pass.
-        None when a pass is due."""
+        after an earlier pass. None when a pass is due."""
         day_start, day_end = day_bounds(day, timezone)
         async with self._pool.acquire() as conn:
             passes = await store.day_passes(conn, guild_id, day)
