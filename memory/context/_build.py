@@ -109,8 +109,11 @@ class ContextBuilder:
         self.contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
             "context", cache_context_size, telemetry=telemetry
         )
-        # Content hash of each member's stored merged_contexts row, as far as this process knows.
-        self._stored_hash: LRUCache[tuple[int, int], str] = LRUCache(cache_context_size)
+        # Content hash and day of each member's stored merged_contexts row, as far as this
+        # process knows (the day says whom the bot was asked about lately: the closing batch).
+        self._stored_hash: LRUCache[tuple[int, int], tuple[str, str | None]] = LRUCache(
+            cache_context_size
+        )
 
     async def aclose(self) -> None:
         await self.contexts.aclose()
@@ -137,7 +140,8 @@ class ContextBuilder:
         history = await self.history.summary(
             guild_id, inputs.member, last, days, inputs.forgotten, stats
         )
-        inputs.history_text = inputs.clean(history)
+        inputs.history_text = inputs.clean(history.narrative)
+        inputs.newest_text = inputs.clean(history.newest)
 
         key_hash = inputs.content_hash(self._max_chars)
         merged, hit = await self.contexts.get_or_compute(
@@ -147,11 +151,14 @@ class ContextBuilder:
             user_id=user_id,
         )
         stats.cache("context", hit)
-        if hit and merged is not None and self._stored_hash.get((guild_id, user_id)) != key_hash:
-            # Served from the in-process LRU under an older state: the stored last-known-good
-            # row must follow what is served, or a restart would merge it again.
+        row_state = (key_hash, inputs.today.isoformat())
+        if merged is not None and self._stored_hash.get((guild_id, user_id)) != row_state:
+            # Served under an older state or day: the stored last-known-good row must follow
+            # what is served, or a restart would merge it again, and it must carry today's
+            # date, or the next closing batch would not know the member was asked about.
             await self._save(guild_id, user_id, merged, key_hash, inputs)
-        return Built(inputs, attach_today(merged, inputs.today_text, self._max_chars), stats)
+        text = attach_today(merged, inputs.today_text, self._max_chars, newest=inputs.newest_text)
+        return Built(inputs, text, stats)
 
     async def _today_notes(
         self, guild_id: int, user_id: int, timezone: str, today: date, stats: BuildStats
@@ -240,7 +247,7 @@ class ContextBuilder:
             days[member_id] = await store.member_daily_summaries(
                 self._pool, guild_id, member_id, first, last
             )
-        await self.history.batch(guild_id, last, batch, days, stats)
+        await self.history.batch(guild_id, last, batch, days, stats, asked_now=user_id)
 
     async def _merge_or_load(
         self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
@@ -248,7 +255,7 @@ class ContextBuilder:
         stored = await context_store.get_merged_context(self._pool, guild_id, user_id)
         if stored is not None and stored.content_hash == key_hash:
             stats.cache("context_store", True)
-            self._stored_hash[(guild_id, user_id)] = key_hash
+            self._stored_hash[(guild_id, user_id)] = (key_hash, stored.sources.get("day"))
             return stored.context
         stats.cache("context_store", False)
         text = await self._merger.merge(
@@ -272,7 +279,7 @@ class ContextBuilder:
         await context_store.save_merged_context(
             self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
         )
-        self._stored_hash[(guild_id, user_id)] = key_hash
+        self._stored_hash[(guild_id, user_id)] = (key_hash, inputs.today.isoformat())
 
     def forget_member(self, guild_id: int, user_id: int) -> int:
         """Drop a member's cached merges and histories; returns entries dropped."""

@@ -49,6 +49,7 @@ class ContextInputs:
     guild_forgotten: list[ForgottenAbout] = field(default_factory=list)
     today_text: str = ""
     history_text: str = ""
+    newest_text: str = ""  # the newest day, when the narrative is a day behind
     history_days: list[date] = field(default_factory=list)
 
     @property
@@ -108,8 +109,11 @@ TODAY_SHARE = 0.35
 TODAY_LABEL = "Today: "
 
 
-def attach_today(merged: str | None, today: str, max_chars: int) -> str | None:
-    """The merged facts and history, then today's notes verbatim, within `max_chars`."""
+def attach_today(merged: str | None, today: str, max_chars: int, *, newest: str = "") -> str | None:
+    """The merged facts and history, the newest day verbatim when the narrative is a day
+    behind (`newest`), then today's notes verbatim, within `max_chars`."""
+    if newest.strip():
+        merged = f"{merged}\n{newest.strip()}" if merged else newest.strip()
     today = today.strip()
     if not today:
         return merged

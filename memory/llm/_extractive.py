@@ -62,6 +62,13 @@ _MIN_SCORE = 3.0
 # the new job!"), so it needs less to qualify.
 _MIN_SCORE_ABOUT = 1.5
 _QUOTE_MAX = 160
+# Words by which a reply speaks to the member it answers; a reply without them (nor their
+# name) is its author's news, already in the author's own note, not news about the member.
+_ADDRESSING = wordset(
+    """
+    you your you're youre yours yourself you've you'll u ur congrats congratulations
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -128,13 +135,12 @@ def _pick(candidates: list[tuple[str, Utterance]], max_chars: int) -> str:
 
 
 def _group(items: list[tuple[str, Utterance]]) -> list[tuple[str, list[str]]]:
-    groups: list[tuple[str, list[str]]] = []
+    """Quotes under their label, labels in order of first appearance: a speaker is named
+    once per note, not again each time someone else's quote came in between."""
+    groups: dict[str, list[str]] = {}
     for label, utterance in items:
-        if groups and groups[-1][0] == label:
-            groups[-1][1].append(utterance.text)
-        else:
-            groups.append((label, [utterance.text]))
-    return groups
+        groups.setdefault(label, []).append(utterance.text)
+    return list(groups.items())
 
 
 @dataclass(frozen=True)
@@ -197,14 +203,30 @@ def summarize_member_day(
             continue
         if line.score < _MIN_SCORE_ABOUT:
             continue
-        if line.replied_author_id == user_id:
+        named = mention is not None and mention.search(line.text) is not None
+        if line.replied_author_id == user_id and (named or _addresses(line.text)):
             label = f"{line.author} replied to {name}"
-        elif mention is not None and mention.search(line.text):
+        elif named:
             label = f"{line.author} said about {name}"
         else:
             continue
-        candidates.append((label, Utterance(line.order, line.author, line.text, line.score)))
+        text = _without_leading_mention(line.text, mention)
+        candidates.append((label, Utterance(line.order, line.author, text, line.score)))
     return _pick(candidates, max_chars)
+
+
+def _addresses(text: str) -> bool:
+    """Whether a reply speaks to the one it answers ("you", "your", "congrats")."""
+    return bool(_ADDRESSING.intersection(token.lower() for token in words(text)))
+
+
+def _without_leading_mention(text: str, mention: re.Pattern[str] | None) -> str:
+    """`@alice proud of her` -> `proud of her` under "bob said about alice": the label names
+    her already."""
+    if mention is None:
+        return text
+    found = re.match(rf"@?(?:{mention.pattern})[\s,:]+", text, re.IGNORECASE)
+    return text[found.end() :] if found and found.end() < len(text) else text
 
 
 def condense(

@@ -9,6 +9,14 @@ A new narrative is rolled forward: the model reads the member's latest stored na
 earlier narrative is trusted only while its own hash still matches its days and forgotten
 statements; after an edit, a delete or a forget the six days are read afresh. A member silent
 since their latest narrative keeps it as it is (no call).
+
+A narrative one day behind is served with the newest daily summary attached verbatim (after the
+merge, like today's notes, so it never forces one), when that day fits one narrative's length:
+no call, not stored. So a member asked about who was not in the closed day's batch costs no
+call of their own, and the batch when a day closes rolls only the member whose request closed
+it and those asked about that day whose narrative is two or more days behind (every other day
+for a member asked daily). Only a member with no usable earlier
+narrative, or more than a day to roll in, gets a call of their own.
 """
 
 from __future__ import annotations
@@ -34,6 +42,16 @@ _log = logging.getLogger(__name__)
 HistoryKey = tuple[int, int, date, str]
 # Days one narrative covers (days 2-7 before today): the window a previous one must end in.
 WINDOW_DAYS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A member's days 2-7: the narrative, and the newest day verbatim when the narrative is a
+    day behind (`Mar 3: text`; attached after the merge, like today's notes, so it never
+    forces one)."""
+
+    narrative: str = ""
+    newest: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +95,7 @@ class HistoricalSummarizer:
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
-        self.cache: AsyncCache[HistoryKey, str] = AsyncCache.lru(
+        self.cache: AsyncCache[HistoryKey, History] = AsyncCache.lru(
             "history", settings.cache_history_size, telemetry=self._telemetry
         )
 
@@ -161,33 +179,49 @@ class HistoricalSummarizer:
         days: list[tuple[date, str]],
         forgotten: list[str],
         stats: BuildStats,
-    ) -> str:
-        """The narrative for `days` (each day's summary of this member); "" when all are empty."""
+    ) -> History:
+        """The history for `days` (each day's summary of this member); empty when all are."""
         cleaned = clean_days(days, forgotten, [member.name, *member.aliases])
         if not cleaned:
-            return ""
+            return History()
         limit = self._settings.historical_summary_chars
         source_hash = history_source_hash(cleaned, forgotten, limit)
         key = (guild_id, member.user_id, end_day, source_hash)
 
-        async def load_or_compute() -> str:
+        async def load_or_compute() -> History:
             stored = await store.get_historical(self._pool, guild_id, member.user_id, end_day)
             if stored is not None and stored[1] == source_hash:
                 stats.cache("history_store", True)
-                return stored[0]
+                return History(stored[0])
             stats.cache("history_store", False)
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            attached = self.attached(plan)
+            if attached is not None:
+                stats.cache("history_attached", True)
+                return attached
             text = await self._compute(guild_id, member, end_day, plan, forgotten, stats)
             await store.save_historical(
                 self._pool, guild_id, member.user_id, end_day, text, source_hash
             )
-            return text
+            return History(text)
 
-        text, hit = await self.cache.get_or_compute(
+        history, hit = await self.cache.get_or_compute(
             key, load_or_compute, guild_id=guild_id, user_id=member.user_id
         )
         stats.cache("history", hit)
-        return text
+        return history
+
+    def attached(self, plan: HistoryPlan) -> History | None:
+        """The earlier narrative followed by the one newer day verbatim (`Mar 3: text`), when
+        the narrative is one day behind and that day fits one narrative's length; else None.
+        One day at most: the narrative's oldest day is then only a day past the window."""
+        if plan.previous is None or len(plan.days) != 1:
+            return None
+        day, text = plan.days[0]
+        newer = f"{day:%b} {day.day}: {text.strip()}"
+        if len(newer) > self._settings.historical_summary_chars:
+            return None
+        return History(plan.previous[1].strip(), newer)
 
     async def batch(
         self,
@@ -196,11 +230,14 @@ class HistoricalSummarizer:
         members: dict[int, tuple[PromptMember, list[str]]],
         days: dict[int, list[tuple[date, str]]],
         stats: BuildStats,
+        *,
+        asked_now: int | None = None,
     ) -> int:
         """Histories ending on `end_day` for many members in one call (a day just closed):
         `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
         Members whose stored history is still current cost nothing, nor do members silent since
-        their latest narrative. Returns members computed."""
+        their latest narrative, nor (except `asked_now`, whose request closed the day) members
+        only one day behind: they are served attached. Returns members computed."""
         plans: dict[int, HistoryPlan] = {}
         for user_id, (member, forgotten) in members.items():
             cleaned = clean_days(days.get(user_id, []), forgotten, [member.name, *member.aliases])
@@ -211,6 +248,8 @@ class HistoricalSummarizer:
             if stored is not None and stored[1] == history_source_hash(cleaned, forgotten, limit):
                 continue
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
+            if user_id != asked_now and self.attached(plan) is not None:
+                continue  # served attached if asked again; rolled once the days outgrow that
             if plan.previous is not None and not plan.days:
                 await store.save_historical(
                     self._pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from itertools import pairwise
 
 import asyncpg
@@ -53,6 +53,10 @@ NOTE_FLOOR = 100
 # A pass may wait while fewer messages than this are unread and none concerns the member
 # asked about: their notes would not change, and the next pass reads the stretch in one go.
 SKIP_MAX_MESSAGES = 100
+# Nor is a pass due while every unread message is younger than this (once the day has a pass):
+# today's notes are fresh within the hour (as the hour bucket already allowed), and the reply
+# that asked sees the channel's latest turns itself. Passes come about hourly, reading more.
+FRESH_WITHIN = timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +152,9 @@ class DayNotes:
         self, guild_id: int, day: date, timezone: str, *, until: datetime, user_id: int
     ) -> dict[int, list[str]] | None:
         """The day's stored notes when a pass can wait: every stored pass is still true to its
-        messages and the few messages not read yet (under SKIP_MAX_MESSAGES) do not concern
-        `user_id`, so their notes would not change. None when a pass is due."""
+        messages and the few messages not read yet (under SKIP_MAX_MESSAGES) either do not
+        concern `user_id` (their notes would not change) or are all younger than FRESH_WITHIN
+        after an earlier pass. None when a pass is due."""
         day_start, day_end = day_bounds(day, timezone)
         async with self._pool.acquire() as conn:
             passes = await store.day_passes(conn, guild_id, day)
@@ -160,7 +165,9 @@ class DayNotes:
             if len(unread) >= SKIP_MAX_MESSAGES:
                 return None
             authors = {message.message_id: message.author_id for message in unread}
-            if any(user_id in involved_ids(message, authors) for message in unread):
+            # Waiting needs notes to serve: the day's first pass is never put off.
+            young = bool(passes and unread) and until - unread[0].created_at < FRESH_WITHIN
+            if not young and any(user_id in involved_ids(m, authors) for m in unread):
                 return None
             return await store.day_notes(conn, guild_id, day)
 

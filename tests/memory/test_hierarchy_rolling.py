@@ -229,3 +229,41 @@ class _Capture(OfflineProvider):
         response = await super().complete(request)
         self.exchanges.append((request.prompt, response.text))
         return response
+
+
+async def test_a_pass_waits_while_every_unread_message_is_under_an_hour_old(
+    db_pool, telemetry
+) -> None:
+    await add_members(db_pool)
+    await insert_messages(db_pool, [message(ALICE, "Alice is baking bread", at(TODAY, 8))])
+    provider = model()
+    clock = FixedClock(at(TODAY, 9))
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        await full(memory, GUILD, ALICE)
+        sent = at(TODAY, 10) + timedelta(minutes=30)
+        await insert_messages(db_pool, [message(ALICE, "Alice burnt the second loaf", sent)])
+        clock.set(sent + timedelta(minutes=40))  # a new hour, but her news is 40 minutes old
+        waited = await full(memory, GUILD, ALICE)
+        assert provider.calls["daily_summary"] == 1
+        clock.set(at(TODAY, 12))  # the next hour: an hour and a half old now, read
+        read = await full(memory, GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    assert provider.calls["daily_summary"] == 2
+    assert waited is not None and "baking bread" in waited and "burnt" not in waited
+    assert read is not None and "burnt the second loaf" in read
+
+
+async def test_the_days_first_pass_is_not_put_off_for_young_messages(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    sent = at(TODAY, 9)
+    await insert_messages(db_pool, [message(ALICE, "Alice is baking bread", sent)])
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(sent + timedelta(minutes=5)), telemetry)
+    try:
+        alice = await full(memory, GUILD, ALICE)
+    finally:
+        await memory.aclose()
+    assert provider.calls["daily_summary"] == 1
+    assert alice is not None and "baking bread" in alice

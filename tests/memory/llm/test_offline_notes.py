@@ -1,0 +1,67 @@
+"""Offline notes leave out what a summariser would: replies that do not speak to the member
+they answer, the leading @name of a mention, a speaker's name repeated within a note."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+from memory.llm import MemoryLLM
+from memory.llm._offline import OfflineProvider
+from memory.llm._schemas import PromptMember, PromptMessage
+
+MEMBERS = [
+    PromptMember(user_id=1, name="alice", aliases=["Ali"]),
+    PromptMember(user_id=2, name="bob"),
+    PromptMember(user_id=3, name="carol"),
+]
+START = datetime(2024, 5, 1, 8, tzinfo=UTC)
+
+
+async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
+    """Each member's notes on `chat`: (author id, author name, content, reply-to index)."""
+    messages = [
+        PromptMessage(
+            message_id=100 + index,
+            reply_to_id=100 + reply if reply is not None else None,
+            timestamp=START + timedelta(minutes=5 * index),
+            author_id=author_id,
+            author_name=author,
+            content=content,
+        )
+        for index, (author_id, author, content, reply) in enumerate(chat)
+    ]
+    return await MemoryLLM(OfflineProvider()).summarize_day(
+        guild_id=9,
+        day=date(2024, 5, 1),
+        timezone="UTC",
+        messages=messages,
+        members=MEMBERS,
+        max_chars=300,
+    )
+
+
+async def test_a_reply_is_news_about_the_member_only_when_it_speaks_to_them() -> None:
+    chat: list[tuple[int, str, str, int | None]] = [
+        (1, "alice", "I finally got the job at the bakery! starting monday", None),
+        (2, "bob", "my cat knocked the plant over again, third time this week", 0),
+        (3, "carol", "@alice so proud of the bakery job, first shift monday", None),
+    ]
+    summaries = await _day(chat)
+    # bob's reply is about his cat: his own note has it, alice's does not.
+    assert "cat knocked the plant over" in summaries[2]
+    assert "cat" not in summaries[1]
+    # carol's mention is about alice: quoted once under her label, without the @alice.
+    assert (
+        'carol said about alice: "so proud of the bakery job, first shift monday"' in summaries[1]
+    )
+
+
+async def test_a_note_names_each_speaker_once() -> None:
+    chat: list[tuple[int, str, str, int | None]] = [
+        (1, "alice", "I finally got the job at the bakery! starting monday", None),
+        (2, "bob", "congrats, your bread is the best in town", 0),
+        (1, "alice", "my sister is visiting from Lyon next weekend", None),
+    ]
+    alice = (await _day(chat))[1]
+    assert alice.count("alice said:") == 1
+    assert "bakery" in alice and "sister is visiting from Lyon" in alice
