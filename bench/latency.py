@@ -145,35 +145,70 @@ async def run(
 
         # 4. Warm: every member built once, then requests spread over them (Zipf-free).
         provider.latency = 0.0
-        for user_id in main_guild.user_ids:
-            await memories(manager, guild, user_id)
-        provider.reset()
-        rnd = random.Random(4)
-        before = counting.total
-        warm: list[float] = []
-        for _ in range(warm_requests):
-            user_id = rnd.choice(main_guild.user_ids)
-            elapsed, _ = await timed(
-                lambda uid=user_id: manager.get_memories(guild, uid, budget=REPLY_BUDGET)
-            )
-            warm.append(elapsed)
-        stats = _ms_stats(warm)
-        round_trips = (counting.total - before) / warm_requests
-        common = {"samples": warm_requests, **params}
-        report(BENCH, "warm_p50_ms", stats["p50"], "ms", **common)
-        report(BENCH, "warm_p99_ms", stats["p99"], "ms", target=WARM_TARGET_P99_MS, **common)
-        report(BENCH, "warm_max_ms", stats["max"], "ms", **common)
-        report(BENCH, "warm_llm_calls", provider.usage.total_calls, "calls", **common)
-        report(BENCH, "warm_db_round_trips", round_trips, "queries/request", **common)
-        results["warm_p50_ms"], results["warm_p99_ms"] = stats["p50"], stats["p99"]
-        results["warm_db_round_trips"] = round_trips
-        for name, millis in (await _warm_query_breakdown(pool, main_guild, busiest)).items():
-            report(BENCH, "warm_query_p50_ms", millis, "ms", query=name, **params)
+        results |= await _warm(
+            pool, counting, provider, manager, report, main_guild, warm_requests, params
+        )
     finally:
         await manager.aclose()
 
     # 5. A restart: a new manager over a database where everything is stored.
     provider.latency = latency
+    results |= await _restart(pool, provider, clock, report, main_guild, with_l)
+    return results
+
+
+async def _warm(
+    pool: asyncpg.Pool,
+    counting: CountingPool,
+    provider: CountingProvider,
+    manager: MemoryManager,
+    report: Reporter,
+    main_guild: SyntheticGuild,
+    warm_requests: int,
+    params: dict[str, Any],
+) -> dict[str, float]:
+    """Every member built once, then `warm_requests` requests spread over them."""
+    guild = main_guild.spec.guild_id
+    busiest = main_guild.user_ids[0]
+    results: dict[str, float] = {}
+    for user_id in main_guild.user_ids:
+        await memories(manager, guild, user_id)
+    provider.reset()
+    rnd = random.Random(4)
+    before = counting.total
+    warm: list[float] = []
+    for _ in range(warm_requests):
+        user_id = rnd.choice(main_guild.user_ids)
+        elapsed, _ = await timed(
+            lambda uid=user_id: manager.get_memories(guild, uid, budget=REPLY_BUDGET)
+        )
+        warm.append(elapsed)
+    stats = _ms_stats(warm)
+    round_trips = (counting.total - before) / warm_requests
+    common = {"samples": warm_requests, **params}
+    report(BENCH, "warm_p50_ms", stats["p50"], "ms", **common)
+    report(BENCH, "warm_p99_ms", stats["p99"], "ms", target=WARM_TARGET_P99_MS, **common)
+    report(BENCH, "warm_max_ms", stats["max"], "ms", **common)
+    report(BENCH, "warm_llm_calls", provider.usage.total_calls, "calls", **common)
+    report(BENCH, "warm_db_round_trips", round_trips, "queries/request", **common)
+    results["warm_p50_ms"], results["warm_p99_ms"] = stats["p50"], stats["p99"]
+    results["warm_db_round_trips"] = round_trips
+    for name, millis in (await _warm_query_breakdown(pool, main_guild, busiest)).items():
+        report(BENCH, "warm_query_p50_ms", millis, "ms", query=name, **params)
+    return results
+
+
+async def _restart(
+    pool: asyncpg.Pool,
+    provider: CountingProvider,
+    clock: FixedClock,
+    report: Reporter,
+    main_guild: SyntheticGuild,
+    with_l: dict[str, Any],
+) -> dict[str, float]:
+    """A new manager over a database where everything is stored: no LLM call."""
+    guild = main_guild.spec.guild_id
+    results: dict[str, float] = {}
     provider.reset()
     restarted = make_manager(pool, provider, clock)
     try:

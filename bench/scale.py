@@ -29,9 +29,10 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import REPLY_BUDGET, make_manager, memories, timed
 from bench.memory_footprint import traced_serve
-from bench.providers import CountingProvider
+from bench.providers import CountingProvider, Usage
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
+from memory.context import MemoryManager
 from memory.core.clock import FixedClock
 
 _log = logging.getLogger(__name__)
@@ -75,24 +76,7 @@ async def run_case(
     scale_down: int = 1,
 ) -> dict[str, Any]:
     """Load the case's guilds, measure, print one figure per metric."""
-    guilds = [
-        SyntheticGuild(
-            GuildSpec(
-                guild_id=index + 1,
-                members=case.members,
-                messages_per_day=max(1, case.messages_per_day // scale_down),
-                days=DAYS,
-                seed=index,
-            )
-        )
-        for index in range(case.guilds)
-    ]
-    warmup = SyntheticGuild(GuildSpec(guild_id=WARMUP_GUILD, members=20, messages_per_day=40))
-    stored = 0
-    for guild in [warmup, *guilds]:
-        stored += await load_guild(pool, guild, analyze=False)
-    await pool.execute("ANALYZE")
-    stored -= len([m for offset in range(DAYS) for m in warmup.messages(offset)])
+    guilds, warmup, stored = await _load_case(pool, case, scale_down)
 
     total_members = case.guilds * case.members
     count = min(requested, total_members)
@@ -110,29 +94,9 @@ async def run_case(
     provider = CountingProvider()
     manager = make_manager(pool, provider, clock, **settings)
     try:
-        for guild_id, user_id in first:
-            await memories(manager, guild_id, user_id)
-        provider.reset()
-        started = time.perf_counter()
-        cold = []
-        for guild_id, user_id in asked:
-            elapsed, _ = await timed(lambda g=guild_id, u=user_id: memories(manager, g, u))
-            cold.append(elapsed)
-        build_seconds = time.perf_counter() - started
-        usage = provider.reset()
-        rnd = random.Random(7)
-        warm = []
-        for _ in range(warm_requests):
-            guild_id, user_id = rnd.choice(asked)
-            warm.append(
-                (
-                    await timed(
-                        lambda g=guild_id, u=user_id: manager.get_memories(
-                            g, u, budget=REPLY_BUDGET
-                        )
-                    )
-                )[0]
-            )
+        cold, build_seconds, usage, warm = await _serve_all(
+            manager, provider, first, asked, warm_requests
+        )
     finally:
         await manager.aclose()
     memory = await traced_serve(pool, clock, asked, first, **settings)
@@ -175,6 +139,64 @@ async def run_case(
     for metric, (value, unit) in figures.items():
         report(BENCH, metric, value, unit, **params)
     return {metric: value for metric, (value, _) in figures.items()}
+
+
+async def _load_case(
+    pool: asyncpg.Pool, case: Case, scale_down: int
+) -> tuple[list[SyntheticGuild], SyntheticGuild, int]:
+    """The case's guilds and a small warm-up guild, stored; messages stored for the case."""
+    guilds = [
+        SyntheticGuild(
+            GuildSpec(
+                guild_id=index + 1,
+                members=case.members,
+                messages_per_day=max(1, case.messages_per_day // scale_down),
+                days=DAYS,
+                seed=index,
+            )
+        )
+        for index in range(case.guilds)
+    ]
+    warmup = SyntheticGuild(GuildSpec(guild_id=WARMUP_GUILD, members=20, messages_per_day=40))
+    stored = 0
+    for guild in [warmup, *guilds]:
+        stored += await load_guild(pool, guild, analyze=False)
+    await pool.execute("ANALYZE")
+    stored -= len([m for offset in range(DAYS) for m in warmup.messages(offset)])
+
+    return guilds, warmup, stored
+
+
+async def _serve_all(
+    manager: MemoryManager,
+    provider: CountingProvider,
+    first: list[tuple[int, int]],
+    asked: list[tuple[int, int]],
+    warm_requests: int,
+) -> tuple[list[float], float, Usage, list[float]]:
+    """Warm-up members first, then every asked member cold, then warm requests over them."""
+    for guild_id, user_id in first:
+        await memories(manager, guild_id, user_id)
+    provider.reset()
+    started = time.perf_counter()
+    cold = []
+    for guild_id, user_id in asked:
+        elapsed, _ = await timed(lambda g=guild_id, u=user_id: memories(manager, g, u))
+        cold.append(elapsed)
+    build_seconds = time.perf_counter() - started
+    usage = provider.reset()
+    rnd = random.Random(7)
+    warm = []
+    for _ in range(warm_requests):
+        guild_id, user_id = rnd.choice(asked)
+        warm.append(
+            (
+                await timed(
+                    lambda g=guild_id, u=user_id: manager.get_memories(g, u, budget=REPLY_BUDGET)
+                )
+            )[0]
+        )
+    return cold, build_seconds, usage, warm
 
 
 async def run(
