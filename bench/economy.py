@@ -34,6 +34,7 @@ from bench.harness import make_manager, memories
 from bench.providers import TOKENIZER, CountingProvider, Usage, fast_tokens
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
+from memory.context import MemoryManager
 from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
@@ -125,7 +126,6 @@ async def run(
         "request_rate": request_rate,
         "latency_s": latency,
     }
-    facts = guild.facts()
     naive = NaiveCost()
     warmup_offsets = list(range(history + days - 1, days - 1, -1))
     await load_guild(pool, guild, days=warmup_offsets)
@@ -144,8 +144,6 @@ async def run(
         datetime(first_day.year, first_day.month, first_day.day, 0, 1, tzinfo=guild.spec.now.tzinfo)
     )
     manager = make_manager(pool, provider, clock, telemetry=telemetry)
-    rnd = random.Random(f"requests-{seed}")
-    requests = 0
     started = time.perf_counter()
     try:
         # The week before the measured days is summarised once: that is a one-off, not per-day.
@@ -153,22 +151,7 @@ async def run(
             await memories(manager, guild.spec.guild_id, user_id)
         warmup = provider.reset()
         summaries.clear()
-        for offset in range(days - 1, -1, -1):
-            messages = guild.messages(offset)
-            naive.add_messages(messages, _message_tokens(guild, messages))
-            pending: list[ChatMessage] = []
-            for message in messages:
-                pending.append(message)
-                if rnd.random() >= request_rate:
-                    continue
-                await store_messages(pool, pending)
-                pending = []
-                clock.set(message.created_at)
-                for user_id in dict.fromkeys((message.author_id, *message.mention_ids)):
-                    text = await memories(manager, guild.spec.guild_id, user_id)
-                    naive.request(user_id, message.created_at, facts.get(user_id, ""), text)
-                    requests += 1
-            await store_messages(pool, pending)
+        requests = await _replay(pool, manager, clock, guild, naive, days, request_rate, seed)
         measured = provider.reset()
         measured_summaries = list(summaries)
         # Bring every member up to date at "now", so the restart below finds nothing new.
@@ -180,7 +163,64 @@ async def run(
         await manager.aclose()
     elapsed = time.perf_counter() - started
 
-    # A new process over the same database, at the same moment: every member once more.
+    after_restart, completed_day_calls = await _restart(pool, provider, clock, guild)
+    _report_tokens(report, params, guild, measured, days, request_rate)
+    return _report(
+        report,
+        params,
+        days=days,
+        requests=requests,
+        warmup=warmup,
+        measured=measured,
+        naive=naive,
+        after_restart=after_restart,
+        completed_day_calls=completed_day_calls,
+        members=members,
+        elapsed=elapsed,
+        summaries=measured_summaries,
+    )
+
+
+async def _replay(
+    pool: asyncpg.Pool,
+    manager: MemoryManager,
+    clock: FixedClock,
+    guild: SyntheticGuild,
+    naive: NaiveCost,
+    days: int,
+    request_rate: float,
+    seed: int,
+) -> int:
+    """The measured days, message by message: a share `request_rate` of them asks about its
+    author and the members it mentions (the naive design answers the same requests); returns
+    how many memories were asked for."""
+    facts = guild.facts()
+    rnd = random.Random(f"requests-{seed}")
+    requests = 0
+    for offset in range(days - 1, -1, -1):
+        messages = guild.messages(offset)
+        naive.add_messages(messages, _message_tokens(guild, messages))
+        pending: list[ChatMessage] = []
+        for message in messages:
+            pending.append(message)
+            if rnd.random() >= request_rate:
+                continue
+            await store_messages(pool, pending)
+            pending = []
+            clock.set(message.created_at)
+            for user_id in dict.fromkeys((message.author_id, *message.mention_ids)):
+                text = await memories(manager, guild.spec.guild_id, user_id)
+                naive.request(user_id, message.created_at, facts.get(user_id, ""), text)
+                requests += 1
+        await store_messages(pool, pending)
+    return requests
+
+
+async def _restart(
+    pool: asyncpg.Pool, provider: CountingProvider, clock: FixedClock, guild: SyntheticGuild
+) -> tuple[Usage, int]:
+    """A new process over the same database, at the same moment: every member once more; its
+    usage and the calls it made for completed days (the target is none)."""
     restarted = make_manager(pool, provider, clock)
     try:
         for user_id in guild.user_ids:
@@ -189,8 +229,18 @@ async def run(
         await restarted.aclose()
     after_restart = provider.reset()
     today = clock.now().date().isoformat()
-    completed_day_calls = sum(n for day, n in after_restart.days.items() if day < today)
+    return after_restart, sum(n for day, n in after_restart.days.items() if day < today)
 
+
+def _report_tokens(
+    report: Reporter,
+    params: dict[str, Any],
+    guild: SyntheticGuild,
+    measured: Usage,
+    days: int,
+    request_rate: float,
+) -> None:
+    """Raw chat tokens per guild-day and the hierarchy's multiple of them."""
     replayed = [message for offset in range(days) for message in guild.messages(offset)]
     raw = sum(_raw_tokens(guild, guild.messages(offset)) for offset in range(days)) / days
     report(BENCH, "raw_tokens_per_guild_day", raw, "tokens", tokenizer=TOKENIZER, **params)
@@ -207,20 +257,6 @@ async def run(
     xml_chars, content_chars = _message_chars(guild, replayed)
     report(BENCH, "prompt_chars_per_message", xml_chars, "chars", **params)
     report(BENCH, "content_chars_per_message", content_chars, "chars", **params)
-    return _report(
-        report,
-        params,
-        days=days,
-        requests=requests,
-        warmup=warmup,
-        measured=measured,
-        naive=naive,
-        after_restart=after_restart,
-        completed_day_calls=completed_day_calls,
-        members=members,
-        elapsed=elapsed,
-        summaries=measured_summaries,
-    )
 
 
 def _report(
