@@ -27,16 +27,6 @@ NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
 
 
 @pytest.fixture
-async def fake_http() -> AsyncIterator[FakeHTTPServer]:
-    server = FakeHTTPServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
-@pytest.fixture
 async def memory(
     db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
 ) -> AsyncIterator[Memory]:

@@ -1,29 +1,9 @@
-"""Fixtures for the LLM layer: a loopback HTTP server and a sleep that only records."""
+"""Fixtures for the LLM layer: a sleep that only records (the loopback HTTP server,
+`fake_http`, is in tests/memory/conftest.py: the embedding tests use it too)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-
-from tests.memory.llm.fake_http import FakeHTTPServer
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # google-genai subclasses aiohttp.ClientSession, which aiohttp warns about on import.
-    config.addinivalue_line(
-        "filterwarnings", "ignore:Inheritance class AiohttpClientSession:DeprecationWarning"
-    )
-
-
-@pytest.fixture
-async def fake_http() -> AsyncIterator[FakeHTTPServer]:
-    server = FakeHTTPServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 class RecordingSleep:
