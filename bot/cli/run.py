@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from bot.cli import log_format
 from memory import describe_database, embedded_exists
 from memory.core.settings import Settings
 
@@ -35,6 +36,6 @@ def handle(args: argparse.Namespace, settings: Settings) -> int:
 
 def tag_logs(tag: str) -> None:
     """Put `[tag]` in every log line of this process (after `configure_logging`)."""
-    formatter = logging.Formatter(f"%(asctime)s %(levelname)s [{tag}] %(name)s: %(message)s")
+    formatter = logging.Formatter(log_format(tag))
     for handler in logging.getLogger().handlers:
         handler.setFormatter(formatter)

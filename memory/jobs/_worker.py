@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -239,28 +238,13 @@ class JobWorker:
         guild_id: int | None,
         day: date | None,
     ) -> object:
-        started = time.perf_counter()
-        fields = {
-            "job": kind,
-            "guild_id": guild_id,
-            "day": day.isoformat() if day else None,
-            "attempt": job.attempts + 1,
-        }
-        try:
+        day_text = day.isoformat() if day else None
+        attempt = job.attempts + 1
+        with self._telemetry.span(
+            "job", job=kind, guild_id=guild_id, day=day_text, attempt=attempt
+        ):
             result = await work
-        except Exception as exc:
-            self._telemetry.emit(
-                "job",
-                outcome="error",
-                latency_ms=round((time.perf_counter() - started) * 1000, 2),
-                error=f"{type(exc).__name__}: {exc}"[:300],
-                **fields,
-            )
-            raise
         self.jobs_done += 1
-        self._telemetry.emit(
-            "job", latency_ms=round((time.perf_counter() - started) * 1000, 2), **fields
-        )
         return result
 
     # --- the sweep ------------------------------------------------------------------------

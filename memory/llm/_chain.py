@@ -118,6 +118,13 @@ class RequestLimiter(Protocol):
     async def acquire(self) -> None: ...
 
 
+def local_limiter(requests_per_minute: float) -> AsyncLimiter:
+    """This process's limiter for a rate. AsyncLimiter needs a capacity of at least one
+    request; rates below one per minute stretch the period instead."""
+    capacity = max(1.0, requests_per_minute)
+    return AsyncLimiter(capacity, 60.0 * capacity / requests_per_minute)
+
+
 class _Guarded:
     """A provider with its limiters (one per model) and semaphore."""
 
@@ -136,10 +143,7 @@ class _Guarded:
         if model not in self._limiters and self.limits.shared is not None:
             self._limiters[model] = self.limits.shared(f"{self.provider.name}:{model}", rpm)
         if model not in self._limiters:
-            # AsyncLimiter needs a capacity of at least one request; rates below one per
-            # minute stretch the period instead.
-            capacity = max(1.0, rpm)
-            self._limiters[model] = AsyncLimiter(capacity, 60.0 * capacity / rpm)
+            self._limiters[model] = local_limiter(rpm)
         return self._limiters[model]
 
 

@@ -10,13 +10,12 @@ with a message saying so. Nothing is downloaded: the model runs where the provid
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Sequence
 from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm._base import LLMError, LLMUnavailable
+from memory.llm._base import LLMUnavailable
 from memory.llm._chain import RequestLimiter
 
 _log = logging.getLogger(__name__)
@@ -60,16 +59,10 @@ class Embedder:
     async def _batch(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         if self._limiter is not None:
             await self._limiter.acquire()
-        started = time.perf_counter()
         fields = {"provider": self.model.name, "model": self.model.model, "count": len(texts)}
-        try:
+        with self._telemetry.span("embed", **fields):
             vectors = await self.model.embed(texts, query=query)
             _check(vectors, len(texts), self.model_name)
-        except LLMError as exc:
-            self._telemetry.emit("embed", outcome="error", error=str(exc)[:300], **fields)
-            raise
-        latency = round((time.perf_counter() - started) * 1000, 2)
-        self._telemetry.emit("embed", latency_ms=latency, **fields)
         return vectors
 
     async def aclose(self) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
 from memory.llm._base import LLMUnavailable
 from memory.llm._embeddings import EMBEDDING_DIMENSIONS
+from memory.llm._gemini import gemini_client
 
 
 class GeminiEmbeddings:
@@ -19,12 +19,7 @@ class GeminiEmbeddings:
         self, *, api_key: str, model: str, base_url: str | None, timeout_seconds: float
     ) -> None:
         self.model = model
-        options = types.HttpOptions(
-            base_url=base_url,
-            timeout=int(timeout_seconds * 1000),
-            retry_options=types.HttpRetryOptions(attempts=1),
-        )
-        self._client = genai.Client(api_key=api_key, http_options=options)
+        self._client = gemini_client(api_key, base_url, timeout_seconds)
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         config = types.EmbedContentConfig(

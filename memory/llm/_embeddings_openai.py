@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import openai
-from openai import AsyncOpenAI
 
 from memory.llm._base import LLMUnavailable
 from memory.llm._embeddings import EMBEDDING_DIMENSIONS
+from memory.llm._openai_compat import openai_client
 
 
 class OpenAIEmbeddings:
@@ -20,12 +20,7 @@ class OpenAIEmbeddings:
     ) -> None:
         self.model = model
         self.base_url = base_url
-        self._client = AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key or "not-needed",
-            timeout=timeout_seconds,
-            max_retries=0,
-        )
+        self._client = openai_client(base_url, api_key, timeout_seconds)
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         sized = self.model.startswith("text-embedding-3")  # the ones that take a size

@@ -74,6 +74,19 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 _TRANSPORT_ERRORS = _transport_errors()
 
 
+def gemini_client(
+    api_key: str, base_url: str | None, timeout_seconds: float | None
+) -> genai.Client:
+    """A client that never retries by itself: our chain owns retries, backoff and fallback."""
+    http_options = types.HttpOptions(
+        base_url=base_url,
+        timeout=int(timeout_seconds * 1000) if timeout_seconds else None,
+        # attempts=1 also disables the SDK's implicit one-off retry on connection errors.
+        retry_options=types.HttpRetryOptions(attempts=1),
+    )
+    return genai.Client(api_key=api_key, http_options=http_options)
+
+
 class GeminiProvider(LLMProvider):
     """One Gemini API key; model chosen per purpose (cheap by default, stronger for daily)."""
 
@@ -92,13 +105,7 @@ class GeminiProvider(LLMProvider):
         self.model = model
         self.model_daily = model_daily or model
         self.purpose_models = dict(purpose_models or {})
-        http_options = types.HttpOptions(
-            base_url=base_url,
-            timeout=int(timeout_seconds * 1000) if timeout_seconds else None,
-            # attempts=1 also disables the SDK's implicit one-off retry on connection errors.
-            retry_options=types.HttpRetryOptions(attempts=1),
-        )
-        self._client = genai.Client(api_key=api_key, http_options=http_options)
+        self._client = gemini_client(api_key, base_url, timeout_seconds)
         self._problems = ProblemLog("gemini")
         # Schemas the SDK cannot turn into Gemini's Schema type (dict fields, for one): these
         # go as plain JSON schema (`response_json_schema`) instead.

@@ -38,6 +38,16 @@ _log = logging.getLogger(__name__)
 _FORMAT_REJECTED = frozenset({400, 422})
 
 
+def openai_client(base_url: str, api_key: str | None, timeout_seconds: float) -> AsyncOpenAI:
+    """A client that never retries by itself (our chain does); local servers need no key."""
+    return AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key or "not-needed",
+        max_retries=0,
+        timeout=timeout_seconds,
+    )
+
+
 class OpenAICompatibleProvider(LLMProvider):
     """Chat completions on one base URL; the SDK's retries are off (the chain retries)."""
 
@@ -58,12 +68,7 @@ class OpenAICompatibleProvider(LLMProvider):
         self.purpose_models = dict(purpose_models or {})
         self.base_url = base_url
         self._problems = ProblemLog("openai")
-        self._client = AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key or "not-needed",
-            max_retries=0,
-            timeout=timeout_seconds,
-        )
+        self._client = openai_client(base_url, api_key, timeout_seconds)
         # Models whose server refused `response_format: json_schema` once: prompt-only JSON.
         self._no_schema_format: set[str] = set()
 

@@ -13,9 +13,9 @@ import logging
 from datetime import timedelta
 
 import asyncpg
-from aiolimiter import AsyncLimiter
 
 from db.rate_limits import reserve_slot
+from memory.llm._chain import local_limiter
 
 _log = logging.getLogger(__name__)
 
@@ -27,8 +27,7 @@ class SharedRateLimiter:
         self._pool = pool
         self._key = key
         self._spacing = timedelta(seconds=60.0 / requests_per_minute)
-        capacity = max(1.0, requests_per_minute)
-        self._local = AsyncLimiter(capacity, 60.0 * capacity / requests_per_minute)
+        self._local = local_limiter(requests_per_minute)
 
     async def acquire(self) -> None:
         try:
