@@ -14,7 +14,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -103,21 +103,20 @@ async def processes(
         await children.stop_all()
 
 
+def answers(message_id: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether a message the bot sent replies to `message_id`."""
+    return lambda m: (m.get("message_reference") or {}).get("message_id") == message_id
+
+
 async def ask(fake: FakeDiscord, text: str, author: str) -> str:
     """Send a message and return the bot's one reply to it."""
     sent = await fake.send_message(text, author=author)
-    reply = await fake.wait_for_sent(
-        lambda m: (m.get("message_reference") or {}).get("message_id") == sent["id"], timeout=30
-    )
+    reply = await fake.wait_for_sent(answers(sent["id"]), timeout=30)
     return str(reply["content"])
 
 
 def replies_to(fake: FakeDiscord, message_id: str) -> int:
-    return sum(
-        1
-        for m in fake.sent_messages
-        if (m.get("message_reference") or {}).get("message_id") == message_id
-    )
+    return sum(1 for m in fake.sent_messages if answers(message_id)(m))
 
 
 async def test_two_shards_and_workers_share_one_database(
@@ -144,9 +143,7 @@ async def test_two_shards_and_workers_share_one_database(
 
     # The guild's shard stores and answers; the other process never hears of the guild.
     first = await fake_discord.send_message("Bot remember that alice likes pizza", author="alice")
-    await fake_discord.wait_for_sent(
-        lambda m: (m.get("message_reference") or {}).get("message_id") == first["id"], timeout=30
-    )
+    await fake_discord.wait_for_sent(answers(first["id"]), timeout=30)
     assert "pizza" in await ask(fake_discord, "Bot what do you know about alice?", "bob")
     assert replies_to(fake_discord, first["id"]) == 1
     owner, other = f"shard{OWNER}", f"shard{1 - OWNER}"
