@@ -60,21 +60,59 @@ def member_elements(members: list[PromptMember]) -> Raw:
 
 
 def member_keys(members: list[PromptMember]) -> list[str]:
-    """Short handles for the members of one prompt (`m1`, `m2`, ...), in order: an 18-digit
-    id costs a model about six tokens each time it is read or written, a handle one or two."""
-    return [f"m{index}" for index in range(1, len(members) + 1)]
+    """What answers name the members of one prompt by: their names as the prompt writes them
+    (a model answers `Sam: note` more reliably than with a handle, and no legend is needed to
+    define it). A name already taken in the prompt gets ` (2)`, ` (3)`: every key is unique."""
+    keys: list[str] = []
+    taken: set[str] = set()
+    for member in members:
+        base = " ".join(member.name.split()) or f"user {member.user_id}"
+        key, copy = base, 1
+        while key.casefold() in taken:
+            copy += 1
+            key = f"{base} ({copy})"
+        taken.add(key.casefold())
+        keys.append(key)
+    return keys
 
 
 def resolve_member(raw: str, members: list[PromptMember]) -> int | None:
-    """The user id an answer names: a handle of `member_keys`, or the id itself."""
-    text = str(raw).strip().strip("<@!>")
+    """The user id an answer names: a key of `member_keys` (any case, escaped or not), an
+    alias only one of the members has, or the id itself."""
+    text = " ".join(str(raw).strip().strip("<@!>").split())
+    folded = text.casefold()
     for key, member in zip(member_keys(members), members, strict=True):
-        if text == key:
+        if folded in (key.casefold(), escape_body(key).casefold()):
             return member.user_id
+    by_alias = {m.user_id for m in members if folded in {a.casefold() for a in m.aliases}}
+    if len(by_alias) == 1:
+        return by_alias.pop()
     try:
         return int(text)
     except ValueError:
         return None
+
+
+def split_keyed(line: str, members: list[PromptMember]) -> tuple[int | None, str]:
+    """`name: text` -> (the member it names, text). The longest key that prefixes the line
+    wins, so a name holding `: ` still parses; else what precedes the first colon."""
+    keys = member_keys(members)
+    spellings = sorted(
+        (
+            (spelling, member.user_id)
+            for key, member in zip(keys, members, strict=True)
+            for spelling in {key, escape_body(key)}
+        ),
+        key=lambda item: -len(item[0]),
+    )
+    folded = line.casefold()
+    for spelling, user_id in spellings:
+        if folded.startswith(spelling.casefold() + ":"):
+            return user_id, line[len(spelling) + 1 :].strip()
+    head, colon, rest = line.partition(":")
+    if not colon:
+        return None, line.strip()
+    return resolve_member(head, members), rest.strip()
 
 
 def keyed_inputs(members: list[PromptMember]) -> list[dict[str, object]]:
@@ -86,8 +124,8 @@ def keyed_inputs(members: list[PromptMember]) -> list[dict[str, object]]:
 
 
 def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) -> Raw:
-    """Each member with their notes in day order, one `- note` line each (the member's
-    handle once, as an attribute, because the answer must name it)."""
+    """Each member with their notes in day order, one `- note` line each (the member's key
+    once, as an attribute, because the answer must name it)."""
     return join(
         [
             element(
@@ -98,8 +136,7 @@ def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) ->
                         for text in parts.get(member.user_id, [])
                     )
                 ),
-                id=key,
-                name=member.name,
+                name=key,
             )
             for key, member in zip(member_keys(members), members, strict=True)
         ]
@@ -110,14 +147,15 @@ def by_member(
     result: DailySummaries, members: list[PromptMember], max_chars: int
 ) -> dict[int, str]:
     """user id -> summary for exactly the members asked about ('' when the model skipped one;
-    ids it made up are ignored). Answers name members by handle (or by id)."""
+    names it made up are ignored). Answers are `name: text` lines, named by `member_keys`."""
     wanted = {member.user_id for member in members}
     summaries: dict[int, str] = {user_id: "" for user_id in wanted}
-    for item in result.summaries:
-        user_id = resolve_member(item.user_id, members)
-        if user_id is None:
-            _log.warning("daily summary for unknown id %r ignored", item.user_id)
+    for line in result.summaries:
+        user_id, text = split_keyed(line, members)
+        if user_id is None or user_id not in wanted:
+            _log.warning("summary for an unknown member ignored: %r", line[:60])
             continue
-        if user_id in wanted:
-            summaries[user_id] = item.summary.strip()[: max_chars * 2]
+        if text:
+            joined = f"{summaries[user_id]} {text}".strip()
+            summaries[user_id] = joined[: max_chars * 2]
     return summaries

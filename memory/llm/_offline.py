@@ -67,17 +67,17 @@ def _daily_summary(inputs: Inputs) -> Answer:
             max_chars=int(member.get("max_chars") or max_chars),
         )
         if summary:  # the prompt asks to skip targets with nothing worth noting
-            summaries.append({"user_id": _key(member), "summary": summary})
+            summaries.append(f"{_key(member)}: {summary}")
     targets = {int(m["user_id"]): str(m["name"]) for m in members}
     keys = {str(m["user_id"]): _key(m) for m in members}
     facts = offline_learn.learn(messages, targets)
-    for fact in facts:  # answers name members by the prompt's handle
+    for fact in facts:  # answers name members as the prompt does
         fact["user_id"] = keys.get(str(fact["user_id"]), fact["user_id"])
     return {"summaries": summaries, "facts": facts}
 
 
 def _key(member: Mapping[str, Any]) -> str:
-    """How the prompt names a member in answers: its handle, else its id."""
+    """How the prompt names a member in answers: its key (its name there), else its id."""
     return str(member.get("key") or member["user_id"])
 
 
@@ -94,7 +94,7 @@ def _daily_reduce(inputs: Inputs) -> Answer:
             forgotten=[str(statement) for statement in forgotten.get(key, [])],
             names=[name, *[str(alias) for alias in member.get("aliases") or []]],
         )
-        summaries.append({"user_id": _key(member), "summary": text})
+        summaries.append(f"{_key(member)}: {text}")
     return {"summaries": summaries}
 
 
@@ -135,7 +135,7 @@ def _historical_batch(inputs: Inputs) -> Answer:
             "start_day": inputs.get("start_day"),
         }
         text = _historical(single)
-        summaries.append({"user_id": _key(member), "summary": text["text"]})  # type: ignore[index]
+        summaries.append(f"{_key(member)}: {text['text']}")  # type: ignore[index]
     return {"summaries": summaries}
 
 

@@ -80,14 +80,16 @@ class SummaryTasks(TaskBase):
         caps = caps or {}
         forgotten = forgotten or {}
         all_forgotten = [statement for items in forgotten.values() for statement in items]
+        keys = member_keys(members)
         prompt = render(
             "daily_summary",
             max_chars=max_chars,
+            skip=_not_targets(messages, keys),
             constraints=forgotten_constraints(all_forgotten),
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(_named_aliases(members, messages), member_keys(members), caps),
+            targets=target_legend(_named_aliases(members, messages), keys, caps),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
@@ -204,8 +206,7 @@ class SummaryTasks(TaskBase):
                 element(
                     "member",
                     Raw(_member_days(previous.get(member.user_id), days.get(member.user_id, []))),
-                    id=key,
-                    name=member.name,
+                    name=key,
                 )
                 for key, member in zip(member_keys(members), members, strict=True)
             ]
@@ -293,6 +294,14 @@ def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> d
         "previous": {"until": until.isoformat(), "text": text},
         "start_day": start.isoformat() if start else None,
     }
+
+
+def _not_targets(messages: list[PromptMessage], keys: list[str]) -> str:
+    """` (not X, Y)`: who writes in the stretch but gets no note (a bot), so the model spends
+    no answer on them."""
+    named = {key.casefold() for key in keys}
+    others = {m.author_name: None for m in messages if m.author_name.casefold() not in named}
+    return f" (not {', '.join(others)})" if others else ""
 
 
 def _named_aliases(

@@ -7,8 +7,9 @@
 Wave 1 wrapped each message in an XML element with its timestamp, ids and author id: about 63
 tokens of markup for 12 of content. A line with the local time and the author's name carries
 what a summary needs; the time is written only on a stretch's first line and the first line of
-each new hour (about three tokens a line saved; a note rarely needs the minute). Ids appear only
-in the legend of targets, where the model must answer with them. Text is XML-escaped and a
+each new hour (about three tokens a line saved; a note rarely needs the minute). No ids at all:
+answers name members as the transcript does (`Sam: note`), and a short legend lists only the
+names the chat does not explain (aliases, shorter notes). Text is XML-escaped and a
 line break inside a message is shown as ` ↵ `, so no message can start a line that looks like
 another member speaking or close the transcript.
 """
@@ -55,14 +56,16 @@ def target_legend(
     keys: list[str] | None = None,
     caps: dict[int, int] | None = None,
 ) -> Raw:
-    """`handle: name (aliases)` per target: the only place members are named by handle, since
-    answers use it (`keys`; the user ids when none are given); ` ≤N` when a target's note
-    must be shorter than the others' (`caps`)."""
+    """`name (aliases) ≤N` for the targets the chat alone does not describe: one the chat
+    calls by another name (an alias it uses), or whose note must be shorter than the others'
+    (`caps`). Everyone else is named in the transcript already; answers use `keys` (the
+    names, see `member_keys`), so no handle has to be defined."""
     caps = caps or {}
     lines = []
     for index, member in enumerate(members):
-        key = keys[index] if keys else str(member.user_id)
+        key = keys[index] if keys else member.name
         aliases = f" ({', '.join(member.aliases)})" if member.aliases else ""
         cap = f" ≤{caps[member.user_id]}" if member.user_id in caps else ""
-        lines.append(f"{key}: {_one_line(member.name)}{_one_line(aliases)}{cap}")
+        if aliases or cap:
+            lines.append(f"{_one_line(key)}{_one_line(aliases)}{cap}")
     return Raw("\n".join(lines))

@@ -7,6 +7,7 @@ from memory.members._names import NameIndexCache, mentioned_ids, render_mentions
 from memory.members._render import (
     USER_MENTION,
     display_name,
+    distinct_names,
     prompt_member,
     referenced_ids,
     render_messages,
@@ -21,6 +22,7 @@ __all__ = [
     "Resolution",
     "describe",
     "display_name",
+    "distinct_names",
     "mentioned_ids",
     "prompt_member",
     "referenced_ids",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from memory.core.models import ChatMessage, Member
 from memory.llm import PromptMember, PromptMessage
@@ -22,6 +23,23 @@ USER_MENTION = re.compile(r"<@!?(\d+)>")
 def display_name(user_id: int, members: Mapping[int, Member]) -> str:
     member = members.get(user_id)
     return member.display_name if member else f"user {user_id}"
+
+
+def distinct_names(members: Mapping[int, Member]) -> dict[int, Member]:
+    """The members with display names unique in one prompt: a later member (by id) whose name
+    is taken shows as `Name (2)`, so a transcript never shows two people under one name and
+    an answer naming one of them is unambiguous."""
+    taken: set[str] = set()
+    distinct: dict[int, Member] = {}
+    for user_id in sorted(members):
+        member = members[user_id]
+        base, name, copy = member.display_name, member.display_name, 1
+        while name.casefold() in taken:
+            copy += 1
+            name = f"{base} ({copy})"
+        taken.add(name.casefold())
+        distinct[user_id] = member if name == base else replace(member, nickname=name)
+    return distinct
 
 
 def prompt_member(user_id: int, members: Mapping[int, Member]) -> PromptMember:

@@ -35,10 +35,11 @@ from memory.llm import (
     target_legend,
     track_providers,
 )
-from memory.members import USER_MENTION, prompt_member, referenced_ids, render_messages
+from memory.members import distinct_names, prompt_member, referenced_ids, render_messages
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
 from memory.summaries._learned import store_learned
 from memory.summaries._stats import BuildStats
+from memory.summaries._stretches import involved_ids, split_stretch
 
 _log = logging.getLogger(__name__)
 
@@ -66,48 +67,6 @@ class NotesConfig:
     bot_name: str = "Bot"
     note_chars: int = 300
     prompt_max_chars: int | None = None
-
-
-def involved_ids(message: ChatMessage, authors: dict[int, int]) -> list[int]:
-    """Everyone a message concerns: its author, the members it mentions, the author of the
-    message it replies to (`authors`: message id -> author id)."""
-    ids = [message.author_id, *message.mention_ids]
-    ids += [int(match) for match in USER_MENTION.findall(message.content)]
-    if message.reply_to_id is not None and message.reply_to_id in authors:
-        ids.append(authors[message.reply_to_id])
-    return ids
-
-
-def split_stretch(
-    messages: list[ChatMessage],
-    line_sizes: list[int],
-    budget: int,
-    *,
-    involved: list[list[int]] | None = None,
-    legend_sizes: dict[int, int] | None = None,
-) -> list[list[ChatMessage]]:
-    """Consecutive runs of messages whose prompt fits `budget` characters: each message's
-    transcript line plus, once per run, the legend line of every member it involves. A run
-    never splits messages sent in the same instant (a pass boundary is a time)."""
-    legend = legend_sizes or {}
-    runs: list[list[ChatMessage]] = []
-    current: list[ChatMessage] = []
-    present: set[int] = set()
-    used = 0
-    for index, (message, size) in enumerate(zip(messages, line_sizes, strict=True)):
-        ids = set(involved[index]) if involved else set()
-        cost = size + sum(legend.get(uid, 0) for uid in ids - present)
-        same_instant = current and current[-1].created_at == message.created_at
-        if current and used + cost > budget and not same_instant:
-            runs.append(current)
-            current, present, used = [], set(), 0
-            cost = size + sum(legend.get(uid, 0) for uid in ids)
-        current.append(message)
-        present |= ids
-        used += cost
-    if current:
-        runs.append(current)
-    return runs
 
 
 class DayNotes:
@@ -240,12 +199,14 @@ class DayNotes:
         if budget is None or not messages:
             await self._read(conn, guild_id, day, timezone, start, end, stats)
             return
-        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        members = distinct_names(
+            await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        )
         lines = compact_lines(render_messages(messages, members), timezone)
         authors = {message.message_id: message.author_id for message in messages}
         involved = [involved_ids(message, authors) for message in messages]
         legend = {
-            uid: len(target_legend([prompt_member(uid, members)])) + 1
+            uid: len(target_legend([prompt_member(uid, members)], caps={uid: 999})) + 1
             for uid in {uid for ids in involved for uid in ids}
         }
         runs = split_stretch(
@@ -350,7 +311,9 @@ class DayNotes:
         part: str,
         start: datetime,
     ) -> tuple[dict[int, str], list[PromptMember]]:
-        members = await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        members = distinct_names(
+            await get_members(conn, guild_id, sorted(referenced_ids(messages)))
+        )
         authors = {message.message_id: message.author_id for message in messages}
         wanted: dict[int, None] = {}
         for message in messages:

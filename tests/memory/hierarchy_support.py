@@ -23,7 +23,7 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
 from memory.llm._base import LLMRequest
-from memory.llm._schemas import DailySummaries, DailySummaryItem, TextOutput
+from memory.llm._schemas import DailySummaries, TextOutput
 from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 from tests.support import member as make_member
@@ -49,7 +49,7 @@ def daily(request: LLMRequest) -> DailySummaries:
             if message["author_id"] == member["user_id"]
         ]
         text = f"{member['name']} said: " + " / ".join(said) + "." if said else ""
-        items.append(DailySummaryItem(user_id=str(member["user_id"]), summary=text))
+        items.append(f"{member['key']}: {text}")
     return DailySummaries(summaries=items)
 
 
@@ -58,10 +58,7 @@ def reduce(request: LLMRequest) -> DailySummaries:
     parts = request.inputs["parts"]
     return DailySummaries(
         summaries=[
-            DailySummaryItem(
-                user_id=str(member["user_id"]),
-                summary="Reduced: " + " + ".join(parts[str(member["user_id"])]),
-            )
+            f"{member['key']}: Reduced: " + " + ".join(parts[str(member["user_id"])])
             for member in request.inputs["members"]
         ]
     )
@@ -77,12 +74,8 @@ def history(request: LLMRequest) -> TextOutput | DailySummaries:
     if "members" in inputs:
         return DailySummaries(
             summaries=[
-                DailySummaryItem(
-                    user_id=str(member["user_id"]),
-                    summary=_narrative(
-                        member["name"], inputs["days"].get(str(member["user_id"]), [])
-                    ),
-                )
+                f"{member['key']}: "
+                + _narrative(member["name"], inputs["days"].get(str(member["user_id"]), []))
                 for member in inputs["members"]
             ]
         )

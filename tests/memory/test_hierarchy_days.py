@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from db.messages import apply_edits, insert_messages
 from memory.core.clock import FixedClock
 from memory.ingest import BatchedWriter
-from memory.llm._schemas import DailySummaries, DailySummaryItem
+from memory.llm._schemas import DailySummaries
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -173,11 +173,8 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
     def short_daily(request):  # a real model's note per stretch, not a quote of everything
         return DailySummaries(
             summaries=[
-                DailySummaryItem(
-                    user_id=str(m["user_id"]),
-                    summary=f"{m['name']} chatted about the weather, the bus strike and lunch"
-                    " plans, and sounded cheerful throughout the stretch.",
-                )
+                f"{m['key']}: {m['name']} chatted about the weather, the bus strike and lunch"
+                " plans, and sounded cheerful throughout the stretch."
                 for m in request.inputs["members"]
             ]
         )

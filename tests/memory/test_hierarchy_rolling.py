@@ -162,7 +162,7 @@ async def test_a_pass_waits_while_the_new_messages_do_not_concern_the_member(
     assert bob is not None and "fixed his bike" in bob
 
 
-async def test_answers_name_members_by_handle_and_map_back_to_their_ids() -> None:
+async def test_answers_name_members_as_the_chat_does_and_map_back_to_their_ids() -> None:
     members = [
         PromptMember(user_id=300000000001000047, name="alice", aliases=["Ali"]),
         PromptMember(user_id=300000000001000048, name="bob"),
@@ -187,8 +187,9 @@ async def test_answers_name_members_by_handle_and_map_back_to_their_ids() -> Non
     )
     prompt, answer = provider.exchanges[0]
     assert "300000000001000047" not in prompt and "300000000001000047" not in answer
-    assert "m1: alice" in prompt  # an alias the chat never writes is left out of the legend
-    assert "Ali" not in prompt.split("<targets>")[1].split("</targets>")[0]
+    assert '"alice: ' in answer  # named as the transcript names her, no handle to define
+    # Nothing to explain: the alias the chat never writes is left out, and no note is capped.
+    assert prompt.split("<targets>")[1].split("</targets>")[0].strip() == ""
     assert "got the job at the bakery" in notes[members[0].user_id]
     assert notes[members[1].user_id] == ""  # bob did nothing: no entry in the answer at all
     assert {item.user_id for item in learned} == {"300000000001000047"}

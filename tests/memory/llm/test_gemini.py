@@ -122,15 +122,10 @@ async def test_structured_call_sends_json_schema_and_validates(
     assert schema["required"] == ["kind"]
 
 
-async def test_daily_summary_uses_daily_model_and_string_ids(
+async def test_daily_summary_uses_daily_model_and_answers_by_name(
     gemini: GeminiProvider, fake_http: FakeHTTPServer, telemetry: Telemetry, sleeps: RecordingSleep
 ) -> None:
-    answer = {
-        "summaries": [
-            {"user_id": "1", "summary": "Alice got a job at the bakery and was nervous."},
-            {"user_id": "2", "summary": ""},
-        ]
-    }
+    answer = {"summaries": ["alice: Alice got a job at the bakery and was nervous.", "bob: "]}
     fake_http.queue(Reply(body=gemini_text(json.dumps(answer), output_tokens=40, thoughts=500)))
     llm = MemoryLLM(_chain(gemini, telemetry, sleeps))
     message = PromptMessage(
@@ -152,7 +147,7 @@ async def test_daily_summary_uses_daily_model_and_string_ids(
     sent = fake_http.requests[0]
     assert sent.path.endswith("/models/gemini-strong:generateContent")
     item = sent.body["generationConfig"]["responseSchema"]["properties"]["summaries"]["items"]
-    assert item["properties"]["user_id"]["type"] == "STRING"
+    assert item["type"] == "STRING"  # one "name: note" string per member, no object
     event = telemetry.recent("llm_call")[-1]
     assert event["purpose"] == "daily_summary" and event["guild_id"] == 7
     assert event["output_tokens"] == 540  # thinking tokens are billed as output

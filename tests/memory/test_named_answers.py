@@ -1,0 +1,82 @@
+"""Answers name members as the prompt does (`Sam: note`): no handle legend, no 18-digit ids,
+and two members who share a display name are still told apart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from db.messages import insert_messages
+from memory.core.clock import FixedClock
+from memory.llm import PromptMember
+from memory.llm._elements import by_member, member_keys, split_keyed
+from memory.llm._offline import HANDLERS
+from memory.llm._schemas import DailySummaries
+from tests.memory.hierarchy_support import (
+    ALICE,
+    BOB,
+    GUILD,
+    TODAY,
+    add_members,
+    full,
+    manager,
+    message,
+    model,
+)
+
+SAM = PromptMember(user_id=1, name="Sam")
+SAM_TOO = PromptMember(user_id=2, name="sam")
+DR = PromptMember(user_id=3, name="Dr: Who <3", aliases=["Doc"])
+
+
+def test_a_name_taken_twice_gets_a_number_and_both_map_back() -> None:
+    members = [SAM, SAM_TOO, DR]
+    assert member_keys(members) == ["Sam", "sam (2)", "Dr: Who <3"]
+    answer = DailySummaries(
+        summaries=[
+            "Sam: went climbing.",
+            "sam (2): fixed a bike.",
+            "Dr: Who &lt;3: time travel talk.",  # the escaped spelling the prompt showed
+            "Doc: also likes tea.",  # an alias only one member has
+            "Bot: answered questions.",  # not a target: ignored
+        ]
+    )
+    assert by_member(answer, members, 300) == {
+        1: "went climbing.",
+        2: "fixed a bike.",
+        3: "time travel talk. also likes tea.",
+    }
+
+
+def test_the_earlier_object_shape_is_still_read() -> None:
+    answer = DailySummaries.model_validate(
+        {"summaries": [{"user_id": "Sam", "summary": "went climbing."}, "sam (2): biked."]}
+    )
+    assert by_member(answer, [SAM, SAM_TOO], 300) == {1: "went climbing.", 2: "biked."}
+
+
+def test_a_line_without_a_known_name_is_not_pinned_on_anyone() -> None:
+    assert split_keyed("someone: did things", [SAM]) == (None, "did things")
+    assert split_keyed("no colon at all", [SAM]) == (None, "no colon at all")
+
+
+async def test_two_members_with_one_display_name_keep_their_own_news(db_pool, telemetry) -> None:
+    await add_members(db_pool, {ALICE: "Alex", BOB: "Alex"})
+    noon = datetime(TODAY.year, TODAY.month, TODAY.day, 9, tzinfo=UTC)
+    await insert_messages(
+        db_pool,
+        [
+            message(ALICE, "I got the job at the bakery", noon),
+            message(BOB, "my bike got stolen at the station", noon + timedelta(minutes=1)),
+        ],
+    )
+    provider = model(daily_summary=lambda request: HANDLERS["daily_summary"](request.inputs))
+    memory = manager(db_pool, provider, FixedClock(noon + timedelta(hours=2)), telemetry)
+    try:
+        alice = await full(memory, GUILD, ALICE)
+        bob = await full(memory, GUILD, BOB)
+    finally:
+        await memory.aclose()
+    prompt = next(r.prompt for r in provider.requests if r.purpose == "daily_summary")
+    assert "Alex: I got the job" in prompt and "Alex (2): my bike" in prompt
+    assert alice is not None and "bakery" in alice and "bike" not in alice
+    assert bob is not None and "bike" in bob and "bakery" not in bob
