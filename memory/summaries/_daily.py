@@ -2,8 +2,11 @@
 
 A completed day is closed once: the stretches not read yet (and any an edit, delete or late
 message touched) are read into notes (memory.summaries._notes), then each member's notes become
-their day summary, verbatim when they fit the summary's length, else condensed in one batched
-call for every member that needs it. The messages are never re-read as a whole. A day stays
+their day summary verbatim: no call. A day is its notes; the model condenses them where it has
+to anyway, when it rolls the member's narrative (memory.summaries._historical). Only notes
+longer than VERBATIM_DAY summaries (a member who talked all day) are condensed, in one batched
+call for every member that needs it, which bounds what a narrative reads. The messages are
+never re-read as a whole. A day stays
 closed while its stored fingerprint (message count, max message id) matches the messages table
 and nobody marked it stale; "nothing to say" is stored too. Across processes the guild-day
 advisory lock (bounded wait) keeps one process closing a day; the other re-checks the stored day.
@@ -34,12 +37,18 @@ from memory.llm import (
 )
 from memory.members import prompt_member
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
-from memory.summaries._notes import VERBATIM_SLACK, DayNotes, NotesConfig
+from memory.summaries._notes import DayNotes, NotesConfig
 from memory.summaries._stats import BuildStats
 from prompts.loader import template
 
 _log = logging.getLogger(__name__)
 
+# A member's notes up to this many summary lengths are their day's summary as they are.
+# Condensing every day over one length cost a call a day reading all of them again (4.3k
+# tokens a guild-day at 5% addressed in bench/economy, for 7.3k of chat), for text read again by
+# the narrative that rolls it; a few busier days are still condensed, so a narrative never
+# reads a day longer than this.
+VERBATIM_DAY = 4
 # A day a fallback provider read is read again by the primary after this long.
 DEGRADED_RETRY = timedelta(hours=1)
 
@@ -255,14 +264,14 @@ class DailySummarizer:
         notes: dict[int, list[str]],
         stats: BuildStats,
     ) -> dict[int, str]:
-        """Each member's day from their notes: verbatim when it fits, else condensed (one call
-        for as many members as fit a prompt)."""
+        """Each member's day from their notes: verbatim up to VERBATIM_DAY summary lengths,
+        else condensed (one call for as many members as fit a prompt)."""
         limit = self._settings.daily_summary_chars
         summaries: dict[int, str] = {}
         condense: dict[int, list[str]] = {}
         for user_id, member_notes in notes.items():
             joined = join_notes(member_notes)
-            if len(joined) <= limit * VERBATIM_SLACK:
+            if len(joined) <= limit * VERBATIM_DAY:
                 summaries[user_id] = joined
             else:
                 condense[user_id] = member_notes

@@ -11,7 +11,7 @@ statements; after an edit, a delete or a forget the six days are read afresh. A 
 since their latest narrative keeps it as it is (no call).
 
 A narrative one day behind is served with the newest daily summary attached verbatim (after the
-merge, like today's notes, so it never forces one), when that day fits one narrative's length:
+merge, like today's notes, so it never forces one, and cut to the context's budget like them):
 no call, not stored. So a member asked about who was not in the closed day's batch costs no
 call of their own, and the batch when a day closes rolls only the member whose request closed
 it and those asked about that day whose narrative is two or more days behind (every other day
@@ -211,17 +211,16 @@ class HistoricalSummarizer:
         stats.cache("history", hit)
         return history
 
-    def attached(self, plan: HistoryPlan) -> History | None:
+    @staticmethod
+    def attached(plan: HistoryPlan) -> History | None:
         """The earlier narrative followed by the one newer day verbatim (`Mar 3: text`), when
-        the narrative is one day behind and that day fits one narrative's length; else None.
-        One day at most: the narrative's oldest day is then only a day past the window."""
+        the narrative is one day behind; else None. The context keeps what fits its budget
+        after facts and narrative, as it does with today's notes. One day at most: the
+        narrative's oldest day is then only a day past the window."""
         if plan.previous is None or len(plan.days) != 1:
             return None
         day, text = plan.days[0]
-        newer = f"{day:%b} {day.day}: {text.strip()}"
-        if len(newer) > self._settings.historical_summary_chars:
-            return None
-        return History(plan.previous[1].strip(), newer)
+        return History(plan.previous[1].strip(), f"{day:%b} {day.day}: {text.strip()}")
 
     async def batch(
         self,

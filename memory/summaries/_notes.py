@@ -47,8 +47,9 @@ _log = logging.getLogger(__name__)
 _PROMPT_OVERHEAD = 2_500
 # Below this a stretch holds too little chat to be worth its own call.
 _MIN_STRETCH_CHARS = 2_000
-# A day whose notes fit its summary length times this is closed from them verbatim.
-VERBATIM_SLACK = 1.2
+# The room a member's notes share in a day, in summary lengths: later passes get what earlier
+# ones left (at least NOTE_FLOOR), so a day's notes stay about one summary long.
+DAY_ROOM = 1.2
 # The least room a member's note gets in a pass, however much earlier passes noted.
 NOTE_FLOOR = 100
 # A pass may wait while fewer messages than this are unread and none concerns the member
@@ -289,10 +290,10 @@ class DayNotes:
     async def _caps(
         self, conn: asyncpg.Connection, guild_id: int, day: date, start: datetime, ids: list[int]
     ) -> dict[int, int]:
-        """Room left for each target's note: a day's notes that fit its summary length close
-        the day verbatim (no call), so a member's later notes get what earlier passes left,
-        never less than NOTE_FLOOR (news late in the day still gets a quote)."""
-        day_room = int(self._config.note_chars * VERBATIM_SLACK)
+        """Room left for each target's note: a member's later notes get what earlier passes
+        left of DAY_ROOM, never less than NOTE_FLOOR (news late in the day still gets a
+        quote). The notes are the day's summary, and what the member's narrative reads."""
+        day_room = int(self._config.note_chars * DAY_ROOM)
         used = await store.noted_chars_before(conn, guild_id, day, start)
         caps = {}
         for user_id in ids:

@@ -3,9 +3,10 @@ batch when a day closes leaves such members out and rolls them once they are two
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.llm._base import LLMRequest
 from memory.llm._offline import HANDLERS
@@ -22,6 +23,7 @@ from tests.memory.hierarchy_support import (
     add_week,
     full,
     manager,
+    message,
     model,
     set_facts,
 )
@@ -137,3 +139,38 @@ async def test_an_attached_day_does_not_force_a_new_merge(db_pool, telemetry) ->
     assert provider.calls["merge"] == 0 and provider.calls["historical_summary"] == 0
     assert bob is not None and bob.startswith("FACTS Bob is a baker in Lyon.")
     assert f"Bob on {TODAY - timedelta(days=1)} at 9h" in bob.split("HISTORY")[1]
+
+
+async def test_a_newest_day_longer_than_a_narrative_is_attached_within_the_budget(
+    db_pool, telemetry
+) -> None:
+    """Bob talked a lot yesterday: his day (its notes as they are) is longer than a narrative,
+    and is still attached with no call; the context keeps facts and narrative first and cuts
+    the attached day to its budget."""
+    await add_members(db_pool)
+    await add_week(db_pool)
+    yesterday = TODAY - timedelta(days=1)
+    noon = datetime.combine(yesterday, datetime.min.time(), UTC) + timedelta(hours=12)
+    await insert_messages(
+        db_pool,
+        [
+            message(BOB, f"story {n}: " + "the ferry to the island was late " * 2, noon)
+            for n in range(8)
+        ],
+    )
+    await set_facts(db_pool, BOB, "Bob is a baker in Lyon.")
+    provider = model(historical_summary=offline_history)
+    clock = FixedClock(NOW)
+    memory = manager(
+        db_pool, provider, clock, telemetry, historical_summary_chars=200, context_max_chars=700
+    )
+    try:
+        await _bob_one_day_behind(memory, clock)
+        provider.calls.clear()
+        bob = await full(memory, GUILD, BOB)
+    finally:
+        await memory.aclose()
+    assert provider.calls["historical_summary"] == 0 and provider.calls["merge"] == 0
+    assert bob is not None and len(bob) <= 700
+    assert bob.startswith("FACTS Bob is a baker in Lyon.")
+    assert "story 0: the ferry" in bob.split("HISTORY")[1]

@@ -180,7 +180,16 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
         )
 
     provider = model(daily_summary=short_daily)
-    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, daily_prompt_max_chars=9000)
+    # Summaries of 100 characters: each member's ~120-character note per pass, over more than
+    # four passes, outgrows the VERBATIM_DAY bound, so every member is condensed.
+    memory = manager(
+        db_pool,
+        provider,
+        FixedClock(NOW),
+        telemetry,
+        daily_prompt_max_chars=9000,
+        daily_summary_chars=100,
+    )
     try:
         result = await memory.summarize_day(GUILD, day)
     finally:
@@ -313,3 +322,39 @@ async def test_an_opt_out_while_a_stretch_is_read_leaves_no_note_behind(db_pool,
         await memory.aclose()
     notes = await db_pool.fetchval("SELECT count(*) FROM day_notes WHERE user_id = $1", ALICE)
     assert notes == 0
+
+
+async def test_a_day_of_notes_longer_than_a_summary_closes_without_a_call(
+    db_pool, telemetry
+) -> None:
+    """A member who spoke in several passes has notes longer than one summary: they are the
+    day's summary as they are (the narrative condenses them when it rolls), morning included."""
+    await add_members(db_pool)
+    day = TODAY - timedelta(days=1)
+    start = datetime.combine(day, datetime.min.time(), UTC)
+    hours = (8, 11, 14, 17, 20)
+    await insert_messages(
+        db_pool,
+        [
+            message(
+                ALICE, f"I told everyone about part {h} of the trip", start + timedelta(hours=h)
+            )
+            for h in hours
+        ],
+    )
+    provider = model()
+    clock = FixedClock(start)
+    memory = manager(db_pool, provider, clock, telemetry, daily_summary_chars=150)
+    try:
+        for hour in (9, 12, 15, 18):  # asked about through the day: a pass per request
+            clock.set(start + timedelta(hours=hour))
+            await full(memory, GUILD, ALICE)
+        clock.set(NOW)
+        result = await memory.summarize_day(GUILD, day)
+    finally:
+        await memory.aclose()
+    assert provider.calls["daily_summary"] == len(hours)
+    assert provider.calls["daily_reduce"] == 0
+    summary = result.summaries[ALICE]
+    assert len(summary) > 150  # longer than one summary, kept whole
+    assert all(f"part {h} of" in summary for h in hours)
