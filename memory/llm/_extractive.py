@@ -235,10 +235,13 @@ def condense(
     max_chars: int,
     forgotten: Iterable[str] = (),
     names: Sequence[str] = (),
+    every_label: bool = False,
 ) -> str:
     """Most informative distinct sentences of several summaries, in order, within the cap.
 
     `texts` pairs an optional label (a date) with a summary; labels prefix their sentences.
+    `every_label`: each label's best sentence is chosen first, the last label first (a
+    narrative rolled forward must take in its newest days, not keep only the denser old ones).
     """
     forgotten = list(forgotten)
     units: list[tuple[int, str | None, str, float]] = []
@@ -253,7 +256,16 @@ def condense(
             seen.append(tokens)
             units.append((len(units), label, end_sentence(sentence), _sentence_score(sentence)))
     chosen: list[tuple[int, str | None, str, float]] = []
-    for unit in sorted(units, key=lambda u: (-u[3], u[0])):
+    first: list[tuple[int, str | None, str, float]] = []
+    if every_label:
+        best: dict[str | None, tuple[int, str | None, str, float]] = {}
+        for unit in units:
+            if unit[1] not in best or unit[3] > best[unit[1]][3]:
+                best[unit[1]] = unit
+        first = sorted(best.values(), key=lambda u: -u[0])
+    for unit in [*first, *sorted(units, key=lambda u: (-u[3], u[0]))]:
+        if unit in chosen:
+            continue
         trial = sorted([*chosen, unit])
         if len(_render_labelled(trial)) <= max_chars:
             chosen = trial

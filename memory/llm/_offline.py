@@ -116,6 +116,7 @@ def _historical(inputs: Inputs) -> Answer:
         max_chars=int(inputs["max_chars"]),
         forgotten=_forgotten(inputs),
         names=[name, *aliases],
+        every_label=True,
     )
     return {"text": text}
 

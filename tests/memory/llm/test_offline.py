@@ -170,6 +170,31 @@ async def test_history_keeps_days_in_order_with_dates(llm: MemoryLLM) -> None:
     assert len(text) <= 500
 
 
+async def test_a_rolled_history_takes_in_its_newest_days_when_the_old_one_is_full(
+    llm: MemoryLLM,
+) -> None:
+    """The earlier narrative alone fills the length with dense quotes; the newer days must
+    still get in (a narrative that kept only its old days would never change again)."""
+    news = [
+        "booked flights to Lisbon for the harbour festival with three cousins",
+        "finished restoring the antique oak bookshelf from grandmother's attic",
+        "started volunteering Saturdays at the riverside animal shelter kitchen",
+        "won the regional chess tournament semifinal against a grandmaster",
+        "painted a mural of lighthouses along the community garden fence",
+    ]
+    old = " ".join(f'May {day}: alice said: "{text}".' for day, text in enumerate(news, 2))
+    text = await llm.summarize_history(
+        guild_id=9,
+        member=ALICE,
+        days=[(date(2024, 5, 7), 'alice said: "adopted a cat".')],
+        max_chars=300,
+        previous=(date(2024, 5, 6), old),
+        start_day=date(2024, 5, 2),
+    )
+    assert "May 7" in text and "adopted a cat" in text
+    assert len(text) <= 300
+
+
 # --- facts --------------------------------------------------------------------------------
 
 
