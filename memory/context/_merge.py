@@ -49,7 +49,7 @@ class ContextInputs:
     guild_forgotten: list[ForgottenAbout] = field(default_factory=list)
     today_text: str = ""
     history_text: str = ""
-    newest_text: str = ""  # the newest day, when the narrative is a day behind
+    newest_text: str = ""  # the newer days, when the narrative is a day or two behind
     history_days: list[date] = field(default_factory=list)
 
     @property

@@ -21,11 +21,13 @@ T = TypeVar("T", bound=BaseModel)
 
 
 def forgotten_constraints(forgotten: list[str]) -> Raw:
-    """Statements a member asked to forget, as a prompt constraint block."""
+    """Statements a member asked to forget, as a `<constraints>` block (with its line break),
+    or nothing at all when there are none: an empty block cost every call a few tokens."""
     if not forgotten:
         return Raw("")
     items = join([element("never_mention", statement) for statement in forgotten])
-    return Raw("These statements were deliberately forgotten; never include them:\n" + items)
+    intro = "\nThese statements were deliberately forgotten; never include them:\n"
+    return Raw(element("constraints", Raw(intro + items + "\n")) + "\n")
 
 
 def message_elements(messages: list[PromptMessage]) -> Raw:

@@ -89,7 +89,7 @@ class SummaryTasks(TaskBase):
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=target_legend(_named_aliases(members, messages), keys, caps),
+            targets=_targets_block(target_legend(_named_aliases(members, messages), keys, caps)),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
@@ -162,7 +162,6 @@ class SummaryTasks(TaskBase):
         prompt = render(
             "historical_summary",
             member_name=member.name,
-            member_id=member.user_id,
             start_day=start.isoformat() if start else "",
             end_day=end.isoformat() if end else "",
             max_chars=max_chars,
@@ -255,7 +254,6 @@ class SummaryTasks(TaskBase):
         prompt = render(
             "merge",
             member_name=member.name,
-            member_id=member.user_id,
             max_chars=max_chars,
             constraints=forgotten_constraints(forgotten or []),
             facts=facts,
@@ -294,6 +292,11 @@ def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> d
         "previous": {"until": until.isoformat(), "text": text},
         "start_day": start.isoformat() if start else None,
     }
+
+
+def _targets_block(legend: Raw) -> Raw:
+    """`<targets>` with the legend, or nothing when no target needs a line."""
+    return Raw(f"<targets>\n{legend}\n</targets>\n") if legend else Raw("")
 
 
 def _not_targets(messages: list[PromptMessage], keys: list[str]) -> str:

@@ -10,13 +10,12 @@ earlier narrative is trusted only while its own hash still matches its days and 
 statements; after an edit, a delete or a forget the six days are read afresh. A member silent
 since their latest narrative keeps it as it is (no call).
 
-A narrative one day behind is served with the newest daily summary attached verbatim (after the
-merge, like today's notes, so it never forces one, and cut to the context's budget like them):
-no call, not stored. So a member asked about who was not in the closed day's batch costs no
-call of their own, and the batch when a day closes rolls only the member whose request closed
-it and those asked about that day whose narrative is two or more days behind (every other day
-for a member asked daily). Only a member with no usable earlier
-narrative, or more than a day to roll in, gets a call of their own.
+A narrative up to ATTACH_DAYS behind is served with the newer days' summaries attached verbatim
+(after the merge, like today's notes, so they never force one, and cut to the context's budget
+like them): no call, not stored. So a member asked about who was not in a closed day's batch
+costs no call of their own, and the batch when a day closes rolls only the member whose request
+closed it and those asked about that day whose narrative is further behind. Only a member with
+no usable earlier narrative, or more days to roll in, gets a call of their own.
 """
 
 from __future__ import annotations
@@ -42,13 +41,18 @@ _log = logging.getLogger(__name__)
 HistoryKey = tuple[int, int, date, str]
 # Days one narrative covers (days 2-7 before today): the window a previous one must end in.
 WINDOW_DAYS = 6
+# Days a narrative may lag with the newer ones attached verbatim instead of rolled in: two
+# halve the rolls of members asked about every day or two (bench/economy: 23.0k -> 21.5k
+# tokens a guild-day at 5% addressed), and a narrative's oldest day is then at most two days
+# past the window (the news in those days is there verbatim, not summarised).
+ATTACH_DAYS = 2
 
 
 @dataclass(frozen=True, slots=True)
 class History:
-    """A member's days 2-7: the narrative, and the newest day verbatim when the narrative is a
-    day behind (`Mar 3: text`; attached after the merge, like today's notes, so it never
-    forces one)."""
+    """A member's days 2-7: the narrative, and the newer days verbatim when the narrative is up
+    to ATTACH_DAYS behind (`Mar 3: text`, a line each; attached after the merge, like today's
+    notes, so they never force one)."""
 
     narrative: str = ""
     newest: str = ""
@@ -213,14 +217,13 @@ class HistoricalSummarizer:
 
     @staticmethod
     def attached(plan: HistoryPlan) -> History | None:
-        """The earlier narrative followed by the one newer day verbatim (`Mar 3: text`), when
-        the narrative is one day behind; else None. The context keeps what fits its budget
-        after facts and narrative, as it does with today's notes. One day at most: the
-        narrative's oldest day is then only a day past the window."""
-        if plan.previous is None or len(plan.days) != 1:
+        """The earlier narrative followed by the newer days verbatim (`Mar 3: text`, a line
+        each), when the narrative is at most ATTACH_DAYS behind; else None. The context keeps
+        what fits its budget after facts and narrative, as it does with today's notes."""
+        if plan.previous is None or not 1 <= len(plan.days) <= ATTACH_DAYS:
             return None
-        day, text = plan.days[0]
-        return History(plan.previous[1].strip(), f"{day:%b} {day.day}: {text.strip()}")
+        newer = "\n".join(f"{day:%b} {day.day}: {text.strip()}" for day, text in plan.days)
+        return History(plan.previous[1].strip(), newer)
 
     async def batch(
         self,
@@ -236,7 +239,7 @@ class HistoricalSummarizer:
         `members` maps user id -> (member, forgotten statements), `days` their daily summaries.
         Members whose stored history is still current cost nothing, nor do members silent since
         their latest narrative, nor (except `asked_now`, whose request closed the day) members
-        only one day behind: they are served attached. Returns members computed."""
+        at most ATTACH_DAYS behind: they are served attached. Returns members computed."""
         plans: dict[int, HistoryPlan] = {}
         for user_id, (member, forgotten) in members.items():
             cleaned = clean_days(days.get(user_id, []), forgotten, [member.name, *member.aliases])

@@ -1,5 +1,5 @@
-"""A narrative one day behind is served with the newest day attached verbatim, no call; the
-batch when a day closes leaves such members out and rolls them once they are two days behind."""
+"""A narrative a day or two behind is served with the newer days attached verbatim, no call;
+the batch when a day closes leaves such members out and rolls them once they are further behind."""
 
 from __future__ import annotations
 
@@ -61,9 +61,20 @@ async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_cal
         provider.requests.clear()
         bob = await full(memory, GUILD, BOB)
         assert _histories(provider) == []
-        # Tomorrow the day that closes rolls Bob forward in its batch: asked about today, and
-        # two days behind by then.
+        # Tomorrow he is two days behind: still attached, no call.
+        tomorrow = TODAY + timedelta(days=1)
+        await insert_messages(
+            db_pool, [message(BOB, "Bob moved to Nantes", NOW + timedelta(days=1))]
+        )
         clock.set(NOW + timedelta(days=1))
+        await full(memory, GUILD, ALICE)  # closes today; its batch leaves Bob out
+        assert BOB not in {m["user_id"] for r in _histories(provider) for m in r.inputs["members"]}
+        provider.requests.clear()
+        bob_tomorrow = await full(memory, GUILD, BOB)
+        assert _histories(provider) == []
+        # The day after, the day that closes rolls him forward in its batch: asked about that
+        # day, and three days behind by then.
+        clock.set(NOW + timedelta(days=2))
         await full(memory, GUILD, ALICE)
     finally:
         await memory.aclose()
@@ -71,11 +82,14 @@ async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_cal
     assert bob is not None
     assert f"Bob on {yesterday} at 9h" in bob  # the newest day, verbatim
     assert f"Bob on {TODAY - timedelta(days=4)} at 9h" in bob  # from the earlier narrative
-    [batch] = _histories(provider)
+    assert bob_tomorrow is not None
+    assert f"Bob on {yesterday} at 9h" in bob_tomorrow and f"Bob on {TODAY} at 9h" in bob_tomorrow
+    [batch] = [r for r in _histories(provider) if str(BOB) in r.inputs["days"]]
     assert str(BOB) in batch.inputs["previous"]
     assert [d["day"] for d in batch.inputs["days"][str(BOB)]] == [
         yesterday.isoformat(),
         TODAY.isoformat(),
+        tomorrow.isoformat(),
     ]
 
 

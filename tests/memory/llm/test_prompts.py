@@ -176,7 +176,8 @@ async def test_injected_markup_in_a_fact_stays_text_in_the_remember_prompt() -> 
         max_chars=500,
     )
     root = _parse(provider.prompts[0])
-    assert [node.tag for node in root] == ["task", "constraints", "memory", "statement", "output"]
+    # Nothing forgotten: no constraints block at all (an empty one cost every call tokens).
+    assert [node.tag for node in root] == ["task", "memory", "statement", "output"]
     assert root.find("statement").text == statement  # type: ignore[union-attr]
 
 
