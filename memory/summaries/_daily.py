@@ -38,8 +38,8 @@ from memory.llm import (
 from memory.members import prompt_member
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
 from memory.summaries._notes import DayNotes, NotesConfig
+from memory.summaries._packing import pack, prompt_budget
 from memory.summaries._stats import BuildStats
-from prompts.loader import template
 
 _log = logging.getLogger(__name__)
 
@@ -321,23 +321,13 @@ class DailySummarizer:
         forgotten: dict[int, list[str]],
     ) -> list[list[PromptMember]]:
         """Members packed into as few condense prompts as fit the budget: one call per batch."""
-        tokens = self._llm.prompt_token_limit("daily_reduce")
-        limits = [tokens * 3] if tokens is not None else []
-        if self._settings.daily_prompt_max_chars is not None:
-            limits.append(self._settings.daily_prompt_max_chars)
-        budget = (min(limits) if limits else 10**9) - len(template("daily_reduce"))
-        batches: list[list[PromptMember]] = []
-        current: list[PromptMember] = []
-        used = 0
-        for member in members:
-            size = len(reduce_elements([member], parts)) + len(
+        budget = prompt_budget(
+            self._llm, "daily_reduce", "daily_reduce", self._settings.daily_prompt_max_chars
+        )
+
+        def size(member: PromptMember) -> int:
+            return len(reduce_elements([member], parts)) + len(
                 forgotten_constraints(forgotten.get(member.user_id, []))
             )
-            if current and used + size > budget:
-                batches.append(current)
-                current, used = [], 0
-            current.append(member)
-            used += size
-        if current:
-            batches.append(current)
-        return batches
+
+        return pack(members, size, budget)

@@ -34,6 +34,7 @@ from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember
 from memory.summaries._daily import SummaryConfig
 from memory.summaries._forgetting import drop_forgotten
+from memory.summaries._packing import pack, prompt_budget
 from memory.summaries._stats import BuildStats
 
 _log = logging.getLogger(__name__)
@@ -258,8 +259,29 @@ class HistoricalSummarizer:
                 )
                 continue
             plans[user_id] = plan
-        if not plans:
-            return 0
+        budget = prompt_budget(
+            self._llm,
+            "historical_summary",
+            "historical_batch",
+            self._settings.daily_prompt_max_chars,
+        )
+        for user_ids in pack(
+            list(plans), lambda uid: _element_size(members[uid], plans[uid]), budget
+        ):
+            await self._roll(
+                guild_id, end_day, members, {uid: plans[uid] for uid in user_ids}, stats
+            )
+        return len(plans)
+
+    async def _roll(
+        self,
+        guild_id: int,
+        end_day: date,
+        members: dict[int, tuple[PromptMember, list[str]]],
+        plans: dict[int, HistoryPlan],
+        stats: BuildStats,
+    ) -> None:
+        """One call rolling (or writing) the narratives of `plans`' members, stored."""
         with self._telemetry.span(
             "historical_summary",
             guild_id=guild_id,
@@ -287,4 +309,12 @@ class HistoricalSummarizer:
             await store.save_historical(
                 self._pool, guild_id, user_id, end_day, text, plans[user_id].source_hash
             )
-        return len(plans)
+
+
+def _element_size(member: tuple[PromptMember, list[str]], plan: HistoryPlan) -> int:
+    """About the characters a member's element takes in a closing batch's prompt: their name,
+    the earlier narrative, a line per newer day, the statements they forgot."""
+    person, forgotten = member
+    text = len(plan.previous[1]) if plan.previous else 0
+    text += sum(len(day_text) + 14 for _, day_text in plan.days)
+    return 40 + len(person.name) + text + sum(len(item) + 32 for item in forgotten)

@@ -1,0 +1,57 @@
+"""Packing many members into as few prompts as fit the model: one call per pack.
+
+The closing batches (condensing long days, rolling narratives) grow with the guild; a prompt
+that outgrows a small local model's context fails as a whole. Each pack stays within the
+tighter of the model's prompt limit (about three characters per token, the safe side) and
+DAILY_PROMPT_MAX_CHARS, less the template's own length.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from memory.core.purposes import Purpose
+from memory.llm import MemoryLLM
+from prompts.loader import template
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Characters per token assumed when a model's limit is in tokens: low, so a pack fits.
+CHARS_PER_TOKEN = 3
+
+
+def prompt_budget(
+    llm: MemoryLLM, purpose: Purpose, template_name: str, max_chars: int | None
+) -> int | None:
+    """Characters of members one prompt may hold (None: no known limit)."""
+    limits = []
+    tokens = llm.prompt_token_limit(purpose)
+    if tokens is not None:
+        limits.append(tokens * CHARS_PER_TOKEN)
+    if max_chars is not None:
+        limits.append(max_chars)
+    return min(limits) - len(template(template_name)) if limits else None
+
+
+def pack(items: Sequence[T], size: Callable[[T], int], budget: int | None) -> list[list[T]]:
+    """Consecutive items in packs whose sizes add up to at most `budget` (an item larger than
+    the budget goes alone: the model may still take it, and it is never dropped)."""
+    if budget is None:
+        return [list(items)] if items else []
+    packs: list[list[T]] = []
+    current: list[T] = []
+    used = 0
+    for item in items:
+        cost = size(item)
+        if current and used + cost > budget:
+            packs.append(current)
+            current, used = [], 0
+        current.append(item)
+        used += cost
+    if current:
+        packs.append(current)
+    return packs
