@@ -48,6 +48,23 @@ async def _bob_one_day_behind(memory: Any, clock: FixedClock) -> None:
     await full(memory, GUILD, ALICE)
 
 
+async def _bob_the_baker_asked_again(
+    db_pool: Any, telemetry: Any, **settings: Any
+) -> tuple[Any, str | None]:
+    """Bob (a baker, by his facts) one day behind, asked about again: the provider (its
+    counts cleared before that request) and his context."""
+    await set_facts(db_pool, BOB, "Bob is a baker in Lyon.")
+    provider = model(historical_summary=offline_history)
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry, **settings)
+    try:
+        await _bob_one_day_behind(memory, clock)
+        provider.calls.clear()
+        return provider, await full(memory, GUILD, BOB)
+    finally:
+        await memory.aclose()
+
+
 async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_call(
     db_pool, telemetry
 ) -> None:
@@ -139,16 +156,7 @@ async def test_the_closing_batch_leaves_out_members_whose_newer_day_fits_attache
 async def test_an_attached_day_does_not_force_a_new_merge(db_pool, telemetry) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
-    await set_facts(db_pool, BOB, "Bob is a baker in Lyon.")
-    provider = model(historical_summary=offline_history)
-    clock = FixedClock(NOW)
-    memory = manager(db_pool, provider, clock, telemetry)
-    try:
-        await _bob_one_day_behind(memory, clock)
-        provider.calls.clear()
-        bob = await full(memory, GUILD, BOB)
-    finally:
-        await memory.aclose()
+    provider, bob = await _bob_the_baker_asked_again(db_pool, telemetry)
     # Yesterday's merge of his facts and narrative still holds; the newest day follows it.
     assert provider.calls["merge"] == 0 and provider.calls["historical_summary"] == 0
     assert bob is not None and bob.startswith("FACTS Bob is a baker in Lyon.")
@@ -172,18 +180,9 @@ async def test_a_newest_day_longer_than_a_narrative_is_attached_within_the_budge
             for n in range(8)
         ],
     )
-    await set_facts(db_pool, BOB, "Bob is a baker in Lyon.")
-    provider = model(historical_summary=offline_history)
-    clock = FixedClock(NOW)
-    memory = manager(
-        db_pool, provider, clock, telemetry, historical_summary_chars=200, context_max_chars=700
+    provider, bob = await _bob_the_baker_asked_again(
+        db_pool, telemetry, historical_summary_chars=200, context_max_chars=700
     )
-    try:
-        await _bob_one_day_behind(memory, clock)
-        provider.calls.clear()
-        bob = await full(memory, GUILD, BOB)
-    finally:
-        await memory.aclose()
     assert provider.calls["historical_summary"] == 0 and provider.calls["merge"] == 0
     assert bob is not None and len(bob) <= 700
     assert bob.startswith("FACTS Bob is a baker in Lyon.")
