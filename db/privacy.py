@@ -302,13 +302,16 @@ async def _drop_others_derived(purge: _Purge, days: list[date], patterns: list[s
     """Other members' derived text that may carry the member: recomputed on demand."""
     connection, counts, g, u = purge.connection, purge.counts, purge.g, purge.u
     if days:
+        # Narratives ending within a window of her days read them; a later one rolled forward
+        # may still carry a sentence about her, so it goes too when it names her.
         await purge.run(
             "others_historical_summaries",
-            "DELETE FROM historical_summaries WHERE guild_id = $1"
-            " AND end_day >= $2::date AND end_day <= $3::date + 7",
+            "DELETE FROM historical_summaries WHERE guild_id = $1 AND end_day >= $2::date"
+            " AND (end_day <= $3::date + 7 OR summary ~* ANY($4::text[]))",
             g,
             days[0],
             days[-1],
+            patterns,
         )
     dropped_contexts = await connection.fetch(
         """

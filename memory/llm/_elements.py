@@ -95,9 +95,14 @@ def resolve_member(raw: str, members: list[PromptMember]) -> int | None:
         return None
 
 
+# What may follow a member's name in a `name: text` answer.
+_SEPARATORS = (":", " :", " - ", " – ", " — ")
+
+
 def split_keyed(line: str, members: list[PromptMember]) -> tuple[int | None, str]:
     """`name: text` -> (the member it names, text). The longest key that prefixes the line
-    wins, so a name holding `: ` still parses; else what precedes the first colon."""
+    (then `:`, or a dash a model may write instead) wins, so a name holding `: ` still
+    parses; else what precedes the first colon."""
     keys = member_keys(members)
     spellings = sorted(
         (
@@ -109,8 +114,12 @@ def split_keyed(line: str, members: list[PromptMember]) -> tuple[int | None, str
     )
     folded = line.casefold()
     for spelling, user_id in spellings:
-        if folded.startswith(spelling.casefold() + ":"):
-            return user_id, line[len(spelling) + 1 :].strip()
+        if not folded.startswith(spelling.casefold()):
+            continue
+        rest = line[len(spelling) :]
+        for separator in _SEPARATORS:
+            if rest.startswith(separator):
+                return user_id, rest[len(separator) :].strip()
     head, colon, rest = line.partition(":")
     if not colon:
         return None, line.strip()
@@ -118,7 +127,7 @@ def split_keyed(line: str, members: list[PromptMember]) -> tuple[int | None, str
 
 
 def keyed_inputs(members: list[PromptMember]) -> list[dict[str, object]]:
-    """The members as task inputs, each with the handle the prompt shows for it."""
+    """The members as task inputs, each with the key (name) the prompt shows for it."""
     return [
         {**member.model_dump(mode="json"), "key": key}
         for key, member in zip(member_keys(members), members, strict=True)

@@ -54,6 +54,12 @@ def test_the_earlier_object_shape_is_still_read() -> None:
     assert by_member(answer, [SAM, SAM_TOO], 300) == {1: "went climbing.", 2: "biked."}
 
 
+def test_a_dash_after_the_name_is_read_like_a_colon() -> None:
+    assert split_keyed("Sam - went climbing.", [SAM]) == (1, "went climbing.")
+    assert split_keyed("@Sam: went climbing.", [SAM]) == (1, "went climbing.")
+    assert split_keyed("Samuel - is someone else", [SAM]) == (None, "Samuel - is someone else")
+
+
 def test_a_line_without_a_known_name_is_not_pinned_on_anyone() -> None:
     assert split_keyed("someone: did things", [SAM]) == (None, "did things")
     assert split_keyed("no colon at all", [SAM]) == (None, "no colon at all")

@@ -245,6 +245,22 @@ async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, tel
     assert [r["user_id"] for r in contexts] == [CAROL]
 
 
+async def test_purge_drops_a_later_narrative_that_still_names_her(seeded, telemetry) -> None:
+    """A narrative rolled forward can carry a sentence past its window: one ending long after
+    her last day is dropped when it names her, and another member's that does not stays."""
+    later = DAY4 + timedelta(days=20)
+    await seeded.executemany(
+        "INSERT INTO historical_summaries (guild_id, user_id, end_day, summary, source_hash)"
+        " VALUES ($1, $2, $3, $4, 'h')",
+        [(G, BOB, later, "Bob still talks about Ally's cat."), (G, CAROL, later, "Carol sings.")],
+    )
+    await purge_member(seeded, await resolve_subject(seeded, G, "Ally"), telemetry=telemetry)
+    rows = await seeded.fetch(
+        "SELECT user_id FROM historical_summaries WHERE guild_id = $1 AND end_day = $2", G, later
+    )
+    assert [r["user_id"] for r in rows] == [CAROL]
+
+
 async def test_purge_then_export_round_trip(seeded, telemetry) -> None:
     subject = await resolve_subject(seeded, G, str(ALICE))
     before = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
