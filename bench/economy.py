@@ -301,6 +301,15 @@ def _report(
             **params,
         )
     report(BENCH, "hierarchy_tokens_per_guild_day", tokens, "tokens", purpose="all", **params)
+    schema_tokens = sum(measured.schema_tokens.values()) / days
+    report(
+        BENCH,
+        "response_schema_tokens_per_guild_day",
+        schema_tokens,
+        "tokens",
+        note="sent beside the prompts by structured calls; in no ratio",
+        **params,
+    )
     if summaries:
         report(BENCH, "day_summarisations_per_guild_day", len(summaries) / days, "runs", **params)
         chunks = sum(int(event.get("chunks") or 0) for event in summaries) / len(summaries)

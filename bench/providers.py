@@ -9,10 +9,14 @@ without a network or a key.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
+
+from pydantic import BaseModel
 
 from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
 from memory.llm._offline import OfflineProvider
@@ -48,6 +52,12 @@ def fast_tokens(text: str) -> int:
 _log = logging.getLogger(__name__)
 
 
+@cache
+def _schema_tokens(schema: type[BaseModel]) -> int:
+    """Tokens of a response schema as JSON (what a provider receives beside the prompt)."""
+    return fast_tokens(json.dumps(schema.model_json_schema(), separators=(",", ":")))
+
+
 @dataclass
 class Usage:
     """Calls and estimated tokens by purpose."""
@@ -56,6 +66,9 @@ class Usage:
     input_tokens: Counter[str] = field(default_factory=Counter)
     output_tokens: Counter[str] = field(default_factory=Counter)
     days: Counter[str] = field(default_factory=Counter)  # daily_summary calls per day
+    # The JSON schema a structured call sends beside its prompt: Gemini bills it as input, a
+    # local server turns it into a grammar. Kept apart: no ratio counts it.
+    schema_tokens: Counter[str] = field(default_factory=Counter)
 
     @property
     def total_calls(self) -> int:
@@ -109,6 +122,8 @@ class CountingProvider(LLMProvider):
         usage.calls[request.purpose] += 1
         usage.input_tokens[request.purpose] += prompt_tokens
         usage.output_tokens[request.purpose] += answer_tokens
+        if request.schema is not None:
+            usage.schema_tokens[request.purpose] += _schema_tokens(request.schema)
         if request.purpose == "daily_summary":
             usage.days[str(request.inputs.get("day"))] += 1
         return LLMResponse(

@@ -6,11 +6,27 @@ Output models double as the JSON schema sent to providers for structured output.
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 IntentKind = Literal["remember", "remember_this", "forget", "whois", "none"]
+
+
+def _bare_schema(schema: dict[str, Any]) -> None:
+    """No titles ("title": "User Id" per field) and no docstring in an answer's JSON schema: a
+    provider sends the schema beside every prompt (Gemini bills it as input), and they tell
+    the model nothing the field names and descriptions do not."""
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for field_schema in schema.get("properties", {}).values():
+        field_schema.pop("title", None)
+
+
+class Answer(BaseModel):
+    """What a model answers: its JSON schema is what the provider is asked to follow."""
+
+    model_config = ConfigDict(json_schema_extra=_bare_schema)
 
 
 class PromptMember(BaseModel):
@@ -32,26 +48,22 @@ class PromptMessage(BaseModel):
     content: str
 
 
-class LearnedItem(BaseModel):
+class LearnedItem(Answer):
     """A durable statement about a member found in chat (home, job, allergy, ...)."""
 
-    user_id: str = Field(description="the member the statement is about, named as in the chat")
+    user_id: str = Field(description="the member it is about, named as in the chat")
     subject: str = Field(
-        description="what it is about: home, origin, job, family, pet, health,"
-        " hobby, plan, preference (add ':detail' when several can hold)"
+        description="home, origin, job, family, pet, health, hobby, plan, preference"
+        " (':detail' when several can hold)"
     )
-    statement: str = Field(
-        description="one short third-person sentence, e.g. 'Sam lives in Madrid.'"
-    )
+    statement: str = Field(description="one short third-person sentence")
 
 
-class DailySummaries(BaseModel):
+class DailySummaries(Answer):
     """Notes or summaries for many members in one answer: one `name: text` string each (a
     JSON object per member spent about eleven tokens on keys and braces; this spends four)."""
 
-    summaries: list[str] = Field(
-        description='one "name: text" per member, named as the prompt names them'
-    )
+    summaries: list[str] = Field(description='one "name: text" per member')
     facts: list[LearnedItem] = Field(default_factory=list)
 
     @field_validator("summaries", mode="before")
@@ -69,16 +81,16 @@ class DailySummaries(BaseModel):
         ]
 
 
-class TextOutput(BaseModel):
+class TextOutput(Answer):
     text: str
 
 
-class ForgetOutput(BaseModel):
+class ForgetOutput(Answer):
     found: bool
     blob: str
 
 
-class Intent(BaseModel):
+class Intent(Answer):
     """What a freeform message addressed to the bot asks for."""
 
     kind: IntentKind

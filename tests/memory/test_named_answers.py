@@ -3,6 +3,7 @@ and two members who share a display name are still told apart."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 from db.messages import insert_messages
@@ -86,3 +87,12 @@ async def test_two_members_with_one_display_name_keep_their_own_news(db_pool, te
     assert "Alex: I got the job" in prompt and "Alex (2): my bike" in prompt
     assert alice is not None and "bakery" in alice and "bike" not in alice
     assert bob is not None and "bike" in bob and "bakery" not in bob
+
+
+def test_answer_schemas_carry_no_titles_or_docstrings() -> None:
+    """A provider sends the schema beside every prompt (Gemini bills it): no `"title": "User
+    Id"` per field, no class docstring; the field descriptions stay."""
+    schema = json.dumps(DailySummaries.model_json_schema())
+    assert '"title"' not in schema and "eleven tokens" not in schema
+    assert 'name: text' in schema and 'per member' in schema
+    assert "third-person sentence" in schema  # the nested fact item keeps its descriptions
