@@ -94,5 +94,5 @@ def test_answer_schemas_carry_no_titles_or_docstrings() -> None:
     Id"` per field, no class docstring; the field descriptions stay."""
     schema = json.dumps(DailySummaries.model_json_schema())
     assert '"title"' not in schema and "eleven tokens" not in schema
-    assert 'name: text' in schema and 'per member' in schema
+    assert "name: text" in schema and "per member" in schema
     assert "third-person sentence" in schema  # the nested fact item keeps its descriptions
