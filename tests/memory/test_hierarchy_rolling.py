@@ -1,6 +1,6 @@
 """Reading less: a history rolled forward from yesterday's narrative plus the newest day, notes
 that share their day's room, passes that wait while nothing new concerns the member asked
-about, and members named by short handles in prompts."""
+about, and members named in prompts as the chat names them."""
 
 from __future__ import annotations
 
