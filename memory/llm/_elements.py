@@ -99,22 +99,25 @@ def resolve_member(raw: str, members: list[PromptMember]) -> int | None:
 _SEPARATORS = (":", " :", " - ", " – ", " — ")
 
 
-def split_keyed(line: str, members: list[PromptMember]) -> tuple[int | None, str]:
+def key_spellings(members: list[PromptMember]) -> list[tuple[str, int]]:
+    """Every way an answer may write a member's key (as is, XML-escaped), longest first:
+    built once per answer, matched against each of its lines."""
+    spellings = {
+        (spelling, member.user_id)
+        for key, member in zip(member_keys(members), members, strict=True)
+        for spelling in (key, escape_body(key))
+    }
+    return sorted(spellings, key=lambda item: (-len(item[0]), item))
+
+
+def split_keyed(
+    line: str, members: list[PromptMember], spellings: list[tuple[str, int]] | None = None
+) -> tuple[int | None, str]:
     """`name: text` -> (the member it names, text). The longest key that prefixes the line
-    (then `:`, or a dash a model may write instead) wins, so a name holding `: ` still
-    parses; else what precedes the first colon."""
-    keys = member_keys(members)
-    spellings = sorted(
-        (
-            (spelling, member.user_id)
-            for key, member in zip(keys, members, strict=True)
-            for spelling in {key, escape_body(key)}
-        ),
-        key=lambda item: -len(item[0]),
-    )
-    folded = line.casefold()
-    for spelling, user_id in spellings:
-        if not folded.startswith(spelling.casefold()):
+    in any case (then `:`, or a dash a model may write instead) wins, so a name holding `: `
+    still parses; else what precedes the first colon."""
+    for spelling, user_id in spellings if spellings is not None else key_spellings(members):
+        if line[: len(spelling)].casefold() != spelling.casefold():
             continue
         rest = line[len(spelling) :]
         for separator in _SEPARATORS:
@@ -161,8 +164,9 @@ def by_member(
     names it made up are ignored). Answers are `name: text` lines, named by `member_keys`."""
     wanted = {member.user_id for member in members}
     summaries: dict[int, str] = {user_id: "" for user_id in wanted}
+    spellings = key_spellings(members)
     for line in result.summaries:
-        user_id, text = split_keyed(line, members)
+        user_id, text = split_keyed(line, members, spellings)
         if user_id is None or user_id not in wanted:
             _log.warning("summary for an unknown member ignored: %r", line[:60])
             continue

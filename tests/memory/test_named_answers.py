@@ -55,6 +55,14 @@ def test_the_earlier_object_shape_is_still_read() -> None:
     assert by_member(answer, [SAM, SAM_TOO], 300) == {1: "went climbing.", 2: "biked."}
 
 
+def test_a_name_is_matched_in_any_case_even_where_case_changes_its_length() -> None:
+    strasse = PromptMember(user_id=4, name="Straße")
+    # Case folding makes "ß" two letters: the text after the name is still cut in the right place.
+    assert split_keyed("STRASSE: went home.", [strasse]) == (4, "went home.")
+    assert split_keyed("straße: went home.", [strasse]) == (4, "went home.")
+    assert split_keyed("sam: went home.", [SAM, strasse]) == (1, "went home.")
+
+
 def test_a_dash_after_the_name_is_read_like_a_colon() -> None:
     assert split_keyed("Sam - went climbing.", [SAM]) == (1, "went climbing.")
     assert split_keyed("@Sam: went climbing.", [SAM]) == (1, "went climbing.")
