@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime
 
 import pytest
 
 from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM, PromptMember, PromptMessage
 from memory.llm._base import (
     LLMBadOutput,
     LLMBlocked,
@@ -212,3 +215,51 @@ async def test_prose_answer_to_text_schema_is_accepted(
         LLMRequest(purpose="merge", prompt="merge", schema=TextOutput)
     )
     assert response.parsed == TextOutput(text="alice moved to Berlin and likes the bakery job.")
+
+
+async def test_a_notes_pass_through_a_local_model_maps_names_back_to_members(
+    local_llm: OpenAICompatibleProvider,
+    fake_http: FakeHTTPServer,
+    telemetry: Telemetry,
+    sleeps: RecordingSleep,
+) -> None:
+    answer = {
+        "summaries": ["alice: Alice got the job at the bakery.", "Bob (2): Bob fixed his bike."],
+        "facts": [{"user_id": "alice", "subject": "job", "statement": "Alice is a baker."}],
+    }
+    fake_http.queue(Reply(body=openai_text(json.dumps(answer))))
+    members = [
+        PromptMember(user_id=300000000001000047, name="alice"),
+        PromptMember(user_id=300000000001000048, name="bob"),
+        PromptMember(user_id=300000000001000049, name="Bob"),
+    ]
+    at = datetime(2024, 5, 1, 9, tzinfo=UTC)
+    messages = [
+        PromptMessage(
+            message_id=1,
+            timestamp=at,
+            author_id=members[0].user_id,
+            author_name="alice",
+            content="I got the job at the bakery!",
+        ),
+    ]
+    notes, learned = await MemoryLLM(_chain(local_llm, telemetry, sleeps)).read_stretch(
+        guild_id=7,
+        day=date(2024, 5, 1),
+        timezone="UTC",
+        messages=messages,
+        members=members,
+        max_chars=300,
+    )
+    assert notes == {
+        members[0].user_id: "Alice got the job at the bakery.",
+        members[1].user_id: "",
+        members[2].user_id: "Bob fixed his bike.",
+    }
+    assert [(item.user_id, item.statement) for item in learned] == [
+        (str(members[0].user_id), "Alice is a baker.")
+    ]
+    sent = fake_http.requests[0].body
+    schema = sent["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["summaries"]["items"] == {"type": "string"}
+    assert "300000000001000047" not in sent["messages"][-1]["content"]
