@@ -92,6 +92,8 @@ def bound(text: str, max_chars: int) -> str:
     text = text.strip()
     if len(text) <= max_chars:
         return text
+    if max_chars <= 0:
+        return ""
     if max_chars <= len(ELLIPSIS):
         return text[:max_chars]
     window = text[: max_chars - len(ELLIPSIS)]
@@ -104,25 +106,35 @@ def bound(text: str, max_chars: int) -> str:
     return window.rstrip(" ,;:") + ELLIPSIS
 
 
-# Share of the context kept for today's notes when both they and older memory are present.
+# Shares of the context kept for what is attached after the merge, when it is present: today's
+# notes, and the newer days of a narrative a day or two behind. A merge that fills its length
+# would otherwise leave no room for the news.
 TODAY_SHARE = 0.35
+NEWER_SHARE = 0.3
 TODAY_LABEL = "Today: "
 
 
 def attach_today(merged: str | None, today: str, max_chars: int, *, newest: str = "") -> str | None:
-    """The merged facts and history, the newest day verbatim when the narrative is a day
-    behind (`newest`), then today's notes verbatim, within `max_chars`."""
-    if newest.strip():
-        merged = f"{merged}\n{newest.strip()}" if merged else newest.strip()
-    today = today.strip()
-    if not today:
-        return merged
-    if not merged:
-        return bound(today, max_chars)
+    """The merged facts and history, the newer days verbatim when the narrative is behind
+    (`newest`), then today's notes verbatim, all within `max_chars`; each attached part keeps
+    its share when the others would fill the rest."""
+    merged, newest, today = (merged or "").strip(), newest.strip(), today.strip()
+    if not merged and not newest:
+        return bound(today, max_chars) if today else None
     room_today = min(len(TODAY_LABEL) + len(today) + 1, int(max_chars * TODAY_SHARE))
-    head = bound(merged, max_chars - room_today)
-    tail = bound(today, max_chars - len(head) - len(TODAY_LABEL) - 1)
-    return f"{head}\n{TODAY_LABEL}{tail}" if tail else head
+    room_newer = min(len(newest) + 1, int(max_chars * NEWER_SHARE))
+    parts = [bound(merged, max_chars - room_newer - room_today)] if merged else []
+    if newest:
+        parts.append(bound(newest, max_chars - _joined(parts) - room_today))
+    if today:
+        tail = bound(today, max_chars - _joined(parts) - len(TODAY_LABEL))
+        parts.append(TODAY_LABEL + tail if tail else "")
+    return "\n".join(part for part in parts if part) or None
+
+
+def _joined(parts: list[str]) -> int:
+    """Characters `parts` take once joined, with the line break the next part needs."""
+    return sum(len(part) + 1 for part in parts if part)
 
 
 def keep_newest(facts: str, max_chars: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory.context._merge import assemble_fallback, bound
+from memory.context._merge import TODAY_LABEL, assemble_fallback, attach_today, bound
 from memory.core.models import ChatMessage, Member
 from memory.members import prompt_member, render_messages
 from memory.summaries import drop_forgotten
@@ -88,3 +88,24 @@ def test_facts_over_the_context_budget_keep_the_newest() -> None:
     assert served is not None and len(served) <= 1200
     assert "fact number 59 by heart." in served  # the newest fact survives the cut
     assert "fact number 0 by heart." not in served
+
+
+def test_a_merge_that_fills_the_budget_still_leaves_room_for_the_news() -> None:
+    """A model's merge may use its whole length: the newer days of a narrative behind and
+    today's notes keep their shares, and the whole stays within the budget."""
+    merged = "Alice is a baker in Lyon. " * 60  # 1,560 characters
+    newer = "Mar 13: Alice adopted a greyhound."
+    text = attach_today(merged, "Alice got a promotion.", 1200, newest=newer)
+    assert text is not None and len(text) <= 1200
+    head, middle, last = text.split("\n")
+    assert head.startswith("Alice is a baker") and middle == newer
+    assert last == TODAY_LABEL + "Alice got a promotion."
+
+
+def test_attached_days_alone_are_cut_to_the_budget() -> None:
+    """No notes today: the merge and the newer days still fit the budget together."""
+    text = attach_today("Bob cooks. " * 30, "", 200, newest="Mar 12: " + "Bob sailed. " * 40)
+    assert text is not None and len(text) <= 200
+    assert text.startswith("Bob cooks.") and "\nMar 12: Bob sailed." in text
+    assert attach_today(None, "", 200) is None
+    assert attach_today(None, "just today", 200) == "just today"
