@@ -31,7 +31,7 @@ from db import summaries as store
 from db.consent import is_remembered
 from db.facts import get_facts, get_forgotten
 from db.members import get_members
-from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attach_today
+from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attached
 from memory.core.cache import AsyncCache
 from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
 from memory.core.telemetry import Telemetry
@@ -53,8 +53,12 @@ LEARNED_CHARS = 500
 @dataclass
 class Built:
     inputs: ContextInputs
-    text: str | None
+    parts: tuple[str, str]  # the merge, then what is attached after it (`attached`)
     stats: BuildStats
+
+    @property
+    def text(self) -> str | None:
+        return "".join(self.parts) or None
 
 
 def with_learned(told: str, learned: list, max_chars: int = LEARNED_CHARS) -> str:
@@ -125,7 +129,7 @@ class ContextBuilder:
         stats = BuildStats()
         inputs = await self.base_inputs(guild_id, user_id)
         if not await is_remembered(self._pool, guild_id, user_id):
-            return Built(inputs, None, stats)  # opted out (or not opted in): no memory at all
+            return Built(inputs, ("", ""), stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
@@ -157,8 +161,8 @@ class ContextBuilder:
             # what is served, or a restart would merge it again, and it must carry today's
             # date, or the next closing batch would not know the member was asked about.
             await self._save(guild_id, user_id, merged, key_hash, inputs)
-        text = attach_today(merged, inputs.today_text, self._max_chars, newest=inputs.newest_text)
-        return Built(inputs, text, stats)
+        parts = attached(merged, inputs.today_text, self._max_chars, newest=inputs.newest_text)
+        return Built(inputs, parts, stats)
 
     async def _today_notes(
         self, guild_id: int, user_id: int, timezone: str, today: date, stats: BuildStats

@@ -200,7 +200,7 @@ class MemoryManager:
         if reason is not None:
             return await self._fallback(guild_id, user_id, reason, error, budget, started, shared)
         return report_of(
-            served_context(built.inputs, built.text, self._warm),
+            served_context(built.inputs, built.parts, self._warm),
             built.stats,
             self._max_chars,
             budget=budget,
@@ -279,7 +279,7 @@ class MemoryManager:
     async def _build(self, guild_id: int, user_id: int) -> Built:
         epoch = self._warm.epoch
         built = await self._builder.build(guild_id, user_id)
-        self._warm.put(served_context(built.inputs, built.text, self._warm), epoch=epoch)
+        self._warm.put(served_context(built.inputs, built.parts, self._warm), epoch=epoch)
         return built
 
     # --- fallback -------------------------------------------------------------------------

@@ -118,9 +118,18 @@ def attach_today(merged: str | None, today: str, max_chars: int, *, newest: str 
     """The merged facts and history, the newer days verbatim when the narrative is behind
     (`newest`), then today's notes verbatim, all within `max_chars`; each attached part keeps
     its share when the others would fill the rest."""
+    head, tail = attached(merged, today, max_chars, newest=newest)
+    return (head + tail) or None
+
+
+def attached(
+    merged: str | None, today: str, max_chars: int, *, newest: str = ""
+) -> tuple[str, str]:
+    """`attach_today` in two parts: the merged text (the very string given when it fits, so
+    a cache keeping both parts pays for the merge once) and what follows it."""
     merged, newest, today = (merged or "").strip(), newest.strip(), today.strip()
     if not merged and not newest:
-        return bound(today, max_chars) if today else None
+        return (bound(today, max_chars) if today else ""), ""
     room_today = min(len(TODAY_LABEL) + len(today) + 1, int(max_chars * TODAY_SHARE))
     room_newer = min(len(newest) + 1, int(max_chars * NEWER_SHARE))
     parts = [bound(merged, max_chars - room_newer - room_today)] if merged else []
@@ -129,7 +138,10 @@ def attach_today(merged: str | None, today: str, max_chars: int, *, newest: str 
     if today:
         tail = bound(today, max_chars - _joined(parts) - len(TODAY_LABEL))
         parts.append(TODAY_LABEL + tail if tail else "")
-    return "\n".join(part for part in parts if part) or None
+    parts = [part for part in parts if part]
+    if not merged:
+        return "\n".join(parts), ""
+    return parts[0], "".join("\n" + part for part in parts[1:])
 
 
 def _joined(parts: list[str]) -> int:

@@ -15,7 +15,9 @@ from memory.core.report import ContextReport, SourceReport
 from memory.summaries import BuildStats
 
 
-def served_context(inputs: ContextInputs, text: str | None, warm: WarmContexts) -> ServedContext:
+def served_context(
+    inputs: ContextInputs, parts: tuple[str, str], warm: WarmContexts
+) -> ServedContext:
     """The part of a build the warm path keeps and a report shows."""
     history_detail = (
         f"{inputs.history_days[0]}..{inputs.history_days[-1]} ({len(inputs.history_days)} days)"
@@ -26,7 +28,8 @@ def served_context(inputs: ContextInputs, text: str | None, warm: WarmContexts) 
         guild_id=inputs.guild_id,
         user_id=inputs.member.user_id,
         member_name=inputs.member.name,
-        text=text,
+        head=parts[0],
+        tail=parts[1],
         today=inputs.today,
         timezone=inputs.timezone,
         facts_chars=len(inputs.facts),

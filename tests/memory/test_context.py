@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory.context._merge import TODAY_LABEL, assemble_fallback, attach_today, bound
+from memory.context._merge import TODAY_LABEL, assemble_fallback, attach_today, attached, bound
 from memory.core.models import ChatMessage, Member
 from memory.members import prompt_member, render_messages
 from memory.summaries import drop_forgotten
@@ -109,3 +109,15 @@ def test_attached_days_alone_are_cut_to_the_budget() -> None:
     assert text.startswith("Bob cooks.") and "\nMar 12: Bob sailed." in text
     assert attach_today(None, "", 200) is None
     assert attach_today(None, "just today", 200) == "just today"
+
+
+def test_the_served_text_keeps_the_merge_as_the_very_string_cached() -> None:
+    """The warm path keeps the merge and what follows it apart: the merge is the context
+    cache's own string (no second copy per member), the whole is what is served."""
+    merged = "".join(["Alice is a baker in Lyon. ", "She likes ferries. "]).strip()
+    head, tail = attached(merged, "Alice got a promotion.", 1200, newest="Mar 13: a greyhound.")
+    assert head is merged
+    assert head + tail == attach_today(
+        merged, "Alice got a promotion.", 1200, newest="Mar 13: a greyhound."
+    )
+    assert attached(merged, "", 1200) == (merged, "")
