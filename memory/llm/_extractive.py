@@ -26,6 +26,7 @@ from memory.core.text import (
     words,
     wordset,
 )
+from memory.llm._line_index import LineIndex
 
 # Chat filler that makes a message look long without saying anything.
 _FILLER = wordset(
@@ -189,11 +190,20 @@ def prepare_day(
 
 
 def summarize_member_day(
-    lines: Sequence[ChatLine], *, user_id: int, name: str, aliases: Sequence[str], max_chars: int
+    lines: Sequence[ChatLine],
+    *,
+    user_id: int,
+    name: str,
+    aliases: Sequence[str],
+    max_chars: int,
+    index: LineIndex | None = None,
 ) -> str:
-    """A member's most informative messages of the day, plus what others said to or about them."""
+    """A member's most informative messages of the day, plus what others said to or about them
+    (`index`: the day's lines indexed once, so only the lines that may concern them are read)."""
     mention = name_pattern([name, *aliases])
     candidates: list[tuple[str, Utterance]] = []
+    if index is not None:
+        lines = [lines[i] for i in index.candidates(user_id, [name, *aliases])]
     for line in lines:
         if line.author_id == user_id:
             if line.score >= _MIN_SCORE:

@@ -28,6 +28,7 @@ from memory.llm._base import (
     LLMResponse,
     Purpose,
 )
+from memory.llm._line_index import LineIndex
 
 _log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ def _daily_summary(inputs: Inputs) -> Answer:
     every_name = [str(m["name"]) for m in members]
     every_name += [str(alias) for m in members for alias in m.get("aliases") or []]
     lines = extractive.prepare_day(messages, forgotten=_forgotten(inputs), names=every_name)
+    index = LineIndex.of(lines)
     summaries = []
     for member in members:
         summary = extractive.summarize_member_day(
@@ -65,6 +67,7 @@ def _daily_summary(inputs: Inputs) -> Answer:
             name=str(member["name"]),
             aliases=[str(alias) for alias in member.get("aliases") or []],
             max_chars=int(member.get("max_chars") or max_chars),
+            index=index,
         )
         if summary:  # the prompt asks to skip targets with nothing worth noting
             summaries.append(f"{_key(member)}: {summary}")
