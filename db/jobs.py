@@ -49,8 +49,11 @@ async def due_days(
     """Past guild-days (in each guild's time zone) whose stored summaries no longer match their
     messages, or were never made: the days a worker should close. One query for all guilds.
 
-    Days whose close failed for good within FAILED_RETRY_AFTER are left alone (an admin sees
-    them held in the queue), so a broken day cannot retry on every sweep forever.
+    Days with messages in the `lookback` window are compared with their stored fingerprint; a
+    day marked stale (an edit or a delete touched it) is due however old it is, and also when
+    every message of it was deleted, so deleted words leave its summary. Days whose close
+    failed for good within FAILED_RETRY_AFTER are left alone (an admin sees them held in the
+    queue), so a broken day cannot retry on every sweep forever.
     """
     rows = await db.fetch(
         """
@@ -62,18 +65,26 @@ async def due_days(
             FROM messages m LEFT JOIN guilds g ON g.guild_id = m.guild_id
             WHERE m.created_at >= $3 AND m.created_at < $1 AND NOT m.deleted
             GROUP BY m.guild_id, g.timezone, 2
+        ),
+        due AS (
+            SELECT l.guild_id, l.day
+            FROM live l
+            LEFT JOIN summary_days s ON s.guild_id = l.guild_id AND s.day = l.day
+            WHERE l.day < l.today AND l.day > l.first  -- whole past days only
+              AND (s.guild_id IS NULL OR s.stale OR coalesce(s.retry_after <= $1, false)
+                   OR s.message_count <> l.n OR s.max_message_id IS DISTINCT FROM l.max_id)
+            UNION
+            SELECT s.guild_id, s.day
+            FROM summary_days s LEFT JOIN guilds g ON g.guild_id = s.guild_id
+            WHERE s.stale AND s.day < ($1::timestamptz AT TIME ZONE coalesce(g.timezone, $2))::date
         )
-        SELECT l.guild_id, l.day
-        FROM live l
-        LEFT JOIN summary_days s ON s.guild_id = l.guild_id AND s.day = l.day
-        WHERE l.day < l.today AND l.day > l.first  -- whole past days only
-          AND (s.guild_id IS NULL OR s.stale OR coalesce(s.retry_after <= $1, false)
-               OR s.message_count <> l.n OR s.max_message_id IS DISTINCT FROM l.max_id)
-          AND NOT EXISTS (
+        SELECT d.guild_id, d.day
+        FROM due d
+        WHERE NOT EXISTS (
               SELECT 1 FROM pgqueuer q
-              WHERE q.dedupe_key = 'close_day:' || l.guild_id || ':' || l.day::text
+              WHERE q.dedupe_key = 'close_day:' || d.guild_id || ':' || d.day::text
                 AND q.status = 'failed' AND q.updated > $1 - $4::interval)
-        ORDER BY l.day, l.guild_id
+        ORDER BY d.day, d.guild_id
         LIMIT $5
         """,
         now,

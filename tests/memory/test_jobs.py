@@ -10,7 +10,7 @@ from pathlib import Path
 
 import asyncpg
 
-from db.messages import insert_messages
+from db.messages import insert_messages, mark_deleted
 from db.pool import create_pool
 from memory import open_memory
 from memory.core.clock import FixedClock
@@ -191,3 +191,40 @@ async def test_closing_yesterday_builds_the_asked_members_histories_in_one_call(
 
 def _job_done(telemetry: Telemetry, job: str) -> bool:
     return any(e["job"] == job and e["outcome"] == "ok" for e in telemetry.recent("job"))
+
+
+async def _summary_of(pool: asyncpg.Pool, guild: int, day: date) -> str:
+    rows = await pool.fetch(
+        "SELECT summary FROM daily_summaries WHERE guild_id = $1 AND day = $2", guild, day
+    )
+    return " ".join(row["summary"] for row in rows)
+
+
+async def test_a_message_deleted_weeks_later_leaves_its_days_summary(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """The sweep reads a week of messages; a day further back whose message was deleted since
+    it was closed is found by its stale mark, and closed again without the deleted words
+    (here every message of the day is gone)."""
+    old = TODAY - timedelta(days=20)
+    at = datetime(old.year, old.month, old.day, 10, tzinfo=UTC)
+    secret = chat_message(content="my door code is 4821", guild_id=G, author_id=5, created_at=at)
+    await insert_messages(db_pool, [secret])
+    async with open_memory(
+        settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as memory:
+        await memory.manager.summarize_day(G, old)
+        assert "4821" in await _summary_of(db_pool, G, old)
+        await mark_deleted(db_pool, [secret.message_id])
+        assert await memory.worker.sweep() >= 1
+        memory.worker.start()
+        await eventually(lambda: _no_longer_said(db_pool, old), timeout=30)
+        await eventually(lambda: _queue_empty(db_pool), timeout=30)
+        assert await memory.worker.sweep() == 0  # closed again: not due any more
+
+
+async def _no_longer_said(pool: asyncpg.Pool, day: date) -> bool:
+    stale = await pool.fetchval(
+        "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", G, day
+    )
+    return stale is False and "4821" not in await _summary_of(pool, G, day)
