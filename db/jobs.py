@@ -13,6 +13,8 @@ from datetime import date, datetime, timedelta
 import asyncpg
 from pgqueuer import Queries
 
+from db.summaries import NEEDS_CLOSE
+
 _log = logging.getLogger(__name__)
 
 
@@ -56,7 +58,7 @@ async def due_days(
     queue), so a broken day cannot retry on every sweep forever.
     """
     rows = await db.fetch(
-        """
+        f"""
         WITH live AS (
             SELECT m.guild_id, (m.created_at AT TIME ZONE coalesce(g.timezone, $2))::date AS day,
                    count(*) AS n, max(m.message_id) AS max_id,
@@ -71,8 +73,7 @@ async def due_days(
             FROM live l
             LEFT JOIN summary_days s ON s.guild_id = l.guild_id AND s.day = l.day
             WHERE l.day < l.today AND l.day > l.first  -- whole past days only
-              AND (s.guild_id IS NULL OR s.stale OR coalesce(s.retry_after <= $1, false)
-                   OR s.message_count <> l.n OR s.max_message_id IS DISTINCT FROM l.max_id)
+              AND {NEEDS_CLOSE.format(s="s", n="l.n", max_id="l.max_id", now="$1")}
             UNION
             SELECT s.guild_id, s.day
             FROM summary_days s LEFT JOIN guilds g ON g.guild_id = s.guild_id

@@ -41,6 +41,8 @@ class DayState:
     stale: bool = False
     # A fallback provider wrote this day and its retry time has come: try the primary again.
     retry_due: bool = False
+    # NEEDS_CLOSE as the query saw it: the stored summaries no longer describe these messages.
+    due: bool = False
 
     @property
     def stored(self) -> bool:
@@ -49,15 +51,7 @@ class DayState:
     @property
     def fresh(self) -> bool:
         """True when the stored summaries still describe exactly these messages."""
-        if self.message_count == 0 and not self.stored:
-            return True  # nothing was said and nothing was stored: nothing to do
-        return (
-            self.stored
-            and not self.stale
-            and not self.retry_due
-            and self.stored_count == self.message_count
-            and self.stored_max_id == self.max_message_id
-        )
+        return not self.due
 
     @property
     def reason(self) -> str:
@@ -76,6 +70,18 @@ async def guild_timezone(db: Executor, guild_id: int) -> str | None:
     return await db.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", guild_id)
 
 
+# When a day must be closed (again), in SQL, so the worker's sweep (db/jobs.due_days) and a
+# request (day_states) decide it the same way: `s` is the day's summary_days row (all NULL when
+# it was never stored), `n` and `max_id` its live message count and newest id, `now` the time a
+# degraded day's retry is compared with. Nothing said and nothing stored: nothing to do.
+NEEDS_CLOSE = """
+    CASE WHEN {s}.guild_id IS NULL THEN {n} > 0
+         ELSE {s}.stale OR coalesce({s}.retry_after <= {now}, false)
+              OR {s}.message_count <> {n} OR {s}.max_message_id IS DISTINCT FROM {max_id}
+    END
+"""
+
+
 async def day_states(
     db: Executor,
     guild_id: int,
@@ -90,7 +96,7 @@ async def day_states(
     date in SQL keeps the day boundaries identical to `memory.clock.day_bounds`.
     """
     rows = await db.fetch(
-        """
+        f"""
         WITH live AS (
             SELECT (created_at AT TIME ZONE $2)::date AS day, count(*) AS n,
                    max(message_id) AS max_id
@@ -100,7 +106,9 @@ async def day_states(
         )
         SELECT d.day, coalesce(l.n, 0) AS n, l.max_id, s.message_count, s.max_message_id,
                coalesce(s.stale, false) AS stale,
-               coalesce(s.retry_after <= now(), false) AS retry_due
+               coalesce(s.retry_after <= now(), false) AS retry_due,
+               {NEEDS_CLOSE.format(s="s", n="coalesce(l.n, 0)", max_id="l.max_id", now="now()")}
+                   AS due
         FROM unnest($5::date[]) AS d(day)
         LEFT JOIN live l ON l.day = d.day
         LEFT JOIN summary_days s ON s.guild_id = $1 AND s.day = d.day
@@ -120,6 +128,7 @@ async def day_states(
             stored_max_id=row["max_message_id"],
             stale=row["stale"],
             retry_due=row["retry_due"],
+            due=row["due"],
         )
         for row in rows
     }
