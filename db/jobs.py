@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 
 import asyncpg
 from pgqueuer import Queries
+from pgqueuer.domain.settings import db_settings
 
 from db.summaries import NEEDS_CLOSE
 
@@ -51,12 +52,15 @@ async def due_days(
     """Past guild-days (in each guild's time zone) whose stored summaries no longer match their
     messages, or were never made: the days a worker should close. One query for all guilds.
 
+    The queue table is read by the name pgqueuer gives it (PGQUEUER_PREFIX, PGQUEUER_SCHEMA or
+    a bare QUEUE_TABLE in the environment rename it for the library, and so here too).
     Days with messages in the `lookback` window are compared with their stored fingerprint; a
     day marked stale (an edit or a delete touched it) is due however old it is, and also when
     every message of it was deleted, so deleted words leave its summary. Days whose close
     failed for good within FAILED_RETRY_AFTER are left alone (an admin sees them held in the
     queue), so a broken day cannot retry on every sweep forever.
     """
+    queue = db_settings().qualified.queue_table
     rows = await db.fetch(
         f"""
         WITH live AS (
@@ -82,7 +86,7 @@ async def due_days(
         SELECT d.guild_id, d.day
         FROM due d
         WHERE NOT EXISTS (
-              SELECT 1 FROM pgqueuer q
+              SELECT 1 FROM {queue} q
               WHERE q.dedupe_key = 'close_day:' || d.guild_id || ':' || d.day::text
                 AND q.status = 'failed' AND q.updated > $1 - $4::interval)
         ORDER BY d.day, d.guild_id

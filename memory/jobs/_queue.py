@@ -104,8 +104,9 @@ class JobQueue:
         return len(ids)
 
     async def _last_errors(self, ids: list[int]) -> dict[int, str]:
+        log = self.queries.qbe.qualified.queue_table_log  # pgqueuer's name for it (PGQUEUER_*)
         rows = await self.queries.driver.fetch(
-            "SELECT DISTINCT ON (job_id) job_id, traceback FROM pgqueuer_log"
+            f"SELECT DISTINCT ON (job_id) job_id, traceback FROM {log}"
             " WHERE job_id = ANY($1::bigint[]) AND traceback IS NOT NULL"
             " ORDER BY job_id, created DESC",
             ids,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
+from pgqueuer.domain.settings import db_settings
 
-from db.jobs import due_days
+from db.jobs import close_day_key, due_days, ensure_job_queue
 from db.messages import insert_messages, mark_deleted
 from db.summaries import day_states
 from tests.support import chat_message
@@ -66,3 +67,30 @@ async def test_sweep_and_request_agree_on_every_kind_of_day(db_pool: asyncpg.Poo
     by_request = {day for day, state in states.items() if not state.fresh}
     assert {day for guild, day in swept if guild == G} == by_request
     assert by_request == {never_stored, changed, stale, deleted, degraded}
+
+
+async def test_the_sweep_reads_the_queue_table_pgqueuer_was_told_to_use(
+    db_pool: asyncpg.Pool, monkeypatch
+) -> None:
+    """PGQUEUER_PREFIX (or PGQUEUER_SCHEMA, or a bare QUEUE_TABLE) renames pgqueuer's tables:
+    a day whose close is held as failed in the renamed table is left alone, as it would be in
+    the default one."""
+    monkeypatch.setenv("PGQUEUER_PREFIX", "mb_")
+    db_settings.cache_clear()
+    try:
+        async with db_pool.acquire() as connection:
+            await ensure_job_queue(connection)  # installs mb_pgqueuer and its siblings
+        yesterday = TODAY - timedelta(days=1)
+        at = datetime(yesterday.year, yesterday.month, yesterday.day, 10, tzinfo=UTC)
+        await insert_messages(db_pool, [chat_message(1, "hi", guild_id=G, created_at=at)])
+        sweep = {"now": NOW, "lookback": timedelta(days=8), "default_timezone": "UTC", "limit": 9}
+        assert (G, yesterday) in await due_days(db_pool, **sweep)
+        await db_pool.execute(
+            "INSERT INTO mb_pgqueuer (priority, entrypoint, status, dedupe_key, updated)"
+            " VALUES (0, 'close_day', 'failed', $1, now())",
+            close_day_key(G, yesterday),
+        )
+        assert (G, yesterday) not in await due_days(db_pool, **sweep)
+    finally:
+        monkeypatch.delenv("PGQUEUER_PREFIX")
+        db_settings.cache_clear()
