@@ -254,6 +254,14 @@ def _report_tokens(
         target=3.0 if request_rate <= 0.05 else 4.0,
         **params,
     )
+    report(
+        BENCH,
+        "response_schema_tokens_per_guild_day",
+        sum(measured.schema_tokens.values()) / days,
+        "tokens",
+        note="sent beside the prompts by structured calls; in no ratio",
+        **params,
+    )
     xml_chars, content_chars = _message_chars(guild, replayed)
     report(BENCH, "prompt_chars_per_message", xml_chars, "chars", **params)
     report(BENCH, "content_chars_per_message", content_chars, "chars", **params)
@@ -301,15 +309,6 @@ def _report(
             **params,
         )
     report(BENCH, "hierarchy_tokens_per_guild_day", tokens, "tokens", purpose="all", **params)
-    schema_tokens = sum(measured.schema_tokens.values()) / days
-    report(
-        BENCH,
-        "response_schema_tokens_per_guild_day",
-        schema_tokens,
-        "tokens",
-        note="sent beside the prompts by structured calls; in no ratio",
-        **params,
-    )
     if summaries:
         report(BENCH, "day_summarisations_per_guild_day", len(summaries) / days, "runs", **params)
         chunks = sum(int(event.get("chunks") or 0) for event in summaries) / len(summaries)
