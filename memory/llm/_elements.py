@@ -89,10 +89,20 @@ def resolve_member(raw: str, members: list[PromptMember]) -> int | None:
     by_alias = {m.user_id for m in members if folded in {a.casefold() for a in m.aliases}}
     if len(by_alias) == 1:
         return by_alias.pop()
+    bare = _bare(text)  # a model that dropped an emoji or a dot from the name
+    keys = zip(member_keys(members), members, strict=True)
+    by_letters = {member.user_id for key, member in keys if _bare(key) == bare}
+    if bare and len(by_letters) == 1:
+        return by_letters.pop()
     try:
         return int(text)
     except ValueError:
         return None
+
+
+def _bare(name: str) -> str:
+    """Only the letters and digits of a name, case-folded."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
 
 
 # What may follow a member's name in a `name: text` answer.

@@ -63,6 +63,14 @@ def test_a_name_is_matched_in_any_case_even_where_case_changes_its_length() -> N
     assert split_keyed("sam: went home.", [SAM, strasse]) == (1, "went home.")
 
 
+def test_a_name_written_without_its_emoji_or_dots_still_finds_its_member() -> None:
+    party = PromptMember(user_id=5, name="🎉 Dana.")
+    assert split_keyed("Dana: went home.", [SAM, party]) == (5, "went home.")
+    # two members left with the same letters: no guess
+    assert split_keyed("Dana: hi", [party, PromptMember(user_id=6, name="dana")]) == (6, "hi")
+    assert split_keyed("DANA!: hi", [party, PromptMember(user_id=6, name="d.ana")]) == (None, "hi")
+
+
 def test_a_dash_after_the_name_is_read_like_a_colon() -> None:
     assert split_keyed("Sam - went climbing.", [SAM]) == (1, "went climbing.")
     assert split_keyed("@Sam: went climbing.", [SAM]) == (1, "went climbing.")
