@@ -27,13 +27,17 @@ def display_name(user_id: int, members: Mapping[int, Member]) -> str:
 
 def distinct_names(members: Mapping[int, Member]) -> dict[int, Member]:
     """The members with display names unique in one prompt: a later member (by id) whose name
-    is taken shows as `Name (2)`, so a transcript never shows two people under one name and
-    an answer naming one of them is unambiguous."""
+    is taken shows with their username, `Alex (alex_92)` (or `Alex (2)` when that does not
+    tell them apart), so a transcript never shows two people under one name and an answer
+    naming one of them is unambiguous."""
     taken: set[str] = set()
     distinct: dict[int, Member] = {}
     for user_id in sorted(members):
         member = members[user_id]
         base, name, copy = member.display_name, member.display_name, 1
+        username = member.username or ""
+        if name.casefold() in taken and username.casefold() not in ("", base.casefold()):
+            name = f"{base} ({member.username})"
         while name.casefold() in taken:
             copy += 1
             name = f"{base} ({copy})"

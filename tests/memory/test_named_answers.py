@@ -8,10 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.models import Member
 from memory.llm import PromptMember
 from memory.llm._elements import by_member, member_keys, split_keyed
 from memory.llm._offline import HANDLERS
 from memory.llm._schemas import DailySummaries
+from memory.members import distinct_names
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -80,6 +82,16 @@ def test_a_dash_after_the_name_is_read_like_a_colon() -> None:
 def test_a_line_without_a_known_name_is_not_pinned_on_anyone() -> None:
     assert split_keyed("someone: did things", [SAM]) == (None, "did things")
     assert split_keyed("no colon at all", [SAM]) == (None, "no colon at all")
+
+
+def test_a_second_member_with_a_taken_name_shows_with_their_username() -> None:
+    members = {
+        1: Member(GUILD, 1, username="alex_92", nickname="Alex"),
+        2: Member(GUILD, 2, username="alexandra", nickname="alex"),
+        3: Member(GUILD, 3, username="Alex"),
+    }
+    names = {uid: m.display_name for uid, m in distinct_names(members).items()}
+    assert names == {1: "Alex", 2: "alex (alexandra)", 3: "Alex (2)"}
 
 
 async def test_two_members_with_one_display_name_keep_their_own_news(db_pool, telemetry) -> None:
