@@ -21,7 +21,7 @@ from db.embeddings import nearest_messages
 from db.facts import get_forgotten
 from db.members import get_members
 from db.recall import MessageMatch, search_messages, search_summaries
-from memory.core.text import restates_any
+from memory.core.text import restates_any, wordset
 from memory.members import MemberDirectory, NameIndexCache
 from memory.recall._hybrid import fuse
 from memory.recall._index import EmbeddingIndex
@@ -31,8 +31,20 @@ _log = logging.getLogger(__name__)
 # How long a search waits for the question's embedding before going on with full text alone.
 SEMANTIC_TIMEOUT_SECONDS = 3.0
 
-# Words that carry the question, not its subject (English; other languages pass through).
-STOP_WORDS = frozenset(
+# Words that carry the question, not its subject (English and Russian; other languages pass
+# through). Every search term is a prefix, so a short function word left in ("про", "on")
+# would match half the guild's words.
+_RUSSIAN = wordset(
+    """
+    и а но или да нет не ни же ли бы вот ну в во на с со к ко по о об обо от до из за у для
+    про при под над без через после перед между это этот эта эти то тот та те что чего как
+    какой какая какие кто кого где куда когда зачем почему сколько я меня мне мой моя мы нас
+    наш ты тебя твой вы вас ваш он его ему она её ее они их им был была было были быть есть
+    будет уже ещё еще тоже также только очень так там тут здесь сказал сказала сказали говорил
+    говорила говорили знаешь помнишь бот пожалуйста расскажи скажи
+    """
+)
+STOP_WORDS = _RUSSIAN | frozenset(
     {
         "a",
         "an",

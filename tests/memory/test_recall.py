@@ -44,6 +44,11 @@ async def _seed(db_pool) -> None:
 def test_question_words_are_dropped() -> None:
     assert query_terms("When did sam go to that climbing gym?") == ["sam", "climbing", "gym"]
     assert query_terms("what did bob say about Berlin?") == ["bob", "berlin"]
+    assert query_terms("Что Сергей говорил про концерт в Берлине?") == [
+        "сергей",
+        "концерт",
+        "берлине",
+    ]
     assert query_terms("what's the name of kim's dog?") == ["name", "kim", "dog"]
 
 
