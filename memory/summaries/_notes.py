@@ -38,6 +38,7 @@ from memory.llm import (
 from memory.members import distinct_names, prompt_member, referenced_ids, render_messages
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
 from memory.summaries._learned import store_learned
+from memory.summaries._packing import prompt_chars
 from memory.summaries._stats import BuildStats
 from memory.summaries._stretches import involved_ids, split_stretch
 
@@ -223,17 +224,12 @@ class DayNotes:
             await self._read(conn, guild_id, day, timezone, begin, finish, stats, part=part)
 
     def _stretch_budget(self) -> int | None:
-        """Characters of chat one pass may hold: the tighter of the model's prompt token limit
-        (about three characters per token, the safe side) and DAILY_PROMPT_MAX_CHARS."""
-        limits = []
-        tokens = self._llm.prompt_token_limit("daily_summary")
-        if tokens is not None:
-            limits.append(tokens * 3)
-        if self._config.prompt_max_chars is not None:
-            limits.append(self._config.prompt_max_chars)
-        if not limits:
+        """Characters of chat one pass may hold: what a prompt may (`prompt_chars`) less the
+        template, legend and constraints."""
+        limit = prompt_chars(self._llm, "daily_summary", self._config.prompt_max_chars)
+        if limit is None:
             return None
-        return max(_MIN_STRETCH_CHARS, min(limits) - _PROMPT_OVERHEAD)
+        return max(_MIN_STRETCH_CHARS, limit - _PROMPT_OVERHEAD)
 
     def _chat(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         """What a note is made of: chat, not memory commands addressed to the bot (the facts

@@ -24,17 +24,24 @@ T = TypeVar("T")
 CHARS_PER_TOKEN = 3
 
 
-def prompt_budget(
-    llm: MemoryLLM, purpose: Purpose, template_name: str, max_chars: int | None
-) -> int | None:
-    """Characters of members one prompt may hold (None: no known limit)."""
+def prompt_chars(llm: MemoryLLM, purpose: Purpose, max_chars: int | None) -> int | None:
+    """Characters one prompt for `purpose` may hold: the tighter of the model's prompt limit
+    and `max_chars` (DAILY_PROMPT_MAX_CHARS); None when neither is known."""
     limits = []
     tokens = llm.prompt_token_limit(purpose)
     if tokens is not None:
         limits.append(tokens * CHARS_PER_TOKEN)
     if max_chars is not None:
         limits.append(max_chars)
-    return min(limits) - len(template(template_name)) if limits else None
+    return min(limits) if limits else None
+
+
+def prompt_budget(
+    llm: MemoryLLM, purpose: Purpose, template_name: str, max_chars: int | None
+) -> int | None:
+    """Characters of members one prompt may hold (None: no known limit)."""
+    limit = prompt_chars(llm, purpose, max_chars)
+    return limit - len(template(template_name)) if limit is not None else None
 
 
 def pack(items: Sequence[T], size: Callable[[T], int], budget: int | None) -> list[list[T]]:
