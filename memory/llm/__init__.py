@@ -15,6 +15,7 @@ from memory.llm._shared_limit import SharedRateLimiter, SharedRateLimits
 from memory.llm._tasks import (
     MemoryLLM,
     forgotten_constraints,
+    history_elements,
     member_elements,
     message_elements,
     reduce_elements,
@@ -39,6 +40,7 @@ __all__ = [
     "compact_transcript",
     "contradicts",
     "forgotten_constraints",
+    "history_elements",
     "member_elements",
     "message_elements",
     "reduce_elements",

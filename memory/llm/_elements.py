@@ -4,6 +4,7 @@ and reading a batched answer back into user id -> text."""
 from __future__ import annotations
 
 import logging
+from datetime import date
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -165,6 +166,28 @@ def reduce_elements(members: list[PromptMember], parts: dict[int, list[str]]) ->
             for key, member in zip(member_keys(members), members, strict=True)
         ]
     )
+
+
+def day_line(day: date, text: str) -> str:
+    """One day of a member's summaries as a history prompt shows it: `2026-03-08: text`."""
+    return f"{day.isoformat()}: " + escape_body(text.replace("\n", " "))
+
+
+def history_elements(
+    members: list[PromptMember],
+    days: dict[int, list[tuple[date, str]]],
+    previous: dict[int, tuple[date, str]],
+) -> Raw:
+    """Each member of a batched history prompt: their earlier narrative (when rolled forward,
+    `previous: ...`), then one line per newer day; named by key, as the answer must."""
+    elements = []
+    for key, member in zip(member_keys(members), members, strict=True):
+        lines = [day_line(day, text) for day, text in sorted(days.get(member.user_id, []))]
+        if member.user_id in previous:
+            earlier = previous[member.user_id][1].replace("\n", " ")
+            lines.insert(0, "previous: " + escape_body(earlier))
+        elements.append(element("member", Raw("\n".join(lines)), name=key))
+    return join(elements)
 
 
 def by_member(

@@ -11,7 +11,9 @@ from pydantic import BaseModel
 
 from memory.llm._elements import (
     by_member,
+    day_line,
     forgotten_constraints,
+    history_elements,
     keyed_inputs,
     member_keys,
     reduce_elements,
@@ -26,7 +28,7 @@ from memory.llm._schemas import (
 )
 from memory.llm._taskbase import TaskBase
 from memory.llm._transcript import compact_transcript, target_legend
-from prompts.loader import Raw, element, escape_body, join, render
+from prompts.loader import Raw, escape_body, render
 
 _log = logging.getLogger(__name__)
 
@@ -167,7 +169,7 @@ class SummaryTasks(TaskBase):
             max_chars=max_chars,
             constraints=forgotten_constraints(forgotten or []),
             previous=Raw(escape_body(previous[1])) if previous else "",
-            days=Raw("\n".join(_day_line(day, text) for day, text in ordered)),
+            days=Raw("\n".join(day_line(day, text) for day, text in ordered)),
         )
         inputs = {
             "member": member.model_dump(),
@@ -200,16 +202,6 @@ class SummaryTasks(TaskBase):
         every_day += [end for end, _ in previous.values()]
         start = start_day or (min(every_day) if every_day else None)
         end = max(every_day) if every_day else None
-        elements = join(
-            [
-                element(
-                    "member",
-                    Raw(_member_days(previous.get(member.user_id), days.get(member.user_id, []))),
-                    name=key,
-                )
-                for key, member in zip(member_keys(members), members, strict=True)
-            ]
-        )
         prompt = render(
             "historical_batch",
             max_chars=max_chars,
@@ -218,7 +210,7 @@ class SummaryTasks(TaskBase):
             constraints=forgotten_constraints(
                 [s for member in members for s in forgotten.get(member.user_id, [])]
             ),
-            members=elements,
+            members=history_elements(members, days, previous),
         )
         inputs = {
             "members": keyed_inputs(members),
@@ -270,18 +262,6 @@ class SummaryTasks(TaskBase):
         }
         result = await self._structured("merge", prompt, TextOutput, inputs, guild_id=guild_id)
         return result.text.strip()
-
-
-def _day_line(day: date, text: str) -> str:
-    return f"{day.isoformat()}: " + escape_body(text.replace("\n", " "))
-
-
-def _member_days(previous: tuple[date, str] | None, days: list[tuple[date, str]]) -> str:
-    """A member's earlier narrative (when rolled forward), then one line per newer day."""
-    lines = [_day_line(day, text) for day, text in sorted(days)]
-    if previous is not None:
-        lines.insert(0, "previous: " + escape_body(previous[1].replace("\n", " ")))
-    return "\n".join(lines)
 
 
 def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from memory.llm._base import LLMBadOutput, LLMRequest
 from memory.llm._elements import (
     by_member,
     forgotten_constraints,
+    history_elements,
     member_elements,
     message_elements,
     reduce_elements,
@@ -39,6 +40,7 @@ __all__ = [
     "MemoryLLM",
     "by_member",
     "forgotten_constraints",
+    "history_elements",
     "member_elements",
     "message_elements",
     "reduce_elements",

@@ -31,7 +31,7 @@ import asyncpg
 from db import summaries as store
 from memory.core.cache import AsyncCache
 from memory.core.telemetry import Telemetry
-from memory.llm import MemoryLLM, PromptMember
+from memory.llm import MemoryLLM, PromptMember, forgotten_constraints, history_elements
 from memory.summaries._daily import SummaryConfig
 from memory.summaries._forgetting import drop_forgotten
 from memory.summaries._packing import pack, prompt_budget
@@ -312,9 +312,9 @@ class HistoricalSummarizer:
 
 
 def _element_size(member: tuple[PromptMember, list[str]], plan: HistoryPlan) -> int:
-    """About the characters a member's element takes in a closing batch's prompt: their name,
-    the earlier narrative, a line per newer day, the statements they forgot."""
+    """The characters a member takes in a closing batch's prompt: their element as rendered
+    there, and the statements they forgot."""
     person, forgotten = member
-    text = len(plan.previous[1]) if plan.previous else 0
-    text += sum(len(day_text) + 14 for _, day_text in plan.days)
-    return 40 + len(person.name) + text + sum(len(item) + 32 for item in forgotten)
+    previous = {person.user_id: plan.previous} if plan.previous is not None else {}
+    element = history_elements([person], {person.user_id: plan.days}, previous)
+    return len(element) + len(forgotten_constraints(forgotten))
