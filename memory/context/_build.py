@@ -56,10 +56,6 @@ class Built:
     parts: tuple[str, str]  # the merge, then what is attached after it (`attached`)
     stats: BuildStats
 
-    @property
-    def text(self) -> str | None:
-        return "".join(self.parts) or None
-
 
 def with_learned(told: str, learned: list, max_chars: int = LEARNED_CHARS) -> str:
     """The facts a member was told (they win) followed by what chat revealed, most recently
