@@ -25,7 +25,7 @@ from db.summaries import day_messages, guild_day_lock
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
 from memory.core.intent import is_memory_command
-from memory.core.models import ChatMessage
+from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
@@ -201,9 +201,7 @@ class DayNotes:
         if budget is None or not messages:
             await self._read(conn, guild_id, day, timezone, start, end, stats)
             return
-        members = distinct_names(
-            await get_members(conn, guild_id, sorted(referenced_ids(messages)))
-        )
+        members = await _prompt_members(conn, guild_id, messages)
         lines = compact_lines(render_messages(messages, members), timezone)
         authors = {message.message_id: message.author_id for message in messages}
         involved = [involved_ids(message, authors) for message in messages]
@@ -308,9 +306,7 @@ class DayNotes:
         part: str,
         start: datetime,
     ) -> tuple[dict[int, str], list[PromptMember]]:
-        members = distinct_names(
-            await get_members(conn, guild_id, sorted(referenced_ids(messages)))
-        )
+        members = await _prompt_members(conn, guild_id, messages)
         authors = {message.message_id: message.author_id for message in messages}
         wanted: dict[int, None] = {}
         for message in messages:
@@ -352,3 +348,11 @@ class DayNotes:
             user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]
             for user_id, text in notes.items()
         }, targets
+
+
+async def _prompt_members(
+    conn: asyncpg.Connection, guild_id: int, messages: Sequence[ChatMessage]
+) -> dict[int, Member]:
+    """Everyone the messages name, with display names made distinct: what a pass prompt is
+    rendered from and sized by, so its transcript and the keys answers use agree."""
+    return distinct_names(await get_members(conn, guild_id, sorted(referenced_ids(messages))))
