@@ -20,6 +20,7 @@ from memory.core.ratelimit import Admission, RateLimiter
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens, trim_to_tokens
+from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.replies._window import ConversationWindows, Turn, WindowView
@@ -59,6 +60,9 @@ class IncomingMessage:
     author_name: str
     content: str
     mention_ids: tuple[int, ...] = ()
+    # Whose eyes the reply is for: the channels whose words it may carry (None: not known yet;
+    # the composer then searches only the reply's own channel).
+    viewer: Viewer | None = None
 
 
 @dataclass
