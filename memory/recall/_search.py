@@ -22,6 +22,7 @@ from db.facts import get_forgotten
 from db.members import get_members
 from db.recall import MessageMatch, search_messages, search_summaries
 from memory.core.text import restates_any, wordset
+from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache
 from memory.recall._hybrid import fuse
 from memory.recall._index import EmbeddingIndex
@@ -228,7 +229,22 @@ class RecallService:
         self._names = names or NameIndexCache(MemberDirectory(pool).all)
 
     async def search(
-        self, guild_id: int, question: str, *, user_id: int | None = None, limit: int = 5
+        self,
+        guild_id: int,
+        question: str,
+        *,
+        user_id: int | None = None,
+        limit: int = 5,
+        viewer: Viewer | None = None,
+    ) -> list[RecallHit]:
+        """Best hits first; only messages of channels `viewer` may read (None: the admin's
+        view, every channel)."""
+        hits = await self._search(guild_id, question, user_id=user_id, limit=limit * 4)
+        reader = viewer or Viewer.everything()
+        return [hit for hit in hits if reader.may_read(hit.channel_id)][:limit]
+
+    async def _search(
+        self, guild_id: int, question: str, *, user_id: int | None, limit: int
     ) -> list[RecallHit]:
         terms = query_terms(question)
         if not terms:
