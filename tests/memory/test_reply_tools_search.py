@@ -8,13 +8,23 @@ from datetime import UTC, datetime, timedelta
 
 from db.members import upsert_members
 from db.messages import insert_messages
+from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
-from memory.llm import ToolCall
-from memory.members import MemberDirectory
+from memory.llm import MemoryLLM, ToolCall
+from memory.llm._base import LLMRequest
+from memory.members import MemberDirectory, NameIndexCache
 from memory.recall import RecallService
-from memory.replies import ReplyToolbox, build_tool_sources
+from memory.replies import (
+    ConversationWindows,
+    IncomingMessage,
+    ReplyComposer,
+    ReplyConfig,
+    ReplyToolbox,
+    build_tool_sources,
+)
+from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 
 G = 700
@@ -112,3 +122,48 @@ async def test_tools_out_of_time_answer_without_searching(db_pool, telemetry) ->
 
     assert "No time left" in answer
     assert telemetry.recent("tool_call")[0]["outcome"] == "no_time"
+
+
+async def test_a_reply_offers_tools_bound_to_the_askers_viewer(db_pool, telemetry) -> None:
+    """A tool-capable model (scripted here) searches from inside the reply: what it finds is
+    limited to the channels of the message's viewer."""
+    await _seed(db_pool)
+    provider = ScriptedProvider()
+
+    async def model_that_searches(request: LLMRequest) -> str:
+        assert request.tool_use is not None
+        return await request.tool_use.run(ToolCall("search_memory", {"query": "bees neighbour"}))
+
+    provider.script["reply"] = model_that_searches
+    directory = MemberDirectory(db_pool)
+    composer = ReplyComposer(
+        memory=NoContexts(),
+        llm=MemoryLLM(provider),
+        windows=ConversationWindows(
+            None,
+            FixedClock(DAY),
+            token_budget=2000,
+            soft_decay=timedelta(minutes=10),
+            hard_decay=timedelta(minutes=30),
+            telemetry=telemetry,
+        ),
+        names=NameIndexCache(directory.all),
+        load_members=directory.get,
+        config=ReplyConfig("Bot", "You are kind.", 4000, 2000, 0.3, 6, 1200),
+        telemetry=telemetry,
+        toolbox=_toolbox(db_pool, telemetry),
+    )
+    asked = IncomingMessage(
+        G,
+        GENERAL,
+        999,
+        KIM,
+        "kim",
+        "Bot, what happened with mia's bees?",
+        viewer=Viewer.of_channels(KIM, {GENERAL}),
+    )
+
+    result = await composer.compose(asked)
+
+    assert "swarmed" in result.text
+    assert "filed a report" not in result.text
