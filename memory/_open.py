@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 import asyncpg
 
@@ -33,7 +34,15 @@ from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
-from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
+from memory.replies import (
+    ConversationWindows,
+    ReplyComposer,
+    ReplyConfig,
+    ReplyToolbox,
+    Turn,
+    build_tool_sources,
+)
+from memory.summaries import learned_lines
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 
 _log = logging.getLogger(__name__)
@@ -323,6 +332,12 @@ def _reply_composer(
         hits = await recall.search(guild_id, question, limit=3)
         return [(hit.day, hit.author_name, hit.text) for hit in hits]
 
+    toolbox = ReplyToolbox(
+        build_tool_sources(recall, directory, manager, partial(learned_lines, pool)),
+        telemetry,
+        budget_seconds=settings.reply_memory_budget_seconds * 2,
+        max_calls=settings.reply_tool_calls,
+    )
     return ReplyComposer(
         memory=manager,
         llm=llm,
@@ -332,6 +347,7 @@ def _reply_composer(
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
         recall=recalled,
+        toolbox=toolbox if settings.reply_tool_calls > 0 else None,
     )
 
 

@@ -136,6 +136,8 @@ class Settings(BaseSettings):
     window_token_budget: int = Field(default=2000, ge=100)
     reply_prompt_token_budget: int = Field(default=4000, ge=500)
     reply_max_members: int = Field(default=6, ge=1)
+    # Memory tools a tool-capable reply model may call per reply (0: never offer tools).
+    reply_tool_calls: int = Field(default=3, ge=0, le=3)
     window_soft_decay_minutes: float = Field(default=10.0, gt=0)
     window_hard_decay_minutes: float = Field(default=30.0, gt=0)
     reply_cooldown_seconds: float = Field(default=2.0, ge=0)

@@ -20,6 +20,7 @@ from memory.llm._tasks import (
     message_elements,
     reduce_elements,
 )
+from memory.llm._tools import Tool, ToolCall, ToolUse
 from memory.llm._transcript import compact_lines, compact_transcript, target_legend
 
 __all__ = [
@@ -34,6 +35,9 @@ __all__ = [
     "PromptMessage",
     "SharedRateLimiter",
     "SharedRateLimits",
+    "Tool",
+    "ToolCall",
+    "ToolUse",
     "build_embedder",
     "build_llm",
     "compact_lines",

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memory.core.purposes import Purpose
+from memory.llm._tools import ToolUse
 
 
 class LLMError(Exception):
@@ -67,6 +68,8 @@ class LLMRequest:
     inputs: dict[str, Any] = field(default_factory=dict)
     max_output_tokens: int | None = None
     guild_id: int | None = None
+    # Tools the model may call before answering (replies); providers without tools ignore it.
+    tool_use: ToolUse | None = None
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from memory.llm._base import (
     LLMUnavailable,
     Purpose,
 )
+from memory.llm._gemini_tools import ToolRounds, generate_with_tools
 from memory.llm._jsonout import parse_structured
 from memory.llm._problems import ProblemLog
 from memory.llm._purposes import pick_model
@@ -146,8 +147,13 @@ class GeminiProvider(LLMProvider):
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.purpose)
+        rounds: ToolRounds | None = None
         try:
-            response = await self._generate(request, model)
+            if request.tool_use is not None and request.schema is None:
+                rounds = await self._generate_with_tools(request, model)
+                response = rounds.response
+            else:
+                response = await self._generate(request, model)
         except genai_errors.APIError as exc:
             problem = describe_problem(exc, model=model)
             if problem is not None:
@@ -169,12 +175,28 @@ class GeminiProvider(LLMProvider):
             parsed=parsed,
             provider=self.name,
             model=response.model_version or model,
-            input_tokens=usage.prompt_token_count if usage else None,
-            output_tokens=_output_tokens(usage),
+            input_tokens=rounds.input_tokens if rounds else _input_tokens(usage),
+            output_tokens=rounds.output_tokens if rounds else _output_tokens(usage),
+        )
+
+    async def _generate_with_tools(self, request: LLMRequest, model: str) -> ToolRounds:
+        assert request.tool_use is not None
+
+        async def generate(contents: list[types.Content], config: Any) -> Any:
+            return await self._client.aio.models.generate_content(
+                model=model, contents=contents, config=config
+            )
+
+        return await generate_with_tools(
+            generate, request.prompt, self._config(request), request.tool_use
         )
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()
+
+
+def _input_tokens(usage: types.GenerateContentResponseUsageMetadata | None) -> int | None:
+    return usage.prompt_token_count if usage else None
 
 
 def _output_tokens(usage: types.GenerateContentResponseUsageMetadata | None) -> int | None:

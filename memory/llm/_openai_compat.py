@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import openai
@@ -29,6 +30,7 @@ from memory.llm._base import (
     Purpose,
 )
 from memory.llm._jsonout import parse_structured, strict_json_schema
+from memory.llm._openai_tools import create_with_tools
 from memory.llm._problems import ProblemLog
 from memory.llm._purposes import pick_model
 
@@ -71,6 +73,8 @@ class OpenAICompatibleProvider(LLMProvider):
         self._client = openai_client(base_url, api_key, timeout_seconds)
         # Models whose server refused `response_format: json_schema` once: prompt-only JSON.
         self._no_schema_format: set[str] = set()
+        # Models whose server rejected `tools`: replies go to them without tools from then on.
+        self._no_tools: set[str] = set()
 
     def model_for(self, purpose: Purpose) -> str:
         return pick_model(
@@ -80,6 +84,8 @@ class OpenAICompatibleProvider(LLMProvider):
     async def complete(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.purpose)
         use_format = request.schema is not None and model not in self._no_schema_format
+        if request.tool_use is not None and request.schema is None and model not in self._no_tools:
+            return await self._complete_with_tools(request, model)
         try:
             completion = await self._create(request, model, schema_format=use_format)
         except openai.APIStatusError as exc:
@@ -99,6 +105,38 @@ class OpenAICompatibleProvider(LLMProvider):
         except openai.APIError as exc:
             raise self._failed(exc, model) from exc
         return self._response(request, model, completion)
+
+    async def _complete_with_tools(self, request: LLMRequest, model: str) -> LLMResponse:
+        """Offer the request's tools; a server that rejects `tools` (400/422) is asked again
+        without them, and not offered tools again."""
+        assert request.tool_use is not None
+        messages: list[dict[str, Any]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+
+        async def create(sent: list[dict[str, Any]], extra: dict[str, Any]) -> Any:
+            kwargs = dict(extra)
+            if request.max_output_tokens:
+                kwargs["max_tokens"] = request.max_output_tokens
+            return await self._client.chat.completions.create(
+                model=model, messages=sent, temperature=request.temperature, **kwargs
+            )
+
+        try:
+            rounds = await create_with_tools(create, messages, request.tool_use)
+        except openai.APIStatusError as exc:
+            if exc.status_code not in _FORMAT_REJECTED:
+                raise self._failed(exc, model) from exc
+            _log.info("%s rejected tools (%s); answering without them", model, exc.status_code)
+            self._no_tools.add(model)
+            return await self.complete(request)
+        except openai.APIError as exc:
+            raise self._failed(exc, model) from exc
+        response = self._response(request, model, rounds.completion)
+        return replace(
+            response, input_tokens=rounds.input_tokens, output_tokens=rounds.output_tokens
+        )
 
     def _failed(self, exc: openai.APIError, model: str) -> LLMError:
         """The typed error; a configuration problem is also shown to the admin, once."""

@@ -29,6 +29,7 @@ from memory.llm._schemas import (
     TextOutput,
 )
 from memory.llm._summary_tasks import SummaryTasks
+from memory.llm._tools import ToolUse
 from memory.llm._transcript import compact_transcript
 from prompts.loader import render
 
@@ -171,14 +172,17 @@ class MemoryLLM(SummaryTasks):
         inputs: dict[str, object],
         guild_id: int | None,
         temperature: float = 0.7,
+        tools: ToolUse | None = None,
     ) -> str:
-        """Free-text reply; the reply composer renders `prompts/reply.xml` itself."""
+        """Free-text reply; the reply composer renders `prompts/reply.xml` itself. With
+        `tools`, a tool-capable model may search memory before it answers."""
         request = LLMRequest(
             purpose="reply",
             prompt=prompt,
             temperature=temperature,
             inputs=inputs,
             guild_id=guild_id,
+            tool_use=tools,
         )
         response = await self.provider.complete(request)
         text = response.text.strip()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from memory.replies._composer import IncomingMessage, ReplyComposer, ReplyConfig, ReplyResult
+from memory.replies._tool_sources import build_tool_sources
+from memory.replies._tools import ReplyToolbox, ToolSources
 from memory.replies._window import ConversationWindows, Turn
 
 __all__ = [
@@ -11,5 +13,8 @@ __all__ = [
     "ReplyComposer",
     "ReplyConfig",
     "ReplyResult",
+    "ReplyToolbox",
+    "ToolSources",
     "Turn",
+    "build_tool_sources",
 ]

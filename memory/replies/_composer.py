@@ -23,6 +23,7 @@ from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
+from memory.replies._tools import ReplyToolbox
 from memory.replies._window import ConversationWindows, Turn, WindowView
 from prompts.loader import Raw, element, join, render
 
@@ -63,6 +64,13 @@ class IncomingMessage:
     # Whose eyes the reply is for: the channels whose words it may carry (None: not known yet;
     # the composer then searches only the reply's own channel).
     viewer: Viewer | None = None
+
+
+def reader_of(message: IncomingMessage) -> Viewer:
+    """Whose eyes a reply is for: the message's viewer, or (not known) its own channel only."""
+    if message.viewer is not None:
+        return message.viewer
+    return Viewer(message.author_id, frozenset({message.channel_id}))
 
 
 @dataclass
@@ -116,6 +124,7 @@ class ReplyComposer:
         bot_user_id: int | None = None,
         telemetry: Telemetry,
         recall: Recall | None = None,
+        toolbox: ReplyToolbox | None = None,
     ) -> None:
         self._memory = memory
         self._llm = llm
@@ -126,6 +135,7 @@ class ReplyComposer:
         self.bot_user_id = bot_user_id
         self._telemetry = telemetry
         self._recall = recall
+        self._toolbox = toolbox
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
 
@@ -316,7 +326,12 @@ class ReplyComposer:
             "window_summary": fitted.summary,
             "turns": [{"author": t.author_name, "content": t.content} for t in fitted.turns],
         }
-        text = await self._llm.reply(prompt=prompt, inputs=inputs, guild_id=message.guild_id)
+        tools = None
+        if self._toolbox is not None:
+            tools = self._toolbox.for_reply(message.guild_id, reader_of(message))
+        text = await self._llm.reply(
+            prompt=prompt, inputs=inputs, guild_id=message.guild_id, tools=tools
+        )
         prompt_tokens = estimate_tokens(prompt)
         self._telemetry.emit(
             "reply",

@@ -12,6 +12,7 @@ from memory.summaries._forgetting import (
     load_guild_forgotten,
 )
 from memory.summaries._historical import HistoricalSummarizer
+from memory.summaries._learned import learned_lines
 from memory.summaries._stats import BuildStats
 
 __all__ = [
@@ -23,5 +24,6 @@ __all__ = [
     "SummaryConfig",
     "drop_forgotten",
     "drop_guild_forgotten",
+    "learned_lines",
     "load_guild_forgotten",
 ]

@@ -80,3 +80,11 @@ async def store_learned(
             )
         stored += 1
     return stored
+
+
+async def learned_lines(pool: asyncpg.Pool, guild_id: int, user_id: int) -> list[str]:
+    """A member's current learned facts as lines a model reads (the reply tools' answer)."""
+    facts = await store.current_facts(pool, guild_id, user_id)
+    return [
+        f"{fact.statement.rstrip('.')} (learned {fact.last_seen.isoformat()})." for fact in facts
+    ]

@@ -41,6 +41,8 @@ FIELDS: dict[str, str] = {
     "command": "admin: the /memory subcommand; command: the member command",
     "job": "job: which background job (close_day, retention)",
     "attempt": "job: which attempt this was (retries come back with backoff)",
+    "name": "tool_call: which tool the reply model called (search_memory, member_memory, ...)",
+    "hits": "tool_call: lines the tool answered with",
     "shards": "the Discord shards of the process that emitted it, e.g. 0-1/4 (bots only)",
 }
 
@@ -67,6 +69,7 @@ OPS: dict[str, str] = {
     "facts_conflict": "a concurrent fact write won the race; the merge is redone",
     "facts_merge_rejected": "a merge would lose facts (lost): the deterministic merge is used",
     "reply": "the bot answered a message (members, memories, prompt_tokens)",
+    "tool_call": "the reply model called a memory tool (name, hits, latency)",
     "window_fold": "a channel's conversation window folded into its running summary",
     "window_decay": "a quiet channel's window summarised (soft) or cleared (hard)",
     "retention": "old raw messages deleted (count, batches, cutoff)",
