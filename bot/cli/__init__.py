@@ -137,6 +137,18 @@ def stop_event() -> asyncio.Event:
     return stop
 
 
+def guild_name(typed: str) -> str | None:
+    """The guild's name when the admin typed one (`--guild Hikers`), for output that would
+    otherwise show only the id; None when they typed the id."""
+    text = typed.strip()
+    return None if not text or text.isdigit() else text
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 LLM call`, `2 LLM calls`, `0 batches` (`many` for irregular plurals)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
 class CliError(Exception):
     """An expected failure reported to the user as one line (bad file, unknown member...)."""
 
