@@ -19,7 +19,8 @@ _FALLBACKS = {
 }
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """`1 model call`, `2 model calls`."""
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -34,10 +35,10 @@ def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
     lines.append("Made from:")
     for source in report.sources:
         about = _SOURCES.get(source.name, source.name)
-        amount = _plural(source.chars, "character") if source.chars else "nothing yet"
+        amount = plural(source.chars, "character") if source.chars else "nothing yet"
         lines.append(f"  - {about}: {amount}")
     lines.append(
-        f"It is {_plural(report.chars, 'character')} long; at most {report.max_chars} go into "
+        f"It is {plural(report.chars, 'character')} long; at most {report.max_chars} go into "
         "a reply prompt."
     )
     calls = report.total_llm_calls
@@ -47,7 +48,7 @@ def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
     elif calls:
         days = ", ".join(day.isoformat() for day in report.days_summarised)
         what = f" (summarised {days})" if days else ""
-        lines.append(f"Building it took {_plural(calls, 'model call')}{what}.")
+        lines.append(f"Building it took {plural(calls, 'model call')}{what}.")
     else:
         lines.append("Nothing had to be worked out again: it all came from what was stored.")
     return lines

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import sys
 
+from bot.banner import memory_chain, startup_lines, version
 from bot.cli import CliError, open_cli_memory
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
 from bot.console_input import LineReader, interrupted
@@ -56,6 +57,10 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     async with opened as memory:
+        chain_for, model_for = memory_chain(memory)
+        # What `run` logs on Discord: the version and the models each purpose uses.
+        lines = startup_lines(settings, version=version(), chain_for=chain_for, model_for=model_for)
+        print("\n".join(lines), file=sys.stderr, flush=True)
         guild_id = CONSOLE_GUILD_ID
         if getattr(args, "guild", None):
             try:

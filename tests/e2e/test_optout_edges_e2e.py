@@ -1,0 +1,31 @@
+"""An opted-out member who addresses the bot is told, in one short line, that they are not
+remembered and how to opt in: not silence, not a reply built from memory."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from tests.e2e.conftest import StartBot, directory_ready
+from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, FakeDiscord
+
+EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies", "bot.cogs.memory_group"]
+
+
+async def test_an_opted_out_member_who_addresses_the_bot_hears_how_to_opt_in(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    bot = await start_bot(extensions=EXTENSIONS, commands_per_minute=100)
+    await fake_discord.send_message("hello, I'm alice", author="alice")
+    await directory_ready(bot, "alice")
+    subject = await bot.memory.privacy.subject_or_id(GUILD_ID, str(ALICE_ID))
+    await bot.memory.privacy.opt_out(subject, actor_id=ALICE_ID, by_admin=False)
+
+    start = len(fake_discord.sent_messages)
+    await fake_discord.send_message("Bot, how are you today?", author="alice")
+    reply = await fake_discord.wait_for_sent(lambda m: True, start=start, timeout=10)
+    text = reply["content"]
+    assert "don't remember you" in text and "/memory optin" in text, text
+    assert "\n" not in text and len(text) < 200  # one short line
+    held = await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE_ID)
+    assert held == 0
+
