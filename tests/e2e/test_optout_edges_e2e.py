@@ -28,4 +28,3 @@ async def test_an_opted_out_member_who_addresses_the_bot_hears_how_to_opt_in(
     assert "\n" not in text and len(text) < 200  # one short line
     held = await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE_ID)
     assert held == 0
-
