@@ -4,6 +4,9 @@ without cache keys or source ids (`memorybot memory show` keeps the detailed vie
 from __future__ import annotations
 
 from memory import ContextReport
+from memory.core.text import plural
+
+__all__ = ["explain_report", "plural"]
 
 _SOURCES = {
     "facts": 'facts members asked it to remember (/remember, "remember that ...")',
@@ -17,11 +20,6 @@ _FALLBACKS = {
     "facts": "the stored facts only",
     "none": "nothing",
 }
-
-
-def plural(count: int, word: str) -> str:
-    """`1 model call`, `2 model calls`."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:

@@ -25,8 +25,11 @@ from memory import DatabaseUnavailable, Memory, describe_database, embedded_exis
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
 from memory.core.settings import Settings, SettingsError, load_settings
+from memory.core.text import plural
 
 _log = logging.getLogger(__name__)
+
+__all__ = ["CliError", "guild_name", "main", "open_cli_memory", "plural", "stop_event"]
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -142,11 +145,6 @@ def guild_name(typed: str) -> str | None:
     otherwise show only the id; None when they typed the id."""
     text = typed.strip()
     return None if not text or text.isdigit() else text
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 LLM call`, `2 LLM calls`, `0 batches` (`many` for irregular plurals)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 class CliError(Exception):

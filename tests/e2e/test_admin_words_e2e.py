@@ -1,12 +1,14 @@
-"""An opted-out member who addresses the bot is told, in one short line, that they are not
-remembered and how to opt in: not silence, not a reply built from memory."""
+"""Words for people through the real bot: an opted-out member who addresses the bot is told,
+in one short line, that they are not remembered and how to opt in (not silence, not a reply
+built from memory); channels are known by name."""
 
 from __future__ import annotations
 
 import asyncpg
 
 from tests.e2e.conftest import StartBot, directory_ready
-from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, FakeDiscord
+from tests.e2e.fake_discord import ALICE_ID, GENERAL_ID, GUILD_ID, RANDOM_ID, FakeDiscord
+from tests.support import eventually
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies", "bot.cogs.memory_group"]
 
@@ -28,3 +30,16 @@ async def test_an_opted_out_member_who_addresses_the_bot_hears_how_to_opt_in(
     assert "\n" not in text and len(text) < 200  # one short line
     held = await db_pool.fetchval("SELECT count(*) FROM messages WHERE author_id = $1", ALICE_ID)
     assert held == 0
+
+
+async def test_channel_names_from_discord_are_kept_for_output(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    """`recall` and the like print #general: the names come from Discord as from imports."""
+    bot = await start_bot(extensions=["bot.cogs.ingest"])
+
+    async def names() -> dict[int, str]:
+        await bot.memory.writer.flush()
+        return await bot.memory.guild_settings.channel_names(GUILD_ID, [GENERAL_ID, RANDOM_ID])
+
+    assert await eventually(names) == {GENERAL_ID: "general", RANDOM_ID: "random"}
