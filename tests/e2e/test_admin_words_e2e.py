@@ -43,3 +43,24 @@ async def test_channel_names_from_discord_are_kept_for_output(
         return await bot.memory.guild_settings.channel_names(GUILD_ID, [GENERAL_ID, RANDOM_ID])
 
     assert await eventually(names) == {GENERAL_ID: "general", RANDOM_ID: "random"}
+
+
+async def test_help_lists_every_slash_command_to_the_asker_only(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    from tests.e2e.test_admin_e2e import slash
+
+    extensions = [*EXTENSIONS, "bot.cogs.recall", "bot.cogs.help"]
+    await start_bot(extensions=extensions)
+    said, ephemeral = await slash(fake_discord, "help", user="alice")
+    assert ephemeral
+    assert said.startswith("**Bot** remembers the people of this server")
+    synced = fake_discord.synced_commands[None]
+    names = []
+    for command in synced:
+        subs = [o for o in command.get("options") or [] if o.get("type") == 1]
+        names += [f"/{command['name']} {sub['name']}" for sub in subs] or [f"/{command['name']}"]
+    assert "/help" in names and "/memory optin" in names and "/whois" in names
+    for name in names:  # every synced command is listed
+        assert f"`{name}`" in said, name
+    assert "Manage Server" in said
