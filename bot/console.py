@@ -284,10 +284,13 @@ class ConsoleSession:
             timezone = await self.memory.manager.timezone(self.guild_id)
             day = local_day(self.memory.clock.now(), timezone)
         result = await self.memory.manager.summarize_day(self.guild_id, day)
-        lines = [
-            f"(summarised {day}: {plural(result.message_count, 'message')}, "
-            f"{plural(result.llm_calls, 'LLM call')})"
-        ]
+        if result.reason == "expired":
+            lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
+        else:
+            lines = [
+                f"(summarised {day}: {plural(result.message_count, 'message')}, "
+                f"{plural(result.llm_calls, 'LLM call')})"
+            ]
         names = await self.memory.members.display_names(self.guild_id, list(result.summaries))
         for user_id, summary in result.summaries.items():
             if summary:
