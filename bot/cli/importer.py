@@ -124,17 +124,20 @@ async def handle(
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
         if learn:
-            await learn_days(memory, results, out=out)
+            await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:
         print(f"memorybot import: {failures} of {plural(len(paths), 'file')} failed", file=err)
         return 1
     return 0
 
 
-async def learn_days(memory: Memory, results: list[ImportResult], *, out: TextIO) -> None:
+async def learn_days(
+    memory: Memory, results: list[ImportResult], *, out: TextIO, progress: TextIO | None = None
+) -> None:
     """Close every imported day that is over, so what it revealed about members (learned
     facts) is kept before retention deletes the raw messages: at most one pass per day that
-    fits the model. Days already closed cost nothing, so an interrupted run resumes."""
+    fits the model. Days already closed cost nothing, so an interrupted run resumes.
+    `progress` (stderr) gets a counter only when it is a terminal: a log gets the result."""
     spans: dict[int, tuple[datetime, datetime]] = {}
     names: dict[int, str] = {}
     for result in results:
@@ -144,7 +147,7 @@ async def learn_days(memory: Memory, results: list[ImportResult], *, out: TextIO
             names[result.guild_id] = result.guild_name
         first, last = spans.get(result.guild_id, (result.first_at, result.last_at))
         spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
-    live = out.isatty()  # a log gets the result, not a frame per day
+    live = progress if progress is not None and progress.isatty() else None
     for guild_id, (first_at, last_at) in spans.items():
         timezone = await memory.manager.timezone(guild_id)
         today = local_day(memory.clock.now(), timezone)
@@ -156,11 +159,11 @@ async def learn_days(memory: Memory, results: list[ImportResult], *, out: TextIO
         for index, day in enumerate(days, start=1):
             result = await memory.manager.summarize_day(guild_id, day, force=False)
             closed += int(result.computed)
-            if live:
-                print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=out)
-                out.flush()
-        if live and days:
-            print(file=out)
+            if live is not None:
+                print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
+                live.flush()
+        if live is not None and days:
+            print(file=live)
         name = names.get(guild_id) or f"guild {guild_id}"
         if days:
             print(
