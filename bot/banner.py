@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from memory import describe_database
 from memory.core.purposes import PURPOSES
 from memory.core.settings import Settings
+from memory.core.text import plural
 
 # View Channels (1 << 10), Send Messages (1 << 11), Read Message History (1 << 16).
 INVITE_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 16)
@@ -89,7 +90,7 @@ def guild_lines(
     if guild_names:
         shown = ", ".join(sorted(guild_names)[:20])
         more = f" and {len(guild_names) - 20} more" if len(guild_names) > 20 else ""
-        return [f"connected as {user} to {len(guild_names)} guild(s): {shown}{more}"]
+        return [f"connected as {user} to {plural(len(guild_names), 'guild')}: {shown}{more}"]
     client_id = application_id or (client_id_from_token(token) if token else None)
     lines = [f"connected as {user} but in no guild yet, so it has nobody to remember"]
     if client_id is not None:

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 
-from bot.console_text import explain_report
+from bot.console_text import explain_report, plural
 from memory import IncomingMessage, Memory, describe_mine
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
@@ -36,8 +36,17 @@ HELP = """Type as a member of a local guild; address the bot by starting with "{
   /memory NAME             what the bot remembers about NAME, and where it came from
   /summarize [YYYY-MM-DD]  summarise a day now (default: today)
   /mine  /optout  /optin   what is kept about you; stop being remembered; be remembered again
-  /help  /quit
+  /help  /quit (or Ctrl-D, Ctrl-C)
+You hold Manage Server here: you may forget or undo facts about anyone, which on Discord only
+the member themself or a Manage Server holder may.
 Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
+
+
+# An opted-out speaker who addresses the bot hears this instead of a reply made from memory.
+NOT_REMEMBERED = (
+    "you opted out here, so I don't remember you or answer from memory; /optin lets me "
+    "remember you again"
+)
 
 
 def user_id_for(name: str) -> int:
@@ -145,6 +154,9 @@ class ConsoleSession:
         )
         if result is not None:
             return self._answer(result.reply)
+        consent = await memory.privacy.consent(self.guild_id, speaker.user_id)
+        if consent is not None and consent.state == "out":
+            return self._answer(NOT_REMEMBERED)
         reply = await memory.replies.compose(
             IncomingMessage(
                 self.guild_id,
@@ -232,7 +244,7 @@ class ConsoleSession:
                 by_admin=False,
             )
             return [f"(done: {name} is remembered from now on)"]
-        return [describe_mine(await privacy.export(subject))]
+        return [describe_mine(await privacy.export(subject), optout_command="/optout")]
 
     def _stop(self, _: list[str]) -> list[str]:
         self._quit = True
@@ -251,7 +263,14 @@ class ConsoleSession:
         return result.reply
 
     async def _show(self, name: str) -> list[str]:
-        target = await self._target(name)
+        await self.memory.writer.flush()
+        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
+        if not found:
+            return [f"no member named {name.strip()} (/as NAME speaks as a new one)"]
+        if len(found) > 1:
+            names = ", ".join(member.display_name for member in found)
+            return [f"{len(found)} members answer to {name.strip()}: {names}; use a fuller name"]
+        target = found[0]
         report = await self.memory.manager.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
 
@@ -265,9 +284,13 @@ class ConsoleSession:
             timezone = await self.memory.manager.timezone(self.guild_id)
             day = local_day(self.memory.clock.now(), timezone)
         result = await self.memory.manager.summarize_day(self.guild_id, day)
-        lines = [
-            f"(summarised {day}: {result.message_count} messages, {result.llm_calls} LLM calls)"
-        ]
+        if result.reason == "expired":
+            lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
+        else:
+            lines = [
+                f"(summarised {day}: {plural(result.message_count, 'message')}, "
+                f"{plural(result.llm_calls, 'LLM call')})"
+            ]
         names = await self.memory.members.display_names(self.guild_id, list(result.summaries))
         for user_id, summary in result.summaries.items():
             if summary:

@@ -4,6 +4,9 @@ without cache keys or source ids (`memorybot memory show` keeps the detailed vie
 from __future__ import annotations
 
 from memory import ContextReport
+from memory.core.text import plural
+
+__all__ = ["explain_report", "plural"]
 
 _SOURCES = {
     "facts": 'facts members asked it to remember (/remember, "remember that ...")',
@@ -19,10 +22,6 @@ _FALLBACKS = {
 }
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
     """Lines for the terminal: the memory itself, then its ingredients and cost in words."""
     lines = [
@@ -34,10 +33,10 @@ def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
     lines.append("Made from:")
     for source in report.sources:
         about = _SOURCES.get(source.name, source.name)
-        amount = _plural(source.chars, "character") if source.chars else "nothing yet"
+        amount = plural(source.chars, "character") if source.chars else "nothing yet"
         lines.append(f"  - {about}: {amount}")
     lines.append(
-        f"It is {_plural(report.chars, 'character')} long; at most {report.max_chars} go into "
+        f"It is {plural(report.chars, 'character')} long; at most {report.max_chars} go into "
         "a reply prompt."
     )
     calls = report.total_llm_calls
@@ -47,7 +46,7 @@ def explain_report(report: ContextReport, *, bot_name: str) -> list[str]:
     elif calls:
         days = ", ".join(day.isoformat() for day in report.days_summarised)
         what = f" (summarised {days})" if days else ""
-        lines.append(f"Building it took {_plural(calls, 'model call')}{what}.")
+        lines.append(f"Building it took {plural(calls, 'model call')}{what}.")
     else:
         lines.append("Nothing had to be worked out again: it all came from what was stored.")
     return lines

@@ -7,6 +7,8 @@ committed while messages are queued still keeps them out.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -44,21 +46,43 @@ async def record_consent(
     *,
     changed_by: int | None,
     by_admin: bool,
+    name_keys: Sequence[str] = (),
 ) -> None:
+    """Record the member's choice; `name_keys` (see `name_key`) are added to those kept."""
     await db.execute(
         """
-        INSERT INTO member_consent (guild_id, user_id, state, changed_by, by_admin)
-        VALUES ($1, $2, $3, $4, $5)
+        INSERT INTO member_consent (guild_id, user_id, state, changed_by, by_admin, name_keys)
+        VALUES ($1, $2, $3, $4, $5, $6::text[])
         ON CONFLICT (guild_id, user_id) DO UPDATE SET
             state = EXCLUDED.state, changed_at = now(),
-            changed_by = EXCLUDED.changed_by, by_admin = EXCLUDED.by_admin
+            changed_by = EXCLUDED.changed_by, by_admin = EXCLUDED.by_admin,
+            name_keys = ARRAY(SELECT DISTINCT k FROM unnest(
+                member_consent.name_keys || EXCLUDED.name_keys) AS k ORDER BY k)
         """,
         guild_id,
         user_id,
         state,
         changed_by,
         by_admin,
+        sorted(set(name_keys)),
     )
+
+
+def name_key(guild_id: int, name: str) -> str:
+    """What is kept of a name after an opt-out: a hash a name typed again can be matched with."""
+    clean = name.strip().lstrip("@").casefold()
+    return hashlib.sha256(f"{guild_id}:{clean}".encode()).hexdigest()
+
+
+async def consented_by_name(db: Executor, guild_id: int, name: str) -> list[int]:
+    """Members of the guild with a recorded choice who had this name when they made it."""
+    rows = await db.fetch(
+        "SELECT user_id FROM member_consent WHERE guild_id = $1 AND name_keys @> ARRAY[$2::text]"
+        " ORDER BY user_id",
+        guild_id,
+        name_key(guild_id, name),
+    )
+    return [row["user_id"] for row in rows]
 
 
 async def consent_of(db: Executor, guild_id: int, user_id: int) -> Consent | None:

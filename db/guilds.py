@@ -110,3 +110,32 @@ async def guild_names(db: Executor, guild_ids: Iterable[int]) -> dict[int, str]:
         list(guild_ids),
     )
     return {row["guild_id"]: row["name"] for row in rows}
+
+
+async def ensure_channel_names(db: Executor, channels: Iterable[tuple[int, int, str]]) -> None:
+    """Store (guild id, channel id, name) triples; a renamed channel gets its new name."""
+    rows = [(guild_id, channel_id, name) for guild_id, channel_id, name in channels if name]
+    if not rows:
+        return
+    await db.execute(
+        """
+        INSERT INTO channel_names AS c (guild_id, channel_id, name)
+        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])
+        ON CONFLICT (channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+        WHERE EXCLUDED.name IS DISTINCT FROM c.name
+        """,
+        [row[0] for row in rows],
+        [row[1] for row in rows],
+        [row[2] for row in rows],
+    )
+
+
+async def channel_names(db: Executor, guild_id: int, channel_ids: Iterable[int]) -> dict[int, str]:
+    """The known names of these channels of the guild (unknown ones are absent)."""
+    rows = await db.fetch(
+        "SELECT channel_id, name FROM channel_names WHERE guild_id = $1"
+        " AND channel_id = ANY($2::bigint[])",
+        guild_id,
+        sorted(set(channel_ids)),
+    )
+    return {row["channel_id"]: row["name"] for row in rows}

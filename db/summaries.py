@@ -54,6 +54,17 @@ class DayState:
         return not self.due
 
     @property
+    def expired(self) -> bool:
+        """Stored, not marked stale, yet fewer messages live than it was made from: they were
+        removed without touching the summary, which only retention does (edits, deletes and
+        purges mark the day stale). The stored summary is all that is left of the day."""
+        return (
+            self.stored_count is not None
+            and not self.stale
+            and self.message_count < self.stored_count
+        )
+
+    @property
     def reason(self) -> str:
         """Why the day needs summarising (for telemetry)."""
         if not self.stored:

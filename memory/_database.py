@@ -71,6 +71,8 @@ def _reason(exc: BaseException) -> tuple[str, str]:
         return f"access refused ({exc})", "check the user in DATABASE_URL and pg_hba.conf"
     if isinstance(exc, asyncpg.CannotConnectNowError):
         return "the server is starting up or shutting down", "try again in a moment"
+    if isinstance(exc, asyncpg.ClientConfigurationError):
+        return f"DATABASE_URL is not usable ({exc})", "fix it in DATABASE_URL"
     if isinstance(exc, EmbeddedPostgresError):
         first = str(exc).splitlines()[0] if str(exc) else "failed to start"
         return first, "see the server log in DATA_DIR/pg/log, or set DATABASE_URL"
@@ -88,6 +90,8 @@ CONNECT_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.InvalidAuthorizationSpecificationError,
     asyncpg.CannotConnectNowError,
     EmbeddedPostgresError,
+    # DATABASE_URL parses as a URL but asyncpg refuses a part of it (`sslmode=bogus`, ...).
+    asyncpg.ClientConfigurationError,
 )
 
 

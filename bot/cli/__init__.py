@@ -25,8 +25,11 @@ from memory import DatabaseUnavailable, Memory, describe_database, embedded_exis
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
 from memory.core.settings import Settings, SettingsError, load_settings
+from memory.core.text import plural
 
 _log = logging.getLogger(__name__)
+
+__all__ = ["CliError", "guild_name", "main", "open_cli_memory", "plural", "stop_event"]
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -135,6 +138,13 @@ def stop_event() -> asyncio.Event:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop.set)
     return stop
+
+
+def guild_name(typed: str) -> str | None:
+    """The guild's name when the admin typed one (`--guild Hikers`), for output that would
+    otherwise show only the id; None when they typed the id."""
+    text = typed.strip()
+    return None if not text or text.isdigit() else text
 
 
 class CliError(Exception):

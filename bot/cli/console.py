@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 
+from bot.banner import memory_chain, startup_lines, version
 from bot.cli import CliError, open_cli_memory
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
+from bot.console_input import LineReader, interrupted
 from memory import PrivacyError, describe_database
 from memory.core.settings import Settings
 
@@ -54,6 +57,10 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     async with opened as memory:
+        chain_for, model_for = memory_chain(memory)
+        # What `run` logs on Discord: the version and the models each purpose uses.
+        lines = startup_lines(settings, version=version(), chain_for=chain_for, model_for=model_for)
+        print("\n".join(lines), file=sys.stderr, flush=True)
         guild_id = CONSOLE_GUILD_ID
         if getattr(args, "guild", None):
             try:
@@ -68,16 +75,40 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             if len(existing) == 1:
                 session.speaker = existing[0]
         print(session.banner(), flush=True)
-        loop = asyncio.get_running_loop()
-        while not session.finished:
-            if interactive:
-                print(f"{session.speaker.display_name}> ", end="", flush=True)
-            line = await loop.run_in_executor(None, sys.stdin.readline)
-            if not line:
-                break
-            if not interactive and line.strip():
-                # A transcript shows who said what, as the interactive prompt would.
-                print(f"{session.speaker.display_name}> {line.rstrip()}", flush=True)
-            for output in await session.handle_line(line):
-                print(output, flush=True)
+        finished = await _converse(session, interactive)
+    if not finished:  # Ctrl-C: memory is closed above, the database stopped; leave as /quit
+        print("\nbye", flush=True)
     return 0
+
+
+async def _converse(session: ConsoleSession, interactive: bool) -> bool:
+    """Chat until /quit, end of input (True) or Ctrl-C (False), whichever comes first."""
+    stop = interrupted()
+    chat = asyncio.create_task(_chat(session, interactive))
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({chat, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if chat.done():
+        chat.result()  # an error in a command is still raised
+        return True
+    chat.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await chat
+    return False
+
+
+async def _chat(session: ConsoleSession, interactive: bool) -> None:
+    reader = LineReader()
+    while not session.finished:
+        if interactive:
+            print(f"{session.speaker.display_name}> ", end="", flush=True)
+        line = await reader.readline()
+        if not line:
+            if interactive:
+                print()  # Ctrl-D leaves the prompt line open
+            break
+        if not interactive and line.strip():
+            # A transcript shows who said what, as the interactive prompt would.
+            print(f"{session.speaker.display_name}> {line.rstrip()}", flush=True)
+        for output in await session.handle_line(line):
+            print(output, flush=True)

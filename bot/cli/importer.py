@@ -1,4 +1,5 @@
-"""`memorybot import FILE...`: load DiscordChatExporter JSON exports (one channel per file).
+"""`memorybot import FILE|FOLDER...`: load DiscordChatExporter JSON exports (one channel per
+file; a folder means every *.json in it).
 
 Each file is imported in one transaction: a malformed or truncated file is reported in one line
 naming the file and the problem, nothing of it is stored, and the other files still go in.
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
-from bot.cli import open_cli_memory
+from bot.cli import CliError, open_cli_memory, plural
 from bot.cli.progress import ProgressBar
 from memory import ExportFormatError, ImportResult, Memory
 from memory.core.clock import local_day
@@ -24,7 +25,7 @@ from memory.core.settings import Settings
 # Days a member's context reads: today plus the days before it rolled into the history.
 WINDOW_DAYS = 7
 
-__all__ = ["ProgressBar", "explain_window", "handle", "register"]
+__all__ = ["ProgressBar", "explain_window", "export_paths", "handle", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Import DiscordChatExporter JSON exports (guild, channel and messages). "
         "Safe to repeat: messages already stored are left alone.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="export .json files")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="export .json files, or folders of them (every *.json inside)",
+    )
     parser.add_argument(
         "--include-bots",
         action="store_true",
@@ -50,6 +56,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not close the imported days (no summaries or learned facts until asked)",
     )
     parser.set_defaults(handler=handle)
+
+
+def export_paths(names: list[str]) -> list[Path]:
+    """The files to import: each file named, and every *.json of each folder named (as
+    DiscordChatExporter writes one file per channel), in name order."""
+    paths: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if not path.is_dir():
+            paths.append(path)  # a missing file is reported by the importer, with the others
+            continue
+        found = sorted(child for child in path.glob("*.json") if child.is_file())
+        if not found:
+            raise CliError(f"{path}: a folder with no *.json export in it")
+        paths.extend(found)
+    return paths
 
 
 def _size(path: Path) -> int:
@@ -71,10 +93,10 @@ async def handle(
     include_bots = settings.ingest_bot_messages if args.include_bots is None else True
     failures = 0
     results: list[ImportResult] = []
+    paths = export_paths(args.files)
     async with open_cli_memory(settings, create=True) as memory:
         importer = memory.importer(include_bots=include_bots)
-        for name in args.files:
-            path = Path(name)
+        for path in paths:
             size = _size(path)
             bar = ProgressBar(
                 path.name, size, stream=err, enabled=False if args.no_progress else None
@@ -99,42 +121,66 @@ async def handle(
             bar.finish()
             print(result.summary(), file=out)
             results.append(result)
-        await explain_window(memory, results, out=out, err=err)
-        if not getattr(args, "no_learn", False):
-            await learn_days(memory, results, out=out)
+        learn = not getattr(args, "no_learn", False)
+        await explain_window(memory, results, out=out, err=err, learned=learn)
+        if learn:
+            await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:
-        print(f"memorybot import: {failures} of {len(args.files)} files failed", file=err)
+        print(f"memorybot import: {failures} of {plural(len(paths), 'file')} failed", file=err)
         return 1
     return 0
 
 
-async def learn_days(memory: Memory, results: list[ImportResult], *, out: TextIO) -> None:
+async def learn_days(
+    memory: Memory, results: list[ImportResult], *, out: TextIO, progress: TextIO | None = None
+) -> None:
     """Close every imported day that is over, so what it revealed about members (learned
     facts) is kept before retention deletes the raw messages: at most one pass per day that
-    fits the model. Days already closed cost nothing, so an interrupted run resumes."""
+    fits the model. Days already closed cost nothing, so an interrupted run resumes.
+    `progress` (stderr) gets a counter only when it is a terminal: a log gets the result."""
     spans: dict[int, tuple[datetime, datetime]] = {}
+    names: dict[int, str] = {}
     for result in results:
         if result.first_at is None or result.last_at is None:
             continue
+        if result.guild_name:
+            names[result.guild_id] = result.guild_name
         first, last = spans.get(result.guild_id, (result.first_at, result.last_at))
         spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
+    live = progress if progress is not None and progress.isatty() else None
     for guild_id, (first_at, last_at) in spans.items():
         timezone = await memory.manager.timezone(guild_id)
         today = local_day(memory.clock.now(), timezone)
-        first, last = local_day(first_at, timezone), min(local_day(last_at, timezone), today)
-        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
-        days = [day for day in days if day < today]
+        first = local_day(first_at, timezone)
+        last = min(local_day(last_at, timezone), today - timedelta(days=1))
+        # Only days with messages not yet closed: empty calendar days are not work.
+        days = await memory.manager.days_to_close(guild_id, first, last)
         closed = 0
         for index, day in enumerate(days, start=1):
             result = await memory.manager.summarize_day(guild_id, day, force=False)
             closed += int(result.computed)
-            print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=out)
+            if live is not None:
+                print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
+                live.flush()
+        if live is not None and days:
+            print(file=live)
+        name = names.get(guild_id) or f"guild {guild_id}"
         if days:
-            print(f"\nclosed {closed} day(s) of guild {guild_id} (learned facts kept)", file=out)
+            print(
+                f"closed {plural(closed, 'day')} of {name} (summaries and learned facts kept)",
+                file=out,
+            )
+        else:
+            print(f"{name}: every day that is over was closed already", file=out)
 
 
 async def explain_window(
-    memory: Memory, results: list[ImportResult], *, out: TextIO, err: TextIO
+    memory: Memory,
+    results: list[ImportResult],
+    *,
+    out: TextIO,
+    err: TextIO,
+    learned: bool = False,
 ) -> None:
     """Per guild: the imported days, which of them get summaries, what retention deletes."""
     guilds: dict[int, list[ImportResult]] = {}
@@ -153,7 +199,19 @@ async def explain_window(
         name = items[0].guild_name or str(guild_id)
         guild_arg = f'"{name}"' if " " in name else name
         print(f"{name}: messages from {first_day} to {last_day} ({timezone} days).", file=out)
-        if last_day < window_start:
+        if learned:
+            hint = ""
+            if last_day < window_start:
+                hint = (
+                    " To see a member's memory as of the end of this history: memorybot memory "
+                    f"show --guild {guild_arg} --user NAME --now {last_day}"
+                )
+            print(
+                "  Summaries: every day of it that is over is closed now (below); today is "
+                f"summarised when a memory is first built.{hint}",
+                file=out,
+            )
+        elif last_day < window_start:
             print(
                 f"  Summaries: the bot summarises today and the {WINDOW_DAYS} days before "
                 f"({window_start} to {today}), so none of these days yet. To see the memory as "

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from bot.cli import CliError, open_cli_memory
+from bot.cli import CliError, guild_name, open_cli_memory
 from bot.cli.progress import llm_models, working
 from memory import PrivacyError, format_report
 from memory.core.settings import Settings
@@ -79,5 +79,5 @@ async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(format_report(report))
+        sys.stdout.write(format_report(report, guild_name(args.guild)))
     return 0

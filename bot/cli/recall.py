@@ -42,11 +42,16 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         hits = await memory.recall.search(
             guild_id, " ".join(args.query), user_id=user_id, limit=args.limit
         )
+        channels = await memory.guild_settings.channel_names(
+            guild_id, [hit.channel_id for hit in hits if hit.channel_id]
+        )
     if not hits:
         print("nothing found", file=sys.stderr)
         return 1
     for hit in hits:
-        where = f"#{hit.channel_id}" if hit.channel_id else "day summary"
+        where = (
+            f"#{channels.get(hit.channel_id, hit.channel_id)}" if hit.channel_id else "day summary"
+        )
         when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else hit.day
         print(f"{when}  {hit.author_name}  {where}  {hit.text}")
     return 0

@@ -9,7 +9,7 @@ import argparse
 import sys
 from datetime import date
 
-from bot.cli import CliError, open_cli_memory
+from bot.cli import CliError, guild_name, open_cli_memory, plural
 from bot.cli.progress import llm_models, working
 from memory import DayResult, PrivacyError
 from memory.core.settings import Settings
@@ -50,17 +50,29 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         with working(f"summarising {day} (calling the LLM)"):
             result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
         names = await memory.members.display_names(guild_id, list(result.summaries))
-    sys.stdout.write(format_result(result, names))
+    sys.stdout.write(format_result(result, names, guild_name(args.guild)))
     return 0
 
 
-def format_result(result: DayResult, names: dict[int, str]) -> str:
-    state = (
-        f"summarised ({result.reason}): {result.chunks} chunk(s), {result.llm_calls} LLM call(s)"
-        if result.computed
-        else "already up to date; nothing recomputed"
-    )
-    lines = [f"Guild {result.guild_id}, {result.day}: {result.message_count} messages, {state}"]
+def format_result(result: DayResult, names: dict[int, str], guild: str | None = None) -> str:
+    """`guild`: the name the admin typed, shown instead of the bare id."""
+    where = f"Guild {guild} (id {result.guild_id})" if guild else f"Guild {result.guild_id}"
+    messages = plural(result.message_count, "message")
+    if result.reason == "expired":
+        state = (
+            f"kept the stored summary: retention removed the day's messages "
+            f"({result.message_count} of {result.stored_messages} left), so there is nothing "
+            "to summarise it again from; nothing changed"
+        )
+        lines = [f"{where}, {result.day}: {state}"]
+    elif result.computed:
+        state = (
+            f"summarised ({result.reason}): {plural(result.chunks, 'chunk')}, "
+            f"{plural(result.llm_calls, 'LLM call')}"
+        )
+        lines = [f"{where}, {result.day}: {messages}, {state}"]
+    else:
+        lines = [f"{where}, {result.day}: {messages}, already up to date; nothing recomputed"]
     for user_id, text in sorted(result.summaries.items(), key=lambda item: names.get(item[0], "")):
         name = names.get(user_id, f"user {user_id}")
         lines.append(f"- {name} (id {user_id}): {text or '(nothing to say)'}")

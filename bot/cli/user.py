@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.cli import CliError, open_cli_memory
+from bot.cli import CliError, open_cli_memory, plural
 from memory import Memory, PrivacyError, Subject, export_summary, to_json
 from memory.core.settings import Settings
 
@@ -86,6 +86,16 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 async def _subject(memory: Memory, args: argparse.Namespace) -> Subject:
     try:
         guild_id = await memory.privacy.guild(args.guild)
+    except PrivacyError as exc:
+        # A guild known only by an objection recorded before any import (`user optout`).
+        guild_id = parse_id(args.guild)
+        if guild_id is None:
+            raise CliError(str(exc)) from None
+        try:
+            return await memory.privacy.subject(guild_id, args.user)
+        except PrivacyError:
+            raise CliError(str(exc)) from None
+    try:
         return await memory.privacy.subject(guild_id, args.user)
     except PrivacyError as exc:
         raise CliError(str(exc)) from None
@@ -156,7 +166,8 @@ async def _anyone(memory: Memory, args: argparse.Namespace) -> Subject:
 async def handle_optout(
     args: argparse.Namespace, settings: Settings, *, confirm: Confirm = ask
 ) -> int:
-    async with open_cli_memory(settings) as memory:
+    # An objection can come before the first import: the database is created to record it.
+    async with open_cli_memory(settings, create=True) as memory:
         subject = await _anyone(memory, args)
         if not args.yes:
             prompt = (
@@ -176,7 +187,10 @@ async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
         subject = await _anyone(memory, args)
         await memory.privacy.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
-    print(f"opted in {subject.label} of guild {subject.guild_id}: stored from now on")
+    label = subject.label
+    if subject.member is None and parse_id(args.user) is None:  # found by a name they had
+        label = f"{args.user.strip()} (id {subject.user_id})"
+    print(f"opted in {label} of guild {subject.guild_id}: stored from now on")
     return 0
 
 
@@ -197,13 +211,15 @@ async def handle_purge_unconsented(
         if not members:
             print(f"nobody in guild {guild_id} is held without having opted in")
             return 0
+        held = plural(len(members), "member")
         prompt = (
-            f"{len(members)} member(s) of guild {guild_id} are held without having opted in;"
+            f"{held} of guild {guild_id} {'is' if len(members) == 1 else 'are'} held without"
+            " having opted in;"
             " everything held about them will be deleted. Type 'yes' to purge them: "
         )
         if not args.yes and not confirm(prompt):
             print("purge cancelled; nothing was deleted", file=sys.stderr)
             return 1
         purged = await memory.privacy.purge_unconsented(guild_id, actor_id=None)
-    print(f"purged {purged} member(s) of guild {guild_id} who never opted in")
+    print(f"purged {plural(purged, 'member')} of guild {guild_id} who never opted in")
     return 0

@@ -137,8 +137,23 @@ class IngestCog(commands.Cog, name="Ingest"):
         if before.name != after.name:
             self.writer.submit_guild(after.id, clean_name(after.name))
 
+    @commands.Cog.listener()
+    async def on_guild_channel_create(self, channel: discord.abc.GuildChannel) -> None:
+        self._channel_seen(channel)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_update(
+        self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel
+    ) -> None:
+        if before.name != after.name:
+            self._channel_seen(after)
+
+    def _channel_seen(self, channel: discord.abc.GuildChannel) -> None:
+        self.writer.submit_guild(channel.guild.id, None, [(channel.id, clean_name(channel.name))])
+
     def _guild_seen(self, guild: discord.Guild) -> None:
-        self.writer.submit_guild(guild.id, clean_name(guild.name))
+        channels = [(channel.id, clean_name(channel.name)) for channel in guild.text_channels]
+        self.writer.submit_guild(guild.id, clean_name(guild.name), channels)
         for member in guild.members:
             self.member_seen(member, guild.id)
 

@@ -32,6 +32,7 @@ from memory import (
     to_json,
 )
 from memory.core.ratelimit import Admission, RateLimiter
+from memory.core.text import plural
 
 _log = logging.getLogger(__name__)
 
@@ -243,7 +244,11 @@ class MemoryGroupCog(
         await respond(
             interaction,
             f"Done: I no longer hold anything about {name} ({report.counts.total} rows deleted)."
-            + (f" {stale} shared day(s) will be summarised again without them." if stale else ""),
+            + (
+                f" {plural(stale, 'shared day')} will be summarised again without them."
+                if stale
+                else ""
+            ),
         )
         self._emit(interaction, "purge", user_id=user.id, count=report.counts.total)
 
@@ -301,7 +306,8 @@ class MemoryGroupCog(
         if storage == "opted-in":
             held = len(await self.memory.privacy.unconsented(interaction.guild_id))
             text += (
-                f"\nNothing was deleted: {held} member(s) are held without having opted in."
+                f"\nNothing was deleted: {plural(held, 'member')} "
+                f"{'is' if held == 1 else 'are'} held without having opted in."
                 " From now on only members who run `/memory optin` are stored; to delete what is"
                 f" held about the others: `memorybot user purge-unconsented --guild"
                 f" {interaction.guild_id}`."

@@ -28,6 +28,12 @@ _log = logging.getLogger(__name__)
 
 APOLOGY = "Sorry, I couldn't come up with an answer just now. Please try again in a moment."
 SLOW_DOWN = "That's a lot at once - give me a minute before the next one."
+# To a member who opted out and addresses the bot: a message reply cannot be ephemeral, so it
+# is one short line in the channel rather than silence (which reads as the bot being broken).
+NOT_REMEMBERED = (
+    "You opted out here, so I don't remember you or answer from memory; "
+    "`/memory optin` lets me remember you again."
+)
 OPT_IN_HINT = (
     "(This server keeps memories only of members who agreed: I won't remember you here unless"
     " you run `/memory optin`.)"
@@ -92,6 +98,11 @@ class RepliesCog(commands.Cog, name="Replies"):
         if admission is Admission.WARN:
             with contextlib.suppress(discord.HTTPException):
                 await message.reply(SLOW_DOWN, mention_author=False, allowed_mentions=NO_PINGS)
+            return
+        consent = await self.memory.privacy.consent(message.guild.id, message.author.id)
+        if consent is not None and consent.state == "out":
+            with contextlib.suppress(discord.HTTPException):
+                await message.reply(NOT_REMEMBERED, mention_author=False, allowed_mentions=NO_PINGS)
             return
         async with self._locks.hold(channel_id):
             await self._cooldown(channel_id)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Sequence
 import asyncpg
 
 from db.members import get_members
-from memory.commands._limit import Admission, CommandRateLimiter
+from memory.commands._limit import WRITES, Admission, CommandRateLimiter
 from memory.commands._operations import CommandOperations
 from memory.commands._replies import CommandReplies
 from memory.commands._types import (
@@ -89,11 +89,8 @@ class MemoryCommands(CommandOperations):
         decision = prefilter(text, has_reply=replied_to is not None)
         if decision.ignore:
             return None
-        admission = self._limiter.admit(guild_id, author.user_id)
-        if admission is not Admission.ALLOWED:
-            if decision.parsed is None:
-                return None  # maybe not a command at all: let the chat path answer
-            return self._limited(guild_id, author, admission)
+        if decision.parsed is None and self._limiter.saturated(guild_id, author.user_id):
+            return None  # no routing call for someone writing fast: the chat path answers
         ctx = CommandContext(
             guild_id,
             author,
@@ -108,6 +105,10 @@ class MemoryCommands(CommandOperations):
             parsed, routed = await self._route(ctx, text, replied_to), True
             if parsed is None:
                 return None
+        if parsed.kind in WRITES:
+            admission = self._limiter.admit(guild_id, author.user_id)
+            if admission is not Admission.ALLOWED:
+                return self._limited(guild_id, author, admission)
         return await self._dispatch(ctx, parsed, replied_to, routed=routed)
 
     # --- slash commands (also used by the console) -----------------------------------------
@@ -144,7 +145,7 @@ class MemoryCommands(CommandOperations):
         self, guild_id: int, author: Member, target: Target, *, question: str | None = None
     ) -> CommandResult:
         ctx = CommandContext(guild_id, author, False, None, question or "/whois")
-        return await self._admitted(ctx, self._whois(ctx, target))
+        return await self._whois(ctx, target)  # a read: not counted by COMMANDS_PER_MINUTE
 
     async def undo(
         self,
@@ -187,6 +188,7 @@ class MemoryCommands(CommandOperations):
     # --- dispatch ---------------------------------------------------------------------------
 
     async def _admitted(self, ctx: CommandContext, work: Awaitable[CommandResult]) -> CommandResult:
+        """Run a write (remember, forget, undo) if the member's COMMANDS_PER_MINUTE allows."""
         admission = self._limiter.admit(ctx.guild_id, ctx.author.user_id)
         if admission is not Admission.ALLOWED:
             work.close()  # type: ignore[attr-defined]

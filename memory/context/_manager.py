@@ -25,12 +25,13 @@ import asyncpg
 from cachetools import TTLCache
 
 from db.guilds import get_timezone
+from db.summaries import day_states
 from memory.context._build import Built, ContextBuilder
 from memory.context._merge import ContextInputs, ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
 from memory.context._warm import WarmContexts
 from memory.core.cache import SingleFlight
-from memory.core.clock import Clock, local_day
+from memory.core.clock import Clock, day_bounds, local_day
 from memory.core.report import ContextReport
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
@@ -235,6 +236,18 @@ class MemoryManager:
         if day == today - timedelta(days=1):
             await self._builder.batch_histories(guild_id, today)
         return result
+
+    async def days_to_close(self, guild_id: int, first: date, last: date) -> list[date]:
+        """The days in [first, last] whose messages no stored summary describes yet (never
+        closed, or changed since): what closing them would do. Days nobody spoke on, and days
+        retention emptied, are not among them."""
+        if last < first:
+            return []
+        timezone = await self.timezone(guild_id)
+        days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+        start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
+        states = await day_states(self._pool, guild_id, days, timezone, start, end)
+        return [day for day in days if states[day].due and not states[day].expired]
 
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""

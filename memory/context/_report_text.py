@@ -10,9 +10,11 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) or "none"
 
 
-def report_heading(report: ContextReport) -> str:
+def report_heading(report: ContextReport, guild_name: str | None = None) -> str:
+    """`guild_name`: the name the admin typed, shown with the id instead of the id alone."""
+    guild = f"{guild_name} (id {report.guild_id})" if guild_name else str(report.guild_id)
     return (
-        f"Memory of {report.member_name} (id {report.user_id}) in guild {report.guild_id}, "
+        f"Memory of {report.member_name} (id {report.user_id}) in guild {guild}, "
         f"as of {report.day} ({report.timezone})"
     )
 
@@ -37,10 +39,10 @@ def report_details(report: ContextReport) -> list[str]:
     return lines
 
 
-def format_report(report: ContextReport) -> str:
+def format_report(report: ContextReport, guild_name: str | None = None) -> str:
     """The report for a terminal: the context first, then where it came from and its cost."""
     lines = [
-        report_heading(report),
+        report_heading(report, guild_name),
         "",
         report.text if report.text else "(nothing known about this member)",
         "",

@@ -4,6 +4,7 @@ can move time forward without sleeping."""
 from __future__ import annotations
 
 import os
+import time
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
@@ -21,21 +22,35 @@ class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
 
+    def monotonic(self) -> float:
+        """Seconds for measuring elapsed time (rate limits), never set back."""
+        return time.monotonic()
+
 
 class FixedClock:
     """A clock that only moves when told to (tests, `--now`)."""
 
     def __init__(self, at: datetime) -> None:
         self._at = ensure_aware(at)
+        self._moved = 0.0  # seconds set or advanced since creation
 
     def now(self) -> datetime:
         return self._at
 
+    def monotonic(self) -> float:
+        """Real elapsed seconds plus every move of the clock: a limit measured with it lifts
+        as real time passes (a `--now` session is not stuck at one instant) and when a test
+        advances the clock."""
+        return time.monotonic() + self._moved
+
     def set(self, at: datetime) -> None:
-        self._at = ensure_aware(at)
+        at = ensure_aware(at)
+        self._moved += (at - self._at).total_seconds()
+        self._at = at
 
     def advance(self, delta: timedelta) -> None:
         self._at += delta
+        self._moved += delta.total_seconds()
 
 
 def ensure_aware(moment: datetime) -> datetime:

@@ -8,6 +8,7 @@ because answering spam is spam.
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from collections.abc import Hashable
 from datetime import timedelta
@@ -44,7 +45,14 @@ class RateLimiter:
         )
 
     def _now(self) -> float:
-        return self._clock.now().timestamp()
+        """Elapsed time, not the clock's reading: a clock fixed by `--now` would otherwise
+        never let a minute pass, and the limit would never lift."""
+        monotonic = getattr(self._clock, "monotonic", None)
+        return monotonic() if monotonic is not None else time.monotonic()
+
+    def saturated(self, *key: Hashable) -> bool:
+        """True when the next request of `key` would be refused (nothing is counted)."""
+        return self.retry_after(*key) > 0
 
     def admit(self, *key: Hashable) -> Admission:
         """Count one request for `key`, or refuse it."""

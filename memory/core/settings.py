@@ -27,10 +27,18 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
 
 from memory.core.paths import Locations, find_locations
 from memory.core.purposes import PURPOSES
-from memory.core.settings_errors import SettingsError, check_known_names, describe_error
+from memory.core.settings_errors import (
+    SettingsError,
+    check_database_url,
+    check_env_lines,
+    check_known_names,
+    describe_error,
+    describe_source_error,
+)
 from memory.core.shards import ShardPlan, shard_plan
 
 _log = logging.getLogger(__name__)
@@ -189,6 +197,13 @@ class Settings(BaseSettings):
                 check_provider(name)
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            check_database_url(value.get_secret_value())
+        return value
+
     @field_validator("default_timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
@@ -313,6 +328,8 @@ def load_settings(
     environ = os.environ if environ is None else environ
     locations = locations or find_locations(environ=environ)
     env_file = locations.env_file if locations.env_file.is_file() else None
+    if env_file is not None:
+        check_env_lines(env_file)
     env_keys = list(dotenv_values(env_file)) if env_file is not None else []
     check_names(env_keys, environ, env_file)
     secrets = Path(environ.get("MEMORYBOT_SECRETS_DIR") or SECRETS_DIR)
@@ -322,6 +339,8 @@ def load_settings(
         settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
     except ValidationError as exc:
         raise SettingsError(describe_error(exc)) from None
+    except SourceError as exc:  # e.g. a secret file this process may not read
+        raise SettingsError(describe_source_error(exc)) from None
     fields = settings.model_fields_set
     resolved = settings.model_copy(
         update={

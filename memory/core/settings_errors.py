@@ -4,6 +4,8 @@ name or value, instead of pydantic's report."""
 from __future__ import annotations
 
 import difflib
+import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -79,3 +81,66 @@ def describe_error(error: ValidationError) -> str:
         if sep and name.replace("_", "").isalpha() and name.isupper():
             location, message = name, rest
     return f"setting {location}: {message}" if location else f"settings: {message}"
+
+
+POSTGRES_URL_FORM = "postgresql://USER:PASSWORD@HOST:5432/DBNAME"
+
+
+def check_database_url(url: str) -> None:
+    """A ValueError in words when DATABASE_URL is not a PostgreSQL URL asyncpg can use.
+
+    The URL itself is never repeated: it usually carries a password.
+    """
+    text = url.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        raise ValueError(f"not a URL (expected {POSTGRES_URL_FORM})")
+    if scheme.lower() not in ("postgresql", "postgres"):
+        raise ValueError(
+            f"{scheme!r} is not PostgreSQL: memorybot stores in PostgreSQL only "
+            f"(expected {POSTGRES_URL_FORM})"
+        )
+    netloc = rest.split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+    for host in netloc.split(","):
+        if host.startswith("["):  # [::1]:5432
+            host = host.partition("]")[2]
+        _, colon, port = host.rpartition(":")
+        if colon and not (port.isdigit() and 0 < int(port) < 65536):
+            raise ValueError(f"port {port!r} is not a port number (expected {POSTGRES_URL_FORM})")
+
+
+def check_env_lines(env_file: Path) -> None:
+    """A line of `.env` that is not `NAME=value` (or a comment) is named by file:line rather
+    than silently skipped, as python-dotenv does. Its text is not shown: it may be a secret."""
+    from dotenv.parser import parse_stream
+
+    with env_file.open(encoding="utf-8", errors="replace") as stream:
+        for binding in parse_stream(stream):
+            if binding.error:
+                text = binding.original.string
+                # A statement's text starts with the blank lines before it.
+                line = binding.original.line + text[: len(text) - len(text.lstrip())].count("\n")
+                raise SettingsError(
+                    f"{env_file}:{line}: not a setting line (expected "
+                    "NAME=value; quote a value that has spaces or #)"
+                )
+
+
+def describe_source_error(error: Exception) -> str:
+    """pydantic-settings' SettingsError (a secret file it could not read, ...) as one line."""
+    found = re.search(r'field "(\w+)" from source "(\w+)"', str(error))
+    cause = error.__cause__
+    if found is None:
+        return f"settings: {error}" + (f" ({cause})" if cause else "")
+    name, source = found.group(1).upper(), found.group(2)
+    if isinstance(cause, OSError):
+        where = f" {cause.filename}" if cause.filename else ""
+        reason = cause.strerror or type(cause).__name__
+        hint = ""
+        if isinstance(cause, PermissionError):
+            hint = f"; make it readable by this process (uid {os.geteuid()}, gid {os.getegid()})"
+        what = "the secret file" if "Secrets" in source else "the file"
+        return f"setting {name}: cannot read {what}{where}: {reason}{hint}"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"setting {name}: its secret file is not UTF-8 text"
+    return f"setting {name}: {cause or error}"

@@ -270,3 +270,8 @@ def mentions_name(text: str, name: str) -> bool:
         return False
     pattern = r"(?<![\w])" + re.escape(name) + r"(?![\w])"
     return re.search(pattern, text, flags=re.IGNORECASE) is not None
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 LLM call`, `2 LLM calls`, `0 batches` (`many` for irregular plurals)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"

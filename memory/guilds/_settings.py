@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import asyncpg
 from cachetools import LRUCache
 
+from db import guilds as guild_store
 from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
 from db.recall import (
     get_search_config,
@@ -248,6 +249,10 @@ class GuildSettingsCache:
         self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
         # Told the guild id after an admin change (the context manager drops warm contexts).
         self.on_change: Callable[[int], None] | None = None
+
+    async def channel_names(self, guild_id: int, channel_ids: Iterable[int]) -> dict[int, str]:
+        """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
+        return await guild_store.channel_names(self._pool, guild_id, channel_ids)
 
     def _default(self, guild_id: int) -> GuildSettings:
         return _from_stored(guild_id, self._defaults.default_timezone, {}, self._defaults)

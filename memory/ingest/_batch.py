@@ -53,6 +53,8 @@ class MemberSeen:
 class GuildSeen:
     guild_id: int
     name: str | None
+    # (channel id, name) of its text channels, so output names #general rather than an id.
+    channels: tuple[tuple[int, str], ...] = ()
 
 
 Operation = NewMessage | EditedMessage | DeletedMessage | MemberSeen | GuildSeen
@@ -142,14 +144,16 @@ async def write_batch(
     """One transaction: guilds, members, new messages, then edits and deletes, so an edit or
     delete queued after its message applies after it."""
     guilds: dict[int, str | None] = {}
+    channels: dict[int, tuple[int, int, str]] = {}
     members: dict[tuple[int, int], MemberSeen] = {}
     new: list[ChatMessage] = []
     edits: dict[int, ChatMessage] = {}
     deletes: list[int] = []
     for operation in operations:
         match operation:
-            case GuildSeen(guild_id, name):
+            case GuildSeen(guild_id, name, seen):
                 guilds[guild_id] = name or guilds.get(guild_id)
+                channels.update({channel_id: (guild_id, channel_id, n) for channel_id, n in seen})
             case MemberSeen(member):
                 members[(member.guild_id, member.user_id)] = operation
             case NewMessage(message):
@@ -165,6 +169,8 @@ async def write_batch(
     ):
         if guilds:
             await guild_store.ensure_guilds(connection, guilds.items(), timezone=default_timezone)
+        if channels:
+            await guild_store.ensure_channel_names(connection, channels.values())
         for known in (False, True):
             group = [seen.member for seen in members.values() if seen.nickname_known is known]
             if group:

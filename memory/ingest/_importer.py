@@ -321,6 +321,10 @@ class ExportImporter:
         await guild_store.ensure_guild(
             connection, header.guild_id, header.guild_name, timezone=self._timezone
         )
+        if header.channel_name:  # so output names #general, not the channel's id
+            await guild_store.ensure_channel_names(
+                connection, [(header.guild_id, header.channel_id, header.channel_name)]
+            )
 
     async def _flush(
         self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import asyncpg
 
@@ -113,8 +113,11 @@ class BatchedWriter:
         so a nickname of None means the member cleared it."""
         return self._enqueue(MemberSeen(member, nickname_known))
 
-    def submit_guild(self, guild_id: int, name: str | None = None) -> bool:
-        return self._enqueue(GuildSeen(guild_id, name))
+    def submit_guild(
+        self, guild_id: int, name: str | None = None, channels: Iterable[tuple[int, str]] = ()
+    ) -> bool:
+        """The guild's name, and (id, name) of channels seen (for output that names them)."""
+        return self._enqueue(GuildSeen(guild_id, name, tuple(channels)))
 
     async def put(self, message: ChatMessage) -> None:
         """Queue a message, waiting while the queue is over its bound (bulk producers)."""

@@ -20,13 +20,17 @@ import asyncpg
 from db.consent import (
     Consent,
     consent_of,
+    consented_by_name,
     delete_messages_of,
+    name_key,
     record_consent,
     unconsented_members,
 )
 from memory.core.clock import Clock
+from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.privacy._service import (
+    AmbiguousMember,
     PurgeReport,
     Subject,
     UnknownMember,
@@ -39,6 +43,12 @@ from memory.privacy._service import (
 )
 
 _log = logging.getLogger(__name__)
+
+# How an admin finds a member's id when no name of theirs is known any more.
+ID_HINT = (
+    "a member who opted out is found by their id (in Discord: Settings > Advanced > Developer "
+    "Mode, then right-click the member > Copy User ID)"
+)
 
 FlushWrites = Callable[[], Awaitable[None]]
 Invalidate = Callable[[int, int], None]
@@ -78,8 +88,32 @@ class PrivacyDesk:
         return await resolve_guild(self._pool, text)
 
     async def subject(self, guild_id: int, text: str) -> Subject:
-        """The member named by an id, a mention or any name (PrivacyError otherwise)."""
-        return await resolve_subject(self._pool, guild_id, text)
+        """The member named by an id, a mention or any name (PrivacyError otherwise); a
+        member who opted out (nothing held any more) by their id or a name they had."""
+        try:
+            return await resolve_subject(self._pool, guild_id, text)
+        except UnknownMember as exc:
+            chosen = await self._chosen(guild_id, text)
+            if chosen is not None:
+                return chosen
+            hint = "" if parse_member_id(text) is not None else f"; {ID_HINT}"
+            raise UnknownMember(f"{exc}{hint}") from None
+
+    async def _chosen(self, guild_id: int, text: str) -> Subject | None:
+        """A member known only by their recorded choice (an opt-out purged the rest)."""
+        user_id = parse_member_id(text)
+        if user_id is not None:
+            found = await consent_of(self._pool, guild_id, user_id)
+            return Subject(guild_id, user_id, None) if found is not None else None
+        ids = await consented_by_name(self._pool, guild_id, text)
+        if len(ids) > 1:
+            shown = ", ".join(str(user_id) for user_id in ids)
+            raise AmbiguousMember(
+                f"{text.strip()!r} was the name of {len(ids)} members who opted out ({shown});"
+                " pass the id",
+                tuple(Member(guild_id, user_id) for user_id in ids),
+            )
+        return Subject(guild_id, ids[0], None) if ids else None
 
     async def subject_or_id(self, guild_id: int, text: str) -> Subject:
         """`subject`, but a bare id (or mention) the bot has never seen is fine too: an operator
@@ -113,8 +147,15 @@ class PrivacyDesk:
         is refused in the database; the writer is drained and the purge runs; a last sweep
         takes any message a write already in flight stored."""
         guild_id, user_id = subject.guild_id, subject.user_id
+        names = subject.member.names if subject.member is not None else ()
         await record_consent(
-            self._pool, guild_id, user_id, "out", changed_by=actor_id, by_admin=by_admin
+            self._pool,
+            guild_id,
+            user_id,
+            "out",
+            changed_by=actor_id,
+            by_admin=by_admin,
+            name_keys=[name_key(guild_id, name) for name in names],
         )
         report = await self.purge(subject, actor_id=actor_id, wait=False)
         await self._hooks.flush_writes()
@@ -197,8 +238,9 @@ class PrivacyDesk:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def describe_mine(document: dict[str, Any]) -> str:
-    """What `/memory mine` says in words about an export document."""
+def describe_mine(document: dict[str, Any], *, optout_command: str = "/memory optout") -> str:
+    """What `/memory mine` says in words about an export document (`optout_command`: how this
+    front end spells opting out, `/optout` in the console)."""
     facts = (document.get("facts") or {}).get("blob") or ""
     messages = document.get("messages") or []
     days = sorted(
@@ -207,7 +249,7 @@ def describe_mine(document: dict[str, Any]) -> str:
     lines = [
         "You are not remembered here (you opted out)."
         if document.get("opted_out")
-        else "You are remembered here (use /memory optout to stop that).",
+        else f"You are remembered here (use {optout_command} to stop that).",
         f"Facts I was told about you: {facts}" if facts else "Facts I was told about you: none.",
     ]
     if messages:

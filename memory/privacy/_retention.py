@@ -24,6 +24,7 @@ import asyncpg
 from db.retention import count_messages_before, delete_messages_before
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
+from memory.core.text import plural
 
 _log = logging.getLogger(__name__)
 
@@ -45,13 +46,18 @@ class RetentionReport:
     latency_ms: float = 0.0
 
     def describe(self) -> str:
-        verb = "would delete" if self.dry_run else "deleted"
+        older = f"older than {self.cutoff.isoformat()} ({self.retention_days} days)"
+        if not self.deleted:
+            verb = "would delete" if self.dry_run else "deleted"
+            return f"retention: no messages {older}, so nothing {verb}; facts and summaries kept"
         guilds = ", ".join(f"guild {g}: {n}" for g, n in sorted(self.by_guild.items()))
         detail = f" ({guilds})" if guilds else ""
+        messages = plural(self.deleted, "message")
+        if self.dry_run:
+            return f"retention: would delete {messages} {older}{detail}; facts and summaries kept"
         return (
-            f"retention: {verb} {self.deleted} messages older than {self.cutoff.isoformat()}"
-            f" ({self.retention_days} days){detail} in {self.batches} batches;"
-            " facts and summaries kept"
+            f"retention: deleted {messages} {older}{detail} in "
+            f"{plural(self.batches, 'batch', 'batches')}; facts and summaries kept"
         )
 
 

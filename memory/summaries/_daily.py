@@ -96,6 +96,8 @@ class DayResult:
     chunks: int = 0
     llm_calls: int = 0
     targets: list[int] = field(default_factory=list)
+    # reason "expired": how many messages the kept summary was made from.
+    stored_messages: int = 0
 
 
 def _names(providers: list[str]) -> set[str]:
@@ -163,6 +165,17 @@ class DailySummarizer:
             if state.fresh and not force:
                 summaries = await store.daily_summaries(conn, guild_id, day)
                 return DayResult(guild_id, day, summaries, state.message_count)
+            if state.expired:
+                # Re-reading what retention left would replace the day with less (or nothing).
+                summaries = await store.daily_summaries(conn, guild_id, day)
+                return DayResult(
+                    guild_id,
+                    day,
+                    summaries,
+                    state.message_count,
+                    reason="expired",
+                    stored_messages=state.stored_count or 0,
+                )
             reason = "forced" if force else state.reason
             return await self._close(conn, guild_id, day, timezone, reason, stats)
 

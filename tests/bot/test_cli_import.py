@@ -83,7 +83,9 @@ async def test_import_explains_summaries_and_warns_before_retention_deletes(
     assert await handle(args, _settings(database_dsn, tmp_path), out=out, err=err) == 0
     report = out.getvalue()
     assert "Café ☕: messages from 2025-03-01 to 2025-03-01 (UTC days)." in report
-    assert "none of these days yet" in report
+    # The import closes the days that are over itself: it says so, not "none of these yet".
+    assert "every day of it that is over is closed now" in report
+    assert "none of these days yet" not in report
     assert '--guild "Café ☕" --user NAME --now 2025-03-01' in report
     warning = err.getvalue()
     assert "RETENTION_DAYS=30" in warning and "all of them will be deleted" in warning
@@ -96,7 +98,8 @@ async def test_recent_import_says_how_long_it_is_kept(
 ) -> None:
     monkeypatch.setenv("MEMORYBOT_NOW", "2025-03-03T12:00:00Z")
     good = write(tmp_path / "general.json", export(sample_messages()))
-    args = build_parser().parse_args(["import", str(good), "--no-progress"])
+    # --no-learn leaves the days to the bot's window, and the import says which ones those are.
+    args = build_parser().parse_args(["import", str(good), "--no-progress", "--no-learn"])
     out, err = io.StringIO(), io.StringIO()
     assert await handle(args, _settings(database_dsn, tmp_path), out=out, err=err) == 0
     assert "2025-03-01 to 2025-03-01 are within the bot's window" in out.getvalue()

@@ -67,7 +67,7 @@ async def test_a_fact_said_once_in_week_one_is_remembered_on_day_forty(
     path = cli_env / "export.json"
     path.write_text(json.dumps(export), encoding="utf-8")
     assert await asyncio.to_thread(_run, ["import", str(path), "--no-progress"]) == 0
-    assert "closed 40 day(s)" in capsys.readouterr().out
+    assert "closed 40 days of Climbers" in capsys.readouterr().out
 
     day40 = (START + timedelta(days=39, hours=12)).isoformat()
     show = ["memory", "show", "--guild", "Climbers", "--user", "Sam", "--now", day40]

@@ -69,7 +69,9 @@ async def test_memory_show_prints_context_sources_and_costs(cli_env, db_pool, ca
     argv = ["memory", "show", "--guild", "Tea Club", "--user", "alice", "--now", NOW.isoformat()]
     assert await asyncio.to_thread(_run, argv) == 0
     first = capsys.readouterr().out
-    assert first.startswith(f"Memory of Alice (id {ALICE}) in guild {GUILD}, as of 2026-03-14")
+    # The guild's name was typed, so the heading names it (with the id), not the id alone.
+    heading = f"Memory of Alice (id {ALICE}) in guild Tea Club (id {GUILD}), as of 2026-03-14"
+    assert first.startswith(heading)
     assert "Alice is a nurse in Lyon" in first
     assert "bike" in first  # what she said made it through the summaries
     assert "Sources:" in first and "  facts" in first and "  history" in first

@@ -133,15 +133,21 @@ async def test_retention_run_deletes_old_messages_and_prints_counts(
     )
     argv = ["retention", "run", "--now", now.isoformat()]
     assert await asyncio.to_thread(main, [*argv, "--dry-run"]) == 0
-    assert "would delete 1 messages" in capsys.readouterr().out
+    assert "would delete 1 message older" in capsys.readouterr().out
     assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2
 
     assert await asyncio.to_thread(main, argv) == 0
     out = capsys.readouterr().out
-    assert out.startswith("retention: deleted 1 messages") and "guild 10: 1" in out
+    assert out.startswith("retention: deleted 1 message older") and "guild 10: 1" in out
+    assert "in 1 batch;" in out  # words, not "1 messages ... in 1 batches"
     assert [r["content"] for r in await db_pool.fetch("SELECT content FROM messages")] == ["new"]
     logged = (cli_env / "logs" / TELEMETRY_FILE).read_text().splitlines()
     assert [json.loads(line)["op"] for line in logged] == ["retention", "retention"]
+
+    assert await asyncio.to_thread(main, argv) == 0  # again: nothing left, said plainly
+    out = capsys.readouterr().out
+    assert out.startswith("retention: no messages older than") and "nothing deleted" in out
+    assert "0 batches" not in out
 
 
 # --- user export | purge ---------------------------------------------------------------------

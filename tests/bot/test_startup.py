@@ -59,7 +59,7 @@ def test_banner_names_the_embedded_data_directory(tmp_path: Path) -> None:
 
 def test_guilds_are_listed_by_name() -> None:
     lines = guild_lines("Bot#1", ["Zeta", "Alpha"], token=TOKEN, application_id=None)
-    assert lines == ["connected as Bot#1 to 2 guild(s): Alpha, Zeta"]
+    assert lines == ["connected as Bot#1 to 2 guilds: Alpha, Zeta"]
 
 
 def test_no_guild_gives_an_invite_link_from_the_token() -> None:

@@ -29,7 +29,7 @@ async def test_banner_and_heartbeat(
             await asyncio.sleep(0.02)
     text = said()
     assert "memorybot " in text and "reply, window_fold, whois: offline" in text
-    assert "connected as memorybot to 1 guild(s): Test Guild" in text
+    assert "connected as memorybot to 1 guild: Test Guild" in text
     assert "fake-token" not in text
     assert heartbeat_age(log_dir) is not None and heartbeat_age(log_dir) < 60
     await bot.close()

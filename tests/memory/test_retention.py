@@ -143,7 +143,7 @@ async def test_dry_run_counts_without_deleting(db_pool, telemetry) -> None:
         db_pool, retention_days=30, clock=FixedClock(NOW), telemetry=telemetry, dry_run=True
     )
     assert report.deleted == 1 and report.dry_run
-    assert "would delete 1 messages" in report.describe()
+    assert "would delete 1 message older" in report.describe()
     assert await _message_ids(db_pool) == {1, 2}
 
 
