@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -20,13 +20,14 @@ import asyncpg
 from db.state import get_state, set_state
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
+from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.facts import FactsConfig, FactService
-from memory.guilds import GuildDefaults, GuildSettingsCache
+from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobHandlers, JobWorker, WorkerConfig
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
@@ -72,6 +73,8 @@ class Memory:
     worker: JobWorker
     # Message embeddings for semantic recall (inactive without EMBEDDING_PROVIDER or pgvector).
     embeddings: EmbeddingIndex
+    # Which channels everyone can read (shared memory is built from those), kept by the bot.
+    visibility: ChannelVisibility
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -90,6 +93,11 @@ class Memory:
 
     async def command_synced(self, scope: str, tree_hash: str) -> None:
         await set_state(self.pool, f"command_tree:{scope}", tree_hash)
+
+    def claim_shards(self) -> AbstractAsyncContextManager[None]:
+        """Hold this process's shards (SHARD_COUNT/SHARD_IDS) while the block runs; raises
+        ShardTaken, naming the holder, when another live process runs one of them."""
+        return hold_shards(self.pool, self.settings.shards)
 
     def importer(self, *, include_bots: bool) -> ExportImporter:
         """An importer for DiscordChatExporter files into this database."""
@@ -242,6 +250,9 @@ def _services(
         caches=caches,
         worker=worker,
         embeddings=embeddings,
+        visibility=ChannelVisibility(
+            pool, default_timezone=settings.default_timezone, on_change=caches.guild
+        ),
     )
 
 
