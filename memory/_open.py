@@ -26,6 +26,7 @@ from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
 from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
@@ -330,8 +331,8 @@ def _reply_composer(
     names = NameIndexCache(directory.all)
     recall = RecallService(pool, names, embeddings)
 
-    async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
-        hits = await recall.search(guild_id, question, limit=3)
+    async def recalled(guild_id: int, question: str, viewer: Viewer) -> list[tuple[str, str, str]]:
+        hits = await recall.search(guild_id, question, limit=3, viewer=viewer)
         return [(hit.day, hit.author_name, hit.text) for hit in hits]
 
     return ReplyComposer(
