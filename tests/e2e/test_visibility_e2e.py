@@ -231,3 +231,48 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
 
 async def _is_restricted(pool: asyncpg.Pool, channel_id: int) -> bool:
     return await visibility(pool, channel_id) is False
+
+
+async def test_what_a_member_may_search_follows_their_roles_and_the_channel(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    with_mods(fake_discord)
+    mods_role = fake_discord.guild.roles[0]
+    bot = await start(start_bot, RecordingProvider())
+    said = await fake_discord.send_message(
+        MODS_SAID, author="kim", channel="mods", mentions=["mia"]
+    )
+
+    async def stored() -> bool:
+        query = "SELECT 1 FROM messages WHERE message_id = $1"
+        return bool(await db_pool.fetchval(query, int(said["id"])))
+
+    await until_stored(bot, stored)
+    assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
+
+    # alice is made a moderator: her next search reads #mods (her cached channels were dropped).
+    await fake_discord.update_member("alice", roles=[mods_role.id])
+    await eventually(lambda: _finds(fake_discord, "alice"), timeout=10)
+
+    # The role loses View Channel in #mods: nobody but admins reads it any more.
+    await fake_discord.update_channel("mods", overwrites=[])
+    await eventually(lambda: _misses(fake_discord, "alice"), timeout=10)
+    assert SECRET not in await recall_as(fake_discord, "kim", "zorvath")
+
+    # #mods opened to everyone: the channel is public, its words may become shared memory.
+    await fake_discord.update_channel("mods", readable=True)
+    mods = fake_discord.channel_named("mods")
+    await eventually(lambda: _public(db_pool, mods.id), timeout=10)
+    assert SECRET in await recall_as(fake_discord, "bob", "zorvath")
+
+
+async def _finds(fake: FakeDiscord, user: str) -> bool:
+    return SECRET in await recall_as(fake, user, "zorvath")
+
+
+async def _misses(fake: FakeDiscord, user: str) -> bool:
+    return SECRET not in await recall_as(fake, user, "zorvath")
+
+
+async def _public(pool: asyncpg.Pool, channel_id: int) -> bool:
+    return await visibility(pool, channel_id) is True
