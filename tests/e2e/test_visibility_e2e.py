@@ -16,8 +16,6 @@ import asyncpg
 from bot.client import MemoryBot
 from db.summaries import daily_summaries
 from memory.llm import MemoryLLM
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse
-from memory.llm._offline import OfflineProvider
 from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
 from tests.e2e.fake_discord import (
     GUILD_ID,
@@ -27,26 +25,11 @@ from tests.e2e.fake_discord import (
     Overwrite,
     eventually,
 )
+from tests.fakes import RecordingProvider
 
 MIA_ID, KIM_ID = 800000000000003101, 800000000000003102
 MODS_SAID = f"<@{MIA_ID}> is the alt of zorvath, the spammer we banned last week"
 SECRET = "alt of zorvath"  # words only #mods holds (questions may name zorvath)
-
-
-class RecordingProvider(LLMProvider):
-    """The offline provider for memory work; every reply prompt is kept as sent."""
-
-    name = "recording"
-
-    def __init__(self) -> None:
-        self.offline = OfflineProvider()
-        self.reply_prompts: list[str] = []
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        if request.purpose != "reply":
-            return await self.offline.complete(request)
-        self.reply_prompts.append(request.prompt)
-        return LLMResponse(text="Noted.", provider="recording", model="recording")
 
 
 def with_mods(fake: FakeDiscord) -> None:
