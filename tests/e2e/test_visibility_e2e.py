@@ -19,6 +19,7 @@ from memory.llm import MemoryLLM
 from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
 from tests.e2e.fake_discord import (
     GUILD_ID,
+    MANAGE_GUILD,
     VIEW_CHANNEL,
     FakeDiscord,
     FakeMember,
@@ -140,7 +141,12 @@ async def test_memory_sources_all_builds_shared_memory_from_every_channel(
     with_mods(fake_discord)
     provider = RecordingProvider()
     bot = await start(start_bot, provider)
-    await bot.memory.guild_settings.update(GUILD_ID, memory_sources="all")
+    changed = await fake_discord.invoke_slash(
+        "memory settings", {"memory_sources": "all"}, user="kim", member_permissions=MANAGE_GUILD
+    )
+    await fake_discord.wait_for_interaction_response(changed["id"])
+    await eventually(lambda: "every stored channel" in fake_discord.interaction_text(changed["id"]))
+    assert (await bot.memory.guild_settings.get(GUILD_ID)).memory_sources == "all"
     said = await fake_discord.send_message(
         MODS_SAID, author="kim", channel="mods", mentions=["mia"]
     )
@@ -259,3 +265,26 @@ async def _misses(fake: FakeDiscord, user: str) -> bool:
 
 async def _public(pool: asyncpg.Pool, channel_id: int) -> bool:
     return await visibility(pool, channel_id) is True
+
+
+async def test_threads_are_public_only_in_a_public_channel_and_when_not_private(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    with_mods(fake_discord)
+    await start(start_bot, RecordingProvider())
+    open_thread = await fake_discord.create_thread("plans", parent="general")
+    private = await fake_discord.create_thread("surprise", parent="general", private=True)
+    in_mods = await fake_discord.create_thread("appeals", parent="mods")
+    for thread in (open_thread, private, in_mods):
+        await eventually(lambda t=thread: recorded(db_pool, t.id), timeout=10)
+    assert await visibility(db_pool, open_thread.id) is True
+    assert await visibility(db_pool, private.id) is False
+    assert await visibility(db_pool, in_mods.id) is False
+    kinds = await db_pool.fetch(
+        "SELECT channel_id, parent_id, kind FROM channel_visibility WHERE channel_id = ANY($1)",
+        [private.id, in_mods.id],
+    )
+    assert {(r["parent_id"], r["kind"]) for r in kinds} == {
+        (fake_discord.channel.id, "private_thread"),
+        (fake_discord.channel_named("mods").id, "thread"),
+    }
