@@ -128,6 +128,63 @@ async def mark_channel_days_stale(
     return int(result.split()[-1])
 
 
+async def drop_shared_memory(
+    connection: asyncpg.Connection, guild_id: int, channel_ids: Sequence[int], timezone: str
+) -> int:
+    """What shared memory holds of days with messages of these channels (now restricted),
+    so no fallback serves it before those days are rebuilt: the passes (and their notes) whose
+    stretch holds such a message, the days' summaries, the days-2-7 narratives covering them,
+    and the merged contexts of every member those concerned. How many rows were deleted."""
+    if not channel_ids:
+        return 0
+    ids = list(channel_ids)
+    async with connection.transaction():
+        rows = await connection.fetch(
+            """
+            WITH touched AS (
+                SELECT DISTINCT (m.created_at AT TIME ZONE $3)::date AS day FROM messages m
+                WHERE m.guild_id = $1 AND m.channel_id = ANY($2::bigint[]) AND NOT m.deleted
+            ),
+            passes AS (
+                DELETE FROM day_passes p
+                WHERE p.guild_id = $1 AND EXISTS (
+                    SELECT 1 FROM messages m
+                    WHERE m.guild_id = $1 AND m.channel_id = ANY($2::bigint[]) AND NOT m.deleted
+                      AND m.created_at >= p.start_at AND m.created_at < p.end_at)
+                RETURNING p.day, p.start_at
+            ),
+            notes AS (
+                SELECT n.user_id FROM day_notes n JOIN passes p
+                  ON n.guild_id = $1 AND n.day = p.day AND n.start_at = p.start_at
+            ),
+            daily AS (
+                DELETE FROM daily_summaries d USING touched t
+                WHERE d.guild_id = $1 AND d.day = t.day RETURNING d.user_id
+            ),
+            history AS (
+                DELETE FROM historical_summaries h
+                WHERE h.guild_id = $1 AND EXISTS (
+                    SELECT 1 FROM touched t WHERE t.day BETWEEN h.end_day - 7 AND h.end_day)
+                RETURNING h.user_id
+            ),
+            concerned AS (
+                SELECT user_id FROM notes UNION SELECT user_id FROM daily
+                UNION SELECT user_id FROM history
+            ),
+            contexts AS (
+                DELETE FROM merged_contexts c USING concerned w
+                WHERE c.guild_id = $1 AND c.user_id = w.user_id RETURNING c.user_id
+            )
+            SELECT (SELECT count(*) FROM passes) + (SELECT count(*) FROM daily)
+                 + (SELECT count(*) FROM history) + (SELECT count(*) FROM contexts) AS n
+            """,
+            guild_id,
+            ids,
+            timezone,
+        )
+    return int(rows[0]["n"])
+
+
 async def forget_learned_from(db: Executor, guild_id: int, channel_ids: Sequence[int]) -> int:
     """Delete the learned facts whose provenance holds a message of these channels (now
     restricted); re-reading their days learns again what the public channels said."""

@@ -17,6 +17,7 @@ import asyncpg
 from db.guilds import get_settings, get_timezone
 from db.visibility import (
     channel_visibility,
+    drop_shared_memory,
     forget_learned_from,
     mark_channel_days_stale,
     public_channel_ids,
@@ -78,16 +79,24 @@ class ChannelVisibility:
         return frozenset(await public_channel_ids(self._pool, guild_id))
 
     async def _rebuild(self, guild_id: int, changed: list[int], restricted: list[int]) -> None:
-        """Days holding the channels' messages are summarised again; what was learned from a
-        channel now restricted goes (unless the guild builds memory from every channel)."""
+        """Days holding the channels' messages are summarised again. Unless the guild builds
+        memory from every channel, what shared memory drew from a channel now restricted goes
+        at once (notes, summaries, narratives, contexts, learned facts), so no fallback serves
+        it meanwhile."""
         timezone = await get_timezone(self._pool, guild_id, self._default_timezone)
         stored = await get_settings(self._pool, guild_id)
         days = await mark_channel_days_stale(self._pool, guild_id, changed, timezone)
-        dropped = 0
+        dropped = learned = 0
         if restricted and stored.get("memory_sources") != "all":
-            dropped = await forget_learned_from(self._pool, guild_id, restricted)
+            async with self._pool.acquire() as connection:
+                dropped = await drop_shared_memory(connection, guild_id, restricted, timezone)
+            learned = await forget_learned_from(self._pool, guild_id, restricted)
         _log.info(
-            "guild %s: %d day(s) marked stale, %d learned fact(s) dropped", guild_id, days, dropped
+            "guild %s: %d day(s) marked stale, %d summary row(s) and %d learned fact(s) dropped",
+            guild_id,
+            days,
+            dropped,
+            learned,
         )
         if self.on_change is not None:
             self.on_change(guild_id)

@@ -204,8 +204,14 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
             )
         )
 
+    async def dropped() -> bool:  # nothing serves #random's words while the day is rebuilt
+        return "Pixel" not in (await daily_summaries(db_pool, GUILD_ID, day)).get(MIA_ID, "")
+
     await eventually(stale, timeout=10)
+    await eventually(dropped, timeout=10)
     assert await visibility(db_pool, random.id) is False
+    served = await bot.memory.manager.get_memories(GUILD_ID, MIA_ID, budget=0.0)
+    assert "Pixel" not in (served or "")
     # ... and summarised again without #random: mia's day keeps only what #general said.
     await bot.memory.manager.summarize_day(GUILD_ID, day, force=False)
     summary = (await daily_summaries(db_pool, GUILD_ID, day)).get(MIA_ID, "")
