@@ -193,6 +193,7 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
     day = yesterday.date()
     await bot.memory.manager.summarize_day(GUILD_ID, day)
     assert "Pixel" in (await daily_summaries(db_pool, GUILD_ID, day)).get(MIA_ID, "")
+    assert "Pixel" in await _learned(db_pool), "learned from #random while it was public"
 
     # An admin denies View Channel to @everyone in #random: the day is marked stale ...
     await fake_discord.update_channel("random", readable=False)
@@ -216,6 +217,7 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
     await bot.memory.manager.summarize_day(GUILD_ID, day, force=False)
     summary = (await daily_summaries(db_pool, GUILD_ID, day)).get(MIA_ID, "")
     assert "Pixel" not in summary and "hiking" in summary
+    assert "Pixel" not in await _learned(db_pool)
     report = await bot.memory.manager.wait_for_context(GUILD_ID, MIA_ID)
     assert "Pixel" not in report.text
 
@@ -294,3 +296,8 @@ async def test_threads_are_public_only_in_a_public_channel_and_when_not_private(
         (fake_discord.channel.id, "private_thread"),
         (fake_discord.channel_named("mods").id, "thread"),
     }
+
+
+async def _learned(pool: asyncpg.Pool) -> str:
+    rows = await pool.fetch("SELECT statement FROM learned_facts WHERE user_id = $1", MIA_ID)
+    return " ".join(row["statement"] for row in rows)
