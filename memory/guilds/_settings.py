@@ -28,7 +28,12 @@ from db.recall import (
     set_search_config,
     text_search_configs,
 )
-from db.visibility import restricted_days
+from db.visibility import (
+    drop_shared_memory,
+    forget_learned_from,
+    restricted_channels,
+    restricted_days,
+)
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
 
@@ -219,14 +224,31 @@ async def update_guild_settings(
             await set_search_config(connection, guild_id, search_config)
             config = search_config
         if sources_changed:  # days holding restricted channels are read again, with or without
-            days = await restricted_days(connection, guild_id, new_zone)
-            _log.info(
-                "guild %s memory from %s channels: %d day(s) stale", guild_id, memory_sources, days
-            )
+            await _sources_changed(connection, guild_id, memory_sources == "public", new_zone)
     if search_config is not None:  # also when unchanged: finishes an interrupted re-index
         count = await reindex_guild(pool, guild_id)
         _log.info("guild %s searched with %r: %d rows re-indexed", guild_id, config, count)
     return _from_stored(guild_id, new_zone, stored, defaults, config)
+
+
+async def _sources_changed(
+    connection: asyncpg.Connection, guild_id: int, public_only: bool, timezone: str
+) -> None:
+    """Days holding restricted channels' messages are summarised again; back to public only,
+    what shared memory drew from those channels goes at once (no fallback serves it)."""
+    days = await restricted_days(connection, guild_id, timezone)
+    dropped = 0
+    if public_only:
+        restricted = sorted(await restricted_channels(connection, guild_id))
+        dropped = await drop_shared_memory(connection, guild_id, restricted, timezone)
+        dropped += await forget_learned_from(connection, guild_id, restricted)
+    _log.info(
+        "guild %s memory from %s channels: %d day(s) stale, %d row(s) dropped",
+        guild_id,
+        "public" if public_only else "all",
+        days,
+        dropped,
+    )
 
 
 def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:

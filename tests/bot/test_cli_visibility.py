@@ -91,6 +91,12 @@ async def test_marking_an_imported_channel_restricted_rebuilds_its_days(
     assert await asyncio.to_thread(_run, [*summarize, "--if-changed"]) == 0
     assert "quitting" in await _summary(db_pool)
 
+    # Back to public channels only: the restricted channel's words leave at once.
+    back = ["settings", "--guild", str(GUILD), "--memory-sources", "public"]
+    assert await asyncio.to_thread(_run, back) == 0
+    assert "quitting" not in (await _summary(db_pool) or "")
+    assert await _stale(db_pool)
+
 
 async def test_bad_visibility_arguments_are_one_clear_error(cli_env, db_pool) -> None:
     await _seed(db_pool)
