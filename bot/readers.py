@@ -27,9 +27,12 @@ MEMBERS_PER_GUILD = 5_000
 
 
 def has_messages(channel: object) -> bool:
-    """Channels that hold messages (not categories)."""
-    return isinstance(channel, discord.abc.Messageable | discord.ForumChannel) and not isinstance(
-        channel, discord.CategoryChannel
+    """Guild channels and threads that hold messages (not categories, nor the partial channel
+    objects discord.py makes for channels it has not cached)."""
+    if isinstance(channel, discord.Thread):
+        return True
+    return isinstance(channel, discord.abc.GuildChannel) and isinstance(
+        channel, discord.abc.Messageable | discord.ForumChannel
     )
 
 
