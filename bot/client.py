@@ -275,7 +275,11 @@ async def serve(
     point_at_discord(settings)
     try:
         memory_opened = open_memory(settings, clock=SystemClock(), background=True)
-        async with memory_opened as memory, memory.claim_shards(), MemoryBot(memory) as bot:
+        async with (
+            memory_opened as memory,
+            memory.claim_shards(on_lost=stop.set),  # another process runs them: stop
+            MemoryBot(memory) as bot,
+        ):
             memory.telemetry.bind(shards=settings.shards.describe())
             if on_start is not None:
                 on_start(bot)

@@ -10,7 +10,7 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -95,10 +95,15 @@ class Memory:
     async def command_synced(self, scope: str, tree_hash: str) -> None:
         await set_state(self.pool, f"command_tree:{scope}", tree_hash)
 
-    def claim_shards(self) -> AbstractAsyncContextManager[None]:
+    def claim_shards(
+        self, on_lost: Callable[[], None] | None = None, *, watch_seconds: float = 15.0
+    ) -> AbstractAsyncContextManager[None]:
         """Hold this process's shards (SHARD_COUNT/SHARD_IDS) while the block runs; raises
-        ShardTaken, naming the holder, when another live process runs one of them."""
-        return hold_shards(self.pool, self.settings.shards)
+        ShardTaken, naming the holder, when another live process runs one of them. `on_lost`
+        is called if another process took them after the database session was lost."""
+        return hold_shards(
+            self.pool, self.settings.shards, on_lost=on_lost, watch_seconds=watch_seconds
+        )
 
     def importer(self, *, include_bots: bool) -> ExportImporter:
         """An importer for DiscordChatExporter files into this database."""

@@ -3,6 +3,7 @@ shard; the second is refused in one line naming the holder, and may claim it onc
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -15,6 +16,7 @@ from memory import Memory, ShardTaken, open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from tests.support import eventually
 
 
 @pytest.fixture
@@ -61,3 +63,46 @@ async def test_shards_of_one_count_split_and_another_count_is_refused(opener) ->
                 pytest.fail("a process of another shard count overlapped")
     async with whole.claim_shards():  # the left-over descriptions of stopped shards are no owners
         pass
+
+
+async def _holder_session(pool: asyncpg.Pool) -> int | None:
+    """The database session holding a shard's advisory lock, if any."""
+    return await pool.fetchval(
+        "SELECT min(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    )
+
+
+async def _cut_the_claims_session(pool: asyncpg.Pool) -> int:
+    """What a database restart does to the claim: its session (and session locks) end."""
+    pid = await _holder_session(pool)
+    assert pid is not None
+    await pool.execute("SELECT pg_terminate_backend($1)", pid)
+    return pid
+
+
+async def test_a_lost_session_is_claimed_again_or_the_owner_stops(opener, db_pool) -> None:
+    first, second = await opener(), await opener()
+    lost = asyncio.Event()
+    async with first.claim_shards(on_lost=lost.set, watch_seconds=0.05):
+        # The session ends, and nobody else claims: the first claims its shard again.
+        cut = await _cut_the_claims_session(db_pool)
+
+        async def claimed_again() -> bool:
+            return (await _holder_session(db_pool)) not in (None, cut)
+
+        await eventually(claimed_again, timeout=10)
+        with pytest.raises(ShardTaken):
+            async with second.claim_shards():
+                pytest.fail("two owners after a lost session")
+        assert not lost.is_set()
+
+    # The session ends and another process claims before the next check: the first stops.
+    async with first.claim_shards(on_lost=lost.set, watch_seconds=1.0):
+        await _cut_the_claims_session(db_pool)
+
+        async def freed() -> bool:
+            return await _holder_session(db_pool) is None
+
+        await eventually(freed, timeout=1)
+        async with second.claim_shards():
+            await asyncio.wait_for(lost.wait(), 10)
