@@ -108,11 +108,9 @@ from tests.e2e.fake_discord_models import (
     FakeMember,
     FakeRole,
     Overwrite,
-    channel_payload,
-    everyone_role,
     guild_payload,
-    thread_payload,
 )
+from tests.e2e.fake_discord_permissions import PermissionEvents
 from tests.e2e.fake_discord_rest import RestRoutes
 from tests.support import eventually
 
@@ -144,7 +142,7 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-class FakeDiscord(RestRoutes):
+class FakeDiscord(PermissionEvents, RestRoutes):
     """The fake Discord service. See the module docstring for the API."""
 
     def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
@@ -287,77 +285,6 @@ class FakeDiscord(RestRoutes):
         )
         self.threads.append(thread)
         self.history[thread.id] = {}
-        return thread
-
-    # ----------------------------------------------------------------- permissions
-
-    def add_role(self, name: str, *, permissions: int = 0) -> FakeRole:
-        """A role of the guild (before start; `create_role` once running)."""
-        role = FakeRole(self.snowflake(), name, permissions, position=len(self.guild.roles) + 1)
-        self.guild.roles.append(role)
-        return role
-
-    async def create_role(self, name: str, *, permissions: int = 0) -> FakeRole:
-        role = self.add_role(name, permissions=permissions)
-        await self.dispatch(
-            "GUILD_ROLE_CREATE", {"guild_id": str(self.guild.id), "role": role.payload()}
-        )
-        return role
-
-    async def update_role(self, role: FakeRole | None, *, permissions: int) -> None:
-        """Change a role's permissions (None: the @everyone role) and send GUILD_ROLE_UPDATE."""
-        if role is None:
-            self.guild.everyone_permissions = permissions
-            role = everyone_role(self.guild)
-        else:
-            role.permissions = permissions
-        await self.dispatch(
-            "GUILD_ROLE_UPDATE", {"guild_id": str(self.guild.id), "role": role.payload()}
-        )
-
-    def add_channel(
-        self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
-    ) -> FakeChannel:
-        """A text channel (before start; `create_channel` once running)."""
-        channel = FakeChannel(self.snowflake(), name, readable, overwrites=list(overwrites))
-        self.guild.channels.append(channel)
-        self.history[channel.id] = {}
-        return channel
-
-    async def create_channel(
-        self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
-    ) -> FakeChannel:
-        channel = self.add_channel(name, readable=readable, overwrites=overwrites)
-        position = len(self.guild.channels) - 1
-        await self.dispatch("CHANNEL_CREATE", channel_payload(channel, self.guild.id, position))
-        return channel
-
-    async def update_channel(
-        self,
-        name: str,
-        *,
-        readable: bool | None = None,
-        overwrites: Iterable[Overwrite] | None = None,
-    ) -> FakeChannel:
-        """Change who may view a channel and send CHANNEL_UPDATE."""
-        channel = self.channel_named(name)
-        if readable is not None:
-            channel.readable = readable
-        if overwrites is not None:
-            channel.overwrites = list(overwrites)
-        position = self.guild.channels.index(channel)
-        await self.dispatch("CHANNEL_UPDATE", channel_payload(channel, self.guild.id, position))
-        return channel
-
-    async def create_thread(
-        self, name: str, *, parent: str = "general", private: bool = False
-    ) -> FakeChannel:
-        """A new thread in `parent` (private: type 12), sent as THREAD_CREATE."""
-        thread = self.add_thread(name, parent=parent)
-        if private:
-            thread.type = 12
-        data = thread_payload(thread, self.guild.id) | {"newly_created": True}
-        await self.dispatch("THREAD_CREATE", data)
         return thread
 
     def forget_message(self, message_id: int) -> None:
