@@ -26,7 +26,8 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from memory import DatabaseUnavailable, Memory, open_memory
+from bot.readers import ChannelReaders
+from memory import DatabaseUnavailable, Memory, ShardTaken, open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 
@@ -45,6 +46,7 @@ EXTENSIONS = [
     "bot.cogs.replies",
     "bot.cogs.recall",
     "bot.cogs.help",
+    "bot.cogs.visibility",
 ]
 
 
@@ -86,6 +88,8 @@ class MemoryBot(commands.AutoShardedBot):
             **options,
         )
         self.memory = memory
+        # Which channels each member can read (the viewer of /recall and replies).
+        self.readers = ChannelReaders()
         self.extension_names = list(EXTENSIONS if extensions is None else extensions)
         self.sync_commands = sync_commands
 
@@ -230,6 +234,9 @@ def run_bot(settings: Settings) -> int:
         return asyncio.run(serve(settings, signals=signals))
     except KeyboardInterrupt:
         return 130
+    except ShardTaken as exc:  # another live process runs these shards: never answer twice
+        _log.error("%s", exc)
+        return 1
     except DatabaseUnavailable as exc:
         # Before the generic OSError below: a database refusing connections is not Discord.
         _log.error("%s", exc)
@@ -269,7 +276,11 @@ async def serve(
     point_at_discord(settings)
     try:
         memory_opened = open_memory(settings, clock=SystemClock(), background=True)
-        async with memory_opened as memory, MemoryBot(memory) as bot:
+        async with (
+            memory_opened as memory,
+            memory.claim_shards(on_lost=stop.set),  # another process runs them: stop
+            MemoryBot(memory) as bot,
+        ):
             memory.telemetry.bind(shards=settings.shards.describe())
             if on_start is not None:
                 on_start(bot)

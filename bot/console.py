@@ -19,6 +19,7 @@ from memory import IncomingMessage, Memory, describe_mine
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
+from memory.core.viewer import Viewer
 
 _log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class ConsoleSession:
         self.speaker = self._member(speaker)
         self._sequence = 0
         self._quit = False
+        self._public: frozenset[int] | None = None
         memory.replies.bot_user_id = BOT_USER_ID
 
     @property
@@ -93,6 +95,13 @@ class ConsoleSession:
         member = Member(self.guild_id, user_id_for(clean), username=clean)
         self.memory.writer.submit_member(member)
         return member
+
+    async def viewer(self, speaker: Member) -> Viewer:
+        """Whose eyes a reply is for: the console is one channel, so its own messages plus
+        the guild's public channels (an imported server's restricted ones stay out)."""
+        if self._public is None:
+            self._public = await self.memory.visibility.public_channels(self.guild_id)
+        return Viewer.of_channels(speaker.user_id, self._public | {self.channel_id})
 
     def _next_id(self) -> int:
         now = self.memory.clock.now()
@@ -139,6 +148,7 @@ class ConsoleSession:
             speaker.user_id,
             speaker.display_name,
             text,
+            viewer=Viewer.of_channels(speaker.user_id, {self.channel_id}),
         )
         await memory.replies.observe(incoming)
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
@@ -165,6 +175,7 @@ class ConsoleSession:
                 speaker.user_id,
                 speaker.display_name,
                 addressed,
+                viewer=await self.viewer(speaker),
             )
         )
         await memory.replies.observe(
@@ -175,6 +186,7 @@ class ConsoleSession:
                 BOT_USER_ID,
                 self.bot_name,
                 reply.text,
+                viewer=Viewer.of_channels(BOT_USER_ID, {self.channel_id}),
             )
         )
         return self._answer(reply.text)

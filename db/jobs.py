@@ -15,6 +15,7 @@ from pgqueuer import Queries
 from pgqueuer.domain.settings import db_settings
 
 from db.summaries import NEEDS_CLOSE
+from db.visibility import shared_source
 
 _log = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ async def due_days(
                    (min($3::timestamptz) AT TIME ZONE coalesce(g.timezone, $2))::date AS first
             FROM messages m LEFT JOIN guilds g ON g.guild_id = m.guild_id
             WHERE m.created_at >= $3 AND m.created_at < $1 AND NOT m.deleted
+              AND {shared_source("m")}
             GROUP BY m.guild_id, g.timezone, 2
         ),
         due AS (

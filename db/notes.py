@@ -12,10 +12,13 @@ from datetime import date, datetime
 
 import asyncpg
 
+from db.visibility import shared_source
+
 Executor = asyncpg.Pool | asyncpg.Connection
 
 # Which messages a stretch holds, and each one's edit time: any edit, delete or late arrival
-# changes it. Deleted messages are left out (their content is gone).
+# changes it. Deleted messages are left out (their content is gone), and so are messages that
+# may not feed shared memory (db/visibility.py): a channel turning restricted changes it too.
 _FINGERPRINT = """
     md5(coalesce(string_agg(
         m.message_id::text || ':' || coalesce(extract(epoch FROM m.edited_at)::text, ''),
@@ -42,6 +45,7 @@ async def stretch_fingerprint(db: Executor, guild_id: int, start: datetime, end:
         f"""
         SELECT {_FINGERPRINT} FROM messages m
         WHERE m.guild_id = $1 AND m.created_at >= $2 AND m.created_at < $3 AND NOT m.deleted
+          AND {shared_source("m")}
         """,
         guild_id,
         start,
@@ -56,7 +60,8 @@ async def day_passes(db: Executor, guild_id: int, day: date) -> list[StoredPass]
         SELECT p.start_at, p.end_at, p.fingerprint, p.provider,
                (SELECT {_FINGERPRINT} FROM messages m
                 WHERE m.guild_id = p.guild_id AND m.created_at >= p.start_at
-                  AND m.created_at < p.end_at AND NOT m.deleted) AS live
+                  AND m.created_at < p.end_at AND NOT m.deleted
+                  AND {shared_source("m")}) AS live
         FROM day_passes p
         WHERE p.guild_id = $1 AND p.day = $2
         ORDER BY p.start_at

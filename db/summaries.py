@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 import asyncpg
 
 from db.messages import message_from_row
+from db.visibility import shared_source
 from memory.core.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
@@ -111,8 +112,9 @@ async def day_states(
         WITH live AS (
             SELECT (created_at AT TIME ZONE $2)::date AS day, count(*) AS n,
                    max(message_id) AS max_id
-            FROM messages
+            FROM messages m
             WHERE guild_id = $1 AND created_at >= $3 AND created_at < $4 AND NOT deleted
+              AND {shared_source("m")}
             GROUP BY 1
         )
         SELECT d.day, coalesce(l.n, 0) AS n, l.max_id, s.message_count, s.max_message_id,
@@ -148,11 +150,13 @@ async def day_states(
 async def day_messages(
     db: Executor, guild_id: int, start: datetime, end: datetime
 ) -> list[ChatMessage]:
-    """The guild's live (not deleted) messages in [start, end), in time order."""
+    """The guild's live (not deleted) messages in [start, end), in time order: those that may
+    feed shared memory (public channels, unless the guild's memory_sources is `all`)."""
     rows = await db.fetch(
         f"""
-        SELECT {_MESSAGE_COLUMNS} FROM messages
+        SELECT {_MESSAGE_COLUMNS} FROM messages m
         WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted
+          AND {shared_source("m")}
         ORDER BY created_at, message_id
         """,
         guild_id,

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from memory._lookup import NameLookup
     from memory._open import Memory, migrate_database, open_memory
+    from memory._shards import ShardTaken
     from memory.commands import CommandResult, RepliedMessage
     from memory.context import format_report, report_details, report_heading
     from memory.core.report import ContextReport
@@ -91,6 +92,7 @@ _EXPORTS: dict[str, str] = {
     "RecallHit": "memory.recall",
     "ReplyResult": "memory.replies",
     "RetentionReport": "memory.privacy",
+    "ShardTaken": "memory._shards",
     "Subject": "memory.privacy",
     "TELEMETRY_FILE": "memory.telemetry",
     "UsageRollup": "memory.telemetry",
@@ -139,6 +141,7 @@ __all__ = [
     "RepliedMessage",
     "ReplyResult",
     "RetentionReport",
+    "ShardTaken",
     "Subject",
     "UsageRollup",
     "build_stats",

@@ -10,8 +10,8 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -21,13 +21,15 @@ import asyncpg
 from db.state import get_state, set_state
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
+from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
 from memory.facts import FactsConfig, FactService
-from memory.guilds import GuildDefaults, GuildSettingsCache
+from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobHandlers, JobWorker, WorkerConfig
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
@@ -81,6 +83,8 @@ class Memory:
     worker: JobWorker
     # Message embeddings for semantic recall (inactive without EMBEDDING_PROVIDER or pgvector).
     embeddings: EmbeddingIndex
+    # Which channels everyone can read (shared memory is built from those), kept by the bot.
+    visibility: ChannelVisibility
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -99,6 +103,16 @@ class Memory:
 
     async def command_synced(self, scope: str, tree_hash: str) -> None:
         await set_state(self.pool, f"command_tree:{scope}", tree_hash)
+
+    def claim_shards(
+        self, on_lost: Callable[[], None] | None = None, *, watch_seconds: float = 15.0
+    ) -> AbstractAsyncContextManager[None]:
+        """Hold this process's shards (SHARD_COUNT/SHARD_IDS) while the block runs; raises
+        ShardTaken, naming the holder, when another live process runs one of them. `on_lost`
+        is called if another process took them after the database session was lost."""
+        return hold_shards(
+            self.pool, self.settings.shards, on_lost=on_lost, watch_seconds=watch_seconds
+        )
 
     def importer(self, *, include_bots: bool) -> ExportImporter:
         """An importer for DiscordChatExporter files into this database."""
@@ -251,6 +265,9 @@ def _services(
         caches=caches,
         worker=worker,
         embeddings=embeddings,
+        visibility=ChannelVisibility(
+            pool, default_timezone=settings.default_timezone, on_change=caches.guild
+        ),
     )
 
 
@@ -328,8 +345,8 @@ def _reply_composer(
     names = NameIndexCache(directory.all)
     recall = RecallService(pool, names, embeddings)
 
-    async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
-        hits = await recall.search(guild_id, question, limit=3)
+    async def recalled(guild_id: int, question: str, viewer: Viewer) -> list[tuple[str, str, str]]:
+        hits = await recall.search(guild_id, question, limit=3, viewer=viewer)
         return [(hit.day, hit.author_name, hit.text) for hit in hits]
 
     toolbox = ReplyToolbox(

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm._offline import OfflineProvider
 
 Answer = Callable[[LLMRequest], Any | Awaitable[Any]]
 
@@ -73,3 +74,19 @@ def _response(request: LLMRequest, value: Any) -> LLMResponse:
     text = str(value)
     parsed = request.schema.model_validate({"text": text}) if request.schema else None
     return LLMResponse(text=text, parsed=parsed, provider="scripted", model="scripted")
+
+
+class RecordingProvider(LLMProvider):
+    """The offline provider for memory work; every reply prompt is kept as sent."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.offline = OfflineProvider()
+        self.reply_prompts: list[str] = []
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose != "reply":
+            return await self.offline.complete(request)
+        self.reply_prompts.append(request.prompt)
+        return LLMResponse(text="Noted.", provider="recording", model="recording")

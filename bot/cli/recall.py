@@ -2,6 +2,8 @@
 
 A natural question works ("when did sam go to that climbing gym?"): the best matches among the
 guild's retained messages and day summaries are printed with their date, author and channel.
+An admin tool: it searches every channel, restricted ones included, and says so on stderr
+(members' /recall and replies search only what they can read).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import sys
 from bot.cli import CliError, open_cli_memory
 from memory import PrivacyError
 from memory.core.settings import Settings
+from memory.core.viewer import Viewer
+
+ALL_CHANNELS = "(admin search: every channel, including channels most members cannot read)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,8 +44,13 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
                 user_id = (await memory.privacy.subject(guild_id, args.user)).user_id
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
+        print(ALL_CHANNELS, file=sys.stderr)
         hits = await memory.recall.search(
-            guild_id, " ".join(args.query), user_id=user_id, limit=args.limit
+            guild_id,
+            " ".join(args.query),
+            user_id=user_id,
+            limit=args.limit,
+            viewer=Viewer.everything(),
         )
         channels = await memory.guild_settings.channel_names(
             guild_id, [hit.channel_id for hit in hits if hit.channel_id]

@@ -1,8 +1,11 @@
-"""`memorybot settings --guild G [--timezone TZ] [--search-config NAME]`: a guild's settings.
+"""`memorybot settings --guild G [--timezone TZ] [--search-config NAME] [--memory-sources
+public|all] [--channel C --visibility restricted|public]`: a guild's settings.
 
 The same settings as `/memory settings`, for an admin at the console: shown, or changed and
 shown. A new search configuration re-indexes the guild's stored messages and summaries, which
-for a large imported server is better waited for here than inside a slash command.
+for a large imported server is better waited for here than inside a slash command. Marking a
+channel's visibility is for imported channels the bot cannot see (a live bot corrects the mark
+when it sees the channel); unmarked channels count as public.
 """
 
 from __future__ import annotations
@@ -11,15 +14,19 @@ import argparse
 
 from bot.cli import CliError, open_cli_memory
 from memory import InvalidSetting, PrivacyError, describe_settings
+from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
+
+VISIBILITIES = ("restricted", "public")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "settings",
         help="show or change a guild's memory settings",
-        description="Show a guild's settings, or change its time zone or the text search "
-        "configuration of recall (simple: any language; english, german, ...: stemmed).",
+        description="Show a guild's settings, or change its time zone, the text search "
+        "configuration of recall (simple: any language; english, german, ...: stemmed), where "
+        "shared memory comes from, or mark a channel restricted or public.",
     )
     parser.add_argument("--guild", required=True, help="guild id or exact name")
     parser.add_argument("--timezone", help="IANA time zone of day boundaries, e.g. Europe/Berlin")
@@ -27,12 +34,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--search-config",
         help="text search configuration of recall; re-indexes the guild's messages",
     )
+    parser.add_argument(
+        "--memory-sources",
+        choices=MEMORY_SOURCES,
+        help="build notes, summaries and learned facts from public channels only (default) "
+        "or from all channels",
+    )
+    parser.add_argument("--channel", help="a channel id, with --visibility")
+    parser.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        help="mark --channel: restricted (not everyone can read it) or public",
+    )
     parser.set_defaults(handler=handle)
 
 
+def _channel(args: argparse.Namespace) -> int | None:
+    if (args.channel is None) != (args.visibility is None):
+        raise CliError("--channel and --visibility go together")
+    if args.channel is None:
+        return None
+    try:
+        return int(args.channel.strip().lstrip("#"))
+    except ValueError:
+        raise CliError(f"--channel: expected a channel id, got {args.channel!r}") from None
+
+
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
-    changes = {"timezone": args.timezone, "search_config": args.search_config}
+    channel_id = _channel(args)
+    changes = {
+        "timezone": args.timezone,
+        "search_config": args.search_config,
+        "memory_sources": args.memory_sources,
+    }
     changed = {key: value for key, value in changes.items() if value is not None}
+    marked = ""
     async with open_cli_memory(settings) as memory:
         try:
             guild_id = await memory.privacy.guild(args.guild)
@@ -40,7 +76,21 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             current = await (
                 guilds.update(guild_id, **changed) if changed else guilds.refresh(guild_id)
             )
+            if channel_id is not None:
+                public = args.visibility == "public"
+                did = await memory.visibility.mark(guild_id, channel_id, public=public)
+                marked = f"Channel {channel_id} marked {args.visibility}" + (
+                    " (its days will be summarised again)\n" if did else " (unchanged)\n"
+                )
+            channels = await memory.visibility.channels(guild_id)
         except (PrivacyError, InvalidSetting) as exc:
             raise CliError(str(exc)) from None
-    print(("Settings updated\n" if changed else "") + describe_settings(current))
+    restricted = sorted(str(cid) for cid, (public, _, _) in channels.items() if not public)
+    print(
+        marked
+        + ("Settings updated\n" if changed else "")
+        + describe_settings(current)
+        + "\nRestricted channels (not in shared memory): "
+        + (", ".join(restricted) or "none")
+    )
     return 0

@@ -266,6 +266,8 @@ class MemoryGroupCog(
         storage="Store everyone (who has not opted out), or only members who opted in",
         search_config="Text search configuration of /recall: simple (any language) or a"
         " language such as english (re-indexes this server's messages)",
+        memory_sources="Build shared memory (notes, summaries, learned facts) from public"
+        " channels only, or from all channels (when every member sees everything)",
     )
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @manage_server_only()
@@ -278,6 +280,7 @@ class MemoryGroupCog(
         forget_others: Literal["managers", "anyone"] | None = None,
         storage: Literal["everyone", "opted-in"] | None = None,
         search_config: str | None = None,
+        memory_sources: Literal["public", "all"] | None = None,
     ) -> None:
         assert interaction.guild_id is not None
         if search_config is not None:  # re-indexing a large server takes longer than 3 s
@@ -289,6 +292,7 @@ class MemoryGroupCog(
             "forget_others": forget_others,
             "storage": storage,
             "search_config": search_config,
+            "memory_sources": memory_sources,
         }
         changed = {key: value for key, value in changes.items() if value is not None}
         guilds = self.memory.guild_settings

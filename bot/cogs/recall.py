@@ -1,5 +1,5 @@
 """Recall cog: `/recall` finds something said in this server again (results only you see,
-with jump links to the messages)."""
+with jump links to the messages), only in the channels you can read now."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.interactions import MESSAGE_LIMIT, fit, respond
+from bot.readers import ChannelReaders
 from memory import Memory, RecallHit
 
 
@@ -27,19 +28,22 @@ def render_hits(hits: list[RecallHit], guild_id: int) -> str:
 class RecallCog(commands.Cog, name="Recall"):
     """Search what was said, by question."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot, memory: Memory, readers: ChannelReaders) -> None:
         self.bot = bot
         self.memory = memory
+        self.readers = readers
 
     @app_commands.command(name="recall", description="Find something said in this server")
     @app_commands.describe(query="What to look for, e.g. 'when did sam go climbing?'")
     @app_commands.guild_only()
     async def recall(self, interaction: discord.Interaction, query: str) -> None:
-        assert interaction.guild_id is not None
+        assert interaction.guild_id is not None and interaction.guild is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        hits = await self.memory.recall.search(interaction.guild_id, query, limit=5)
+        # Ephemeral: only the asking member sees it, so everything they can read.
+        viewer = self.readers.search_viewer(interaction.guild, interaction.user)
+        hits = await self.memory.recall.search(interaction.guild_id, query, limit=5, viewer=viewer)
         await respond(interaction, render_hits(hits, interaction.guild_id))
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(RecallCog(bot, bot.memory))  # type: ignore[attr-defined]
+    await bot.add_cog(RecallCog(bot, bot.memory, bot.readers))  # type: ignore[attr-defined]

@@ -18,11 +18,13 @@ from cachetools import LRUCache
 from discord.ext import commands
 
 from bot.interactions import NO_PINGS
+from bot.readers import ChannelReaders
 from memory import IncomingMessage, Memory
 from memory.core.keyed_lock import KeyedLock
 from memory.core.ratelimit import Admission
 from memory.core.split import reply_parts
 from memory.core.surrogates import clean_text
+from memory.core.viewer import Viewer
 
 _log = logging.getLogger(__name__)
 
@@ -40,7 +42,10 @@ OPT_IN_HINT = (
 )
 
 
-def incoming(message: discord.Message, content: str | None = None) -> IncomingMessage:
+def incoming(
+    message: discord.Message, content: str | None = None, viewer: Viewer | None = None
+) -> IncomingMessage:
+    """The message as memory sees it; `viewer` is whose eyes the reply is for."""
     assert message.guild is not None
     return IncomingMessage(
         guild_id=message.guild.id,
@@ -50,15 +55,19 @@ def incoming(message: discord.Message, content: str | None = None) -> IncomingMe
         author_name=clean_text(message.author.display_name),
         content=clean_text(message.content if content is None else content),
         mention_ids=tuple(user.id for user in message.mentions),
+        viewer=viewer,
     )
 
 
 class RepliesCog(commands.Cog, name="Replies"):
     """Conversation: memories of the people involved plus the channel's recent window."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(
+        self, bot: commands.Bot, memory: Memory, readers: ChannelReaders | None = None
+    ) -> None:
         self.bot = bot
         self.memory = memory
+        self.readers = readers or ChannelReaders()
         self.composer = memory.replies
         # One reply at a time per channel; locks of quiet channels are dropped.
         self._locks = KeyedLock()
@@ -83,7 +92,8 @@ class RepliesCog(commands.Cog, name="Replies"):
         if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
             return
         try:
-            await self.composer.observe(incoming(message))
+            seen_by = Viewer.of_channels(message.author.id, {message.channel.id})
+            await self.composer.observe(incoming(message, viewer=seen_by))
         except Exception:
             _log.exception("could not add message %s to the window", message.id)
 
@@ -92,7 +102,9 @@ class RepliesCog(commands.Cog, name="Replies"):
         if message.guild is None:
             return
         channel_id = message.channel.id
-        admission = self.composer.admit(incoming(message, text))
+        # Words from a restricted channel only where every reader of this channel may read them.
+        viewer = self.readers.reply_viewer(message.guild, message.author, message.channel)  # type: ignore[arg-type]
+        admission = self.composer.admit(incoming(message, text, viewer))
         if admission is Admission.SILENT:
             return
         if admission is Admission.WARN:
@@ -108,7 +120,7 @@ class RepliesCog(commands.Cog, name="Replies"):
             await self._cooldown(channel_id)
             try:
                 async with message.channel.typing():
-                    result = await self.composer.compose(incoming(message, text))
+                    result = await self.composer.compose(incoming(message, text, viewer))
                 parts = reply_parts(result.text) or [APOLOGY]
                 parts = await self._with_opt_in_hint(message, parts)
             except Exception as exc:
@@ -163,9 +175,10 @@ class RepliesCog(commands.Cog, name="Replies"):
                     author_id=self.bot.user.id,
                     author_name=self.memory.settings.bot_name,
                     content="\n".join(parts),
+                    viewer=Viewer.of_channels(self.bot.user.id, {message.channel.id}),
                 )
             )
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(RepliesCog(bot, bot.memory))  # type: ignore[attr-defined]
+    await bot.add_cog(RepliesCog(bot, bot.memory, bot.readers))  # type: ignore[attr-defined]

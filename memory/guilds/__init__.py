@@ -1,4 +1,5 @@
-"""Per-guild settings (timezone, ignored channels, forget policy), cached for hot paths."""
+"""Per-guild settings (timezone, ignored channels, forget policy, memory sources), cached for
+hot paths, and channel visibility (which channels everyone can read)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from memory.guilds._settings import (
     load_guild_settings,
     update_guild_settings,
 )
+from memory.guilds._visibility import ChannelVisibility
 
 __all__ = [
+    "ChannelVisibility",
     "GuildDefaults",
     "GuildSettings",
     "GuildSettingsCache",

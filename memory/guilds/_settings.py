@@ -1,7 +1,8 @@
 """Per-guild settings an admin changes with `/memory settings`.
 
 Stored in `guilds.timezone`, `guilds.search_config` (text search configuration of recall) and
-the `guilds.settings` jsonb (keys `ignored_channel_ids`, `forget_others`, `storage`). Readers
+the `guilds.settings` jsonb (keys `ignored_channel_ids`, `forget_others`, `storage`,
+`memory_sources`, the last read by db/visibility.py's SHARED_SOURCE predicate too). Readers
 (ingestion for ignored channels, fact commands for who may forget about others, the hierarchy
 for day boundaries) call `load_guild_settings`; a guild with nothing stored gets the
 process-wide defaults.
@@ -28,6 +29,13 @@ from db.recall import (
     set_search_config,
     text_search_configs,
 )
+from db.visibility import (
+    drop_shared_memory,
+    forget_learned_from,
+    restricted_channels,
+    restricted_days,
+)
+from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -38,6 +46,7 @@ IGNORED_CHANNELS_KEY = "ignored_channel_ids"
 FORGET_OTHERS_KEY = "forget_others"
 STORAGE_KEY = "storage"  # read by db/consent.py's STORABLE predicate too
 STORAGE_MODES = ("everyone", "opted-in")
+MEMORY_SOURCES_KEY = "memory_sources"  # read in SQL by db/visibility.py
 DEFAULT_SEARCH_CONFIG = "simple"
 
 
@@ -68,6 +77,9 @@ class GuildSettings:
     storage: str = "everyone"
     # PostgreSQL text search configuration of recall: 'simple' (any language, no stemming).
     search_config: str = DEFAULT_SEARCH_CONFIG
+    # Shared memory (notes, summaries, learned facts, contexts) from "public" channels only,
+    # or from "all" stored channels (servers where every member sees everything).
+    memory_sources: str = "public"
 
     @property
     def forget_others_requires_manage_guild(self) -> bool:
@@ -146,6 +158,7 @@ def _from_stored(
         forget_others=_forget_others(stored.get(FORGET_OTHERS_KEY), default_forget),
         storage=stored.get(STORAGE_KEY) if stored.get(STORAGE_KEY) in STORAGE_MODES else "everyone",
         search_config=search_config,
+        memory_sources=("all" if stored.get(MEMORY_SOURCES_KEY) == "all" else "public"),
     )
 
 
@@ -170,6 +183,7 @@ async def update_guild_settings(
     forget_others: str | None = None,
     storage: str | None = None,
     search_config: str | None = None,
+    memory_sources: str | None = None,
 ) -> GuildSettings:
     """Apply the given changes atomically (row lock), leaving the other settings alone.
     `search_config` is stored first (writers wait for it, then use it), then the guild's
@@ -177,6 +191,8 @@ async def update_guild_settings(
     (about a minute per million messages; meanwhile some stemmed matches are missed)."""
     if storage is not None and storage not in STORAGE_MODES:
         raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
+    if memory_sources is not None and memory_sources not in MEMORY_SOURCES:
+        raise InvalidSetting(f"memory_sources must be one of {', '.join(MEMORY_SOURCES)}")
     if timezone is not None:
         timezone = validate_timezone(timezone)
     if forget_others is not None and forget_others not in FORGET_OTHERS:
@@ -197,16 +213,43 @@ async def update_guild_settings(
             stored[FORGET_OTHERS_KEY] = forget_others
         if storage is not None:
             stored[STORAGE_KEY] = storage
+        sources_changed = memory_sources is not None and memory_sources != stored.get(
+            MEMORY_SOURCES_KEY, "public"
+        )
+        if memory_sources is not None:
+            stored[MEMORY_SOURCES_KEY] = memory_sources
         new_zone = timezone or current_zone
         await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
         config = await get_search_config(connection, guild_id)
         if search_config is not None and search_config != config:
             await set_search_config(connection, guild_id, search_config)
             config = search_config
+        if sources_changed:  # days holding restricted channels are read again, with or without
+            await _sources_changed(connection, guild_id, memory_sources == "public", new_zone)
     if search_config is not None:  # also when unchanged: finishes an interrupted re-index
         count = await reindex_guild(pool, guild_id)
         _log.info("guild %s searched with %r: %d rows re-indexed", guild_id, config, count)
     return _from_stored(guild_id, new_zone, stored, defaults, config)
+
+
+async def _sources_changed(
+    connection: asyncpg.Connection, guild_id: int, public_only: bool, timezone: str
+) -> None:
+    """Days holding restricted channels' messages are summarised again; back to public only,
+    what shared memory drew from those channels goes at once (no fallback serves it)."""
+    days = await restricted_days(connection, guild_id, timezone)
+    dropped = 0
+    if public_only:
+        restricted = sorted(await restricted_channels(connection, guild_id))
+        dropped = await drop_shared_memory(connection, guild_id, restricted, timezone)
+        dropped += await forget_learned_from(connection, guild_id, restricted)
+    _log.info(
+        "guild %s memory from %s channels: %d day(s) stale, %d row(s) dropped",
+        guild_id,
+        "public" if public_only else "all",
+        days,
+        dropped,
+    )
 
 
 def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
@@ -225,6 +268,12 @@ def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
             f"Who may forget facts about someone else: {forget}",
             f"Recall search configuration: {settings.search_config}"
             + (" (any language, no stemming)" if settings.search_config == "simple" else ""),
+            "Shared memory (notes, summaries, learned facts) built from: "
+            + (
+                "every stored channel"
+                if settings.memory_sources == "all"
+                else "public channels only (those everyone can read)"
+            ),
             "Who is stored: "
             + (
                 "only members who ran /memory optin"

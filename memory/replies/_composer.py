@@ -35,8 +35,9 @@ class MemorySource(Protocol):
 
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
-# (guild id, question) -> (day, author name, text) of what was said about it, best first.
-Recall = Callable[[int, str], Awaitable[list[tuple[str, str, str]]]]
+# (guild id, question, viewer) -> (day, author name, text) of what was said about it, best
+# first, from the channels the viewer may read.
+Recall = Callable[[int, str, Viewer], Awaitable[list[tuple[str, str, str]]]]
 
 # A message asking about the past or about what someone said: worth a recall search.
 _ASKS_ABOUT_PAST = re.compile(
@@ -205,14 +206,14 @@ class ReplyComposer:
             )
         return memories
 
-    async def _recalled(self, guild_id: int, text: str, budget: int) -> Raw:
+    async def _recalled(self, guild_id: int, text: str, budget: int, viewer: Viewer) -> Raw:
         """What was said before about what the message asks (search, within the memory time
         budget and `budget` tokens); nothing when it does not ask about the past."""
         if self._recall is None or budget <= 0 or not asks_about_past(text):
             return Raw("")
         try:
             async with asyncio.timeout(self.config.memory_budget_seconds):
-                hits = await self._recall(guild_id, text)
+                hits = await self._recall(guild_id, text, viewer)
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)
             return Raw("")
@@ -295,7 +296,8 @@ class ReplyComposer:
         fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
         remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
         memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
-        recalled = await self._recalled(message.guild_id, message_text, remaining // 4)
+        viewer = message.viewer or Viewer.of_channels(message.author_id, {message.channel_id})
+        recalled = await self._recalled(message.guild_id, message_text, remaining // 4, viewer)
         if recalled:
             memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
         remaining -= estimate_tokens(memories_xml)

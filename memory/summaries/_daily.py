@@ -24,6 +24,7 @@ import asyncpg
 from db import notes as notes_store
 from db import summaries as store
 from db.members import get_members
+from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
 from memory.core.settings import Settings
@@ -248,8 +249,9 @@ class DailySummarizer:
     ) -> tuple[int, int | None]:
         """What `summary_days` remembers of the messages a closed day was made from."""
         row = await conn.fetchrow(
-            "SELECT count(*) AS n, max(message_id) AS max_id FROM messages"
-            " WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted",
+            "SELECT count(*) AS n, max(message_id) AS max_id FROM messages m"
+            " WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted"
+            f" AND {shared_source('m')}",
             guild_id,
             start,
             end,

@@ -125,3 +125,40 @@ async def test_console_speaks_in_an_imported_server_with_its_members(
         assert said and "remember" in said[0].lower()
         alice = await memory.facts.blob(guild, 700000000000000011)
         assert "cello" in alice  # alice of the imported server, found by her name there
+
+
+async def test_console_replies_reach_its_channel_and_public_channels_only(
+    db_pool, telemetry, tmp_path
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from db.members import upsert_members
+    from db.messages import insert_messages
+    from memory.core.models import ChatMessage, Member
+    from memory.llm import MemoryLLM
+    from tests.fakes import RecordingProvider
+
+    guild, alice, staff, lobby = 4444, 301, 77, 78
+    then = datetime.now(UTC) - timedelta(days=3)
+    await upsert_members(db_pool, [Member(guild, alice, username="alice")])
+    await insert_messages(
+        db_pool,
+        [
+            ChatMessage(6001, guild, staff, alice, "staff only: the bakery closes in March", then),
+            ChatMessage(6002, guild, lobby, alice, "the bakery sells rye bread now", then),
+        ],
+    )
+    provider = RecordingProvider()
+    async with open_memory(
+        _settings(tmp_path),
+        pool=db_pool,
+        telemetry=telemetry,
+        clock=SystemClock(),
+        llm=MemoryLLM(provider),
+    ) as memory:
+        await memory.visibility.mark(guild, staff, public=False)
+        session = ConsoleSession(memory, speaker="bob", guild_id=guild)
+        assert await session.handle_line("Bot, what did alice say about the bakery earlier?")
+    prompt = provider.reply_prompts[-1]
+    assert "rye bread" in prompt, "a public channel's words are recalled"
+    assert "closes in March" not in prompt, "a restricted channel's are not"

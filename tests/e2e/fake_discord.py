@@ -33,6 +33,15 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
     await fake.delete_message(msg_id)               # MESSAGE_DELETE
     await fake.update_member("alice", nick="Ally")  # GUILD_MEMBER_UPDATE
     await fake.member_join(FakeMember(...))         # GUILD_MEMBER_ADD
+    await fake.update_member("bob", roles=[role.id])  # a member's roles change
+
+    Permissions (roles, overwrites; discord.py resolves them as on Discord):
+    mods = fake.add_role("mods", permissions=0)      # before start, or `await fake.create_role`
+    fake.add_channel("mods", readable=False, overwrites=[Overwrite(mods.id, allow=VIEW_CHANNEL)])
+    await fake.update_channel("random", readable=False)   # CHANNEL_UPDATE with new overwrites
+    await fake.create_channel("staff", readable=False)    # CHANNEL_CREATE
+    await fake.update_role(mods, permissions=...)         # GUILD_ROLE_UPDATE
+    thread = await fake.create_thread("plans", parent="general", private=False)  # THREAD_CREATE
     await fake.dispatch("EVENT_NAME", data)         # anything else
 
     Slash commands (INTERACTION_CREATE type 2):
@@ -97,8 +106,11 @@ from tests.e2e.fake_discord_models import (
     FakeChannel,
     FakeGuild,
     FakeMember,
+    FakeRole,
+    Overwrite,
     guild_payload,
 )
+from tests.e2e.fake_discord_permissions import PermissionEvents
 from tests.e2e.fake_discord_rest import RestRoutes
 from tests.support import eventually
 
@@ -122,13 +134,15 @@ __all__ = [
     "FakeDiscord",
     "FakeGuild",
     "FakeMember",
+    "FakeRole",
+    "Overwrite",
     "eventually",
 ]
 
 _log = logging.getLogger(__name__)
 
 
-class FakeDiscord(RestRoutes):
+class FakeDiscord(PermissionEvents, RestRoutes):
     """The fake Discord service. See the module docstring for the API."""
 
     def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
@@ -247,7 +261,7 @@ class FakeDiscord(RestRoutes):
         return self.guild.channels[0]
 
     def channel_named(self, name: str) -> FakeChannel:
-        for channel in self.guild.channels:
+        for channel in [*self.guild.channels, *self.threads]:
             if channel.name == name:
                 return channel
         raise KeyError(name)

@@ -64,16 +64,79 @@ class FakeMember:
 
 
 @dataclass
+class FakeRole:
+    """A guild role (the @everyone role is the guild's own id and lives in FakeGuild)."""
+
+    id: int
+    name: str
+    permissions: int = 0
+    position: int = 1
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "permissions": str(self.permissions),
+            "position": self.position,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+        }
+
+
+@dataclass
+class Overwrite:
+    """A channel permission overwrite for a role (kind 0) or a member (kind 1)."""
+
+    id: int
+    allow: int = 0
+    deny: int = 0
+    kind: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "type": self.kind,
+            "allow": str(self.allow),
+            "deny": str(self.deny),
+        }
+
+
+@dataclass
 class FakeChannel:
     id: int
     name: str
-    readable: bool = True
-    type: int = 0  # GUILD_TEXT; 11 is a public thread
+    readable: bool = True  # False: @everyone is denied View Channel
+    type: int = 0  # GUILD_TEXT; 11 is a public thread, 12 a private one
     parent_id: int | None = None  # threads: the channel they live in
+    overwrites: list[Overwrite] = field(default_factory=list)
+
+
+def channel_payload(channel: FakeChannel, guild_id: int, position: int = 0) -> dict[str, Any]:
+    """A guild channel as GUILD_CREATE / CHANNEL_CREATE / CHANNEL_UPDATE carry it: a channel
+    that is not `readable` denies View Channel to @everyone, on top of its own overwrites."""
+    overwrites = [overwrite.payload() for overwrite in channel.overwrites]
+    if not channel.readable:
+        overwrites.append({"id": str(guild_id), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)})
+    return {
+        "id": str(channel.id),
+        "type": channel.type,
+        "name": channel.name,
+        "position": position,
+        "guild_id": str(guild_id),
+        "permission_overwrites": overwrites,
+        "nsfw": False,
+        "parent_id": None,
+        "topic": None,
+        "rate_limit_per_user": 0,
+        "last_message_id": None,
+    }
 
 
 def thread_payload(thread: FakeChannel, guild_id: int) -> dict[str, Any]:
-    """A public thread as GET /guilds/{id}/threads/active returns it."""
+    """A thread as GET /guilds/{id}/threads/active and THREAD_CREATE carry it."""
     return {
         "id": str(thread.id),
         "type": thread.type,
@@ -110,50 +173,21 @@ class FakeGuild:
     channels: list[FakeChannel]
     members: dict[int, FakeMember] = field(default_factory=dict)
     everyone_permissions: int = DEFAULT_PERMISSIONS
+    roles: list[FakeRole] = field(default_factory=list)  # besides @everyone
 
 
 def guild_payload(guild: FakeGuild) -> dict[str, Any]:
     """GUILD_CREATE data: channels (unreadable ones deny VIEW_CHANNEL to @everyone), members."""
-    channels = []
-    for position, channel in enumerate(guild.channels):
-        overwrites = []
-        if not channel.readable:
-            overwrites.append(
-                {"id": str(guild.id), "type": 0, "allow": "0", "deny": str(VIEW_CHANNEL)}
-            )
-        channels.append(
-            {
-                "id": str(channel.id),
-                "type": channel.type,
-                "name": channel.name,
-                "position": position,
-                "guild_id": str(guild.id),
-                "permission_overwrites": overwrites,
-                "nsfw": False,
-                "parent_id": None,
-                "topic": None,
-                "rate_limit_per_user": 0,
-                "last_message_id": None,
-            }
-        )
+    channels = [
+        channel_payload(channel, guild.id, position)
+        for position, channel in enumerate(guild.channels)
+    ]
     return {
         "id": str(guild.id),
         "name": guild.name,
         "icon": None,
         "owner_id": str(guild.owner_id),
-        "roles": [
-            {
-                "id": str(guild.id),
-                "name": "@everyone",
-                "permissions": str(guild.everyone_permissions),
-                "position": 0,
-                "color": 0,
-                "hoist": False,
-                "managed": False,
-                "mentionable": False,
-                "flags": 0,
-            }
-        ],
+        "roles": [everyone_role(guild).payload(), *(role.payload() for role in guild.roles)],
         "emojis": [],
         "stickers": [],
         "features": [],
@@ -177,6 +211,10 @@ def guild_payload(guild: FakeGuild) -> dict[str, Any]:
         "afk_timeout": 300,
         "nsfw_level": 0,
     }
+
+
+def everyone_role(guild: FakeGuild) -> FakeRole:
+    return FakeRole(guild.id, "@everyone", guild.everyone_permissions, position=0)
 
 
 def application_payload(application_id: int, name: str, owner_id: int) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Several processes on one PostgreSQL: two `memorybot run` shards (0 and 1 of 2) and
-`memorybot worker`s, against the fake Discord gateway.
+`memorybot worker`s, against the fake Discord gateway; a second `memorybot run` of a shard
+already running is refused.
 
 Each guild's events reach only the process owning its shard, which stores and answers them
 once; a purge from the command line reaches the running bot's next whois; a past day is closed
@@ -61,8 +62,8 @@ class Processes:
     def output(self, name: str) -> str:
         return (self._root / name / "stdout.log").read_text(errors="replace")[-3000:]
 
-    async def run(self, name: str, *args: str) -> int:
-        process = self.start(name, *args)
+    async def run(self, name: str, *args: str, **env: str) -> int:
+        process = self.start(name, *args, **env)
         return await asyncio.wait_for(asyncio.to_thread(process.wait), 120)
 
     async def stop_all(self) -> None:
@@ -235,3 +236,23 @@ async def _closed(pool: asyncpg.Pool, day: object) -> bool:
         "SELECT count(*) FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD_ID, day
     )
     return bool(count)
+
+
+async def test_a_second_run_of_the_same_shard_refuses_in_one_line(
+    fake_discord: FakeDiscord, processes: Processes
+) -> None:
+    first = processes.start("first", "run", RUN_WORKER="false")
+    try:
+        await fake_discord.wait_connected(timeout=60)
+    except TimeoutError:
+        pytest.fail(f"the first bot did not connect:\n{processes.output('first')}")
+    assert await processes.run("second", "run", RUN_WORKER="false") == 1
+    refusal = [line for line in processes.output("second").splitlines() if "shard 0/1" in line]
+    assert len(refusal) == 1, processes.output("second")
+    assert f"already run against this database by pid {first.pid}" in refusal[0]
+    assert len(fake_discord.identifies) == 1  # the second never reached the gateway
+
+    # The first still answers, once.
+    asked = await fake_discord.send_message("Bot hello", author="alice")
+    await fake_discord.wait_for_sent(answers(asked["id"]), timeout=30)
+    assert replies_to(fake_discord, asked["id"]) == 1
