@@ -1,6 +1,6 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
-    python -m bench [--only ingest,economy,latency,memory,scale,recall] [--quick]
+    python -m bench [--only ingest,economy,latency,memory,scale,recall,quality] [--quick]
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -21,14 +21,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import economy, latency, memory_footprint, recall, scale
+from bench import economy, latency, memory_footprint, quality, recall, scale
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
-BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall")
+BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall", "quality")
 
 # Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
@@ -44,6 +44,8 @@ FULL: dict[str, dict[str, Any]] = {
     "scale": {"requested": 200, "warm_requests": 500, "max_members": 10_000, "scale_down": 1},
     # About 8 minutes on 2 cores, most of it filling the guild and re-indexing it.
     "recall": {"messages": 1_000_000, "members": 500, "days": 365, "repeats": 10},
+    # About 20 s; `python -m bench.quality --large` for a bigger chat.
+    "quality": {"members": 5, "sessions": 30, "days": 150, "per_kind": 10},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -65,6 +67,7 @@ QUICK: dict[str, dict[str, Any]] = {
         "scale_down": 4,
     },
     "recall": {"messages": 2000, "members": 30, "days": 30, "repeats": 2, "summaries_per_day": 3},
+    "quality": {"members": 3, "sessions": 6, "days": 20, "per_kind": 2},
 }
 
 
@@ -112,6 +115,10 @@ async def run_recall(server: BenchServer, report: Reporter, sizes: dict[str, Any
     await recall.run_in(server, report, **sizes)
 
 
+async def run_quality(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await quality.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -119,6 +126,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "memory": run_memory,
     "scale": run_scale,
     "recall": run_recall,
+    "quality": run_quality,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -130,6 +138,11 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("latency", "concurrent_builds", {}, 1, "max"),
     ("latency", "restart_llm_calls", {}, 0, "max"),
     ("memory", "bytes_per_cached_member", {"ascii_only": False}, 6.5 * 1024, "max"),
+    # Issue 26: what a reply prompt carries when a member asks about the past.
+    ("quality", "evidence_in_prompt", {"kind": "all"}, 0.9, "min"),
+    ("quality", "answer_words_in_prompt", {"kind": "all"}, 0.6, "min"),
+    ("quality", "false_evidence", {"kind": "never_said"}, 0, "max"),
+    ("quality", "prompt_tokens_p50", {"kind": "all"}, 2500, "max"),
 ]
 
 

@@ -1,6 +1,6 @@
 """Reply quality: do the messages that answer a question reach the reply prompt?
 
-    python -m bench.quality [--members 4] [--sessions 20] [--days 120] [--per-kind 6]
+    python -m bench.quality [--members 5] [--sessions 30] [--days 150] [--per-kind 10]
                             [--seed 0] [--large]
 
 A seeded chat (bench/quality_data.py: members meeting in sessions over months, planted facts,
@@ -87,10 +87,10 @@ async def run(
     pool: asyncpg.Pool,
     report: Reporter,
     *,
-    members: int = 4,
-    sessions: int = 20,
-    days: int = 120,
-    per_kind: int = 6,
+    members: int = 5,
+    sessions: int = 30,
+    days: int = 150,
+    per_kind: int = 10,
     seed: int = 0,
 ) -> list[Asked]:
     """Generate, import, ask; print the figures and return every question's outcome."""
@@ -162,7 +162,7 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
         line = {"kind": kind, "questions": len(mine), **common}
         evidence = [a.score.evidence for a in mine if a.question.evidence_ids]
         answers = [a.score.answer for a in mine if a.question.answer]
-        false = [a.score.false_evidence for a in mine if a.question.kind == "never_said"]
+        false = [a.score.false_evidence for a in mine if kind == a.question.kind == "never_said"]
         if evidence:
             report(BENCH, "evidence_in_prompt", _share(evidence), "fraction", **line)
         if answers:
@@ -185,10 +185,10 @@ async def run_in(server: BenchServer, report: Reporter, **options: Any) -> list[
 
 async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--members", type=int, default=4)
-    parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--days", type=int, default=120)
-    parser.add_argument("--per-kind", type=int, default=6, help="questions of each kind")
+    parser.add_argument("--members", type=int, default=5)
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--days", type=int, default=150)
+    parser.add_argument("--per-kind", type=int, default=10, help="questions of each kind")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--large", action="store_true", help=f"a larger run: {LARGE}")
     parser.add_argument("--show", action="store_true", help="print each question's outcome")
