@@ -63,7 +63,9 @@ async def run(
     rounds: int = 2,
 ) -> dict[str, float]:
     """Start the bot against the fake, measure, print the figures; return the headline ones."""
-    from bot.client import MemoryBot  # the Discord adapter: only this bench needs it
+    # The Discord adapter: only this bench needs it.
+    from bot.client import MemoryBot
+    from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
     composer_ms: list[float] = []
@@ -105,6 +107,8 @@ async def run(
         cold = await _at_once(fake, range(members, 2 * members), 0)
         cold_params = {**params, "memories": "cold"}
         _figures(report, "concurrent100", cold, cold_params, results)
+        failed = sum(text in (APOLOGY, SLOW_DOWN) for text in fake.answer_texts)
+        report(BENCH, "answers_apologising", failed, "replies", of=len(fake.answer_texts), **params)
         report(BENCH, "composer_p99_ms", percentile(composer_ms, 0.99), "ms", **cold_params)
     return results
 

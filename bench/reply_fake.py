@@ -45,6 +45,7 @@ class TimedDiscord(FakeDiscord):
             self.history[channel.id] = {}
         # asking message id -> future of perf_counter() when its answer was POSTed
         self._answers: dict[int, asyncio.Future[float]] = {}
+        self.answer_texts: list[str] = []  # what each timed answer said
 
     async def ask(self, index: int, number: int, *, timeout: float = 60.0) -> float:  # noqa: ASYNC109
         """Member `index` asks question `number` (cycling) in their channel; returns the
@@ -70,4 +71,5 @@ class TimedDiscord(FakeDiscord):
         waiting = self._answers.get(int(reference.get("message_id") or 0))
         if waiting is not None and not waiting.done():
             waiting.set_result(arrived)
+            self.answer_texts.append(str(body.get("content") or ""))
         return await super()._bot_sends(channel_id, body)
