@@ -30,8 +30,6 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import asyncpg
-
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.reply_fake import QUESTIONS, TimedDiscord
@@ -55,7 +53,7 @@ SETTINGS: dict[str, Any] = {
 
 
 async def run(
-    pool: asyncpg.Pool,
+    dsn: str,
     report: Reporter,
     *,
     members: int = 100,
@@ -81,8 +79,11 @@ async def run(
         # Twice the members: the second half first asks all at once, cold.
         fake = await stack.enter_async_context(TimedDiscord(members=2 * members))
         memory = await stack.enter_async_context(
+            # The pool as the bot opens it (DB_POOL_MIN/MAX), not the bench's.
             open_memory(
-                bench_settings(**SETTINGS), clock=SystemClock(), pool=pool, telemetry=telemetry
+                bench_settings(database_url=dsn, **SETTINGS),
+                clock=SystemClock(),
+                telemetry=telemetry,
             )
         )
         _store_history(memory.writer, fake, history)
@@ -179,8 +180,8 @@ async def _stop(bot: Any, task: asyncio.Task[None]) -> None:
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, float]:
     """`run` in a fresh database of `server`."""
-    async with server.pool("reply_e2e") as pool:
-        return await run(pool, report, **options)
+    async with server.database("reply_e2e") as dsn:
+        return await run(dsn, report, **options)
 
 
 async def main(argv: list[str] | None = None) -> int:
