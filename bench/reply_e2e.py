@@ -66,11 +66,11 @@ async def run(
     from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
-    composer_ms: list[float] = []
+    composer: dict[int, float] = {}  # channel id -> the composer's own time for its reply
     telemetry = Telemetry(keep_recent=10)
     telemetry.add_sink(
         lambda event: (
-            composer_ms.append(event["latency_ms"])
+            composer.__setitem__(event["channel_id"], event["latency_ms"])
             if event.get("op") == "reply" and "latency_ms" in event
             else None
         )
@@ -93,25 +93,58 @@ async def run(
         stack.push_async_callback(_stop, bot, task)
         await asyncio.wait_for(bot.wait_until_ready(), 30)
         await _directory_ready(memory, fake, 2 * members)
+        phase = _Phase(report, fake, composer)
         results: dict[str, float] = {}
-        asking = range(members)
         for number in range(1, rounds + 1):
-            times = [await _one(fake, index, number) for index in asking]
             memories = "cold" if number == 1 else "warm"
-            _figures(report, "", times, {**params, "memories": memories, "round": number}, results)
-        composer_ms.clear()
-        warm = await _at_once(fake, asking, rounds + 1)
-        warm_params = {**params, "memories": "warm"}
-        _figures(report, "concurrent100", warm, warm_params, results)
-        report(BENCH, "composer_p99_ms", percentile(composer_ms, 0.99), "ms", **warm_params)
-        composer_ms.clear()
-        cold = await _at_once(fake, range(members, 2 * members), 0)
-        cold_params = {**params, "memories": "cold"}
-        _figures(report, "concurrent100", cold, cold_params, results)
+            case = {**params, "memories": memories, "round": number}
+            results |= await phase.run("", range(members), number, case, at_once=False)
+        case = {**params, "memories": "warm"}
+        results |= await phase.run("concurrent100", range(members), 0, case, at_once=True)
+        case = {**params, "memories": "cold"}
+        results |= await phase.run("concurrent100", range(members, 2 * members), 0, case, True)
         failed = sum(text in (APOLOGY, SLOW_DOWN) for text in fake.answer_texts)
         report(BENCH, "answers_apologising", failed, "replies", of=len(fake.answer_texts), **params)
-        report(BENCH, "composer_p99_ms", percentile(composer_ms, 0.99), "ms", **cold_params)
     return results
+
+
+class _Phase:
+    """One way of asking (one at a time, or all at once), timed end to end and split into
+    the composer's own time and everything else (gateway, cogs, typing, POST)."""
+
+    def __init__(self, report: Reporter, fake: TimedDiscord, composer: dict[int, float]) -> None:
+        self.report = report
+        self.fake = fake
+        self.composer = composer
+
+    async def run(
+        self, what: str, asking: range, number: int, params: dict, at_once: bool
+    ) -> dict[str, float]:
+        self.composer.clear()
+        if at_once:
+            started = time.perf_counter()
+            answered = await asyncio.gather(*(self.fake.ask(i, number) for i in asking))
+            seconds = [at - started for at in answered]
+        else:
+            seconds = []
+            for index in asking:
+                started = time.perf_counter()
+                seconds.append(await self.fake.ask(index, number) - started)
+        total = [s * 1000 for s in seconds]
+        channels = [self.fake.extra_channels[index].id for index in asking]
+        inside = [self.composer.get(channel, 0.0) for channel in channels]
+        outside = [whole - part for whole, part in zip(total, inside, strict=True)]
+        prefix = f"reply_e2e_{what}_" if what else "reply_e2e_"
+        results: dict[str, float] = {}
+        for name, fraction in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
+            value = percentile(total, fraction)
+            self.report(BENCH, f"{prefix}{name}_ms", value, "ms", samples=len(total), **params)
+            results[f"{prefix}{name}_ms:{params['memories']}"] = value
+        for name, fraction in (("p50", 0.5), ("p99", 0.99)):
+            for part, values in (("composer", inside), ("outside_composer", outside)):
+                metric = f"{prefix}{part}_{name}_ms"
+                self.report(BENCH, metric, percentile(values, fraction), "ms", **params)
+        return results
 
 
 def _store_history(writer: Any, fake: TimedDiscord, count: int) -> None:
@@ -149,28 +182,6 @@ async def _directory_ready(memory: Any, fake: TimedDiscord, members: int) -> Non
             return
         await asyncio.sleep(0.05)
     raise TimeoutError("the member directory did not fill")
-
-
-async def _one(fake: TimedDiscord, index: int, number: int) -> float:
-    started = time.perf_counter()
-    return await fake.ask(index, number) - started
-
-
-async def _at_once(fake: TimedDiscord, asking: range, number: int) -> list[float]:
-    started = time.perf_counter()
-    answered = await asyncio.gather(*(fake.ask(index, number) for index in asking))
-    return [at - started for at in answered]
-
-
-def _figures(
-    report: Reporter, what: str, seconds: list[float], params: dict, results: dict[str, float]
-) -> None:
-    millis = [s * 1000 for s in seconds]
-    prefix = f"reply_e2e_{what}_" if what else "reply_e2e_"
-    for name, fraction in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
-        value = percentile(millis, fraction)
-        report(BENCH, f"{prefix}{name}_ms", value, "ms", samples=len(millis), **params)
-        results[f"{prefix}{name}_ms:{params['memories']}"] = value
 
 
 async def _stop(bot: Any, task: asyncio.Task[None]) -> None:
