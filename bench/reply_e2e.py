@@ -28,16 +28,18 @@ import sys
 import time
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
-from bench.reply_fake import QUESTIONS, TimedDiscord
 from bench.report import Reporter, percentile
 from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
+
+if TYPE_CHECKING:
+    from bench.reply_fake import TimedDiscord
 
 _log = logging.getLogger(__name__)
 
@@ -61,7 +63,8 @@ async def run(
     rounds: int = 2,
 ) -> dict[str, float]:
     """Start the bot against the fake, measure, print the figures; return the headline ones."""
-    # The Discord adapter: only this bench needs it.
+    # The Discord adapter and the tests' fake Discord: only this bench needs them.
+    from bench.reply_fake import TimedDiscord
     from bot.client import MemoryBot
     from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
@@ -162,9 +165,7 @@ def _store_history(writer: Any, fake: TimedDiscord, count: int) -> None:
                 guild_id=fake.guild.id,
                 channel_id=room.id,
                 author_id=author.id,
-                content=QUESTIONS[n % len(QUESTIONS)]
-                .format(other=people[(n + 1) % len(people)].username)
-                .removeprefix("Bot, "),
+                content=fake.said(n),
                 created_at=at,
             )
         )

@@ -12,6 +12,7 @@ import asyncio
 import time
 from typing import Any
 
+from bench.quality_pools import FILLER
 from tests.e2e.fake_discord import FakeChannel, FakeDiscord, FakeMember
 
 FIRST_MEMBER_ID = 800_000_000_000_010_000
@@ -25,6 +26,18 @@ QUESTIONS = (
     "Bot, what did {other} say about the trip yesterday?",
     "Bot, how was everyone's weekend?",
     "Bot, is {other} still learning the guitar?",
+)
+
+
+# What members said before: chatter, and lines the questions above may find.
+SAID = (
+    *FILLER,
+    "the concert yesterday was amazing, the drummer was unreal",
+    "we're planning a trip to Lisbon in the spring",
+    "I've been learning the guitar for a month now",
+    "cooked ramen tonight, turned out great",
+    "{other} told me about the trip, sounds fun",
+    "weekend was quiet, mostly gardening",
 )
 
 
@@ -47,13 +60,23 @@ class TimedDiscord(FakeDiscord):
         self._answers: dict[int, asyncio.Future[float]] = {}
         self.answer_texts: list[str] = []  # what each timed answer said
 
+    def said(self, n: int) -> str:
+        """The `n`th line of the guild's history (by member `n`, cycling)."""
+        people = self.extra_members
+        return SAID[n % len(SAID)].format(other=people[(n + 1) % len(people)].username)
+
+    def question(self, index: int, number: int) -> str:
+        """Question `number` (cycling) as member `index` asks it (naming the next member)."""
+        people = self.extra_members
+        return QUESTIONS[(index + number) % len(QUESTIONS)].format(
+            other=people[(index + 1) % len(people)].username
+        )
+
     async def ask(self, index: int, number: int, *, timeout: float = 60.0) -> float:  # noqa: ASYNC109
         """Member `index` asks question `number` (cycling) in their channel; returns the
         perf_counter() at which the answer's POST arrived."""
         people = self.extra_members
-        text = QUESTIONS[(index + number) % len(QUESTIONS)].format(
-            other=people[(index + 1) % len(people)].username
-        )
+        text = self.question(index, number)
         message = self._build_message(
             text, author=people[index], channel=self.extra_channels[index]
         )
