@@ -24,6 +24,7 @@ from typing import Any
 
 from bench import quality_pools as pools
 from bench.quality_plan import (
+    CHANGE_SLOTS,
     FIRST_CHANNEL_ID,
     FIRST_MEMBER_ID,
     GUILD_ID,
@@ -116,8 +117,10 @@ def generate(
     of every kind (KINDS)."""
     if not 2 <= members <= len(pools.NAMES):
         raise ValueError(f"members must be 2..{len(pools.NAMES)}")
-    if not 1 <= per_kind <= MAX_PER_KIND:
-        raise ValueError(f"per_kind must be 1..{MAX_PER_KIND}")
+    if not 1 <= per_kind <= min(MAX_PER_KIND, members * len(CHANGE_SLOTS)):
+        raise ValueError(
+            f"per_kind must be 1..{MAX_PER_KIND} and at most {len(CHANGE_SLOTS)} per member"
+        )
     rng = random.Random(seed)
     names = list(pools.NAMES[:members])
     planned = spread_channels(schedule(rng, names, sessions, days), max(1, channels))

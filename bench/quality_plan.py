@@ -116,7 +116,7 @@ class Planner:
         self.plants: list[Plant] = []
         self.questions: list[tuple[Question, list[object]]] = []
         self._used: dict[str, set[str]] = {}
-        self._asked: dict[str, int] = {}
+        self._asked: dict[tuple[str, str], int] = {}  # (kind, member) -> questions
 
     def _take(self, pool: tuple[str, ...], kind: str) -> str:
         used = self._used.setdefault(kind, set())
@@ -124,7 +124,7 @@ class Planner:
         used.add(value)
         return value
 
-    def _subject(self, minimum_sessions: int = 1) -> tuple[str, list[int]]:
+    def _subject(self, kind: str, minimum_sessions: int = 1) -> tuple[str, list[int]]:
         """The member asked about least so far (ties broken at random) with enough sessions."""
         able = {
             name: [s.index for s in self.sessions if name in s.members] for name in self.members
@@ -132,9 +132,9 @@ class Planner:
         able = {name: where for name, where in able.items() if len(where) >= minimum_sessions}
         if not able:
             raise ValueError("too few sessions for the questions asked; raise --sessions")
-        fewest = min(self._asked.get(name, 0) for name in able)
-        name = self.rng.choice([n for n in able if self._asked.get(n, 0) == fewest])
-        self._asked[name] = self._asked.get(name, 0) + 1
+        asked = {name: self._asked.get((kind, name), 0) for name in able}
+        name = self.rng.choice([n for n in able if asked[n] == min(asked.values())])
+        self._asked[(kind, name)] = asked[name] + 1
         return name, able[name]
 
     def _slot(self, name: str, slots: dict[str, tuple[str, ...]]) -> str:
@@ -148,8 +148,17 @@ class Planner:
         }
         if not fresh:
             raise ValueError(f"per_kind is too large for the word pools (at most {MAX_PER_KIND})")
-        free = [slot for slot in slots if slot in fresh and slot not in used] or sorted(fresh)
-        slot = self.rng.choice(free)
+        left = {
+            slot: len(set(slots[slot]) - self._used.get(slot, set()))
+            for slot in slots
+            if slot in fresh and slot not in used
+        }
+        if not left:  # a second hometown or car would make the answer ambiguous
+            raise ValueError(f"{name} has no statement left to make: more members or sessions")
+        # The kinds with the most words left first, so no kind runs dry before the others.
+        slot = self.rng.choice(
+            [slot for slot, count in left.items() if count == max(left.values())]
+        )
         used.add(slot)
         return slot
 
@@ -166,7 +175,7 @@ class Planner:
         return key
 
     def single_fact(self) -> None:
-        name, where = self._subject()
+        name, where = self._subject("single_fact")
         kind = self._slot(name, FACT_SLOTS)
         at = self.rng.choice(where)
         if kind == "pet":
@@ -197,7 +206,7 @@ class Planner:
         self._ask("single_fact", name, question, [key], answer=((answer,),))
 
     def when(self) -> None:
-        name, where = self._subject()
+        name, where = self._subject("when")
         at = self.rng.choice(where)
         said = self.sessions[at].day
         appointments = len(pools.APPOINTMENTS) - len(self._used.get("appointment", ()))
@@ -234,7 +243,7 @@ class Planner:
         return day, f"on {day.strftime('%B')} {day.day}"
 
     def across_sessions(self) -> None:
-        name, where = self._subject(minimum_sessions=2)
+        name, where = self._subject("across_sessions", minimum_sessions=2)
         first, later = sorted(self.rng.sample(where, 2))
         kind = self._slot(name, CHANGE_SLOTS)
         if kind in ("car", "trip"):
@@ -264,7 +273,7 @@ class Planner:
         self._ask("across_sessions", name, question, keys, answer=answer)
 
     def never_said(self) -> None:
-        name, _ = self._subject()
+        name, _ = self._subject("never_said")
         used = self._used.setdefault("never", set())
         text, term = self.rng.choice([t for t in pools.NEVER_TOPICS if t[1] not in used])
         used.add(term)

@@ -76,8 +76,38 @@ TOWNS = (
 INSTRUMENTS = ("cello", "banjo", "harmonica", "ukulele", "trombone", "clarinet", "accordion")
 DISHES = ("ramen", "paella", "pierogi", "lasagna", "falafel", "dumplings", "risotto", "tacos")
 ALLERGENS = ("peanuts", "shellfish", "pollen", "sesame", "penicillin", "kiwi", "latex")
-CARS = ("Subaru", "Volvo", "Skoda", "Mazda", "Toyota", "Hyundai", "Renault", "Fiat", "Kia")
-TRIPS = ("Lisbon", "Oslo", "Kyoto", "Porto", "Vienna", "Seville", "Bruges", "Tallinn", "Naples")
+CARS = (
+    "Subaru",
+    "Volvo",
+    "Skoda",
+    "Mazda",
+    "Toyota",
+    "Hyundai",
+    "Renault",
+    "Fiat",
+    "Kia",
+    "Peugeot",
+    "Nissan",
+    "Suzuki",
+    "Citroen",
+    "Honda",
+)
+TRIPS = (
+    "Lisbon",
+    "Oslo",
+    "Kyoto",
+    "Porto",
+    "Vienna",
+    "Seville",
+    "Bruges",
+    "Tallinn",
+    "Naples",
+    "Dubrovnik",
+    "Edinburgh",
+    "Marrakesh",
+    "Helsinki",
+    "Salzburg",
+)
 HOBBIES = (
     "pottery",
     "bouldering",
@@ -89,6 +119,12 @@ HOBBIES = (
     "birdwatching",
     "beekeeping",
     "origami",
+    "juggling",
+    "embroidery",
+    "rowing",
+    "sculpting",
+    "foraging",
+    "glassblowing",
 )
 
 # Events a member tells about: (first-person past, question phrase, key noun).
