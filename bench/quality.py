@@ -45,7 +45,7 @@ from memory import open_memory
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse
+from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
 
 _log = logging.getLogger(__name__)
 
@@ -65,6 +65,9 @@ class RecordingProvider(LLMProvider):
     def __init__(self) -> None:
         self.offline = OfflineProvider()
         self.prompts: list[str] = []
+
+    def model_for(self, purpose: Purpose) -> str:
+        return self.name if purpose == "reply" else self.offline.model_for(purpose)
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         if request.purpose != "reply":
