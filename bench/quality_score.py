@@ -4,8 +4,9 @@ Prompts change shape as the reply path evolves (recalled hits gain dates, neighb
 relative dates; contexts quote or paraphrase), so nothing here parses the prompt: both sides
 are reduced to lower-case words, and
 
-- an evidence message is in the prompt when at least `COVERAGE` of its word trigrams are
-  (a hit annotated or cut short by a word still counts; a paraphrase does not);
+- an evidence message is in the prompt when at least `COVERAGE` of its word trigrams are, or
+  when all its words are, in order, within `SLACK` extra words (a hit cut short, or annotated
+  inside - "two days ago (Sat 2023-05-06) I ran ..." - still counts; a paraphrase does not);
 - an answer group is in the prompt when any of its alternatives is, as whole words;
 - a never-said question carries false evidence when its unsaid term appears in the prompt
   beyond the question itself (the asking message recalled as evidence, or anything else).
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from bench.quality_data import QualityChat, Question, words
 
 COVERAGE = 0.8
+SLACK = 12
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,25 @@ def _trigrams(tokens: list[str]) -> set[tuple[str, ...]]:
 
 
 def contains_message(prompt_words: list[str], message: str) -> bool:
-    """Whether `message` is in a prompt (its words), by trigram coverage."""
-    wanted = _trigrams(words(message))
-    if not wanted:
+    """Whether `message` is in a prompt (its words), by trigram coverage or in order."""
+    said = words(message)
+    wanted = _trigrams(said)
+    if not said:
         return False
     size = len(next(iter(wanted)))
     have = {tuple(prompt_words[i : i + size]) for i in range(len(prompt_words) - size + 1)}
-    return len(wanted & have) >= COVERAGE * len(wanted)
+    if len(wanted & have) >= COVERAGE * len(wanted):
+        return True
+    return any(
+        _in_order(prompt_words[start : start + len(said) + SLACK], said)
+        for start, word in enumerate(prompt_words)
+        if word == said[0]
+    )
+
+
+def _in_order(window: list[str], said: list[str]) -> bool:
+    remaining = iter(window)
+    return all(word in remaining for word in said)
 
 
 def without_question(prompt: str, question: str) -> str:

@@ -71,6 +71,12 @@ def test_the_scorer_counts_evidence_and_answers_but_not_the_question_itself() ->
     quoted = f"<message>{fact.text}</message><recalled day='x'>{said} (Mon 2023-05-08)</recalled>"
     assert score(chat, fact, quoted).evidence and score(chat, fact, quoted).answer
     assert not score(chat, fact, f"<message>{fact.text}</message>").evidence
+    # A hit annotated inside (a resolved date) still counts; the words alone, shuffled, do not.
+    first, _, rest = said.partition(" ")
+    annotated = f"<recalled>{first} (Sun 2023-05-07, Dana, #general) {rest}</recalled>"
+    assert score(chat, fact, annotated).evidence
+    shuffled = " ".join(reversed(said.split()))
+    assert not score(chat, fact, f"<recalled>{shuffled}</recalled>").evidence
     assert not score(chat, fact, None).answer
     asked = f"<message>{never.text}</message>"
     assert not score(chat, never, asked).false_evidence
