@@ -73,6 +73,15 @@ class QualityChat:
         last = max(line.at for line in self.lines).date() + timedelta(days=1)
         return datetime(last.year, last.month, last.day, 10, 0, tzinfo=UTC)
 
+    def boundaries(self, channel_id: int) -> list[tuple[int, int]]:
+        """The planted episodes of a channel in time order: (first, last) message id of each
+        session, what an episode segmentation of the channel should find."""
+        return [
+            (session.message_ids[0], session.message_ids[-1])
+            for session in sorted(self.sessions, key=lambda s: s.start)
+            if session.channel_id == channel_id
+        ]
+
     def line(self, message_id: int) -> ChatLine:
         return next(line for line in self.lines if line.message_id == message_id)
 

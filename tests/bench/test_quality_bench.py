@@ -36,6 +36,12 @@ def test_chats_are_seeded_and_sessions_are_bursts_hours_apart() -> None:
         assert (lines[0].at, lines[-1].at) == (session.start, session.end)
         assert {line.author for line in lines} <= set(session.members)
     assert sum(len(s.message_ids) for s in chat.sessions) == len(chat.lines)
+    spread = generate(seed=7, channels=2)
+    for channel_id in spread.channels:
+        edges = spread.boundaries(channel_id)
+        assert edges and all(first < last for first, last in edges)
+        assert all(spread.line(first).channel_id == channel_id for first, _ in edges)
+    assert sum(len(spread.boundaries(c)) for c in spread.channels) == len(spread.sessions)
 
 
 def test_questions_point_at_the_messages_that_answer_them() -> None:
