@@ -2,6 +2,7 @@
 
     chat = generate(seed=0, members=4, sessions=20, days=120, per_kind=6)
     chat.lines / chat.sessions / chat.questions / chat.export(channel_id) / chat.ask_at
+    chat.boundaries(channel_id)   # [(first id, last id)] of each session: planted episodes
 
 A guild's members meet in sessions (a burst of messages on one day, several hours or days
 from the next, in one channel by default), chatting filler around planted statements: facts
