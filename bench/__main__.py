@@ -1,6 +1,7 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
-    python -m bench [--only ingest,economy,latency,memory,scale,recall] [--quick]
+    python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e]
+                    [--quick]
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -21,14 +22,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import economy, latency, memory_footprint, recall, scale
+from bench import economy, latency, memory_footprint, quality, recall, reply_e2e, scale
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
-BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall")
+BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall", "quality", "reply_e2e")
 
 # Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
@@ -44,6 +45,10 @@ FULL: dict[str, dict[str, Any]] = {
     "scale": {"requested": 200, "warm_requests": 500, "max_members": 10_000, "scale_down": 1},
     # About 8 minutes on 2 cores, most of it filling the guild and re-indexing it.
     "recall": {"messages": 1_000_000, "members": 500, "days": 365, "repeats": 10},
+    # About 20 s; `python -m bench.quality --large` for a bigger chat.
+    "quality": {"members": 5, "sessions": 30, "days": 150, "per_kind": 10},
+    # About 20 s: 100 members one at a time (twice), then 100 at once (warm, then 100 cold).
+    "reply_e2e": {"members": 100, "history": 1000, "rounds": 2},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -65,6 +70,8 @@ QUICK: dict[str, dict[str, Any]] = {
         "scale_down": 4,
     },
     "recall": {"messages": 2000, "members": 30, "days": 30, "repeats": 2, "summaries_per_day": 3},
+    "quality": {"members": 3, "sessions": 6, "days": 20, "per_kind": 2},
+    "reply_e2e": {"members": 4, "history": 20, "rounds": 2},
 }
 
 
@@ -112,6 +119,14 @@ async def run_recall(server: BenchServer, report: Reporter, sizes: dict[str, Any
     await recall.run_in(server, report, **sizes)
 
 
+async def run_quality(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await quality.run_in(server, report, **sizes)
+
+
+async def run_reply_e2e(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await reply_e2e.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -119,6 +134,8 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "memory": run_memory,
     "scale": run_scale,
     "recall": run_recall,
+    "quality": run_quality,
+    "reply_e2e": run_reply_e2e,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -130,6 +147,15 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("latency", "concurrent_builds", {}, 1, "max"),
     ("latency", "restart_llm_calls", {}, 0, "max"),
     ("memory", "bytes_per_cached_member", {"ascii_only": False}, 6.5 * 1024, "max"),
+    # Issue 26: what a reply prompt carries when a member asks about the past.
+    ("quality", "evidence_in_prompt", {"kind": "all"}, 0.9, "min"),
+    ("quality", "answer_words_in_prompt", {"kind": "all"}, 0.6, "min"),
+    ("quality", "false_evidence", {"kind": "never_said"}, 0, "max"),
+    ("quality", "prompt_tokens_p50", {"kind": "all"}, 2500, "max"),
+    ("reply_e2e", "reply_e2e_p99_ms", {"memories": "cold"}, 50, "max"),
+    ("reply_e2e", "reply_e2e_p99_ms", {"memories": "warm"}, 50, "max"),
+    ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),
+    ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "warm"}, 500, "max"),
 ]
 
 
@@ -141,7 +167,8 @@ def check_targets(report: Reporter) -> None:
         except KeyError:
             continue
         met = value <= target if kind == "max" else value >= target
-        report("targets", metric, value, "", of=bench, target=target, kind=kind, met=met)
+        case = {"case": ", ".join(f"{k}={v}" for k, v in params.items())} if params else {}
+        report("targets", metric, value, "", of=bench, target=target, kind=kind, met=met, **case)
 
 
 async def main(argv: list[str] | None = None) -> int:

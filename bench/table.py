@@ -94,7 +94,17 @@ def scale_table(figures: list[dict[str, Any]]) -> str:
 
 def render(figures: list[dict[str, Any]]) -> str:
     parts = []
-    for bench in ("targets", "ingest", "economy", "latency", "memory", "recall"):
+    benches = (
+        "targets",
+        "ingest",
+        "economy",
+        "latency",
+        "memory",
+        "recall",
+        "quality",
+        "reply_e2e",
+    )
+    for bench in benches:
         if any(item["bench"] == bench for item in figures):
             parts.append(f"### {bench}\n\n{figure_table(figures, bench)}")
     if any(item["bench"] == "scale" for item in figures):

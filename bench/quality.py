@@ -1,0 +1,231 @@
+"""Reply quality: do the messages that answer a question reach the reply prompt?
+
+    python -m bench.quality [--members 5] [--sessions 30] [--days 150] [--per-kind 10]
+                            [--seed 0] [--large]
+
+A seeded chat (bench/quality_data.py: members meeting in sessions over months, planted facts,
+dated events, changes of mind, filler) is imported as a DiscordChatExporter file through the
+importer and the import command's learning pass (days closed with the offline provider, as
+`memorybot import` does). Then every question is asked in the console's code path
+(`bot.console.ConsoleSession`, "Bot, <question>" by another member, half an hour apart so the
+conversation window of the last question has faded) with a recording model: the reply
+purpose answers a fixed line and keeps the exact prompt; every other purpose is the offline
+provider. Per kind of question: the share whose evidence messages are all in the prompt, whose
+answer words are, the never-said questions that carry false evidence (their unsaid term echoed
+back, e.g. by recalling the question itself), prompt tokens p50 and the console turn's time
+(reply overhead, the model answering instantly) p50/p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import logging
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bench.database import BenchServer, bench_server
+from bench.harness import bench_settings
+from bench.providers import TOKENIZER, fast_tokens
+from bench.quality_data import KINDS, QualityChat, Question, generate
+from bench.quality_score import Score, score
+from bench.report import Reporter, percentile
+from bot.cli.importer import learn_days
+from bot.console import ConsoleSession
+from memory import open_memory
+from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM, OfflineProvider
+from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
+
+_log = logging.getLogger(__name__)
+
+BENCH = "quality"
+ANSWER = "Let me think about that."
+# Longer than the window's hard decay (30 minutes): each question starts a fresh conversation.
+QUESTION_GAP = timedelta(minutes=31)
+LARGE = {"members": 8, "sessions": 60, "days": 365, "per_kind": 12}
+
+
+class RecordingProvider(LLMProvider):
+    """The model of the reply purpose: answers `ANSWER` and keeps every prompt it was sent.
+    Every other purpose (notes, days, learned facts, folds) is the offline provider's."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.offline = OfflineProvider()
+        self.prompts: list[str] = []
+
+    def model_for(self, purpose: Purpose) -> str:
+        return self.name if purpose == "reply" else self.offline.model_for(purpose)
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose != "reply":
+            return await self.offline.complete(request)
+        self.prompts.append("\n".join(part for part in (request.system, request.prompt) if part))
+        return LLMResponse(text=ANSWER, provider=self.name, model=self.name)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question's outcome: its score, prompt tokens (None: no reply prompt) and time."""
+
+    question: Question
+    score: Score
+    tokens: int | None
+    millis: float
+
+
+async def run(
+    pool: asyncpg.Pool,
+    report: Reporter,
+    *,
+    members: int = 5,
+    sessions: int = 30,
+    days: int = 150,
+    per_kind: int = 10,
+    seed: int = 0,
+) -> list[Asked]:
+    """Generate, import, ask; print the figures and return every question's outcome."""
+    chat = generate(seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind)
+    params = {
+        "members": members,
+        "sessions": sessions,
+        "days": days,
+        "messages": len(chat.lines),
+        "seed": seed,
+    }
+    recorder = RecordingProvider()
+    clock = FixedClock(chat.ask_at)
+    settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
+    began = time.perf_counter()
+    async with open_memory(
+        settings,
+        clock=clock,
+        telemetry=Telemetry(keep_recent=100),
+        pool=pool,
+        llm=MemoryLLM(recorder),
+    ) as memory:
+        with tempfile.TemporaryDirectory(prefix="memorybot-quality-") as folder:
+            importer = memory.importer(include_bots=False)
+            results = []
+            for channel_id in chat.channels:
+                path = Path(folder) / f"{channel_id}.json"
+                path.write_text(json.dumps(chat.export(channel_id)), encoding="utf-8")
+                results.append(await importer.import_file(path))
+        await learn_days(memory, results, out=io.StringIO())
+        report(BENCH, "import_and_learn_s", time.perf_counter() - began, "s", **params)
+        session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=min(chat.channels))
+        asked = [await _ask(session, clock, recorder, chat, q) for q in chat.questions]
+    _report(report, asked, params)
+    return asked
+
+
+async def _ask(
+    session: ConsoleSession,
+    clock: FixedClock,
+    recorder: RecordingProvider,
+    chat: QualityChat,
+    question: Question,
+) -> Asked:
+    """Ask as the question's asker in the console; the prompt the reply model got, scored."""
+    clock.advance(QUESTION_GAP)
+    await session.handle_line(f"/as {question.asker}")
+    before = len(recorder.prompts)
+    started = time.perf_counter()
+    await session.handle_line(f"{session.bot_name}, {question.text}")
+    millis = (time.perf_counter() - started) * 1000
+    prompt = recorder.prompts[-1] if len(recorder.prompts) > before else None
+    tokens = fast_tokens(prompt) if prompt is not None else None
+    return Asked(question, score(chat, question, prompt), tokens, millis)
+
+
+def _share(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
+    """Per kind, then over every kind ("all"; evidence and answers over the kinds that have
+    them)."""
+    common = {"tokenizer": TOKENIZER, **params}
+    for kind in (*KINDS, "all"):
+        mine = [a for a in asked if kind in ("all", a.question.kind)]
+        if not mine:
+            continue
+        line = {"kind": kind, "questions": len(mine), **common}
+        evidence = [a.score.evidence for a in mine if a.question.evidence_ids]
+        answers = [a.score.answer for a in mine if a.question.answer]
+        false = [a.score.false_evidence for a in mine if kind == a.question.kind == "never_said"]
+        if evidence:
+            report(BENCH, "evidence_in_prompt", _share(evidence), "fraction", **line)
+        if answers:
+            report(BENCH, "answer_words_in_prompt", _share(answers), "fraction", **line)
+        if false:
+            report(BENCH, "false_evidence", _share(false), "fraction", **line)
+        tokens = [a.tokens for a in mine if a.tokens is not None]
+        report(BENCH, "prompt_tokens_p50", percentile(tokens, 0.5), "tokens", **line)
+        report(BENCH, "no_reply_prompt", len(mine) - len(tokens), "questions", **line)
+        millis = [a.millis for a in mine]
+        report(BENCH, "reply_overhead_p50_ms", percentile(millis, 0.5), "ms", **line)
+        report(BENCH, "reply_overhead_p99_ms", percentile(millis, 0.99), "ms", **line)
+
+
+async def run_in(server: BenchServer, report: Reporter, **options: Any) -> list[Asked]:
+    """`run` in a fresh database of `server`."""
+    async with server.pool("quality") as pool:
+        return await run(pool, report, **options)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=5)
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--days", type=int, default=150)
+    parser.add_argument("--per-kind", type=int, default=10, help="questions of each kind")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--large", action="store_true", help=f"a larger run: {LARGE}")
+    parser.add_argument("--show", action="store_true", help="print each question's outcome")
+    args = parser.parse_args(argv)
+    sizes = {
+        "members": args.members,
+        "sessions": args.sessions,
+        "days": args.days,
+        "per_kind": args.per_kind,
+    }
+    if args.large:
+        sizes = dict(LARGE)
+    report = Reporter()
+    async with bench_server() as server:
+        asked = await run_in(server, report, seed=args.seed, **sizes)
+    if args.show:
+        for item in asked:
+            print(json.dumps(_outcome(item), ensure_ascii=False), file=sys.stderr)
+    return 0
+
+
+def _outcome(item: Asked) -> dict[str, Any]:
+    question = item.question
+    return {
+        "kind": question.kind,
+        "question": question.text,
+        "evidence": item.score.evidence,
+        "answer": item.score.answer,
+        "false_evidence": item.score.false_evidence,
+        "tokens": item.tokens,
+        "ms": round(item.millis, 1),
+    }
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    sys.exit(asyncio.run(main()))
