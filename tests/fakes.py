@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 
 Answer = Callable[[LLMRequest], Any | Awaitable[Any]]
 

@@ -11,11 +11,18 @@ from collections.abc import Callable
 
 from memory.core.settings import PURPOSES, ProviderName, Settings, purpose_pairs
 from memory.core.telemetry import Telemetry
-from memory.llm._base import LLMProvider
-from memory.llm._chain import ProviderChain, ProviderLimits, RequestLimiter, RetryPolicy, Sleep
-from memory.llm._offline import OfflineProvider
-from memory.llm._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES
-from memory.llm._tasks import MemoryLLM
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
+    DAILY_PURPOSES,
+    INTERACTIVE_PURPOSES,
+    LLMProvider,
+    ProviderChain,
+    ProviderLimits,
+    RequestLimiter,
+    RetryPolicy,
+    Sleep,
+)
+from memory.llm.tasks import MemoryLLM
 
 # Makes a limiter shared across processes from a key ("gemini:model") and a rate.
 SharedLimits = Callable[[str, float], RequestLimiter]
@@ -52,7 +59,7 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
             _log.warning("gemini is in the LLM chain but GEMINI_API_KEY is not set; skipping it")
             return None
         try:  # the SDK import is slow, and the SDK an optional extra: only when used
-            from memory.llm._gemini import GeminiProvider
+            from memory.llm.providers.gemini import GeminiProvider
         except ImportError:
             _missing_sdk("gemini")
             return None
@@ -68,7 +75,7 @@ def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None
         return gemini
     if name == "openai":
         try:
-            from memory.llm._openai_compat import OpenAICompatibleProvider
+            from memory.llm.providers.openai_compat import OpenAICompatibleProvider
         except ImportError:
             _missing_sdk("openai")
             return None

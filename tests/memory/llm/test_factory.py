@@ -8,12 +8,12 @@ import pytest
 
 from memory.core.settings import Settings, SettingsError, load_settings
 from memory.core.telemetry import Telemetry
-from memory.llm._chain import ProviderChain
 from memory.llm._factory import build_llm, build_provider_chain, provider_limits, retry_policy
-from memory.llm._gemini import GeminiProvider
-from memory.llm._offline import OfflineProvider
-from memory.llm._openai_compat import OpenAICompatibleProvider
-from memory.llm._schemas import Intent
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers._chain import ProviderChain
+from memory.llm.providers.gemini import GeminiProvider
+from memory.llm.providers.openai_compat import OpenAICompatibleProvider
+from memory.llm.tasks._schemas import Intent
 
 
 def _settings(**overrides: object) -> Settings:
@@ -97,7 +97,7 @@ def test_retry_policy_from_settings() -> None:
 
 
 @pytest.mark.parametrize(
-    ("provider", "module"), [("gemini", "_gemini"), ("openai", "_openai_compat")]
+    ("provider", "module"), [("gemini", "providers.gemini"), ("openai", "providers.openai_compat")]
 )
 def test_a_provider_whose_sdk_is_not_installed_is_skipped_with_the_fix(
     provider: str, module: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

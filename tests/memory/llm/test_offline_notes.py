@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from memory.llm import MemoryLLM
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import PromptMember, PromptMessage
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.tasks._schemas import PromptMember, PromptMessage
 
 MEMBERS = [
     PromptMember(user_id=1, name="alice", aliases=["Ali"]),

@@ -18,7 +18,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from memory.llm._base import (
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMError,
@@ -30,9 +30,9 @@ from memory.llm._base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm._jsonout import parse_structured
-from memory.llm._problems import ProblemLog
-from memory.llm._purposes import pick_model
+from memory.llm.providers._jsonout import parse_structured
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from memory.llm._base import (
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMError,
@@ -28,9 +28,9 @@ from memory.llm._base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm._jsonout import parse_structured, strict_json_schema
-from memory.llm._problems import ProblemLog
-from memory.llm._purposes import pick_model
+from memory.llm.providers._jsonout import parse_structured, strict_json_schema
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from memory.core.text import (
     split_sentences,
     truncate,
 )
-from memory.llm._claims import contradicts, same_claim, third_person
+from memory.llm.offline._claims import contradicts, same_claim, third_person
 
 
 def _cap(sentences: list[str], max_chars: int, *, keep_last: bool) -> str:

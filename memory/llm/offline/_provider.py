@@ -16,11 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from memory.core.intent import addressed_text, prefilter
-from memory.llm import _extractive as extractive
-from memory.llm import _offline_answers as offline_answers
-from memory.llm import _offline_facts as offline_facts
-from memory.llm import _offline_learn as offline_learn
-from memory.llm._base import (
+from memory.llm.offline import _answers as offline_answers
+from memory.llm.offline import _extractive as extractive
+from memory.llm.offline import _facts as offline_facts
+from memory.llm.offline import _learn as offline_learn
+from memory.llm.offline._line_index import LineIndex
+from memory.llm.providers import (
     LLMBadOutput,
     LLMProvider,
     LLMRequest,
@@ -28,7 +29,6 @@ from memory.llm._base import (
     LLMResponse,
     Purpose,
 )
-from memory.llm._line_index import LineIndex
 
 _log = logging.getLogger(__name__)
 

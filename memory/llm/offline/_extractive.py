@@ -26,7 +26,7 @@ from memory.core.text import (
     words,
     wordset,
 )
-from memory.llm._line_index import LineIndex
+from memory.llm.offline._line_index import LineIndex
 
 # Chat filler that makes a message look long without saying anything.
 _FILLER = wordset(

@@ -1,0 +1,7 @@
+"""Embeddings for hybrid recall: one Embedder over Gemini or an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+from memory.llm.embeddings._embedder import EMBEDDING_DIMENSIONS, Embedder, build_embedder
+
+__all__ = ["EMBEDDING_DIMENSIONS", "Embedder", "build_embedder"]

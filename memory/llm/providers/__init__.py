@@ -1,0 +1,64 @@
+"""The model providers (Gemini, OpenAI-compatible; the offline one lives in `memory.llm.offline`),
+their common request/response types and errors, and the fallback chain that tries them in turn.
+
+The SDK-backed providers (`gemini`, `openai_compat`) are public modules imported only when used:
+their SDKs are optional extras and slow to import.
+"""
+
+from __future__ import annotations
+
+from memory.llm.providers._base import (
+    LLMBadOutput,
+    LLMBlocked,
+    LLMError,
+    LLMProvider,
+    LLMRateLimited,
+    LLMRequest,
+    LLMRequestRejected,
+    LLMResponse,
+    LLMUnavailable,
+    Purpose,
+)
+from memory.llm.providers._chain import (
+    LLMQueueTimeout,
+    ProviderChain,
+    ProviderLimits,
+    RequestLimiter,
+    RetryPolicy,
+    Sleep,
+    local_limiter,
+    track_providers,
+)
+from memory.llm.providers._jsonout import parse_structured, strict_json_schema
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES, pick_model
+from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
+
+__all__ = [
+    "DAILY_PURPOSES",
+    "INTERACTIVE_PURPOSES",
+    "LLMBadOutput",
+    "LLMBlocked",
+    "LLMError",
+    "LLMProvider",
+    "LLMQueueTimeout",
+    "LLMRateLimited",
+    "LLMRequest",
+    "LLMRequestRejected",
+    "LLMResponse",
+    "LLMUnavailable",
+    "ProblemLog",
+    "ProviderChain",
+    "ProviderLimits",
+    "Purpose",
+    "RequestLimiter",
+    "RetryPolicy",
+    "SharedRateLimiter",
+    "SharedRateLimits",
+    "Sleep",
+    "local_limiter",
+    "parse_structured",
+    "pick_model",
+    "strict_json_schema",
+    "track_providers",
+]
