@@ -15,12 +15,11 @@ from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 from memory.llm.providers import LLMUnavailable, RequestLimiter
 
 _log = logging.getLogger(__name__)
 
-# The size of every stored vector (the `vector(768)` column of V012).
-EMBEDDING_DIMENSIONS = 768
 # Texts per request: both APIs take batches; this keeps one request well under their limits.
 BATCH_SIZE = 100
 

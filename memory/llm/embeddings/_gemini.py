@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from memory.llm.embeddings._embedder import EMBEDDING_DIMENSIONS
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 from memory.llm.providers import LLMUnavailable
 from memory.llm.providers.gemini import gemini_client
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import openai
 
-from memory.llm.embeddings._embedder import EMBEDDING_DIMENSIONS
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 from memory.llm.providers import LLMUnavailable
 from memory.llm.providers.openai_compat import openai_client
 

@@ -3,7 +3,7 @@ answers every memory task from the prompt's own inputs (extractive notes, rule-b
 
 from __future__ import annotations
 
-from memory.llm.offline._claims import contradicts, same_claim, third_person
+from memory.llm.offline._claims import contradicts, same_claim
 from memory.llm.offline._provider import HANDLERS, OfflineProvider
 
-__all__ = ["HANDLERS", "OfflineProvider", "contradicts", "same_claim", "third_person"]
+__all__ = ["HANDLERS", "OfflineProvider", "contradicts", "same_claim"]

@@ -1,5 +1,6 @@
-"""The model providers (Gemini, OpenAI-compatible; the offline one lives in `memory.llm.offline`),
-their common request/response types and errors, and the fallback chain that tries them in turn.
+"""The model providers behind one base class (`LLMProvider`) and a registry from provider name
+to class (`PROVIDERS`): Gemini, OpenAI-compatible, and the offline one (`memory.llm.offline`).
+Also their common request/response types and errors, and the fallback chain that tries them.
 
 The SDK-backed providers (`gemini`, `openai_compat`) are public modules imported only when used:
 their SDKs are optional extras and slow to import.
@@ -32,11 +33,13 @@ from memory.llm.providers._chain import (
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._problems import ProblemLog
 from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES, pick_model
+from memory.llm.providers._registry import PROVIDERS, build_provider, provider_class
 from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
 
 __all__ = [
     "DAILY_PURPOSES",
     "INTERACTIVE_PURPOSES",
+    "PROVIDERS",
     "LLMBadOutput",
     "LLMBlocked",
     "LLMError",
@@ -56,9 +59,11 @@ __all__ = [
     "SharedRateLimiter",
     "SharedRateLimits",
     "Sleep",
+    "build_provider",
     "local_limiter",
     "parse_structured",
     "pick_model",
+    "provider_class",
     "strict_json_schema",
     "track_providers",
 ]

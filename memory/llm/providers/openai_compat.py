@@ -16,6 +16,7 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
+from memory.core.settings import Settings, purpose_pairs
 from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
@@ -27,6 +28,8 @@ from memory.llm.providers._base import (
     LLMResponse,
     LLMUnavailable,
     Purpose,
+    client_timeout,
+    secret_value,
 )
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._problems import ProblemLog
@@ -71,6 +74,19 @@ class OpenAICompatibleProvider(LLMProvider):
         self._client = openai_client(base_url, api_key, timeout_seconds)
         # Models whose server refused `response_format: json_schema` once: prompt-only JSON.
         self._no_schema_format: set[str] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAICompatibleProvider:
+        compatible = cls(
+            base_url=settings.openai_base_url,
+            api_key=secret_value(settings.openai_api_key),
+            model=settings.openai_model,
+            model_daily=settings.openai_model_daily,
+            purpose_models=purpose_pairs(settings.openai_purpose_models),
+            timeout_seconds=client_timeout(settings),
+        )
+        compatible.prompt_token_limit = settings.openai_prompt_token_limit
+        return compatible
 
     def model_for(self, purpose: Purpose) -> str:
         return pick_model(
