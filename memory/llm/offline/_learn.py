@@ -23,10 +23,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Interjections a statement may open with: "oh, I moved to Lisbon".
+# Interjections a statement may open with: "oh, I moved to Lisbon", "big news: I ...".
 _LEAD = (
-    r"^(?:(?:oh|ah|well|yeah|yes|yep|so|btw|actually|also|and|but|honestly|ok|okay|anyway|"
-    r"update|news|fun fact|guess what|fyi)\b[,:!.]*\s+)*"
+    r"^(?:[\w ]{1,20}:\s+)?(?:(?:oh|ah|well|yeah|yes|yep|so|btw|actually|also|and|but|honestly"
+    r"|ok|okay|anyway|update|news|fun fact|guess what|fyi)\b[,:!.]*\s+)*"
 )
 _I_AM = r"I(?:['’]m| am)"
 # A place or organisation is capitalised (the rules are case-insensitive, the name is not).
