@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from memory.core.text import (
@@ -32,7 +32,10 @@ from memory.llm.offline._scoring import Rarity, informativeness, sentence_score
 _SURROGATE = re.compile(r"\[(?:image|file|video|audio|sticker|embed|attachment)[^\]]*\]", re.I)
 _URL = re.compile(r"https?://\S+")
 # A member's own sentence must say this much to be quoted in their note.
-_MIN_SCORE = 2.5
+_MIN_SCORE = 3.0
+# On a day when nothing anyone said reaches it, a member's best sentence above this is quoted.
+_MIN_WEAK = 1.4
+_WEAK_MAX = 60
 # What others say to or about a member is news about them even when short ("congrats on
 # the new job!"), so it needs less to qualify.
 _MIN_SCORE_ABOUT = 1.5
@@ -96,10 +99,17 @@ def _pick(candidates: list[tuple[str, Utterance]], max_chars: int) -> str:
 
 def _group(items: list[tuple[str, Utterance]]) -> list[tuple[str, list[str]]]:
     """Quotes under their label, labels in order of first appearance: a speaker is named
-    once per note, not again each time someone else's quote came in between."""
+    once per note, not again each time someone else's quote came in between; sentences that
+    follow each other in one message are one quote."""
     groups: dict[str, list[str]] = {}
+    last: dict[str, int] = {}
     for label, utterance in items:
-        groups.setdefault(label, []).append(utterance.text)
+        texts = groups.setdefault(label, [])
+        if texts and last[label] == utterance.order - 1 and utterance.order % _PER_LINE:
+            texts[-1] = f"{texts[-1]} {utterance.text}"  # the next sentence of one message
+        else:
+            texts.append(utterance.text)
+        last[label] = utterance.order
     return list(groups.items())
 
 
@@ -168,11 +178,13 @@ def summarize_member_day(
     (`index`: the day's lines indexed once, so only the lines that may concern them are read)."""
     mention = name_pattern([name, *aliases])
     candidates: list[tuple[str, Utterance]] = []
+    quiet_day = all(line.score < _MIN_SCORE for line in lines)
     if index is not None:
         lines = [lines[i] for i in index.candidates(user_id, [name, *aliases])]
+    own: list[tuple[str, Utterance]] = []
     for line in lines:
         if line.author_id == user_id:
-            candidates.extend(_own_sentences(line, f"{name} said"))
+            own.extend(_own_sentences(line, f"{name} said"))
             continue
         if line.score < _MIN_SCORE_ABOUT:
             continue
@@ -187,7 +199,13 @@ def summarize_member_day(
         candidates.append(
             (label, Utterance(line.order * _PER_LINE, line.author, text, line.score * _SECOND_HAND))
         )
-    return _pick(candidates, max_chars)
+    strong = [item for item in own if item[1].score - _OWN_BONUS >= _MIN_SCORE]
+    if not strong and not candidates and own and quiet_day:
+        # Nothing anyone said stands out (rarity tells nothing when all share their words):
+        # the one thing they said that says most, short.
+        label, best = min(own, key=lambda item: (-item[1].score, item[1].order))
+        strong = [(label, replace(best, text=truncate(best.text, _WEAK_MAX)))]
+    return _pick([*strong, *candidates], max_chars)
 
 
 def _own_sentences(line: ChatLine, label: str) -> list[tuple[str, Utterance]]:
@@ -196,7 +214,7 @@ def _own_sentences(line: ChatLine, label: str) -> list[tuple[str, Utterance]]:
     return [
         (label, Utterance(line.order * _PER_LINE + i, line.author, sentence, score + _OWN_BONUS))
         for i, (sentence, score) in enumerate(line.sentences[:_PER_LINE])
-        if score >= _MIN_SCORE
+        if score >= _MIN_WEAK
     ]
 
 

@@ -94,7 +94,7 @@ def sentence_score(sentence: str, rarity: Rarity) -> float:
     if any(token.isdigit() for token in tokens):
         score += 0.5
     if sentence.rstrip().endswith("?"):
-        score *= 0.5  # questions reveal interests but say less than statements
+        score *= 0.35  # questions reveal interests but say less than statements
     if _SOCIAL.match(sentence):
         score *= 0.3
     return round(score, 3)
