@@ -3,7 +3,8 @@
 One rewrite for every caller: a command ("remember that I like tea"), the facts merge checks
 and the offline learner all turn "I'm a nurse" into "alice is a nurse" the same way. A
 statement that starts with its verb ("likes pizza") or a third-person pronoun ("she has a
-cat") is about `name` too. No sentence end is added: callers that store a sentence end it.
+cat") is about `name` too, unless `name` is only the speaker. No sentence end is added:
+callers that store a sentence end it.
 """
 
 from __future__ import annotations
@@ -100,15 +101,21 @@ def _first_person(text: str, name: str) -> str:
     return re.sub(r"\b(?:myself|me)\b", name, text)
 
 
-def third_person(statement: str, name: str, aliases: Iterable[str] = ()) -> str:
+def third_person(
+    statement: str, name: str, aliases: Iterable[str] = (), *, first_person_only: bool = False
+) -> str:
     """Rewrite a statement about `name` in the third person: "I like pizza" -> "alice likes
     pizza", "likes pizza" -> "alice likes pizza", "her cat is Tom" -> "alice's cat is Tom".
-    A statement that already starts with one of the member's names keeps its subject."""
+    A statement that already starts with one of the member's names keeps its subject.
+
+    `first_person_only`: `name` is who said it, not necessarily whom it is about, so only
+    "I"/"my"/"me" become the name ("she got the job" said by bob stays about her)."""
     text = collapse(statement).strip(" \"'“”")
     if not text:
         return ""
     names = [candidate for candidate in (name, *aliases) if candidate]
-    if not any(text.lower().startswith(candidate.lower()) for candidate in names):
+    about_name = any(text.lower().startswith(candidate.lower()) for candidate in names)
+    if not first_person_only and not about_name:
         text = _subject_start(text, name)
     return _first_person(text, name)
 

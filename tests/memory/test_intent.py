@@ -119,6 +119,9 @@ def test_one_third_person_for_commands_and_facts() -> None:
     """The command parser and the facts checks rewrite statements with the same function."""
     assert facts_third_person is third_person
     assert third_person("Ally has a cat", "alice", ["Ally"]) == "Ally has a cat"
+    # said by bob about someone else: only his own first-person words become his name
+    assert third_person("she got the job", "bob", first_person_only=True) == "she got the job"
+    assert third_person("I hired her", "bob", first_person_only=True) == "bob hired her"
 
 
 def test_subject_candidates_longest_first() -> None:
