@@ -77,12 +77,15 @@ class Rule:
     check: Callable[[dict[str, str]], bool] = lambda values: True
 
 
-def _rule(pattern: str, subject: str, template: str, check: Any = None) -> Rule:
+Check = Callable[[dict[str, str]], bool]
+
+
+def _rule(pattern: str, subject: str, template: str, check: Check | None = None) -> Rule:
     compiled = re.compile(_LEAD + pattern, re.IGNORECASE)
     return Rule(compiled, subject, template, check or (lambda values: True))
 
 
-def _last_word_in(words: frozenset[str], group: str = "thing") -> Callable[[dict[str, str]], bool]:
+def _last_word_in(words: frozenset[str], group: str = "thing") -> Check:
     return lambda values: values[group].split()[-1].lower() in words
 
 
