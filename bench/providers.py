@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
-from memory.llm._offline import OfflineProvider
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, Purpose
 
 __all__ = ["TOKENIZER", "CountingProvider", "Usage", "fast_tokens"]
 

@@ -45,7 +45,7 @@ from memory import open_memory
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, Purpose
+from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, Purpose
 
 _log = logging.getLogger(__name__)
 

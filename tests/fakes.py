@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memory.llm._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
-from memory.llm._offline import OfflineProvider
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 
 Answer = Callable[[LLMRequest], Any | Awaitable[Any]]
 

@@ -278,12 +278,14 @@ class MemoryCommands(CommandOperations):
     def _replied_statement(self, replied: RepliedMessage) -> str:
         """First-person words in a quoted message are about whoever wrote it."""
         content = replied.content.strip()
-        return third_person(content, replied.author_name) if replied.author_name else content
+        if not replied.author_name:
+            return content
+        return third_person(content, replied.author_name, first_person_only=True)
 
     async def _prepare(self, ctx: CommandContext, statement: str) -> str:
         """Statements are stored as text about named people: "I"/"my" become the author's name
         and mentions become names (ids change meaning nowhere, but names read better)."""
-        text = third_person(statement.strip(), ctx.author.display_name)
+        text = third_person(statement.strip(), ctx.author.display_name, first_person_only=True)
         ids = {int(value) for value in _MENTION.findall(text)}
         if not ids:
             return text

@@ -15,6 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+# Re-exported: the command parser's callers rewrite statements with them.
+from memory.core.third_person import starts_in_first_person as starts_in_first_person
+from memory.core.third_person import third_person as third_person
+
 _log = logging.getLogger(__name__)
 
 CommandKind = Literal["remember", "remember_this", "forget", "forget_this", "whois"]
@@ -232,71 +236,3 @@ def subject_candidates(statement: str, *, max_words: int = 3) -> list[str]:
         if candidate and candidate not in candidates:
             candidates.append(candidate)
     return candidates
-
-
-# --- first person to third person, for statements members make about themselves ----------
-
-_WORDS = re.compile(r"[\w']+")
-_MODALS = frozenset(
-    _WORDS.findall(
-        "can could will would shall should may might must did had was wasn't didn't can't won't"
-        " couldn't wouldn't shouldn't"
-    )
-)
-# Past tenses take no -s: "I went" is "alice went".
-_PAST = frozenset(
-    _WORDS.findall(
-        "went got made had saw came took gave bought ate drank ran left found thought told"
-        " became began wrote met read said knew grew flew drove rode sang swam won lost sold"
-        " sent spent built broke chose fell felt forgot heard held kept led paid put quit set"
-        " sat slept spoke stood taught understood used"
-    )
-)
-_IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
-_NOT_VERBS = frozenset(_WORDS.findall("also really just never always still often usually actually"))
-
-
-def _looks_past(word: str) -> bool:
-    return word.endswith("ed") and not word.endswith("eed") and len(word) > 3
-
-
-def third_person(statement: str, name: str) -> str:
-    """Rewrite a simple first-person statement ("I like pizza") about `name` in the third
-    person ("alice likes pizza"). Good enough for short facts; the LLM merge smooths the rest."""
-
-    def verb(word: str) -> str:
-        lower = word.lower()
-        if lower in _IRREGULAR:
-            return _IRREGULAR[lower]
-        if lower in _MODALS or lower in _PAST or _looks_past(lower):
-            return word
-        if not word.isalpha() or not word.islower():
-            return word
-        if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
-            return word + "es"
-        if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
-            return word[:-1] + "ies"
-        return word + "s"
-
-    def subject(match: re.Match[str]) -> str:
-        adverb, word = match.group("adverb"), match.group("verb")
-        if adverb:
-            return f"{name} {adverb} {verb(word)}"
-        return f"{name} {verb(word)}"
-
-    text = re.sub(r"\bI'm\b|\bIm\b|\bI am\b", f"{name} is", statement)
-    text = re.sub(r"\bI've\b", f"{name} has", text)
-    text = re.sub(r"\bI'll\b", f"{name} will", text)
-    text = re.sub(r"\bI'd\b", f"{name} would", text)
-    adverbs = "|".join(sorted(_NOT_VERBS))
-    text = re.sub(rf"\bI\s+(?:(?P<adverb>{adverbs})\s+)?(?P<verb>[\w']+)", subject, text)
-    text = re.sub(r"\bI\b", name, text)
-    text = re.sub(r"\b(?:my|My)\b", f"{name}'s", text)
-    text = re.sub(r"\b(?:mine|Mine)\b", f"{name}'s", text)
-    text = re.sub(r"\b(?:myself|me)\b", name, text)
-    return text
-
-
-def starts_in_first_person(statement: str) -> bool:
-    first = statement.strip().split(maxsplit=1)
-    return bool(first) and first[0].lower().rstrip(",") in {"i", "i'm", "im", "i've", "my", "me"}

@@ -4,24 +4,34 @@ tasks that render prompt files and validate what comes back.
 
 from __future__ import annotations
 
-from memory.llm._base import LLMBadOutput, LLMError
-from memory.llm._chain import track_providers
-from memory.llm._claims import contradicts, same_claim, third_person
-from memory.llm._embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
+from memory.core.third_person import third_person
 from memory.llm._factory import build_llm
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import LearnedItem, PromptMember, PromptMessage
-from memory.llm._shared_limit import SharedRateLimiter, SharedRateLimits
-from memory.llm._tasks import (
+from memory.llm.embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
+from memory.llm.offline import OfflineProvider, contradicts, same_claim
+from memory.llm.providers import (
+    LLMBadOutput,
+    LLMError,
+    SharedRateLimiter,
+    SharedRateLimits,
+    Tool,
+    ToolCall,
+    ToolUse,
+    track_providers,
+)
+from memory.llm.tasks import (
+    LearnedItem,
     MemoryLLM,
+    PromptMember,
+    PromptMessage,
+    compact_lines,
+    compact_transcript,
     forgotten_constraints,
     history_elements,
     member_elements,
     message_elements,
     reduce_elements,
+    target_legend,
 )
-from memory.llm._tools import Tool, ToolCall, ToolUse
-from memory.llm._transcript import compact_lines, compact_transcript, target_legend
 
 __all__ = [
     "EMBEDDING_DIMENSIONS",

@@ -9,80 +9,26 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from memory.core.settings import PURPOSES, ProviderName, Settings, purpose_pairs
+from memory.core.settings import PURPOSES, ProviderName, Settings
 from memory.core.telemetry import Telemetry
-from memory.llm._base import LLMProvider
-from memory.llm._chain import ProviderChain, ProviderLimits, RequestLimiter, RetryPolicy, Sleep
-from memory.llm._offline import OfflineProvider
-from memory.llm._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES
-from memory.llm._tasks import MemoryLLM
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
+    DAILY_PURPOSES,
+    INTERACTIVE_PURPOSES,
+    LLMProvider,
+    ProviderChain,
+    ProviderLimits,
+    RequestLimiter,
+    RetryPolicy,
+    Sleep,
+    build_provider,
+)
+from memory.llm.tasks import MemoryLLM
 
 # Makes a limiter shared across processes from a key ("gemini:model") and a rate.
 SharedLimits = Callable[[str, float], RequestLimiter]
 
 _log = logging.getLogger(__name__)
-
-
-def _secret(value: object) -> str | None:
-    getter = getattr(value, "get_secret_value", None)
-    return getter() if getter is not None else None
-
-
-def _client_timeout(settings: Settings) -> float:
-    """The SDK-level timeout: the longest any purpose may take (the chain enforces each)."""
-    return max(settings.llm_timeout_seconds, settings.llm_daily_timeout_seconds)
-
-
-def _missing_sdk(name: str) -> None:
-    _log.warning(
-        "%s is in the LLM chain but its SDK is not installed (pip install 'memorybot[%s]');"
-        " skipping it",
-        name,
-        name,
-    )
-
-
-def build_provider(name: ProviderName, settings: Settings) -> LLMProvider | None:
-    """One provider from settings, or None when it is not usable as configured."""
-    if name == "offline":
-        return OfflineProvider()
-    if name == "gemini":
-        api_key = _secret(settings.gemini_api_key)
-        if not api_key:
-            _log.warning("gemini is in the LLM chain but GEMINI_API_KEY is not set; skipping it")
-            return None
-        try:  # the SDK import is slow, and the SDK an optional extra: only when used
-            from memory.llm._gemini import GeminiProvider
-        except ImportError:
-            _missing_sdk("gemini")
-            return None
-        gemini = GeminiProvider(
-            api_key=api_key,
-            model=settings.gemini_model,
-            model_daily=settings.gemini_model_daily,
-            purpose_models=purpose_pairs(settings.gemini_purpose_models),
-            base_url=settings.gemini_base_url,
-            timeout_seconds=_client_timeout(settings),
-        )
-        gemini.prompt_token_limit = settings.gemini_prompt_token_limit
-        return gemini
-    if name == "openai":
-        try:
-            from memory.llm._openai_compat import OpenAICompatibleProvider
-        except ImportError:
-            _missing_sdk("openai")
-            return None
-        compatible = OpenAICompatibleProvider(
-            base_url=settings.openai_base_url,
-            api_key=_secret(settings.openai_api_key),
-            model=settings.openai_model,
-            model_daily=settings.openai_model_daily,
-            purpose_models=purpose_pairs(settings.openai_purpose_models),
-            timeout_seconds=_client_timeout(settings),
-        )
-        compatible.prompt_token_limit = settings.openai_prompt_token_limit
-        return compatible
-    raise ValueError(f"unknown LLM provider {name!r}")
 
 
 def provider_limits(

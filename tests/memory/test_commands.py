@@ -15,8 +15,8 @@ from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.facts import FactsConfig, FactService, identity_alias
 from memory.llm import MemoryLLM
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import Intent
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.tasks._schemas import Intent
 from tests.memory.facts_support import scripted_memory_model
 
 G = 300

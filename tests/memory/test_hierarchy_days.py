@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from db.messages import apply_edits, insert_messages
 from memory.core.clock import FixedClock
 from memory.ingest import BatchedWriter
-from memory.llm._schemas import DailySummaries
+from memory.llm.tasks._schemas import DailySummaries
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,

@@ -12,6 +12,7 @@ from memory.core.intent import (
     subject_candidates,
     third_person,
 )
+from memory.llm import third_person as facts_third_person
 
 
 @pytest.mark.parametrize(
@@ -101,10 +102,26 @@ def test_addressing() -> None:
         ("I just adopted a cat", "alice just adopted a cat"),
         ("I went to Paris", "alice went to Paris"),
         ("I need a break", "alice needs a break"),
+        # chat case and statements that begin with their verb or a pronoun (the facts path)
+        ("i'm a nurse", "alice is a nurse"),
+        ("i love hiking with my dog", "alice loves hiking with alice's dog"),
+        ("likes pizza", "alice likes pizza"),
+        ("her cat is Tom", "alice's cat is Tom"),
+        ("they are a teacher", "alice is a teacher"),
+        ("Alice lives in Paris", "Alice lives in Paris"),
     ],
 )
 def test_first_person_becomes_third_person(statement: str, expected: str) -> None:
     assert third_person(statement, "alice") == expected
+
+
+def test_one_third_person_for_commands_and_facts() -> None:
+    """The command parser and the facts checks rewrite statements with the same function."""
+    assert facts_third_person is third_person
+    assert third_person("Ally has a cat", "alice", ["Ally"]) == "Ally has a cat"
+    # said by bob about someone else: only his own first-person words become his name
+    assert third_person("she got the job", "bob", first_person_only=True) == "she got the job"
+    assert third_person("I hired her", "bob", first_person_only=True) == "bob hired her"
 
 
 def test_subject_candidates_longest_first() -> None:

@@ -13,7 +13,7 @@ from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM, ToolCall
-from memory.llm._base import LLMRequest
+from memory.llm.providers import LLMRequest
 from memory.members import MemberDirectory, NameIndexCache
 from memory.recall import RecallService
 from memory.replies import (

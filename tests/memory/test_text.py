@@ -7,7 +7,7 @@ import pytest
 
 from memory.core.text import drop_restating, restates, split_sentences
 from memory.facts._text import covers, strip_forgotten
-from memory.llm._offline_facts import forget as offline_forget
+from memory.llm.offline._facts import forget as offline_forget
 from memory.summaries import drop_forgotten
 
 ALICE = ("Alice", "alice_w")

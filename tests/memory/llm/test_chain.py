@@ -12,7 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from memory.core.telemetry import Telemetry
-from memory.llm._base import (
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers._base import (
     LLMError,
     LLMProvider,
     LLMRateLimited,
@@ -22,15 +23,14 @@ from memory.llm._base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm._chain import (
+from memory.llm.providers._chain import (
     LLMQueueTimeout,
     ProviderChain,
     ProviderLimits,
     RetryPolicy,
     track_providers,
 )
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import Intent
+from memory.llm.tasks._schemas import Intent
 from tests.memory.llm.conftest import RecordingSleep
 
 

@@ -6,14 +6,22 @@ import sys
 
 import pytest
 
+from memory.core.settings import PROVIDERS as SETTINGS_PROVIDERS
 from memory.core.settings import Settings, SettingsError, load_settings
 from memory.core.telemetry import Telemetry
-from memory.llm._chain import ProviderChain
 from memory.llm._factory import build_llm, build_provider_chain, provider_limits, retry_policy
-from memory.llm._gemini import GeminiProvider
-from memory.llm._offline import OfflineProvider
-from memory.llm._openai_compat import OpenAICompatibleProvider
-from memory.llm._schemas import Intent
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers import (
+    PROVIDERS,
+    LLMProvider,
+    LLMRequest,
+    LLMResponse,
+    ProviderChain,
+    build_provider,
+)
+from memory.llm.providers.gemini import GeminiProvider
+from memory.llm.providers.openai_compat import OpenAICompatibleProvider
+from memory.llm.tasks._schemas import Intent
 
 
 def _settings(**overrides: object) -> Settings:
@@ -97,7 +105,7 @@ def test_retry_policy_from_settings() -> None:
 
 
 @pytest.mark.parametrize(
-    ("provider", "module"), [("gemini", "_gemini"), ("openai", "_openai_compat")]
+    ("provider", "module"), [("gemini", "providers.gemini"), ("openai", "providers.openai_compat")]
 )
 def test_a_provider_whose_sdk_is_not_installed_is_skipped_with_the_fix(
     provider: str, module: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
@@ -107,3 +115,35 @@ def test_a_provider_whose_sdk_is_not_installed_is_skipped_with_the_fix(
     chain = build_provider_chain(settings, Telemetry())
     assert chain.chain_for("reply") == ["offline"]
     assert f"pip install 'memorybot[{provider}]'" in caplog.text
+
+
+class EchoProvider(LLMProvider):
+    """A provider added the documented way: one class and one registry line."""
+
+    name = "echo"
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EchoProvider:
+        provider = cls()
+        provider.model = settings.openai_model
+        return provider
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        return LLMResponse(text=request.prompt, provider=self.name, model=self.model)
+
+
+def test_every_provider_name_the_settings_accept_is_registered() -> None:
+    assert set(PROVIDERS) == set(SETTINGS_PROVIDERS)
+
+
+def test_a_new_provider_is_one_class_and_one_registry_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(PROVIDERS, "echo", f"{__name__}.EchoProvider")
+    provider = build_provider("echo", _settings(openai_model="tiny"))
+    assert isinstance(provider, EchoProvider) and provider.model == "tiny"
+
+
+def test_an_unknown_provider_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown LLM provider 'nope'"):
+        build_provider("nope", _settings())

@@ -13,7 +13,8 @@ from pydantic import BaseModel
 
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.llm._base import (
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMRateLimited,
@@ -21,10 +22,9 @@ from memory.llm._base import (
     LLMRequestRejected,
     LLMUnavailable,
 )
-from memory.llm._chain import ProviderChain, RetryPolicy
-from memory.llm._gemini import GeminiProvider
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import Intent, PromptMember, PromptMessage
+from memory.llm.providers._chain import ProviderChain, RetryPolicy
+from memory.llm.providers.gemini import GeminiProvider
+from memory.llm.tasks._schemas import Intent, PromptMember, PromptMessage
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import (
     GEMINI_429,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory.llm._extractive import prepare_day, summarize_member_day
-from memory.llm._line_index import LineIndex
+from memory.llm.offline._extractive import prepare_day, summarize_member_day
+from memory.llm.offline._line_index import LineIndex
 
 NAMES = ["alice", "Omar Wren", "kim_3", "İpek", "Σοφία", "@dj", "🎉🎉", "Dr. Who", "o'neil"]
 SAID = [

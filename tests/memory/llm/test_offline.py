@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from memory.llm import MemoryLLM
-from memory.llm import _offline as offline_module
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import ForgetOutput, PromptMember, PromptMessage
+from memory.llm.offline import _provider as offline_module
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.tasks._schemas import ForgetOutput, PromptMember, PromptMessage
 
 ALICE = PromptMember(user_id=1, name="alice", aliases=["Ali"])
 BOB = PromptMember(user_id=2, name="bob")

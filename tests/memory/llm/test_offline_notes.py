@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from memory.llm import MemoryLLM
-from memory.llm._offline import OfflineProvider
-from memory.llm._schemas import PromptMember, PromptMessage
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.tasks._schemas import PromptMember, PromptMessage
 
 MEMBERS = [
     PromptMember(user_id=1, name="alice", aliases=["Ali"]),
@@ -65,3 +65,55 @@ async def test_a_note_names_each_speaker_once() -> None:
     alice = (await _day(chat))[1]
     assert alice.count("alice said:") == 1
     assert "bakery" in alice and "sister is visiting from Lyon" in alice
+
+
+async def test_a_note_quotes_the_days_news_not_its_first_and_last_words() -> None:
+    chat: list[tuple[int, str, str, int | None]] = [
+        (1, "alice", "Hey everyone! Good morning, how are you all doing today?", None),
+        (2, "bob", "morning! doing good, how are you doing today", None),
+        (1, "alice", "lol ok", None),
+        (
+            1,
+            "alice",
+            "Great to see you all. I finally adopted a greyhound named Biscuit from the shelter"
+            " in Leeds.",
+            None,
+        ),
+        (3, "carol", "the weather is nice today, going for a walk", None),
+        (1, "alice", "ok see you all later, bye!", None),
+    ]
+    alice = (await _day(chat))[1]
+    assert "adopted a greyhound named Biscuit from the shelter in Leeds" in alice
+    assert "Good morning" not in alice and "see you all later" not in alice
+    assert "Great to see you all" not in alice  # the greeting of the news message stays out
+    assert "lol ok" not in alice
+
+
+async def test_what_the_whole_day_talks_about_gives_way_to_a_members_own_news() -> None:
+    chat: list[tuple[int, str, str, int | None]] = [
+        (2, "bob", "the game last night was unreal, what a final", None),
+        (3, "carol", "that final game was unreal, the last minute goal", None),
+        (1, "alice", "the final game was unreal, what a last minute goal", None),
+        (2, "bob", "the goal in the last minute of the final game", None),
+        (1, "alice", "Biscuit the greyhound arrives from Leeds tomorrow", None),
+    ]
+    messages = [
+        PromptMessage(
+            message_id=100 + index,
+            timestamp=START + timedelta(minutes=5 * index),
+            author_id=author_id,
+            author_name=author,
+            content=content,
+        )
+        for index, (author_id, author, content, _) in enumerate(chat)
+    ]
+    notes = await MemoryLLM(OfflineProvider()).summarize_day(
+        guild_id=9,
+        day=date(2024, 5, 1),
+        timezone="UTC",
+        messages=messages,
+        members=MEMBERS,
+        max_chars=90,
+    )
+    assert "Biscuit the greyhound arrives from Leeds tomorrow" in notes[1]
+    assert "game" not in notes[1]

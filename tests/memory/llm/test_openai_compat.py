@@ -10,17 +10,17 @@ import pytest
 
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember, PromptMessage
-from memory.llm._base import (
+from memory.llm.offline._provider import OfflineProvider
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMRequest,
     LLMRequestRejected,
     LLMUnavailable,
 )
-from memory.llm._chain import ProviderChain, RetryPolicy
-from memory.llm._offline import OfflineProvider
-from memory.llm._openai_compat import OpenAICompatibleProvider
-from memory.llm._schemas import ForgetOutput, TextOutput
+from memory.llm.providers._chain import ProviderChain, RetryPolicy
+from memory.llm.providers.openai_compat import OpenAICompatibleProvider
+from memory.llm.tasks._schemas import ForgetOutput, TextOutput
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
 

@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from memory.llm._base import LLMRequest, LLMRequestRejected, LLMUnavailable
-from memory.llm._gemini import GeminiProvider
-from memory.llm._openai_compat import OpenAICompatibleProvider
+from memory.llm.providers._base import LLMRequest, LLMRequestRejected, LLMUnavailable
+from memory.llm.providers.gemini import GeminiProvider
+from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.fake_http import (
     FakeHTTPServer,
     Reply,

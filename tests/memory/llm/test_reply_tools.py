@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from memory.llm._base import LLMRequest
-from memory.llm._gemini import GeminiProvider
-from memory.llm._openai_compat import OpenAICompatibleProvider
-from memory.llm._tools import Tool, ToolCall, ToolUse
+from memory.llm.providers import LLMRequest, Tool, ToolCall, ToolUse
+from memory.llm.providers.gemini import GeminiProvider
+from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, gemini_text, openai_error, openai_text
 
 SEARCH = Tool(

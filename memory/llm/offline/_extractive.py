@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from memory.core.text import (
@@ -26,43 +26,26 @@ from memory.core.text import (
     words,
     wordset,
 )
-from memory.llm._line_index import LineIndex
+from memory.llm.offline._line_index import LineIndex
+from memory.llm.offline._scoring import Rarity, informativeness, sentence_score
 
-# Chat filler that makes a message look long without saying anything.
-_FILLER = wordset(
-    """
-    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
-    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
-    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
-    """
-)
-
-# Words that usually mark something worth remembering about a person's day or life.
-_LIFE_EVENTS = wordset(
-    """
-    job work interview boss promoted promotion fired quit hired salary exam exams test
-    grade graduated graduation school university college class course thesis moved move
-    moving house apartment flat rent bought buy sold car birthday wedding married engaged
-    divorce girlfriend boyfriend partner wife husband baby pregnant kid kids son daughter
-    mom dad mother father brother sister family sick ill hospital doctor surgery covid flu
-    injured vacation holiday trip travel flight visiting visit concert game tournament won
-    lost started finished launched release project deadline diet gym marathon dog cat pet
-    """
-)
-_MOOD = wordset(
-    """
-    happy sad tired exhausted excited angry annoyed stressed anxious nervous worried scared
-    lonely bored depressed proud glad upset frustrated thrilled relieved sick hate love
-    """
-)
-_FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
 _SURROGATE = re.compile(r"\[(?:image|file|video|audio|sticker|embed|attachment)[^\]]*\]", re.I)
 _URL = re.compile(r"https?://\S+")
+# A member's own sentence must say this much to be quoted in their note.
 _MIN_SCORE = 3.0
+# On a day when nothing anyone said reaches it, a member's best sentence above this is quoted.
+_MIN_WEAK = 1.4
+_WEAK_MAX = 60
 # What others say to or about a member is news about them even when short ("congrats on
 # the new job!"), so it needs less to qualify.
 _MIN_SCORE_ABOUT = 1.5
 _QUOTE_MAX = 160
+# A member's own words come before what others said about them (second hand), at equal
+# interest.
+_OWN_BONUS = 1.0
+_SECOND_HAND = 0.75
+# Sentences of one message considered (their order within the day: line order * this + n).
+_PER_LINE = 64
 # Words by which a reply speaks to the member it answers; a reply without them (nor their
 # name) is its author's news, already in the author's own note, not news about the member.
 _ADDRESSING = wordset(
@@ -86,27 +69,6 @@ def clean_chat(text: str) -> str:
     """Message text without links and attachment surrogates, on one line."""
     text = _URL.sub("", _SURROGATE.sub("", text))
     return collapse(text.replace('"', "'"))
-
-
-def informativeness(text: str) -> float:
-    """How much a message tells about its author: 0 for reactions, higher for life news."""
-    tokens = [token.lower() for token in words(text)]
-    meaningful = [t for t in tokens if t not in _FILLER and len(t) > 2]
-    if len(meaningful) < 2:
-        return 0.0
-    content = content_tokens(text)
-    score = min(len(content), 12) * 0.5
-    if _FIRST_PERSON.intersection(tokens):
-        score += 1.5
-    score += 2.0 * min(2, len(_LIFE_EVENTS.intersection(tokens)))
-    score += 1.5 * min(2, len(_MOOD.intersection(tokens)))
-    if any(token.isdigit() for token in tokens):
-        score += 0.5
-    capitals = [w for w in words(text)[1:] if w[:1].isupper() and w.lower() not in _FIRST_PERSON]
-    score += 0.5 * min(3, len(capitals))
-    if text.rstrip().endswith("?"):
-        score *= 0.6  # questions reveal interests but say less than statements
-    return round(score, 3)
 
 
 def _quote(text: str) -> str:
@@ -137,10 +99,17 @@ def _pick(candidates: list[tuple[str, Utterance]], max_chars: int) -> str:
 
 def _group(items: list[tuple[str, Utterance]]) -> list[tuple[str, list[str]]]:
     """Quotes under their label, labels in order of first appearance: a speaker is named
-    once per note, not again each time someone else's quote came in between."""
+    once per note, not again each time someone else's quote came in between; sentences that
+    follow each other in one message are one quote."""
     groups: dict[str, list[str]] = {}
+    last: dict[str, int] = {}
     for label, utterance in items:
-        groups.setdefault(label, []).append(utterance.text)
+        texts = groups.setdefault(label, [])
+        if texts and last[label] == utterance.order - 1 and utterance.order % _PER_LINE:
+            texts[-1] = f"{texts[-1]} {utterance.text}"  # the next sentence of one message
+        else:
+            texts.append(utterance.text)
+        last[label] = utterance.order
     return list(groups.items())
 
 
@@ -154,6 +123,8 @@ class ChatLine:
     text: str
     score: float
     replied_author_id: int | None
+    # The message's sentences with what each tells about its author on this day.
+    sentences: tuple[tuple[str, float], ...] = ()
 
 
 def prepare_day(
@@ -169,21 +140,26 @@ def prepare_day(
         for m in messages
         if m.get("message_id") is not None
     }
+    cleaned = [clean_chat(str(message.get("content") or "")) for message in messages]
+    rarity = Rarity(text for text in cleaned if text)
     lines: list[ChatLine] = []
-    for order, message in enumerate(messages):
-        text = clean_chat(str(message.get("content") or ""))
+    for order, (message, text) in enumerate(zip(messages, cleaned, strict=True)):
         if not text or restates_any(text, forgotten, names=names):
             continue
         author_id = int(str(message.get("author_id")))
         reply_to = message.get("reply_to_id")
+        sentences = tuple(
+            (sentence, sentence_score(sentence, rarity)) for sentence in split_sentences(text)
+        )
         lines.append(
             ChatLine(
                 order=order,
                 author_id=author_id,
                 author=str(message.get("author_name") or f"user {author_id}"),
                 text=text,
-                score=informativeness(text),
+                score=max((score for _, score in sentences), default=0.0),
                 replied_author_id=authors.get(str(reply_to)) if reply_to is not None else None,
+                sentences=sentences,
             )
         )
     return lines
@@ -202,14 +178,13 @@ def summarize_member_day(
     (`index`: the day's lines indexed once, so only the lines that may concern them are read)."""
     mention = name_pattern([name, *aliases])
     candidates: list[tuple[str, Utterance]] = []
+    quiet_day = all(line.score < _MIN_SCORE for line in lines)
     if index is not None:
         lines = [lines[i] for i in index.candidates(user_id, [name, *aliases])]
+    own: list[tuple[str, Utterance]] = []
     for line in lines:
         if line.author_id == user_id:
-            if line.score >= _MIN_SCORE:
-                candidates.append(
-                    (f"{name} said", Utterance(line.order, line.author, line.text, line.score))
-                )
+            own.extend(_own_sentences(line, f"{name} said"))
             continue
         if line.score < _MIN_SCORE_ABOUT:
             continue
@@ -221,8 +196,26 @@ def summarize_member_day(
         else:
             continue
         text = _without_leading_mention(line.text, mention)
-        candidates.append((label, Utterance(line.order, line.author, text, line.score)))
-    return _pick(candidates, max_chars)
+        candidates.append(
+            (label, Utterance(line.order * _PER_LINE, line.author, text, line.score * _SECOND_HAND))
+        )
+    strong = [item for item in own if item[1].score - _OWN_BONUS >= _MIN_SCORE]
+    if not strong and not candidates and own and quiet_day:
+        # Nothing anyone said stands out (rarity tells nothing when all share their words):
+        # the one thing they said that says most, short.
+        label, best = min(own, key=lambda item: (-item[1].score, item[1].order))
+        strong = [(label, replace(best, text=truncate(best.text, _WEAK_MAX)))]
+    return _pick([*strong, *candidates], max_chars)
+
+
+def _own_sentences(line: ChatLine, label: str) -> list[tuple[str, Utterance]]:
+    """A member's sentences worth quoting: each on its merit, so one message's greeting stays
+    out while its news goes in."""
+    return [
+        (label, Utterance(line.order * _PER_LINE + i, line.author, sentence, score + _OWN_BONUS))
+        for i, (sentence, score) in enumerate(line.sentences[:_PER_LINE])
+        if score >= _MIN_WEAK
+    ]
 
 
 def _addresses(text: str) -> bool:

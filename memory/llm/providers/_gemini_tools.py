@@ -14,7 +14,7 @@ from typing import Any
 
 from google.genai import types
 
-from memory.llm._tools import ToolCall, ToolUse, run_call
+from memory.llm.providers._tools import ToolCall, ToolUse, run_call
 
 Generate = Callable[[list[types.Content], types.GenerateContentConfig], Awaitable[Any]]
 

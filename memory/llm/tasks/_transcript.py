@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from memory.llm._schemas import PromptMember, PromptMessage
+from memory.llm.tasks._schemas import PromptMember, PromptMessage
 from prompts.loader import Raw, escape_body
 
 _NEWLINES = str.maketrans({"\n": " ↵ ", "\r": " ", "\u2028": " ↵ ", "\u2029": " ↵ "})

@@ -20,7 +20,8 @@ from memory.core.text import (
     split_sentences,
     truncate,
 )
-from memory.llm._claims import contradicts, same_claim, third_person
+from memory.core.third_person import third_person
+from memory.llm.offline._claims import contradicts, same_claim
 
 
 def _cap(sentences: list[str], max_chars: int, *, keep_last: bool) -> str:
@@ -43,6 +44,7 @@ def remember(
     """The blob with `statement` merged in: newer wins, duplicates merge, nothing forgotten."""
     names = [name, *aliases]
     new = third_person(statement, name, aliases)
+    new = end_sentence(new) if new else new
     existing = [s for s in split_sentences(blob) if not restates_any(s, forgotten, names=names)]
     if not new or restates_any(new, forgotten, names=names):
         return _cap(existing, max_chars, keep_last=True)

@@ -16,11 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from memory.core.intent import addressed_text, prefilter
-from memory.llm import _extractive as extractive
-from memory.llm import _offline_answers as offline_answers
-from memory.llm import _offline_facts as offline_facts
-from memory.llm import _offline_learn as offline_learn
-from memory.llm._base import (
+from memory.llm.offline import _answers as offline_answers
+from memory.llm.offline import _extractive as extractive
+from memory.llm.offline import _facts as offline_facts
+from memory.llm.offline import _learn as offline_learn
+from memory.llm.offline._line_index import LineIndex
+from memory.llm.providers import (
     LLMBadOutput,
     LLMProvider,
     LLMRequest,
@@ -28,7 +29,6 @@ from memory.llm._base import (
     LLMResponse,
     Purpose,
 )
-from memory.llm._line_index import LineIndex
 
 _log = logging.getLogger(__name__)
 
@@ -235,11 +235,14 @@ class OfflineProvider(LLMProvider):
         handler = HANDLERS.get(request.purpose)
         if handler is None:
             raise LLMRequestRejected(f"offline: no handler for purpose {request.purpose}")
+        inputs = request.inputs
+        if request.purpose in _READS_PROMPT:
+            inputs = {**inputs, "prompt": request.prompt}
         try:
             if request.purpose in _THREADED:
-                answer = await asyncio.to_thread(handler, request.inputs)
+                answer = await asyncio.to_thread(handler, inputs)
             else:
-                answer = handler(request.inputs)
+                answer = handler(inputs)
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMRequestRejected(
                 f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
@@ -252,6 +255,9 @@ class OfflineProvider(LLMProvider):
 # still shares the GIL, but the loop gets a turn every switch interval instead of waiting
 # for the whole day to be summarised.
 _THREADED = frozenset({"daily_summary", "daily_reduce", "historical_summary"})
+# Purposes whose answer comes from the rendered prompt too: a reply quotes the messages the
+# composer recalled into it (`<recalled>` elements), which its inputs do not repeat.
+_READS_PROMPT = frozenset({"reply"})
 
 
 def _response(request: LLMRequest, answer: Answer) -> LLMResponse:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from memory.core.purposes import Purpose
-from memory.llm._tools import ToolUse
+from memory.llm.providers._tools import ToolUse
+
+if TYPE_CHECKING:
+    from memory.core.settings import Settings
 
 
 class LLMError(Exception):
@@ -93,6 +96,12 @@ class LLMProvider(abc.ABC):
     # a day that fits is read in one pass instead of in chunks.
     prompt_token_limit: int | None = None
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LLMProvider | None:
+        """This provider as the settings configure it, or None (with a warning logged) when it
+        cannot work as configured, so the chain leaves it out instead of failing every call."""
+        return cls()
+
     def model_for(self, purpose: Purpose) -> str:
         """The model this provider would use for `purpose` (telemetry, rate-limit keys)."""
         return ""
@@ -103,3 +112,14 @@ class LLMProvider(abc.ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release network resources."""
+
+
+def secret_value(value: object) -> str | None:
+    """The plain text of a pydantic SecretStr setting (None when unset)."""
+    getter = getattr(value, "get_secret_value", None)
+    return getter() if getter is not None else None
+
+
+def client_timeout(settings: Settings) -> float:
+    """The SDK-level timeout: the longest any purpose may take (the chain enforces each)."""
+    return max(settings.llm_timeout_seconds, settings.llm_daily_timeout_seconds)

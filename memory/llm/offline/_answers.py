@@ -1,7 +1,9 @@
 """Offline answers to people: "what do you know about X" and plain replies.
 
 Without a model the bot cannot chat, and it says so. What it can do honestly is repeat what
-it remembers, so replies quote the memory context for whoever the message is about.
+it remembers: a question about the past is answered with the recalled message(s) that answer
+it, quoted with who said it and when; otherwise replies quote the memory context for whoever
+the message is about.
 """
 
 from __future__ import annotations
@@ -10,9 +12,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memory.core.text import end_sentence, mentions_name, truncate
+from memory.core.text import end_sentence, mentions_name, truncate, wordset
+from memory.llm.offline._recalled import best_hits, question_of, recalled_messages, said
 
 REPLY_MAX_CHARS = 1800  # under Discord's 2000, so the offline reply is one message
+# Words of a question that say what kind of answer it wants, not what it is about.
+_QUESTION_WORDS = sorted(
+    wordset("what when where who whom why how which many much times ever remember know bot")
+)
 _ABOUT_SELF = re.compile(r"\b(?:about me|who am i|know me|remember me|my name)\b", re.IGNORECASE)
 
 
@@ -39,6 +46,9 @@ def reply(inputs: Mapping[str, Any], *, max_chars: int = REPLY_MAX_CHARS) -> str
     """Answer from memory for the members the message is about; otherwise say what I am."""
     message = str(inputs.get("message") or "")
     author = str(inputs.get("author_name") or "").strip()
+    answer = _from_recalled(inputs, message, author, max_chars)
+    if answer:
+        return answer
     memories = _memories(inputs)
     relevant = [(n, c) for n, c in memories if n != author and mentions_name(message, n)]
     if _ABOUT_SELF.search(message):
@@ -56,6 +66,25 @@ def reply(inputs: Mapping[str, Any], *, max_chars: int = REPLY_MAX_CHARS) -> str
     kept: list[str] = []
     for line in lines:
         line = truncate(line, max(40, budget - 1))
+        if len(line) + 1 > budget:
+            break
+        kept.append(line)
+        budget -= len(line) + 1
+    return "\n".join(kept)
+
+
+def _from_recalled(inputs: Mapping[str, Any], message: str, author: str, max_chars: int) -> str:
+    """The recalled messages of the reply prompt that answer the question, quoted; "" when
+    the prompt recalled none or none shares a word with the question."""
+    prompt = str(inputs.get("prompt") or "")
+    hits = recalled_messages(prompt) if "<recalled" in prompt else []
+    if not hits:
+        return ""
+    ignore = [str(inputs.get("bot_name") or ""), author, *_QUESTION_WORDS]
+    chosen = best_hits(message or question_of(prompt), hits, ignore=ignore)
+    kept: list[str] = []
+    budget = max_chars
+    for line in (said(hit) for hit in chosen):
         if len(line) + 1 > budget:
             break
         kept.append(line)

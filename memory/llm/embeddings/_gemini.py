@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from memory.llm._base import LLMUnavailable
-from memory.llm._embeddings import EMBEDDING_DIMENSIONS
-from memory.llm._gemini import gemini_client
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
+from memory.llm.providers import LLMUnavailable
+from memory.llm.providers.gemini import gemini_client
 
 
 class GeminiEmbeddings:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memory.llm._base import LLMBadOutput
+from memory.llm.providers._base import LLMBadOutput
 
 _log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from memory.llm._base import (
+from memory.core.settings import Settings, purpose_pairs
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMError,
@@ -28,11 +29,13 @@ from memory.llm._base import (
     LLMResponse,
     LLMUnavailable,
     Purpose,
+    client_timeout,
+    secret_value,
 )
-from memory.llm._jsonout import parse_structured, strict_json_schema
-from memory.llm._openai_tools import create_with_tools
-from memory.llm._problems import ProblemLog
-from memory.llm._purposes import pick_model
+from memory.llm.providers._jsonout import parse_structured, strict_json_schema
+from memory.llm.providers._openai_tools import create_with_tools
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 
@@ -75,6 +78,19 @@ class OpenAICompatibleProvider(LLMProvider):
         self._no_schema_format: set[str] = set()
         # Models whose server rejected `tools`: replies go to them without tools from then on.
         self._no_tools: set[str] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAICompatibleProvider:
+        compatible = cls(
+            base_url=settings.openai_base_url,
+            api_key=secret_value(settings.openai_api_key),
+            model=settings.openai_model,
+            model_daily=settings.openai_model_daily,
+            purpose_models=purpose_pairs(settings.openai_purpose_models),
+            timeout_seconds=client_timeout(settings),
+        )
+        compatible.prompt_token_limit = settings.openai_prompt_token_limit
+        return compatible
 
     def model_for(self, purpose: Purpose) -> str:
         return pick_model(

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm._schemas import (
+from memory.llm.tasks._schemas import (
     DailySummaries,
     PromptMember,
     PromptMessage,

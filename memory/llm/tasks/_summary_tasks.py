@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm._elements import (
+from memory.llm.tasks._elements import (
     by_member,
     day_line,
     forgotten_constraints,
@@ -19,15 +19,15 @@ from memory.llm._elements import (
     reduce_elements,
     resolve_member,
 )
-from memory.llm._schemas import (
+from memory.llm.tasks._schemas import (
     DailySummaries,
     LearnedItem,
     PromptMember,
     PromptMessage,
     TextOutput,
 )
-from memory.llm._taskbase import TaskBase
-from memory.llm._transcript import compact_transcript, target_legend
+from memory.llm.tasks._taskbase import TaskBase
+from memory.llm.tasks._transcript import compact_transcript, target_legend
 from prompts.loader import Raw, escape_body, render
 
 _log = logging.getLogger(__name__)

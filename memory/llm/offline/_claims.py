@@ -1,4 +1,5 @@
-"""Facts as simple claims: third-person phrasing and "same subject, same predicate" detection.
+"""Facts as simple claims: "same subject, same predicate" detection, over sentences phrased in
+the third person (`memory.core.third_person`).
 
 The offline provider uses this to merge a new fact the way a careful person would: "alice
 lives in Berlin" replaces "Alice lives in Paris", while "alice likes sushi" sits next to
@@ -12,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.core.text import collapse, content_tokens, end_sentence
+from memory.core.text import collapse, content_tokens
 
 SELF = "@self"
 
@@ -54,26 +55,9 @@ _NEGATIVE = ("hate", "dislike", "detest", "does not", "doesn't", "doesnt", "no l
 
 _PRONOUN_SUBJECT = {"he", "she", "they", "i"}
 _PRONOUN_POSSESSIVE = {"his", "her", "their", "my"}
+
+
 # First words that mean "the subject is missing": the statement starts with its verb.
-_VERB_START = re.compile(
-    r"^(?:is|was|has|had|likes|loves|hates|enjoys|lives|works|studies|plays|owns|speaks|"
-    r"prefers|wants|needs|knows|goes|uses|drives|moved|got|gets|became|can|can't|cannot|"
-    r"does|doesn't|did|didn't|will|won't|would|used to|never|always|am|are)\b",
-    re.IGNORECASE,
-)
-_FIRST_PERSON = [
-    (re.compile(r"^i['’]m\b", re.IGNORECASE), "{name} is"),
-    (re.compile(r"^i am\b", re.IGNORECASE), "{name} is"),
-    (re.compile(r"^i was\b", re.IGNORECASE), "{name} was"),
-    (re.compile(r"^i have\b", re.IGNORECASE), "{name} has"),
-    (re.compile(r"^i['’]ve\b", re.IGNORECASE), "{name} has"),
-    (re.compile(r"^i do not\b|^i don['’]t\b", re.IGNORECASE), "{name} does not"),
-    (re.compile(r"^i can\b", re.IGNORECASE), "{name} can"),
-    (re.compile(r"^i will\b|^i['’]ll\b", re.IGNORECASE), "{name} will"),
-]
-_FIRST_PERSON_VERB = re.compile(r"^i (?P<verb>[a-z]+)\b", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class Claim:
     """What a sentence asserts about its subject: key says which relation, value its object."""
@@ -81,100 +65,6 @@ class Claim:
     subject: str
     key: str
     value: str
-
-
-_UNCHANGED_VERBS = frozenset(
-    {
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "must",
-        "may",
-        "might",
-        "did",
-        "went",
-        "got",
-        "had",
-        "made",
-        "bought",
-        "left",
-        "took",
-        "came",
-        "saw",
-        "met",
-        "found",
-        "lost",
-        "won",
-        "began",
-        "became",
-        "broke",
-        "ran",
-        "sold",
-        "told",
-        "thought",
-        "knew",
-        "grew",
-        "used",
-        "never",
-        "always",
-        "also",
-        "just",
-        "still",
-        "really",
-        "finally",
-        "recently",
-        "already",
-    }
-)
-
-
-def _third_person_verb(verb: str) -> str:
-    """ "play" -> "plays", "watch" -> "watches", "study" -> "studies"; past tense unchanged."""
-    lowered = verb.lower()
-    if lowered in _UNCHANGED_VERBS or lowered.endswith("ed"):
-        return lowered
-    if lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return lowered + "es"
-    if lowered.endswith("y") and len(lowered) > 1 and lowered[-2] not in "aeiou":
-        return lowered[:-1] + "ies"
-    return lowered + "s"
-
-
-def third_person(statement: str, name: str, aliases: Iterable[str] = ()) -> str:
-    """Phrase a fact about `name` as one third-person sentence starting with a subject.
-
-    "likes pizza" -> "alice likes pizza."; "I'm a nurse" -> "alice is a nurse.";
-    "her cat is Tom" -> "alice's cat is Tom."; "alice lives in Paris" stays as written.
-    Names keep the case the member wrote them in.
-    """
-    text = collapse(statement).strip(" \"'“”")
-    if not text:
-        return ""
-    first = text.split(" ", 1)[0]
-    lowered_first = first.lower().strip(",:;")
-    names = [name, *aliases]
-    if any(text.lower().startswith(candidate.lower()) for candidate in names if candidate):
-        return end_sentence(text)
-    for pattern, replacement in _FIRST_PERSON:
-        if pattern.match(text):
-            return end_sentence(pattern.sub(replacement.format(name=name), text, count=1))
-    verb = _FIRST_PERSON_VERB.match(text)
-    if verb and lowered_first == "i":
-        rest = text[verb.end() :]
-        return end_sentence(f"{name} {_third_person_verb(verb.group('verb'))}{rest}")
-    if lowered_first in _PRONOUN_SUBJECT:
-        rest = text[len(first) :]
-        if lowered_first == "they":  # "they are" -> "alice is" reads better than "alice are"
-            rest = re.sub(r"^ are\b", " is", rest)
-            rest = re.sub(r"^ have\b", " has", rest)
-        return end_sentence(f"{name}{rest}")
-    if lowered_first in _PRONOUN_POSSESSIVE:
-        return end_sentence(f"{name}'s{text[len(first) :]}")
-    if _VERB_START.match(text):
-        return end_sentence(f"{name} {text}")
-    return end_sentence(text)
 
 
 def _subject_of(raw: str, names: list[str]) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memory.llm._tools import ToolCall, ToolUse, parse_arguments, run_call
+from memory.llm.providers._tools import ToolCall, ToolUse, parse_arguments, run_call
 
 Create = Callable[[list[dict[str, Any]], dict[str, Any]], Awaitable[Any]]
 

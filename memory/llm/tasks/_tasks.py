@@ -12,8 +12,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm._base import LLMBadOutput, LLMRequest
-from memory.llm._elements import (
+from memory.llm.providers import LLMBadOutput, LLMRequest, ToolUse
+from memory.llm.tasks._elements import (
     by_member,
     forgotten_constraints,
     history_elements,
@@ -21,16 +21,15 @@ from memory.llm._elements import (
     message_elements,
     reduce_elements,
 )
-from memory.llm._schemas import (
+from memory.llm.tasks._schemas import (
     ForgetOutput,
     Intent,
     PromptMember,
     PromptMessage,
     TextOutput,
 )
-from memory.llm._summary_tasks import SummaryTasks
-from memory.llm._tools import ToolUse
-from memory.llm._transcript import compact_transcript
+from memory.llm.tasks._summary_tasks import SummaryTasks
+from memory.llm.tasks._transcript import compact_transcript
 from prompts.loader import render
 
 _log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from memory.llm._base import (
+from memory.core.settings import Settings, purpose_pairs
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMBlocked,
     LLMError,
@@ -29,11 +30,13 @@ from memory.llm._base import (
     LLMResponse,
     LLMUnavailable,
     Purpose,
+    client_timeout,
+    secret_value,
 )
-from memory.llm._gemini_tools import ToolRounds, generate_with_tools
-from memory.llm._jsonout import parse_structured
-from memory.llm._problems import ProblemLog
-from memory.llm._purposes import pick_model
+from memory.llm.providers._gemini_tools import ToolRounds, generate_with_tools
+from memory.llm.providers._jsonout import parse_structured
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 
@@ -111,6 +114,23 @@ class GeminiProvider(LLMProvider):
         # Schemas the SDK cannot turn into Gemini's Schema type (dict fields, for one): these
         # go as plain JSON schema (`response_json_schema`) instead.
         self._json_schema_only: set[type] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GeminiProvider | None:
+        api_key = secret_value(settings.gemini_api_key)
+        if not api_key:
+            _log.warning("gemini is in the LLM chain but GEMINI_API_KEY is not set; skipping it")
+            return None
+        gemini = cls(
+            api_key=api_key,
+            model=settings.gemini_model,
+            model_daily=settings.gemini_model_daily,
+            purpose_models=purpose_pairs(settings.gemini_purpose_models),
+            base_url=settings.gemini_base_url,
+            timeout_seconds=client_timeout(settings),
+        )
+        gemini.prompt_token_limit = settings.gemini_prompt_token_limit
+        return gemini
 
     def model_for(self, purpose: Purpose) -> str:
         return pick_model(

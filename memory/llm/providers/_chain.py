@@ -22,7 +22,7 @@ from typing import Protocol
 from aiolimiter import AsyncLimiter
 
 from memory.core.telemetry import Telemetry
-from memory.llm._base import (
+from memory.llm.providers._base import (
     LLMBadOutput,
     LLMError,
     LLMProvider,

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm._base import LLMBadOutput, LLMProvider, LLMRequest, Purpose
+from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, Purpose
 
 _log = logging.getLogger(__name__)
 

@@ -15,13 +15,11 @@ from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm._base import LLMUnavailable
-from memory.llm._chain import RequestLimiter
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
+from memory.llm.providers import LLMUnavailable, RequestLimiter
 
 _log = logging.getLogger(__name__)
 
-# The size of every stored vector (the `vector(768)` column of V012).
-EMBEDDING_DIMENSIONS = 768
 # Texts per request: both APIs take batches; this keeps one request well under their limits.
 BATCH_SIZE = 100
 
@@ -87,9 +85,9 @@ def build_embedder(
     timeout = settings.llm_timeout_seconds
     try:  # the SDKs are optional extras, and slow to import: only when used
         if settings.embedding_provider == "gemini":
-            from memory.llm._embeddings_gemini import GeminiEmbeddings as Gemini
+            from memory.llm.embeddings._gemini import GeminiEmbeddings as Gemini
         elif settings.embedding_provider == "openai":
-            from memory.llm._embeddings_openai import OpenAIEmbeddings as OpenAI
+            from memory.llm.embeddings._openai import OpenAIEmbeddings as OpenAI
     except ImportError:
         _log.warning(
             "EMBEDDING_PROVIDER=%s but its SDK is not installed (pip install 'memorybot[%s]');"

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import openai
 
-from memory.llm._base import LLMUnavailable
-from memory.llm._embeddings import EMBEDDING_DIMENSIONS
-from memory.llm._openai_compat import openai_client
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
+from memory.llm.providers import LLMUnavailable
+from memory.llm.providers.openai_compat import openai_client
 
 
 class OpenAIEmbeddings:

@@ -1,0 +1,134 @@
+"""Offline answers from recalled messages: the reply prompt's `<recalled>` elements, read back.
+
+When a member asks about the past, the reply composer puts the messages search found into the
+prompt as `<recalled date=".." author="..">what was said</recalled>` (attributes vary: `day`,
+`date` with or without its weekday, `channel`, `url`). Without a model the honest answer is
+the message itself: the hit(s) sharing the question's rarest words, quoted with who said it
+and when ("On Thu 2023-07-06 Melanie said: ...").
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from memory.core.text import content_tokens, truncate
+
+_RECALLED = re.compile(r"<recalled\b(?P<attrs>[^>]*)>(?P<body>.*?)</recalled\s*>", re.S | re.I)
+_MESSAGE = re.compile(r"<message\b[^>]*>(?P<body>.*?)</message\s*>", re.S | re.I)
+_ATTR = re.compile(r"(?P<key>[\w:-]+)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_KEYS = ("date", "day", "at", "when", "timestamp", "time")
+_AUTHOR_KEYS = ("author", "by", "speaker", "name", "member")
+_QUOTE_MAX = 300
+# A second hit is quoted too when it answers almost as well as the best one.
+_CLOSE = 0.75
+_MAX_HITS = 2
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One recalled message as the prompt gave it."""
+
+    text: str
+    author: str
+    when: str
+    channel: str
+    url: str
+
+
+def _attributes(raw: str) -> dict[str, str]:
+    found = {}
+    for match in _ATTR.finditer(raw):
+        value = match.group("dq") if match.group("dq") is not None else match.group("sq")
+        found[match.group("key").lower()] = html.unescape(value or "").strip()
+    return found
+
+
+def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str:
+    return next((attributes[key] for key in keys if attributes.get(key)), "")
+
+
+def _when(value: str) -> str:
+    """ "Thu 2023-07-06" from any date attribute that holds an ISO day; else as given."""
+    found = _ISO_DAY.search(value)
+    if found is None:
+        return value
+    try:
+        day = date.fromisoformat(found.group(0))
+    except ValueError:
+        return value
+    return f"{day.strftime('%a')} {day.isoformat()}"
+
+
+def recalled_messages(prompt: str) -> list[Recalled]:
+    """Every `<recalled>` element of a reply prompt, in order, unescaped."""
+    hits = []
+    for match in _RECALLED.finditer(prompt):
+        attributes = _attributes(match.group("attrs"))
+        text = html.unescape(match.group("body")).strip()
+        if not text:
+            continue
+        channel = attributes.get("channel", "")
+        if channel and not channel.startswith("#"):
+            channel = f"#{channel}"
+        hits.append(
+            Recalled(
+                text=text,
+                author=_first(attributes, _AUTHOR_KEYS),
+                when=_when(_first(attributes, _DATE_KEYS)),
+                channel=channel,
+                url=attributes.get("url", "") or attributes.get("link", ""),
+            )
+        )
+    return hits
+
+
+def question_of(prompt: str) -> str:
+    match = _MESSAGE.search(prompt)
+    return html.unescape(match.group("body")).strip() if match else ""
+
+
+def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list[Recalled]:
+    """The hits sharing the question's rarest words (rarity among the hits: a word every hit
+    holds tells none apart); none when no hit shares a word with the question. A hit by a
+    member the question names counts one word more; a question (the asking message itself,
+    say) is never an answer."""
+    hits = [hit for hit in hits if not hit.text.rstrip().endswith("?")]  # never an answer
+    # Names pick whose messages, not what about: a member's name in the question is a boost
+    # for their own messages, not a word to find.
+    authors = [hit.author for hit in hits if hit.author]
+    wanted = content_tokens(question, ignore=[*ignore, *authors])
+    if not wanted or not hits:
+        return []
+    tokens = [content_tokens(hit.text) for hit in hits]
+    size = len(hits)
+    weight = {
+        word: math.log((size + 1) / (sum(word in held for held in tokens) + 0.5)) for word in wanted
+    }
+    lowered = question.lower()
+    scores = []
+    for hit, held in zip(hits, tokens, strict=True):
+        score = sum(weight[word] for word in wanted & held)
+        if score > 0 and hit.author and hit.author.lower() in lowered:
+            score += math.log(size + 1) / 2
+        scores.append(score)
+    best = max(scores)
+    if best <= 0:
+        return []
+    ranked = sorted(range(size), key=lambda i: (-scores[i], i))
+    chosen = [i for i in ranked[:_MAX_HITS] if scores[i] >= best * _CLOSE]
+    return [hits[i] for i in sorted(chosen, key=lambda i: (hits[i].when, i))]
+
+
+def said(hit: Recalled) -> str:
+    """`On Thu 2023-07-06 Melanie said in #general: "..."` (parts the prompt lacked left out)."""
+    when = f"On {hit.when} " if hit.when else ""
+    who = hit.author or "someone"
+    where = f" in {hit.channel}" if hit.channel else ""
+    line = f'{when}{who} said{where}: "{truncate(hit.text, _QUOTE_MAX)}"'
+    line = line[0].upper() + line[1:]
+    return f"{line} <{hit.url}>" if hit.url.startswith("https://") else line

@@ -1,0 +1,121 @@
+"""How much a sentence of chat tells about the person who said it.
+
+A day note has room for a few quotes, so the offline provider must pick: a member's sentences
+with words the rest of the day does not use ("the bakery", "Lyon"), named things, and what
+they say of themselves ("I finally got the job") go before greetings, reactions and the
+small talk everyone shares ("good morning!", "lol ok", "how are you?").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from memory.core.text import content_tokens, words, wordset
+
+# Chat filler that makes a message look long without saying anything.
+FILLER = wordset(
+    """
+    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
+    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
+    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
+    """
+)
+# Words that usually mark something worth remembering about a person's day or life.
+LIFE_EVENTS = wordset(
+    """
+    job work interview boss promoted promotion fired quit hired salary exam exams test
+    grade graduated graduation school university college class course thesis moved move
+    moving house apartment flat rent bought buy sold car birthday wedding married engaged
+    divorce girlfriend boyfriend partner wife husband baby pregnant kid kids son daughter
+    mom dad mother father brother sister family sick ill hospital doctor surgery covid flu
+    injured vacation holiday trip travel flight visiting visit concert game tournament won
+    lost started finished launched release project deadline diet gym marathon dog cat pet
+    """
+)
+MOOD = wordset(
+    """
+    happy sad tired exhausted excited angry annoyed stressed anxious nervous worried scared
+    lonely bored depressed proud glad upset frustrated thrilled relieved sick hate love
+    """
+)
+FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
+# Openers of greetings, thanks and reactions: the sentence is social, not news.
+_SOCIAL = re.compile(
+    r"^\W*(?:hey|hi|hello|heya|hiya|yo|morning|good (?:morning|night|evening|afternoon)|gm|gn"
+    r"|thanks|thank you|thx|ty|congrats|congratulations|lol|lmao|haha\w*|omg|wow|aww+|nice"
+    r"|cool|same|true|ok|okay|sure|yeah|yep|nope|no worries|welcome|bye|see (?:you|ya)|cya"
+    r"|(?:it'?s |so )?(?:great|good|nice) to (?:see|hear|meet)|how (?:are|r) (?:you|u)"
+    r"|how'?s it going|what'?s up|long time)\b",
+    re.IGNORECASE,
+)
+
+
+class Rarity:
+    """How rare each word is in one day's chat: the share of its messages that use it."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._counts: Counter[str] = Counter()
+        size = 0
+        for text in texts:
+            self._counts.update(content_tokens(text))
+            size += 1
+        self._size = size
+        self._norm = math.log(size + 1.5)
+
+    def weight(self, token: str) -> float:
+        """About 1 for a word one message uses, near 0 for a word every message uses."""
+        if self._size == 0:
+            return 1.0
+        return math.log((self._size + 1) / (self._counts.get(token, 0) + 0.5)) / self._norm
+
+
+def _named_things(sentence: str) -> int:
+    """Capitalised words past the first: places, people, brands ("Lyon", "Mia", "Dune")."""
+    found = [w for w in words(sentence)[1:] if w[:1].isupper() and w.lower() not in FIRST_PERSON]
+    return len(found)
+
+
+def sentence_score(sentence: str, rarity: Rarity) -> float:
+    """How much one sentence tells about its speaker: 0 for reactions and greetings."""
+    tokens = [token.lower() for token in words(sentence)]
+    meaningful = [t for t in tokens if t not in FILLER and len(t) > 2]
+    if len(meaningful) < 2:
+        return 0.0
+    weights = sorted((rarity.weight(t) for t in content_tokens(sentence)), reverse=True)
+    score = sum(weights[:6])
+    if FIRST_PERSON.intersection(tokens):
+        score += 1.5
+    score += 1.5 * min(2, len(LIFE_EVENTS.intersection(tokens)))
+    score += 1.0 * min(2, len(MOOD.intersection(tokens)))
+    score += 0.75 * min(3, _named_things(sentence))
+    if any(token.isdigit() for token in tokens):
+        score += 0.5
+    if sentence.rstrip().endswith("?"):
+        score *= 0.35  # questions reveal interests but say less than statements
+    if _SOCIAL.match(sentence):
+        score *= 0.3
+    return round(score, 3)
+
+
+def informativeness(text: str) -> float:
+    """How much a whole message tells about its author: 0 for reactions, higher for life
+    news (no day to compare with: condensing notes, judging what others said of a member)."""
+    tokens = [token.lower() for token in words(text)]
+    meaningful = [t for t in tokens if t not in FILLER and len(t) > 2]
+    if len(meaningful) < 2:
+        return 0.0
+    content = content_tokens(text)
+    score = min(len(content), 12) * 0.5
+    if FIRST_PERSON.intersection(tokens):
+        score += 1.5
+    score += 2.0 * min(2, len(LIFE_EVENTS.intersection(tokens)))
+    score += 1.5 * min(2, len(MOOD.intersection(tokens)))
+    if any(token.isdigit() for token in tokens):
+        score += 0.5
+    score += 0.5 * min(3, _named_things(text))
+    if text.rstrip().endswith("?"):
+        score *= 0.6
+    return round(score, 3)

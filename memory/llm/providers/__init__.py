@@ -1,0 +1,73 @@
+"""The model providers behind one base class (`LLMProvider`) and a registry from provider name
+to class (`PROVIDERS`): Gemini, OpenAI-compatible, and the offline one (`memory.llm.offline`).
+Also their common request/response types and errors, and the fallback chain that tries them.
+
+The SDK-backed providers (`gemini`, `openai_compat`) are public modules imported only when used:
+their SDKs are optional extras and slow to import.
+"""
+
+from __future__ import annotations
+
+from memory.llm.providers._base import (
+    LLMBadOutput,
+    LLMBlocked,
+    LLMError,
+    LLMProvider,
+    LLMRateLimited,
+    LLMRequest,
+    LLMRequestRejected,
+    LLMResponse,
+    LLMUnavailable,
+    Purpose,
+)
+from memory.llm.providers._chain import (
+    LLMQueueTimeout,
+    ProviderChain,
+    ProviderLimits,
+    RequestLimiter,
+    RetryPolicy,
+    Sleep,
+    local_limiter,
+    track_providers,
+)
+from memory.llm.providers._jsonout import parse_structured, strict_json_schema
+from memory.llm.providers._problems import ProblemLog
+from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES, pick_model
+from memory.llm.providers._registry import PROVIDERS, build_provider, provider_class
+from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
+from memory.llm.providers._tools import Tool, ToolCall, ToolUse
+
+__all__ = [
+    "DAILY_PURPOSES",
+    "INTERACTIVE_PURPOSES",
+    "PROVIDERS",
+    "LLMBadOutput",
+    "LLMBlocked",
+    "LLMError",
+    "LLMProvider",
+    "LLMQueueTimeout",
+    "LLMRateLimited",
+    "LLMRequest",
+    "LLMRequestRejected",
+    "LLMResponse",
+    "LLMUnavailable",
+    "ProblemLog",
+    "ProviderChain",
+    "ProviderLimits",
+    "Purpose",
+    "RequestLimiter",
+    "RetryPolicy",
+    "SharedRateLimiter",
+    "SharedRateLimits",
+    "Sleep",
+    "Tool",
+    "ToolCall",
+    "ToolUse",
+    "build_provider",
+    "local_limiter",
+    "parse_structured",
+    "pick_model",
+    "provider_class",
+    "strict_json_schema",
+    "track_providers",
+]

@@ -1,0 +1,95 @@
+"""The offline provider answers a question about the past from the messages the reply prompt
+recalled (the prompt rendered from prompts/reply.xml as the composer renders it), quoting the
+hit that shares the question's rarest words, with who said it and when."""
+
+from __future__ import annotations
+
+from memory.llm import MemoryLLM, OfflineProvider
+from prompts.loader import Raw, element, join, render
+
+
+def _prompt(question: str, recalled: list[Raw], author: str = "Caroline") -> str:
+    return render(
+        "reply",
+        persona="a friendly bot",
+        bot_name="Bot",
+        memories=join(recalled),
+        window_summary="",
+        window_turns=Raw(""),
+        author_id=2,
+        author_name=author,
+        message=question,
+    )
+
+
+async def _answer(question: str, recalled: list[Raw], author: str = "Caroline") -> str:
+    inputs: dict[str, object] = {
+        "message": question,
+        "author_name": author,
+        "bot_name": "Bot",
+        "memories": [],
+        "window_summary": "",
+        "turns": [],
+    }
+    return await MemoryLLM(OfflineProvider()).reply(
+        prompt=_prompt(question, recalled, author), inputs=inputs, guild_id=1
+    )
+
+
+MUSEUM_DAY = [
+    element(
+        "recalled",
+        "Melanie is going to be so good at this, go go go",
+        day="2023-07-01",
+        author="Caroline",
+    ),
+    element(
+        "recalled",
+        "Yesterday I took the kids to the museum & the dinosaurs were a hit",
+        day="2023-07-06",
+        author="Melanie",
+    ),
+    element(
+        "recalled",
+        "going to the beach with the kids this weekend",
+        day="2023-07-02",
+        author="Melanie",
+    ),
+    # the asking message itself, recalled: a question never answers a question
+    element("recalled", "When did Melanie go to the museum?", day="2023-07-09", author="Caroline"),
+]
+
+
+async def test_a_question_is_answered_by_the_hit_with_its_rarest_words() -> None:
+    answer = await _answer("Bot, when did Melanie go to the museum?", MUSEUM_DAY)
+    assert answer == (
+        'On Thu 2023-07-06 Melanie said: "Yesterday I took the kids to the museum & the'
+        ' dinosaurs were a hit"'
+    )
+    assert "beach" not in answer and "go go go" not in answer
+
+
+async def test_attributes_the_composer_may_add_are_read_tolerantly() -> None:
+    recalled = [
+        element(
+            "recalled",
+            'I signed up for the "Pride" pottery class',
+            date="Sat 2023-07-08",
+            author="Caroline",
+            channel="general",
+            url="https://discord.com/channels/1/2/3",
+        ),
+        element("recalled", "pottery is fun", date="2023-07-01T10:00:00+00:00", author="Bob"),
+        element("recalled", "the class starts at noon", date="2023-07-01", author="Bob"),
+    ]
+    answer = await _answer("what pottery class did Caroline sign up for", recalled, "Melanie")
+    assert answer.startswith(
+        'On Sat 2023-07-08 Caroline said in #general: "I signed up for the "Pride" pottery class"'
+    )
+    assert answer.endswith("<https://discord.com/channels/1/2/3>")
+
+
+async def test_without_a_hit_that_shares_a_word_the_reply_says_what_it_can_do() -> None:
+    recalled = [element("recalled", "lovely weather today", day="2023-07-01", author="Bob")]
+    answer = await _answer("Bot, when did Melanie go to the museum?", recalled)
+    assert "offline mode" in answer and "weather" not in answer
