@@ -25,6 +25,7 @@ from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.episodes import EpisodeService
 from memory.facts import FactsConfig, FactService
 from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
@@ -72,6 +73,8 @@ class Memory:
     worker: JobWorker
     # Message embeddings for semantic recall (inactive without EMBEDDING_PROVIDER or pgvector).
     embeddings: EmbeddingIndex
+    # Episodes per channel: listings, catch-up, the daily digest, the reply's working memory.
+    episodes: EpisodeService
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -177,6 +180,15 @@ def _services(
         pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
     )
     caches = CrossProcessCaches(pool, manager)
+    episodes = EpisodeService(
+        pool,
+        llm,
+        guild_settings,
+        clock=clock,
+        telemetry=telemetry,
+        default_silence_minutes=settings.episode_silence_minutes,
+    )
+    writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
     facts = FactService(
@@ -212,13 +224,20 @@ def _services(
 
     privacy = PrivacyDesk(
         pool,
-        PrivacyHooks(flush_writes=writer.flush, invalidate=caches.member, resummarize=resummarize),
+        PrivacyHooks(
+            flush_writes=writer.flush,
+            invalidate=caches.member,
+            resummarize=resummarize,
+            forget_member=episodes.forget_member,
+        ),
         default_timezone=settings.default_timezone,
         clock=clock,
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
-    retention, worker = _background(settings, clock, telemetry, pool, manager, caches, embeddings)
+    retention, worker = _background(
+        settings, clock, telemetry, pool, manager, caches, embeddings, episodes
+    )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -234,7 +253,9 @@ def _services(
         manager=manager,
         facts=facts,
         commands=commands,
-        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings),
+        replies=_reply_composer(
+            settings, clock, telemetry, pool, llm, manager, embeddings, episodes
+        ),
         privacy=privacy,
         retention=retention,
         usage=usage,
@@ -242,6 +263,7 @@ def _services(
         caches=caches,
         worker=worker,
         embeddings=embeddings,
+        episodes=episodes,
     )
 
 
@@ -253,6 +275,7 @@ def _background(
     manager: MemoryManager,
     caches: CrossProcessCaches,
     embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
 ) -> tuple[RetentionJob, JobWorker]:
     """Retention and the job worker that runs it, closes days for any process's guilds and
     embeds new messages."""
@@ -278,6 +301,9 @@ def _background(
             retention=retention.run,
             embed_guild=embeddings.index_guild,
             embeddings_on=embeddings.ready,
+            episodes_sweep=episodes.sweep,
+            summarize_episodes=episodes.summarize_guild,
+            digest=episodes.run_digest,
         ),
         WorkerConfig.from_settings(settings),
         clock=clock,
@@ -294,6 +320,7 @@ def _reply_composer(
     llm: MemoryLLM,
     manager: MemoryManager,
     embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget."""
     # The window keeps its summary within a third of its token budget (~4 chars/token).
@@ -332,12 +359,14 @@ def _reply_composer(
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
         recall=recalled,
+        episode=episodes.reply_context,
     )
 
 
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
     await memory.worker.stop()
+    await memory.episodes.aclose()
     await memory.embeddings.aclose()
     await memory.caches.aclose()
     await memory.retention.stop()

@@ -19,6 +19,7 @@ Purpose = Literal[
     "reply",
     "window_fold",
     "whois",
+    "episode",
 ]
 
 PURPOSES: tuple[str, ...] = get_args(Purpose)

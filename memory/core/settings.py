@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     job_max_attempts: int = Field(default=5, ge=1)
     job_sweep_seconds: float = Field(default=300.0, gt=0)
     job_heartbeat_timeout_seconds: float = Field(default=60.0, ge=2)
+    # Episodes: silence (minutes) after which a channel's next message opens a new episode,
+    # unless the guild sets its own (`memorybot settings --episode-silence`).
+    episode_silence_minutes: int = Field(default=180, ge=10, le=1440)
 
     # Operations
     retention_days: int = Field(default=30, ge=1)

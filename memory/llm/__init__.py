@@ -4,7 +4,7 @@ tasks that render prompt files and validate what comes back.
 
 from __future__ import annotations
 
-from memory.llm._base import LLMBadOutput, LLMError
+from memory.llm._base import LLMBadOutput, LLMError, LLMRequest
 from memory.llm._chain import track_providers
 from memory.llm._claims import contradicts, same_claim, third_person
 from memory.llm._embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
@@ -27,6 +27,7 @@ __all__ = [
     "Embedder",
     "LLMBadOutput",
     "LLMError",
+    "LLMRequest",
     "LearnedItem",
     "MemoryLLM",
     "OfflineProvider",

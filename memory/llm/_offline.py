@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from memory.core.intent import addressed_text, prefilter
 from memory.llm import _extractive as extractive
 from memory.llm import _offline_answers as offline_answers
+from memory.llm import _offline_episode as offline_episode
 from memory.llm import _offline_facts as offline_facts
 from memory.llm import _offline_learn as offline_learn
 from memory.llm._base import (
@@ -220,6 +221,7 @@ HANDLERS: dict[str, Callable[[Inputs], Answer]] = {
     "whois": _whois,
     "window_fold": _window_fold,
     "reply": _reply,
+    "episode": offline_episode.episodes_answer,
 }
 
 
