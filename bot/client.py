@@ -44,6 +44,7 @@ EXTENSIONS = [
     "bot.cogs.memory_group",
     "bot.cogs.replies",
     "bot.cogs.recall",
+    "bot.cogs.episodes",
 ]
 
 

@@ -100,6 +100,9 @@ async def handle(
             print(result.summary(), file=out)
             results.append(result)
         await explain_window(memory, results, out=out, err=err)
+        for guild_id in sorted({result.guild_id for result in results if result.guild_id}):
+            cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
+            print(f"episodes of guild {guild_id}: {cut} cut", file=out)
         if not getattr(args, "no_learn", False):
             await learn_days(memory, results, out=out)
     if failures:

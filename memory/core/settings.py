@@ -157,6 +157,8 @@ class Settings(BaseSettings):
     # Episodes: silence (minutes) after which a channel's next message opens a new episode,
     # unless the guild sets its own (`memorybot settings --episode-silence`).
     episode_silence_minutes: int = Field(default=180, ge=10, le=1440)
+    # How often a bot process looks for composed daily digests to post.
+    digest_poll_seconds: float = Field(default=60.0, gt=0)
 
     # Operations
     retention_days: int = Field(default=30, ge=1)

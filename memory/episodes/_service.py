@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import asyncpg
 
@@ -99,8 +99,19 @@ class EpisodeService:
         """Cut channels no episode covers yet, close quiet episodes; the guilds with episodes
         to summarise and the guild-days whose digest is due (for the job queue)."""
         now = self._clock.now()
+        await self.refresh(now - LOOKBACK)
+        digests = []
+        for row in await reads.digest_guilds(self._pool):
+            day = due_day(now, row["timezone"], row["at"])
+            if day is not None and await reads.digest_row(self._pool, row["guild_id"], day) is None:
+                digests.append((row["guild_id"], day))
+        return await store.guilds_due_summary(self._pool), digests
+
+    async def refresh(self, since: datetime) -> None:
+        """Cut channels with messages since `since` that no episode covers (an import, a
+        process that stopped before cutting), and close the episodes gone quiet."""
         for guild_id, channel_id, oldest in await store.unsegmented_channels(
-            self._pool, now - LOOKBACK, 200
+            self._pool, since, 200
         ):
             await self.cutter.cut_channel(guild_id, channel_id, oldest)
         silences = {
@@ -108,13 +119,7 @@ class EpisodeService:
             for guild_id in await store.guilds_with_open(self._pool)
             if (minutes := self._guilds.peek(guild_id).episode_silence_minutes)
         }
-        await store.close_quiet(self._pool, now, silences, self._default_silence)
-        digests = []
-        for row in await reads.digest_guilds(self._pool):
-            day = due_day(now, row["timezone"], row["at"])
-            if day is not None and await reads.digest_row(self._pool, row["guild_id"], day) is None:
-                digests.append((row["guild_id"], day))
-        return await store.guilds_due_summary(self._pool), digests
+        await store.close_quiet(self._pool, self._clock.now(), silences, self._default_silence)
 
     async def summarize_guild(self, guild_id: int) -> int:
         return await self.summarizer.summarize_guild(guild_id)
