@@ -199,17 +199,23 @@ async def guilds_due_summary(db: Executor, limit: int = 500) -> list[int]:
     return [row["guild_id"] for row in rows]
 
 
-async def due_summary(db: Executor, guild_id: int, limit: int) -> list[asyncpg.Record]:
-    """Closed episodes of the guild whose summary is missing or stale, oldest first."""
+async def due_summary(
+    db: Executor, guild_id: int, limit: int, *, upgrade_since: datetime | None = None
+) -> list[asyncpg.Record]:
+    """Closed episodes of the guild whose summary is missing or stale, oldest first; with
+    `upgrade_since`, also closed ones ended since then whose summary is only extractive."""
     return await db.fetch(
         """
         SELECT * FROM episodes
         WHERE guild_id = $1
-          AND (state = 'stale' OR (state = 'closed' AND summarized_count <> message_count))
+          AND (state = 'stale' OR (state = 'closed' AND summarized_count <> message_count)
+               OR ($3::timestamptz IS NOT NULL AND state = 'closed' AND provider = 'offline'
+                   AND ended_at >= $3))
         ORDER BY ended_at, id LIMIT $2
         """,
         guild_id,
         limit,
+        upgrade_since,
     )
 
 

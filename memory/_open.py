@@ -187,6 +187,7 @@ def _services(
         clock=clock,
         telemetry=telemetry,
         default_silence_minutes=settings.episode_silence_minutes,
+        llm_summaries=settings.episode_llm_summaries,
     )
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries

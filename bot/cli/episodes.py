@@ -88,8 +88,7 @@ async def handle_digest(args: argparse.Namespace, settings: Settings) -> int:
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         await memory.episodes.refresh(_since(args.day, memory.clock.now()))
-        await memory.episodes.summarize_guild(guild_id)
-        text = await memory.episodes.digest_text(guild_id, args.day)
+        text = await memory.episodes.digest_preview(guild_id, args.day)
     if not text:
         print(f"nothing to say about {args.day}", file=sys.stderr)
         return 1

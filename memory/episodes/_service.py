@@ -7,7 +7,7 @@ Front ends reach it as `Memory.episodes`; the job worker calls `sweep`, `summari
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -40,6 +40,11 @@ CATCH_UP_LIMIT = 10
 # An open episode this long without a summary is summarised so far for a catch-up.
 BUSY_MESSAGES = 30
 DIGEST_LEASE_SECONDS = 300.0
+# An open episode's summary so far is redone for a reply when this many messages are new.
+WORKING_MEMORY_STEP = 10
+
+
+PublicChannels = Callable[[int, set[int]], Awaitable[frozenset[int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +73,22 @@ class EpisodeService:
         clock: Clock,
         telemetry: Telemetry,
         default_silence_minutes: int = 180,
+        public_channels: PublicChannels | None = None,
+        llm_summaries: str = "digest",
     ) -> None:
         self._pool = pool
         self._guilds = guild_settings
         self._clock = clock
         self._telemetry = telemetry
         self._default_silence = default_silence_minutes
+        self._llm_summaries = llm_summaries
         self.cutter = EpisodeCutter(pool, self.rules_for, telemetry=telemetry)
         self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry)
         self._members = MemberDirectory(pool)
+        # Which channels everyone can read (the digest's only sources): see _visibility.py.
+        self._public_channels = public_channels or (
+            lambda guild_id, ids: public_channel_ids(pool, guild_id, ids)
+        )
 
     def rules_for(self, guild_id: int) -> SegmentRules:
         minutes = self._guilds.peek(guild_id).episode_silence_minutes
@@ -122,7 +134,14 @@ class EpisodeService:
         await store.close_quiet(self._pool, self._clock.now(), silences, self._default_silence)
 
     async def summarize_guild(self, guild_id: int) -> int:
-        return await self.summarizer.summarize_guild(guild_id)
+        """Summarise the guild's closed episodes: by the model when EPISODE_LLM_SUMMARIES says
+        so for it, else extractively (no call)."""
+        mode = self._llm_summaries
+        if mode == "digest":
+            model = (await self._guilds.get(guild_id)).digest_channel_id is not None
+        else:
+            model = mode == "always"
+        return await self.summarizer.summarize_guild(guild_id, model=model)
 
     async def forget_member(self, guild_id: int, user_id: int) -> None:
         """Purge and opt-out: the member's episodes go and their channels are cut again
@@ -209,7 +228,9 @@ class EpisodeService:
         if row is None:
             return episode
         try:
-            await self.summarizer.summarize_open(guild_id, row)
+            await self.summarizer.summarize_open(
+                guild_id, row, model=self._llm_summaries != "never"
+            )
         except Exception as exc:  # a catch-up without it is still a catch-up
             _log.warning("summary so far for a catch-up failed: %s", type(exc).__name__)
             return episode
@@ -225,7 +246,7 @@ class EpisodeService:
         of a channel/day the question asks about ("what were we talking about in #general
         yesterday?")."""
         parts = []
-        current = await self.current(guild_id, channel_id)
+        current = await self._current_summarised(guild_id, channel_id)
         if current is not None and (current.summary or current.title):
             parts.append(working_memory(current))
         if asked.asks_about_talk(text) or asked.asked_day(text, date.today()) is not None:
@@ -252,15 +273,24 @@ class EpisodeService:
                     )
         return "\n".join(parts)
 
+    async def _current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
+        """The channel's open episode with a summary so far: one that is behind by
+        WORKING_MEMORY_STEP messages is summarised again extractively (no call)."""
+        row = await reads.current(self._pool, guild_id, channel_id)
+        if row is None:
+            return None
+        if row["message_count"] - row["summarized_count"] >= WORKING_MEMORY_STEP:
+            await self.summarizer.summarize_open(guild_id, row, model=False)
+            row = await reads.current(self._pool, guild_id, channel_id) or row
+        return Episode.from_row(row)
+
     # --- the digest ----------------------------------------------------------------------
 
     async def digest_text(self, guild_id: int, day: date) -> str:
         """The digest of the guild-day ('' when nothing happened), from public channels."""
         episodes = await self.listing(guild_id, day=day, limit=200)
         start, end = day_bounds(day, await self.timezone(guild_id))
-        public = await public_channel_ids(
-            self._pool, guild_id, {episode.channel_id for episode in episodes}
-        )
+        public = await self._public_channels(guild_id, {episode.channel_id for episode in episodes})
         ignored = self._guilds.peek(guild_id).ignored_channel_ids
         chosen = [
             episode
@@ -273,13 +303,21 @@ class EpisodeService:
         names = await self._members.display_names(guild_id, members)
         return compose(day, chosen, names)
 
+    async def digest_preview(self, guild_id: int, day: date) -> str:
+        """The digest as its job would compose it, after the digest's one batched call (the
+        day's episodes by the model); nothing is stored or posted."""
+        start, _ = day_bounds(day, await self.timezone(guild_id))
+        await self.summarizer.summarize_guild(
+            guild_id, model=self._llm_summaries != "never", since=start
+        )
+        return await self.digest_text(guild_id, day)
+
     async def run_digest(self, guild_id: int, day: date) -> bool:
         """The digest job: summarise what is due, compose, store once; True when stored."""
         settings = await self._guilds.get(guild_id)
         if settings.digest_channel_id is None:
             return False
-        await self.summarize_guild(guild_id)
-        text = await self.digest_text(guild_id, day)
+        text = await self.digest_preview(guild_id, day)
         stored = await reads.store_digest(
             self._pool, guild_id, day, settings.digest_channel_id, text
         )

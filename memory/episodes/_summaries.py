@@ -1,15 +1,19 @@
-"""Titles, summaries and open loops of closed episodes: one LLM call per batch of a guild.
+"""Titles, summaries and open loops of closed episodes, a guild's batch at a time.
 
 A closed (or stale) episode is due; a job per guild reads the due episodes, packs as many as
-fit one prompt (BATCH_CHARS of transcript, at most BATCH_EPISODES) into one `episode` call,
-and stores each answer only if the episode did not change meanwhile. User text is escaped
-(prompts.loader); the offline provider answers extractively from the same inputs.
+fit one prompt (BATCH_CHARS of transcript, at most BATCH_EPISODES) into one `episode` request,
+and stores each answer only if the episode did not change meanwhile. The request goes to the
+model (`model=True`: guilds whose digest needs it, EPISODE_LLM_SUMMARIES=always) or straight to
+the offline provider's extractive summariser, which costs no call: the same request either way.
+An extractive summary is upgraded by the model when a consumer needs one (`provider`
+'offline' marks it). User text is escaped (prompts.loader).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -18,9 +22,9 @@ from pydantic import BaseModel, Field
 from db import episodes as store
 from memory.core.telemetry import Telemetry
 from memory.core.text import truncate
-from memory.llm import LLMBadOutput, LLMRequest, MemoryLLM
+from memory.llm import LLMBadOutput, LLMRequest, MemoryLLM, OfflineProvider
 from memory.members import MemberDirectory
-from prompts.loader import element, join, render
+from prompts.loader import Raw, element, escape_body, render
 
 _log = logging.getLogger(__name__)
 
@@ -49,10 +53,16 @@ class EpisodeSummarizer:
         self._llm = llm
         self._telemetry = telemetry
         self._members = MemberDirectory(pool)
+        self._offline = OfflineProvider()
 
-    async def summarize_guild(self, guild_id: int, *, limit: int = 200) -> int:
-        """Summarise up to `limit` due episodes of the guild; how many were stored."""
-        due = await store.due_summary(self._pool, guild_id, limit)
+    async def summarize_guild(
+        self, guild_id: int, *, model: bool, limit: int = 200, since: datetime | None = None
+    ) -> int:
+        """Summarise up to `limit` due episodes of the guild (with the model: also those
+        only summarised extractively, ended after `since`); how many were stored."""
+        due = await store.due_summary(
+            self._pool, guild_id, limit, upgrade_since=since if model else None
+        )
         stored = 0
         batch: list[dict[str, Any]] = []
         size = 0
@@ -60,19 +70,19 @@ class EpisodeSummarizer:
             item = await self._item(guild_id, episode)
             chars = sum(len(line["text"]) + 20 for line in item["lines"])
             if batch and (size + chars > BATCH_CHARS or len(batch) >= BATCH_EPISODES):
-                stored += await self._run(guild_id, batch, close=True)
+                stored += await self._run(guild_id, batch, close=True, model=model)
                 batch, size = [], 0
             batch.append(item)
             size += chars
         if batch:
-            stored += await self._run(guild_id, batch, close=True)
+            stored += await self._run(guild_id, batch, close=True, model=model)
         return stored
 
-    async def summarize_open(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
-        """A summary so far of an open episode (catch-up of a busy channel); stored."""
+    async def summarize_open(self, guild_id: int, episode: asyncpg.Record, *, model: bool) -> None:
+        """A summary so far of an open episode (a busy channel's catch-up, a reply's working
+        memory); stored."""
         item = await self._item(guild_id, episode)
-        await self._run(guild_id, [item], close=False)
-        return item
+        await self._run(guild_id, [item], close=False, model=model)
 
     async def _item(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
         rows = await store.episode_messages(self._pool, episode)
@@ -81,7 +91,6 @@ class EpisodeSummarizer:
         )
         lines = [
             {
-                "time": row["created_at"].strftime("%H:%M"),
                 "author": names[row["author_id"]],
                 "text": truncate(" ".join(row["content"].split()), LINE_CHARS),
             }
@@ -89,21 +98,26 @@ class EpisodeSummarizer:
         ]
         return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
 
-    async def _run(self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool) -> int:
-        episodes = join(
-            [
+    async def _run(
+        self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool, model: bool
+    ) -> int:
+        # Compact: one `name: text` line per message (escaped), no markup per line.
+        episodes = Raw(
+            "\n".join(
                 element(
                     "episode",
-                    join(
-                        [
-                            element("line", f"{line['time']} {line['author']}: {line['text']}")
+                    Raw(
+                        "\n"
+                        + "\n".join(
+                            escape_body(f"{line['author']}: {line['text']}")
                             for line in item["lines"]
-                        ]
+                        )
+                        + "\n"
                     ),
                     id=item["id"],
                 )
                 for item in batch
-            ]
+            )
         )
         prompt = render("episode", max_chars=SUMMARY_CHARS, episodes=episodes)
         inputs = {
@@ -117,7 +131,8 @@ class EpisodeSummarizer:
             inputs=inputs,
             guild_id=guild_id,
         )
-        response = await self._llm.provider.complete(request)
+        provider = self._llm.provider if model else self._offline
+        response = await provider.complete(request)
         parsed = response.parsed
         if not isinstance(parsed, EpisodesAnswer):
             raise LLMBadOutput("episode: provider returned no EpisodesAnswer")
@@ -138,6 +153,10 @@ class EpisodeSummarizer:
                 close=close,
             )
         self._telemetry.emit(
-            "episode_summaries", guild_id=guild_id, episodes=len(batch), stored=stored
+            "episode_summaries",
+            guild_id=guild_id,
+            episodes=len(batch),
+            stored=stored,
+            provider=response.provider,
         )
         return stored

@@ -16,6 +16,7 @@ from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
+from memory.episodes import EpisodeService
 from tests.support import chat_message
 
 G, C, D = 880, 881, 882
@@ -141,9 +142,15 @@ async def test_closed_episodes_are_summarised_in_one_call_and_edits_make_them_st
     await memory.episodes.cut_guild(G)
     guilds, _ = await memory.episodes.sweep()  # NOW is a day later: everything is quiet
     assert guilds == [G]
+    # Without a digest: extractive summaries, no call at all.
     assert await memory.episodes.summarize_guild(G) == 3
     calls = [e for e in memory.telemetry.recent("llm_call") if e.get("purpose") == "episode"]
-    assert len(calls) == 1  # three episodes of two channels, one call
+    assert calls == []
+    # With one, the digest's batch: three episodes of two channels, one call.
+    await memory.guild_settings.update(G, digest=(C, "08:00"))
+    assert "camping" in await memory.episodes.digest_preview(G, START.date())
+    calls = [e for e in memory.telemetry.recent("llm_call") if e.get("purpose") == "episode"]
+    assert len(calls) == 1
     trip = (await memory.episodes.listing(G, channel_id=C))[-1]
     assert trip.title.startswith("planning the camping trip")
     assert "who drives to the lake on saturday morning?" not in " ".join(trip.open_loops)
@@ -180,3 +187,33 @@ async def test_purge_and_search_respect_members_and_channels(
     text = await db_pool.fetchval("SELECT summary FROM episodes WHERE channel_id = $1", C)
     assert "needs tents" not in text and "who drives" not in text  # member 2's lines
     assert "bring the tents" in text  # member 1's stay
+
+
+async def test_the_digest_holds_only_public_channels(db_pool: asyncpg.Pool, tmp_path: Path) -> None:
+    """Restricted channels never reach a digest: it asks the one visibility function."""
+
+    async def public(guild_id: int, channel_ids: set[int]) -> frozenset[int]:
+        return frozenset(channel_ids) - {D}  # D is a moderators' channel
+
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as memory:
+        service = EpisodeService(
+            db_pool,
+            memory.llm,
+            memory.guild_settings,
+            clock=memory.clock,
+            telemetry=memory.telemetry,
+            public_channels=public,
+        )
+        await insert_messages(db_pool, lines(TRIP, at=START))
+        await insert_messages(db_pool, lines(BUILD, at=START, channel=D, first_id=20_000))
+        await service.cut_guild(G)
+        await service.sweep()
+        await service.summarize_guild(G)
+        text = await service.digest_text(G, START.date())
+        everything = await memory.episodes.digest_text(G, START.date())
+    assert f"<#{C}>" in text and "camping" in text
+    assert f"<#{D}>" not in text and "cargo" not in text and "compiler" not in text
+    assert f"<#{D}>" in everything  # (what the unwired default would let through)
