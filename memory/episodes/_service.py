@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import asyncpg
 
@@ -249,9 +250,9 @@ class EpisodeService:
         current = await self._current_summarised(guild_id, channel_id)
         if current is not None and (current.summary or current.title):
             parts.append(working_memory(current))
-        if asked.asks_about_talk(text) or asked.asked_day(text, date.today()) is not None:
-            zone_day = self._clock.now().date()
-            day = asked.asked_day(text, zone_day)
+        today = self._clock.now().astimezone(ZoneInfo(await self.timezone(guild_id))).date()
+        day = asked.asked_day(text, today)
+        if asked.asks_about_talk(text) or day is not None:
             asked_channel = asked.asked_channel(text)
             if (
                 asked_channel is not None
@@ -274,12 +275,14 @@ class EpisodeService:
         return "\n".join(parts)
 
     async def _current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
-        """The channel's open episode with a summary so far: one that is behind by
-        WORKING_MEMORY_STEP messages is summarised again extractively (no call)."""
+        """The channel's open episode with a summary so far: one with none yet (3 messages
+        or more) or behind by WORKING_MEMORY_STEP messages is summarised extractively (no
+        call)."""
         row = await reads.current(self._pool, guild_id, channel_id)
         if row is None:
             return None
-        if row["message_count"] - row["summarized_count"] >= WORKING_MEMORY_STEP:
+        behind = row["message_count"] - row["summarized_count"]
+        if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
             await self.summarizer.summarize_open(guild_id, row, model=False)
             row = await reads.current(self._pool, guild_id, channel_id) or row
         return Episode.from_row(row)

@@ -20,6 +20,7 @@ from tests.e2e.fake_discord import GENERAL_ID, GUILD_ID, RANDOM_ID, SECRET_ID, F
 from tests.support import eventually
 
 EXTENSIONS = [
+    "bot.cogs.errors",
     "bot.cogs.ingest",
     "bot.cogs.facts",
     "bot.cogs.memory_group",
@@ -167,3 +168,33 @@ async def test_no_digest_when_off_or_when_nothing_happened(
     assert row["text"] == ""
     assert await bot.memory.episodes.next_digest([GUILD_ID]) is None  # nothing to post
     assert _digests(fake_discord) == []
+
+
+async def test_memory_episodes_shows_the_channels_recent_ones_and_digest_off(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    bot = await start_bot(extensions=EXTENSIONS, **QUICK)
+    await _chat(fake_discord, datetime.now(UTC) - timedelta(hours=5))
+    await until_stored(bot, lambda: _episodes(bot.memory.pool, 2))
+    await bot.memory.episodes.settled()
+    await bot.memory.episodes.sweep()
+    await bot.memory.episodes.summarize_guild(GUILD_ID)
+    interaction = await fake_discord.invoke_slash("memory episodes", user="alice")
+    await eventually(
+        lambda: "planning the camping trip" in fake_discord.interaction_text(interaction["id"])
+    )
+    text = fake_discord.interaction_text(interaction["id"])
+    assert f"<#{GENERAL_ID}> [closed]" in text and "(4 msgs)" in text
+    assert "zorvath" not in text  # another channel's
+
+    await bot.memory.guild_settings.update(GUILD_ID, digest=(RANDOM_ID, "08:00"))
+    refused = await fake_discord.invoke_slash("memory digest", user="alice")
+    await eventually(lambda: "Manage Server" in fake_discord.interaction_text(refused["id"]))
+    assert (await bot.memory.guild_settings.refresh(GUILD_ID)).digest_channel_id == RANDOM_ID
+    admin = await fake_discord.invoke_slash(
+        "memory digest", user="alice", member_permissions=1 << 5
+    )
+    await eventually(
+        lambda: "Daily digest turned off" in fake_discord.interaction_text(admin["id"])
+    )
+    assert (await bot.memory.guild_settings.refresh(GUILD_ID)).digest_channel_id is None
