@@ -17,7 +17,7 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
-from tests.support import chat_message
+from tests.support import chat_message, eventually
 
 G, C, D = 880, 881, 882
 START = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
@@ -217,3 +217,28 @@ async def test_the_digest_holds_only_public_channels(db_pool: asyncpg.Pool, tmp_
     assert f"<#{C}>" in text and "camping" in text
     assert f"<#{D}>" not in text and "cargo" not in text and "compiler" not in text
     assert f"<#{D}>" in everything  # (what the unwired default would let through)
+
+
+async def test_the_sweep_queues_one_summary_job_per_guild_and_a_worker_runs_it(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    await insert_messages(db_pool, lines(TRIP, at=START))
+    await insert_messages(db_pool, lines(BUILD, at=START, channel=D, first_id=20_000))
+    # Nothing cut these yet: the sweep cuts them (as after a crash), closes them, queues.
+    assert await memory.worker.sweep() >= 1
+    keys = await db_pool.fetch("SELECT dedupe_key FROM pgqueuer WHERE entrypoint = 'episodes'")
+    assert [row["dedupe_key"] for row in keys] == [f"episodes:{G}"]
+    await memory.worker.sweep()  # already queued: not twice
+    assert (
+        await db_pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'episodes'") == 1
+    )
+    memory.worker.start()
+
+    async def summarised() -> bool:
+        return not await db_pool.fetchval(
+            "SELECT count(*) FROM episodes WHERE summarized_count <> message_count"
+        )
+
+    await eventually(summarised, timeout=30)
+    jobs = [e for e in memory.telemetry.recent("job") if e["job"] == "episodes"]
+    assert [(e["guild_id"], e["outcome"]) for e in jobs] == [(G, "ok")]
