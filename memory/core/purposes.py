@@ -12,6 +12,7 @@ Purpose = Literal[
     "daily_summary",
     "daily_reduce",
     "historical_summary",
+    "episode",
     "merge",
     "remember",
     "forget",
@@ -19,7 +20,6 @@ Purpose = Literal[
     "reply",
     "window_fold",
     "whois",
-    "episode",
 ]
 
 PURPOSES: tuple[str, ...] = get_args(Purpose)
