@@ -60,15 +60,18 @@ async def current(db: Executor, guild_id: int, channel_id: int) -> asyncpg.Recor
     )
 
 
-async def last_message_at(db: Executor, guild_id: int, user_id: int) -> datetime | None:
-    """When the member last wrote in the guild (their newest live message)."""
+async def last_message_at(
+    db: Executor, guild_id: int, user_id: int, before: datetime
+) -> datetime | None:
+    """When the member last wrote in the guild before `before` (their newest live message)."""
     return await db.fetchval(
         """
         SELECT max(created_at) FROM messages
-        WHERE guild_id = $1 AND author_id = $2 AND NOT deleted
+        WHERE guild_id = $1 AND author_id = $2 AND NOT deleted AND created_at < $3
         """,
         guild_id,
         user_id,
+        before,
     )
 
 

@@ -37,6 +37,7 @@ _log = logging.getLogger(__name__)
 # How far back the sweep looks for messages no episode covers.
 LOOKBACK = timedelta(days=8)
 CATCH_UP_HOURS = 24
+VISIT = timedelta(minutes=30)
 CATCH_UP_LIMIT = 10
 # An open episode this long without a summary is summarised so far for a catch-up.
 BUSY_MESSAGES = 30
@@ -203,8 +204,10 @@ class EpisodeService:
         now = self._clock.now()
         since = now - timedelta(hours=hours or CATCH_UP_HOURS)
         if hours is None:
-            last = await reads.last_message_at(self._pool, guild_id, user_id)
-            if last is not None and last < now:
+            # Their last visit: what they wrote just now (the question itself, a greeting on
+            # arrival) is this visit.
+            last = await reads.last_message_at(self._pool, guild_id, user_id, now - VISIT)
+            if last is not None:
                 since = max(last, now - timedelta(days=7))
         episodes = [
             episode

@@ -58,7 +58,8 @@ class Episode:
     @property
     def label(self) -> str:
         """Its title, or what stands for one before it is summarised."""
-        return self.title or f"{self.message_count} messages (not summarised yet)"
+        plural = "" if self.message_count == 1 else "s"
+        return self.title or f"{self.message_count} message{plural} (not summarised yet)"
 
     def one_line(self, max_chars: int = 140) -> str:
         """The summary's first sentence-ish, cut to one line."""

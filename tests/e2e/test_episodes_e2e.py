@@ -55,10 +55,21 @@ async def test_catchup_lists_what_was_missed_only_from_readable_channels(
     fake_discord: FakeDiscord, start_bot: StartBot
 ) -> None:
     bot = await start_bot(extensions=EXTENSIONS, **QUICK)
-    earlier = datetime.now(UTC) - timedelta(hours=5)
+    now = datetime.now(UTC)
+    # Before alice's last visit (she wrote 7 hours ago): not missed.
+    await fake_discord.send_message(
+        "cat pictures anyone, my cat is adorable",
+        author="bob",
+        channel="random",
+        created_at=now - timedelta(hours=10),
+    )
+    await fake_discord.send_message(
+        "here is my cat", author="alice", channel="random", created_at=now - timedelta(hours=7)
+    )
+    earlier = now - timedelta(hours=5)
     await _chat(fake_discord, earlier)
     await fake_discord.send_message("morning, anyone around?", author="bob")  # a new episode
-    await until_stored(bot, lambda: _episodes(bot.memory.pool, 3))
+    await until_stored(bot, lambda: _episodes(bot.memory.pool, 4))
     await bot.memory.episodes.settled()
     await bot.memory.episodes.summarize_guild(GUILD_ID)
 
@@ -71,14 +82,16 @@ async def test_catchup_lists_what_was_missed_only_from_readable_channels(
     assert f"<#{GENERAL_ID}> **planning the camping trip" in text
     assert f"https://discord.com/channels/{GUILD_ID}/{GENERAL_ID}/" in text
     assert str(SECRET_ID) not in text and "zorvath" not in text
+    assert "cat pictures" not in text and str(RANDOM_ID) not in text
     # Newest first: the open morning episode before the trip.
-    assert text.index("1 messages") < text.index("planning the camping trip")
+    assert text.index("1 message (not summarised yet)") < text.index("planning the camping trip")
 
     sent = len(fake_discord.sent_messages)
     await fake_discord.send_message("Bot, what did I miss?", author="alice")
     answer = await fake_discord.wait_for_sent(start=sent)
     assert answer["content"].startswith("Since you were last here:")
     assert "planning the camping trip" in answer["content"] and "zorvath" not in answer["content"]
+    assert "cat pictures" not in answer["content"]
     assert answer["allowed_mentions"]["parse"] == []
 
 
