@@ -126,9 +126,8 @@ class EpisodeCutter:
         changed = 0
         async with self._pool.acquire() as connection, connection.transaction():
             await store.lock_channel(connection, channel_id)
+            # None: before every episode (or none yet): from the channel's first message.
             start = await store.anchor(connection, channel_id, since)
-            if start is None and since is not None:
-                start = None  # before every episode: from the channel's first message
             while True:
                 rows = await store.messages_from(connection, channel_id, start, PAGE)
                 if not rows:
