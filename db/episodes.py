@@ -200,22 +200,21 @@ async def guilds_due_summary(db: Executor, limit: int = 500) -> list[int]:
 
 
 async def due_summary(
-    db: Executor, guild_id: int, limit: int, *, upgrade_since: datetime | None = None
+    db: Executor, guild_id: int, limit: int, *, upgrade: Sequence[int] = ()
 ) -> list[asyncpg.Record]:
-    """Closed episodes of the guild whose summary is missing or stale, oldest first; with
-    `upgrade_since`, also closed ones ended since then whose summary is only extractive."""
+    """Closed episodes of the guild whose summary is missing or stale, oldest first, and the
+    closed ones among `upgrade` (ids) whose summary is only extractive."""
     return await db.fetch(
         """
         SELECT * FROM episodes
         WHERE guild_id = $1
           AND (state = 'stale' OR (state = 'closed' AND summarized_count <> message_count)
-               OR ($3::timestamptz IS NOT NULL AND state = 'closed' AND provider = 'offline'
-                   AND ended_at >= $3))
+               OR (id = ANY($3::bigint[]) AND state = 'closed' AND provider = 'offline'))
         ORDER BY ended_at, id LIMIT $2
         """,
         guild_id,
         limit,
-        upgrade_since,
+        list(upgrade),
     )
 
 

@@ -157,9 +157,9 @@ class Settings(BaseSettings):
     # Episodes: silence (minutes) after which a channel's next message opens a new episode,
     # unless the guild sets its own (`memorybot settings --episode-silence`).
     episode_silence_minutes: int = Field(default=180, ge=10, le=1440)
-    # Who writes closed episodes' titles and summaries: `digest` (default) the model for
-    # guilds with a daily digest (the digest's one batched call) and the extractive summariser
-    # for the others; `always` the model for every guild (about 1.5x the raw chat's tokens
+    # Who writes closed episodes' titles and summaries: `digest` (default) the extractive
+    # summariser (no call), and the model only for the episodes a daily digest shows (its one
+    # batched call); `always` the model for every episode (about 1.1x the raw chat's tokens
     # more, docs/performance.md); `never` always extractive.
     episode_llm_summaries: Literal["digest", "always", "never"] = "digest"
     # How often a bot process looks for composed daily digests to post.

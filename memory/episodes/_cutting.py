@@ -62,11 +62,15 @@ class EpisodeCutter:
         self._task: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
+        self._closed = False
 
     # --- the ingest hook ------------------------------------------------------------------
 
     def note(self, messages: Sequence[ChatMessage]) -> None:
-        """Messages were stored: cut their channels again (soon, off the writer's path)."""
+        """Messages were stored: cut their channels again (soon, off the writer's path).
+        After `aclose` (the writer drains last) the sweep cuts them instead."""
+        if self._closed:
+            return
         for message in messages:
             key = (message.guild_id, message.channel_id)
             known = self._dirty.get(key)
@@ -111,6 +115,9 @@ class EpisodeCutter:
         self._idle.set()
 
     async def aclose(self) -> None:
+        self._closed = True
+        self._dirty.clear()
+        self._idle.set()
         task, self._task = self._task, None
         if task is not None:
             task.cancel()

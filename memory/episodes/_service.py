@@ -136,13 +136,9 @@ class EpisodeService:
         await store.close_quiet(self._pool, self._clock.now(), silences, self._default_silence)
 
     async def summarize_guild(self, guild_id: int) -> int:
-        """Summarise the guild's closed episodes: by the model when EPISODE_LLM_SUMMARIES says
-        so for it, else extractively (no call)."""
-        mode = self._llm_summaries
-        if mode == "digest":
-            model = (await self._guilds.get(guild_id)).digest_channel_id is not None
-        else:
-            model = mode == "always"
+        """Summarise the guild's closed episodes: by the model with EPISODE_LLM_SUMMARIES=
+        always, else extractively (no call; a digest upgrades the day's public ones)."""
+        model = self._llm_summaries == "always"
         return await self.summarizer.summarize_guild(guild_id, model=model)
 
     async def forget_member(self, guild_id: int, user_id: int) -> None:
@@ -292,30 +288,38 @@ class EpisodeService:
 
     # --- the digest ----------------------------------------------------------------------
 
-    async def digest_text(self, guild_id: int, day: date) -> str:
-        """The digest of the guild-day ('' when nothing happened), from public channels."""
+    async def _digest_episodes(self, guild_id: int, day: date) -> list[Episode]:
+        """The day's episodes (started on it, guild time) of public, not ignored channels."""
         episodes = await self.listing(guild_id, day=day, limit=200)
         start, end = day_bounds(day, await self.timezone(guild_id))
         public = await self._public_channels(guild_id, {episode.channel_id for episode in episodes})
         ignored = self._guilds.peek(guild_id).ignored_channel_ids
-        chosen = [
+        return [
             episode
             for episode in episodes
             if episode.channel_id in public
             and episode.channel_id not in ignored
             and start <= episode.started_at < end
         ]
+
+    async def digest_text(self, guild_id: int, day: date) -> str:
+        """The digest of the guild-day ('' when nothing happened), from public channels."""
+        chosen = await self._digest_episodes(guild_id, day)
         members = sorted({user_id for episode in chosen for user_id in episode.member_ids})
         names = await self._members.display_names(guild_id, members)
         return compose(day, chosen, names)
 
     async def digest_preview(self, guild_id: int, day: date) -> str:
         """The digest as its job would compose it, after the digest's one batched call (the
-        day's episodes by the model); nothing is stored or posted."""
-        start, _ = day_bounds(day, await self.timezone(guild_id))
-        await self.summarizer.summarize_guild(
-            guild_id, model=self._llm_summaries != "never", since=start
-        )
+        day's public episodes by the model); nothing is stored or posted."""
+        await self.summarize_guild(guild_id)  # what is due, as the sweep's job would
+        if self._llm_summaries != "never":
+            chosen = await self._digest_episodes(guild_id, day)
+            await self.summarizer.summarize_guild(
+                guild_id,
+                model=True,
+                upgrade=[episode.id for episode in chosen if episode.message_count > 1],
+            )
         return await self.digest_text(guild_id, day)
 
     async def run_digest(self, guild_id: int, day: date) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -56,13 +55,11 @@ class EpisodeSummarizer:
         self._offline = OfflineProvider()
 
     async def summarize_guild(
-        self, guild_id: int, *, model: bool, limit: int = 200, since: datetime | None = None
+        self, guild_id: int, *, model: bool, limit: int = 200, upgrade: Sequence[int] = ()
     ) -> int:
-        """Summarise up to `limit` due episodes of the guild (with the model: also those
-        only summarised extractively, ended after `since`); how many were stored."""
-        due = await store.due_summary(
-            self._pool, guild_id, limit, upgrade_since=since if model else None
-        )
+        """Summarise up to `limit` due episodes of the guild (with the model: also those of
+        `upgrade` only summarised extractively); how many were stored."""
+        due = await store.due_summary(self._pool, guild_id, limit, upgrade=upgrade if model else ())
         stored = 0
         batch: list[dict[str, Any]] = []
         size = 0
