@@ -10,6 +10,8 @@ messages after it.
 - Topic shift: a message whose content words barely overlap the episode's so far is a
   candidate; it becomes a cut only when the next judgeable message is shifted too (one
   off-topic line does not flap). Short lines ("lol", "yes") are never judged.
+- Pause: after a break of `pause` (45 minutes) one line whose words are mostly new cuts at
+  once (short lines right after the break go with it).
 - Length: an episode never holds more than `max_messages` (summaries stay small).
 """
 
@@ -46,6 +48,10 @@ class SegmentRules:
     confirm: int = 2
     # Unjudged messages after a candidate before it is given up (absorbed).
     patience: int = 4
+    # After a pause this long a message that shifts (overlap below `pause_overlap`) cuts at
+    # once: a new conversation after a break needs no second message to show it.
+    pause: timedelta = timedelta(minutes=45)
+    pause_overlap: float = 0.55
     max_messages: int = 300
 
 
@@ -92,11 +98,20 @@ class _Cutter:
         self.words: Counter[str] = Counter()
         self.pending: list[tuple[SegmentMessage, set[str]]] = []
         self.shifted = 0
+        self.paused = False  # `pending` holds short lines after a pause
 
     def feed(self, message: SegmentMessage) -> None:
         tokens = content_tokens(message.content)
         if self._cuts_before(message):
             self._cut_before(None)
+        elif self._after_pause(message) and self.current.messages:
+            if len(tokens) >= self.rules.min_words:
+                if self._overlap(tokens) < self.rules.pause_overlap:
+                    self._cut_before(None)
+            else:  # "hey all" after a break: the next line with words decides
+                self._absorb()
+                self.pending, self.paused = [(message, tokens)], True
+                return
         self._judge(message, tokens)
 
     def _cuts_before(self, message: SegmentMessage) -> bool:
@@ -110,8 +125,18 @@ class _Cutter:
             return True
         return len(self.current.messages) + len(self.pending) >= self.rules.max_messages
 
+    def _after_pause(self, message: SegmentMessage) -> bool:
+        previous = self._last()
+        return previous is not None and message.created_at - previous.created_at >= self.rules.pause
+
+    def _overlap(self, tokens: set[str]) -> float:
+        return sum(1 for token in tokens if token in self.words) / len(tokens)
+
     def _judge(self, message: SegmentMessage, tokens: set[str]) -> None:
         rules = self.rules
+        if self.paused:
+            self._after_paused_line(message, tokens)
+            return
         judged = len(tokens) >= rules.min_words and len(self.current.messages) >= (
             rules.min_messages
         )
@@ -123,8 +148,7 @@ class _Cutter:
             else:
                 self._add(message, tokens)
             return
-        overlap = sum(1 for token in tokens if token in self.words) / len(tokens)
-        if overlap >= rules.shift_overlap:
+        if self._overlap(tokens) >= rules.shift_overlap:
             self._absorb()
             self._add(message, tokens)
             return
@@ -133,13 +157,27 @@ class _Cutter:
         if self.shifted >= rules.confirm:
             self._cut_before(self.pending[0][0])
 
+    def _after_paused_line(self, message: SegmentMessage, tokens: set[str]) -> None:
+        """Short lines after a pause wait for one with words: new words cut before them."""
+        if len(tokens) < self.rules.min_words:
+            self.pending.append((message, tokens))
+            if len(self.pending) > self.rules.patience:
+                self._absorb()
+            return
+        if self._overlap(tokens) < self.rules.pause_overlap:
+            self.pending.append((message, tokens))
+            self._cut_before(self.pending[0][0])
+            return
+        self._absorb()
+        self._add(message, tokens)
+
     def _add(self, message: SegmentMessage, tokens: Iterable[str]) -> None:
         self.current.messages.append(message)
         self.words.update(tokens)
 
     def _absorb(self) -> None:
         """The candidate did not hold: its messages belong to the episode after all."""
-        pending, self.pending, self.shifted = self.pending, [], 0
+        pending, self.pending, self.shifted, self.paused = self.pending, [], 0, False
         for message, tokens in pending:
             self._add(message, tokens)
 
@@ -148,7 +186,7 @@ class _Cutter:
         carried = self.pending if candidate is not None else []
         if candidate is None:
             self._absorb()
-        self.pending, self.shifted = [], 0
+        self.pending, self.shifted, self.paused = [], 0, False
         if self.current.messages:
             self.segments.append(self.current)
         self.current, self.words = Segment(), Counter()

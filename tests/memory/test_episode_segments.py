@@ -82,3 +82,15 @@ def test_cutting_again_from_an_episode_start_gives_the_same_episodes() -> None:
 def test_an_episode_never_grows_past_its_cap() -> None:
     lines = [(1, "the lake trip tents and stove again")] * 25
     assert sizes(segment(chat(*lines), SegmentRules(max_messages=10))) == [10, 10, 5]
+
+
+def test_after_a_pause_one_line_on_a_new_topic_is_enough() -> None:
+    # 50 minutes of quiet, then the build: a new conversation at once.
+    parts = segment(chat(*TRIP, (50, BUILD[0][1]), *BUILD[1:]), SegmentRules())
+    assert sizes(parts) == [5, 3]
+    # A greeting after the pause goes with the conversation it opens.
+    parts = segment(chat(*TRIP, (50, "hey all"), *BUILD), SegmentRules())
+    assert sizes(parts) == [5, 4] and parts[1].first.content == "hey all"
+    # The same topic after a pause stays one episode.
+    again = (50, "back to the lake trip: the tents and the stove are packed")
+    assert sizes(segment(chat(*TRIP, again, TRIP[0]), SegmentRules())) == [7]
