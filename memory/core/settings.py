@@ -159,7 +159,7 @@ class Settings(BaseSettings):
     episode_silence_minutes: int = Field(default=180, ge=10, le=1440)
     # Who writes closed episodes' titles and summaries: `digest` (default) the extractive
     # summariser (no call), and the model only for the episodes a daily digest shows (its one
-    # batched call); `always` the model for every episode (about 1.1x the raw chat's tokens
+    # batched call); `always` the model for every episode (about 1.2x the raw chat's tokens
     # more, docs/performance.md); `never` always extractive.
     episode_llm_summaries: Literal["digest", "always", "never"] = "digest"
     # How often a bot process looks for composed daily digests to post.
