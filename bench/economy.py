@@ -24,7 +24,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -38,7 +38,9 @@ from memory.context import MemoryManager
 from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
-from memory.llm import message_elements
+from memory.episodes import EpisodeService
+from memory.guilds import GuildDefaults, GuildSettingsCache
+from memory.llm import MemoryLLM, message_elements
 from memory.members import render_messages
 from prompts.loader import template
 
@@ -111,6 +113,7 @@ async def run(
     request_rate: float = 0.05,
     latency: float = 0.0,
     seed: int = 0,
+    episode_summaries: str = "digest",
 ) -> dict[str, float]:
     """Replay the guild, print the figures, return the headline ones."""
     history = 7
@@ -125,6 +128,7 @@ async def run(
         "days": days,
         "request_rate": request_rate,
         "latency_s": latency,
+        "episode_summaries": episode_summaries,
     }
     naive = NaiveCost()
     warmup_offsets = list(range(history + days - 1, days - 1, -1))
@@ -144,14 +148,27 @@ async def run(
         datetime(first_day.year, first_day.month, first_day.day, 0, 1, tzinfo=guild.spec.now.tzinfo)
     )
     manager = make_manager(pool, provider, clock, telemetry=telemetry)
+    # Episodes are cut as messages are stored and closed ones summarised by the worker's job:
+    # their calls count in the ratio like every other.
+    episodes = EpisodeService(
+        pool,
+        MemoryLLM(provider),
+        GuildSettingsCache(pool, GuildDefaults()),
+        clock=clock,
+        telemetry=telemetry,
+        llm_summaries=episode_summaries,
+    )
     started = time.perf_counter()
     try:
         # The week before the measured days is summarised once: that is a one-off, not per-day.
         for user_id in guild.user_ids:
             await memories(manager, guild.spec.guild_id, user_id)
+        await _episodes(episodes, guild.spec.guild_id)
         warmup = provider.reset()
         summaries.clear()
-        requests = await _replay(pool, manager, clock, guild, naive, days, request_rate, seed)
+        requests = await _replay(
+            pool, manager, clock, guild, naive, days, request_rate, seed, episodes
+        )
         measured = provider.reset()
         measured_summaries = list(summaries)
         # Bring every member up to date at "now", so the restart below finds nothing new.
@@ -161,6 +178,7 @@ async def run(
         provider.reset()
     finally:
         await manager.aclose()
+        await episodes.aclose()
     elapsed = time.perf_counter() - started
 
     after_restart, completed_day_calls = await _restart(pool, provider, clock, guild)
@@ -190,6 +208,7 @@ async def _replay(
     days: int,
     request_rate: float,
     seed: int,
+    episodes: EpisodeService,
 ) -> int:
     """The measured days, message by message: a share `request_rate` of them asks about its
     author and the members it mentions (the naive design answers the same requests); returns
@@ -213,7 +232,15 @@ async def _replay(
                 naive.request(user_id, message.created_at, facts.get(user_id, ""), text)
                 requests += 1
         await store_messages(pool, pending)
+        await _episodes(episodes, guild.spec.guild_id)
     return requests
+
+
+async def _episodes(episodes: EpisodeService, guild_id: int) -> None:
+    """What the worker's sweeps do over a day: cut what no episode covers, close quiet
+    episodes, summarise the closed ones of the guild (batched)."""
+    await episodes.refresh(datetime.min.replace(tzinfo=UTC))
+    await episodes.summarize_guild(guild_id)
 
 
 async def _restart(
@@ -353,6 +380,12 @@ async def main(argv: list[str] | None = None) -> int:
         help="comma-separated shares of messages addressed to the bot; one replay each",
     )
     parser.add_argument("--latency", type=float, default=0.0, help="model latency, seconds")
+    parser.add_argument(
+        "--episode-summaries",
+        default="digest",
+        choices=("digest", "always", "never"),
+        help="EPISODE_LLM_SUMMARIES of the replay (the synthetic guild has no digest)",
+    )
     args = parser.parse_args(argv)
     report = Reporter()
     async with bench_server() as server:
@@ -365,6 +398,7 @@ async def main(argv: list[str] | None = None) -> int:
                 days=args.days,
                 request_rate=rate,
                 latency=args.latency,
+                episode_summaries=args.episode_summaries,
             )
     return 0
 

@@ -47,6 +47,7 @@ EXTENSIONS = [
     "bot.cogs.recall",
     "bot.cogs.help",
     "bot.cogs.visibility",
+    "bot.cogs.episodes",
 ]
 
 

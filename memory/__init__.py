@@ -35,6 +35,14 @@ if TYPE_CHECKING:
     from memory.commands import CommandResult, RepliedMessage
     from memory.context import format_report, report_details, report_heading
     from memory.core.report import ContextReport
+    from memory.episodes import (
+        Episode,
+        InvalidDigestTime,
+        PendingDigest,
+        asks_catch_up,
+        listing_line,
+        parse_digest_time,
+    )
     from memory.guilds import GuildSettings, InvalidSetting, describe_settings
     from memory.ingest import ExportFormatError, ImportResult, is_transient
     from memory.privacy import (
@@ -76,6 +84,12 @@ _EXPORTS: dict[str, str] = {
     "embedded_exists": "memory._database",
     "ContextReport": "memory.core.report",
     "DayResult": "memory.summaries",
+    "Episode": "memory.episodes",
+    "InvalidDigestTime": "memory.episodes",
+    "PendingDigest": "memory.episodes",
+    "asks_catch_up": "memory.episodes",
+    "listing_line": "memory.episodes",
+    "parse_digest_time": "memory.episodes",
     "EventFilter": "memory.telemetry",
     "ExportFormatError": "memory.ingest",
     "FileFollower": "memory.telemetry",
@@ -126,15 +140,18 @@ __all__ = [
     "ContextReport",
     "DatabaseUnavailable",
     "DayResult",
+    "Episode",
     "EventFilter",
     "ExportFormatError",
     "FileFollower",
     "GuildSettings",
     "ImportResult",
     "IncomingMessage",
+    "InvalidDigestTime",
     "InvalidSetting",
     "Memory",
     "NameLookup",
+    "PendingDigest",
     "PrivacyError",
     "PurgeReport",
     "RecallHit",
@@ -144,6 +161,7 @@ __all__ = [
     "ShardTaken",
     "Subject",
     "UsageRollup",
+    "asks_catch_up",
     "build_stats",
     "check_database",
     "check_ops",
@@ -156,9 +174,11 @@ __all__ = [
     "follow_events",
     "format_report",
     "is_transient",
+    "listing_line",
     "migrate_database",
     "open_memory",
     "outcome_style",
+    "parse_digest_time",
     "parse_since",
     "read_events",
     "render_header",

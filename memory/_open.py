@@ -28,6 +28,7 @@ from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
+from memory.episodes import EpisodeService
 from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
@@ -85,6 +86,8 @@ class Memory:
     embeddings: EmbeddingIndex
     # Which channels everyone can read (shared memory is built from those), kept by the bot.
     visibility: ChannelVisibility
+    # Episodes per channel: listings, catch-up, the daily digest, the reply's working memory.
+    episodes: EpisodeService
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -200,6 +203,16 @@ def _services(
         pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
     )
     caches = CrossProcessCaches(pool, manager)
+    episodes = EpisodeService(
+        pool,
+        llm,
+        guild_settings,
+        clock=clock,
+        telemetry=telemetry,
+        default_silence_minutes=settings.episode_silence_minutes,
+        llm_summaries=settings.episode_llm_summaries,
+    )
+    writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
     facts = FactService(
@@ -235,13 +248,20 @@ def _services(
 
     privacy = PrivacyDesk(
         pool,
-        PrivacyHooks(flush_writes=writer.flush, invalidate=caches.member, resummarize=resummarize),
+        PrivacyHooks(
+            flush_writes=writer.flush,
+            invalidate=caches.member,
+            resummarize=resummarize,
+            forget_member=episodes.forget_member,
+        ),
         default_timezone=settings.default_timezone,
         clock=clock,
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
-    retention, worker = _background(settings, clock, telemetry, pool, manager, caches, embeddings)
+    retention, worker = _background(
+        settings, clock, telemetry, pool, manager, caches, embeddings, episodes
+    )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -257,7 +277,9 @@ def _services(
         manager=manager,
         facts=facts,
         commands=commands,
-        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings),
+        replies=_reply_composer(
+            settings, clock, telemetry, pool, llm, manager, embeddings, episodes
+        ),
         privacy=privacy,
         retention=retention,
         usage=usage,
@@ -268,6 +290,7 @@ def _services(
         visibility=ChannelVisibility(
             pool, default_timezone=settings.default_timezone, on_change=caches.guild
         ),
+        episodes=episodes,
     )
 
 
@@ -279,6 +302,7 @@ def _background(
     manager: MemoryManager,
     caches: CrossProcessCaches,
     embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
 ) -> tuple[RetentionJob, JobWorker]:
     """Retention and the job worker that runs it, closes days for any process's guilds and
     embeds new messages."""
@@ -304,6 +328,9 @@ def _background(
             retention=retention.run,
             embed_guild=embeddings.index_guild,
             embeddings_on=embeddings.ready,
+            episodes_sweep=episodes.sweep,
+            summarize_episodes=episodes.summarize_guild,
+            digest=episodes.run_digest,
         ),
         WorkerConfig.from_settings(settings),
         clock=clock,
@@ -320,6 +347,7 @@ def _reply_composer(
     llm: MemoryLLM,
     manager: MemoryManager,
     embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget."""
     # The window keeps its summary within a third of its token budget (~4 chars/token).
@@ -365,12 +393,14 @@ def _reply_composer(
         telemetry=telemetry,
         recall=recalled,
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
+        episode=episodes.reply_context,
     )
 
 
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
     await memory.worker.stop()
+    await memory.episodes.aclose()
     await memory.embeddings.aclose()
     await memory.caches.aclose()
     await memory.retention.stop()

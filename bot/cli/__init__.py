@@ -48,6 +48,7 @@ COMMAND_MODULES = (
     "bot.cli.worker",
     "bot.cli.jobs",
     "bot.cli.health",
+    "bot.cli.episodes",
 )
 
 NO_DATABASE_IN_CONTAINER = (

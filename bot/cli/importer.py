@@ -123,6 +123,9 @@ async def handle(
             results.append(result)
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
+        for guild_id in sorted({result.guild_id for result in results if result.guild_id}):
+            cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
+            print(f"episodes of guild {guild_id}: {cut} cut", file=out)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:

@@ -13,7 +13,13 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import CliError, open_cli_memory
-from memory import InvalidSetting, PrivacyError, describe_settings
+from memory import (
+    InvalidDigestTime,
+    InvalidSetting,
+    PrivacyError,
+    describe_settings,
+    parse_digest_time,
+)
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
 
@@ -46,6 +52,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=VISIBILITIES,
         help="mark --channel: restricted (not everyone can read it) or public",
     )
+    parser.add_argument("--digest-channel", help="post the daily digest in this channel (id)")
+    parser.add_argument("--digest-time", help="when to post it, HH:MM in the guild's time zone")
+    parser.add_argument("--digest-off", action="store_true", help="stop the daily digest")
+    parser.add_argument(
+        "--episode-silence", type=int, help="minutes of silence that start a new episode"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -60,6 +72,26 @@ def _channel(args: argparse.Namespace) -> int | None:
         raise CliError(f"--channel: expected a channel id, got {args.channel!r}") from None
 
 
+def _episode_changes(args: argparse.Namespace) -> dict[str, object]:
+    """--digest-channel with --digest-time (both or neither), --digest-off, --episode-silence."""
+    changes: dict[str, object] = {}
+    if (args.digest_channel is None) != (args.digest_time is None):
+        raise CliError("--digest-channel and --digest-time go together")
+    if args.digest_channel is not None:
+        channel = args.digest_channel.strip().removeprefix("<#").removesuffix(">").lstrip("#")
+        if not channel.isdigit():
+            raise CliError(f"{args.digest_channel!r} is not a channel id")
+        try:
+            changes["digest"] = (int(channel), parse_digest_time(args.digest_time))
+        except InvalidDigestTime as exc:
+            raise CliError(str(exc)) from None
+    if args.digest_off:
+        changes["digest_off"] = True
+    if args.episode_silence is not None:
+        changes["episode_silence_minutes"] = args.episode_silence
+    return changes
+
+
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
     channel_id = _channel(args)
     changes = {
@@ -69,6 +101,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     }
     changed = {key: value for key, value in changes.items() if value is not None}
     marked = ""
+    changed.update(_episode_changes(args))
     async with open_cli_memory(settings) as memory:
         try:
             guild_id = await memory.privacy.guild(args.guild)

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.interactions import NO_PINGS
 from bot.readers import ChannelReaders
-from memory import IncomingMessage, Memory
+from memory import IncomingMessage, Memory, asks_catch_up
 from memory.core.keyed_lock import KeyedLock
 from memory.core.ratelimit import Admission
 from memory.core.split import reply_parts
@@ -100,6 +100,9 @@ class RepliesCog(commands.Cog, name="Replies"):
     @commands.Cog.listener()
     async def on_addressed_message(self, message: discord.Message, text: str) -> None:
         if message.guild is None:
+            return
+        if asks_catch_up(text):  # "Bot, what did I miss?": the episodes cog answers
+            self.bot.dispatch("catch_up_request", message)
             return
         channel_id = message.channel.id
         # Words from a restricted channel only where every reader of this channel may read them.

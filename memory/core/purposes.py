@@ -12,6 +12,7 @@ Purpose = Literal[
     "daily_summary",
     "daily_reduce",
     "historical_summary",
+    "episode",
     "merge",
     "remember",
     "forget",

@@ -164,6 +164,16 @@ class Settings(BaseSettings):
     job_max_attempts: int = Field(default=5, ge=1)
     job_sweep_seconds: float = Field(default=300.0, gt=0)
     job_heartbeat_timeout_seconds: float = Field(default=60.0, ge=2)
+    # Episodes: silence (minutes) after which a channel's next message opens a new episode,
+    # unless the guild sets its own (`memorybot settings --episode-silence`).
+    episode_silence_minutes: int = Field(default=180, ge=10, le=1440)
+    # Who writes closed episodes' titles and summaries: `digest` (default) the extractive
+    # summariser (no call), and the model only for the episodes a daily digest shows (its one
+    # batched call); `always` the model for every episode (about 1.2x the raw chat's tokens
+    # more, docs/performance.md); `never` always extractive.
+    episode_llm_summaries: Literal["digest", "always", "never"] = "digest"
+    # How often a bot process looks for composed daily digests to post.
+    digest_poll_seconds: float = Field(default=60.0, gt=0)
 
     # Operations
     retention_days: int = Field(default=30, ge=1)

@@ -48,6 +48,9 @@ STORAGE_KEY = "storage"  # read by db/consent.py's STORABLE predicate too
 STORAGE_MODES = ("everyone", "opted-in")
 MEMORY_SOURCES_KEY = "memory_sources"  # read in SQL by db/visibility.py
 DEFAULT_SEARCH_CONFIG = "simple"
+EPISODE_SILENCE_KEY = "episode_silence_minutes"
+DIGEST_CHANNEL_KEY = "digest_channel_id"  # read by db/episode_reads.py too
+DIGEST_TIME_KEY = "digest_time"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,11 @@ class GuildSettings:
     # Shared memory (notes, summaries, learned facts, contexts) from "public" channels only,
     # or from "all" stored channels (servers where every member sees everything).
     memory_sources: str = "public"
+    # Episodes: silence that starts a new one (None: EPISODE_SILENCE_MINUTES); the daily
+    # digest's channel and local HH:MM (both None: off).
+    episode_silence_minutes: int | None = None
+    digest_channel_id: int | None = None
+    digest_time: str | None = None
 
     @property
     def forget_others_requires_manage_guild(self) -> bool:
@@ -159,7 +167,17 @@ def _from_stored(
         storage=stored.get(STORAGE_KEY) if stored.get(STORAGE_KEY) in STORAGE_MODES else "everyone",
         search_config=search_config,
         memory_sources=("all" if stored.get(MEMORY_SOURCES_KEY) == "all" else "public"),
+        episode_silence_minutes=_int_or_none(stored.get(EPISODE_SILENCE_KEY)),
+        digest_channel_id=_int_or_none(stored.get(DIGEST_CHANNEL_KEY)),
+        digest_time=stored.get(DIGEST_TIME_KEY) if stored.get(DIGEST_CHANNEL_KEY) else None,
     )
+
+
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 async def load_guild_settings(
@@ -184,6 +202,9 @@ async def update_guild_settings(
     storage: str | None = None,
     search_config: str | None = None,
     memory_sources: str | None = None,
+    episode_silence_minutes: int | None = None,
+    digest: tuple[int, str] | None = None,
+    digest_off: bool = False,
 ) -> GuildSettings:
     """Apply the given changes atomically (row lock), leaving the other settings alone.
     `search_config` is stored first (writers wait for it, then use it), then the guild's
@@ -218,6 +239,7 @@ async def update_guild_settings(
         )
         if memory_sources is not None:
             stored[MEMORY_SOURCES_KEY] = memory_sources
+        _apply_episode_settings(stored, episode_silence_minutes, digest, digest_off)
         new_zone = timezone or current_zone
         await replace_settings(connection, guild_id, timezone=new_zone, settings=stored)
         config = await get_search_config(connection, guild_id)
@@ -252,6 +274,25 @@ async def _sources_changed(
     )
 
 
+def _apply_episode_settings(
+    stored: dict[str, Any],
+    silence: int | None,
+    digest: tuple[int, str] | None,
+    digest_off: bool,
+) -> None:
+    """Episode silence (minutes, 10 to 1440) and the digest's channel and HH:MM time."""
+    if silence is not None:
+        if not 10 <= silence <= 1440:
+            raise InvalidSetting("episode silence must be between 10 and 1440 minutes")
+        stored[EPISODE_SILENCE_KEY] = silence
+    if digest_off:
+        stored.pop(DIGEST_CHANNEL_KEY, None)
+        stored.pop(DIGEST_TIME_KEY, None)
+    if digest is not None:
+        stored[DIGEST_CHANNEL_KEY] = int(digest[0])
+        stored[DIGEST_TIME_KEY] = digest[1]
+
+
 def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
     """Human-readable lines; `channel_name(id)` may turn ids into names (else `<#id>`)."""
     name = channel_name or (lambda channel_id: f"<#{channel_id}>")
@@ -279,6 +320,12 @@ def describe_settings(settings: GuildSettings, channel_name: Any = None) -> str:
                 "only members who ran /memory optin"
                 if settings.storage == "opted-in"
                 else "everyone who has not opted out"
+            ),
+            "Daily digest: "
+            + (
+                f"{name(settings.digest_channel_id)} at {settings.digest_time}"
+                if settings.digest_channel_id is not None
+                else "off"
             ),
         ]
     )

@@ -89,6 +89,8 @@ class BatchedWriter:
         # import): past days' summaries may be stale now, so whoever caches built contexts
         # (the MemoryManager) drops them.
         self.on_messages_changed: Callable[[], None] | None = None
+        # Told the messages a batch stored (new and edited): episodes cut their channels.
+        self.on_messages_stored: Callable[[list[ChatMessage]], None] | None = None
 
     # ----------------------------------------------------------------- producers (sync)
 
@@ -325,6 +327,10 @@ class BatchedWriter:
                 result.updated or result.deleted or has_late_messages(operations)
             ):
                 self.on_messages_changed()
+            if self.on_messages_stored is not None:
+                stored = [op.message for op in operations if isinstance(op, NewMessage)]
+                if stored:
+                    self.on_messages_stored(stored)
             return
 
     async def _wait_before_retry(

@@ -6,12 +6,23 @@ of workers (`memorybot worker`, and `memorybot run` unless RUN_WORKER=false) sha
 
 from __future__ import annotations
 
-from memory.jobs._queue import CLOSE_DAY, EMBED, RETENTION, HeldJob, JobQueue, QueuedJob
+from memory.jobs._queue import (
+    CLOSE_DAY,
+    DIGEST,
+    EMBED,
+    EPISODES,
+    RETENTION,
+    HeldJob,
+    JobQueue,
+    QueuedJob,
+)
 from memory.jobs._worker import JobHandlers, JobWorker, WorkerConfig
 
 __all__ = [
     "CLOSE_DAY",
+    "DIGEST",
     "EMBED",
+    "EPISODES",
     "RETENTION",
     "HeldJob",
     "JobHandlers",

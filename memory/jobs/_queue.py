@@ -22,6 +22,8 @@ CLOSE_DAY = "close_day"
 RETENTION = "retention"
 RETENTION_KEY = "retention"
 EMBED = "embed"
+EPISODES = "episodes"
+DIGEST = "digest"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,22 @@ class JobQueue:
             execute_after=timedelta(seconds=1) if more else None,
             dedupe_key=key,
             on_conflict="skip",
+        )
+        return ids[0] is not None
+
+    async def episodes(self, guild_id: int) -> bool:
+        """Queue summarising a guild's closed episodes; False when already queued/running."""
+        payload = json.dumps({"guild_id": guild_id}).encode()
+        ids = await self.queries.enqueue(
+            EPISODES, payload, dedupe_key=f"episodes:{guild_id}", on_conflict="skip"
+        )
+        return ids[0] is not None
+
+    async def digest(self, guild_id: int, day: date) -> bool:
+        """Queue the guild-day's digest (its row in episode_digests makes it once for good)."""
+        payload = json.dumps({"guild_id": guild_id, "day": day.isoformat()}).encode()
+        ids = await self.queries.enqueue(
+            DIGEST, payload, dedupe_key=f"digest:{guild_id}:{day.isoformat()}", on_conflict="skip"
         )
         return ids[0] is not None
 

@@ -30,7 +30,9 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.jobs._queue import (
     CLOSE_DAY,
+    DIGEST,
     EMBED,
+    EPISODES,
     RETENTION,
     JobQueue,
     close_day_payload,
@@ -75,6 +77,9 @@ class WorkerConfig:
         )
 
 
+EpisodesSweep = Callable[[], Awaitable[tuple[list[int], list[tuple[int, date]]]]]
+
+
 @dataclass(frozen=True, slots=True)
 class JobHandlers:
     """The work itself: close one guild-day (summaries + learned facts), run retention."""
@@ -85,6 +90,11 @@ class JobHandlers:
     # whether embeddings are on at all (a provider is set and pgvector is there).
     embed_guild: Callable[[int], Awaitable[bool]] | None = None
     embeddings_on: Callable[[], Awaitable[bool]] | None = None
+    # Episodes: the sweep's part (cut and close; the guilds with episodes to summarise and
+    # the guild-days whose digest is due), summarising a guild's episodes, one digest.
+    episodes_sweep: EpisodesSweep | None = None
+    summarize_episodes: Callable[[int], Awaitable[object]] | None = None
+    digest: Callable[[int, date], Awaitable[object]] | None = None
 
 
 class JobWorker:
@@ -154,6 +164,12 @@ class JobWorker:
         if self._handlers.embeddings_on is not None and await self._handlers.embeddings_on():
             for guild_id in await guilds_to_embed(self._pool, now - LOOKBACK):
                 queued += await self.queue.embed(guild_id)
+        if self._handlers.episodes_sweep is not None:
+            guilds, digests = await self._handlers.episodes_sweep()
+            for guild_id in guilds:
+                queued += await self.queue.episodes(guild_id)
+            for guild_id, day in digests:
+                queued += await self.queue.digest(guild_id, day)
         return queued
 
     # --- the queue ------------------------------------------------------------------------
@@ -174,6 +190,15 @@ class JobWorker:
         manager.entrypoint(
             EMBED, concurrency_limit=1, on_failure="hold", executor_factory=retrying
         )(self._embed)
+        manager.entrypoint(
+            EPISODES,
+            concurrency_limit=self._config.concurrency,
+            on_failure="hold",
+            executor_factory=retrying,
+        )(self._episodes)
+        manager.entrypoint(
+            DIGEST, concurrency_limit=1, on_failure="hold", executor_factory=retrying
+        )(self._digest)
         return manager
 
     def _executor_factory(
@@ -225,6 +250,17 @@ class JobWorker:
         more = await self._traced(EMBED, job, embed(guild_id), guild_id, None)
         if more:
             await self.queue.embed(guild_id, more=True)
+
+    async def _episodes(self, job: Job) -> None:
+        guild_id = guild_payload(job.payload)
+        if self._handlers.summarize_episodes is not None:
+            work = self._handlers.summarize_episodes(guild_id)
+            await self._traced(EPISODES, job, work, guild_id, None)
+
+    async def _digest(self, job: Job) -> None:
+        guild_id, day = close_day_payload(job.payload)
+        if self._handlers.digest is not None:
+            await self._traced(DIGEST, job, self._handlers.digest(guild_id, day), guild_id, day)
 
     async def _retention(self, job: Job) -> None:
         await self._traced(RETENTION, job, self._handlers.retention(), None, None)

@@ -11,6 +11,7 @@ from memory.llm.offline import OfflineProvider, contradicts, same_claim
 from memory.llm.providers import (
     LLMBadOutput,
     LLMError,
+    LLMRequest,
     SharedRateLimiter,
     SharedRateLimits,
     Tool,
@@ -38,6 +39,7 @@ __all__ = [
     "Embedder",
     "LLMBadOutput",
     "LLMError",
+    "LLMRequest",
     "LearnedItem",
     "MemoryLLM",
     "OfflineProvider",

@@ -62,6 +62,8 @@ class PrivacyHooks:
     flush_writes: FlushWrites
     invalidate: Invalidate
     resummarize: Resummarize
+    # Episodes the member spoke in go and are cut again without them (purge, opt-out).
+    forget_member: Callable[[int, int], Awaitable[None]] | None = None
 
 
 class PrivacyDesk:
@@ -162,6 +164,7 @@ class PrivacyDesk:
         swept = await delete_messages_of(self._pool, guild_id, user_id)
         if swept:
             _log.info("opt-out of %s/%s swept %d late message(s)", guild_id, user_id, swept)
+            await self._forget_episodes(guild_id, user_id)
         self._telemetry.emit(
             "privacy_optout", guild_id=guild_id, user_id=user_id, actor_id=actor_id, count=swept
         )
@@ -207,6 +210,7 @@ class PrivacyDesk:
             actor_id=actor_id,
             telemetry=self._telemetry,
         )
+        await self._forget_episodes(subject.guild_id, subject.user_id)
         for user_id in (subject.user_id, *report.counts.others_invalidated):
             self._hooks.invalidate(subject.guild_id, user_id)
         days = list(report.counts.stale_days)
@@ -217,6 +221,10 @@ class PrivacyDesk:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
         return report
+
+    async def _forget_episodes(self, guild_id: int, user_id: int) -> None:
+        if self._hooks.forget_member is not None:
+            await self._hooks.forget_member(guild_id, user_id)
 
     async def _resummarize(self, guild_id: int, days: list[date]) -> list[date]:
         """The days re-summarised; a failed day stays stale and is redone when next used."""

@@ -38,6 +38,8 @@ MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
 # (guild id, question, viewer) -> (day, author name, text) of what was said about it, best
 # first, from the channels the viewer may read.
 Recall = Callable[[int, str, Viewer], Awaitable[list[tuple[str, str, str]]]]
+# (guild, channel, question, viewer) -> the channel's current episode and any asked about.
+EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
 
 # A message asking about the past or about what someone said: worth a recall search.
 _ASKS_ABOUT_PAST = re.compile(
@@ -126,6 +128,7 @@ class ReplyComposer:
         telemetry: Telemetry,
         recall: Recall | None = None,
         toolbox: ReplyToolbox | None = None,
+        episode: EpisodeMemory | None = None,
     ) -> None:
         self._memory = memory
         self._llm = llm
@@ -137,6 +140,7 @@ class ReplyComposer:
         self._telemetry = telemetry
         self._recall = recall
         self._toolbox = toolbox
+        self._episode = episode
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
 
@@ -300,6 +304,9 @@ class ReplyComposer:
         recalled = await self._recalled(message.guild_id, message_text, remaining // 4, viewer)
         if recalled:
             memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
+        episode = await self._episode_xml(message, remaining // 8)
+        if episode:
+            memories_xml = join([memories_xml, episode]) if memories_xml else episode
         remaining -= estimate_tokens(memories_xml)
         window_budget = max(0, min(self.config.window_token_budget, remaining - 16))
         fitted = window.fitted(window_budget)
@@ -346,6 +353,20 @@ class ReplyComposer:
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
+
+    async def _episode_xml(self, message: IncomingMessage, budget: int) -> Raw:
+        """The channel's current episode as working memory (`<episode>`), within `budget`."""
+        if self._episode is None or budget <= 0:
+            return Raw("")
+        try:
+            async with asyncio.timeout(self.config.memory_budget_seconds):
+                text = await self._episode(
+                    message.guild_id, message.channel_id, message.content, message.viewer
+                )
+        except Exception as exc:  # working memory is a help, never a reason not to answer
+            _log.warning("episode memory for a reply failed: %s", type(exc).__name__)
+            return Raw("")
+        return element("episode", trim_to_tokens(text, budget)) if text else Raw("")
 
     async def observe(self, message: IncomingMessage) -> None:
         """Add a channel message (a member's or the bot's own reply) to the window."""

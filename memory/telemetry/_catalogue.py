@@ -80,4 +80,7 @@ OPS: dict[str, str] = {
     "admin": "a /memory admin command (command); outcome refused for non-admins",
     "job": "a background job ran from the queue (job, attempt; guild_id and day for close_day)",
     "embed": "one embedding request for semantic recall (provider, model, count = texts)",
+    "episodes_cut": "a channel's episodes cut again after new messages (changed = rows)",
+    "episode_summaries": "closed episodes of a guild summarised in one call (episodes, stored)",
+    "digest": "a guild-day's digest composed (outcome composed or empty; chars, stored)",
 }

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from memory.core.intent import addressed_text, prefilter
 from memory.llm.offline import _answers as offline_answers
+from memory.llm.offline import _episode as offline_episode
 from memory.llm.offline import _extractive as extractive
 from memory.llm.offline import _facts as offline_facts
 from memory.llm.offline import _learn as offline_learn
@@ -220,6 +221,7 @@ HANDLERS: dict[str, Callable[[Inputs], Answer]] = {
     "whois": _whois,
     "window_fold": _window_fold,
     "reply": _reply,
+    "episode": offline_episode.episodes_answer,
 }
 
 

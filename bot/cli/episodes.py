@@ -1,0 +1,96 @@
+"""`memorybot episodes --guild G [--channel C] [--day D]` and `memorybot digest --guild G
+--day D`: a guild's conversations as episodes, and the daily digest printed (not posted).
+
+Admin tools: they read every channel (the digest itself only ever holds public ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, date, datetime, time, timedelta
+
+from bot.cli import CliError, open_cli_memory
+from memory import PrivacyError, listing_line
+from memory.core.settings import Settings
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day; use YYYY-MM-DD") from None
+
+
+def _channel(text: str) -> int:
+    digits = text.strip().removeprefix("<#").removesuffix(">").lstrip("#")
+    if not digits.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a channel id")
+    return int(digits)
+
+
+def _since(day: date | None, now: datetime) -> datetime:
+    """From where messages no episode covers yet are cut first (a day before `day`, so its
+    local start in any time zone is in)."""
+    if day is None:
+        return now - timedelta(days=8)
+    return datetime.combine(day, time(), UTC) - timedelta(days=1)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    listing = subparsers.add_parser(
+        "episodes",
+        help="list a guild's conversations as episodes (title, summary, open loops)",
+        description="Episodes of a guild's channels, newest first: when, where, state, title, "
+        "summary and open loops. All channels (an admin tool).",
+    )
+    listing.add_argument("--guild", required=True, help="guild id or exact name")
+    listing.add_argument("--channel", type=_channel, help="only this channel (id)")
+    listing.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD, guild time zone)")
+    listing.add_argument("--limit", type=int, default=50, help="how many (default 50)")
+    listing.set_defaults(handler=handle_episodes)
+    digest = subparsers.add_parser(
+        "digest",
+        help="print a guild-day's digest without posting it",
+        description="The daily digest of a guild-day as the bot would post it (public "
+        "channels only), printed here; nothing is posted or recorded.",
+    )
+    digest.add_argument("--guild", required=True, help="guild id or exact name")
+    digest.add_argument("--day", type=_day, required=True, help="the day (YYYY-MM-DD)")
+    digest.set_defaults(handler=handle_digest)
+
+
+async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
+    if args.limit < 1:
+        raise CliError("--limit must be at least 1")
+    async with open_cli_memory(settings) as memory:
+        try:
+            guild_id = await memory.privacy.guild(args.guild)
+        except PrivacyError as exc:
+            raise CliError(str(exc)) from None
+        await memory.episodes.refresh(_since(args.day, memory.clock.now()))
+        episodes = await memory.episodes.listing(
+            guild_id, channel_id=args.channel, day=args.day, limit=args.limit
+        )
+        timezone = await memory.episodes.timezone(guild_id)
+    if not episodes:
+        print("no episodes", file=sys.stderr)
+        return 1
+    for episode in episodes:
+        print(listing_line(episode, timezone, f"#{episode.channel_id}"))
+    return 0
+
+
+async def handle_digest(args: argparse.Namespace, settings: Settings) -> int:
+    async with open_cli_memory(settings) as memory:
+        try:
+            guild_id = await memory.privacy.guild(args.guild)
+        except PrivacyError as exc:
+            raise CliError(str(exc)) from None
+        await memory.episodes.refresh(_since(args.day, memory.clock.now()))
+        text = await memory.episodes.digest_preview(guild_id, args.day)
+    if not text:
+        print(f"nothing to say about {args.day}", file=sys.stderr)
+        return 1
+    print(text)
+    return 0

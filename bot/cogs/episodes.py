@@ -1,0 +1,197 @@
+"""Episodes on Discord: `/catchup`, "Bot, what did I miss?", `/memory episodes`,
+`/memory digest`, and posting the daily digest a job composed.
+
+Translation only: the words come from `Memory.episodes`. Which channels a member may read is
+resolved here from discord.py permissions (`readable_channels`), the one Discord-side place
+that decides it for these commands; answers ping nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.checks import manage_server_only
+from bot.interactions import NO_PINGS, followup_in_parts, reply_in_parts, respond
+from memory import InvalidDigestTime, InvalidSetting, Memory, listing_line, parse_digest_time
+from memory.core.split import reply_parts
+from memory.core.viewer import Viewer
+
+_log = logging.getLogger(__name__)
+
+RECENT_EPISODES = 10
+
+
+def readable_channels(guild: discord.Guild, member: discord.Member) -> frozenset[int]:
+    """Channels and known threads of the guild `member` can read now."""
+    places: list[discord.abc.GuildChannel | discord.Thread] = [
+        *guild.text_channels,
+        *guild.threads,
+    ]
+    return frozenset(place.id for place in places if place.permissions_for(member).read_messages)
+
+
+def public_reply_viewer(message: discord.Message) -> Viewer:
+    """What a reply in `message`'s channel may carry for its author: channels they can read
+    that everyone can read, and the reply's own channel."""
+    assert message.guild is not None and isinstance(message.author, discord.Member)
+    guild = message.guild
+    mine = readable_channels(guild, message.author)
+    everyone = readable_channels(guild, guild.default_role)  # type: ignore[arg-type]
+    return Viewer.of_channels(message.author.id, (mine & everyone) | {message.channel.id})
+
+
+class EpisodesCog(commands.Cog, name="Episodes"):
+    """Catch-up for members, episode listings and the digest for admins."""
+
+    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+        self.bot = bot
+        self.memory = memory
+        self._poster: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        group = self.bot.tree.get_command("memory")
+        if isinstance(group, app_commands.Group):
+            group.add_command(self._episodes_command())
+            group.add_command(self._digest_command())
+        self._poster = asyncio.create_task(self._post_digests(), name="memorybot-digests")
+
+    async def cog_unload(self) -> None:
+        if self._poster is not None:
+            self._poster.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poster
+
+    # --- catch-up ------------------------------------------------------------------------
+
+    @app_commands.command(name="catchup", description="What you missed since you last wrote")
+    @app_commands.describe(hours="Look back this many hours instead (1-168)")
+    @app_commands.guild_only()
+    async def catchup(
+        self, interaction: discord.Interaction, hours: app_commands.Range[int, 1, 168] | None = None
+    ) -> None:
+        assert interaction.guild is not None and isinstance(interaction.user, discord.Member)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        viewer = Viewer.of_channels(
+            interaction.user.id, readable_channels(interaction.guild, interaction.user)
+        )
+        text = await self.memory.episodes.catch_up(
+            interaction.guild.id, interaction.user.id, viewer, hours=hours
+        )
+        for part in reply_parts(text):
+            await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
+
+    @commands.Cog.listener()
+    async def on_catch_up_request(self, message: discord.Message) -> None:
+        """'Bot, what did I miss?' in a channel: answered there, so only with what everyone
+        who reads that channel may read."""
+        if message.guild is None or not isinstance(message.author, discord.Member):
+            return
+        text = await self.memory.episodes.catch_up(
+            message.guild.id, message.author.id, public_reply_viewer(message)
+        )
+        with contextlib.suppress(discord.HTTPException):
+            await reply_in_parts(message, text)
+
+    # --- /memory episodes, /memory digest ------------------------------------------------
+
+    def _episodes_command(self) -> app_commands.Command:  # type: ignore[type-arg]
+        memory = self.memory
+
+        async def episodes(interaction: discord.Interaction) -> None:
+            assert interaction.guild is not None and isinstance(interaction.user, discord.Member)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            channel_id = interaction.channel_id or 0
+            viewer = Viewer.of_channels(
+                interaction.user.id, readable_channels(interaction.guild, interaction.user)
+            )
+            found = await memory.episodes.listing(
+                interaction.guild.id, channel_id=channel_id, viewer=viewer, limit=RECENT_EPISODES
+            )
+            timezone = await memory.episodes.timezone(interaction.guild.id)
+            lines = [listing_line(e, timezone, f"<#{e.channel_id}>") for e in found]
+            text = "\n".join(lines) or "No episodes in this channel yet."
+            await followup_in_parts(interaction, text)
+
+        return app_commands.Command(
+            name="episodes",
+            description="The recent conversations (episodes) of this channel",
+            callback=episodes,
+        )
+
+    def _digest_command(self) -> app_commands.Command:  # type: ignore[type-arg]
+        memory = self.memory
+
+        @manage_server_only()
+        async def digest(
+            interaction: discord.Interaction,
+            channel: discord.TextChannel | None = None,
+            time: str | None = None,
+        ) -> None:
+            assert interaction.guild_id is not None
+            if channel is None and time is None:
+                current = await memory.guild_settings.update(interaction.guild_id, digest_off=True)
+                await respond(interaction, "Daily digest turned off.")
+                return
+            if channel is None or time is None:
+                await respond(interaction, "Give both a channel and a time (HH:MM), or neither.")
+                return
+            try:
+                at = parse_digest_time(time)
+                current = await memory.guild_settings.update(
+                    interaction.guild_id, digest=(channel.id, at)
+                )
+            except (InvalidDigestTime, InvalidSetting) as exc:
+                await respond(interaction, str(exc))
+                return
+            await respond(
+                interaction,
+                f"Daily digest: {channel.mention} at {current.digest_time} ({current.timezone}),"
+                " yesterday's conversations of public channels.",
+            )
+
+        command = app_commands.Command(
+            name="digest",
+            description="Post a daily digest of yesterday's conversations (admins)",
+            callback=digest,
+        )
+        command._params["channel"].description = "Where to post it (leave both empty: off)"
+        command._params["time"].description = "HH:MM in the server's time zone, e.g. 08:00"
+        return command
+
+    # --- posting digests -----------------------------------------------------------------
+
+    async def _post_digests(self) -> None:
+        """Post composed digests of this process's guilds, each once (claimed in the
+        database), every DIGEST_POLL_SECONDS."""
+        await self.bot.wait_until_ready()
+        while True:
+            try:
+                await self._post_pending()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the next round tries again
+                _log.warning("posting digests failed: %s", exc)
+            await asyncio.sleep(self.memory.settings.digest_poll_seconds)
+
+    async def _post_pending(self) -> None:
+        guild_ids = [guild.id for guild in self.bot.guilds]
+        while guild_ids and (pending := await self.memory.episodes.next_digest(guild_ids)):
+            channel = self.bot.get_channel(pending.channel_id)
+            if not isinstance(channel, discord.TextChannel):
+                _log.warning(
+                    "digest channel %s of guild %s is gone", pending.channel_id, pending.guild_id
+                )
+            else:
+                for part in reply_parts(pending.text):
+                    await channel.send(part, allowed_mentions=NO_PINGS)
+            await self.memory.episodes.digest_posted(pending)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(EpisodesCog(bot, bot.memory))  # type: ignore[attr-defined]

@@ -1,0 +1,166 @@
+"""Reading episodes: listings, the current one of a channel, catch-up, digests, search.
+
+Every read that serves members takes `channel_ids` (the channels the reader may read; None:
+all, for admin tools), so restricted channels never leave the database for them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+_FILTER = "($%d::bigint[] IS NULL OR channel_id = ANY($%d::bigint[]))"
+
+
+def _channels(position: int) -> str:
+    return _FILTER % (position, position)
+
+
+async def listing(
+    db: Executor,
+    guild_id: int,
+    *,
+    channel_id: int | None = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    channel_ids: list[int] | None = None,
+    limit: int = 50,
+) -> list[asyncpg.Record]:
+    """Episodes of the guild (one channel, overlapping [start, end)), newest first."""
+    return await db.fetch(
+        f"""
+        SELECT * FROM episodes
+        WHERE guild_id = $1 AND ($2::bigint IS NULL OR channel_id = $2)
+          AND ($3::timestamptz IS NULL OR ended_at >= $3)
+          AND ($4::timestamptz IS NULL OR started_at < $4)
+          AND {_channels(5)}
+        ORDER BY ended_at DESC, id DESC LIMIT $6
+        """,
+        guild_id,
+        channel_id,
+        start,
+        end,
+        channel_ids,
+        limit,
+    )
+
+
+async def current(db: Executor, guild_id: int, channel_id: int) -> asyncpg.Record | None:
+    """The channel's open episode, if any."""
+    return await db.fetchrow(
+        """
+        SELECT * FROM episodes WHERE guild_id = $1 AND channel_id = $2 AND state = 'open'
+        ORDER BY started_at DESC LIMIT 1
+        """,
+        guild_id,
+        channel_id,
+    )
+
+
+async def last_message_at(
+    db: Executor, guild_id: int, user_id: int, before: datetime
+) -> datetime | None:
+    """When the member last wrote in the guild before `before` (their newest live message)."""
+    return await db.fetchval(
+        """
+        SELECT max(created_at) FROM messages
+        WHERE guild_id = $1 AND author_id = $2 AND NOT deleted AND created_at < $3
+        """,
+        guild_id,
+        user_id,
+        before,
+    )
+
+
+async def search(
+    db: Executor,
+    guild_id: int,
+    terms: list[str],
+    *,
+    channel_ids: list[int] | None,
+    limit: int,
+) -> list[asyncpg.Record]:
+    """Episodes whose title or summary holds any of `terms`, best first (most terms, then
+    newest)."""
+    if not terms:
+        return []
+    return await db.fetch(
+        f"""
+        WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(t) || ':*', ' | ')) AS q
+                   FROM unnest($2::text[]) AS t)
+        SELECT e.*, ts_rank_cd(e.search, q.q) AS rank FROM episodes e, q
+        WHERE e.guild_id = $1 AND e.search @@ q.q AND {_channels(3)}
+        ORDER BY rank DESC, e.ended_at DESC LIMIT $4
+        """,
+        guild_id,
+        terms,
+        channel_ids,
+        limit,
+    )
+
+
+async def digest_row(db: Executor, guild_id: int, day: object) -> asyncpg.Record | None:
+    return await db.fetchrow(
+        "SELECT * FROM episode_digests WHERE guild_id = $1 AND day = $2", guild_id, day
+    )
+
+
+async def store_digest(
+    db: Executor, guild_id: int, day: object, channel_id: int, text: str
+) -> bool:
+    """Record the guild-day's digest once (an empty text: nothing to post); False when it was
+    already composed (another worker, an earlier run)."""
+    status = await db.execute(
+        """
+        INSERT INTO episode_digests (guild_id, day, channel_id, text) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (guild_id, day) DO NOTHING
+        """,
+        guild_id,
+        day,
+        channel_id,
+        text,
+    )
+    return status.endswith(" 1")
+
+
+async def claim_digest(
+    db: Executor, guild_ids: list[int], lease_seconds: float
+) -> asyncpg.Record | None:
+    """One composed, unposted digest of these guilds, claimed for `lease_seconds` (a poster
+    that died leaves it to another after that)."""
+    return await db.fetchrow(
+        """
+        UPDATE episode_digests d SET claimed_at = now()
+        WHERE (d.guild_id, d.day) = (
+            SELECT guild_id, day FROM episode_digests
+            WHERE guild_id = ANY($1::bigint[]) AND posted_at IS NULL AND text <> ''
+              AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $2))
+            ORDER BY day LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING d.*
+        """,
+        guild_ids,
+        lease_seconds,
+    )
+
+
+async def mark_posted(db: Executor, guild_id: int, day: object) -> None:
+    await db.execute(
+        "UPDATE episode_digests SET posted_at = now() WHERE guild_id = $1 AND day = $2",
+        guild_id,
+        day,
+    )
+
+
+async def digest_guilds(db: Executor) -> list[asyncpg.Record]:
+    """Guilds with a digest channel and time set (guilds.settings keys)."""
+    return await db.fetch(
+        """
+        SELECT guild_id, timezone, (settings->>'digest_channel_id')::bigint AS channel_id,
+               settings->>'digest_time' AS at
+        FROM guilds
+        WHERE settings ? 'digest_channel_id' AND settings ? 'digest_time'
+        """
+    )

@@ -1,0 +1,77 @@
+"""The daily digest: yesterday's episodes of public channels, in at most DIGEST_CHARS.
+
+Composed from stored episode summaries (no call of its own), by a job with one dedupe key per
+guild-day; the `episode_digests` primary key keeps it once however many workers run and across
+restarts, and a bot process claims and posts it (`next_digest`/`digest_posted`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from memory.episodes._views import Episode
+
+DIGEST_CHARS = 1_500
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+class InvalidDigestTime(ValueError):
+    """Not an HH:MM time."""
+
+
+def parse_digest_time(text: str) -> str:
+    """`8:00` -> `08:00`; InvalidDigestTime otherwise."""
+    match = _TIME.match(text.strip())
+    if match is None:
+        raise InvalidDigestTime(f"{text!r} is not a time of day; use HH:MM, such as 08:00")
+    return f"{int(match.group(1)):02d}:{match.group(2)}"
+
+
+def due_day(now: datetime, timezone: str, at: str) -> date | None:
+    """The day whose digest is due at `now` (yesterday, local), or None before `at` today."""
+    local = now.astimezone(ZoneInfo(timezone))
+    hours, minutes = (int(part) for part in at.split(":"))
+    if local.time() < time(hours, minutes):
+        return None
+    return local.date() - timedelta(days=1)
+
+
+def day_bounds(day: date, timezone: str) -> tuple[datetime, datetime]:
+    zone = ZoneInfo(timezone)
+    start = datetime.combine(day, time(), zone)
+    return start, datetime.combine(day + timedelta(days=1), time(), zone)
+
+
+def compose(
+    day: date,
+    episodes: Sequence[Episode],
+    names: Mapping[int, str],
+    *,
+    max_chars: int = DIGEST_CHARS,
+) -> str:
+    """The digest text ('' when there is nothing to say): one entry per episode, oldest
+    first, with who took part, its open loops and a jump link; channels as `<#id>` (they
+    never ping)."""
+    said = [episode for episode in episodes if episode.message_count > 1]
+    if not said:
+        return ""
+    head = f"**What happened on {day:%A, %B} {day.day}**"
+    lines = [head]
+    for shown, episode in enumerate(sorted(said, key=lambda item: (item.started_at, item.id))):
+        who = ", ".join(names.get(user_id, f"user {user_id}") for user_id in episode.member_ids)
+        entry = f"• <#{episode.channel_id}> **{episode.label}** ({who})"
+        if episode.summary:
+            entry += f": {episode.one_line(200)}"
+        if episode.open_loops:
+            entry += f" Open: {'; '.join(episode.open_loops[:2])}"
+        entry += f" <{episode.jump_url}>"
+        rest = len(said) - shown - 1
+        tail = f"\n…and {rest} more" if rest else ""
+        if len("\n".join([*lines, entry])) + len(tail) > max_chars:
+            lines.append(f"…and {len(said) - shown} more")
+            break
+        lines.append(entry)
+    return "\n".join(lines)

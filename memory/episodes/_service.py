@@ -1,0 +1,360 @@
+"""The episodes service: cutting, summaries, listings, catch-up, the digest, reply memory.
+
+Front ends reach it as `Memory.episodes`; the job worker calls `sweep`, `summarize_guild` and
+`run_digest`; the writer calls `note`; the privacy desk calls `forget_member`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import asyncpg
+
+from db import episode_reads as reads
+from db import episodes as store
+from memory.core.clock import Clock
+from memory.core.models import ChatMessage
+from memory.core.telemetry import Telemetry
+from memory.core.text import content_tokens
+from memory.core.viewer import Viewer
+from memory.episodes import _asked as asked
+from memory.episodes._cutting import EpisodeCutter
+from memory.episodes._digest import compose, day_bounds, due_day
+from memory.episodes._segment import SegmentRules
+from memory.episodes._summaries import EpisodeSummarizer
+from memory.episodes._views import Episode, catch_up_line, working_memory
+from memory.episodes._visibility import public_channel_ids
+from memory.guilds import GuildSettingsCache
+from memory.llm import MemoryLLM
+from memory.members import MemberDirectory
+
+_log = logging.getLogger(__name__)
+
+# How far back the sweep looks for messages no episode covers.
+LOOKBACK = timedelta(days=8)
+CATCH_UP_HOURS = 24
+VISIT = timedelta(minutes=30)
+CATCH_UP_LIMIT = 10
+# An open episode this long without a summary is summarised so far for a catch-up.
+BUSY_MESSAGES = 30
+DIGEST_LEASE_SECONDS = 300.0
+# An open episode's summary so far is redone for a reply when this many messages are new.
+WORKING_MEMORY_STEP = 10
+
+
+PublicChannels = Callable[[int, set[int]], Awaitable[frozenset[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDigest:
+    guild_id: int
+    day: date
+    channel_id: int
+    text: str
+
+
+def _channels(viewer: Viewer | None) -> list[int] | None:
+    if viewer is None or viewer.channel_ids is None:
+        return None
+    return sorted(viewer.channel_ids)
+
+
+class EpisodeService:
+    """Episodes of every channel, from cutting to the digest."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        guild_settings: GuildSettingsCache,
+        *,
+        clock: Clock,
+        telemetry: Telemetry,
+        default_silence_minutes: int = 180,
+        public_channels: PublicChannels | None = None,
+        llm_summaries: str = "digest",
+    ) -> None:
+        self._pool = pool
+        self._guilds = guild_settings
+        self._clock = clock
+        self._telemetry = telemetry
+        self._default_silence = default_silence_minutes
+        self._llm_summaries = llm_summaries
+        self.cutter = EpisodeCutter(pool, self.rules_for, telemetry=telemetry)
+        self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry)
+        self._members = MemberDirectory(pool)
+        # Which channels everyone can read (the digest's only sources): see _visibility.py.
+        self._public_channels = public_channels or (
+            lambda guild_id, ids: public_channel_ids(pool, guild_id, ids)
+        )
+
+    def rules_for(self, guild_id: int) -> SegmentRules:
+        minutes = self._guilds.peek(guild_id).episode_silence_minutes
+        return SegmentRules(silence=timedelta(minutes=minutes or self._default_silence))
+
+    # --- ingest and background work --------------------------------------------------------
+
+    def note(self, messages: Sequence[ChatMessage]) -> None:
+        """The writer stored these messages: their channels are cut again soon."""
+        self.cutter.note(messages)
+
+    async def settled(self) -> None:
+        await self.cutter.settled()
+
+    async def cut_guild(self, guild_id: int) -> int:
+        """Cut every channel of the guild from its first message (after an import)."""
+        return await self.cutter.cut_guild(guild_id)
+
+    async def sweep(self) -> tuple[list[int], list[tuple[int, date]]]:
+        """Cut channels no episode covers yet, close quiet episodes; the guilds with episodes
+        to summarise and the guild-days whose digest is due (for the job queue)."""
+        now = self._clock.now()
+        await self.refresh(now - LOOKBACK)
+        digests = []
+        for row in await reads.digest_guilds(self._pool):
+            day = due_day(now, row["timezone"], row["at"])
+            if day is not None and await reads.digest_row(self._pool, row["guild_id"], day) is None:
+                digests.append((row["guild_id"], day))
+        return await store.guilds_due_summary(self._pool), digests
+
+    async def refresh(self, since: datetime) -> None:
+        """Cut channels with messages since `since` that no episode covers (an import, a
+        process that stopped before cutting), and close the episodes gone quiet."""
+        for guild_id, channel_id, oldest in await store.unsegmented_channels(
+            self._pool, since, 200
+        ):
+            await self.cutter.cut_channel(guild_id, channel_id, oldest)
+        silences = {
+            guild_id: minutes
+            for guild_id in await store.guilds_with_open(self._pool)
+            if (minutes := self._guilds.peek(guild_id).episode_silence_minutes)
+        }
+        await store.close_quiet(self._pool, self._clock.now(), silences, self._default_silence)
+
+    async def summarize_guild(self, guild_id: int) -> int:
+        """Summarise the guild's closed episodes: by the model with EPISODE_LLM_SUMMARIES=
+        always, else extractively (no call; a digest upgrades the day's public ones)."""
+        model = self._llm_summaries == "always"
+        return await self.summarizer.summarize_guild(guild_id, model=model)
+
+    async def forget_member(self, guild_id: int, user_id: int) -> None:
+        """Purge and opt-out: the member's episodes go and their channels are cut again
+        without them (their messages are already deleted)."""
+        for channel_id, since in (await store.forget_member(self._pool, guild_id, user_id)).items():
+            await self.cutter.cut_channel(guild_id, channel_id, since)
+
+    # --- reads ---------------------------------------------------------------------------
+
+    async def listing(
+        self,
+        guild_id: int,
+        *,
+        channel_id: int | None = None,
+        day: date | None = None,
+        viewer: Viewer | None = None,
+        limit: int = 50,
+    ) -> list[Episode]:
+        start = end = None
+        if day is not None:
+            start, end = day_bounds(day, (await self._guilds.get(guild_id)).timezone)
+        rows = await reads.listing(
+            self._pool,
+            guild_id,
+            channel_id=channel_id,
+            start=start,
+            end=end,
+            channel_ids=_channels(viewer),
+            limit=limit,
+        )
+        return [Episode.from_row(row) for row in rows]
+
+    async def current(self, guild_id: int, channel_id: int) -> Episode | None:
+        row = await reads.current(self._pool, guild_id, channel_id)
+        return Episode.from_row(row) if row else None
+
+    async def search(
+        self, guild_id: int, question: str, *, viewer: Viewer | None, limit: int = 5
+    ) -> list[Episode]:
+        """Episodes whose title or summary holds the question's words (a recall lane),
+        only of channels the viewer may read."""
+        terms = sorted(content_tokens(question))[:16]
+        rows = await reads.search(
+            self._pool, guild_id, terms, channel_ids=_channels(viewer), limit=limit
+        )
+        return [Episode.from_row(row) for row in rows]
+
+    async def timezone(self, guild_id: int) -> str:
+        return (await self._guilds.get(guild_id)).timezone
+
+    # --- catch-up ------------------------------------------------------------------------
+
+    async def catch_up(
+        self, guild_id: int, user_id: int, viewer: Viewer, *, hours: int | None = None
+    ) -> str:
+        """The episodes since the member last wrote (or the last `hours`), newest first, of
+        channels the viewer may read: channel, title, one line, jump link."""
+        now = self._clock.now()
+        since = now - timedelta(hours=hours or CATCH_UP_HOURS)
+        if hours is None:
+            # Their last visit: what they wrote just now (the question itself, a greeting on
+            # arrival) is this visit.
+            last = await reads.last_message_at(self._pool, guild_id, user_id, now - VISIT)
+            if last is not None:
+                since = max(last, now - timedelta(days=7))
+        episodes = [
+            episode
+            for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3)
+            if episode.ended_at > since and user_id not in _only(episode)
+        ][:CATCH_UP_LIMIT]
+        if not episodes:
+            return "Nothing new since you were last here."
+        lines = ["Since you were last here:"]
+        for episode in episodes:
+            if (
+                episode.state == "open"
+                and not episode.summary
+                and (episode.message_count >= BUSY_MESSAGES)
+            ):
+                episode = await self._summarised_so_far(guild_id, episode)
+            lines.append(catch_up_line(episode, f"<#{episode.channel_id}>"))
+        return "\n".join(lines)
+
+    async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
+        row = await reads.current(self._pool, guild_id, episode.channel_id)
+        if row is None:
+            return episode
+        try:
+            await self.summarizer.summarize_open(
+                guild_id, row, model=self._llm_summaries != "never"
+            )
+        except Exception as exc:  # a catch-up without it is still a catch-up
+            _log.warning("summary so far for a catch-up failed: %s", type(exc).__name__)
+            return episode
+        fresh = await reads.current(self._pool, guild_id, episode.channel_id)
+        return Episode.from_row(fresh) if fresh else episode
+
+    # --- the reply's working memory --------------------------------------------------------
+
+    async def reply_context(
+        self, guild_id: int, channel_id: int, text: str, viewer: Viewer | None
+    ) -> str:
+        """What a reply should know of episodes: the channel's current one, and the episodes
+        of a channel/day the question asks about ("what were we talking about in #general
+        yesterday?")."""
+        parts = []
+        current = await self._current_summarised(guild_id, channel_id)
+        if current is not None and (current.summary or current.title):
+            parts.append(working_memory(current))
+        today = self._clock.now().astimezone(ZoneInfo(await self.timezone(guild_id))).date()
+        day = asked.asked_day(text, today)
+        if asked.asks_about_talk(text) or day is not None:
+            asked_channel = asked.asked_channel(text)
+            if (
+                asked_channel is not None
+                and viewer is not None
+                and not viewer.may_read(asked_channel)
+            ):
+                asked_channel = None
+            if day is not None or asked_channel is not None:
+                for episode in await self.listing(
+                    guild_id,
+                    channel_id=asked_channel,
+                    day=day,
+                    viewer=viewer or Viewer.of_channels(None, {channel_id}),
+                    limit=5,
+                ):
+                    parts.append(
+                        f"<#{episode.channel_id}> {episode.started_at:%Y-%m-%d %H:%M}:"
+                        f" {episode.label}. {episode.summary}".strip()
+                    )
+        return "\n".join(parts)
+
+    async def _current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
+        """The channel's open episode with a summary so far: one with none yet (3 messages
+        or more) or behind by WORKING_MEMORY_STEP messages is summarised extractively (no
+        call)."""
+        row = await reads.current(self._pool, guild_id, channel_id)
+        if row is None:
+            return None
+        behind = row["message_count"] - row["summarized_count"]
+        if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
+            await self.summarizer.summarize_open(guild_id, row, model=False)
+            row = await reads.current(self._pool, guild_id, channel_id) or row
+        return Episode.from_row(row)
+
+    # --- the digest ----------------------------------------------------------------------
+
+    async def _digest_episodes(self, guild_id: int, day: date) -> list[Episode]:
+        """The day's episodes (started on it, guild time) of public, not ignored channels."""
+        episodes = await self.listing(guild_id, day=day, limit=200)
+        start, end = day_bounds(day, await self.timezone(guild_id))
+        public = await self._public_channels(guild_id, {episode.channel_id for episode in episodes})
+        ignored = self._guilds.peek(guild_id).ignored_channel_ids
+        return [
+            episode
+            for episode in episodes
+            if episode.channel_id in public
+            and episode.channel_id not in ignored
+            and start <= episode.started_at < end
+        ]
+
+    async def digest_text(self, guild_id: int, day: date) -> str:
+        """The digest of the guild-day ('' when nothing happened), from public channels."""
+        chosen = await self._digest_episodes(guild_id, day)
+        members = sorted({user_id for episode in chosen for user_id in episode.member_ids})
+        names = await self._members.display_names(guild_id, members)
+        return compose(day, chosen, names)
+
+    async def digest_preview(self, guild_id: int, day: date) -> str:
+        """The digest as its job would compose it, after the digest's one batched call (the
+        day's public episodes by the model); nothing is stored or posted."""
+        await self.summarize_guild(guild_id)  # what is due, as the sweep's job would
+        if self._llm_summaries != "never":
+            chosen = await self._digest_episodes(guild_id, day)
+            await self.summarizer.summarize_guild(
+                guild_id,
+                model=True,
+                upgrade=[episode.id for episode in chosen if episode.message_count > 1],
+            )
+        return await self.digest_text(guild_id, day)
+
+    async def run_digest(self, guild_id: int, day: date) -> bool:
+        """The digest job: summarise what is due, compose, store once; True when stored."""
+        settings = await self._guilds.get(guild_id)
+        if settings.digest_channel_id is None:
+            return False
+        text = await self.digest_preview(guild_id, day)
+        stored = await reads.store_digest(
+            self._pool, guild_id, day, settings.digest_channel_id, text
+        )
+        self._telemetry.emit(
+            "digest",
+            outcome="composed" if text else "empty",
+            guild_id=guild_id,
+            day=day.isoformat(),
+            chars=len(text),
+            stored=stored,
+        )
+        return stored
+
+    async def next_digest(self, guild_ids: Sequence[int]) -> PendingDigest | None:
+        """A composed digest of these guilds to post, claimed for this process."""
+        row = await reads.claim_digest(self._pool, list(guild_ids), DIGEST_LEASE_SECONDS)
+        if row is None:
+            return None
+        return PendingDigest(row["guild_id"], row["day"], row["channel_id"], row["text"])
+
+    async def digest_posted(self, digest: PendingDigest) -> None:
+        await reads.mark_posted(self._pool, digest.guild_id, digest.day)
+
+    async def aclose(self) -> None:
+        await self.cutter.aclose()
+
+
+def _only(episode: Episode) -> tuple[int, ...]:
+    """Members of an episode only they spoke in (their own monologue is nothing missed)."""
+    return episode.member_ids if len(episode.member_ids) == 1 else ()

@@ -1,0 +1,159 @@
+"""Titles, summaries and open loops of closed episodes, a guild's batch at a time.
+
+A closed (or stale) episode is due; a job per guild reads the due episodes, packs as many as
+fit one prompt (BATCH_CHARS of transcript, at most BATCH_EPISODES) into one `episode` request,
+and stores each answer only if the episode did not change meanwhile. The request goes to the
+model (`model=True`: guilds whose digest needs it, EPISODE_LLM_SUMMARIES=always) or straight to
+the offline provider's extractive summariser, which costs no call: the same request either way.
+An extractive summary is upgraded by the model when a consumer needs one (`provider`
+'offline' marks it). User text is escaped (prompts.loader).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+from pydantic import BaseModel, Field
+
+from db import episodes as store
+from memory.core.telemetry import Telemetry
+from memory.core.text import truncate
+from memory.llm import LLMBadOutput, LLMRequest, MemoryLLM, OfflineProvider
+from memory.members import MemberDirectory
+from prompts.loader import Raw, element, escape_body, render
+
+_log = logging.getLogger(__name__)
+
+SUMMARY_CHARS = 400
+BATCH_CHARS = 24_000
+BATCH_EPISODES = 12
+LINE_CHARS = 300
+
+
+class EpisodeAnswer(BaseModel):
+    id: int
+    title: str = ""
+    summary: str = ""
+    open_loops: list[str] = Field(default_factory=list)
+
+
+class EpisodesAnswer(BaseModel):
+    episodes: list[EpisodeAnswer] = Field(default_factory=list)
+
+
+class EpisodeSummarizer:
+    """Summarises a guild's due episodes in as few calls as fit."""
+
+    def __init__(self, pool: asyncpg.Pool, llm: MemoryLLM, *, telemetry: Telemetry) -> None:
+        self._pool = pool
+        self._llm = llm
+        self._telemetry = telemetry
+        self._members = MemberDirectory(pool)
+        self._offline = OfflineProvider()
+
+    async def summarize_guild(
+        self, guild_id: int, *, model: bool, limit: int = 200, upgrade: Sequence[int] = ()
+    ) -> int:
+        """Summarise up to `limit` due episodes of the guild (with the model: also those of
+        `upgrade` only summarised extractively); how many were stored."""
+        due = await store.due_summary(self._pool, guild_id, limit, upgrade=upgrade if model else ())
+        stored = 0
+        batch: list[dict[str, Any]] = []
+        size = 0
+        for episode in due:
+            item = await self._item(guild_id, episode)
+            chars = sum(len(line["text"]) + 20 for line in item["lines"])
+            if batch and (size + chars > BATCH_CHARS or len(batch) >= BATCH_EPISODES):
+                stored += await self._run(guild_id, batch, close=True, model=model)
+                batch, size = [], 0
+            batch.append(item)
+            size += chars
+        if batch:
+            stored += await self._run(guild_id, batch, close=True, model=model)
+        return stored
+
+    async def summarize_open(self, guild_id: int, episode: asyncpg.Record, *, model: bool) -> None:
+        """A summary so far of an open episode (a busy channel's catch-up, a reply's working
+        memory); stored."""
+        item = await self._item(guild_id, episode)
+        await self._run(guild_id, [item], close=False, model=model)
+
+    async def _item(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
+        rows = await store.episode_messages(self._pool, episode)
+        names = await self._members.display_names(
+            guild_id, sorted({row["author_id"] for row in rows})
+        )
+        lines = [
+            {
+                "author": names[row["author_id"]],
+                "text": truncate(" ".join(row["content"].split()), LINE_CHARS),
+            }
+            for row in rows
+        ]
+        return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
+
+    async def _run(
+        self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool, model: bool
+    ) -> int:
+        # Compact: one `name: text` line per message (escaped), no markup per line.
+        episodes = Raw(
+            "\n".join(
+                element(
+                    "episode",
+                    Raw(
+                        "\n"
+                        + "\n".join(
+                            escape_body(f"{line['author']}: {line['text']}")
+                            for line in item["lines"]
+                        )
+                        + "\n"
+                    ),
+                    id=item["id"],
+                )
+                for item in batch
+            )
+        )
+        prompt = render("episode", max_chars=SUMMARY_CHARS, episodes=episodes)
+        inputs = {
+            "max_chars": SUMMARY_CHARS,
+            "episodes": [{"id": item["id"], "lines": item["lines"]} for item in batch],
+        }
+        request = LLMRequest(
+            purpose="episode",
+            prompt=prompt,
+            schema=EpisodesAnswer,
+            inputs=inputs,
+            guild_id=guild_id,
+        )
+        provider = self._llm.provider if model else self._offline
+        response = await provider.complete(request)
+        parsed = response.parsed
+        if not isinstance(parsed, EpisodesAnswer):
+            raise LLMBadOutput("episode: provider returned no EpisodesAnswer")
+        answers = {answer.id: answer for answer in parsed.episodes}
+        stored = 0
+        for item in batch:
+            answer = answers.get(item["id"])
+            if answer is None:
+                continue
+            stored += await store.save_summary(
+                self._pool,
+                item["id"],
+                message_count=item["count"],
+                title=truncate(answer.title.strip(), 80),
+                summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
+                open_loops=[truncate(loop.strip(), 160) for loop in answer.open_loops[:3]],
+                provider=response.provider,
+                close=close,
+            )
+        self._telemetry.emit(
+            "episode_summaries",
+            guild_id=guild_id,
+            episodes=len(batch),
+            stored=stored,
+            provider=response.provider,
+        )
+        return stored

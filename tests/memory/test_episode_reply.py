@@ -1,0 +1,99 @@
+"""A reply's prompt carries the channel's current episode (title, summary so far, open loops)
+and, asked "what were we talking about yesterday?", that day's episodes of channels the
+reader may read."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from db.messages import insert_messages
+from memory import IncomingMessage, Memory, open_memory
+from memory.core.clock import FixedClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
+from tests.support import chat_message
+
+G, GENERAL, MODS = 990, 991, 992
+NOW = datetime(2026, 11, 21, 15, 0, tzinfo=UTC)
+YESTERDAY = NOW - timedelta(days=1)
+
+TRIP = [
+    "planning the camping trip to the lake next weekend",
+    "the lake trip needs tents and a camping stove",
+    "should we rent a canoe at the lake?",
+    "let's book the campsite by the lake tomorrow",
+]
+BAKE = [
+    "the sourdough starter finally bubbled this morning",
+    "feed the sourdough starter twice a day with rye flour",
+    "my sourdough loaf came out flat again",
+    "try a longer cold proof for the sourdough loaf",
+    "does anyone have a dutch oven for baking bread?",
+    "I bake sourdough in a dutch oven, my starter loves rye flour",
+    "the sourdough crust needs steam in the oven",
+    "rye flour makes the starter rise faster",
+    "my starter smells like vinegar after the weekend",
+    "vinegar smell means the sourdough starter is hungry",
+]
+
+
+def said(texts: list[str], at: datetime, channel: int, first_id: int) -> list:
+    return [
+        chat_message(
+            first_id + index,
+            text,
+            guild_id=G,
+            channel_id=channel,
+            author_id=1 + index % 2,
+            created_at=at + timedelta(minutes=index),
+        )
+        for index, text in enumerate(texts)
+    ]
+
+
+@pytest.fixture
+async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as opened:
+        yield opened
+
+
+def ask(text: str, *, viewer: Viewer | None) -> IncomingMessage:
+    return IncomingMessage(G, GENERAL, 77_000, 1, "alice", text, viewer=viewer)
+
+
+async def test_a_reply_carries_the_current_episode_and_the_day_asked_about(
+    memory: Memory,
+) -> None:
+    await insert_messages(memory.pool, said(TRIP, YESTERDAY, GENERAL, 70_000))
+    await insert_messages(
+        memory.pool, said(["mods only: zorvath alt again"] * 3, YESTERDAY, MODS, 71_000)
+    )
+    await insert_messages(memory.pool, said(BAKE, NOW - timedelta(minutes=20), GENERAL, 72_000))
+    await memory.episodes.cut_guild(G)
+    await memory.episodes.sweep()
+    await memory.episodes.summarize_guild(G)
+
+    result = await memory.replies.compose(ask("Bot, any bread tips?", viewer=None))
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "Current topic: the sourdough starter finally bubbled" in episode
+
+    reader = Viewer.of_channels(1, {GENERAL})  # alice cannot read #mods
+    question = "Bot, what were we talking about yesterday?"
+    result = await memory.replies.compose(ask(question, viewer=reader))
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "planning the camping trip to the lake" in episode
+    assert "zorvath" not in result.prompt
+
+    moderator = Viewer.of_channels(1, {GENERAL, MODS})
+    question = f"Bot, what were we talking about in <#{MODS}> yesterday?"
+    result = await memory.replies.compose(ask(question, viewer=moderator))
+    assert "zorvath" in result.prompt.split("<episode>")[1]
