@@ -8,7 +8,7 @@ import argparse
 
 from bot.cli import NO_DATABASE_IN_CONTAINER
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
-from memory import DatabaseUnavailable, check_database
+from memory import DatabaseUnavailable, breaker_report, check_database
 from memory.core.paths import in_container
 from memory.core.settings import Settings
 
@@ -44,6 +44,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     except DatabaseUnavailable as exc:
         print(f"unhealthy: {exc}")
         return 1
+    breakers = breaker_report(settings.log_dir)
+    if breakers:
+        # Degraded, not down: the next provider (at last the offline one) answers meanwhile.
+        print(f"llm circuit breaker: {breakers}")
     age = heartbeat_age(settings.log_dir)
     if age is None:
         if args.require_bot:

@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
     llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
     llm_bad_output_retries: int = Field(default=1, ge=0)
+    # Circuit breaker per (provider, model): first skip after a refused connection, and cap.
+    llm_breaker_backoff_seconds: float = Field(default=5.0, gt=0)
+    llm_breaker_max_backoff_seconds: float = Field(default=300.0, gt=0)
     # Semantic recall (pgvector): unset means full-text search only.
     embedding_provider: Literal["gemini", "openai"] | None = None
     gemini_embedding_model: str = "gemini-embedding-001"

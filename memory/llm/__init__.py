@@ -5,6 +5,7 @@ tasks that render prompt files and validate what comes back.
 from __future__ import annotations
 
 from memory.llm._base import LLMBadOutput, LLMError
+from memory.llm._breaker import breaker_report
 from memory.llm._chain import track_providers
 from memory.llm._claims import contradicts, same_claim, third_person
 from memory.llm._embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
@@ -34,6 +35,7 @@ __all__ = [
     "PromptMessage",
     "SharedRateLimiter",
     "SharedRateLimits",
+    "breaker_report",
     "build_embedder",
     "build_llm",
     "compact_lines",

@@ -12,6 +12,13 @@ from collections.abc import Callable
 from memory.core.settings import PURPOSES, ProviderName, Settings, purpose_pairs
 from memory.core.telemetry import Telemetry
 from memory.llm._base import LLMProvider
+from memory.llm._breaker import (
+    BreakerPolicy,
+    BreakerStateFile,
+    CircuitBreakers,
+    breaker_listener,
+    is_local_endpoint,
+)
 from memory.llm._chain import ProviderChain, ProviderLimits, RequestLimiter, RetryPolicy, Sleep
 from memory.llm._offline import OfflineProvider
 from memory.llm._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES
@@ -92,9 +99,13 @@ def provider_limits(
     `shared`, the rate limits hold across every process on the database."""
     if provider.name == "offline":
         return ProviderLimits()
-    rpm = settings.llm_requests_per_minute
+    rpm: float | None = settings.llm_requests_per_minute
     if provider.name == "openai" and settings.openai_requests_per_minute:
         rpm = settings.openai_requests_per_minute
+    elif provider.name == "openai" and is_local_endpoint(settings.openai_base_url):
+        # A server of our own (Ollama on localhost, a compose service): no quota to keep to
+        # unless OPENAI_REQUESTS_PER_MINUTE sets one. Gemini keeps its free-tier default.
+        rpm = None
     per_model: dict[str, float] = {}
     daily_model = provider.model_for("daily_summary")
     if provider.name == "gemini" and daily_model != provider.model_for("route"):
@@ -161,8 +172,16 @@ def build_provider_chain(
         extra["sleep"] = sleep
     if jitter is not None:
         extra["jitter"] = jitter
+    breakers = CircuitBreakers(
+        BreakerPolicy(
+            backoff_base_seconds=settings.llm_breaker_backoff_seconds,
+            backoff_max_seconds=settings.llm_breaker_max_backoff_seconds,
+        ),
+        on_change=breaker_listener(telemetry, BreakerStateFile(settings.log_dir)),
+    )
     return ProviderChain(
         list(built.values()),
+        breakers=breakers,
         chains=chains,
         limits={name: provider_limits(p, settings, shared_limits) for name, p in built.items()},
         policy=retry_policy(settings),

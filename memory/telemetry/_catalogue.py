@@ -77,4 +77,5 @@ OPS: dict[str, str] = {
     "admin": "a /memory admin command (command); outcome refused for non-admins",
     "job": "a background job ran from the queue (job, attempt; guild_id and day for close_day)",
     "embed": "one embedding request for semantic recall (provider, model, count = texts)",
+    "breaker": "an LLM model's circuit breaker changed (state open/half_open/closed, reason)",
 }
