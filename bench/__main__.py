@@ -1,6 +1,6 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
-    python -m bench [--only ingest,economy,latency,memory,scale,recall] [--quick]
+    python -m bench [--only ingest,economy,latency,memory,scale,recall,dead_endpoint] [--quick]
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -21,14 +21,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import economy, latency, memory_footprint, recall, scale
+from bench import dead_endpoint, economy, latency, memory_footprint, recall, scale
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
-BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall")
+BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall", "dead_endpoint")
 
 # Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
@@ -44,6 +44,7 @@ FULL: dict[str, dict[str, Any]] = {
     "scale": {"requested": 200, "warm_requests": 500, "max_members": 10_000, "scale_down": 1},
     # About 8 minutes on 2 cores, most of it filling the guild and re-indexing it.
     "recall": {"messages": 1_000_000, "members": 500, "days": 365, "repeats": 10},
+    "dead_endpoint": {"replies": 20},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -65,6 +66,7 @@ QUICK: dict[str, dict[str, Any]] = {
         "scale_down": 4,
     },
     "recall": {"messages": 2000, "members": 30, "days": 30, "repeats": 2, "summaries_per_day": 3},
+    "dead_endpoint": {"replies": 3},
 }
 
 
@@ -112,6 +114,10 @@ async def run_recall(server: BenchServer, report: Reporter, sizes: dict[str, Any
     await recall.run_in(server, report, **sizes)
 
 
+async def run_dead_endpoint(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await dead_endpoint.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -119,6 +125,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "memory": run_memory,
     "scale": run_scale,
     "recall": run_recall,
+    "dead_endpoint": run_dead_endpoint,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -130,6 +137,7 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("latency", "concurrent_builds", {}, 1, "max"),
     ("latency", "restart_llm_calls", {}, 0, "max"),
     ("memory", "bytes_per_cached_member", {"ascii_only": False}, 6.5 * 1024, "max"),
+    ("dead_endpoint", "reply_overhead_max_ms", {}, 1500, "max"),
 ]
 
 
