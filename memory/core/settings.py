@@ -30,6 +30,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memory.core.paths import Locations, find_locations
 from memory.core.purposes import PURPOSES
+from memory.core.secret_files import check_secret_files
 from memory.core.settings_errors import SettingsError, check_known_names, describe_error
 from memory.core.shards import ShardPlan, shard_plan
 
@@ -318,6 +319,7 @@ def load_settings(
     check_names(env_keys, environ, env_file)
     secrets = Path(environ.get("MEMORYBOT_SECRETS_DIR") or SECRETS_DIR)
     if secrets.is_dir():
+        check_secret_files(secrets, Settings.model_fields)
         overrides.setdefault("_secrets_dir", secrets)
     try:
         settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
