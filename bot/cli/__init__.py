@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "bot.cli.worker",
     "bot.cli.jobs",
     "bot.cli.health",
+    "bot.cli.usage",
 )
 
 NO_DATABASE_IN_CONTAINER = (

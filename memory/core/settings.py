@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memory.core.paths import Locations, find_locations
+from memory.core.prices import Prices
 from memory.core.purposes import PURPOSES
 from memory.core.secret_files import check_secret_files
 from memory.core.settings_errors import SettingsError, check_known_names, describe_error
@@ -114,6 +115,10 @@ class Settings(BaseSettings):
     # Circuit breaker per (provider, model): first skip after a refused connection, and cap.
     llm_breaker_backoff_seconds: float = Field(default=5.0, gt=0)
     llm_breaker_max_backoff_seconds: float = Field(default=300.0, gt=0)
+    # Usage and costs: per-model prices (`model=in/out; ...`, dollars per million tokens) over
+    # the Gemini defaults, and a daily token budget for background work (unset: none).
+    llm_prices: str = ""
+    llm_daily_token_budget: int | None = Field(default=None, ge=1)
     # Semantic recall (pgvector): unset means full-text search only.
     embedding_provider: Literal["gemini", "openai"] | None = None
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -189,6 +194,12 @@ class Settings(BaseSettings):
         for name in value.split(","):
             if name.strip():
                 check_provider(name)
+        return value
+
+    @field_validator("llm_prices")
+    @classmethod
+    def _readable_prices(cls, value: str) -> str:
+        Prices.parse(value)  # ValueError names the malformed entry
         return value
 
     @field_validator("default_timezone")

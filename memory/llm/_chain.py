@@ -156,6 +156,8 @@ class ProviderChain(LLMProvider):
         self._jitter = jitter
         # One per (provider, model): a dead endpoint is skipped instead of tried on every call.
         self.breakers = breakers or CircuitBreakers(on_change=breaker_listener(telemetry))
+        # May this purpose call now? (the daily token budget holds background purposes)
+        self.gate: Callable[[str], Awaitable[bool]] | None = None
 
     def chain_for(self, purpose: str) -> list[str]:
         return self._chains.get(purpose, self._default)
@@ -182,6 +184,8 @@ class ProviderChain(LLMProvider):
         names = self.chain_for(request.purpose)
         if not names:
             raise LLMUnavailable(f"no provider configured for {request.purpose}")
+        if self.gate is not None and not await self.gate(request.purpose):
+            raise LLMUnavailable(f"{request.purpose} waits: the daily token budget is spent")
         last_error: LLMError | None = None
         for index, name in enumerate(names):
             guarded = self._guarded[name]
