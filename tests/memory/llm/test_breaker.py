@@ -192,3 +192,29 @@ def test_a_local_endpoint_has_no_rate_limit_by_default_and_gemini_keeps_its_own(
     assert rpm() is None  # Ollama at localhost: not paced at 15 a minute
     assert rpm(openai_requests_per_minute=30) == 30
     assert rpm(openai_base_url="https://openrouter.ai/api/v1") == 15
+
+
+async def test_gemini_on_a_closed_port_is_unreachable_and_opens_the_breaker(dead_url: str) -> None:
+    from memory.llm._gemini import GeminiProvider
+
+    telemetry, clock = Telemetry(), FakeClock()
+    gemini = GeminiProvider(
+        api_key="k", model="gemini-2.5-flash-lite", base_url=dead_url.removesuffix("/v1")
+    )
+    chain = ProviderChain(
+        [gemini, OfflineProvider()],
+        policy=RetryPolicy(max_retries=3, backoff_base=0.25, timeout=5),
+        telemetry=telemetry,
+        sleep=RecordingSleep(),
+        breakers=CircuitBreakers(clock=clock, on_change=breaker_listener(telemetry)),
+    )
+    try:
+        assert (await chain.complete(_whois())).provider == "offline"
+        assert (await chain.complete(_whois())).provider == "offline"
+    finally:
+        await chain.aclose()
+    [opened] = telemetry.recent("breaker")
+    assert opened["state"] == "open" and opened["reason"].startswith("LLMUnreachable")
+    outcomes = [(e["provider"], e["outcome"]) for e in telemetry.recent("llm_call")]
+    assert outcomes[0] == ("gemini", "fallback") and outcomes[2] == ("gemini", "skipped")
+    assert telemetry.recent("llm_call")[0]["retries"] == 0  # a refused connection: no retry
