@@ -128,6 +128,8 @@ class CircuitBreakers:
         if not isinstance(error, LLMUnreachable | LLMTimedOut):
             breaker.probing = False
             return
+        if breaker.state == OPEN:
+            return  # calls that were already out when it opened: it is open for them too
         breaker.failures += 1
         enough = breaker.failures >= self.policy.failures_to_open
         if breaker.state == HALF_OPEN or isinstance(error, LLMUnreachable) or enough:

@@ -151,8 +151,11 @@ def test_timeouts_open_it_after_three_in_a_row_and_server_errors_do_not() -> Non
     breakers.failed("gemini", "flash", LLMTimedOut("no answer within 30s"))
     assert not breakers.allow("gemini", "flash")
     assert breakers.allow("gemini", "pro")  # per model
-    breakers.failed("openai", "x", LLMUnreachable("refused"))
+    # Calls already out when it opened fail too: they do not stretch the backoff.
+    for _ in range(5):
+        breakers.failed("openai", "x", LLMUnreachable("refused"))
     assert not breakers.allow("openai", "x")
+    assert [s.retry_in_seconds for s in breakers.states() if s.model == "x"] == [5.0]
 
 
 async def test_health_reads_the_open_breaker_from_the_state_file(
