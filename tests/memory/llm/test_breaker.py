@@ -14,12 +14,13 @@ from memory.core.telemetry import Telemetry
 from memory.llm import breaker_report
 from memory.llm._base import (
     LLMRequest,
+    LLMResponse,
     LLMTimedOut,
     LLMUnavailable,
     LLMUnreachable,
 )
 from memory.llm._breaker import BreakerPolicy, CircuitBreakers, breaker_listener, is_local_endpoint
-from memory.llm._chain import ProviderChain, RetryPolicy
+from memory.llm._chain import ProviderChain, ProviderLimits, RetryPolicy
 from memory.llm._factory import build_provider_chain, provider_limits
 from memory.llm._offline import OfflineProvider
 from memory.llm._openai_compat import OpenAICompatibleProvider, openai_client
@@ -221,3 +222,36 @@ async def test_gemini_on_a_closed_port_is_unreachable_and_opens_the_breaker(dead
     outcomes = [(e["provider"], e["outcome"]) for e in telemetry.recent("llm_call")]
     assert outcomes[0] == ("gemini", "fallback") and outcomes[2] == ("gemini", "skipped")
     assert telemetry.recent("llm_call")[0]["retries"] == 0  # a refused connection: no retry
+
+
+class FlakyOnce(OfflineProvider):
+    """A model whose first answer is a 503, then answers (no network: the limiter is tested)."""
+
+    name = "gemini"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        if self.calls == 1:
+            raise LLMUnavailable("gemini 503: overloaded")
+        return await super().complete(request)
+
+
+async def test_a_retry_reuses_its_calls_rate_limit_slot() -> None:
+    telemetry = Telemetry()
+    flaky = FlakyOnce()
+    chain = ProviderChain(
+        [flaky],
+        # One request a minute: a retry that queued for a second slot would time out.
+        limits={"gemini": ProviderLimits(requests_per_minute=1)},
+        policy=RetryPolicy(max_retries=3, backoff_base=0.25, timeout=5, queue_timeout=0.5),
+        telemetry=telemetry,
+        sleep=RecordingSleep(),
+    )
+    answer = await chain.complete(_whois())
+    assert (answer.retries, flaky.calls) == (1, 2)
+    [call] = telemetry.recent("llm_call")
+    assert (call["provider"], call["outcome"], call["retries"]) == ("gemini", "ok", 1)
