@@ -124,10 +124,10 @@ class CircuitBreakers:
     def failed(self, provider: str, model: str, error: LLMError) -> None:
         """Count a failure that says the model is down (no connection, no answer in time);
         others (429, 5xx, bad output) are for retries and rate limits, not the breaker."""
-        breaker = self._get(provider, model)
         if not isinstance(error, LLMUnreachable | LLMTimedOut):
-            breaker.probing = False
+            self.succeeded(provider, model)  # it answered, if not well: it is reachable
             return
+        breaker = self._get(provider, model)
         if breaker.state == OPEN:
             return  # calls that were already out when it opened: it is open for them too
         breaker.failures += 1

@@ -294,11 +294,12 @@ class ProviderChain(LLMProvider):
                 raise _GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
             # One more try on unparseable output: it is usually a sampling or truncation
             # glitch that a second sample fixes, and costs at most one extra request.
+            delay: float | None
             if self.breakers.is_open(name, model):
                 delay = None  # the model is down: the next provider answers, now
             elif isinstance(error, LLMBadOutput) and bad_output_left > 0:
                 bad_output_left -= 1
-                delay: float | None = 0.0
+                delay = 0.0
             elif error.retryable and transient_left > 0:
                 transient_left -= 1
                 delay = self.policy.delay(
