@@ -4,8 +4,12 @@ breaker opens on the refused connection; nothing after it retries or tries again
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
+
+from bot.cli import main
 from bot.console import ConsoleSession
 from memory import breaker_report, open_memory
 from memory.core.clock import SystemClock
@@ -15,7 +19,13 @@ from tests.dead_endpoint import ConnectionCount
 
 
 async def test_a_dead_endpoint_is_tried_once_and_the_console_still_answers(
-    db_pool, tmp_path: Path, dead_url: str, connections: ConnectionCount
+    db_pool,
+    database_dsn: str,
+    tmp_path: Path,
+    dead_url: str,
+    connections: ConnectionCount,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
@@ -47,3 +57,14 @@ async def test_a_dead_endpoint_is_tried_once_and_the_console_still_answers(
     skipped = [e for e in telemetry.recent("llm_call") if e["outcome"] == "skipped"]
     assert skipped and {e["provider"] for e in skipped} == {"openai"}
     assert "openai:llama3.1 open" in breaker_report(tmp_path / "logs")
+
+    # `memorybot health` (another process, the container's HEALTHCHECK) says so, and stays 0.
+    monkeypatch.setenv("DATABASE_URL", database_dsn)
+    monkeypatch.setenv("LOG_DIR", str(tmp_path / "logs"))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["health"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("healthy: database ok")
+    assert "; llm circuit breaker: openai:llama3.1 open for " in line
+    assert "LLMUnreachable" in line
