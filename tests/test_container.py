@@ -209,6 +209,7 @@ def test_image_installs_gemini_and_openai_but_not_embedded(stages: list[Stage]) 
 def test_dockerignore_keeps_secrets_and_local_state_out() -> None:
     entries = set((ROOT / ".dockerignore").read_text().split())
     assert {".env", ".venv", ".data", ".git", "logs", "tests", "bench", "docs"} <= entries
+    assert {"memorybot.env", "secrets"} <= entries  # the bot's settings and the secret files
     assert not any(e in entries for e in (LOCK, "pyproject.toml", "bot", "memory", "db"))
 
 
