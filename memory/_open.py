@@ -234,11 +234,7 @@ def _services(
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
-    recorder = UsageRecorder(pool, Prices.parse(settings.llm_prices))
-    telemetry.add_sink(recorder)
-    budget = DailyTokenBudget(pool, recorder, settings.llm_daily_token_budget)
-    if hasattr(llm.provider, "gate"):  # the provider chain: background purposes wait on it
-        llm.provider.gate = budget.allows
+    recorder, budget = _usage(settings, telemetry, pool, llm)
     retention, worker = _background(
         settings, clock, telemetry, pool, manager, caches, embeddings, budget
     )
@@ -268,6 +264,18 @@ def _services(
         usage_recorder=recorder,
         token_budget=budget,
     )
+
+
+def _usage(
+    settings: Settings, telemetry: Telemetry, pool: asyncpg.Pool, llm: MemoryLLM
+) -> tuple[UsageRecorder, DailyTokenBudget]:
+    """LLM calls counted into `llm_usage`, and the daily token budget the chain consults."""
+    recorder = UsageRecorder(pool, Prices.parse(settings.llm_prices))
+    telemetry.add_sink(recorder)
+    budget = DailyTokenBudget(pool, recorder, settings.llm_daily_token_budget)
+    if hasattr(llm.provider, "gate"):  # the provider chain: background purposes wait on it
+        llm.provider.gate = budget.allows
+    return recorder, budget
 
 
 def _background(
