@@ -4,7 +4,12 @@
 # that, pinned by requirements.lock, into /opt/venv, so editing the code (or an unrelated part of
 # pyproject.toml) never reinstalls the dependencies; `build` turns the source into a wheel; the
 # final stage copies the venv and installs that wheel, nothing else.
-FROM python:3.11-slim-bookworm AS requirements
+# The base image, pinned by digest (the tag names the version; the digest is what is built).
+# To move on: `docker pull python:3.11-slim-bookworm`, then
+# `docker image inspect --format '{{index .RepoDigests 0}}' python:3.11-slim-bookworm`.
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm@sha256:65a93d69fa75478d554f4ad27c85c1e69fa184956261b4301ebaf6dbb0a3543d
+
+FROM ${PYTHON_IMAGE} AS requirements
 # Extras the image runs with. Not `embedded`: production reaches PostgreSQL through DATABASE_URL.
 # Only leaf extras (`all` names the project itself).
 ARG EXTRAS="gemini openai"
@@ -15,7 +20,7 @@ p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 print("\n".join(p["dependencies"] + [r for e in sys.argv[1:] for r in p["optional-dependencies"][e]]))' \
         $EXTRAS > /requirements.txt
 
-FROM python:3.11-slim-bookworm AS deps
+FROM ${PYTHON_IMAGE} AS deps
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
@@ -33,7 +38,7 @@ COPY db ./db
 COPY prompts ./prompts
 RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /wheels .
 
-FROM python:3.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -41,7 +46,9 @@ ENV PYTHONUNBUFFERED=1 \
     PATH=/opt/venv/bin:$PATH \
     LOG_DIR=/var/log/memorybot \
     MEMORYBOT_IN_CONTAINER=1
-RUN useradd --create-home --uid 10001 memorybot \
+# uid and gid 10001: Compose's group_add and file secrets refer to them (docs/operations.md).
+RUN groupadd --gid 10001 memorybot \
+    && useradd --create-home --uid 10001 --gid 10001 memorybot \
     && mkdir -p /var/log/memorybot \
     && chown memorybot:memorybot /var/log/memorybot
 # The dependency layer first: it only changes when pyproject.toml or the lock does.

@@ -1,7 +1,7 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
-    python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e]
-                    [--quick]
+    python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e,
+                             dead_endpoint] [--quick]
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -22,14 +22,33 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench import economy, latency, memory_footprint, quality, recall, reply_e2e, scale
+from bench import (
+    dead_endpoint,
+    economy,
+    latency,
+    memory_footprint,
+    quality,
+    recall,
+    reply_e2e,
+    scale,
+)
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
-BENCHES = ("ingest", "economy", "latency", "memory", "scale", "recall", "quality", "reply_e2e")
+BENCHES = (
+    "ingest",
+    "economy",
+    "latency",
+    "memory",
+    "scale",
+    "recall",
+    "quality",
+    "reply_e2e",
+    "dead_endpoint",
+)
 
 # Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
@@ -49,6 +68,7 @@ FULL: dict[str, dict[str, Any]] = {
     "quality": {"members": 5, "sessions": 30, "days": 150, "per_kind": 10},
     # About 20 s: 100 members one at a time (twice), then 100 at once (warm, then 100 cold).
     "reply_e2e": {"members": 100, "history": 1000, "rounds": 2},
+    "dead_endpoint": {"replies": 20},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -72,6 +92,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "recall": {"messages": 2000, "members": 30, "days": 30, "repeats": 2, "summaries_per_day": 3},
     "quality": {"members": 3, "sessions": 6, "days": 20, "per_kind": 2},
     "reply_e2e": {"members": 4, "history": 20, "rounds": 2},
+    "dead_endpoint": {"replies": 3},
 }
 
 
@@ -127,6 +148,10 @@ async def run_reply_e2e(server: BenchServer, report: Reporter, sizes: dict[str, 
     await reply_e2e.run_in(server, report, **sizes)
 
 
+async def run_dead_endpoint(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await dead_endpoint.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -136,6 +161,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "recall": run_recall,
     "quality": run_quality,
     "reply_e2e": run_reply_e2e,
+    "dead_endpoint": run_dead_endpoint,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -156,6 +182,7 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("reply_e2e", "reply_e2e_p99_ms", {"memories": "warm"}, 50, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "warm"}, 500, "max"),
+    ("dead_endpoint", "reply_overhead_max_ms", {}, 1500, "max"),
 ]
 
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
     from memory.guilds import GuildSettings, InvalidSetting, describe_settings
     from memory.ingest import ExportFormatError, ImportResult, is_transient
+    from memory.llm import breaker_report
     from memory.privacy import (
         PrivacyError,
         PurgeReport,
@@ -110,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "Subject": "memory.privacy",
     "TELEMETRY_FILE": "memory.telemetry",
     "UsageRollup": "memory.telemetry",
+    "breaker_report": "memory.llm",
     "build_stats": "memory.telemetry",
     "check_ops": "memory.telemetry",
     "describe_settings": "memory.guilds",
@@ -162,6 +164,7 @@ __all__ = [
     "Subject",
     "UsageRollup",
     "asks_catch_up",
+    "breaker_report",
     "build_stats",
     "check_database",
     "check_ops",

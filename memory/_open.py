@@ -10,7 +10,7 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -19,12 +19,14 @@ from functools import partial
 import asyncpg
 
 from db.state import get_state, set_state
+from db.usage import usage_since
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
 from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
+from memory.core.prices import Prices
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
@@ -47,6 +49,7 @@ from memory.replies import (
 )
 from memory.summaries import learned_lines
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
+from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
 
 _log = logging.getLogger(__name__)
 
@@ -88,6 +91,10 @@ class Memory:
     visibility: ChannelVisibility
     # Episodes per channel: listings, catch-up, the daily digest, the reply's working memory.
     episodes: EpisodeService
+    # LLM calls and tokens per day written to `llm_usage` (`memorybot usage`), and the
+    # LLM_DAILY_TOKEN_BUDGET that holds background work once the day's tokens are spent.
+    usage_recorder: UsageRecorder
+    token_budget: DailyTokenBudget
 
     def stats_text(self) -> str:
         """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
@@ -97,7 +104,15 @@ class Memory:
             now=datetime.now(UTC),
             queue_depth=self.writer.depth,
         )
-        return render_stats(report)
+        return render_stats(report) + "\n" + self.usage_recorder.today_line()
+
+    async def usage_text(self, *, guild_id: int | None, days: int) -> str:
+        """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost."""
+        await self.usage_recorder.flush()  # this process's own calls count too
+        first_day = datetime.now(UTC).date() - timedelta(days=days - 1)
+        rows = await usage_since(self.pool, first_day, guild_id=guild_id)
+        scope = f"guild {guild_id}" if guild_id is not None else "all guilds"
+        return render_usage(rows, self.usage_recorder.prices, first_day=first_day, scope=scope)
 
     async def needs_command_sync(self, scope: str, tree_hash: str) -> bool:
         """Whether the slash command tree (its hash) differs from what was last synced to
@@ -168,6 +183,7 @@ async def open_memory(
         memory = _services(settings, clock, telemetry, pool, llm, writer)
         stack.push_async_callback(_close_services, memory)
         memory.caches.listener.start()
+        memory.usage_recorder.start()
         if background and settings.run_worker:
             memory.worker.start()
         yield memory
@@ -259,8 +275,9 @@ def _services(
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
+    recorder, budget = _usage(settings, telemetry, pool, llm)
     retention, worker = _background(
-        settings, clock, telemetry, pool, manager, caches, embeddings, episodes
+        settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
     )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
@@ -291,7 +308,21 @@ def _services(
             pool, default_timezone=settings.default_timezone, on_change=caches.guild
         ),
         episodes=episodes,
+        usage_recorder=recorder,
+        token_budget=budget,
     )
+
+
+def _usage(
+    settings: Settings, telemetry: Telemetry, pool: asyncpg.Pool, llm: MemoryLLM
+) -> tuple[UsageRecorder, DailyTokenBudget]:
+    """LLM calls counted into `llm_usage`, and the daily token budget the chain consults."""
+    recorder = UsageRecorder(pool, Prices.parse(settings.llm_prices))
+    telemetry.add_sink(recorder)
+    budget = DailyTokenBudget(pool, recorder, settings.llm_daily_token_budget)
+    if hasattr(llm.provider, "gate"):  # the provider chain: background purposes wait on it
+        llm.provider.gate = budget.allows
+    return recorder, budget
 
 
 def _background(
@@ -303,6 +334,7 @@ def _background(
     caches: CrossProcessCaches,
     embeddings: EmbeddingIndex,
     episodes: EpisodeService,
+    budget: DailyTokenBudget,
 ) -> tuple[RetentionJob, JobWorker]:
     """Retention and the job worker that runs it, closes days for any process's guilds and
     embeds new messages."""
@@ -316,6 +348,8 @@ def _background(
     )
 
     async def close_day(guild_id: int, day: date) -> object:
+        if await budget.exhausted():
+            return None  # the day stays due: a sweep queues it again, tomorrow it closes
         result = await manager.close_day(guild_id, day)
         if result.computed:
             caches.guild(guild_id)  # every process's warm contexts of the guild are stale
@@ -326,7 +360,7 @@ def _background(
         JobHandlers(
             close_day=close_day,
             retention=retention.run,
-            embed_guild=embeddings.index_guild,
+            embed_guild=_within_budget(embeddings.index_guild, budget),
             embeddings_on=embeddings.ready,
             episodes_sweep=episodes.sweep,
             summarize_episodes=episodes.summarize_guild,
@@ -397,6 +431,19 @@ def _reply_composer(
     )
 
 
+def _within_budget(
+    embed: Callable[[int], Awaitable[bool]], budget: DailyTokenBudget
+) -> Callable[[int], Awaitable[bool]]:
+    """Embedding a guild waits for tomorrow once the daily token budget is spent."""
+
+    async def embed_guild(guild_id: int) -> bool:
+        if await budget.exhausted():
+            return False
+        return await embed(guild_id)
+
+    return embed_guild
+
+
 async def _close_services(memory: Memory) -> None:
     """Background work first (it may still use the LLM and the pool), then the caches."""
     await memory.worker.stop()
@@ -408,3 +455,5 @@ async def _close_services(memory: Memory) -> None:
     await memory.guild_settings.aclose()
     await memory.manager.aclose()
     memory.telemetry.remove_sink(memory.usage)
+    memory.telemetry.remove_sink(memory.usage_recorder)
+    await memory.usage_recorder.close()

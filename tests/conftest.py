@@ -20,6 +20,7 @@ from db.lifecycle import ensure_database
 from db.migrate import migrate
 from db.pool import create_pool
 from memory.core.telemetry import Telemetry
+from tests.dead_endpoint import connections, dead_url  # noqa: F401 - fixtures
 
 TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()

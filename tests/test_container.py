@@ -209,6 +209,7 @@ def test_image_installs_gemini_and_openai_but_not_embedded(stages: list[Stage]) 
 def test_dockerignore_keeps_secrets_and_local_state_out() -> None:
     entries = set((ROOT / ".dockerignore").read_text().split())
     assert {".env", ".venv", ".data", ".git", "logs", "tests", "bench", "docs"} <= entries
+    assert {"memorybot.env", "secrets"} <= entries  # the bot's settings and the secret files
     assert not any(e in entries for e in (LOCK, "pyproject.toml", "bot", "memory", "db"))
 
 
@@ -229,11 +230,17 @@ def test_duration_parser() -> None:
         duration_seconds("45")
 
 
+def default_of(value: str) -> str:
+    """`${VAR:-default}` -> default (what Compose uses when VAR is unset); other text as is."""
+    match = re.fullmatch(r"\$\{[A-Z_]+:-(.+)\}", value.strip())
+    return match.group(1) if match else value
+
+
 def test_postgres_is_18_with_pgvector(compose: dict) -> None:
     postgres = compose["services"]["postgres"]
-    image, _, tag = postgres["image"].partition(":")
+    image, _, tag = default_of(postgres["image"]).partition(":")
     assert image == "pgvector/pgvector"
-    assert re.fullmatch(r"pg18(\b.*)?", tag), tag
+    assert re.fullmatch(r"(\d+\.\d+\.\d+-)?pg18\b.*", tag), tag
     # The 18+ images keep PGDATA under /var/lib/postgresql/18/docker.
     targets = [v.split(":")[1] for v in postgres["volumes"]]
     assert "/var/lib/postgresql" in targets
@@ -330,3 +337,106 @@ def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
     assert len(set(log_dirs)) == len(log_dirs)  # no two processes share a heartbeat file
     for name in ("bot-shard1", "worker"):
         assert scale[name]["extends"] == {"file": "docker-compose.yml", "service": "bot"}
+
+
+# --- production hardening (issue 27) ----------------------------------------------------------
+
+DIGEST = re.compile(r"^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$")
+
+
+def test_every_image_is_pinned_by_digest_with_its_version(
+    compose: dict, stages: list[Stage]
+) -> None:
+    for name, service in compose["services"].items():
+        if "image" in service:
+            image = default_of(service["image"])
+            assert DIGEST.match(image), f"{name}: {image} is not pinned by digest"
+            assert not re.search(r":(latest|pg18)@", image), f"{name}: name the version"
+    args = dict(
+        line.removeprefix("ARG ").split("=", 1)
+        for line in (ROOT / "Dockerfile").read_text().splitlines()
+        if line.startswith("ARG ") and "=" in line
+    )
+    for stage in stages:
+        base = stage.base
+        if base.startswith("${"):
+            base = args[base.strip("${}")]
+        elif base in {s.name for s in stages}:
+            continue  # a stage built from an earlier one
+        assert DIGEST.match(base), f"Dockerfile FROM {base} is not pinned by digest"
+
+
+def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(
+    compose: dict,
+) -> None:
+    for name, service in compose["services"].items():
+        assert service.get("cap_drop") == ["ALL"], name
+        assert "no-new-privileges:true" in service.get("security_opt", []), name
+        assert re.fullmatch(r"\d+[kmg]", str(service.get("mem_limit", ""))), name
+    # Only PostgreSQL's entrypoint needs a few back: to own its data and step down to postgres.
+    added = {n: s["cap_add"] for n, s in compose["services"].items() if s.get("cap_add")}
+    assert set(added) == {"postgres"}
+    assert set(added["postgres"]) <= {"CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"}
+
+
+def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict) -> None:
+    for name in ("bot", "postgres", "backup"):
+        service = compose["services"][name]
+        assert service.get("read_only") is True, name
+        assert "/tmp" in service.get("tmpfs", []), name
+    # What the bot writes goes to its volume: telemetry, the heartbeat, the breaker state.
+    bot = compose["services"]["bot"]
+    assert "logs:/var/log/memorybot" in bot["volumes"]
+    assert bot["environment"]["LOG_DIR"] == "/var/log/memorybot"
+
+
+def test_each_service_gets_only_its_own_settings(compose: dict) -> None:
+    bot = compose["services"]["bot"]
+    env_files = bot["env_file"] if isinstance(bot["env_file"], list) else [bot["env_file"]]
+    # `.env` is Compose's own (it holds POSTGRES_PASSWORD): never handed to a container whole.
+    assert ".env" not in env_files and "memorybot.env" in env_files
+    for name, service in compose["services"].items():
+        assert ".env" not in str(service.get("env_file", "")).split("/")[-1:], name
+        names = set(service.get("environment", {}))
+        if name != "postgres":
+            assert not {n for n in names if n.startswith("POSTGRES_")}, name
+    assert set(compose["services"]["postgres"]["environment"]) == {
+        "POSTGRES_USER",
+        "POSTGRES_DB",
+        "POSTGRES_PASSWORD",
+    }
+    assert not any(
+        key.startswith(("DISCORD", "GEMINI", "OPENAI"))
+        for key in compose["services"]["backup"]["environment"]
+    )
+
+
+def test_nothing_is_published_beyond_the_loopback(compose: dict) -> None:
+    for name, service in compose["services"].items():
+        for port in service.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port} to everyone"
+    assert compose["services"]["ollama"]["ports"] == ["127.0.0.1:11434:11434"]
+
+
+def test_a_scheduled_backup_service_dumps_and_prunes(compose: dict) -> None:
+    backup = compose["services"]["backup"]
+    assert backup["profiles"] == ["backup"]
+    assert default_of(backup["image"]) == default_of(compose["services"]["postgres"]["image"])
+    script = " ".join(backup["entrypoint"])
+    assert "pg_dump -Fc" in script and "sleep" in script and "-delete" in script
+    assert "backups:/backups" in backup["volumes"]
+    assert backup["environment"]["PGHOST"] == "postgres"
+    operations = (ROOT / "docs" / "operations.md").read_text()
+    assert "docker compose --profile backup" in operations
+    assert "pg_restore" in operations and "/backups/" in operations
+
+
+def test_file_secrets_are_readable_by_the_bots_group() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert compose["services"]["bot"]["group_add"] == ["${SECRETS_GID:-10001}"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "groupadd --gid 10001 memorybot" in dockerfile
+    assert "useradd --create-home --uid 10001 --gid 10001 memorybot" in dockerfile
+    recipe = (ROOT / "docker-compose.secrets.yml").read_text()
+    assert "umask 077" in recipe and "chmod 640 secrets/discord_token" in recipe
+    assert "SECRETS_GID=$(id -g)" in recipe

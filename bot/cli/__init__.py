@@ -49,6 +49,7 @@ COMMAND_MODULES = (
     "bot.cli.jobs",
     "bot.cli.health",
     "bot.cli.episodes",
+    "bot.cli.usage",
 )
 
 NO_DATABASE_IN_CONTAINER = (

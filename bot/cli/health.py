@@ -8,7 +8,7 @@ import argparse
 
 from bot.cli import NO_DATABASE_IN_CONTAINER
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
-from memory import DatabaseUnavailable, check_database
+from memory import DatabaseUnavailable, breaker_report, check_database
 from memory.core.paths import in_container
 from memory.core.settings import Settings
 
@@ -44,6 +44,9 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     except DatabaseUnavailable as exc:
         print(f"unhealthy: {exc}")
         return 1
+    # A model that is down degrades, it does not fail: the next provider answers meanwhile.
+    breakers = breaker_report(settings.log_dir)
+    llm = f"; llm circuit breaker: {breakers}" if breakers else ""
     age = heartbeat_age(settings.log_dir)
     if age is None:
         if args.require_bot:
@@ -52,13 +55,13 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
                 f"{heartbeat_path(settings.log_dir)}"
             )
             return 1
-        print(f"healthy: database ok ({database}); no bot running here")
+        print(f"healthy: database ok ({database}); no bot running here{llm}")
         return 0
     if age > args.max_age:
         print(
             f"unhealthy: database ok ({database}); the bot's last gateway heartbeat was "
-            f"{age:.0f}s ago (limit {args.max_age:.0f}s)"
+            f"{age:.0f}s ago (limit {args.max_age:.0f}s){llm}"
         )
         return 1
-    print(f"healthy: database ok ({database}); bot heartbeat {age:.0f}s ago")
+    print(f"healthy: database ok ({database}); bot heartbeat {age:.0f}s ago{llm}")
     return 0

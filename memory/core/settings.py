@@ -30,7 +30,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
 from memory.core.paths import Locations, find_locations
+from memory.core.prices import Prices
 from memory.core.purposes import PURPOSES
+from memory.core.secret_files import check_secret_files
 from memory.core.settings_errors import (
     SettingsError,
     check_database_url,
@@ -118,6 +120,13 @@ class Settings(BaseSettings):
     llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
     llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
     llm_bad_output_retries: int = Field(default=1, ge=0)
+    # Circuit breaker per (provider, model): first skip after a refused connection, and cap.
+    llm_breaker_backoff_seconds: float = Field(default=5.0, gt=0)
+    llm_breaker_max_backoff_seconds: float = Field(default=300.0, gt=0)
+    # Usage and costs: per-model prices (`model=in/out; ...`, dollars per million tokens) over
+    # the Gemini defaults, and a daily token budget for background work (unset: none).
+    llm_prices: str = ""
+    llm_daily_token_budget: int | None = Field(default=None, ge=1)
     # Semantic recall (pgvector): unset means full-text search only.
     embedding_provider: Literal["gemini", "openai"] | None = None
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -212,6 +221,12 @@ class Settings(BaseSettings):
     def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
             check_database_url(value.get_secret_value())
+        return value
+
+    @field_validator("llm_prices")
+    @classmethod
+    def _readable_prices(cls, value: str) -> str:
+        Prices.parse(value)  # ValueError names the malformed entry
         return value
 
     @field_validator("default_timezone")
@@ -344,6 +359,7 @@ def load_settings(
     check_names(env_keys, environ, env_file)
     secrets = Path(environ.get("MEMORYBOT_SECRETS_DIR") or SECRETS_DIR)
     if secrets.is_dir():
+        check_secret_files(secrets, Settings.model_fields)
         overrides.setdefault("_secrets_dir", secrets)
     try:
         settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 import asyncpg
-from pgqueuer import DatabaseRetryEntrypointExecutor, Job, QueueManager
+from pgqueuer import DatabaseRetryEntrypointExecutor, Job, Queries
 from pgqueuer.executors import EntrypointExecutorParameters
 
 from db.embeddings import guilds_to_embed
@@ -28,6 +28,7 @@ from db.state import get_state, set_state
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.jobs._consumer import QueueConsumer
 from memory.jobs._queue import (
     CLOSE_DAY,
     DIGEST,
@@ -64,6 +65,7 @@ class WorkerConfig:
     default_timezone: str = "UTC"
     retry_initial_delay: timedelta = timedelta(seconds=30)
     retry_max_delay: timedelta = timedelta(hours=1)
+    listener_probe_seconds: float = 10.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
@@ -115,10 +117,12 @@ class JobWorker:
         self._clock = clock
         self._telemetry = telemetry
         self.queue = JobQueue(pool)
-        self._manager: QueueManager | None = None
+        self._manager: QueueConsumer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
         self.jobs_done = 0
+        # Times the consumer died and was started again (a lost database, a lost LISTEN).
+        self.restarts = 0
 
     @property
     def running(self) -> bool:
@@ -174,8 +178,11 @@ class JobWorker:
 
     # --- the queue ------------------------------------------------------------------------
 
-    def _queue_manager(self) -> QueueManager:
-        manager = QueueManager(self.queue.queries)
+    def _queue_manager(self) -> QueueConsumer:
+        # A fresh driver each time: one whose LISTEN connection died keeps the dead proxy
+        # (pgqueuer's release of it fails) and would fail every restart after it.
+        manager = QueueConsumer(Queries.from_asyncpg_pool(self._pool))
+        manager.probe_seconds = self._config.listener_probe_seconds
         retrying = self._executor_factory()
         manager.entrypoint(
             CLOSE_DAY,
@@ -234,7 +241,8 @@ class JobWorker:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                _log.warning("job queue consumer stopped (%s); restarting", exc)
+                self.restarts += 1
+                _log.warning("job queue consumer stopped (%s); restarting", describe_stop(exc))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), RESTART_SECONDS)
 
@@ -303,3 +311,17 @@ class JobWorker:
         last = await get_state(self._pool, RETENTION_STATE)
         interval = self._config.retention_interval.total_seconds()
         return last is None or now - float(last) >= interval
+
+
+def describe_stop(exc: BaseException) -> str:
+    """Why the consumer stopped, named by type: the first failure, then what failed while
+    cleaning up after it (pgqueuer's cleanup of a dead LISTEN connection raises again)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 3:
+        chain.append(current)
+        context = None if current.__suppress_context__ else current.__context__
+        current = current.__cause__ or context
+    named = [f"{type(e).__name__}: {e}" if str(e) else type(e).__name__ for e in chain]
+    first, *then = reversed(named)
+    return first + "".join(f", then {line}" for line in then)

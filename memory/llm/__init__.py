@@ -17,6 +17,7 @@ from memory.llm.providers import (
     Tool,
     ToolCall,
     ToolUse,
+    breaker_report,
     track_providers,
 )
 from memory.llm.tasks import (
@@ -50,6 +51,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolUse",
+    "breaker_report",
     "build_embedder",
     "build_llm",
     "compact_lines",

@@ -15,13 +15,18 @@ from memory.llm.offline import OfflineProvider
 from memory.llm.providers import (
     DAILY_PURPOSES,
     INTERACTIVE_PURPOSES,
+    BreakerPolicy,
+    BreakerStateFile,
+    CircuitBreakers,
     LLMProvider,
     ProviderChain,
     ProviderLimits,
     RequestLimiter,
     RetryPolicy,
     Sleep,
+    breaker_listener,
     build_provider,
+    is_local_endpoint,
 )
 from memory.llm.tasks import MemoryLLM
 
@@ -38,9 +43,13 @@ def provider_limits(
     `shared`, the rate limits hold across every process on the database."""
     if provider.name == "offline":
         return ProviderLimits()
-    rpm = settings.llm_requests_per_minute
+    rpm: float | None = settings.llm_requests_per_minute
     if provider.name == "openai" and settings.openai_requests_per_minute:
         rpm = settings.openai_requests_per_minute
+    elif provider.name == "openai" and is_local_endpoint(settings.openai_base_url):
+        # A server of our own (Ollama on localhost, a compose service): no quota to keep to
+        # unless OPENAI_REQUESTS_PER_MINUTE sets one. Gemini keeps its free-tier default.
+        rpm = None
     per_model: dict[str, float] = {}
     daily_model = provider.model_for("daily_summary")
     if provider.name == "gemini" and daily_model != provider.model_for("route"):
@@ -107,8 +116,16 @@ def build_provider_chain(
         extra["sleep"] = sleep
     if jitter is not None:
         extra["jitter"] = jitter
+    breakers = CircuitBreakers(
+        BreakerPolicy(
+            backoff_base_seconds=settings.llm_breaker_backoff_seconds,
+            backoff_max_seconds=settings.llm_breaker_max_backoff_seconds,
+        ),
+        on_change=breaker_listener(telemetry, BreakerStateFile(settings.log_dir)),
+    )
     return ProviderChain(
         list(built.values()),
+        breakers=breakers,
         chains=chains,
         limits={name: provider_limits(p, settings, shared_limits) for name, p in built.items()},
         policy=retry_policy(settings),

@@ -27,6 +27,8 @@ FIELDS: dict[str, str] = {
     "output_tokens": "completion tokens reported by the provider",
     "retries": "retries before the call succeeded or gave up",
     "fallback_to": "llm_call that failed over: the provider tried next",
+    "state": "breaker: the circuit breaker's new state (open, half_open, closed)",
+    "retry_in_s": "breaker: seconds until an open breaker lets one probe through",
     "fallback_from": "llm_call answered by a fallback: the provider that failed first",
     "cache": "cache event: which cache (today, history, context, ...)",
     "hit": "cache event: true for a hit, false for a miss",
@@ -83,4 +85,5 @@ OPS: dict[str, str] = {
     "episodes_cut": "a channel's episodes cut again after new messages (changed = rows)",
     "episode_summaries": "closed episodes of a guild summarised in one call (episodes, stored)",
     "digest": "a guild-day's digest composed (outcome composed or empty; chars, stored)",
+    "breaker": "an LLM model's circuit breaker changed (state open/half_open/closed, reason)",
 }

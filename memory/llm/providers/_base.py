@@ -41,6 +41,17 @@ class LLMUnavailable(LLMError):
     retryable = True
 
 
+class LLMUnreachable(LLMUnavailable):
+    """No connection at all (refused, no route, DNS): retrying at once cannot help, and the
+    circuit breaker opens on the first one."""
+
+    retryable = False
+
+
+class LLMTimedOut(LLMUnavailable):
+    """No answer in time: retried, and a few in a row open the circuit breaker."""
+
+
 class LLMRateLimited(LLMError):
     """429 / quota exhausted after retries."""
 

@@ -29,9 +29,12 @@ from memory.llm.providers._base import (
     LLMRateLimited,
     LLMRequest,
     LLMResponse,
+    LLMTimedOut,
     LLMUnavailable,
     Purpose,
 )
+from memory.llm.providers._breaker import CircuitBreakers, breaker_listener
+from memory.llm.providers._retry import RetryPolicy
 
 _log = logging.getLogger(__name__)
 
@@ -65,42 +68,6 @@ class LLMQueueTimeout(LLMRateLimited):
     """Our own rate limiter or concurrency cap had no slot in time; retrying only queues again."""
 
     retryable = False
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How hard to try one provider before falling back to the next."""
-
-    max_retries: int = 3
-    backoff_base: float = 1.0
-    backoff_max: float = 30.0
-    bad_output_retries: int = 1
-    timeout: float | None = 30.0
-    queue_timeout: float | None = 120.0
-    # Longer budgets for purposes with long prompts (a whole day of chat).
-    purpose_timeouts: Mapping[str, float] = field(default_factory=dict)
-    # A member is waiting on these purposes: one provider gets this long for all its attempts
-    # (queue, retries, backoff) before the next provider answers, so a hung model cannot hold
-    # a reply for minutes.
-    purpose_deadlines: Mapping[str, float] = field(default_factory=dict)
-
-    def timeout_for(self, purpose: str) -> float | None:
-        deadline = self.purpose_deadlines.get(purpose)
-        timeout = self.purpose_timeouts.get(purpose, self.timeout)
-        if deadline is not None and (timeout is None or deadline < timeout):
-            return deadline
-        return timeout
-
-    def delay(self, retry: int, hint: float | None, jitter: float) -> float | None:
-        """Seconds before retry number `retry` (0-based); None when the wait is not worth it.
-
-        Jitter spreads callers that failed together (factor 0.5-1.5). A server's own
-        Retry-After hint wins, unless it asks for more than `backoff_max`: then the quota is
-        gone for a while and the next provider should answer instead.
-        """
-        if hint is not None:
-            return None if hint > self.backoff_max else hint
-        return min(self.backoff_max, self.backoff_base * (2**retry)) * (0.5 + jitter)
 
 
 @dataclass
@@ -169,6 +136,7 @@ class ProviderChain(LLMProvider):
         telemetry: Telemetry,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        breakers: CircuitBreakers | None = None,
     ) -> None:
         if not providers:
             raise ValueError("a provider chain needs at least one provider")
@@ -186,6 +154,10 @@ class ProviderChain(LLMProvider):
         self.telemetry = telemetry
         self._sleep = sleep
         self._jitter = jitter
+        # One per (provider, model): a dead endpoint is skipped instead of tried on every call.
+        self.breakers = breakers or CircuitBreakers(on_change=breaker_listener(telemetry))
+        # May this purpose call now? (the daily token budget holds background purposes)
+        self.gate: Callable[[str], Awaitable[bool]] | None = None
 
     def chain_for(self, purpose: str) -> list[str]:
         return self._chains.get(purpose, self._default)
@@ -212,20 +184,37 @@ class ProviderChain(LLMProvider):
         names = self.chain_for(request.purpose)
         if not names:
             raise LLMUnavailable(f"no provider configured for {request.purpose}")
+        if self.gate is not None and not await self.gate(request.purpose):
+            raise LLMUnavailable(f"{request.purpose} waits: the daily token budget is spent")
         last_error: LLMError | None = None
         for index, name in enumerate(names):
             guarded = self._guarded[name]
             model = guarded.provider.model_for(request.purpose)
             started = time.perf_counter()
+            is_last = index == len(names) - 1
+            if not self.breakers.allow(name, model):
+                last_error = LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
+                self._emit(
+                    request,
+                    name,
+                    model,
+                    started,
+                    outcome="error" if is_last else "skipped",
+                    retries=0,
+                    error="breaker open",
+                    fallback_to=None if is_last else names[index + 1],
+                )
+                continue
             try:
                 response = await self._within_deadline(guarded, model, request)
             except asyncio.CancelledError:
                 # The caller's budget ran out (reply path); record it, then let it propagate.
+                self.breakers.released(name, model)
                 self._emit(request, name, model, started, outcome="cancelled", retries=0)
                 raise
             except _GaveUp as gave_up:
                 last_error = gave_up.error
-                is_last = index == len(names) - 1
+                self.breakers.released(name, model)
                 self._emit(
                     request,
                     name,
@@ -285,9 +274,12 @@ class ProviderChain(LLMProvider):
         retries = 0
         bad_output_left = self.policy.bad_output_retries
         transient_left = self.policy.max_retries
+        name = guarded.provider.name
         while True:
             try:
-                response = await self._attempt(guarded, model, request)
+                # A retry goes in the slot its first attempt took: rate-limit slots are for work.
+                response = await self._attempt(guarded, model, request, take_slot=retries == 0)
+                self.breakers.succeeded(name, model)
                 return replace(
                     response,
                     retries=retries,
@@ -296,14 +288,18 @@ class ProviderChain(LLMProvider):
                 )
             except LLMError as exc:
                 error: LLMError = exc
+                self.breakers.failed(name, model, error)
             except Exception as exc:  # a provider bug must not take the whole chain down
                 _log.exception("provider %s crashed on %s", guarded.provider.name, request.purpose)
                 raise _GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
             # One more try on unparseable output: it is usually a sampling or truncation
             # glitch that a second sample fixes, and costs at most one extra request.
-            if isinstance(error, LLMBadOutput) and bad_output_left > 0:
+            delay: float | None
+            if self.breakers.is_open(name, model):
+                delay = None  # the model is down: the next provider answers, now
+            elif isinstance(error, LLMBadOutput) and bad_output_left > 0:
                 bad_output_left -= 1
-                delay: float | None = 0.0
+                delay = 0.0
             elif error.retryable and transient_left > 0:
                 transient_left -= 1
                 delay = self.policy.delay(
@@ -325,10 +321,12 @@ class ProviderChain(LLMProvider):
             if delay > 0:
                 await self._sleep(delay)
 
-    async def _attempt(self, guarded: _Guarded, model: str, request: LLMRequest) -> LLMResponse:
+    async def _attempt(
+        self, guarded: _Guarded, model: str, request: LLMRequest, *, take_slot: bool = True
+    ) -> LLMResponse:
         """One guarded call: wait for a slot (bounded), then call within the timeout."""
         semaphore = guarded.semaphore
-        limiter = guarded.limiter(model)
+        limiter = guarded.limiter(model) if take_slot else None
         acquired = False
         try:
             try:
@@ -348,9 +346,7 @@ class ProviderChain(LLMProvider):
                 async with asyncio.timeout(timeout):
                     return await guarded.provider.complete(request)
             except TimeoutError:
-                raise LLMUnavailable(
-                    f"{guarded.provider.name}: no answer within {timeout}s"
-                ) from None
+                raise LLMTimedOut(f"{guarded.provider.name}: no answer within {timeout}s") from None
         finally:
             if acquired and semaphore is not None:
                 semaphore.release()

@@ -28,11 +28,14 @@ from memory.llm.providers._base import (
     LLMRequest,
     LLMRequestRejected,
     LLMResponse,
+    LLMTimedOut,
     LLMUnavailable,
+    LLMUnreachable,
     Purpose,
     client_timeout,
     secret_value,
 )
+from memory.llm.providers._breaker import is_connect_failure
 from memory.llm.providers._gemini_tools import ToolRounds, generate_with_tools
 from memory.llm.providers._jsonout import parse_structured
 from memory.llm.providers._problems import ProblemLog
@@ -182,7 +185,7 @@ class GeminiProvider(LLMProvider):
         except genai_errors.UnknownApiResponseError as exc:
             raise LLMBadOutput(f"gemini: unreadable response ({exc})"[:500]) from exc
         except _TRANSPORT_ERRORS as exc:
-            raise LLMUnavailable(f"gemini: {type(exc).__name__}: {exc}"[:500]) from exc
+            raise transport_error(exc) from exc
         text = _answer_text(response, request.purpose)
         usage = response.usage_metadata
         parsed = None
@@ -288,3 +291,13 @@ def _retry_delay(details: Any) -> float | None:
             if match:
                 return float(match.group(1))
     return None
+
+
+def transport_error(exc: BaseException) -> LLMError:
+    """A network failure: unreachable (opens the breaker), timed out, or another blip."""
+    what = f"gemini: {type(exc).__name__}: {exc}"[:500]
+    if is_connect_failure(exc):
+        return LLMUnreachable(what)
+    if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
+        return LLMTimedOut(what)
+    return LLMUnavailable(what)

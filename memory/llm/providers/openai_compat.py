@@ -27,11 +27,14 @@ from memory.llm.providers._base import (
     LLMRequest,
     LLMRequestRejected,
     LLMResponse,
+    LLMTimedOut,
     LLMUnavailable,
+    LLMUnreachable,
     Purpose,
     client_timeout,
     secret_value,
 )
+from memory.llm.providers._breaker import is_connect_failure
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._openai_tools import create_with_tools
 from memory.llm.providers._problems import ProblemLog
@@ -282,7 +285,11 @@ def map_api_error(exc: openai.APIError) -> LLMError:
         if code in (408, 409) or code >= 500:
             return LLMUnavailable(message)
         return LLMRequestRejected(message)
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    if isinstance(exc, openai.APITimeoutError):
+        return LLMTimedOut(f"openai: {type(exc).__name__}: {exc}"[:500])
+    if isinstance(exc, openai.APIConnectionError) and is_connect_failure(exc):
+        return LLMUnreachable(f"openai: cannot connect ({exc.__cause__ or exc})"[:500])
+    if isinstance(exc, openai.APIConnectionError):
         return LLMUnavailable(f"openai: {type(exc).__name__}: {exc}"[:500])
     if isinstance(exc, openai.APIResponseValidationError):
         return LLMBadOutput(f"openai: unexpected response shape ({exc})"[:500])

@@ -1,0 +1,41 @@
+"""`memorybot usage [--guild G] [--days N]`: LLM calls, tokens and an estimated cost per day.
+
+Counts come from the `llm_usage` table every process writes as its calls complete (telemetry
+files rotate away; the table keeps every day); prices from LLM_PRICES over the Gemini defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.cli import CliError, open_cli_memory
+from memory import PrivacyError
+from memory.core.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "usage",
+        help="LLM calls, tokens and estimated cost per day, purpose and model",
+        description="Calls and input/output tokens of the LLM per UTC day, purpose and model, "
+        "with an estimated cost from per-model prices (LLM_PRICES over the Gemini defaults).",
+    )
+    parser.add_argument(
+        "--guild", default=None, help="one guild (id or exact name); all by default"
+    )
+    parser.add_argument("--days", type=int, default=7, help="how many days back, today included")
+    parser.set_defaults(handler=handle)
+
+
+async def handle(args: argparse.Namespace, settings: Settings) -> int:
+    if args.days < 1:
+        raise CliError("--days must be at least 1")
+    async with open_cli_memory(settings) as memory:
+        guild_id = None
+        if args.guild is not None:
+            try:
+                guild_id = await memory.privacy.guild(args.guild)
+            except PrivacyError as exc:
+                raise CliError(str(exc)) from None
+        print(await memory.usage_text(guild_id=guild_id, days=args.days))
+    return 0

@@ -1,0 +1,300 @@
+"""A circuit breaker per (provider, model): a dead endpoint costs one refused connection, not
+every call.
+
+Without it each call to a model whose server is down retried a refused connection three times
+and waited for rate-limit slots between tries, and the next call started over: 10-24 s per
+console command. Here a refused connection opens the breaker at once, and timeouts open it
+after a few in a row. While it is open the chain skips that model and the next provider (at
+last the offline one) answers. After a backoff (5 s, doubling to 5 min) it half-opens: one call
+probes the model while every other call still skips it; a probe that answers closes it, one
+that fails opens it again for twice as long.
+
+Every change of state is told to `on_change` (telemetry op `breaker`, the state file that
+`memorybot health` reads).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from memory.core.telemetry import Telemetry
+from memory.llm.providers._base import LLMError, LLMTimedOut, LLMUnreachable
+
+_log = logging.getLogger(__name__)
+
+CLOSED, OPEN, HALF_OPEN = "closed", "open", "half_open"
+STATE_FILE = "llm-breakers.json"
+
+
+@dataclass(frozen=True)
+class BreakerPolicy:
+    """When to open and how long to stay open."""
+
+    failures_to_open: int = 3
+    backoff_base_seconds: float = 5.0
+    backoff_max_seconds: float = 300.0
+
+
+@dataclass(frozen=True)
+class BreakerState:
+    """What the breaker of one model says (telemetry, the state file, `memorybot health`)."""
+
+    provider: str
+    model: str
+    state: str
+    reason: str = ""
+    retry_in_seconds: float = 0.0
+    opened_at: float | None = None  # wall-clock seconds
+
+
+class _Breaker:
+    def __init__(self, provider: str, model: str) -> None:
+        self.provider = provider
+        self.model = model
+        self.state = CLOSED
+        self.failures = 0
+        self.backoff = 0.0
+        self.until = 0.0  # monotonic seconds when an open breaker half-opens
+        self.probing = False
+        self.reason = ""
+        self.opened_at: float | None = None
+
+
+class CircuitBreakers:
+    """The breakers of one provider chain, one per (provider, model), made on first use."""
+
+    def __init__(
+        self,
+        policy: BreakerPolicy | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[BreakerState], None] | None = None,
+    ) -> None:
+        self.policy = policy or BreakerPolicy()
+        self._clock = clock
+        self._on_change = on_change
+        self._breakers: dict[tuple[str, str], _Breaker] = {}
+
+    def _get(self, provider: str, model: str) -> _Breaker:
+        key = (provider, model)
+        if key not in self._breakers:
+            self._breakers[key] = _Breaker(provider, model)
+        return self._breakers[key]
+
+    def allow(self, provider: str, model: str) -> bool:
+        """May a call go to this model now? True at most once while half-open (the probe)."""
+        breaker = self._get(provider, model)
+        if breaker.state == CLOSED:
+            return True
+        if breaker.state == OPEN:
+            if self._clock() < breaker.until:
+                return False
+            breaker.state = HALF_OPEN
+            breaker.probing = False
+            self._changed(breaker)
+        if breaker.probing:
+            return False
+        breaker.probing = True
+        return True
+
+    def is_open(self, provider: str, model: str) -> bool:
+        """True while calls skip this model (open, or half-open with its probe out)."""
+        breaker = self._breakers.get((provider, model))
+        return breaker is not None and breaker.state != CLOSED
+
+    def succeeded(self, provider: str, model: str) -> None:
+        breaker = self._get(provider, model)
+        breaker.failures = 0
+        breaker.probing = False
+        if breaker.state != CLOSED:
+            breaker.state = CLOSED
+            breaker.backoff = 0.0
+            breaker.reason = ""
+            breaker.opened_at = None
+            self._changed(breaker)
+
+    def failed(self, provider: str, model: str, error: LLMError) -> None:
+        """Count a failure that says the model is down (no connection, no answer in time);
+        others (429, 5xx, bad output) are for retries and rate limits, not the breaker."""
+        if not isinstance(error, LLMUnreachable | LLMTimedOut):
+            self.succeeded(provider, model)  # it answered, if not well: it is reachable
+            return
+        breaker = self._get(provider, model)
+        if breaker.state == OPEN:
+            return  # calls that were already out when it opened: it is open for them too
+        breaker.failures += 1
+        enough = breaker.failures >= self.policy.failures_to_open
+        if breaker.state == HALF_OPEN or isinstance(error, LLMUnreachable) or enough:
+            self._open(breaker, f"{type(error).__name__}: {error}"[:200])
+
+    def released(self, provider: str, model: str) -> None:
+        """A probe ended without telling anything (cancelled): let the next call probe."""
+        breaker = self._breakers.get((provider, model))
+        if breaker is not None:
+            breaker.probing = False
+
+    def _open(self, breaker: _Breaker, reason: str) -> None:
+        policy = self.policy
+        if breaker.state == CLOSED:
+            breaker.backoff = policy.backoff_base_seconds
+            breaker.opened_at = time.time()
+        else:
+            breaker.backoff = min(policy.backoff_max_seconds, breaker.backoff * 2)
+        breaker.state = OPEN
+        breaker.probing = False
+        breaker.reason = reason
+        breaker.until = self._clock() + breaker.backoff
+        _log.warning(
+            "llm %s:%s is down (%s); skipping it for %.0fs",
+            breaker.provider,
+            breaker.model,
+            reason,
+            breaker.backoff,
+        )
+        self._changed(breaker)
+
+    def _state(self, breaker: _Breaker) -> BreakerState:
+        retry_in = max(0.0, breaker.until - self._clock()) if breaker.state == OPEN else 0.0
+        return BreakerState(
+            breaker.provider,
+            breaker.model,
+            breaker.state,
+            breaker.reason,
+            round(retry_in, 1),
+            breaker.opened_at,
+        )
+
+    def states(self) -> list[BreakerState]:
+        return [self._state(breaker) for breaker in self._breakers.values()]
+
+    def _changed(self, breaker: _Breaker) -> None:
+        if self._on_change is not None:
+            self._on_change(self._state(breaker))
+
+
+class BreakerStateFile:
+    """`LOG_DIR/llm-breakers.json`: the breakers that are not closed, for `memorybot health`
+    (another process). Written on every change; a write that fails is logged, never raised."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.path = Path(log_dir) / STATE_FILE
+        self._states: dict[str, BreakerState] = {}
+
+    def record(self, state: BreakerState) -> None:
+        key = f"{state.provider}:{state.model}"
+        if state.state == CLOSED:
+            self._states.pop(key, None)
+        else:
+            self._states[key] = state
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f".{STATE_FILE}.{os.getpid()}")
+            written = {"pid": os.getpid(), "ts": time.time()}
+            breakers = [asdict(s) for s in self._states.values()]
+            temporary.write_text(json.dumps({**written, "breakers": breakers}) + "\n")
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            _log.warning("cannot write %s: %s", self.path, exc)
+
+
+def read_breaker_states(log_dir: Path) -> list[BreakerState]:
+    """The breakers a running process last reported not closed; [] when none or no file."""
+    path = Path(log_dir) / STATE_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    states: list[BreakerState] = []
+    for item in data.get("breakers", []) if isinstance(data, dict) else []:
+        try:
+            states.append(BreakerState(**item))
+        except TypeError:
+            continue
+    return states
+
+
+def describe_states(states: list[BreakerState], *, now: float | None = None) -> str:
+    """One line: `openai:qwen3 open since 40s (LLMUnreachable: ...)`; "" when all closed."""
+    now = time.time() if now is None else now
+    parts = []
+    for state in states:
+        since = f" for {now - state.opened_at:.0f}s" if state.opened_at else ""
+        parts.append(f"{state.provider}:{state.model} {state.state}{since} ({state.reason})")
+    return "; ".join(parts)
+
+
+def is_connect_failure(exc: BaseException) -> bool:
+    """True when `exc` (or what caused it) is a failure to connect at all: refused, no route,
+    name not resolved; not a connection that broke mid-answer or timed out."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 6:
+        if isinstance(current, ConnectionRefusedError | ConnectionAbortedError):
+            return True
+        name = type(current).__name__
+        if name in _CONNECT_ERROR_NAMES:
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return False
+
+
+# httpx.ConnectError, aiohttp.ClientConnectorError (and its DNS/refused subclasses): matched by
+# name so this module needs neither HTTP stack.
+_CONNECT_ERROR_NAMES = frozenset(
+    {
+        "ConnectError",
+        "ClientConnectorError",
+        "ClientConnectorDNSError",
+        "ClientProxyConnectionError",
+    }
+)
+
+
+def breaker_listener(
+    telemetry: Telemetry, state_file: BreakerStateFile | None = None
+) -> Callable[[BreakerState], None]:
+    """Tell a change to telemetry (op `breaker`) and, when given, to the state file."""
+
+    def changed(state: BreakerState) -> None:
+        telemetry.emit(
+            "breaker",
+            outcome=state.state,
+            state=state.state,
+            provider=state.provider,
+            model=state.model,
+            reason=state.reason or None,
+            retry_in_s=state.retry_in_seconds or None,
+        )
+        if state_file is not None:
+            state_file.record(state)
+
+    return changed
+
+
+def is_local_endpoint(base_url: str) -> bool:
+    """An endpoint on this machine or a private network (Ollama at localhost, a compose
+    service called `ollama`): a server of our own, with no provider quota to keep to."""
+    host = urlsplit(base_url).hostname or ""
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost") or ("." not in host and ":" not in host):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host.endswith((".local", ".internal", ".lan"))
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def breaker_report(log_dir: Path) -> str:
+    """For `memorybot health`: which models a running process skips now; "" when none."""
+    return describe_states(read_breaker_states(log_dir))
