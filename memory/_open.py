@@ -10,7 +10,7 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -20,13 +20,13 @@ import asyncpg
 
 from db.state import get_state, set_state
 from db.usage import usage_since
+from memory._background import open_background, open_usage
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
 from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
-from memory.core.prices import Prices
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
@@ -34,7 +34,7 @@ from memory.episodes import EpisodeService
 from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
-from memory.jobs import JobHandlers, JobWorker, WorkerConfig
+from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
@@ -275,8 +275,8 @@ def _services(
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
-    recorder, budget = _usage(settings, telemetry, pool, llm)
-    retention, worker = _background(
+    recorder, budget = open_usage(settings, telemetry, pool, llm)
+    retention, worker = open_background(
         settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
     )
     usage = UsageRollup()
@@ -311,66 +311,6 @@ def _services(
         usage_recorder=recorder,
         token_budget=budget,
     )
-
-
-def _usage(
-    settings: Settings, telemetry: Telemetry, pool: asyncpg.Pool, llm: MemoryLLM
-) -> tuple[UsageRecorder, DailyTokenBudget]:
-    """LLM calls counted into `llm_usage`, and the daily token budget the chain consults."""
-    recorder = UsageRecorder(pool, Prices.parse(settings.llm_prices))
-    telemetry.add_sink(recorder)
-    budget = DailyTokenBudget(pool, recorder, settings.llm_daily_token_budget)
-    if hasattr(llm.provider, "gate"):  # the provider chain: background purposes wait on it
-        llm.provider.gate = budget.allows
-    return recorder, budget
-
-
-def _background(
-    settings: Settings,
-    clock: Clock,
-    telemetry: Telemetry,
-    pool: asyncpg.Pool,
-    manager: MemoryManager,
-    caches: CrossProcessCaches,
-    embeddings: EmbeddingIndex,
-    episodes: EpisodeService,
-    budget: DailyTokenBudget,
-) -> tuple[RetentionJob, JobWorker]:
-    """Retention and the job worker that runs it, closes days for any process's guilds and
-    embeds new messages."""
-    retention = RetentionJob(
-        pool,
-        retention_days=settings.retention_days,
-        clock=clock,
-        telemetry=telemetry,
-        batch_size=settings.retention_batch_size,
-        interval=timedelta(hours=settings.retention_interval_hours),
-    )
-
-    async def close_day(guild_id: int, day: date) -> object:
-        if await budget.exhausted():
-            return None  # the day stays due: a sweep queues it again, tomorrow it closes
-        result = await manager.close_day(guild_id, day)
-        if result.computed:
-            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
-        return result
-
-    worker = JobWorker(
-        pool,
-        JobHandlers(
-            close_day=close_day,
-            retention=retention.run,
-            embed_guild=_within_budget(embeddings.index_guild, budget),
-            embeddings_on=embeddings.ready,
-            episodes_sweep=episodes.sweep,
-            summarize_episodes=episodes.summarize_guild,
-            digest=episodes.run_digest,
-        ),
-        WorkerConfig.from_settings(settings),
-        clock=clock,
-        telemetry=telemetry,
-    )
-    return retention, worker
 
 
 def _reply_composer(
@@ -429,19 +369,6 @@ def _reply_composer(
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
         episode=episodes.reply_context,
     )
-
-
-def _within_budget(
-    embed: Callable[[int], Awaitable[bool]], budget: DailyTokenBudget
-) -> Callable[[int], Awaitable[bool]]:
-    """Embedding a guild waits for tomorrow once the daily token budget is spent."""
-
-    async def embed_guild(guild_id: int) -> bool:
-        if await budget.exhausted():
-            return False
-        return await embed(guild_id)
-
-    return embed_guild
 
 
 async def _close_services(memory: Memory) -> None:

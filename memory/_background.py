@@ -1,0 +1,98 @@
+"""Background work of a memory process: retention, the job worker and the daily token budget.
+
+Split from the composition root (`memory/_open.py`) so each stays small: these functions build
+the services that run on their own once memory is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import date, timedelta
+
+import asyncpg
+
+from memory._caches import CrossProcessCaches
+from memory.context import MemoryManager
+from memory.core.clock import Clock
+from memory.core.prices import Prices
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.episodes import EpisodeService
+from memory.jobs import JobHandlers, JobWorker, WorkerConfig
+from memory.llm import MemoryLLM
+from memory.privacy import RetentionJob
+from memory.recall import EmbeddingIndex
+from memory.usage import DailyTokenBudget, UsageRecorder
+
+
+def open_usage(
+    settings: Settings, telemetry: Telemetry, pool: asyncpg.Pool, llm: MemoryLLM
+) -> tuple[UsageRecorder, DailyTokenBudget]:
+    """LLM calls counted into `llm_usage`, and the daily token budget the chain consults."""
+    recorder = UsageRecorder(pool, Prices.parse(settings.llm_prices))
+    telemetry.add_sink(recorder)
+    budget = DailyTokenBudget(pool, recorder, settings.llm_daily_token_budget)
+    if hasattr(llm.provider, "gate"):  # the provider chain: background purposes wait on it
+        llm.provider.gate = budget.allows
+    return recorder, budget
+
+
+def open_background(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    manager: MemoryManager,
+    caches: CrossProcessCaches,
+    embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
+    budget: DailyTokenBudget,
+) -> tuple[RetentionJob, JobWorker]:
+    """Retention and the job worker that runs it, closes days for any process's guilds and
+    embeds new messages."""
+    retention = RetentionJob(
+        pool,
+        retention_days=settings.retention_days,
+        clock=clock,
+        telemetry=telemetry,
+        batch_size=settings.retention_batch_size,
+        interval=timedelta(hours=settings.retention_interval_hours),
+    )
+
+    async def close_day(guild_id: int, day: date) -> object:
+        if await budget.exhausted():
+            return None  # the day stays due: a sweep queues it again, tomorrow it closes
+        result = await manager.close_day(guild_id, day)
+        if result.computed:
+            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
+        return result
+
+    worker = JobWorker(
+        pool,
+        JobHandlers(
+            close_day=close_day,
+            retention=retention.run,
+            embed_guild=within_budget(embeddings.index_guild, budget),
+            embeddings_on=embeddings.ready,
+            episodes_sweep=episodes.sweep,
+            summarize_episodes=episodes.summarize_guild,
+            digest=episodes.run_digest,
+        ),
+        WorkerConfig.from_settings(settings),
+        clock=clock,
+        telemetry=telemetry,
+    )
+    return retention, worker
+
+
+def within_budget(
+    embed: Callable[[int], Awaitable[bool]], budget: DailyTokenBudget
+) -> Callable[[int], Awaitable[bool]]:
+    """Embedding a guild waits for tomorrow once the daily token budget is spent."""
+
+    async def embed_guild(guild_id: int) -> bool:
+        if await budget.exhausted():
+            return False
+        return await embed(guild_id)
+
+    return embed_guild
