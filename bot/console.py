@@ -163,6 +163,7 @@ class ConsoleSession:
                 BOT_USER_ID,
                 self.bot_name,
                 reply.text,
+                reply_to_id=message_id,
             )
         )
         return self._answer(reply.text)

@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
+from db.consent import is_remembered
 from db.state import get_state, set_state
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
@@ -212,13 +213,26 @@ def _services(
 
     privacy = PrivacyDesk(
         pool,
-        PrivacyHooks(flush_writes=writer.flush, invalidate=caches.member, resummarize=resummarize),
+        PrivacyHooks(
+            flush_writes=writer.flush,
+            invalidate=caches.member,
+            resummarize=resummarize,
+            member_gone=caches.member_gone,
+            member_back=caches.member_back,
+        ),
         default_timezone=settings.default_timezone,
         clock=clock,
         telemetry=telemetry,
     )
     embeddings = open_embedding_index(pool, settings, telemetry)
     retention, worker = _background(settings, clock, telemetry, pool, manager, caches, embeddings)
+    replies = _reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings)
+    caches.replies = replies  # gone words leave the windows of every process
+    facts.subscribe_forget(
+        lambda guild_id, member, statement: caches.forgot(
+            guild_id, member.user_id, statement, member.names
+        )
+    )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -234,7 +248,7 @@ def _services(
         manager=manager,
         facts=facts,
         commands=commands,
-        replies=_reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings),
+        replies=replies,
         privacy=privacy,
         retention=retention,
         usage=usage,
@@ -332,6 +346,7 @@ def _reply_composer(
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
         recall=recalled,
+        remembered=lambda guild_id, user_id: is_remembered(pool, guild_id, user_id),
     )
 
 

@@ -42,6 +42,8 @@ _log = logging.getLogger(__name__)
 
 FlushWrites = Callable[[], Awaitable[None]]
 Invalidate = Callable[[int, int], None]
+# A member opted out or was purged: their words leave every window, in every process.
+MemberGone = Callable[[int, int], Awaitable[None]]
 Resummarize = Callable[[int, date], Awaitable[object]]
 
 
@@ -52,6 +54,8 @@ class PrivacyHooks:
     flush_writes: FlushWrites
     invalidate: Invalidate
     resummarize: Resummarize
+    member_gone: MemberGone | None = None
+    member_back: Invalidate | None = None
 
 
 class PrivacyDesk:
@@ -146,6 +150,8 @@ class PrivacyDesk:
             self._pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
         )
         self._hooks.invalidate(guild_id, user_id)
+        if self._hooks.member_back is not None:
+            self._hooks.member_back(guild_id, user_id)
         self._telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
@@ -168,6 +174,8 @@ class PrivacyDesk:
         )
         for user_id in (subject.user_id, *report.counts.others_invalidated):
             self._hooks.invalidate(subject.guild_id, user_id)
+        if self._hooks.member_gone is not None:
+            await self._hooks.member_gone(subject.guild_id, subject.user_id)
         days = list(report.counts.stale_days)
         if wait:
             report.resummarized.extend(await self._resummarize(subject.guild_id, days))
