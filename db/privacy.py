@@ -318,16 +318,14 @@ async def purge_member_rows(
 
 
 async def _drop_contexts_of(purge: _Purge, others: list[int]) -> None:
-    """Stored contexts of members whose learned facts the member was the source of: the last
-    known good context must not serve them after the purge."""
-    if not others:
-        return
-    await purge.run(
-        "others_merged_contexts",
-        "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = ANY($2::bigint[])",
-        purge.g,
-        others,
-    )
+    """Stored contexts of those the member's words taught facts about: never served again."""
+    if others:
+        await purge.run(
+            "others_merged_contexts",
+            "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = ANY($2::bigint[])",
+            purge.g,
+            others,
+        )
     purge.counts.others_invalidated = sorted(set(purge.counts.others_invalidated) | set(others))
 
 

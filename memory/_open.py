@@ -180,6 +180,7 @@ def _services(
     caches = CrossProcessCaches(pool, manager)
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
+    manager.on_learned(caches.member)  # a fact learned from chat shows at once, everywhere
     facts = FactService(
         pool,
         llm,

@@ -129,6 +129,10 @@ class ContextBuilder:
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
+        # Today's pass may just have learned something about the member ("I moved to Lisbon"):
+        # this very build says it.
+        learned = await learned_store.current_facts(self._pool, guild_id, user_id)
+        inputs.facts = with_learned(inputs.told, learned)
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
         closed = await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
@@ -199,6 +203,7 @@ class ContextBuilder:
             facts=with_learned(facts.blob.strip() if facts else "", learned),
             forgotten=forgotten,
             guild_forgotten=guild_forgotten,
+            told=facts.blob.strip() if facts else "",
         )
 
     async def _refresh_days(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -235,6 +236,11 @@ class MemoryManager:
         if day == today - timedelta(days=1):
             await self._builder.batch_histories(guild_id, today)
         return result
+
+    def on_learned(self, listener: Callable[[int, int], None]) -> None:
+        """Call `listener(guild_id, user_id)` when reading chat learned or confirmed facts about
+        a member (usually `invalidate`, published to every process)."""
+        self._builder.daily.notes.on_learned = listener
 
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""

@@ -51,6 +51,7 @@ class ContextInputs:
     history_text: str = ""
     newest_text: str = ""  # the newer days, when the narrative is a day or two behind
     history_days: list[date] = field(default_factory=list)
+    told: str = ""  # the explicit facts alone (`facts` adds the learned ones)
 
     @property
     def names(self) -> list[str]:

@@ -12,7 +12,7 @@ across processes the guild-day advisory lock does, with a bounded wait.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import pairwise
@@ -87,6 +87,9 @@ class DayNotes:
         self._config = config
         self._telemetry = telemetry
         self._flight: SingleFlight[tuple[int, date], dict[int, list[str]]] = SingleFlight("notes")
+        # Told (guild id, user id) when a pass learned or confirmed facts about a member: a
+        # fact learned in the running session must show without a restart.
+        self.on_learned: Callable[[int, int], None] | None = None
 
     async def fold(
         self,
@@ -342,7 +345,12 @@ class DayNotes:
         )
         if learned:
             names = {member.user_id: [member.name, *member.aliases] for member in targets}
-            await store_learned(conn, guild_id, day, learned, messages, guild_forgotten, names)
+            changed = await store_learned(
+                conn, guild_id, day, learned, messages, guild_forgotten, names
+            )
+            for user_id in sorted(changed):
+                if self.on_learned is not None:
+                    self.on_learned(guild_id, user_id)
         # The model may not have obeyed the constraints: forgetting must stick.
         return {
             user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]
