@@ -373,13 +373,14 @@ class ReplyComposer:
         return await self._windows.edit_message(message_id, await self._rendered(guild_id, content))
 
     async def member_gone(self, guild_id: int, user_id: int) -> int:
-        """An opted-out or purged member: their turns leave, their next ones stay out."""
-        self._gate.gone(guild_id, user_id)
+        """An opted-out or purged member: their turns leave; an opted-out one's next ones stay
+        out."""
+        self._gate.recheck(guild_id, user_id)
         return await self._windows.drop_author(guild_id, user_id)
 
     def member_back(self, guild_id: int, user_id: int) -> None:
         """Opted in again: their words may enter the window from now on."""
-        self._gate.back(guild_id, user_id)
+        self._gate.recheck(guild_id, user_id)
 
     async def statement_forgotten(
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]

@@ -58,8 +58,7 @@ class WindowGate:
             self._known[key] = known
         return known
 
-    def gone(self, guild_id: int, user_id: int) -> None:
-        self._known[(guild_id, user_id)] = False
-
-    def back(self, guild_id: int, user_id: int) -> None:
+    def recheck(self, guild_id: int, user_id: int) -> None:
+        """Their consent changed (opt-out, purge, opt-in): ask the database again next time
+        (an opt-out is recorded before its purge tells the windows, so the answer is true)."""
         self._known.pop((guild_id, user_id), None)
