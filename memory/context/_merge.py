@@ -57,6 +57,16 @@ class ContextInputs:
     def names(self) -> list[str]:
         return [self.member.name, *self.member.aliases]
 
+    @property
+    def told_chars(self) -> int:
+        """Characters of the facts members asked the bot to remember (the rest was learned)."""
+        return len(self.told) if self.facts.startswith(self.told) else len(self.facts)
+
+    @property
+    def learned_chars(self) -> int:
+        """Characters of facts the bot learned from chat (`with_learned`'s section)."""
+        return len(self.facts) - self.told_chars
+
     def clean(self, text: str) -> str:
         """`text` without sentences restating anything forgotten about this member, or about
         another member it names."""

@@ -217,6 +217,7 @@ def describe_mine(document: dict[str, Any]) -> str:
         if document.get("opted_out")
         else "You are remembered here (use /memory optout to stop that).",
         f"Facts I was told about you: {facts}" if facts else "Facts I was told about you: none.",
+        _learned_line(document),
     ]
     if messages:
         first = min(str(row["created_at"]) for row in messages)[:10]
@@ -230,3 +231,13 @@ def describe_mine(document: dict[str, Any]) -> str:
         lines.append("Day summaries that mention you: none.")
     lines.append("Everything, as JSON, is attached (the same document as `user export`).")
     return "\n".join(lines)
+
+
+def _learned_line(document: dict[str, Any]) -> str:
+    """The facts chat taught about the member (current ones), counted and shown."""
+    learned = [row for row in document.get("learned_facts") or [] if row.get("current")]
+    if not learned:
+        return "Facts I learned from chat about you: none."
+    shown = "; ".join(str(row["statement"]).rstrip(".") for row in learned[:5])
+    more = f"; and {len(learned) - 5} more" if len(learned) > 5 else ""
+    return f"Facts I learned from chat about you: {len(learned)} ({shown}{more})."
