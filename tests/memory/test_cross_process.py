@@ -177,3 +177,32 @@ async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
         said_by,
         NOW.date(),
     )
+
+
+async def test_a_forget_in_one_process_leaves_the_others_windows(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    other_pool = await create_pool(database_dsn)
+    clock = FixedClock(NOW)
+    try:
+        async with (
+            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
+            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as other,
+        ):
+            await eventually(lambda: bot.caches.listener.connected.is_set())
+            alice = Member(G, ALICE, username="alice")
+            await bot.replies.observe(_said(1, ALICE, "alice", "I am a nurse. Nights again"))
+            await bot.replies.observe(_said(2, BOB, "bob", "long week for alice the nurse"))
+
+            await other.facts.forget(G, alice, "alice is a nurse", actor_id=ALICE)
+
+            async def forgotten() -> bool:
+                turns = (await bot.replies._windows.view(CHANNEL)).turns
+                return all("nurse" not in turn.content for turn in turns)
+
+            await eventually(forgotten, timeout=2)
+            turns = (await bot.replies._windows.view(CHANNEL)).turns
+            assert [turn.content for turn in turns] == ["Nights again"]
+    finally:
+        await other_pool.close()
