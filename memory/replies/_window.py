@@ -67,6 +67,12 @@ class ChannelWindow:
     folded_ids: set[int] = field(default_factory=set)
     folded_authors: set[int] = field(default_factory=set)
 
+    def holds_any(self, message_ids: set[int]) -> bool:
+        """Whether any of the messages is a turn here or was folded into the summary."""
+        return bool(self.folded_ids & message_ids) or any(
+            turn.message_id in message_ids for turn in self.turns
+        )
+
     def clear_summary(self) -> None:
         self.summary = ""
         self.folded_ids.clear()
@@ -204,6 +210,8 @@ class ConversationWindows:
         gone = set(message_ids)
         removed = 0
         for _, window in self._held(None):
+            if not window.holds_any(gone):
+                continue  # (a fold in progress still lists its turns: it is waited for)
             async with window.lock:
                 removed += _remove(window, lambda turn: turn.message_id in gone)
                 if window.folded_ids & gone:
@@ -215,6 +223,8 @@ class ConversationWindows:
         summary folded from the old one is dropped. Whether the window held it."""
         held = False
         for _, window in self._held(None):
+            if not window.holds_any({message_id}):
+                continue
             async with window.lock:
                 for index, turn in enumerate(window.turns):
                     if turn.message_id == message_id:
@@ -230,6 +240,10 @@ class ConversationWindows:
         guild's windows; a summary folded from any of their turns is dropped."""
         removed = 0
         for _, window in self._held(guild_id):
+            if user_id not in window.folded_authors and all(
+                turn.author_id != user_id for turn in window.turns
+            ):
+                continue
             async with window.lock:
                 removed += _remove(window, lambda turn: turn.author_id == user_id)
                 if user_id in window.folded_authors:
