@@ -31,7 +31,6 @@ KNOWN_TABLES = frozenset(
         "daily_summaries",
         "historical_summaries",
         "merged_contexts",
-        "learned_facts",
         "schema_migrations",
         # Kept through a purge on purpose: the member's choice is what keeps them out.
         "member_consent",
@@ -175,9 +174,6 @@ async def fetch_member_data(db: Executor, guild_id: int, user_id: int) -> dict[s
             " ORDER BY end_day"
         ),
         "merged_context": merged[0] if merged else None,
-        "learned_facts": await rows(
-            "SELECT * FROM learned_facts WHERE guild_id = $1 AND user_id = $2 ORDER BY id"
-        ),
         # What chat taught the bot about others from this member's words (said_by them).
         "learned_facts_said_by_member": await rows(
             "SELECT id, user_id AS about_user_id, subject, statement, message_ids, first_seen,"
@@ -232,7 +228,6 @@ _OWN_ROWS: tuple[tuple[str, str], ...] = (
         "DELETE FROM historical_summaries WHERE guild_id = $1 AND user_id = $2",
     ),
     ("merged_contexts", "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = $2"),
-    ("learned_facts", "DELETE FROM learned_facts WHERE guild_id = $1 AND user_id = $2"),
 )
 
 

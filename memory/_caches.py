@@ -49,14 +49,14 @@ class CrossProcessCaches:
         go, and their next messages stay out of the windows, in every process."""
         self._manager.invalidate(guild_id, user_id)
         if self.replies is not None:
-            await self.replies.member_gone(guild_id, user_id)
+            await self.replies.keeper.member_gone(guild_id, user_id)
         self._publish(kind="gone", guild_id=guild_id, user_id=user_id)
 
     def member_back(self, guild_id: int, user_id: int) -> None:
         """Opted in again: every process lets their words into the windows again."""
         self._manager.invalidate(guild_id, user_id)
         if self.replies is not None:
-            self.replies.member_back(guild_id, user_id)
+            self.replies.keeper.member_back(guild_id, user_id)
         self._publish(kind="back", guild_id=guild_id, user_id=user_id)
 
     async def forgot(
@@ -65,7 +65,7 @@ class CrossProcessCaches:
         """A statement was forgotten: it leaves every process's windows (contexts follow the
         fact change itself)."""
         if self.replies is not None:
-            await self.replies.statement_forgotten(guild_id, user_id, statement, names)
+            await self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
         self._publish(
             kind="forgot",
             guild_id=guild_id,
@@ -95,16 +95,18 @@ class CrossProcessCaches:
         elif kind == "gone":
             self._manager.invalidate(guild_id, user_id)
             if self.replies is not None:
-                self._run(self.replies.member_gone(guild_id, user_id))
+                self._run(self.replies.keeper.member_gone(guild_id, user_id))
         elif kind == "back":
             self._manager.invalidate(guild_id, user_id)
             if self.replies is not None:
-                self.replies.member_back(guild_id, user_id)
+                self.replies.keeper.member_back(guild_id, user_id)
         elif kind == "forgot":
             if self.replies is not None:
                 statement = str(event.get("statement") or "")
                 names = [str(name) for name in event.get("names") or []]  # type: ignore[attr-defined]
-                self._run(self.replies.statement_forgotten(guild_id, user_id, statement, names))
+                self._run(
+                    self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
+                )
         else:
             self._manager.messages_changed()
 

@@ -87,7 +87,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         if payload.guild_id is None:
             return
         try:
-            await self.composer.message_edited(
+            await self.composer.keeper.message_edited(
                 payload.guild_id, payload.message_id, clean_text(payload.message.content)
             )
         except Exception:
@@ -97,12 +97,12 @@ class RepliesCog(commands.Cog, name="Replies"):
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         """A deleted message leaves the window (with the bot's answer to it)."""
         if payload.guild_id is not None:
-            await self.composer.messages_deleted([payload.message_id])
+            await self.composer.keeper.messages_deleted([payload.message_id])
 
     @commands.Cog.listener()
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
-            await self.composer.messages_deleted(list(payload.message_ids))
+            await self.composer.keeper.messages_deleted(list(payload.message_ids))
 
     @commands.Cog.listener()
     async def on_addressed_message(self, message: discord.Message, text: str) -> None:

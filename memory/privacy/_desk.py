@@ -235,7 +235,8 @@ def describe_mine(document: dict[str, Any]) -> str:
 
 def _learned_line(document: dict[str, Any]) -> str:
     """The facts chat taught about the member (current ones), counted and shown."""
-    learned = [row for row in document.get("learned_facts") or [] if row.get("current")]
+    held = (document.get("other_tables") or {}).get("learned_facts") or []
+    learned = [row for row in held if row.get("current")]
     if not learned:
         return "Facts I learned from chat about you: none."
     shown = "; ".join(str(row["statement"]).rstrip(".") for row in learned[:5])

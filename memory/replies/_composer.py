@@ -24,7 +24,8 @@ from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.replies._gate import WindowGate
-from memory.replies._window import ConversationWindows, Turn, WindowView
+from memory.replies._keeper import WindowKeeper
+from memory.replies._window import ConversationWindows, WindowView
 from prompts.loader import Raw, element, join, render
 
 _log = logging.getLogger(__name__)
@@ -134,7 +135,10 @@ class ReplyComposer:
         self._recall = recall
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
-        self._gate = WindowGate(remembered)
+        # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
+        self.keeper = WindowKeeper(
+            windows, WindowGate(remembered), load_members, bot_name=config.bot_name, names=names
+        )
 
     def admit(self, message: IncomingMessage) -> Admission:
         """May this message get a reply? Each reply is an LLM call, so a member (or a channel)
@@ -340,50 +344,4 @@ class ReplyComposer:
     async def observe(self, message: IncomingMessage) -> None:
         """Add a channel message (a member's or the bot's own reply) to the window; an
         opted-out member's words, and the bot's answers to them, never enter it."""
-        from_bot = self.bot_user_id is not None and message.author_id == self.bot_user_id
-        if not await self._gate.admits(message, from_bot=from_bot):
-            return
-        await self._windows.add(
-            message.channel_id,
-            Turn(
-                message.message_id,
-                message.author_id,
-                message.author_name,
-                await self._rendered(message.guild_id, message.content),
-                self._windows.clock.now(),
-                reply_to=message.reply_to_id,
-            ),
-            guild_id=message.guild_id,
-        )
-
-    async def _rendered(self, guild_id: int, content: str) -> str:
-        mentioned = mentioned_ids(content)
-        known = await self._load_members(guild_id, mentioned) if mentioned else {}
-        names = {uid: member.display_name for uid, member in known.items()}
-        return render_mentions(content, names)
-
-    # --- gone means gone: what leaves the window ---------------------------------------------
-
-    async def messages_deleted(self, message_ids: Sequence[int]) -> int:
-        """Deleted messages (and the bot's answers to them) leave the window."""
-        return await self._windows.drop_messages(message_ids)
-
-    async def message_edited(self, guild_id: int, message_id: int, content: str) -> bool:
-        """The window keeps the new text of an edited message, never the old."""
-        return await self._windows.edit_message(message_id, await self._rendered(guild_id, content))
-
-    async def member_gone(self, guild_id: int, user_id: int) -> int:
-        """An opted-out or purged member: their turns leave; an opted-out one's next ones stay
-        out."""
-        self._gate.recheck(guild_id, user_id)
-        return await self._windows.drop_author(guild_id, user_id)
-
-    def member_back(self, guild_id: int, user_id: int) -> None:
-        """Opted in again: their words may enter the window from now on."""
-        self._gate.recheck(guild_id, user_id)
-
-    async def statement_forgotten(
-        self, guild_id: int, user_id: int, statement: str, names: Sequence[str]
-    ) -> int:
-        """A forgotten statement leaves the window (the member's turns, turns naming them)."""
-        return await self._windows.drop_restating(guild_id, user_id, statement, names)
+        await self.keeper.observe(message, bot_user_id=self.bot_user_id)

@@ -25,6 +25,8 @@ from memory.llm import PromptMessage
 _log = logging.getLogger(__name__)
 
 FOLD_THRESHOLD = 0.7
+# The longest a view waits for turns announced before it (a consent read, a name lookup).
+ARRIVAL_WAIT_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,9 @@ class ChannelWindow:
     # member, among them means the summary may carry their words and is dropped.
     folded_ids: set[int] = field(default_factory=set)
     folded_authors: set[int] = field(default_factory=set)
+    # Turns on their way in (their author's consent being read): a view waits for them, so
+    # the window keeps the channel's order whatever each turn had to look up.
+    arriving: list[asyncio.Future[None]] = field(default_factory=list)
 
     def holds_any(self, message_ids: set[int]) -> bool:
         """Whether any of the messages is a turn here or was folded into the summary."""
@@ -154,9 +159,27 @@ class ConversationWindows:
                 half = max(1, len(window.turns) // 2)
                 await self._fold(channel_id, window, half, reason="budget")
 
+    def arriving(self, channel_id: int) -> Callable[[], None]:
+        """Announce a turn on its way in, before anything is awaited for it; call what is
+        returned once it was added (or kept out). A view waits for the turns announced
+        before it, so a message sent just before a question is in the question's window."""
+        window = self._window(channel_id)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        window.arriving.append(future)
+
+        def arrived() -> None:
+            if not future.done():
+                future.set_result(None)
+            if future in window.arriving:
+                window.arriving.remove(future)
+
+        return arrived
+
     async def view(self, channel_id: int) -> WindowView:
         """The current window after decay; an unknown channel has an empty one."""
         window = self._window(channel_id)
+        if window.arriving:
+            await asyncio.wait(list(window.arriving), timeout=ARRIVAL_WAIT_SECONDS)
         async with window.lock:
             await self._decay(channel_id, window)
             return WindowView(window.summary, tuple(window.turns))

@@ -57,15 +57,16 @@ async def _stored(bot: MemoryBot, pool: asyncpg.Pool, message_id: int) -> None:
     await until_stored(bot, there)
 
 
-async def _in_window(bot: MemoryBot, text: str) -> None:
+async def _in_window(bot: MemoryBot, text: str, *, held: bool = True) -> None:
     """Wait until the channel's window holds `text` (a turn is added once its author's
-    consent is read)."""
+    consent is read), or with `held=False` until neither a turn nor its summary holds it."""
 
-    async def held() -> bool:
+    async def there() -> bool:
         view = await bot.memory.replies._windows.view(GENERAL_ID)
-        return any(text in turn.content for turn in view.turns)
+        found = text in view.summary or any(text in turn.content for turn in view.turns)
+        return found == held
 
-    await eventually(held)
+    await eventually(there)
 
 
 async def _learned_from(pool: asyncpg.Pool, message_id: int, about: int, statement: str) -> None:
@@ -93,9 +94,10 @@ async def test_a_deleted_message_leaves_the_next_prompt(
     assert "42 Quillfeather Road" in answer  # it was in the window
     await _stored(bot, db_pool, int(secret["id"]))
     await fake_discord.send_message("the park is nice", author="bob")
+    await _in_window(bot, "the park is nice")
 
     await fake_discord.delete_message(int(secret["id"]))
-    await settled(bot)
+    await _in_window(bot, "Quillfeather", held=False)
     prompt = await _ask(fake_discord, provider, "so where do we meet?", "bob")
 
     assert "Quillfeather" not in prompt
@@ -116,8 +118,9 @@ async def test_an_edited_message_keeps_only_its_new_text_in_the_prompt(
     provider = CapturingProvider()
     bot = await _start(start_bot, provider)
     said = await fake_discord.send_message("the safe code is 7319-0426", author="alice")
+    await _in_window(bot, "7319-0426")
     await fake_discord.edit_message(int(said["id"]), "ask me in private for the safe code")
-    await settled(bot)
+    await _in_window(bot, "ask me in private")
 
     prompt = await _ask(fake_discord, provider, "what did alice just say?", "bob")
 
@@ -139,7 +142,7 @@ async def test_a_forgotten_statement_is_in_no_part_of_the_prompt(
     start = len(fake_discord.sent_messages)
     await fake_discord.send_message("Bot forget that I am a nurse", author="alice")
     await fake_discord.wait_for_sent(lambda m: True, start=start, timeout=10)
-    await settled(bot)
+    await _in_window(bot, "nurse", held=False)
     prompt = await _ask(fake_discord, provider, "what does alice do?", "bob")
 
     assert "nurse" not in prompt.lower()
