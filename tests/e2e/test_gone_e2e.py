@@ -195,6 +195,8 @@ async def test_a_purge_takes_her_turns_and_what_she_said_about_others(
     assert "kiwiberry jam" in (await bot.memory.manager.get_memories(GUILD_ID, BOB_ID, budget=5))
 
     subject = await bot.memory.privacy.subject(GUILD_ID, str(ALICE_ID))
+    said = (await bot.memory.privacy.export(subject))["learned_facts_said_by_member"]
+    assert [row["statement"] for row in said] == ["Bobby is allergic to kiwiberry jam"]
     report = await bot.memory.privacy.purge(subject)
     assert report.counts.rows["learned_facts_said_by"] == 1
     await fake_discord.send_message("back again after the purge", author="alice")
