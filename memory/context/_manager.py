@@ -249,8 +249,10 @@ class MemoryManager:
 
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted somewhere: past days may be stale, so no
-        warm build is trusted; the next request re-checks the days (no LLM call unless stale)."""
+        warm build is trusted; the next request re-checks the days (no LLM call unless stale),
+        and today's notes held in memory are read again where their messages changed."""
         self._warm.clear()
+        self._builder.messages_changed()
 
     async def timezone(self, guild_id: int) -> str:
         """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""

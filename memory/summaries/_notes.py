@@ -100,12 +100,15 @@ class DayNotes:
         until: datetime,
         stats: BuildStats,
         reread: bool = False,
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         """Every member's notes of the day after reading what is new before `until` (and
-        re-reading changed stretches, or every stretch with `reread`)."""
+        re-reading changed stretches, or every stretch with `reread`). Without `read_new` only
+        the changed stretches are read (an edit or delete must leave the notes at once; what
+        is new waits for its pass)."""
         result, _ = await self._flight.run(
             (guild_id, day),
-            lambda: self._fold(guild_id, day, timezone, until, stats, reread),
+            lambda: self._fold(guild_id, day, timezone, until, stats, reread, read_new),
         )
         return result
 
@@ -143,10 +146,18 @@ class DayNotes:
         until: datetime,
         stats: BuildStats,
         reread: bool,
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         async with guild_day_lock(self._pool, guild_id, day) as (conn, _waited):
             return await self.fold_locked(
-                conn, guild_id, day, timezone, until=until, stats=stats, reread=reread
+                conn,
+                guild_id,
+                day,
+                timezone,
+                until=until,
+                stats=stats,
+                reread=reread,
+                read_new=read_new,
             )
 
     async def fold_locked(
@@ -160,6 +171,7 @@ class DayNotes:
         stats: BuildStats,
         reread: bool = False,
         redo_providers: frozenset[str] = frozenset(),
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         """`fold` for a caller already holding the guild-day lock on `conn` (closing a day).
         Passes answered by one of `redo_providers` (a fallback) are read again too."""
@@ -175,7 +187,7 @@ class DayNotes:
                     conn, guild_id, day, timezone, stored.start_at, stored.end_at, stats
                 )
         last_end = passes[-1].end_at if passes else day_start
-        if cutoff > last_end:
+        if read_new and cutoff > last_end:
             await self._read_new(conn, guild_id, day, timezone, last_end, cutoff, stats)
         return await store.day_notes(conn, guild_id, day)
 

@@ -90,18 +90,15 @@ async def test_a_deleted_message_leaves_the_next_prompt(
     secret = await fake_discord.send_message(
         "my home address is 42 Quillfeather Road", author="alice"
     )
-    answer = await _ask(fake_discord, provider, "where should we meet?", "alice")
-    assert "42 Quillfeather Road" in answer  # it was in the window
     await _stored(bot, db_pool, int(secret["id"]))
+    answer = await _ask(fake_discord, provider, "where should we meet?", "alice")
+    memories, window = answer.split("<conversation", 1)
+    assert "Quillfeather" in memories and "Quillfeather" in window  # her notes of today too
     await fake_discord.send_message("the park is nice", author="bob")
     await _in_window(bot, "the park is nice")
 
     await fake_discord.delete_message(int(secret["id"]))
     await _in_window(bot, "Quillfeather", held=False)
-    prompt = await _ask(fake_discord, provider, "so where do we meet?", "bob")
-
-    assert "Quillfeather" not in prompt
-    assert "the park is nice" in prompt
 
     async def blanked() -> bool:
         content = await db_pool.fetchval(
@@ -110,6 +107,10 @@ async def test_a_deleted_message_leaves_the_next_prompt(
         return content == ""
 
     await until_stored(bot, blanked)
+    prompt = await _ask(fake_discord, provider, "so where do we meet, alice?", "alice")
+
+    assert "Quillfeather" not in prompt  # neither her window turn nor her notes of today
+    assert "the park is nice" in prompt
 
 
 async def test_an_edited_message_keeps_only_its_new_text_in_the_prompt(
