@@ -87,7 +87,7 @@ class CrossProcessCaches:
 
     def _apply(self, event: dict[str, object]) -> None:
         kind = event.get("kind")
-        guild_id, user_id = int(event.get("guild_id") or 0), int(event.get("user_id") or 0)  # type: ignore[call-overload]
+        guild_id, user_id = _id(event.get("guild_id")), _id(event.get("user_id"))
         if kind == "member":
             self._manager.invalidate(guild_id, user_id)
         elif kind == "guild":
@@ -103,7 +103,8 @@ class CrossProcessCaches:
         elif kind == "forgot":
             if self.replies is not None:
                 statement = str(event.get("statement") or "")
-                names = [str(name) for name in event.get("names") or []]  # type: ignore[attr-defined]
+                listed = event.get("names")
+                names = [str(name) for name in listed] if isinstance(listed, list) else []
                 self._run(
                     self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
                 )
@@ -125,3 +126,8 @@ class CrossProcessCaches:
         await self.listener.stop()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _id(value: object) -> int:
+    """An id from an event payload (JSON numbers, or text), 0 when absent."""
+    return int(value) if isinstance(value, int | str) and str(value).isdigit() else 0
