@@ -187,6 +187,7 @@ class ConsoleSession:
                 self.bot_name,
                 reply.text,
                 viewer=Viewer.of_channels(BOT_USER_ID, {self.channel_id}),
+                reply_to_id=message_id,
             )
         )
         return self._answer(reply.text)

@@ -10,6 +10,7 @@ __all__ = ["explain_report", "plural"]
 
 _SOURCES = {
     "facts": 'facts members asked it to remember (/remember, "remember that ...")',
+    "learned": "facts it learned from what they said in chat",
     "today": "a summary of what they said today",
     "history": "a summary of the days before today (up to a week back)",
 }

@@ -125,3 +125,32 @@ async def confirm_fact(db: Executor, fact_id: int, day: date, message_ids: list[
 async def delete_facts(db: Executor, fact_ids: list[int]) -> int:
     result = await db.execute("DELETE FROM learned_facts WHERE id = ANY($1::bigint[])", fact_ids)
     return int(result.split()[-1])
+
+
+async def unlearn_said_by(
+    connection: asyncpg.Connection, guild_id: int, user_id: int
+) -> tuple[int, int, list[int]]:
+    """What chat taught about others from one member's words goes with the member ("bob is
+    allergic to kiwiberry jam", said by alice); a fact drawn from several members' messages
+    loses the member's ones. Run before the member's messages are deleted. Returns (facts
+    deleted, facts whose provenance was pruned, the members the deleted facts were about)."""
+    rows = await connection.fetch(
+        "DELETE FROM learned_facts WHERE guild_id = $1 AND said_by = $2 AND user_id <> $2"
+        " RETURNING user_id",
+        guild_id,
+        user_id,
+    )
+    pruned = await connection.execute(
+        """
+        UPDATE learned_facts f SET message_ids = ARRAY(
+            SELECT mid FROM unnest(f.message_ids) AS mid
+            WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.message_id = mid
+                              AND m.guild_id = $1 AND m.author_id = $2))
+        WHERE f.guild_id = $1 AND f.user_id <> $2 AND EXISTS (
+            SELECT 1 FROM messages m WHERE m.message_id = ANY(f.message_ids)
+              AND m.guild_id = $1 AND m.author_id = $2)
+        """,
+        guild_id,
+        user_id,
+    )
+    return len(rows), int(pruned.split()[-1]), sorted({row["user_id"] for row in rows})

@@ -115,6 +115,23 @@ async def add_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> No
     )
 
 
+async def remove_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> bool:
+    """Stop knowing a member by `alias` (any case); whether they had it."""
+    result = await db.execute(
+        """
+        UPDATE members SET aliases = ARRAY(SELECT a FROM unnest(aliases) AS a
+                                           WHERE lower(a) <> lower($3)),
+                           updated_at = now()
+        WHERE guild_id = $1 AND user_id = $2
+          AND EXISTS (SELECT 1 FROM unnest(aliases) AS a WHERE lower(a) = lower($3))
+        """,
+        guild_id,
+        user_id,
+        clean_text(alias),
+    )
+    return result.split()[-1] != "0"
+
+
 async def get_member(db: Executor, guild_id: int, user_id: int) -> Member | None:
     row = await db.fetchrow(
         f"SELECT {_COLUMNS} FROM members WHERE guild_id = $1 AND user_id = $2", guild_id, user_id

@@ -14,6 +14,8 @@ from typing import Any
 
 import asyncpg
 
+from db.learned import unlearn_said_by
+
 Executor = asyncpg.Pool | asyncpg.Connection
 
 # Tables this module handles by name; everything else goes through the generic sweep.
@@ -90,6 +92,8 @@ async def member_has_data(db: Executor, guild_id: int, user_id: int) -> bool:
                 OR EXISTS (SELECT 1 FROM historical_summaries
                            WHERE guild_id = $1 AND user_id = $2)
                 OR EXISTS (SELECT 1 FROM merged_contexts WHERE guild_id = $1 AND user_id = $2)
+                OR EXISTS (SELECT 1 FROM learned_facts
+                           WHERE guild_id = $1 AND (user_id = $2 OR said_by = $2))
             """,
             guild_id,
             user_id,
@@ -170,6 +174,12 @@ async def fetch_member_data(db: Executor, guild_id: int, user_id: int) -> dict[s
             " ORDER BY end_day"
         ),
         "merged_context": merged[0] if merged else None,
+        # What chat taught the bot about others from this member's words (said_by them).
+        "learned_facts_said_by_member": await rows(
+            "SELECT id, user_id AS about_user_id, subject, statement, message_ids, first_seen,"
+            " last_seen, current FROM learned_facts"
+            " WHERE guild_id = $1 AND said_by = $2 AND user_id <> $2 ORDER BY id"
+        ),
     }
     other: dict[str, list[dict[str, Any]]] = {}
     for table, column in await other_member_tables(db):
@@ -252,6 +262,9 @@ async def purge_member_rows(
     g, u = guild_id, user_id
     patterns = name_patterns(names)
     mention = f"<@!?{u}>"
+    # What chat taught about others from their words goes too (before their messages do).
+    unlearned, pruned, said = await unlearn_said_by(connection, g, u)
+    purge.counts.rows.update(learned_facts_said_by=unlearned, learned_facts_provenance=pruned)
     affected = await connection.fetch(
         """
         SELECT DISTINCT (created_at AT TIME ZONE $3)::date AS day FROM messages
@@ -284,6 +297,7 @@ async def purge_member_rows(
     for label, sql in _OWN_ROWS[1:]:
         await purge.run(label, sql, g, u)
     await _drop_others_derived(purge, days, patterns)
+    await _drop_contexts_of(purge, said)
     for table, column in await other_member_tables(connection):
         await purge.run(
             table,
@@ -296,6 +310,18 @@ async def purge_member_rows(
     counts = purge.counts
     counts.rows = {label: n for label, n in counts.rows.items() if n}
     return counts
+
+
+async def _drop_contexts_of(purge: _Purge, others: list[int]) -> None:
+    """Stored contexts of those the member's words taught facts about: never served again."""
+    if others:
+        await purge.run(
+            "others_merged_contexts",
+            "DELETE FROM merged_contexts WHERE guild_id = $1 AND user_id = ANY($2::bigint[])",
+            purge.g,
+            others,
+        )
+    purge.counts.others_invalidated = sorted(set(purge.counts.others_invalidated) | set(others))
 
 
 async def _drop_others_derived(purge: _Purge, days: list[date], patterns: list[str]) -> None:
@@ -323,7 +349,9 @@ async def _drop_others_derived(purge: _Purge, days: list[date], patterns: list[s
         u,
         patterns,
     )
-    counts.rows["others_merged_contexts"] = len(dropped_contexts)
+    counts.rows["others_merged_contexts"] = counts.rows.get("others_merged_contexts", 0) + len(
+        dropped_contexts
+    )
     counts.others_invalidated = sorted(row["user_id"] for row in dropped_contexts)
     if days:
         # their historical summaries were dropped above: their cached contexts are stale too

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Sequence
 
 import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
 from memory.context import MemoryManager
+from memory.replies import ReplyComposer
 
 _log = logging.getLogger(__name__)
 
@@ -21,6 +23,9 @@ class CrossProcessCaches:
     def __init__(self, pool: asyncpg.Pool, manager: MemoryManager) -> None:
         self._pool = pool
         self._manager = manager
+        # The conversation windows (set once the composer exists): words that are gone leave
+        # them in every process too.
+        self.replies: ReplyComposer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._origin = new_origin()
         self.listener = InvalidationListener(
@@ -39,6 +44,36 @@ class CrossProcessCaches:
         self._manager.messages_changed()
         self._publish(kind="messages")
 
+    async def member_gone(self, guild_id: int, user_id: int) -> None:
+        """A member opted out or was purged: their contexts and their turns in every window
+        go, and their next messages stay out of the windows, in every process."""
+        self._manager.invalidate(guild_id, user_id)
+        if self.replies is not None:
+            await self.replies.keeper.member_gone(guild_id, user_id)
+        self._publish(kind="gone", guild_id=guild_id, user_id=user_id)
+
+    def member_back(self, guild_id: int, user_id: int) -> None:
+        """Opted in again: every process lets their words into the windows again."""
+        self._manager.invalidate(guild_id, user_id)
+        if self.replies is not None:
+            self.replies.keeper.member_back(guild_id, user_id)
+        self._publish(kind="back", guild_id=guild_id, user_id=user_id)
+
+    async def forgot(
+        self, guild_id: int, user_id: int, statement: str, names: Sequence[str]
+    ) -> None:
+        """A statement was forgotten: it leaves every process's windows (contexts follow the
+        fact change itself)."""
+        if self.replies is not None:
+            await self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
+        self._publish(
+            kind="forgot",
+            guild_id=guild_id,
+            user_id=user_id,
+            statement=statement,
+            names=list(names),
+        )
+
     def _publish(self, **event: object) -> None:
         task = asyncio.create_task(self._send(event))
         self._tasks.add(task)
@@ -52,14 +87,47 @@ class CrossProcessCaches:
 
     def _apply(self, event: dict[str, object]) -> None:
         kind = event.get("kind")
+        guild_id, user_id = _id(event.get("guild_id")), _id(event.get("user_id"))
         if kind == "member":
-            self._manager.invalidate(int(event["guild_id"]), int(event["user_id"]))  # type: ignore[arg-type]
+            self._manager.invalidate(guild_id, user_id)
         elif kind == "guild":
-            self._manager.invalidate_guild(int(event["guild_id"]))  # type: ignore[arg-type]
+            self._manager.invalidate_guild(guild_id)
+        elif kind == "gone":
+            self._manager.invalidate(guild_id, user_id)
+            if self.replies is not None:
+                self._run(self.replies.keeper.member_gone(guild_id, user_id))
+        elif kind == "back":
+            self._manager.invalidate(guild_id, user_id)
+            if self.replies is not None:
+                self.replies.keeper.member_back(guild_id, user_id)
+        elif kind == "forgot":
+            if self.replies is not None:
+                statement = str(event.get("statement") or "")
+                listed = event.get("names")
+                names = [str(name) for name in listed] if isinstance(listed, list) else []
+                self._run(
+                    self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
+                )
         else:
             self._manager.messages_changed()
+
+    def _run(self, work: Awaitable[object]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                _log.exception("applying another process's invalidation failed")
+
+        task = asyncio.create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def aclose(self) -> None:
         await self.listener.stop()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _id(value: object) -> int:
+    """An id from an event payload (JSON numbers, or text), 0 when absent."""
+    return int(value) if isinstance(value, int | str) and str(value).isdigit() else 0

@@ -18,6 +18,7 @@ from functools import partial
 
 import asyncpg
 
+from db.consent import is_remembered
 from db.state import get_state, set_state
 from db.usage import usage_since
 from memory._background import open_background, open_usage
@@ -231,6 +232,7 @@ def _services(
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
+    manager.on_learned(caches.member)  # a fact learned from chat shows at once, everywhere
     facts = FactService(
         pool,
         llm,
@@ -269,6 +271,8 @@ def _services(
             invalidate=caches.member,
             resummarize=resummarize,
             forget_member=episodes.forget_member,
+            member_gone=caches.member_gone,
+            member_back=caches.member_back,
         ),
         default_timezone=settings.default_timezone,
         clock=clock,
@@ -278,6 +282,13 @@ def _services(
     recorder, budget = open_usage(settings, telemetry, pool, llm)
     retention, worker = open_background(
         settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
+    )
+    replies = _reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings, episodes)
+    caches.replies = replies  # gone words leave the windows of every process
+    facts.subscribe_forget(
+        lambda guild_id, member, statement: caches.forgot(
+            guild_id, member.user_id, statement, member.names
+        )
     )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
@@ -294,9 +305,7 @@ def _services(
         manager=manager,
         facts=facts,
         commands=commands,
-        replies=_reply_composer(
-            settings, clock, telemetry, pool, llm, manager, embeddings, episodes
-        ),
+        replies=replies,
         privacy=privacy,
         retention=retention,
         usage=usage,
@@ -368,6 +377,7 @@ def _reply_composer(
         recall=recalled,
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
         episode=episodes.reply_context,
+        remembered=lambda guild_id, user_id: is_remembered(pool, guild_id, user_id),
     )
 
 

@@ -91,7 +91,7 @@ async def handle(
     out = out or sys.stdout
     err = err or sys.stderr
     include_bots = settings.ingest_bot_messages if args.include_bots is None else True
-    failures = 0
+    failures = partial = 0
     results: list[ImportResult] = []
     paths = export_paths(args.files)
     async with open_cli_memory(settings, create=True) as memory:
@@ -120,6 +120,11 @@ async def handle(
             bar.update(size, result.seen, force=True)
             bar.finish()
             print(result.summary(), file=out)
+            for message_id, reason in result.bad_rows:
+                print(
+                    f"memorybot import: {path}: message {message_id} left out: {reason}", file=err
+                )
+            partial += bool(result.bad_rows)
             results.append(result)
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
@@ -130,8 +135,13 @@ async def handle(
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:
         print(f"memorybot import: {failures} of {plural(len(paths), 'file')} failed", file=err)
-        return 1
-    return 0
+    if partial:
+        print(
+            f"memorybot import: {partial} of {plural(len(paths), 'file')} had messages left out"
+            " (named above); the rest of them was imported",
+            file=err,
+        )
+    return 1 if failures or partial else 0
 
 
 async def learn_days(

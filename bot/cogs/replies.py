@@ -98,6 +98,29 @@ class RepliesCog(commands.Cog, name="Replies"):
             _log.exception("could not add message %s to the window", message.id)
 
     @commands.Cog.listener()
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        """The window keeps an edited message's new text, never the old one."""
+        if payload.guild_id is None:
+            return
+        try:
+            await self.composer.keeper.message_edited(
+                payload.guild_id, payload.message_id, clean_text(payload.message.content)
+            )
+        except Exception:
+            _log.exception("could not update edited message %s in the window", payload.message_id)
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        """A deleted message leaves the window (with the bot's answer to it)."""
+        if payload.guild_id is not None:
+            await self.composer.keeper.messages_deleted([payload.message_id])
+
+    @commands.Cog.listener()
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        if payload.guild_id is not None:
+            await self.composer.keeper.messages_deleted(list(payload.message_ids))
+
+    @commands.Cog.listener()
     async def on_addressed_message(self, message: discord.Message, text: str) -> None:
         if message.guild is None:
             return
@@ -179,6 +202,7 @@ class RepliesCog(commands.Cog, name="Replies"):
                     author_name=self.memory.settings.bot_name,
                     content="\n".join(parts),
                     viewer=Viewer.of_channels(self.bot.user.id, {message.channel.id}),
+                    reply_to_id=message.id,
                 )
             )
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 
 import asyncpg
 
 from db.consent import is_remembered
-from db.members import add_alias
+from db.members import add_alias, remove_alias
 from memory.commands._limit import Admission, CommandRateLimiter
 from memory.commands._replies import CommandReplies
 from memory.commands._types import (
@@ -138,6 +139,7 @@ class CommandOperations:
         if not await self._may_change(ctx, member):
             return self._refuse(ctx, "forget", member)
         text = await self._prepare(ctx, statement)
+        member, unaliased = await self._unalias(ctx, member, text, resolution.query)
         try:
             change = await self.facts.forget(
                 ctx.guild_id,
@@ -149,9 +151,22 @@ class CommandOperations:
             )
         except FactError as exc:
             return self._fact_error(ctx, "forget", member, exc)
-        if change.found:
+        if change.found or unaliased:
             return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
         return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
+
+    async def _unalias(
+        self, ctx: CommandContext, member: Member, text: str, query: str
+    ) -> tuple[Member, bool]:
+        """ "Forget that alice is Sergey": Sergey stops being one of her names (the directory),
+        and the forget goes on without it, so every sentence saying it is dropped."""
+        alias = identity_alias(text, [query, *member.names])
+        held = {name.lower(): name for name in member.aliases}
+        if alias is None or alias.lower() not in held:
+            return member, False
+        await remove_alias(self._pool, ctx.guild_id, member.user_id, alias)
+        kept = tuple(name for name in member.aliases if name.lower() != alias.lower())
+        return replace(member, aliases=kept), True
 
     async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, None)

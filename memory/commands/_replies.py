@@ -29,7 +29,7 @@ class CommandReplies:
         return f"{member.display_name} asked not to be remembered, so I keep nothing about them."
 
     def let_go(self, limit: int, dropped: tuple[str, ...]) -> str:
-        shown = "; ".join(dropped[:3]) + ("; ..." if len(dropped) > 3 else "")
+        shown = "; ".join(dropped)  # every one: a fact let go of is never let go silently
         return f"To stay within {limit} characters I no longer keep: {shown}"
 
     def attributed(self, member: Member, author: Member) -> str:

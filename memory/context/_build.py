@@ -109,6 +109,8 @@ class ContextBuilder:
         self.contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
             "context", cache_context_size, telemetry=telemetry
         )
+        # Today's entries dropped by `messages_changed` (read again without reading ahead).
+        self._changed: set[tuple[int, date, int]] = set()
         # Content hash and day of each member's stored merged_contexts row, as far as this
         # process knows (the day says whom the bot was asked about lately: the closing batch).
         self._stored_hash: LRUCache[tuple[int, int], tuple[str, str | None]] = LRUCache(
@@ -129,6 +131,10 @@ class ContextBuilder:
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
+        # Today's pass may just have learned something about the member ("I moved to Lisbon"):
+        # this very build says it.
+        learned = await learned_store.current_facts(self._pool, guild_id, user_id)
+        inputs.facts = with_learned(inputs.told, learned)
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
         closed = await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
@@ -174,10 +180,14 @@ class ContextBuilder:
             if waiting is not None:
                 stats.cache("today", True)
                 return waiting
+        # Dropped because stored messages changed (an edit, a delete): only the changed
+        # stretches are read again now; what is new waits for the hour's pass as before.
+        read_new = key not in self._changed
+        self._changed.discard(key)
         notes, hit = await self.today.get_or_compute(
             key,
             lambda: self.daily.notes.fold(
-                guild_id, today, timezone, until=self._clock.now(), stats=stats
+                guild_id, today, timezone, until=self._clock.now(), stats=stats, read_new=read_new
             ),
             guild_id=guild_id,
         )
@@ -199,6 +209,7 @@ class ContextBuilder:
             facts=with_learned(facts.blob.strip() if facts else "", learned),
             forgotten=forgotten,
             guild_forgotten=guild_forgotten,
+            told=facts.blob.strip() if facts else "",
         )
 
     async def _refresh_days(
@@ -289,6 +300,11 @@ class ContextBuilder:
         # the stretches that changed are re-read, the others cost one query).
         dropped += self.today.invalidate(lambda key: key[0] == guild_id)
         return dropped + self.history.cache.invalidate(lambda key: key[:2] == member)
+
+    def messages_changed(self) -> None:
+        """Stored messages were edited or deleted: today's notes held in memory may carry the
+        old words, so they are read again (only the changed stretches) on next use."""
+        self.today.invalidate(lambda key: self._changed.add(key) is None)
 
     def day_changed(self, guild_id: int, day: date) -> None:
         self.today.invalidate(lambda key: key[0] == guild_id and key[1] == day)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -249,6 +250,11 @@ class MemoryManager:
         states = await day_states(self._pool, guild_id, days, timezone, start, end)
         return [day for day in days if states[day].due and not states[day].expired]
 
+    def on_learned(self, listener: Callable[[int, int], None]) -> None:
+        """Call `listener(guild_id, user_id)` when reading chat learned or confirmed facts about
+        a member (usually `invalidate`, published to every process)."""
+        self._builder.daily.notes.on_learned = listener
+
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""
         self._warm.invalidate_guild(guild_id)
@@ -256,8 +262,10 @@ class MemoryManager:
 
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted somewhere: past days may be stale, so no
-        warm build is trusted; the next request re-checks the days (no LLM call unless stale)."""
+        warm build is trusted; the next request re-checks the days (no LLM call unless stale),
+        and today's notes held in memory are read again where their messages changed."""
         self._warm.clear()
+        self._builder.messages_changed()
 
     async def timezone(self, guild_id: int) -> str:
         """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""

@@ -51,10 +51,21 @@ class ContextInputs:
     history_text: str = ""
     newest_text: str = ""  # the newer days, when the narrative is a day or two behind
     history_days: list[date] = field(default_factory=list)
+    told: str = ""  # the explicit facts alone (`facts` adds the learned ones)
 
     @property
     def names(self) -> list[str]:
         return [self.member.name, *self.member.aliases]
+
+    @property
+    def told_chars(self) -> int:
+        """Characters of the facts members asked the bot to remember (the rest was learned)."""
+        return len(self.told) if self.facts.startswith(self.told) else len(self.facts)
+
+    @property
+    def learned_chars(self) -> int:
+        """Characters of facts the bot learned from chat (`with_learned`'s section)."""
+        return len(self.facts) - self.told_chars
 
     def clean(self, text: str) -> str:
         """`text` without sentences restating anything forgotten about this member, or about

@@ -33,6 +33,7 @@ def served_context(
         today=inputs.today,
         timezone=inputs.timezone,
         facts_chars=len(inputs.facts),
+        learned_chars=inputs.learned_chars,
         today_chars=len(inputs.today_text),
         history_chars=len(inputs.history_text),
         history_detail=history_detail,
@@ -58,7 +59,7 @@ def report_of(
         timezone=served.timezone,
         max_chars=max_chars,
         sources=[
-            SourceReport("facts", served.facts_chars, "user_facts"),
+            *_facts_sources(served.facts_chars - served.learned_chars, served.learned_chars),
             SourceReport("today", served.today_chars, served.today.isoformat()),
             SourceReport("history", served.history_chars, served.history_detail),
         ],
@@ -92,7 +93,7 @@ def fallback_report(
     sources = []
     if inputs is not None:
         sources = [
-            SourceReport("facts", len(inputs.facts), "user_facts"),
+            *_facts_sources(inputs.told_chars, inputs.learned_chars),
             SourceReport("today", len(inputs.today_text), f"{today} (stored, verbatim)"),
             SourceReport("history", len(inputs.history_text), "stored, verbatim"),
         ]
@@ -111,6 +112,15 @@ def fallback_report(
         elapsed_ms=_elapsed_ms(started),
         shared=shared,
     )
+
+
+def _facts_sources(told: int, learned: int) -> list[SourceReport]:
+    """Facts members asked to be remembered, and (when there are any) facts learned from
+    chat: shown apart, so neither is mistaken for the other."""
+    sources = [SourceReport("facts", told, "user_facts")]
+    if learned:
+        sources.append(SourceReport("learned", learned, "learned_facts"))
+    return sources
 
 
 def _elapsed_ms(started: float) -> float:

@@ -40,6 +40,7 @@ class ServedContext:
     history_chars: int
     history_detail: str
     bucket: HourBucket
+    learned_chars: int = 0  # of facts_chars, what was learned from chat (not told)
 
     @property
     def text(self) -> str | None:

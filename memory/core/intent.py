@@ -140,6 +140,17 @@ def is_memory_command(text: str, *, bot_name: str) -> bool:
     return prefilter(body, has_reply=True).parsed is not None
 
 
+def is_forget_command(text: str, *, bot_name: str) -> bool:
+    """A memory command asking to forget something (the conversation window leaves it out: it
+    repeats the very words forgotten)."""
+    if not is_memory_command(text, bot_name=bot_name):
+        return False
+    body = addressed_text(text, bot_name=bot_name)
+    body = _LEADING_MENTION.sub("", text, count=1) if body is None else body
+    parsed = prefilter(body, has_reply=True).parsed
+    return parsed is not None and parsed.kind.startswith("forget")
+
+
 def _without_bot_mention(text: str, bot_user_id: int | None) -> str:
     if bot_user_id is None:
         return text

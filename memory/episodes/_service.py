@@ -24,6 +24,7 @@ from memory.core.viewer import Viewer
 from memory.episodes import _asked as asked
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
+from memory.episodes._forgotten import load_forgotten, scrub_episodes
 from memory.episodes._segment import SegmentRules
 from memory.episodes._summaries import EpisodeSummarizer
 from memory.episodes._views import Episode, catch_up_line, working_memory
@@ -170,11 +171,19 @@ class EpisodeService:
             channel_ids=_channels(viewer),
             limit=limit,
         )
-        return [Episode.from_row(row) for row in rows]
+        return await self._scrubbed(guild_id, [Episode.from_row(row) for row in rows])
+
+    async def _scrubbed(self, guild_id: int, episodes: list[Episode]) -> list[Episode]:
+        """Episodes as served: without sentences restating what a member asked to forget."""
+        if not episodes:
+            return episodes
+        return scrub_episodes(episodes, await load_forgotten(self._pool, guild_id))
 
     async def current(self, guild_id: int, channel_id: int) -> Episode | None:
         row = await reads.current(self._pool, guild_id, channel_id)
-        return Episode.from_row(row) if row else None
+        if row is None:
+            return None
+        return (await self._scrubbed(guild_id, [Episode.from_row(row)]))[0]
 
     async def search(
         self, guild_id: int, question: str, *, viewer: Viewer | None, limit: int = 5
@@ -185,7 +194,7 @@ class EpisodeService:
         rows = await reads.search(
             self._pool, guild_id, terms, channel_ids=_channels(viewer), limit=limit
         )
-        return [Episode.from_row(row) for row in rows]
+        return await self._scrubbed(guild_id, [Episode.from_row(row) for row in rows])
 
     async def timezone(self, guild_id: int) -> str:
         return (await self._guilds.get(guild_id)).timezone
@@ -284,7 +293,7 @@ class EpisodeService:
         if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
             await self.summarizer.summarize_open(guild_id, row, model=False)
             row = await reads.current(self._pool, guild_id, channel_id) or row
-        return Episode.from_row(row)
+        return (await self._scrubbed(guild_id, [Episode.from_row(row)]))[0]
 
     # --- the digest ----------------------------------------------------------------------
 

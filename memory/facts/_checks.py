@@ -18,25 +18,30 @@ from memory.llm import contradicts, same_claim, third_person
 _REWORDED = 0.5
 
 
-def _kept(sentence: str, merged: list[str], names: Sequence[str]) -> bool:
+def _kept(sentence: str, merged: list[str], names: Sequence[str], *, strict: bool = False) -> bool:
     tokens = content_tokens(sentence, ignore=names)
     if not tokens:
         return True
     return any(
         restates(candidate, sentence, names=names)
-        or jaccard(tokens, content_tokens(candidate, ignore=names)) >= _REWORDED
+        or (not strict and jaccard(tokens, content_tokens(candidate, ignore=names)) >= _REWORDED)
         for candidate in merged
     )
 
 
-def dropped_claims(old_blob: str, merged: str, statement: str, names: Sequence[str]) -> list[str]:
-    """Old sentences the merge lost although the new statement did not replace them."""
+def dropped_claims(
+    old_blob: str, merged: str, statement: str, names: Sequence[str], *, strict: bool = False
+) -> list[str]:
+    """Old sentences the merge lost although the new statement did not replace them. `strict`
+    counts a sentence kept only when a merged one says all of it: "key 3 under pot 3" is not
+    kept by "key 13 under pot 13" (for telling what was let go of for room, where near-alike
+    facts are the ones a full blob drops)."""
     new = third_person(statement, names[0], names[1:]) if names else statement
     merged_sentences = split_sentences(merged)
     return [
         sentence
         for sentence in split_sentences(old_blob)
-        if not _kept(sentence, merged_sentences, names)
+        if not _kept(sentence, merged_sentences, names, strict=strict)
         and not contradicts(sentence, new, names)
         and not same_claim(sentence, new, names)
     ]

@@ -21,6 +21,9 @@ _log = logging.getLogger(__name__)
 
 # Second try when a merge comes back over the cap: ask for this share of it.
 _TIGHTER = 0.8
+# Past this share of FACTS_MAX_CHARS (old facts plus the new one) a merge may have had to let
+# facts go for room: those it no longer says in full are reported.
+_FULL = 0.9
 
 
 class FactMerger:
@@ -73,6 +76,10 @@ class FactMerger:
             lost = dropped_claims(blob, merged, statement, names)
             if not holds_statement(merged, statement, names):
                 raise FactsUnavailable("the new fact could not be merged")
+        if len(blob) + len(statement) >= self._settings.facts_max_chars * _FULL:
+            # Room was short: whatever the merge no longer says in full was let go of to make
+            # it, and the member is told (near-alike facts pass the lenient check above).
+            lost = dropped_claims(blob, merged, statement, names, strict=True)
         return merged, tuple(lost)
 
     async def _merge_with(

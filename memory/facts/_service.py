@@ -52,6 +52,8 @@ from memory.llm import LLMError, MemoryLLM
 _log = logging.getLogger(__name__)
 
 ChangeListener = Callable[[int, int], Awaitable[None] | None]
+# (guild id, member, statement): a forget was asked for; what else holds the words drops them.
+ForgetListener = Callable[[int, Member, str], Awaitable[None] | None]
 
 OPTIMISTIC_ATTEMPTS = 3
 
@@ -77,6 +79,7 @@ class FactService:
         self._settings = settings
         self._telemetry = telemetry
         self._listeners: list[ChangeListener] = [on_change] if on_change else []
+        self._forget_listeners: list[ForgetListener] = []
         self._locks = KeyedLock()
         # The rare locked attempt may make the merge's two model calls, each with its timeout.
         self._locked_budget = settings.llm_timeout_seconds * 3
@@ -89,6 +92,11 @@ class FactService:
     def subscribe(self, listener: ChangeListener) -> None:
         """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
         self._listeners.append(listener)
+
+    def subscribe_forget(self, listener: ForgetListener) -> None:
+        """Call `listener(guild_id, member, statement)` after every forget, found or not: the
+        words may live where the blob does not (the conversation window)."""
+        self._forget_listeners.append(listener)
 
     # --- reads ------------------------------------------------------------------------------
 
@@ -167,6 +175,13 @@ class FactService:
                 change = replace(change, found=True)
             span.update(found=change.found, version=change.version, unlearned=unlearned or None)
         await self._notify(guild_id, member.user_id)
+        for listener in list(self._forget_listeners):
+            try:
+                result = listener(guild_id, member, text)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                _log.exception("forget listener failed for %s/%s", guild_id, member.user_id)
         return change
 
     async def _unlearn(self, guild_id: int, member: Member, statement: str) -> int:

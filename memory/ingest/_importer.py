@@ -3,7 +3,9 @@
 Why: a server's history before the bot joined is what the summaries and replies need on day
 one. A file is streamed (constant memory) and written in one transaction: a malformed or
 truncated file raises `ExportFormatError` naming the problem and leaves nothing behind, and
-importing the same file twice adds nothing (messages are idempotent on id).
+importing the same file twice adds nothing (messages are idempotent on id). One bad message
+(an id out of range, a missing author, a row the database refuses) costs only itself: the
+file's clean rows go in and each bad one is named (`ImportResult.bad_rows`: id, reason).
 """
 
 from __future__ import annotations
@@ -22,32 +24,18 @@ from db import consent as consent_store
 from db import guilds as guild_store
 from db import members as member_store
 from db import messages as message_store
-from memory.core.clock import ensure_aware
 from memory.core.models import ChatMessage, Member
-from memory.core.surrogates import (
-    attachment_surrogate,
-    clean_name,
-    compose_content,
-    embed_is_link_preview,
-    embed_surrogate,
-    sticker_surrogate,
-)
+from memory.core.surrogates import clean_name
 from memory.core.telemetry import Telemetry
 from memory.ingest._batch import describe_error, is_data_error
+from memory.ingest._export_rows import ExportFormatError, bad_row, parse_message, snowflake
 from memory.ingest._json_stream import JsonStreamError, ObjectStream
 
 _log = logging.getLogger(__name__)
 
-# Conversation; joins, pins, calls, thread notices and the like are not imported.
-CONVERSATION_TYPES = frozenset({"Default", "Reply"})
 BATCH = 1000
-MAX_ID = 2**63 - 1  # ids are PostgreSQL bigint
 
 Progress = Callable[[int, int], None]  # (bytes read, messages seen)
-
-
-class ExportFormatError(ValueError):
-    """The file is not a usable export; the message says what is wrong and where."""
 
 
 @dataclass
@@ -67,6 +55,8 @@ class ImportResult:
     # Time span of the messages stored or already present (the import explains its day window).
     first_at: datetime | None = None
     last_at: datetime | None = None
+    # Messages left out because they could not be read or stored: (message id, reason).
+    bad_rows: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         return (
@@ -79,6 +69,7 @@ class ImportResult:
                 if self.skipped_consent
                 else ""
             )
+            + (f", {len(self.bad_rows)} bad messages left out" if self.bad_rows else "")
         )
 
 
@@ -89,116 +80,6 @@ class _Header:
     channel_id: int | None = None
     channel_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _snowflake(value: Any, what: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        number = value
-    elif isinstance(value, str) and value.isascii() and value.isdigit():
-        number = int(value)
-    else:
-        raise ExportFormatError(f"{what} is not an id: {_shown(value)}")
-    if number > MAX_ID:
-        raise ExportFormatError(f"{what} is out of range for an id: {number}")
-    return number
-
-
-def _shown(value: Any) -> str:
-    """A bad value for an error message: short, and printable whatever it holds."""
-    text = clean_name(value) if isinstance(value, str) else repr(value)
-    return repr((text or "")[:40])
-
-
-def _time(value: Any, what: str) -> datetime:
-    if not isinstance(value, str):
-        raise ExportFormatError(f"{what} is missing or not a timestamp")
-    text = value.strip()
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        return ensure_aware(datetime.fromisoformat(text))
-    except ValueError:
-        raise ExportFormatError(f"{what} is not an ISO timestamp: {value!r}") from None
-
-
-def _person(raw: Any, guild_id: int, what: str) -> Member:
-    if not isinstance(raw, dict):
-        raise ExportFormatError(f"{what} is missing")
-    name = clean_name(raw["name"]) if isinstance(raw.get("name"), str) else None
-    nickname = clean_name(raw["nickname"]) if isinstance(raw.get("nickname"), str) else None
-    return Member(
-        guild_id=guild_id,
-        user_id=_snowflake(raw.get("id"), f"{what}.id"),
-        username=name,
-        # the export's "nickname" is the guild display name; it equals the username when unset
-        nickname=nickname if nickname and nickname != name else None,
-        is_bot=bool(raw.get("isBot", False)),
-    )
-
-
-def _list(raw: dict[str, Any], key: str) -> list[Any]:
-    value = raw.get(key) or []
-    if not isinstance(value, list):
-        raise ExportFormatError(f"{key!r} is not a list")
-    return value
-
-
-def parse_message(
-    raw: Any, *, guild_id: int, channel_id: int, max_chars: int
-) -> tuple[ChatMessage | None, list[Member]]:
-    """One export entry -> (message, or None for non-conversation; people it names)."""
-    if not isinstance(raw, dict):
-        raise ExportFormatError("a message is not an object")
-    message_id = _snowflake(raw.get("id"), "id")
-    try:
-        author = _person(raw.get("author"), guild_id, "author")
-        mentioned = [
-            _person(m, guild_id, "mention") for m in _list(raw, "mentions") if isinstance(m, dict)
-        ]
-        created_at = _time(raw.get("timestamp"), "timestamp")
-        edited_raw = raw.get("timestampEdited")
-        edited_at = _time(edited_raw, "timestampEdited") if edited_raw else None
-        content = raw.get("content") or ""
-        if not isinstance(content, str):
-            raise ExportFormatError("content is not text")
-        if raw.get("type", "Default") not in CONVERSATION_TYPES:
-            return None, [author, *mentioned]
-        surrogates: list[str | None] = [
-            attachment_surrogate(str(a.get("fileName") or a.get("url") or "file"))
-            for a in _list(raw, "attachments")
-            if isinstance(a, dict)
-        ]
-        for embed in _list(raw, "embeds"):
-            if isinstance(embed, dict) and not embed_is_link_preview(embed.get("url"), content):
-                surrogates.append(
-                    embed_surrogate(
-                        title=embed.get("title"),
-                        description=embed.get("description"),
-                        url=embed.get("url"),
-                    )
-                )
-        surrogates += [
-            sticker_surrogate(str(s.get("name") or "sticker"))
-            for s in _list(raw, "stickers")
-            if isinstance(s, dict)
-        ]
-        reference = raw.get("reference") or {}
-        reply_to = reference.get("messageId") if isinstance(reference, dict) else None
-    except ExportFormatError as exc:
-        raise ExportFormatError(f"message {message_id}: {exc}") from None
-    message = ChatMessage(
-        message_id=message_id,
-        guild_id=guild_id,
-        channel_id=channel_id,
-        author_id=author.user_id,
-        content=compose_content(content, surrogates, max_chars=max_chars),
-        created_at=created_at,
-        reply_to_id=_snowflake(reply_to, "reference.messageId") if reply_to else None,
-        mention_ids=tuple(dict.fromkeys(m.user_id for m in mentioned)),
-        author_is_bot=author.is_bot,
-        edited_at=edited_at,
-    )
-    return message, [author, *mentioned]
 
 
 class ExportImporter:
@@ -276,12 +157,16 @@ class ExportImporter:
             if result.seen == 0:
                 await self._begin(connection, header, result)
             result.seen += 1
-            message, people = parse_message(
-                value,
-                guild_id=header.guild_id,
-                channel_id=header.channel_id,
-                max_chars=self._max_chars,
-            )
+            try:
+                message, people = parse_message(
+                    value,
+                    guild_id=header.guild_id,
+                    channel_id=header.channel_id,
+                    max_chars=self._max_chars,
+                )
+            except ExportFormatError as exc:  # this message only: the rest of the file goes in
+                result.bad_rows.append(bad_row(value, result.seen, exc))
+                continue
             for person in people:
                 members[person.user_id] = _merge(members.get(person.user_id), person)
             if message is None:
@@ -331,7 +216,7 @@ class ExportImporter:
     ) -> None:
         if not batch:
             return
-        new = await message_store.insert_messages(connection, batch)
+        new = await self._insert(connection, batch, result)
         refused = await consent_store.unstorable_authors(
             connection, batch[0].guild_id, [m.author_id for m in batch]
         )
@@ -344,12 +229,36 @@ class ExportImporter:
         result.existing += len(batch) - new - skipped
         batch.clear()
 
+    async def _insert(
+        self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult
+    ) -> int:
+        """Insert a batch; when the database refuses it, row by row, so only the refused rows
+        are left out (each named)."""
+        try:
+            async with connection.transaction():  # a savepoint: a refusal undoes this batch only
+                return await message_store.insert_messages(connection, batch)
+        except Exception as exc:
+            if not is_data_error(exc):
+                raise
+        new = 0
+        for message in list(batch):
+            try:
+                async with connection.transaction():
+                    new += await message_store.insert_messages(connection, [message])
+            except Exception as exc:
+                if not is_data_error(exc):
+                    raise
+                reason = f"the database refused it: {describe_error(exc)}"
+                result.bad_rows.append((str(message.message_id), reason))
+                batch.remove(message)
+        return new
+
 
 def _read_header(header: _Header, key: str, value: Any) -> None:
     if key in ("guild", "channel"):
         if not isinstance(value, dict):
             raise ExportFormatError(f"{key!r} is not an object")
-        ident = _snowflake(value.get("id"), f"{key}.id")
+        ident = snowflake(value.get("id"), f"{key}.id")
         name = clean_name(value["name"]) if isinstance(value.get("name"), str) else None
         if key == "guild":
             header.guild_id, header.guild_name = ident, name

@@ -108,7 +108,7 @@ class JobQueue:
                 int(job.id),
                 str(job.entrypoint),
                 describe_payload(job.payload),
-                job.attempts,
+                job.attempts + 1,  # pgqueuer counts the retries; the first run is one more
                 errors.get(int(job.id)),
             )
             for job in jobs

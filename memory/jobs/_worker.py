@@ -216,7 +216,9 @@ class JobWorker:
         def build(parameters: EntrypointExecutorParameters) -> DatabaseRetryEntrypointExecutor:
             return DatabaseRetryEntrypointExecutor(
                 parameters,
-                max_attempts=config.max_attempts,
+                # pgqueuer's max_attempts counts retries after the first run (it compares the
+                # retries made so far): JOB_MAX_ATTEMPTS counts every run, the first included.
+                max_attempts=config.max_attempts - 1,
                 initial_delay=config.retry_initial_delay,
                 max_delay=config.retry_max_delay,
                 backoff_multiplier=4.0,

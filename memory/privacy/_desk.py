@@ -52,6 +52,8 @@ ID_HINT = (
 
 FlushWrites = Callable[[], Awaitable[None]]
 Invalidate = Callable[[int, int], None]
+# A member opted out or was purged: their words leave every window, in every process.
+MemberGone = Callable[[int, int], Awaitable[None]]
 Resummarize = Callable[[int, date], Awaitable[object]]
 
 
@@ -64,6 +66,8 @@ class PrivacyHooks:
     resummarize: Resummarize
     # Episodes the member spoke in go and are cut again without them (purge, opt-out).
     forget_member: Callable[[int, int], Awaitable[None]] | None = None
+    member_gone: MemberGone | None = None
+    member_back: Invalidate | None = None
 
 
 class PrivacyDesk:
@@ -190,6 +194,8 @@ class PrivacyDesk:
             self._pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
         )
         self._hooks.invalidate(guild_id, user_id)
+        if self._hooks.member_back is not None:
+            self._hooks.member_back(guild_id, user_id)
         self._telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
@@ -213,6 +219,8 @@ class PrivacyDesk:
         await self._forget_episodes(subject.guild_id, subject.user_id)
         for user_id in (subject.user_id, *report.counts.others_invalidated):
             self._hooks.invalidate(subject.guild_id, user_id)
+        if self._hooks.member_gone is not None:
+            await self._hooks.member_gone(subject.guild_id, subject.user_id)
         days = list(report.counts.stale_days)
         if wait:
             report.resummarized.extend(await self._resummarize(subject.guild_id, days))
@@ -259,6 +267,7 @@ def describe_mine(document: dict[str, Any], *, optout_command: str = "/memory op
         if document.get("opted_out")
         else f"You are remembered here (use {optout_command} to stop that).",
         f"Facts I was told about you: {facts}" if facts else "Facts I was told about you: none.",
+        _learned_line(document),
     ]
     if messages:
         first = min(str(row["created_at"]) for row in messages)[:10]
@@ -272,3 +281,14 @@ def describe_mine(document: dict[str, Any], *, optout_command: str = "/memory op
         lines.append("Day summaries that mention you: none.")
     lines.append("Everything, as JSON, is attached (the same document as `user export`).")
     return "\n".join(lines)
+
+
+def _learned_line(document: dict[str, Any]) -> str:
+    """The facts chat taught about the member (current ones), counted and shown."""
+    held = (document.get("other_tables") or {}).get("learned_facts") or []
+    learned = [row for row in held if row.get("current")]
+    if not learned:
+        return "Facts I learned from chat about you: none."
+    shown = "; ".join(str(row["statement"]).rstrip(".") for row in learned[:5])
+    more = f"; and {len(learned) - 5} more" if len(learned) > 5 else ""
+    return f"Facts I learned from chat about you: {len(learned)} ({shown}{more})."

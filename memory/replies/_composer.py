@@ -23,8 +23,10 @@ from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
+from memory.replies._gate import WindowGate
+from memory.replies._keeper import WindowKeeper
 from memory.replies._tools import ReplyToolbox
-from memory.replies._window import ConversationWindows, Turn, WindowView
+from memory.replies._window import ConversationWindows, WindowView
 from prompts.loader import Raw, element, join, render
 
 _log = logging.getLogger(__name__)
@@ -35,6 +37,8 @@ class MemorySource(Protocol):
 
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
+# (guild id, user id) -> may the member's words be kept (not opted out, opted in where asked).
+Remembered = Callable[[int, int], Awaitable[bool]]
 # (guild id, question, viewer) -> (day, author name, text) of what was said about it, best
 # first, from the channels the viewer may read.
 Recall = Callable[[int, str, Viewer], Awaitable[list[tuple[str, str, str]]]]
@@ -67,6 +71,8 @@ class IncomingMessage:
     # Whose eyes the reply is for: the channels whose words it may carry (None: not known yet;
     # the composer then searches only the reply's own channel).
     viewer: Viewer | None = None
+    # The message this one answers (the bot's replies): it leaves the window with it.
+    reply_to_id: int | None = None
 
 
 def reader_of(message: IncomingMessage) -> Viewer:
@@ -129,6 +135,7 @@ class ReplyComposer:
         recall: Recall | None = None,
         toolbox: ReplyToolbox | None = None,
         episode: EpisodeMemory | None = None,
+        remembered: Remembered | None = None,
     ) -> None:
         self._memory = memory
         self._llm = llm
@@ -143,6 +150,10 @@ class ReplyComposer:
         self._episode = episode
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
+        # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
+        self.keeper = WindowKeeper(
+            windows, WindowGate(remembered), load_members, bot_name=config.bot_name, names=names
+        )
 
     def admit(self, message: IncomingMessage) -> Admission:
         """May this message get a reply? Each reply is an LLM call, so a member (or a channel)
@@ -369,17 +380,6 @@ class ReplyComposer:
         return element("episode", trim_to_tokens(text, budget)) if text else Raw("")
 
     async def observe(self, message: IncomingMessage) -> None:
-        """Add a channel message (a member's or the bot's own reply) to the window."""
-        mentioned = mentioned_ids(message.content)
-        known = await self._load_members(message.guild_id, mentioned) if mentioned else {}
-        names = {uid: member.display_name for uid, member in known.items()}
-        await self._windows.add(
-            message.channel_id,
-            Turn(
-                message.message_id,
-                message.author_id,
-                message.author_name,
-                render_mentions(message.content, names),
-                self._windows.clock.now(),
-            ),
-        )
+        """Add a channel message (a member's or the bot's own reply) to the window; an
+        opted-out member's words, and the bot's answers to them, never enter it."""
+        await self.keeper.observe(message, bot_user_id=self.bot_user_id)

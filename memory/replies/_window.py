@@ -8,8 +8,9 @@ after `soft` minutes of silence everything is folded; after `hard` minutes it is
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -17,12 +18,15 @@ from cachetools import TTLCache
 
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
+from memory.core.text import drop_restating, mentions_name
 from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.llm import PromptMessage
 
 _log = logging.getLogger(__name__)
 
 FOLD_THRESHOLD = 0.7
+# The longest a view waits for turns announced before it (a consent read, a name lookup).
+ARRIVAL_WAIT_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +36,8 @@ class Turn:
     author_name: str
     content: str
     at: datetime
+    # The message this turn answers (the bot's reply): it leaves the window with that message.
+    reply_to: int | None = None
 
     @property
     def tokens(self) -> int:
@@ -57,6 +63,25 @@ class ChannelWindow:
     turns: list[Turn] = field(default_factory=list)
     last_activity: datetime | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    guild_id: int | None = None
+    # What the running summary was folded from: a deleted or edited message, or an opted-out
+    # member, among them means the summary may carry their words and is dropped.
+    folded_ids: set[int] = field(default_factory=set)
+    folded_authors: set[int] = field(default_factory=set)
+    # Turns on their way in (their author's consent being read): a view waits for them, so
+    # the window keeps the channel's order whatever each turn had to look up.
+    arriving: list[asyncio.Future[None]] = field(default_factory=list)
+
+    def holds_any(self, message_ids: set[int]) -> bool:
+        """Whether any of the messages is a turn here or was folded into the summary."""
+        return bool(self.folded_ids & message_ids) or any(
+            turn.message_id in message_ids for turn in self.turns
+        )
+
+    def clear_summary(self) -> None:
+        self.summary = ""
+        self.folded_ids.clear()
+        self.folded_authors.clear()
 
     def tokens(self) -> int:
         return estimate_tokens(self.summary) + sum(turn.tokens for turn in self.turns)
@@ -121,9 +146,11 @@ class ConversationWindows:
         self._channels[channel_id] = window  # (re)inserting restarts its time to live
         return window
 
-    async def add(self, channel_id: int, turn: Turn) -> None:
+    async def add(self, channel_id: int, turn: Turn, *, guild_id: int | None = None) -> None:
         """Append a turn (after applying decay), folding the oldest half past 70% of budget."""
         window = self._window(channel_id)
+        if guild_id is not None:
+            window.guild_id = guild_id
         async with window.lock:
             await self._decay(channel_id, window)
             window.turns.append(turn)
@@ -132,9 +159,27 @@ class ConversationWindows:
                 half = max(1, len(window.turns) // 2)
                 await self._fold(channel_id, window, half, reason="budget")
 
+    def arriving(self, channel_id: int) -> Callable[[], None]:
+        """Announce a turn on its way in, before anything is awaited for it; call what is
+        returned once it was added (or kept out). A view waits for the turns announced
+        before it, so a message sent just before a question is in the question's window."""
+        window = self._window(channel_id)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        window.arriving.append(future)
+
+        def arrived() -> None:
+            if not future.done():
+                future.set_result(None)
+            if future in window.arriving:
+                window.arriving.remove(future)
+
+        return arrived
+
     async def view(self, channel_id: int) -> WindowView:
         """The current window after decay; an unknown channel has an empty one."""
         window = self._window(channel_id)
+        if window.arriving:
+            await asyncio.wait(list(window.arriving), timeout=ARRIVAL_WAIT_SECONDS)
         async with window.lock:
             await self._decay(channel_id, window)
             return WindowView(window.summary, tuple(window.turns))
@@ -147,7 +192,8 @@ class ConversationWindows:
             return
         silence = self.clock.now() - window.last_activity
         if silence >= self.hard_decay:
-            window.summary, window.turns, window.last_activity = "", [], None
+            window.clear_summary()
+            window.turns, window.last_activity = [], None
             self._telemetry.emit("window_decay", channel_id=channel_id, kind="hard")
         elif silence >= self.soft_decay and window.turns:
             await self._fold(channel_id, window, len(window.turns), reason="silence")
@@ -165,7 +211,109 @@ class ConversationWindows:
             window.turns = kept
             return
         window.summary = trim_to_tokens(summary, self.token_budget // 3)
+        window.folded_ids.update(turn.message_id for turn in folded)
+        window.folded_authors.update(turn.author_id for turn in folded)
         window.turns = kept
         self._telemetry.emit(
             "window_fold", channel_id=channel_id, reason=reason, turns_folded=len(folded)
         )
+
+    # --- gone means gone: deletes, edits, opt-outs, purges and forgets ------------------------
+
+    def _held(self, guild_id: int | None) -> list[tuple[int, ChannelWindow]]:
+        return [
+            (channel_id, window)
+            for channel_id, window in list(self._channels.items())
+            if guild_id is None or window.guild_id in (None, guild_id)
+        ]
+
+    async def drop_messages(self, message_ids: Collection[int]) -> int:
+        """Deleted messages leave every window, with the bot's replies to them; a summary
+        folded from one of them is dropped. How many turns went."""
+        gone = set(message_ids)
+        removed = 0
+        for _, window in self._held(None):
+            if not window.holds_any(gone):
+                continue  # (a fold in progress still lists its turns: it is waited for)
+            async with window.lock:
+                removed += _remove(window, lambda turn: turn.message_id in gone)
+                if window.folded_ids & gone:
+                    window.clear_summary()
+        return removed
+
+    async def edit_message(self, message_id: int, content: str) -> bool:
+        """An edited message's old text leaves the window: its turn says the new text, and a
+        summary folded from the old one is dropped. Whether the window held it."""
+        held = False
+        for _, window in self._held(None):
+            if not window.holds_any({message_id}):
+                continue
+            async with window.lock:
+                for index, turn in enumerate(window.turns):
+                    if turn.message_id == message_id:
+                        window.turns[index] = dataclasses.replace(turn, content=content)
+                        held = True
+                if message_id in window.folded_ids:
+                    window.clear_summary()
+                    held = True
+        return held
+
+    async def drop_author(self, guild_id: int, user_id: int) -> int:
+        """An opted-out or purged member's turns (and the bot's answers to them) leave the
+        guild's windows; a summary folded from any of their turns is dropped."""
+        removed = 0
+        for _, window in self._held(guild_id):
+            if user_id not in window.folded_authors and all(
+                turn.author_id != user_id for turn in window.turns
+            ):
+                continue
+            async with window.lock:
+                removed += _remove(window, lambda turn: turn.author_id == user_id)
+                if user_id in window.folded_authors:
+                    window.clear_summary()
+        return removed
+
+    async def drop_restating(
+        self, guild_id: int, user_id: int, statement: str, names: Iterable[str]
+    ) -> int:
+        """A forgotten statement leaves the guild's windows: turns by the member, or naming
+        them, that restate it (the forget command itself too), and such summary sentences."""
+        names = tuple(name for name in names if name)
+
+        def concerns(turn: Turn) -> bool:
+            return turn.author_id == user_id or any(
+                mentions_name(turn.content, name) for name in names
+            )
+
+        removed = 0
+        for _, window in self._held(guild_id):
+            async with window.lock:
+                cut: set[int] = set()
+                for index, turn in enumerate(window.turns):
+                    if not concerns(turn):
+                        continue
+                    kept, dropped = drop_restating(turn.content, [statement], names=names)
+                    if not dropped:
+                        continue
+                    if kept.strip():
+                        window.turns[index] = dataclasses.replace(turn, content=kept)
+                    else:
+                        cut.add(turn.message_id)
+                removed += _remove(window, lambda turn, cut=cut: turn.message_id in cut)
+                if window.summary:
+                    window.summary = drop_restating(window.summary, [statement], names=names)[0]
+        return removed
+
+
+def _remove(window: ChannelWindow, gone: Callable[[Turn], bool]) -> int:
+    """Remove the turns `gone` selects and the turns replying to them; how many went."""
+    dropped = {turn.message_id for turn in window.turns if gone(turn)}
+    if not dropped:
+        return 0
+    before = len(window.turns)
+    window.turns = [
+        turn
+        for turn in window.turns
+        if turn.message_id not in dropped and turn.reply_to not in dropped
+    ]
+    return before - len(window.turns)

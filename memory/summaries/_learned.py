@@ -45,9 +45,10 @@ async def store_learned(
     messages: Sequence[ChatMessage],
     forgotten: Sequence[ForgottenAbout],
     names: dict[int, list[str]],
-) -> int:
-    """Merge a stretch's learned items into the store; how many were new or confirmed."""
-    stored = 0
+) -> set[int]:
+    """Merge a stretch's learned items into the store; the members whose learned facts were
+    added to or confirmed (their cached contexts are stale)."""
+    stored: set[int] = set()
     by_member = {about.user_id: about for about in forgotten}
     for item in items:
         try:
@@ -78,7 +79,7 @@ async def store_learned(
                 message_ids=ids,
                 day=day,
             )
-        stored += 1
+        stored.add(user_id)
     return stored
 
 

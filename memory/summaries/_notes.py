@@ -12,7 +12,7 @@ across processes the guild-day advisory lock does, with a bounded wait.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import pairwise
@@ -87,6 +87,9 @@ class DayNotes:
         self._config = config
         self._telemetry = telemetry
         self._flight: SingleFlight[tuple[int, date], dict[int, list[str]]] = SingleFlight("notes")
+        # Told (guild id, user id) when a pass learned or confirmed facts about a member: a
+        # fact learned in the running session must show without a restart.
+        self.on_learned: Callable[[int, int], None] | None = None
 
     async def fold(
         self,
@@ -97,12 +100,15 @@ class DayNotes:
         until: datetime,
         stats: BuildStats,
         reread: bool = False,
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         """Every member's notes of the day after reading what is new before `until` (and
-        re-reading changed stretches, or every stretch with `reread`)."""
+        re-reading changed stretches, or every stretch with `reread`). Without `read_new` only
+        the changed stretches are read (an edit or delete must leave the notes at once; what
+        is new waits for its pass)."""
         result, _ = await self._flight.run(
             (guild_id, day),
-            lambda: self._fold(guild_id, day, timezone, until, stats, reread),
+            lambda: self._fold(guild_id, day, timezone, until, stats, reread, read_new),
         )
         return result
 
@@ -140,10 +146,18 @@ class DayNotes:
         until: datetime,
         stats: BuildStats,
         reread: bool,
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         async with guild_day_lock(self._pool, guild_id, day) as (conn, _waited):
             return await self.fold_locked(
-                conn, guild_id, day, timezone, until=until, stats=stats, reread=reread
+                conn,
+                guild_id,
+                day,
+                timezone,
+                until=until,
+                stats=stats,
+                reread=reread,
+                read_new=read_new,
             )
 
     async def fold_locked(
@@ -157,6 +171,7 @@ class DayNotes:
         stats: BuildStats,
         reread: bool = False,
         redo_providers: frozenset[str] = frozenset(),
+        read_new: bool = True,
     ) -> dict[int, list[str]]:
         """`fold` for a caller already holding the guild-day lock on `conn` (closing a day).
         Passes answered by one of `redo_providers` (a fallback) are read again too."""
@@ -172,7 +187,7 @@ class DayNotes:
                     conn, guild_id, day, timezone, stored.start_at, stored.end_at, stats
                 )
         last_end = passes[-1].end_at if passes else day_start
-        if cutoff > last_end:
+        if read_new and cutoff > last_end:
             await self._read_new(conn, guild_id, day, timezone, last_end, cutoff, stats)
         return await store.day_notes(conn, guild_id, day)
 
@@ -342,7 +357,12 @@ class DayNotes:
         )
         if learned:
             names = {member.user_id: [member.name, *member.aliases] for member in targets}
-            await store_learned(conn, guild_id, day, learned, messages, guild_forgotten, names)
+            changed = await store_learned(
+                conn, guild_id, day, learned, messages, guild_forgotten, names
+            )
+            for user_id in sorted(changed):
+                if self.on_learned is not None:
+                    self.on_learned(guild_id, user_id)
         # The model may not have obeyed the constraints: forgetting must stick.
         return {
             user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]

@@ -14,6 +14,7 @@ from db.facts import get_history
 from db.members import find_by_name
 from tests.e2e.conftest import StartBot, directory_ready, settled
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
+from tests.support import eventually
 
 EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
 MANAGE_GUILD = 1 << 5
@@ -197,3 +198,31 @@ async def test_fifty_concurrent_remembers_all_end_up_in_the_blob(
     stored = await blob(bot, BOB_ID)
     assert all(f"fact {n}." in stored for n in range(50))
     assert len(await get_history(db_pool, GUILD_ID, BOB_ID, limit=100)) == 50
+
+
+async def test_fifty_remembers_past_the_cap_lose_nothing_silently(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    """At the default FACTS_MAX_CHARS (1,500) fifty facts of ~50 characters do not all fit:
+    every one is acknowledged, and each is either still held or named to the member when it
+    was let go of for room (never gone silently)."""
+    bot = await started(start_bot)
+    assert bot.memory.facts.max_chars == 1500
+    texts = [f"Bot remember that bob keeps spare key {n} under flowerpot {n}" for n in range(50)]
+    authors = ["alice", "bob"]
+    await asyncio.gather(
+        *(fake_discord.send_message(text, author=authors[n % 2]) for n, text in enumerate(texts))
+    )
+    await eventually(lambda: len(fake_discord.sent_messages) >= 50, timeout=30)
+    await settled(bot)
+    replies = [m["content"] for m in fake_discord.sent_messages]
+    assert len(replies) == 50 and all(r.startswith("Got it, I'll remember that") for r in replies)
+    told = " ".join(r.split("I no longer keep: ", 1)[1] for r in replies if "no longer keep" in r)
+    stored = await blob(bot, BOB_ID)
+
+    def accounted(n: int) -> bool:
+        fact = f"spare key {n} under flowerpot {n}"
+        return f"{fact}." in stored or f"{fact};" in f"{told};" or f"{fact}." in told
+
+    assert [n for n in range(50) if not accounted(n)] == []
+    assert "no longer keep" in " ".join(replies)  # the cap was reached: some were let go

@@ -3,7 +3,7 @@ stand for two processes; a purge in one is seen by the other's next request with
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from db.pool import create_pool
@@ -12,9 +12,13 @@ from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse
+from memory.replies import IncomingMessage
 from tests.support import eventually
 
-G, ALICE = 950, 95
+G, ALICE, BOB, CHANNEL = 950, 95, 96, 9500
 NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
 
 
@@ -63,3 +67,142 @@ async def test_a_lost_listening_connection_reconnects_and_drops_warm_contexts(
         await eventually(lambda: listener.reconnects == 1 and listener.connected.is_set())
         assert listener.server_pid != first
         assert bot.manager._warm.get(G, ALICE) is None  # events may have been missed
+
+
+class _ReplyRecorder(LLMProvider):
+    """Offline for memory work; the reply prompts are kept (the prompt the model receives)."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.offline = OfflineProvider()
+        self.reply_prompts: list[str] = []
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose != "reply":
+            return await self.offline.complete(request)
+        self.reply_prompts.append(request.prompt)
+        return LLMResponse(text="ok", provider="recorder", model="recorder")
+
+
+def _said(message_id: int, author_id: int, name: str, text: str) -> IncomingMessage:
+    return IncomingMessage(G, CHANNEL, message_id, author_id, name, text)
+
+
+async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    other_pool = await create_pool(database_dsn)
+    recorder = _ReplyRecorder()
+    clock = FixedClock(NOW)
+    try:
+        async with (
+            open_memory(
+                settings, clock=clock, pool=db_pool, telemetry=Telemetry(), llm=MemoryLLM(recorder)
+            ) as bot,
+            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as cli,
+        ):
+            await eventually(lambda: bot.caches.listener.connected.is_set())
+            alice, bob = Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")
+            bot.writer.submit_member(alice)
+            bot.writer.submit_member(bob)
+            await bot.writer.flush()
+            await bot.replies.observe(_said(1, ALICE, "alice", "my pin is 8080, don't tell"))
+            await pool_learned(db_pool, about=BOB, said_by=ALICE, text="bob fears geese")
+            assert "geese" in (await bot.manager.get_memories(G, BOB, budget=5) or "")
+
+            subject = await cli.privacy.subject(G, str(ALICE))  # the command line, elsewhere
+            await cli.privacy.opt_out(subject, actor_id=None, by_admin=True)
+
+            async def window_empty() -> bool:
+                return not (await bot.replies._windows.view(CHANNEL)).turns
+
+            await eventually(window_empty, timeout=2)
+            await eventually(lambda: bot.manager._warm.get(G, BOB) is None, timeout=2)
+            await bot.replies.observe(_said(2, ALICE, "alice", "and my door code is 1234"))
+            await bot.replies.compose(_said(3, BOB, "bob", "Bot, what's new?"))
+
+            prompt = recorder.reply_prompts[-1]
+            assert "8080" not in prompt and "1234" not in prompt
+            assert "geese" not in prompt
+    finally:
+        await other_pool.close()
+
+
+async def test_a_fact_learned_from_chat_shows_in_every_process_at_once(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    other_pool = await create_pool(database_dsn)
+    clock = FixedClock(NOW)
+    try:
+        async with (
+            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
+            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as worker,
+        ):
+            await eventually(lambda: bot.caches.listener.connected.is_set())
+            alice = Member(G, ALICE, username="alice")
+            await bot.commands.remember(G, alice, alice, "I play the cello")
+            assert "Lisbon" not in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
+            assert bot.manager._warm.get(G, ALICE) is not None
+
+            # Another process reads today's chat (stored by a third, unheard) and learns
+            # where she lives now.
+            await db_pool.execute(
+                "INSERT INTO messages (message_id, guild_id, channel_id, author_id, content,"
+                " created_at) VALUES (7, $1, $2, $3, 'I moved to Lisbon last month', $4)",
+                G,
+                CHANNEL,
+                ALICE,
+                NOW - timedelta(hours=2),
+            )
+            report = await worker.manager.wait_for_context(G, ALICE)
+            assert "Lisbon" in (report.text or "")  # the build that learned it says it
+
+            await eventually(lambda: bot.manager._warm.get(G, ALICE) is None, timeout=2)
+            assert "Lisbon" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
+    finally:
+        await other_pool.close()
+
+
+async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
+    """A fact chat taught about `about` from `said_by`'s words (as a day's pass would)."""
+    await pool.execute(
+        "INSERT INTO learned_facts (guild_id, user_id, subject, statement, said_by,"
+        " first_seen, last_seen) VALUES ($1, $2, 'other', $3, $4, $5, $5)",
+        G,
+        about,
+        text,
+        said_by,
+        NOW.date(),
+    )
+
+
+async def test_a_forget_in_one_process_leaves_the_others_windows(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    other_pool = await create_pool(database_dsn)
+    clock = FixedClock(NOW)
+    try:
+        async with (
+            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
+            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as other,
+        ):
+            await eventually(lambda: bot.caches.listener.connected.is_set())
+            alice = Member(G, ALICE, username="alice")
+            await bot.replies.observe(_said(1, ALICE, "alice", "I am a nurse. Nights again"))
+            await bot.replies.observe(_said(2, BOB, "bob", "long week for alice the nurse"))
+
+            await other.facts.forget(G, alice, "alice is a nurse", actor_id=ALICE)
+
+            async def forgotten() -> bool:
+                turns = (await bot.replies._windows.view(CHANNEL)).turns
+                return all("nurse" not in turn.content for turn in turns)
+
+            await eventually(forgotten, timeout=2)
+            turns = (await bot.replies._windows.view(CHANNEL)).turns
+            assert [turn.content for turn in turns] == ["Nights again"]
+    finally:
+        await other_pool.close()

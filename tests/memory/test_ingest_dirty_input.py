@@ -1,6 +1,7 @@
 """Input that PostgreSQL cannot take as it is: lone UTF-16 surrogates and NUL in any text
 field, ids above int64, an export whose `messages` is not a list. Text is cleaned at the
-boundary; a file that is unusable is one clear error, and the other files still go in."""
+boundary; a bad message is left out and named while the file's clean ones go in; a file that
+is unusable is one clear error, and the other files still go in."""
 
 from __future__ import annotations
 
@@ -67,11 +68,36 @@ async def test_import_cleans_every_text_field(
 
 
 @pytest.mark.parametrize(
+    ("bad", "label", "problem"),
+    [
+        (message(2**63, "x"), str(2**63), "id is out of range"),
+        (message(7, "x", reference={"messageId": str(2**64)}), "7", "out of range"),
+        (message(8, "x", author={**ALICE, "id": "9" * 30}), "8", "author.id is out of"),
+        ({"id": "9", "content": "no author"}, "9", "author is missing"),
+    ],
+)
+async def test_a_bad_message_is_named_and_the_clean_ones_go_in(
+    db_pool: asyncpg.Pool,
+    tmp_path: Path,
+    telemetry: Telemetry,
+    bad: dict[str, Any],
+    label: str,
+    problem: str,
+) -> None:
+    clean = [message(7000 + n, f"clean message {n}") for n in range(30)]
+    path = _dump(tmp_path / "mixed.json", export([*clean[:15], bad, *clean[15:]]))
+
+    result = await ExportImporter(db_pool, telemetry=telemetry).import_file(path)
+
+    assert (result.seen, result.new) == (31, 30)
+    assert [row[0] for row in result.bad_rows] == [label]
+    assert problem in result.bad_rows[0][1]
+    assert await db_pool.fetchval("SELECT count(*) FROM messages") == 30
+
+
+@pytest.mark.parametrize(
     ("data", "problem"),
     [
-        (export([message(2**63, "x")]), "id is out of range"),
-        (export([message(1, "x", reference={"messageId": str(2**64)})]), "out of range"),
-        (export([message(1, "x", author={**ALICE, "id": "9" * 30})]), "author.id is out of"),
         (export({"1": "x"}), "'messages' is not a list"),
         (export("hello"), "'messages' is not a list"),
         ({k: v for k, v in export([]).items() if k != "messages"}, "'messages' is missing"),
@@ -91,7 +117,7 @@ async def test_cli_import_goes_on_after_a_bad_file(
     database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
     first = _dump(tmp_path / "a.json", export([message(6001, DIRTY)]))
-    huge = _dump(tmp_path / "b.json", export([message(2**64, "x")]))
+    huge = _dump(tmp_path / "b.json", export([message(2**64, "x"), message(6003, "kept")]))
     wrong = _dump(tmp_path / "c.json", export({"not": "a list"}))
     last = _dump(tmp_path / "d.json", export([message(6002, "the end")]))
     settings = Settings(  # type: ignore[call-arg]
@@ -107,15 +133,19 @@ async def test_cli_import_goes_on_after_a_bad_file(
     assert await handle(args, settings, out=out, err=err) == 1
 
     stored = {r["message_id"] for r in await db_pool.fetch("SELECT message_id FROM messages")}
-    assert stored == {6001, 6002}
+    assert stored == {6001, 6002, 6003}  # the bad message of b.json cost only itself
     lines = err.getvalue().splitlines()
-    assert lines[-1] == "memorybot import: 2 of 4 files failed"
-    assert "b.json: id is out of range" in lines[0]
-    assert "c.json: 'messages' is not a list" in lines[1]
+    assert f"b.json: message {2**64} left out: id is out of range" in lines[0]
+    assert "c.json: 'messages' is not a list; nothing imported from it" in lines[1]
+    assert lines[-2] == "memorybot import: 1 of 4 files failed"
+    assert lines[-1].startswith("memorybot import: 1 of 4 files had messages left out")
     imported = [
-        line for line in out.getvalue().splitlines() if line.startswith(("a.json", "d.json"))
+        line
+        for line in out.getvalue().splitlines()
+        if line.startswith(("a.json", "b.json", "d.json"))
     ]
-    assert len(imported) == 2  # one summary line per file that went in
+    assert len(imported) == 3  # one summary line per file that went in
+    assert "1 bad messages left out" in imported[1]
 
 
 async def test_live_events_with_dirty_text_are_stored_clean(

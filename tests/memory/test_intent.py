@@ -148,3 +148,12 @@ def test_tell_me_without_about_is_chat_not_whois(text: str) -> None:
 )
 def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: bool) -> None:
     assert is_memory_command(text, bot_name="Bot") is expected
+
+
+def test_forget_commands_are_told_from_other_messages() -> None:
+    from memory.core.intent import is_forget_command
+
+    assert is_forget_command("Bot forget that I am a nurse", bot_name="Bot")
+    assert is_forget_command("<@123> forget that alice is Sergey", bot_name="Bot")
+    assert not is_forget_command("Bot remember that I am a nurse", bot_name="Bot")
+    assert not is_forget_command("I always forget my keys", bot_name="Bot")

@@ -158,10 +158,50 @@ async def test_a_failing_close_is_retried_with_backoff_then_held(
         finally:
             await worker.stop()
     assert calls[flaky_day] == 2
-    assert calls[broken_day] == 4  # the first try and three retries, then held
+    assert calls[broken_day] == 3  # JOB_MAX_ATTEMPTS=3: three runs in all, then held
     assert (G, broken_day) not in await closed_days(db_pool)
     errors = [e for e in telemetry.recent("job") if e["outcome"] == "error"]
-    assert {e["attempt"] for e in errors if e["day"] == broken_day.isoformat()} == {1, 2, 3, 4}
+    assert {e["attempt"] for e in errors if e["day"] == broken_day.isoformat()} == {1, 2, 3}
+
+
+async def test_job_max_attempts_one_makes_exactly_one_attempt(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    broken_day = TODAY - timedelta(days=2)
+    await say(db_pool, G, broken_day, "broken")
+    calls: Counter[date] = Counter()
+    telemetry = Telemetry()
+    config = Settings(  # type: ignore[call-arg]
+        _env_file=None, log_dir=tmp_path / "logs", job_max_attempts=1, job_sweep_seconds=3600
+    )
+
+    async def close_day(guild_id: int, day: date) -> object:
+        calls[day] += 1
+        raise RuntimeError("model overloaded")
+
+    async def retention() -> None:
+        return None
+
+    worker = JobWorker(
+        db_pool,
+        JobHandlers(close_day=close_day, retention=retention),
+        WorkerConfig.from_settings(config),
+        clock=FixedClock(NOW),
+        telemetry=telemetry,
+    )
+    worker.start()
+    try:
+
+        async def held() -> bool:
+            return bool(await worker.queue.held())
+
+        await eventually(held, timeout=30)
+        [job] = await worker.queue.held()
+    finally:
+        await worker.stop()
+    assert calls[broken_day] == 1 and job.attempts == 1
+    errors = [e for e in telemetry.recent("job") if e["outcome"] == "error"]
+    assert [e["attempt"] for e in errors if e["day"] == broken_day.isoformat()] == [1]
 
 
 async def _closed(pool: asyncpg.Pool, expected: set[tuple[int, date]]) -> bool:

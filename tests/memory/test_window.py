@@ -13,6 +13,7 @@ from memory.replies._window import ConversationWindows, Turn, WindowView
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 CHANNEL = 42
+CHANNEL_GUILD = 4
 
 
 class RecordingFolder:
@@ -155,3 +156,76 @@ async def test_name_indexes_are_bounded_per_guild() -> None:
     for guild_id in range(1_000):
         await names.get(guild_id)
     assert len(names) == 50
+
+
+# --- gone means gone ----------------------------------------------------------------------
+
+
+def _said(n: int, author: int, name: str, text: str, at: datetime, **extra) -> Turn:
+    return Turn(n, author, name, text, at, **extra)
+
+
+async def test_a_deleted_message_and_the_bots_answer_to_it_leave_the_window() -> None:
+    clock = FixedClock(START)
+    windows = _windows(RecordingFolder(), clock, budget=2000)
+    await windows.add(CHANNEL, _said(1, 1, "alice", "my address is 42 Elm St", clock.now()))
+    await windows.add(CHANNEL, _said(2, 99, "Bot", "noted, 42 Elm St", clock.now(), reply_to=1))
+    await windows.add(CHANNEL, _said(3, 2, "bob", "hello", clock.now()))
+
+    assert await windows.drop_messages([1]) == 2
+
+    assert [t.content for t in (await windows.view(CHANNEL)).turns] == ["hello"]
+
+
+async def test_a_summary_folded_from_a_deleted_or_edited_message_is_dropped() -> None:
+    clock, folder = FixedClock(START), RecordingFolder()
+    windows = _windows(folder, clock, budget=100)
+    n = 0
+    while not folder.calls:
+        await windows.add(CHANNEL, _turn(n, clock, text="the safe code is 7319"))
+        n += 1
+    assert "7319" in (await windows.view(CHANNEL)).summary
+
+    assert await windows.edit_message(0, "never mind")
+
+    view = await windows.view(CHANNEL)
+    assert view.summary == ""
+    assert all(t.message_id != 0 for t in view.turns)  # it was folded, not held verbatim
+
+
+async def test_an_edit_replaces_the_old_text_of_a_turn() -> None:
+    clock = FixedClock(START)
+    windows = _windows(RecordingFolder(), clock, budget=2000)
+    await windows.add(CHANNEL, _said(5, 1, "alice", "the code is 7319", clock.now()))
+
+    assert await windows.edit_message(5, "ask me later")
+
+    assert [t.content for t in (await windows.view(CHANNEL)).turns] == ["ask me later"]
+
+
+async def test_an_opted_out_member_leaves_only_their_guilds_windows() -> None:
+    clock, folder = FixedClock(START), RecordingFolder()
+    windows = _windows(folder, clock, budget=2000)
+    await windows.add(1, _said(1, 7, "alice", "secret one", clock.now()), guild_id=10)
+    await windows.add(1, _said(2, 99, "Bot", "ok", clock.now(), reply_to=1), guild_id=10)
+    await windows.add(1, _said(3, 8, "bob", "hi all", clock.now()), guild_id=10)
+    await windows.add(2, _said(4, 7, "alice", "other server", clock.now()), guild_id=20)
+
+    assert await windows.drop_author(10, 7) == 2
+
+    assert [t.content for t in (await windows.view(1)).turns] == ["hi all"]
+    assert [t.content for t in (await windows.view(2)).turns] == ["other server"]
+
+
+async def test_a_forgotten_statement_leaves_turns_about_the_member() -> None:
+    clock = FixedClock(START)
+    windows = _windows(RecordingFolder(), clock, budget=2000)
+    await windows.add(CHANNEL, _said(1, 7, "judy", "I am a nurse. Night shifts!", clock.now()))
+    await windows.add(CHANNEL, _said(2, 8, "kim", "judy is a nurse, right?", clock.now()))
+    await windows.add(CHANNEL, _said(3, 8, "kim", "a nurse came by today", clock.now()))
+    await windows.add(CHANNEL, _said(4, 7, "judy", "Bot forget that I am a nurse", clock.now()))
+
+    await windows.drop_restating(CHANNEL_GUILD, 7, "judy is a nurse", ["judy"])
+
+    turns = [t.content for t in (await windows.view(CHANNEL)).turns]
+    assert turns == ["Night shifts!", "a nurse came by today"]  # not about judy: kept
