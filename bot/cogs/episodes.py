@@ -2,8 +2,8 @@
 `/memory digest`, and posting the daily digest a job composed.
 
 Translation only: the words come from `Memory.episodes`. Which channels a member may read is
-resolved here from discord.py permissions (`readable_channels`), the one Discord-side place
-that decides it for these commands; answers ping nobody.
+resolved by the bot's `ChannelReaders` (bot/readers.py), the one Discord-side place that
+decides it, cached per member; answers ping nobody.
 """
 
 from __future__ import annotations
@@ -18,40 +18,22 @@ from discord.ext import commands
 
 from bot.checks import manage_server_only
 from bot.interactions import NO_PINGS, followup_in_parts, reply_in_parts, respond
+from bot.readers import ChannelReaders
 from memory import InvalidDigestTime, InvalidSetting, Memory, listing_line, parse_digest_time
 from memory.core.split import reply_parts
-from memory.core.viewer import Viewer
 
 _log = logging.getLogger(__name__)
 
 RECENT_EPISODES = 10
 
 
-def readable_channels(guild: discord.Guild, member: discord.Member) -> frozenset[int]:
-    """Channels and known threads of the guild `member` can read now."""
-    places: list[discord.abc.GuildChannel | discord.Thread] = [
-        *guild.text_channels,
-        *guild.threads,
-    ]
-    return frozenset(place.id for place in places if place.permissions_for(member).read_messages)
-
-
-def public_reply_viewer(message: discord.Message) -> Viewer:
-    """What a reply in `message`'s channel may carry for its author: channels they can read
-    that everyone can read, and the reply's own channel."""
-    assert message.guild is not None and isinstance(message.author, discord.Member)
-    guild = message.guild
-    mine = readable_channels(guild, message.author)
-    everyone = readable_channels(guild, guild.default_role)  # type: ignore[arg-type]
-    return Viewer.of_channels(message.author.id, (mine & everyone) | {message.channel.id})
-
-
 class EpisodesCog(commands.Cog, name="Episodes"):
     """Catch-up for members, episode listings and the digest for admins."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot, memory: Memory, readers: ChannelReaders) -> None:
         self.bot = bot
         self.memory = memory
+        self.readers = readers
         self._poster: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -77,9 +59,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
     ) -> None:
         assert interaction.guild is not None and isinstance(interaction.user, discord.Member)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        viewer = Viewer.of_channels(
-            interaction.user.id, readable_channels(interaction.guild, interaction.user)
-        )
+        viewer = self.readers.search_viewer(interaction.guild, interaction.user)
         text = await self.memory.episodes.catch_up(
             interaction.guild.id, interaction.user.id, viewer, hours=hours
         )
@@ -93,7 +73,9 @@ class EpisodesCog(commands.Cog, name="Episodes"):
         if message.guild is None or not isinstance(message.author, discord.Member):
             return
         text = await self.memory.episodes.catch_up(
-            message.guild.id, message.author.id, public_reply_viewer(message)
+            message.guild.id,
+            message.author.id,
+            self.readers.reply_viewer(message.guild, message.author, message.channel),  # type: ignore[arg-type]
         )
         with contextlib.suppress(discord.HTTPException):
             await reply_in_parts(message, text)
@@ -102,14 +84,13 @@ class EpisodesCog(commands.Cog, name="Episodes"):
 
     def _episodes_command(self) -> app_commands.Command:  # type: ignore[type-arg]
         memory = self.memory
+        readers = self.readers
 
         async def episodes(interaction: discord.Interaction) -> None:
             assert interaction.guild is not None and isinstance(interaction.user, discord.Member)
             await interaction.response.defer(ephemeral=True, thinking=True)
             channel_id = interaction.channel_id or 0
-            viewer = Viewer.of_channels(
-                interaction.user.id, readable_channels(interaction.guild, interaction.user)
-            )
+            viewer = readers.search_viewer(interaction.guild, interaction.user)
             found = await memory.episodes.listing(
                 interaction.guild.id, channel_id=channel_id, viewer=viewer, limit=RECENT_EPISODES
             )
@@ -194,4 +175,4 @@ class EpisodesCog(commands.Cog, name="Episodes"):
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(EpisodesCog(bot, bot.memory))  # type: ignore[attr-defined]
+    await bot.add_cog(EpisodesCog(bot, bot.memory, bot.readers))  # type: ignore[attr-defined]
