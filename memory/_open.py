@@ -25,6 +25,7 @@ from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
 from memory.facts import FactsConfig, FactService
 from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
@@ -32,11 +33,15 @@ from memory.jobs import JobHandlers, JobWorker, WorkerConfig
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
 from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
-from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
+from memory.recall import Asking, EmbeddingIndex, RecallHit, RecallService, open_embedding_index
 from memory.replies import ConversationWindows, ReplyComposer, ReplyConfig, Turn
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 
 _log = logging.getLogger(__name__)
+
+# Hits a reply's search brings (messages first, one lane kept for a day summary); the prompt's
+# token budget then decides how many fit.
+REPLY_RECALL_HITS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +243,7 @@ def _services(
         privacy=privacy,
         retention=retention,
         usage=usage,
-        recall=RecallService(pool, embeddings=embeddings),
+        recall=RecallService(pool, embeddings=embeddings, bot_name=settings.bot_name),
         caches=caches,
         worker=worker,
         embeddings=embeddings,
@@ -317,11 +322,14 @@ def _reply_composer(
     )
     directory = MemberDirectory(pool)
     names = NameIndexCache(directory.all)
-    recall = RecallService(pool, names, embeddings)
+    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name)
 
-    async def recalled(guild_id: int, question: str) -> list[tuple[str, str, str]]:
-        hits = await recall.search(guild_id, question, limit=3)
-        return [(hit.day, hit.author_name, hit.text) for hit in hits]
+    async def recalled(
+        guild_id: int, question: str, viewer: Viewer, asking: Asking
+    ) -> list[RecallHit]:
+        return await recall.search(
+            guild_id, question, limit=REPLY_RECALL_HITS, viewer=viewer, asking=asking
+        )
 
     return ReplyComposer(
         memory=manager,

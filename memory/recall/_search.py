@@ -39,11 +39,11 @@ from memory.core.intent import addressed_text
 from memory.core.models import Member
 from memory.core.text import drop_restating, restates_any
 from memory.core.viewer import Viewer
-from memory.members import MemberDirectory, NameIndexCache
+from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._dates import day_label, resolve_dates
 from memory.recall._hybrid import fuse
 from memory.recall._index import EmbeddingIndex
-from memory.recall._terms import MIN_PREFIX, Plan, plan, query_terms
+from memory.recall._terms import MAX_QUESTION_CHARS, MIN_PREFIX, Plan, plan, query_terms
 
 _log = logging.getLogger(__name__)
 
@@ -143,7 +143,12 @@ class RecallService:
             (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
         )
         reader = viewer or Viewer.everything()
-        named = (await self._names.get(guild_id)).named_in(question[:2000])
+        head = question[:MAX_QUESTION_CHARS]
+        named = list(
+            dict.fromkeys([*mentioned_ids(head), *(await self._names.get(guild_id)).named_in(head)])
+        )
+        if asking.bot_id in named:
+            named.remove(asking.bot_id)
         people = await get_members(self._pool, guild_id, named) if named else {}
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
@@ -273,7 +278,7 @@ class RecallService:
             return []
         try:
             async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
-                [vector] = await index.embedder.embed([question[:2000]], query=True)
+                [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
         except Exception as exc:  # a search is never held hostage by the embedding provider
             _log.info("semantic recall unavailable (%s); full-text only", exc)
             return []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,8 @@ from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
+from memory.recall import Asking, RecallHit, worth_searching
+from memory.replies._recalled import recalled_inputs, render_recalled
 from memory.replies._window import ConversationWindows, Turn, WindowView
 from prompts.loader import Raw, element, join, render
 
@@ -34,19 +35,9 @@ class MemorySource(Protocol):
 
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
-# (guild id, question) -> (day, author name, text) of what was said about it, best first.
-Recall = Callable[[int, str], Awaitable[list[tuple[str, str, str]]]]
-
-# A message asking about the past or about what someone said: worth a recall search.
-_ASKS_ABOUT_PAST = re.compile(
-    r"\b(remember when|when did|what did .{1,40}\b(say|said|tell|told)|did (i|we|you|he|she"
-    r"|they) ever|last (week|month|year|time)|that time|back when|ago\b|earlier|yesterday)",
-    re.IGNORECASE,
-)
-
-
-def asks_about_past(text: str) -> bool:
-    return _ASKS_ABOUT_PAST.search(text) is not None
+# (guild id, question, viewer, who asks) -> what was said about it, best first: only from
+# channels the viewer may read, never the asking message, questions to the bot or its replies.
+Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
 
 
 @dataclass(frozen=True)
@@ -195,27 +186,24 @@ class ReplyComposer:
             )
         return memories
 
-    async def _recalled(self, guild_id: int, text: str, budget: int) -> Raw:
-        """What was said before about what the message asks (search, within the memory time
-        budget and `budget` tokens); nothing when it does not ask about the past."""
-        if self._recall is None or budget <= 0 or not asks_about_past(text):
-            return Raw("")
+    def _reader(self, message: IncomingMessage) -> Viewer:
+        """Whose eyes the reply is for; not known: the reply's own channel only."""
+        if message.viewer is not None:
+            return message.viewer
+        return Viewer.of_channels(message.author_id, {message.channel_id})
+
+    async def _recall_hits(self, message: IncomingMessage, text: str) -> list[RecallHit]:
+        """What was said before about what the message asks or names (every message but
+        greetings and thanks), within the memory time budget; nothing on failure."""
+        if self._recall is None or not worth_searching(text):
+            return []
+        asking = Asking(message.message_id, self.bot_user_id)
         try:
             async with asyncio.timeout(self.config.memory_budget_seconds):
-                hits = await self._recall(guild_id, text)
+                return await self._recall(message.guild_id, text, self._reader(message), asking)
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)
-            return Raw("")
-        fragments: list[Raw] = []
-        used = 0
-        for day, author, said in hits:
-            fragment = element("recalled", said, day=day, author=author)
-            cost = estimate_tokens(fragment)
-            if used + cost > budget:
-                break
-            fragments.append(fragment)
-            used += cost
-        return join(fragments) if fragments else Raw("")
+            return []
 
     def _memories_xml(
         self, user_ids: list[int], members: dict[int, Member], memories: dict[int, str], budget: int
@@ -270,14 +258,19 @@ class ReplyComposer:
         started = time.perf_counter()
         user_ids = await self.relevant_members(message)
         memories_task = asyncio.ensure_future(self._gather_memories(message.guild_id, user_ids))
-        window = await self._windows.view(message.channel_id)
-        # The message itself may already be in the window (observed first): it is <message>.
-        window = WindowView(
-            window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
-        )
-        mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
-        members = await self._load_members(message.guild_id, mention_targets)
-        memories = await memories_task
+        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content))
+        try:
+            window = await self._windows.view(message.channel_id)
+            # The message itself may already be in the window (observed first): it is <message>.
+            window = WindowView(
+                window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
+            )
+            mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
+            members = await self._load_members(message.guild_id, mention_targets)
+            memories = await memories_task
+            hits = await recall_task
+        finally:
+            recall_task.cancel()
 
         names = {user_id: member.display_name for user_id, member in members.items()}
         message_text = render_mentions(message.content, names)
@@ -285,7 +278,9 @@ class ReplyComposer:
         fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
         remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
         memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
-        recalled = await self._recalled(message.guild_id, message_text, remaining // 4)
+        recalled, recalled_lines = render_recalled(
+            hits, message.guild_id, budget=remaining // 3, known=memories.values()
+        )
         if recalled:
             memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
         remaining -= estimate_tokens(memories_xml)
@@ -315,6 +310,7 @@ class ReplyComposer:
             ],
             "window_summary": fitted.summary,
             "turns": [{"author": t.author_name, "content": t.content} for t in fitted.turns],
+            "recalled": recalled_inputs(recalled_lines, message.guild_id),
         }
         text = await self._llm.reply(prompt=prompt, inputs=inputs, guild_id=message.guild_id)
         prompt_tokens = estimate_tokens(prompt)
@@ -326,6 +322,7 @@ class ReplyComposer:
             memories=len(memories),
             prompt_tokens=prompt_tokens,
             window_turns=len(fitted.turns),
+            recalled=len({number for number, _ in recalled_lines}),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
