@@ -43,7 +43,15 @@ from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._dates import day_label, resolve_dates
 from memory.recall._hybrid import fuse
 from memory.recall._index import EmbeddingIndex
-from memory.recall._terms import MAX_QUESTION_CHARS, MIN_PREFIX, Plan, plan, query_terms
+from memory.recall._terms import (
+    MAX_QUESTION_CHARS,
+    MAX_WORDS,
+    MIN_PREFIX,
+    Plan,
+    plan,
+    query_terms,
+    was_capped,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -119,6 +127,17 @@ class RecallService:
         self._names = names or NameIndexCache(MemberDirectory(pool).all)
         self._bot_name = bot_name
         self._bot_pattern = _addressing(bot_name)
+
+    @staticmethod
+    def capped(question: str) -> str | None:
+        """One line saying how much of a long question a search reads; None when it reads all
+        of it."""
+        if not was_capped(question):
+            return None
+        return (
+            f"(a long question: searched its first {MAX_WORDS} words to look for, within"
+            f" its first {MAX_QUESTION_CHARS} characters)"
+        )
 
     async def search(
         self,
