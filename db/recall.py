@@ -36,7 +36,7 @@ _GUILD_CONFIG = "coalesce((SELECT search_config FROM guilds WHERE guild_id = $1)
 # One search's statements may take this long each in PostgreSQL before they are cancelled.
 STATEMENT_TIMEOUT_MS = 1500
 # Rows a lane scores at most (the candidate scan stops there).
-CANDIDATE_CAP = 5000
+CANDIDATE_CAP = 3000
 # How many distinct prefixes of one lexeme are summed for its prefix count.
 PREFIX_TERMS_CAP = 2000
 
@@ -173,7 +173,7 @@ _MESSAGES = f"""
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
                m.reply_to_id, m.search, m.mention_ids
         FROM messages m
-        WHERE m.guild_id = $1 AND m.search @@ $3::tsquery AND NOT m.deleted
+        WHERE m.guild_id = $1 AND m.search @@ ANY($3::tsquery[]) AND NOT m.deleted
           AND ($2::bigint[] IS NULL OR m.channel_id = ANY($2))
           AND ($10::bigint IS NULL OR m.author_id = $10 OR $10 = ANY(m.mention_ids))
           AND m.message_id <> ALL($11::bigint[])
@@ -197,7 +197,7 @@ _SUMMARIES = f"""
     WITH c AS (
         SELECT s.day, s.user_id, s.summary, s.search
         FROM daily_summaries s
-        WHERE s.guild_id = $1 AND s.search @@ $3::tsquery
+        WHERE s.guild_id = $1 AND s.search @@ ANY($3::tsquery[])
           AND ($2::bigint IS NULL OR s.user_id = $2)
         LIMIT {CANDIDATE_CAP}
     )
@@ -221,19 +221,19 @@ def _term_args(terms: Sequence[Weighted]) -> list[list]:
 async def search_messages(
     db: Executor,
     scope: Scope,
-    candidates: str,
+    candidates: Sequence[str],
     terms: Sequence[Weighted],
     *,
     exclude: Exclusions,
     limit: int,
 ) -> list[MessageMatch]:
-    """The guild's messages matching the `candidates` tsquery, best score first (see _SCORE),
-    only from the scope's channels and member, never what `exclude` names."""
+    """The guild's messages matching any of the `candidates` tsqueries, best score first (see
+    _SCORE), only from the scope's channels and member, never what `exclude` names."""
     rows = await db.fetch(
         _MESSAGES,
         scope.guild_id,
         None if scope.channel_ids is None else sorted(scope.channel_ids),
-        candidates,
+        list(candidates),
         *_term_args(terms),
         list(scope.named),
         scope.boost,
@@ -247,7 +247,7 @@ async def search_messages(
 
 
 async def search_summaries(
-    db: Executor, scope: Scope, candidates: str, terms: Sequence[Weighted], *, limit: int
+    db: Executor, scope: Scope, candidates: Sequence[str], terms: Sequence[Weighted], *, limit: int
 ) -> list[SummaryMatch]:
     """The guild's day summaries matching `candidates`, best score first (a lane of their
     own: they never push a message out)."""
@@ -255,7 +255,7 @@ async def search_summaries(
         _SUMMARIES,
         scope.guild_id,
         scope.user_id,
-        candidates,
+        list(candidates),
         *_term_args(terms),
         list(scope.named),
         scope.boost,

@@ -76,25 +76,27 @@ async def neighbours(
     return [Neighbour(**dict(row)) for row in rows]
 
 
-async def guild_forgotten(db: Executor, guild_id: int) -> dict[int, list[str]]:
-    """Every statement forgotten in the guild, by the member it was about."""
+async def guild_forgotten(db: Executor, guild_id: int) -> tuple[dict[int, list[str]], str | None]:
+    """Every statement forgotten in the guild, by the member it was about, and the guild's
+    time zone (one round trip)."""
     rows = await db.fetch(
-        "SELECT user_id, statement FROM forgotten_statements WHERE guild_id = $1 ORDER BY id",
+        "SELECT user_id, statement, (SELECT timezone FROM guilds WHERE guild_id = $1) AS zone"
+        " FROM forgotten_statements WHERE guild_id = $1"
+        " UNION ALL SELECT NULL, NULL, (SELECT timezone FROM guilds WHERE guild_id = $1)",
         guild_id,
     )
     found: dict[int, list[str]] = {}
     for row in rows:
-        found.setdefault(row["user_id"], []).append(row["statement"])
-    return found
+        if row["user_id"] is not None:
+            found.setdefault(row["user_id"], []).append(row["statement"])
+    return found, rows[-1]["zone"]
 
 
-async def guild_timezone(db: Executor, guild_id: int) -> str | None:
-    return await db.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", guild_id)
-
-
-async def channel_names(db: Executor, guild_id: int, channel_ids: Sequence[int]) -> dict[int, str]:
-    """Names of the channels as the bot last saw them (the channel_visibility table, when this
-    database has it), by id; channels without a known name are left out."""
+async def channel_names(
+    db: Executor, guild_id: int, channel_ids: Sequence[int]
+) -> dict[int, str] | None:
+    """Names of the channels as the bot last saw them (the channel_visibility table), by id;
+    channels without a known name are left out; None when this database has no such table."""
     if not channel_ids:
         return {}
     try:
@@ -105,5 +107,5 @@ async def channel_names(db: Executor, guild_id: int, channel_ids: Sequence[int])
             list(channel_ids),
         )
     except asyncpg.UndefinedTableError:
-        return {}
+        return None
     return {row["channel_id"]: row["name"] for row in rows}

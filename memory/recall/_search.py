@@ -34,7 +34,7 @@ from db.recall import (
     search_summaries,
     term_stats,
 )
-from db.recall_hits import channel_names, guild_forgotten, guild_timezone, neighbours
+from db.recall_hits import channel_names, guild_forgotten, neighbours
 from memory.core.intent import addressed_text
 from memory.core.models import Member
 from memory.core.text import drop_restating, restates_any
@@ -127,6 +127,7 @@ class RecallService:
         self._names = names or NameIndexCache(MemberDirectory(pool).all)
         self._bot_name = bot_name
         self._bot_pattern = _addressing(bot_name)
+        self._no_channel_table = False
 
     @staticmethod
     def capped(question: str) -> str | None:
@@ -230,8 +231,8 @@ class RecallService:
         summary_slots: int,
     ) -> list[RecallHit]:
         """Matches as hits in two lanes, without forgotten statements, with their context."""
-        forgotten = await guild_forgotten(self._pool, guild_id)
-        zone = _zone(await guild_timezone(self._pool, guild_id))
+        forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
+        zone = _zone(zone_name)
         ordered = _fused(messages, similar) if similar else messages
         ids = {m.author_id for m in ordered} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
@@ -245,7 +246,7 @@ class RecallService:
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         picked = kept[:message_room]
         summary_hits = summary_hits[: limit - len(picked)]
-        channels = await channel_names(self._pool, guild_id, sorted({m.channel_id for m in picked}))
+        channels = await self._channel_names(guild_id, sorted({m.channel_id for m in picked}))
         around = await self._context(guild_id, picked, exclude, keep)
         extra = {n.author_id for lines in around.values() for n in lines} - set(members)
         if extra:
@@ -254,6 +255,15 @@ class RecallService:
             _message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
         return hits + summary_hits
+
+    async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
+        """Channel names when the database records them (a missing table stays missing for
+        the life of the process: migrations run before it starts)."""
+        if self._no_channel_table or not channel_ids:
+            return {}
+        names = await channel_names(self._pool, guild_id, channel_ids)
+        self._no_channel_table = names is None
+        return names or {}
 
     async def _context(
         self,

@@ -24,7 +24,12 @@ MAX_TERMS = 8
 MIN_PREFIX = 4
 PREFIX_WEIGHT = 0.5
 # Candidate rows a search scores: the rarest terms' posting lists, while they stay this long.
-CANDIDATE_BUDGET = 4000
+CANDIDATE_BUDGET = 2000
+# When even the rarest term is common, rows holding two of this many rarest terms are scored.
+PAIRED_TERMS = 4
+# ... among those held by at most this many messages (a very common word's posting list costs
+# more to intersect than its pairs could ever rank).
+PAIRED_MAX_DOCS = 10 * CANDIDATE_BUDGET
 
 # Words that carry the question, not its subject (English and Russian; other languages pass
 # through). Every search term is a prefix, so a short function word left in ("про", "on")
@@ -207,7 +212,7 @@ def was_capped(question: str) -> bool:
 class Plan:
     """What one search asks the database: the candidate rows' query and each term's weight."""
 
-    candidates: str
+    candidates: tuple[str, ...]
     terms: tuple[Weighted, ...]
 
     @property
@@ -249,11 +254,14 @@ def _operand(stat: TermStat) -> str:
     return lexeme_query(stat.lexeme, prefix=stat.prefixed is not None)
 
 
-def _candidates(rarest_first: Sequence[TermStat]) -> str:
-    """Rows worth scoring: those holding any of the rarest terms while their postings stay
-    within CANDIDATE_BUDGET, and those holding all of the commoner ones together; when even the
-    rarest term is common, rows holding two of the three rarest. A row holding none of these
-    holds only common words and could not outrank them."""
+def _candidates(rarest_first: Sequence[TermStat]) -> tuple[str, ...]:
+    """Queries for the rows worth scoring (a row matching any of them), each run as its own
+    index scan: rows holding one of the rarest terms while their postings stay within
+    CANDIDATE_BUDGET, and rows holding all of the commoner ones together; when even the
+    rarest term is common, rows holding two of the PAIRED_TERMS rarest (terms in more than
+    PAIRED_MAX_DOCS messages left out: intersecting their postings costs more than their rows
+    could rank). A row holding none of these holds only common words and could not outrank
+    them."""
     used, rare = 0, []
     for stat in rarest_first:
         if rare and used + _docs(stat) > CANDIDATE_BUDGET:
@@ -261,11 +269,12 @@ def _candidates(rarest_first: Sequence[TermStat]) -> str:
         rare.append(stat)
         used += _docs(stat)
     if used > CANDIDATE_BUDGET and len(rarest_first) >= 2:
-        top = [_operand(s) for s in rarest_first[:3]]
-        pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1 :]]
-        return " | ".join(f"({a} & {b})" for a, b in pairs)
+        paired = [s for s in rarest_first[:PAIRED_TERMS] if _docs(s) <= PAIRED_MAX_DOCS]
+        top = [_operand(s) for s in paired] or [_operand(rarest_first[0])]
+        pairs = [f"{a} & {b}" for i, a in enumerate(top) for b in top[i + 1 :]]
+        return tuple(pairs) or (top[0],)
     clauses = [_operand(s) for s in rare]
     rest = rarest_first[len(rare) :]
     if len(rest) >= 2:
-        clauses.append("(" + " & ".join(_operand(s) for s in rest) + ")")
-    return " | ".join(clauses)
+        clauses.append(" & ".join(_operand(s) for s in rest))
+    return tuple(clauses)
