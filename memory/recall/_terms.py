@@ -32,8 +32,8 @@ PAIRED_TERMS = 4
 PAIRED_MAX_DOCS = 10 * CANDIDATE_BUDGET
 
 # Words that carry the question, not its subject (English and Russian; other languages pass
-# through). Every search term is a prefix, so a short function word left in ("про", "on")
-# would match half the guild's words.
+# through). They would weigh little by rarity anyway, but each would take one of the MAX_TERMS
+# places and widen the candidate rows.
 _RUSSIAN = wordset(
     """
     и а но или да нет не ни же ли бы вот ну в во на с со к ко по о об обо от до из за у для
@@ -177,7 +177,8 @@ SMALL_TALK = wordset(
     """
     hi hello hey heya hiya yo sup howdy hola thanks thank thx ty cheers bye goodbye night
     morning evening afternoon good ok okay lol lmao haha hah nice cool great awesome welcome
-    sorry np gn gm cya later nope yep yeah yup sure how are doing whats up fine well
+    sorry np gn gm cya later nope yep yeah yup sure how are doing whats up fine well much lot
+    everyone guys folks friend buddy man dude
     привет спасибо пока ок хорошо
     """
 )

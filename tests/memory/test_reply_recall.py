@@ -80,7 +80,7 @@ async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot
         [
             _said(MELANIE, "Yesterday I took the kids to the museum", days_ago=14),
             _said(KIM, "Bot, when did Melanie go to the museum?", days_ago=3),
-            _said(KIM, "<@%d> museum museum museum?" % BOT, days_ago=2, mention_ids=(BOT,)),
+            _said(KIM, f"<@{BOT}> museum museum museum?", days_ago=2, mention_ids=(BOT,)),
             _said(BOT, "Melanie went to the museum, I think", days_ago=2, author_is_bot=True),
         ],
     )
@@ -120,7 +120,7 @@ async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(memory, db_
         "Judy is a nurse",
     )
     question = "Bot, what did judy say about the night shifts?"
-    result, recalled = await _ask(memory, db_pool, KIM, question)  # no viewer: this channel
+    _, recalled = await _ask(memory, db_pool, KIM, question)  # no viewer: this channel
     assert recalled == ["the night shifts at the bakery start at four"]
     member = Viewer.of_channels(KIM, {GENERAL})
     _, seen = await _ask(memory, db_pool, KIM, question, viewer=member)
