@@ -98,6 +98,7 @@ class Scope:
     user_id: int | None = None
     named: tuple[int, ...] = ()  # members named in the question: a boost, not a word
     boost: float = 0.0
+    names: str | None = None  # a tsquery of their names: a row saying one is boosted too
 
 
 @asynccontextmanager
@@ -159,14 +160,15 @@ def lexeme_query(lexeme: str, *, prefix: bool = False) -> str:
 
 # Per row: the sum of its terms' weights (whole word, else prefix), scaled by its length as BM25
 # does with a term frequency of one (k1 = 1.2, b = 0.75 around `avg` lexemes), plus the boost
-# when a member named in the question wrote it (or, for messages, is mentioned in it).
+# when a member named in the question wrote it (or, for messages, is mentioned in it), half of
+# it when the row only says their name.
 _SCORE = """
     ((SELECT coalesce(sum(CASE WHEN {v} @@ t.q THEN t.w
                                WHEN t.pw IS NOT NULL AND {v} @@ t.pq THEN t.pw
                                ELSE 0 END), 0)
       FROM unnest($4::tsquery[], $5::float8[], $6::tsquery[], $7::float8[]) AS t(q, w, pq, pw))
      * 2.2 / (1 + 1.2 * (0.25 + 0.75 * length({v}) / {avg}.0))
-     + CASE WHEN {named} THEN $9 ELSE 0 END)
+     + CASE WHEN {named} THEN $9 WHEN {said} THEN $9 / 2 ELSE 0 END)
 """
 _MESSAGES = f"""
     WITH c AS (
@@ -187,12 +189,14 @@ _MESSAGES = f"""
         v="c.search",
         avg=12,
         named="(c.author_id = ANY($8::bigint[]) OR c.mention_ids && $8::bigint[])",
+        said="($15::tsquery IS NOT NULL AND c.search @@ $15::tsquery)",
     )
 } AS rank
     FROM c
     ORDER BY rank DESC, created_at DESC
     LIMIT $14
 """
+_SAID = "($11::tsquery IS NOT NULL AND c.search @@ $11::tsquery)"
 _SUMMARIES = f"""
     WITH c AS (
         SELECT s.day, s.user_id, s.summary, s.search
@@ -202,7 +206,8 @@ _SUMMARIES = f"""
         LIMIT {CANDIDATE_CAP}
     )
     SELECT day, user_id, summary,
-           {_SCORE.format(v="c.search", avg=40, named="c.user_id = ANY($8::bigint[])")} AS rank
+           {_SCORE.format(v="c.search", avg=40, named="c.user_id = ANY($8::bigint[])", said=_SAID)}
+               AS rank
     FROM c
     ORDER BY rank DESC, day DESC
     LIMIT $10
@@ -242,6 +247,7 @@ async def search_messages(
         exclude.bot_id,
         exclude.bot_pattern,
         limit,
+        scope.names,
     )
     return [MessageMatch(**dict(row)) for row in rows]
 
@@ -260,6 +266,7 @@ async def search_summaries(
         list(scope.named),
         scope.boost,
         limit,
+        scope.names,
     )
     return [SummaryMatch(**dict(row)) for row in rows]
 

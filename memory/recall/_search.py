@@ -197,7 +197,7 @@ class RecallService:
     ) -> tuple[list[MessageMatch], list[SummaryMatch]]:
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            found = plan(stats, total, dropped=name_words)
+            found = plan(stats, total, names=name_words)
             if found is None and name_words:  # only a name was asked about: search the name
                 found = plan(stats, total)
             if found is None:
@@ -218,7 +218,7 @@ class RecallService:
     ) -> Scope:
         # A named member's row ranks as if it held the question's rarest word once more.
         boost = max(found.top_weight, 1.0) if named else 0.0
-        return Scope(guild_id, reader.channel_ids, user_id, tuple(named), boost)
+        return Scope(guild_id, reader.channel_ids, user_id, tuple(named), boost, found.names)
 
     async def _hits(
         self,

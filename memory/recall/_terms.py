@@ -211,10 +211,13 @@ def was_capped(question: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What one search asks the database: the candidate rows' query and each term's weight."""
+    """What one search asks the database: the candidate rows' queries, each term's weight, and
+    the names of the members named in the question (a row saying one is boosted like the
+    members' own rows; None when no one is named)."""
 
     candidates: tuple[str, ...]
     terms: tuple[Weighted, ...]
+    names: str | None = None
 
     @property
     def top_weight(self) -> float:
@@ -226,12 +229,14 @@ def idf(docs: int, total: int) -> float:
     return math.log(1 + (total - docs + 0.5) / (docs + 0.5))
 
 
-def plan(stats: Sequence[TermStat], total: int, *, dropped: Iterable[str] = ()) -> Plan | None:
-    """The MAX_TERMS rarest words the guild's messages hold (words in `dropped`, such as a
-    named member's names, left out; words no message holds come last, for the summaries),
-    weighted; None when no word is left."""
-    skip = {word.lower() for word in dropped}
-    kept = [s for s in stats if s.word not in skip and s.lexeme not in skip]
+def plan(stats: Sequence[TermStat], total: int, *, names: Iterable[str] = ()) -> Plan | None:
+    """The MAX_TERMS rarest words the guild's messages hold, weighted (words no message holds
+    come last, for the summaries). Words in `names` (a named member's names) are not terms:
+    rows saying them get the named member's boost, and they help pick the candidate rows;
+    None when no other word is left."""
+    wanted = {word.lower() for word in names}
+    named = [s for s in stats if s.word in wanted or s.lexeme in wanted]
+    kept = [s for s in stats if s not in named]
     if not kept:
         return None
     chosen = sorted(kept, key=lambda s: (_docs(s) == 0, _docs(s)))[:MAX_TERMS]
@@ -244,7 +249,16 @@ def plan(stats: Sequence[TermStat], total: int, *, dropped: Iterable[str] = ()) 
         )
         for s in chosen
     )
-    return Plan(_candidates(chosen), terms)
+    # Rows saying a name with one of the two rarest words are candidates too ("kim's dog" for
+    # "what was the name of kim's dog?"); a name alone never is (bob's message about Berlin
+    # does not say "bob": it is found by "berlin" and boosted as his).
+    with_names = tuple(
+        f"{lexeme_query(name.lexeme)} & {_operand(term)}"
+        for name in named[:2]
+        for term in chosen[:2]
+    )
+    boost = " | ".join(lexeme_query(s.lexeme) for s in named) or None
+    return Plan(_candidates(chosen) + with_names, terms, boost)
 
 
 def _docs(stat: TermStat) -> int:

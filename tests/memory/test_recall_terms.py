@@ -42,9 +42,10 @@ def test_the_rarest_words_are_kept_and_weigh_most() -> None:
     assert found.terms[0].weight > next(t.weight for t in found.terms if t.lexeme == "w0") + 3
     assert all(t.lexeme not in ("go", "melanie") for t in found.terms)  # the commonest dropped
     # A named member's name is a boost, not a term.
-    named = plan(stats[:2], 1_000_000, dropped=["Melanie"])
+    named = plan(stats[:2], 1_000_000, names=["Melanie"])
     assert named is not None and [t.lexeme for t in named.terms] == ["museum"]
-    assert named.candidates == ("'museum':*",)
+    assert named.names == "'melanie'"
+    assert named.candidates == ("'museum':*", "'melanie' & 'museum':*")
     # Short words are never prefixes.
     assert plan([TermStat("art", "art", 5, None)], 100).candidates == ("'art'",)  # type: ignore[union-attr]
 
