@@ -170,32 +170,42 @@ _SCORE = """
      * 2.2 / (1 + 1.2 * (0.25 + 0.75 * length({v}) / {avg}.0))
      + CASE WHEN {named} THEN $9 WHEN {said} THEN $9 / 2 ELSE 0 END)
 """
-_MESSAGES = f"""
+# The newest rows of the first named member, read by the author index (`authored=True`): when
+# a question's words are so common that the candidate cap cuts their rows, the named member's
+# own are still all scored ("what did bob say about Berlin?").
+AUTHORED_SCAN = 20_000
+_AUTHORED = f"""(
+    SELECT * FROM messages
+    WHERE guild_id = $1 AND author_id = ($8::bigint[])[1]
+    ORDER BY created_at DESC LIMIT {AUTHORED_SCAN}) m"""
+_MESSAGES_TEMPLATE = """
     WITH c AS (
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
                m.reply_to_id, m.search, m.mention_ids
-        FROM messages m
+        FROM {rows}
         WHERE m.guild_id = $1 AND m.search @@ ANY($3::tsquery[]) AND NOT m.deleted
           AND ($2::bigint[] IS NULL OR m.channel_id = ANY($2))
           AND ($10::bigint IS NULL OR m.author_id = $10 OR $10 = ANY(m.mention_ids))
           AND m.message_id <> ALL($11::bigint[])
           AND ($12::bigint IS NULL OR (m.author_id <> $12 AND NOT $12 = ANY(m.mention_ids)))
           AND ($13::text IS NULL OR m.content !~* $13)
-        LIMIT {CANDIDATE_CAP}
+        LIMIT {cap}
     )
-    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id,
-           {
-    _SCORE.format(
-        v="c.search",
-        avg=12,
-        named="(c.author_id = ANY($8::bigint[]) OR c.mention_ids && $8::bigint[])",
-        said="($15::tsquery IS NOT NULL AND c.search @@ $15::tsquery)",
-    )
-} AS rank
+    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id, {score} AS rank
     FROM c
     ORDER BY rank DESC, created_at DESC
     LIMIT $14
 """
+_MESSAGE_SCORE = _SCORE.format(
+    v="c.search",
+    avg=12,
+    named="(c.author_id = ANY($8::bigint[]) OR c.mention_ids && $8::bigint[])",
+    said="($15::tsquery IS NOT NULL AND c.search @@ $15::tsquery)",
+)
+_MESSAGES = _MESSAGES_TEMPLATE.format(rows="messages m", cap=CANDIDATE_CAP, score=_MESSAGE_SCORE)
+_MESSAGES_AUTHORED = _MESSAGES_TEMPLATE.format(
+    rows=_AUTHORED, cap=AUTHORED_SCAN, score=_MESSAGE_SCORE
+)
 _SAID = "($11::tsquery IS NOT NULL AND c.search @@ $11::tsquery)"
 _SUMMARIES = f"""
     WITH c AS (
@@ -231,11 +241,15 @@ async def search_messages(
     *,
     exclude: Exclusions,
     limit: int,
+    authored: bool = False,
 ) -> list[MessageMatch]:
     """The guild's messages matching any of the `candidates` tsqueries, best score first (see
-    _SCORE), only from the scope's channels and member, never what `exclude` names."""
+    _SCORE), only from the scope's channels and member, never what `exclude` names; with
+    `authored`, among the first named member's newest AUTHORED_SCAN messages only."""
+    if authored and not scope.named:
+        return []
     rows = await db.fetch(
-        _MESSAGES,
+        _MESSAGES_AUTHORED if authored else _MESSAGES,
         scope.guild_id,
         None if scope.channel_ids is None else sorted(scope.channel_ids),
         list(candidates),

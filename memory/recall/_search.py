@@ -25,6 +25,7 @@ import asyncpg
 from db.embeddings import nearest_messages
 from db.members import get_members
 from db.recall import (
+    CANDIDATE_CAP,
     Exclusions,
     MessageMatch,
     Scope,
@@ -48,6 +49,7 @@ from memory.recall._terms import (
     MAX_WORDS,
     MIN_PREFIX,
     Plan,
+    fallback,
     plan,
     query_terms,
     was_capped,
@@ -210,6 +212,26 @@ class RecallService:
             summaries = await search_summaries(
                 db, scope, found.candidates, found.terms, limit=fetch
             )
+            if named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
+                own = await search_messages(
+                    db,
+                    scope,
+                    found.candidates,
+                    found.terms,
+                    exclude=exclude,
+                    limit=fetch,
+                    authored=True,
+                )
+                messages = _merged(messages, own, key=lambda m: m.message_id)
+            wider = fallback(found)
+            if wider and len(messages) < limit:
+                more = await search_messages(
+                    db, scope, wider, found.terms, exclude=exclude, limit=fetch
+                )
+                messages = _merged(messages, more, key=lambda m: m.message_id)
+            if wider and len(summaries) < limit:
+                more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
+                summaries = _merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
         return messages, summaries
 
     @staticmethod
@@ -343,6 +365,13 @@ class _Forgetting:
         for statements, names in self._by_member:
             text, _ = drop_restating(text, statements, names=names)
         return text.strip()
+
+
+def _merged(first: list, second: list, *, key) -> list:  # type: ignore[type-arg]
+    """Two result lists of one lane as one, best rank first, each row once."""
+    seen = {key(row) for row in first}
+    rows = first + [row for row in second if key(row) not in seen]
+    return sorted(rows, key=lambda row: -row.rank)
 
 
 def _zone(name: str | None) -> ZoneInfo:

@@ -25,11 +25,9 @@ MIN_PREFIX = 4
 PREFIX_WEIGHT = 0.5
 # Candidate rows a search scores: the rarest terms' posting lists, while they stay this long.
 CANDIDATE_BUDGET = 2000
-# When even the rarest term is common, rows holding two of this many rarest terms are scored.
-PAIRED_TERMS = 4
-# ... among those held by at most this many messages (a very common word's posting list costs
-# more to intersect than its pairs could ever rank).
-PAIRED_MAX_DOCS = 10 * CANDIDATE_BUDGET
+# When even the rarest term is common, rows holding one of the two rarest terms with another of
+# this many rarest terms are scored.
+PAIRED_TERMS = 5
 
 # Words that carry the question, not its subject (English and Russian; other languages pass
 # through). They would weigh little by rarity anyway, but each would take one of the MAX_TERMS
@@ -218,6 +216,7 @@ class Plan:
     candidates: tuple[str, ...]
     terms: tuple[Weighted, ...]
     names: str | None = None
+    rows: int = 0  # how many rows the candidates' single words hold (pairs: unknown, 0)
 
     @property
     def top_weight(self) -> float:
@@ -258,7 +257,9 @@ def plan(stats: Sequence[TermStat], total: int, *, names: Iterable[str] = ()) ->
         for term in chosen[:2]
     )
     boost = " | ".join(lexeme_query(s.lexeme) for s in named) or None
-    return Plan(_candidates(chosen) + with_names, terms, boost)
+    candidates = _candidates(chosen)
+    rows = sum(_docs(s) for s in chosen if _operand(s) in candidates)
+    return Plan(candidates + with_names, terms, boost, rows)
 
 
 def _docs(stat: TermStat) -> int:
@@ -272,9 +273,10 @@ def _operand(stat: TermStat) -> str:
 def _candidates(rarest_first: Sequence[TermStat]) -> tuple[str, ...]:
     """Queries for the rows worth scoring (a row matching any of them), each run as its own
     index scan: rows holding one of the rarest terms while their postings stay within
-    CANDIDATE_BUDGET, and rows holding all of the commoner ones together; when even the
-    rarest term is common, rows holding two of the PAIRED_TERMS rarest (terms in more than
-    PAIRED_MAX_DOCS messages left out: intersecting their postings costs more than their rows
+    CANDIDATE_BUDGET, and rows holding all of the commoner ones together. When even the
+    rarest term is common: rows holding one of the two rarest terms with another of the
+    PAIRED_TERMS rarest (each pair is an intersection bounded by its rarer side; pairs of two
+    common words are never asked for: their postings cost more to intersect than their rows
     could rank). A row holding none of these holds only common words and could not outrank
     them."""
     used, rare = 0, []
@@ -284,12 +286,19 @@ def _candidates(rarest_first: Sequence[TermStat]) -> tuple[str, ...]:
         rare.append(stat)
         used += _docs(stat)
     if used > CANDIDATE_BUDGET and len(rarest_first) >= 2:
-        paired = [s for s in rarest_first[:PAIRED_TERMS] if _docs(s) <= PAIRED_MAX_DOCS]
-        top = [_operand(s) for s in paired] or [_operand(rarest_first[0])]
-        pairs = [f"{a} & {b}" for i, a in enumerate(top) for b in top[i + 1 :]]
-        return tuple(pairs) or (top[0],)
+        top = [_operand(s) for s in rarest_first[:PAIRED_TERMS]]
+        return tuple(f"{a} & {b}" for i, a in enumerate(top[:2]) for b in top[i + 1 :])
     clauses = [_operand(s) for s in rare]
     rest = rarest_first[len(rare) :]
     if len(rest) >= 2:
         clauses.append(" & ".join(_operand(s) for s in rest))
     return tuple(clauses)
+
+
+def fallback(found: Plan) -> tuple[str, ...] | None:
+    """When a plan asks only for pairs of common words, the rows of its rarest word alone: a
+    second search for when the pairs found too few rows."""
+    if not found.candidates or "&" not in found.candidates[0]:
+        return None
+    rarest = found.candidates[0].split(" & ")[0]
+    return (rarest,)
