@@ -17,8 +17,6 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
 
@@ -37,12 +35,18 @@ from db.recall import (
 )
 from db.recall_hits import channel_names, guild_forgotten, neighbours
 from memory.core.intent import addressed_text
-from memory.core.models import Member
-from memory.core.text import drop_restating, restates_any
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
-from memory.recall._dates import day_label, resolve_dates
-from memory.recall._hybrid import fuse
+from memory.recall._hits import (
+    Forgetting,
+    RecallHit,
+    fused,
+    merged,
+    message_hit,
+    name_of,
+    summary_hit,
+    zone_of,
+)
 from memory.recall._index import EmbeddingIndex
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
@@ -63,37 +67,6 @@ SEMANTIC_TIMEOUT_SECONDS = 3.0
 SHORT_LINE_WORDS = 8
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
 OVERFETCH = 3
-
-
-@dataclass(frozen=True, slots=True)
-class RecallHit:
-    """One thing found: a message (with what a jump link needs) or a day summary. `at` is in
-    the guild's time zone; `context` holds the lines said just before and after a short line
-    or an answer; `dates` resolves its relative dates ("yesterday = Sun 2023-05-07")."""
-
-    kind: str  # "message" or "summary"
-    at: datetime | None
-    day: str
-    author_id: int
-    author_name: str
-    text: str
-    rank: float
-    channel_id: int | None = None
-    message_id: int | None = None
-    channel_name: str | None = None
-    dates: tuple[str, ...] = ()
-    context: tuple[RecallHit, ...] = ()
-    side: str = "match"  # "before" / "after" for a line of another hit's context
-
-    def jump_url(self, guild_id: int) -> str | None:
-        if self.message_id is None or self.channel_id is None:
-            return None
-        return f"https://discord.com/channels/{guild_id}/{self.channel_id}/{self.message_id}"
-
-    @property
-    def day_label(self) -> str:
-        """`Thu 2023-07-06`: the day it was said (or summarised), with its weekday."""
-        return day_label(self.at.date() if self.at else date.fromisoformat(self.day))
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,16 +195,16 @@ class RecallService:
                     limit=fetch,
                     authored=True,
                 )
-                messages = _merged(messages, own, key=lambda m: m.message_id)
+                messages = merged(messages, own, key=lambda m: m.message_id)
             wider = fallback(found)
             if wider and len(messages) < limit:
                 more = await search_messages(
                     db, scope, wider, found.terms, exclude=exclude, limit=fetch
                 )
-                messages = _merged(messages, more, key=lambda m: m.message_id)
+                messages = merged(messages, more, key=lambda m: m.message_id)
             if wider and len(summaries) < limit:
                 more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
-                summaries = _merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
+                summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
         return messages, summaries
 
     @staticmethod
@@ -254,17 +227,17 @@ class RecallService:
     ) -> list[RecallHit]:
         """Matches as hits in two lanes, without forgotten statements, with their context."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
-        zone = _zone(zone_name)
-        ordered = _fused(messages, similar) if similar else messages
+        zone = zone_of(zone_name)
+        ordered = fused(messages, similar) if similar else messages
         ids = {m.author_id for m in ordered} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
-        keep = _Forgetting(forgotten, members)
+        keep = Forgetting(forgotten, members)
         kept = [m for m in ordered if not keep.drops(m.content)]
         summary_hits = []
         for s in summaries:
             text = keep.cleaned(s.summary)
             if text:
-                summary_hits.append(_summary_hit(s, text, _name(members, s.user_id)))
+                summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         picked = kept[:message_room]
         summary_hits = summary_hits[: limit - len(picked)]
@@ -274,7 +247,7 @@ class RecallService:
         if extra:
             members |= await get_members(self._pool, guild_id, sorted(extra))
         hits = [
-            _message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
+            message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
         return hits + summary_hits
 
@@ -292,7 +265,7 @@ class RecallService:
         guild_id: int,
         picked: list[MessageMatch],
         exclude: Exclusions,
-        keep: _Forgetting,
+        keep: Forgetting,
     ) -> dict[int, tuple[MessageMatch, ...]]:
         """The lines around each hit that is a short line or an answer (a reply)."""
         wanted = [
@@ -346,92 +319,3 @@ class RecallService:
             and addressed_text(m.content, bot_name=self._bot_name, bot_user_id=exclude.bot_id)
             is None
         ][: limit * OVERFETCH]
-
-
-class _Forgetting:
-    """Statements forgotten in the guild, about any member: a message restating one is never
-    recalled, a summary loses the sentences that do."""
-
-    def __init__(self, forgotten: dict[int, list[str]], members: dict[int, Member]) -> None:
-        self._by_member = [
-            (statements, tuple(members[uid].names) if uid in members else ())
-            for uid, statements in forgotten.items()
-        ]
-
-    def drops(self, text: str) -> bool:
-        return any(restates_any(text, said, names=names) for said, names in self._by_member)
-
-    def cleaned(self, text: str) -> str:
-        for statements, names in self._by_member:
-            text, _ = drop_restating(text, statements, names=names)
-        return text.strip()
-
-
-def _merged(first: list, second: list, *, key) -> list:  # type: ignore[type-arg]
-    """Two result lists of one lane as one, best rank first, each row once."""
-    seen = {key(row) for row in first}
-    rows = first + [row for row in second if key(row) not in seen]
-    return sorted(rows, key=lambda row: -row.rank)
-
-
-def _zone(name: str | None) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def _name(members: dict[int, Member], user_id: int) -> str:
-    member = members.get(user_id)
-    return member.display_name if member else f"user {user_id}"
-
-
-def _message_hit(
-    match: MessageMatch,
-    members: dict[int, Member],
-    zone: ZoneInfo,
-    channels: dict[int, str],
-    around: tuple[MessageMatch, ...],
-    side: str = "match",
-) -> RecallHit:
-    at = match.created_at.astimezone(zone)
-    context = tuple(
-        _message_hit(
-            line,
-            members,
-            zone,
-            channels,
-            (),
-            "before" if line.message_id < match.message_id else "after",
-        )
-        for line in around
-    )
-    return RecallHit(
-        "message",
-        at,
-        at.date().isoformat(),
-        match.author_id,
-        _name(members, match.author_id),
-        match.content,
-        match.rank,
-        match.channel_id,
-        match.message_id,
-        channels.get(match.channel_id),
-        tuple(resolve_dates(match.content, at.date())),
-        context,
-        side,
-    )
-
-
-def _summary_hit(match: SummaryMatch, text: str, author: str) -> RecallHit:
-    return RecallHit(
-        "summary", None, match.day.isoformat(), match.user_id, author, text, match.rank
-    )
-
-
-def _fused(messages: list[MessageMatch], similar: list[MessageMatch]) -> list[MessageMatch]:
-    """The message lane ordered by reciprocal rank over the full-text and the nearest
-    messages (their scores do not compare, their orders do)."""
-    by_id = {m.message_id: m for m in [*similar, *messages]}
-    order = fuse([[m.message_id for m in messages], [m.message_id for m in similar]])
-    return [by_id[key] for key in order]  # type: ignore[index]
