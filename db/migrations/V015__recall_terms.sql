@@ -2,7 +2,8 @@
 -- search weighs a question's words by rarity (a name said everywhere counts little, "museum"
 -- counts a lot). Kept by statement-level triggers from each statement's changed rows, one
 -- upsert per distinct word of the batch in (guild, term) order, so writers of one guild queue
--- instead of deadlocking. The row with term '' counts the guild's searchable messages.
+-- instead of deadlocking. The row with term '' counts the guild's searchable messages. A word
+-- whose count falls to zero loses its row: purge and delete leave none of a member's words.
 CREATE TABLE recall_terms (
     guild_id  bigint NOT NULL,
     term      text COLLATE "C" NOT NULL,
@@ -51,6 +52,11 @@ BEGIN
         ORDER BY guild_id, term
     ) gone
     WHERE r.guild_id = gone.guild_id AND r.term = gone.term;
+    -- A word nobody says any more leaves no row (a purged member's words, ids included).
+    DELETE FROM recall_terms r
+    WHERE r.docs <= 0
+      AND r.guild_id IN (SELECT DISTINCT guild_id FROM old_rows)
+      AND r.term IN (SELECT unnest(tsvector_to_array(search)) FROM old_rows UNION ALL SELECT '');
     RETURN NULL;
 END
 $$;
@@ -81,6 +87,11 @@ BEGIN
     HAVING sum(delta) <> 0
     ORDER BY guild_id, term
     ON CONFLICT (guild_id, term) DO UPDATE SET docs = r.docs + EXCLUDED.docs;
+    -- A word nobody says any more leaves no row (a purged member's words, ids included).
+    DELETE FROM recall_terms r
+    WHERE r.docs <= 0
+      AND r.guild_id IN (SELECT DISTINCT guild_id FROM old_rows)
+      AND r.term IN (SELECT unnest(tsvector_to_array(search)) FROM old_rows UNION ALL SELECT '');
     RETURN NULL;
 END
 $$;

@@ -5,10 +5,11 @@ rank first."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 from db.members import upsert_members
-from db.messages import insert_messages
+from db.messages import apply_edits, insert_messages, mark_deleted
 from db.summaries import save_day
 from memory.core.models import Member
 from memory.core.viewer import Viewer
@@ -221,3 +222,30 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
         ("after", "nice!"),
     ]
     assert top.dates == ("on saturday = Sat 2023-04-29 (past) or Sat 2023-05-13 (coming)",)
+
+
+async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -> None:
+    """`recall_terms` (what rarity is computed from) always equals a recount of the messages,
+    and a word no message says any more has no row."""
+    first = _said(KIM, "the lighthouse keeper waved", days_ago=3)
+    second = _said(JUDY, "lighthouse tours start at nine", days_ago=2)
+    third = _said(KIM, "zorblax is my secret word", days_ago=1)
+    await insert_messages(db_pool, [first, second, third])
+    await apply_edits(db_pool, [replace(second, content="boat tours start at ten", edited_at=DAY)])
+    await mark_deleted(db_pool, [third.message_id])
+    await db_pool.execute("DELETE FROM messages WHERE message_id = $1", first.message_id)
+    counted = await db_pool.fetch(
+        "SELECT term, docs FROM recall_terms WHERE guild_id = $1 ORDER BY term", G
+    )
+    recount = await db_pool.fetch(
+        """
+        SELECT term, count(*)::int AS docs FROM (
+            SELECT unnest(tsvector_to_array(search)) AS term FROM messages WHERE guild_id = $1
+            UNION ALL SELECT '' FROM messages WHERE guild_id = $1 AND length(search) > 0) w
+        GROUP BY term ORDER BY term
+        """,
+        G,
+    )
+    assert [tuple(r) for r in counted] == [tuple(r) for r in recount]
+    assert ("boat", 1) in [tuple(r) for r in counted]
+    assert not any(r["term"] in ("zorblax", "lighthouse", "keeper") for r in counted)
