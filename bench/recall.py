@@ -1,12 +1,15 @@
 """Recall search on a big guild: `RecallService.search` timed for natural questions.
 
     python -m bench.recall [--messages 1000000] [--members 500] [--days 365] [--repeats 20]
+                           [--no-english] [--copy]
 
-One guild is filled with COPY (bench/recall_data.py: Zipf-distributed words, day summaries, a
-planted message answering each question), then every question is searched `repeats` times
+One guild is filled inside PostgreSQL with generate_series (or with COPY from Python with
+`--copy`; bench/recall_data.py: Zipf-distributed words, day summaries, a planted message
+answering each question), then every question is searched `repeats` times
 as `/recall` and `memorybot recall` do (whole guild, and `--user` for the most active member).
 Figures: search p50/p99/max in ms over all questions and per question, how many hits came back,
-whether the planted answer came first, the guild's size on disk, the fill rate, and how long
+whether the planted answer came first, the same for 30-word questions
+(`search_30_words_p99_ms`), the guild's size on disk, the fill rate, and how long
 switching the guild to the 'english' configuration takes (re-indexing every row) with the
 search figures again under 'english'.
 """
@@ -24,7 +27,7 @@ import asyncpg
 
 from bench.database import BenchServer, bench_server
 from bench.harness import timed
-from bench.recall_data import QUESTIONS, RecallGuild, fill
+from bench.recall_data import LONG_QUESTIONS, QUESTIONS, RecallGuild, fill
 from bench.report import Reporter, percentile
 from memory.guilds import GuildDefaults, update_guild_settings
 from memory.recall import RecallService
@@ -46,13 +49,19 @@ async def run(
     repeats: int = 20,
     summaries_per_day: int = 20,
     english: bool = True,
+    copy: bool = False,
 ) -> dict[str, float]:
     """Fill, measure, print the figures; return the headline ones."""
     guild = RecallGuild(GUILD, messages, members, days)
     began = time.perf_counter()
-    stored = await fill(pool, guild, summaries_per_day=summaries_per_day)
+    stored = await fill(pool, guild, summaries_per_day=summaries_per_day, sql=not copy)
     fill_seconds = time.perf_counter() - began
-    params: dict[str, Any] = {"guild_messages": stored, "members": members, "days": days}
+    params: dict[str, Any] = {
+        "guild_messages": stored,
+        "members": members,
+        "days": days,
+        "fill": "copy" if copy else "sql",
+    }
     report(BENCH, "fill_messages_per_s", stored / fill_seconds, "msg/s", **params)
     for name, value in (await _sizes(pool)).items():
         report(BENCH, name, value, "MB", **params)
@@ -108,6 +117,33 @@ async def _searches(
         if scope == "guild":
             report(BENCH, "answer_first", first / len(QUESTIONS), "fraction", **common)
             report(BENCH, f"answer_in_top{LIMIT}", in_top / len(QUESTIONS), "fraction", **common)
+    results.update(await _long_questions(service, report, repeats, params))
+    return results
+
+
+async def _long_questions(
+    service: RecallService, report: Reporter, repeats: int, params: dict
+) -> dict[str, float]:
+    """The 30-word questions (issue 25.5's figure), whole guild: latency and whether the
+    planted answer is still in the top LIMIT."""
+    timings: list[float] = []
+    found = 0
+    for needle in LONG_QUESTIONS:
+        for _ in range(repeats):
+            millis, hits = await timed(
+                lambda q=needle.question: service.search(GUILD, q, limit=LIMIT)
+            )
+            timings.append(millis)
+        found += any(hit.text == needle.answer for hit in hits)
+    common = {"scope": "guild", "words": 30, "samples": len(timings), **params}
+    results = {}
+    for name, fraction in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
+        value = percentile(timings, fraction)
+        report(BENCH, f"search_30_words_{name}_ms", value, "ms", **common)
+        results[f"30_words_{name}_ms"] = value
+    report(
+        BENCH, f"answer_in_top{LIMIT}_30_words", found / len(LONG_QUESTIONS), "fraction", **common
+    )
     return results
 
 
@@ -138,6 +174,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--no-english", action="store_true", help="skip the re-index")
+    parser.add_argument(
+        "--copy", action="store_true", help="generate the chat in Python and COPY it (slower)"
+    )
     args = parser.parse_args(argv)
     report = Reporter()
     async with bench_server() as server:
@@ -149,6 +188,7 @@ async def main(argv: list[str] | None = None) -> int:
             days=args.days,
             repeats=args.repeats,
             english=not args.no_english,
+            copy=args.copy,
         )
     return 0
 

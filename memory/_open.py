@@ -14,45 +14,40 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from functools import partial
 
 import asyncpg
 
-from db.consent import is_remembered
 from db.state import get_state, set_state
 from db.usage import usage_since
 from memory._background import open_background, open_usage
 from memory._caches import CrossProcessCaches
 from memory._database import open_configured_database
+from memory._replies import open_reply_composer
 from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
-from memory.members import MemberDirectory, NameIndexCache
+from memory.members import MemberDirectory
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import (
-    ConversationWindows,
     ReplyComposer,
-    ReplyConfig,
-    ReplyToolbox,
-    Turn,
-    build_tool_sources,
 )
-from memory.summaries import learned_lines
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
 
 _log = logging.getLogger(__name__)
+
+# Hits a reply's search brings (messages first, one lane kept for a day summary); the prompt's
+# token budget then decides how many fit.
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +278,9 @@ def _services(
     retention, worker = open_background(
         settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
     )
-    replies = _reply_composer(settings, clock, telemetry, pool, llm, manager, embeddings, episodes)
+    replies = open_reply_composer(
+        settings, clock, telemetry, pool, llm, manager, embeddings, episodes
+    )
     caches.replies = replies  # gone words leave the windows of every process
     facts.subscribe_forget(
         lambda guild_id, member, statement: caches.forgot(
@@ -309,7 +306,7 @@ def _services(
         privacy=privacy,
         retention=retention,
         usage=usage,
-        recall=RecallService(pool, embeddings=embeddings),
+        recall=RecallService(pool, embeddings=embeddings, bot_name=settings.bot_name),
         caches=caches,
         worker=worker,
         embeddings=embeddings,
@@ -319,65 +316,6 @@ def _services(
         episodes=episodes,
         usage_recorder=recorder,
         token_budget=budget,
-    )
-
-
-def _reply_composer(
-    settings: Settings,
-    clock: Clock,
-    telemetry: Telemetry,
-    pool: asyncpg.Pool,
-    llm: MemoryLLM,
-    manager: MemoryManager,
-    embeddings: EmbeddingIndex,
-    episodes: EpisodeService,
-) -> ReplyComposer:
-    """The reply path: per-channel windows folded by the LLM, memories within the budget."""
-    # The window keeps its summary within a third of its token budget (~4 chars/token).
-    fold_chars = settings.window_token_budget * 4 // 3
-
-    async def fold(summary: str, turns: list[Turn]) -> str:
-        return await llm.fold_window(
-            summary=summary,
-            turns=[turn.as_prompt_message() for turn in turns],
-            max_chars=fold_chars,
-            guild_id=None,
-        )
-
-    windows = ConversationWindows(
-        fold,
-        clock,
-        token_budget=settings.window_token_budget,
-        soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),
-        hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
-        telemetry=telemetry,
-    )
-    directory = MemberDirectory(pool)
-    names = NameIndexCache(directory.all)
-    recall = RecallService(pool, names, embeddings)
-
-    async def recalled(guild_id: int, question: str, viewer: Viewer) -> list[tuple[str, str, str]]:
-        hits = await recall.search(guild_id, question, limit=3, viewer=viewer)
-        return [(hit.day, hit.author_name, hit.text) for hit in hits]
-
-    toolbox = ReplyToolbox(
-        build_tool_sources(recall, directory, manager, partial(learned_lines, pool)),
-        telemetry,
-        budget_seconds=settings.reply_memory_budget_seconds * 2,
-        max_calls=settings.reply_tool_calls,
-    )
-    return ReplyComposer(
-        memory=manager,
-        llm=llm,
-        windows=windows,
-        names=names,
-        load_members=directory.get,
-        config=ReplyConfig.from_settings(settings),
-        telemetry=telemetry,
-        recall=recalled,
-        toolbox=toolbox if settings.reply_tool_calls > 0 else None,
-        episode=episodes.reply_context,
-        remembered=lambda guild_id, user_id: is_remembered(pool, guild_id, user_id),
     )
 
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from bot.cli import CliError, open_cli_memory
-from memory import PrivacyError
+from memory import PrivacyError, RecallHit
 from memory.core.settings import Settings
 from memory.core.viewer import Viewer
 
@@ -45,23 +45,38 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         print(ALL_CHANNELS, file=sys.stderr)
+        question = " ".join(args.query)
+        note = memory.recall.capped(question)
+        if note:
+            print(note, file=sys.stderr)
         hits = await memory.recall.search(
-            guild_id,
-            " ".join(args.query),
-            user_id=user_id,
-            limit=args.limit,
-            viewer=Viewer.everything(),
-        )
-        channels = await memory.guild_settings.channel_names(
-            guild_id, [hit.channel_id for hit in hits if hit.channel_id]
+            guild_id, question, user_id=user_id, limit=args.limit, viewer=Viewer.everything()
         )
     if not hits:
         print("nothing found", file=sys.stderr)
         return 1
     for hit in hits:
-        where = (
-            f"#{channels.get(hit.channel_id, hit.channel_id)}" if hit.channel_id else "day summary"
-        )
-        when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else hit.day
-        print(f"{when}  {hit.author_name}  {where}  {hit.text}")
+        for line in (*_before(hit), hit, *_after(hit)):
+            print(_line(line, guild_id, indent=line is not hit))
     return 0
+
+
+def _before(hit: RecallHit) -> list[RecallHit]:
+    return [line for line in hit.context if line.side == "before"]
+
+
+def _after(hit: RecallHit) -> list[RecallHit]:
+    return [line for line in hit.context if line.side != "before"]
+
+
+def _line(hit: RecallHit, guild_id: int, *, indent: bool) -> str:
+    """`Thu 2023-07-06 14:05  melanie  #general  text  link`; a hit's neighbours indented,
+    a day summary with its day only."""
+    if hit.kind != "message":
+        return f"{hit.day_label}  {hit.author_name}  day summary  {hit.text}"
+    where = f"#{hit.channel_name or hit.channel_id}"
+    when = f"{hit.day_label} {hit.at:%H:%M}" if hit.at else hit.day_label
+    text = " ".join(hit.text.split())
+    dates = f"  [{'; '.join(hit.dates)}]" if hit.dates else ""
+    link = hit.jump_url(guild_id)
+    return f"{'    ' if indent else ''}{when}  {hit.author_name}  {where}  {text}{dates}  {link}"

@@ -1,10 +1,14 @@
 """Recall search: find anything said in a guild again from a natural question.
 
-"When did sam go to that climbing gym?" becomes `sam:* | climbing:* | gym:*` (question words
-and other stop words dropped, every remaining word a prefix), searched with PostgreSQL full
-text over the guild's retained messages and stored day summaries, ranked so the message that
-shares most of the question's words comes first. A member's recall never returns what they
-asked the bot to forget.
+"When did Melanie go to the museum?" becomes the terms `museum` (Melanie, a member named in
+it, is a boost for what she wrote or was mentioned in, not a word to match), weighted by how
+rare each word is in the guild (`memory/recall/_terms.py`), and searched in PostgreSQL
+(`db/recall.py`) in two lanes: messages, and day summaries, which never push a message out.
+With embeddings configured, the nearest messages in meaning are fused into the message lane.
+
+Never returned, whoever asks: another guild's rows, channels the viewer may not read, the
+message being answered, messages addressed to the bot and the bot's own, and anything that
+restates a statement forgotten in the guild (about any member).
 """
 
 from __future__ import annotations
@@ -13,220 +17,103 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass
-from datetime import datetime
 
 import asyncpg
 
 from db.embeddings import nearest_messages
-from db.facts import get_forgotten
 from db.members import get_members
-from db.recall import MessageMatch, search_messages, search_summaries
-from memory.core.text import restates_any, wordset
+from db.recall import (
+    CANDIDATE_CAP,
+    Exclusions,
+    MessageMatch,
+    Scope,
+    SummaryMatch,
+    search_messages,
+    search_session,
+    search_summaries,
+    term_stats,
+)
+from db.recall_hits import channel_names, guild_forgotten, neighbours
+from memory.core.intent import addressed_text
 from memory.core.viewer import Viewer
-from memory.members import MemberDirectory, NameIndexCache
-from memory.recall._hybrid import fuse
+from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
+from memory.recall._hits import (
+    Forgetting,
+    RecallHit,
+    fused,
+    merged,
+    message_hit,
+    name_of,
+    summary_hit,
+    zone_of,
+)
 from memory.recall._index import EmbeddingIndex
+from memory.recall._terms import (
+    MAX_QUESTION_CHARS,
+    MAX_WORDS,
+    MIN_PREFIX,
+    Plan,
+    fallback,
+    plan,
+    query_terms,
+    was_capped,
+)
 
 _log = logging.getLogger(__name__)
 
 # How long a search waits for the question's embedding before going on with full text alone.
 SEMANTIC_TIMEOUT_SECONDS = 3.0
-
-# Words that carry the question, not its subject (English and Russian; other languages pass
-# through). Every search term is a prefix, so a short function word left in ("про", "on")
-# would match half the guild's words.
-_RUSSIAN = wordset(
-    """
-    и а но или да нет не ни же ли бы вот ну в во на с со к ко по о об обо от до из за у для
-    про при под над без через после перед между это этот эта эти то тот та те что чего как
-    какой какая какие кто кого где куда когда зачем почему сколько я меня мне мой моя мы нас
-    наш ты тебя твой вы вас ваш он его ему она её ее они их им был была было были быть есть
-    будет уже ещё еще тоже также только очень так там тут здесь сказал сказала сказали говорил
-    говорила говорили знаешь помнишь бот пожалуйста расскажи скажи
-    """
-)
-STOP_WORDS = _RUSSIAN | frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "about",
-        "into",
-        "over",
-        "after",
-        "before",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "done",
-        "have",
-        "has",
-        "had",
-        "having",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "there",
-        "here",
-        "any",
-        "some",
-        "all",
-        "no",
-        "not",
-        "yes",
-        "so",
-        "very",
-        "just",
-        "also",
-        "too",
-        "then",
-        "than",
-        "as",
-        "up",
-        "down",
-        "out",
-        "off",
-        "again",
-        "ever",
-        "say",
-        "said",
-        "says",
-        "tell",
-        "told",
-        "know",
-        "knew",
-        "remember",
-        "recall",
-        "bot",
-        "please",
-        "go",
-        "went",
-        "gone",
-        "going",
-        "get",
-        "got",
-        "one",
-        "ones",
-        "thing",
-        "things",
-        "time",
-    }
-)
-# Apostrophes split words, as the text search parser splits them in the stored vectors: "kim's"
-# searches "kim" (a lone "s" would be a prefix of half the guild's words).
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def query_terms(question: str) -> list[str]:
-    """The words of a question worth searching for, in order, without repeats."""
-    terms: dict[str, None] = {}
-    for word in _WORD.findall(question.lower()):
-        if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
-            terms.setdefault(word, None)
-    return list(terms)
-
-
-def term_queries(terms: list[str]) -> list[str]:
-    """Each term as a quoted prefix operand, so no user text is tsquery syntax."""
-    return ["'" + term.replace("'", "''").replace("\\\\", "") + "':*" for term in terms]
-
-
-def to_tsquery(terms: list[str]) -> str:
-    """An OR of prefix terms (what the database searches for)."""
-    return " | ".join(term_queries(terms))
+# A hit shorter than this many words is shown with the lines around it.
+SHORT_LINE_WORDS = 8
+# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
+OVERFETCH = 3
 
 
 @dataclass(frozen=True, slots=True)
-class RecallHit:
-    """One thing found: a message (with what a jump link needs) or a day summary."""
+class Asking:
+    """Who asks, from where: what the search must leave out besides the viewer's filter."""
 
-    kind: str  # "message" or "summary"
-    at: datetime | None
-    day: str
-    author_id: int
-    author_name: str
-    text: str
-    rank: float
-    channel_id: int | None = None
-    message_id: int | None = None
+    message_id: int | None = None  # the message being answered
+    bot_id: int | None = None
 
-    def jump_url(self, guild_id: int) -> str | None:
-        if self.message_id is None or self.channel_id is None:
-            return None
-        return f"https://discord.com/channels/{guild_id}/{self.channel_id}/{self.message_id}"
+
+def _addressing(bot_name: str) -> str | None:
+    """A PostgreSQL regex for a message starting with the bot's name (a question to it)."""
+    name = bot_name.strip()
+    if not name:
+        return None
+    return r"^\s*@?" + re.sub(r"([^\w\s])", r"\\\1", name) + r"($|[^[:alnum:]_-])"
 
 
 class RecallService:
     """Searches one guild at a time; never another guild's rows. Members named in a question
-    ("what did bob say about Berlin?") are found with the guild's name index (`names`, shared
-    with the reply path when given), so their own messages rank as if they said their name."""
+    are found with the guild's name index (`names`, shared with the reply path when given)."""
 
     def __init__(
         self,
         pool: asyncpg.Pool,
         names: NameIndexCache | None = None,
         embeddings: EmbeddingIndex | None = None,
+        *,
+        bot_name: str = "",
     ) -> None:
         self._pool = pool
         self._embeddings = embeddings
         self._names = names or NameIndexCache(MemberDirectory(pool).all)
+        self._bot_name = bot_name
+        self._bot_pattern = _addressing(bot_name)
+        self._no_channel_table = False
+
+    @staticmethod
+    def capped(question: str) -> str | None:
+        """One line saying how much of a long question a search reads; None when it reads all
+        of it."""
+        if not was_capped(question):
+            return None
+        return (
+            f"(a long question: searched its first {MAX_WORDS} words to look for, within"
+            f" its first {MAX_QUESTION_CHARS} characters)"
+        )
 
     async def search(
         self,
@@ -236,116 +123,199 @@ class RecallService:
         user_id: int | None = None,
         limit: int = 5,
         viewer: Viewer | None = None,
+        asking: Asking | None = None,
+        summaries: int | None = None,
     ) -> list[RecallHit]:
-        """Best hits first; only messages of channels `viewer` may read (None: the admin's
-        view, every channel)."""
-        hits = await self._search(guild_id, question, user_id=user_id, limit=limit * 4)
-        reader = viewer or Viewer.everything()
-        return [hit for hit in hits if reader.may_read(hit.channel_id)][:limit]
-
-    async def _search(
-        self, guild_id: int, question: str, *, user_id: int | None, limit: int
-    ) -> list[RecallHit]:
-        terms = query_terms(question)
-        if not terms:
+        """Best hits first: messages, then day summaries (`summaries` slots, by default a
+        quarter of `limit`, at least one; a lane with fewer hits leaves its slots to the
+        other). Only messages of channels `viewer` may read (None: the admin's view, every
+        channel). A question is read up to its first MAX_QUESTION_CHARS / MAX_WORDS."""
+        words = query_terms(question)
+        if not words or limit < 1:
             return []
-        operands = term_queries(terms)
-        named = (await self._names.get(guild_id)).named_in(question)
-        messages = await search_messages(
-            self._pool, guild_id, operands, user_id=user_id, limit=limit * 2, named=named
+        asking = asking or Asking()
+        exclude = Exclusions(
+            (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
         )
-        summaries = await search_summaries(
-            self._pool, guild_id, operands, user_id=user_id, limit=limit, named=named
+        reader = viewer or Viewer.everything()
+        head = question[:MAX_QUESTION_CHARS]
+        named = list(
+            dict.fromkeys([*mentioned_ids(head), *(await self._names.get(guild_id)).named_in(head)])
         )
-        similar = await self._semantic(guild_id, question, user_id, limit * 2)
-        found = {m.message_id for m in messages}
-        ids = {m.author_id for m in [*messages, *similar]} | {s.user_id for s in summaries}
-        members = await get_members(self._pool, guild_id, sorted(ids))
-
-        def name(user_id: int) -> str:
-            member = members.get(user_id)
-            return member.display_name if member else f"user {user_id}"
-
-        hits = [
-            _message_hit(m, name(m.author_id))
-            for m in [*messages, *(m for m in similar if m.message_id not in found)]
-        ] + [
-            RecallHit(
-                "summary", None, s.day.isoformat(), s.user_id, name(s.user_id), s.summary, s.rank
+        if asking.bot_id in named:
+            named.remove(asking.bot_id)
+        people = await get_members(self._pool, guild_id, named) if named else {}
+        name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
+        summary_slots = summaries if summaries is not None else max(1, limit // 4)
+        try:
+            messages, day_summaries = await self._lanes(
+                guild_id, words, name_words, reader, user_id, named, exclude, limit
             )
-            for s in summaries
+        except (asyncpg.QueryCanceledError, TimeoutError):
+            _log.warning("recall search in guild %s hit its time limit", guild_id)
+            return []
+        similar = await self._semantic(guild_id, question, user_id, reader, exclude, limit)
+        return await self._hits(
+            guild_id, messages, similar, day_summaries, exclude, limit, summary_slots
+        )
+
+    async def _lanes(
+        self,
+        guild_id: int,
+        words: list[str],
+        name_words: set[str],
+        reader: Viewer,
+        user_id: int | None,
+        named: list[int],
+        exclude: Exclusions,
+        limit: int,
+    ) -> tuple[list[MessageMatch], list[SummaryMatch]]:
+        async with search_session(self._pool) as db:
+            stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
+            found = plan(stats, total, names=name_words)
+            if found is None and name_words:  # only a name was asked about: search the name
+                found = plan(stats, total)
+            if found is None:
+                return [], []
+            scope = self._scope(guild_id, reader, user_id, named, found)
+            fetch = limit * OVERFETCH
+            messages = await search_messages(
+                db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
+            )
+            summaries = await search_summaries(
+                db, scope, found.candidates, found.terms, limit=fetch
+            )
+            if named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
+                own = await search_messages(
+                    db,
+                    scope,
+                    found.candidates,
+                    found.terms,
+                    exclude=exclude,
+                    limit=fetch,
+                    authored=True,
+                )
+                messages = merged(messages, own, key=lambda m: m.message_id)
+            wider = fallback(found)
+            if wider and len(messages) < limit:
+                more = await search_messages(
+                    db, scope, wider, found.terms, exclude=exclude, limit=fetch
+                )
+                messages = merged(messages, more, key=lambda m: m.message_id)
+            if wider and len(summaries) < limit:
+                more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
+                summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
+        return messages, summaries
+
+    @staticmethod
+    def _scope(
+        guild_id: int, reader: Viewer, user_id: int | None, named: list[int], found: Plan
+    ) -> Scope:
+        # A named member's row ranks as if it held the question's rarest word once more.
+        boost = max(found.top_weight, 1.0) if named else 0.0
+        return Scope(guild_id, reader.channel_ids, user_id, tuple(named), boost, found.names)
+
+    async def _hits(
+        self,
+        guild_id: int,
+        messages: list[MessageMatch],
+        similar: list[MessageMatch],
+        summaries: list[SummaryMatch],
+        exclude: Exclusions,
+        limit: int,
+        summary_slots: int,
+    ) -> list[RecallHit]:
+        """Matches as hits in two lanes, without forgotten statements, with their context."""
+        forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
+        zone = zone_of(zone_name)
+        ordered = fused(messages, similar) if similar else messages
+        ids = {m.author_id for m in ordered} | {s.user_id for s in summaries}
+        members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
+        keep = Forgetting(forgotten, members)
+        kept = [m for m in ordered if not keep.drops(m.content)]
+        summary_hits = []
+        for s in summaries:
+            text = keep.cleaned(s.summary)
+            if text:
+                summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
+        message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
+        picked = kept[:message_room]
+        summary_hits = summary_hits[: limit - len(picked)]
+        channels = await self._channel_names(guild_id, sorted({m.channel_id for m in picked}))
+        around = await self._context(guild_id, picked, exclude, keep)
+        extra = {n.author_id for lines in around.values() for n in lines} - set(members)
+        if extra:
+            members |= await get_members(self._pool, guild_id, sorted(extra))
+        hits = [
+            message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
-        if user_id is not None:
-            hits = await self._without_forgotten(guild_id, user_id, hits, members)
-        if similar:  # words and meaning: fuse the two orders (their scores do not compare)
-            return _fused(hits, messages, similar)[:limit]
-        hits.sort(key=lambda hit: (-hit.rank, hit.kind != "message"))
-        return hits[:limit]
+        return hits + summary_hits
+
+    async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
+        """Channel names when the database records them (a missing table stays missing for
+        the life of the process: migrations run before it starts)."""
+        if self._no_channel_table or not channel_ids:
+            return {}
+        names = await channel_names(self._pool, guild_id, channel_ids)
+        self._no_channel_table = names is None
+        return names or {}
+
+    async def _context(
+        self,
+        guild_id: int,
+        picked: list[MessageMatch],
+        exclude: Exclusions,
+        keep: Forgetting,
+    ) -> dict[int, tuple[MessageMatch, ...]]:
+        """The lines around each hit that is a short line or an answer (a reply)."""
+        wanted = [
+            (m.message_id, m.channel_id, m.created_at)
+            for m in picked
+            if m.reply_to_id is not None or len(m.content.split()) < SHORT_LINE_WORDS
+        ]
+        found = await neighbours(self._pool, guild_id, wanted, exclude)
+        around: dict[int, list[MessageMatch]] = {}
+        for n in found:
+            if keep.drops(n.content):
+                continue
+            line = MessageMatch(
+                n.message_id, n.channel_id, n.author_id, n.created_at, n.content, 0.0
+            )
+            lines = around.setdefault(n.hit_id, [])
+            lines.insert(0, line) if n.side == "before" else lines.append(line)
+        return {hit: tuple(lines) for hit, lines in around.items()}
 
     async def _semantic(
-        self, guild_id: int, question: str, user_id: int | None, limit: int
+        self,
+        guild_id: int,
+        question: str,
+        user_id: int | None,
+        reader: Viewer,
+        exclude: Exclusions,
+        limit: int,
     ) -> list[MessageMatch]:
-        """The messages nearest in meaning to the question, when embeddings are on; nothing
-        (full-text alone) when the embedding provider fails or is slow."""
+        """The messages nearest in meaning to the question, when embeddings are on, with the
+        filters full text applies in SQL; nothing when the embedding provider fails or is
+        slow."""
         index = self._embeddings
         if index is None or index.embedder is None or not await index.ready():
             return []
         try:
             async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
-                [vector] = await index.embedder.embed([question], query=True)
+                [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
         except Exception as exc:  # a search is never held hostage by the embedding provider
             _log.info("semantic recall unavailable (%s); full-text only", exc)
             return []
         model = index.embedder.model_name
-        return await nearest_messages(
-            self._pool, guild_id, vector, model=model, limit=limit, user_id=user_id
+        nearest = await nearest_messages(
+            self._pool, guild_id, vector, model=model, limit=limit * 4, user_id=user_id
         )
-
-    async def _without_forgotten(
-        self, guild_id: int, user_id: int, hits: list[RecallHit], members: dict
-    ) -> list[RecallHit]:
-        """A member's recall skips what they asked to forget (their context must not bring it
-        back through search)."""
-        forgotten = await get_forgotten(self._pool, guild_id, user_id)
-        if not forgotten:
-            return hits
-        member = members.get(user_id)
-        names = list(member.names) if member else []
-        return [hit for hit in hits if not restates_any(hit.text, forgotten, names=names)]
-
-
-def _message_hit(match: MessageMatch, author_name: str) -> RecallHit:
-    return RecallHit(
-        "message",
-        match.created_at,
-        match.created_at.date().isoformat(),
-        match.author_id,
-        author_name,
-        match.content,
-        match.rank,
-        match.channel_id,
-        match.message_id,
-    )
-
-
-def _fused(
-    hits: list[RecallHit], messages: list[MessageMatch], similar: list[MessageMatch]
-) -> list[RecallHit]:
-    """Hits ordered by reciprocal rank over the full-text messages, the nearest messages and
-    the day summaries (each list in its own order)."""
-    summaries = sorted((h for h in hits if h.kind == "summary"), key=lambda h: -h.rank)
-    order = fuse(
-        [
-            [("message", m.message_id) for m in messages],
-            [("message", m.message_id) for m in similar],
-            [("summary", h.day, h.author_id) for h in summaries],
-        ]
-    )
-    by_key = {_key(hit): hit for hit in hits}
-    return [by_key[key] for key in order if key in by_key]
-
-
-def _key(hit: RecallHit) -> tuple[object, ...]:
-    if hit.kind == "message":
-        return ("message", hit.message_id)
-    return ("summary", hit.day, hit.author_id)
+        return [
+            m
+            for m in nearest
+            if reader.may_read(m.channel_id)
+            and m.message_id not in exclude.message_ids
+            and m.author_id != exclude.bot_id
+            and addressed_text(m.content, bot_name=self._bot_name, bot_user_id=exclude.bot_id)
+            is None
+        ][: limit * OVERFETCH]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,8 +22,10 @@ from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
+from memory.recall import Asking, RecallHit, worth_searching
 from memory.replies._gate import WindowGate
 from memory.replies._keeper import WindowKeeper
+from memory.replies._recalled import recalled_inputs, render_recalled
 from memory.replies._tools import ReplyToolbox
 from memory.replies._window import ConversationWindows, WindowView
 from prompts.loader import Raw, element, join, render
@@ -39,22 +40,11 @@ class MemorySource(Protocol):
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
 # (guild id, user id) -> may the member's words be kept (not opted out, opted in where asked).
 Remembered = Callable[[int, int], Awaitable[bool]]
-# (guild id, question, viewer) -> (day, author name, text) of what was said about it, best
-# first, from the channels the viewer may read.
-Recall = Callable[[int, str, Viewer], Awaitable[list[tuple[str, str, str]]]]
+# (guild id, question, viewer, who asks) -> what was said about it, best first: only from
+# channels the viewer may read, never the asking message, questions to the bot or its replies.
+Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
 # (guild, channel, question, viewer) -> the channel's current episode and any asked about.
 EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
-
-# A message asking about the past or about what someone said: worth a recall search.
-_ASKS_ABOUT_PAST = re.compile(
-    r"\b(remember when|when did|what did .{1,40}\b(say|said|tell|told)|did (i|we|you|he|she"
-    r"|they) ever|last (week|month|year|time)|that time|back when|ago\b|earlier|yesterday)",
-    re.IGNORECASE,
-)
-
-
-def asks_about_past(text: str) -> bool:
-    return _ASKS_ABOUT_PAST.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -221,27 +211,18 @@ class ReplyComposer:
             )
         return memories
 
-    async def _recalled(self, guild_id: int, text: str, budget: int, viewer: Viewer) -> Raw:
-        """What was said before about what the message asks (search, within the memory time
-        budget and `budget` tokens); nothing when it does not ask about the past."""
-        if self._recall is None or budget <= 0 or not asks_about_past(text):
-            return Raw("")
+    async def _recall_hits(self, message: IncomingMessage, text: str) -> list[RecallHit]:
+        """What was said before about what the message asks or names (every message but
+        greetings and thanks), within the memory time budget; nothing on failure."""
+        if self._recall is None or not worth_searching(text):
+            return []
+        asking = Asking(message.message_id, self.bot_user_id)
         try:
             async with asyncio.timeout(self.config.memory_budget_seconds):
-                hits = await self._recall(guild_id, text, viewer)
+                return await self._recall(message.guild_id, text, reader_of(message), asking)
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)
-            return Raw("")
-        fragments: list[Raw] = []
-        used = 0
-        for day, author, said in hits:
-            fragment = element("recalled", said, day=day, author=author)
-            cost = estimate_tokens(fragment)
-            if used + cost > budget:
-                break
-            fragments.append(fragment)
-            used += cost
-        return join(fragments) if fragments else Raw("")
+            return []
 
     def _memories_xml(
         self, user_ids: list[int], members: dict[int, Member], memories: dict[int, str], budget: int
@@ -296,14 +277,22 @@ class ReplyComposer:
         started = time.perf_counter()
         user_ids = await self.relevant_members(message)
         memories_task = asyncio.ensure_future(self._gather_memories(message.guild_id, user_ids))
-        window = await self._windows.view(message.channel_id)
-        # The message itself may already be in the window (observed first): it is <message>.
-        window = WindowView(
-            window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
-        )
-        mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
-        members = await self._load_members(message.guild_id, mention_targets)
-        memories = await memories_task
+        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content))
+        episode_task = asyncio.ensure_future(self._episode_text(message))
+        try:
+            window = await self._windows.view(message.channel_id)
+            # The message itself may already be in the window (observed first): it is <message>.
+            window = WindowView(
+                window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
+            )
+            mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
+            members = await self._load_members(message.guild_id, mention_targets)
+            memories = await memories_task
+            hits = await recall_task
+            episode_text = await episode_task
+        finally:
+            recall_task.cancel()
+            episode_task.cancel()
 
         names = {user_id: member.display_name for user_id, member in members.items()}
         message_text = render_mentions(message.content, names)
@@ -311,11 +300,16 @@ class ReplyComposer:
         fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
         remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
         memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
-        viewer = message.viewer or Viewer.of_channels(message.author_id, {message.channel_id})
-        recalled = await self._recalled(message.guild_id, message_text, remaining // 4, viewer)
+        recalled, recalled_lines = render_recalled(
+            hits, message.guild_id, budget=remaining // 3, known=memories.values()
+        )
         if recalled:
             memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
-        episode = await self._episode_xml(message, remaining // 8)
+        episode = (
+            element("episode", trim_to_tokens(episode_text, remaining // 8))
+            if episode_text and remaining // 8 > 0
+            else Raw("")
+        )
         if episode:
             memories_xml = join([memories_xml, episode]) if memories_xml else episode
         remaining -= estimate_tokens(memories_xml)
@@ -345,6 +339,7 @@ class ReplyComposer:
             ],
             "window_summary": fitted.summary,
             "turns": [{"author": t.author_name, "content": t.content} for t in fitted.turns],
+            "recalled": recalled_inputs(recalled_lines, message.guild_id),
         }
         tools = None
         if self._toolbox is not None:
@@ -361,14 +356,16 @@ class ReplyComposer:
             memories=len(memories),
             prompt_tokens=prompt_tokens,
             window_turns=len(fitted.turns),
+            recalled=len({number for number, _ in recalled_lines}),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
 
-    async def _episode_xml(self, message: IncomingMessage, budget: int) -> Raw:
-        """The channel's current episode as working memory (`<episode>`), within `budget`."""
-        if self._episode is None or budget <= 0:
-            return Raw("")
+    async def _episode_text(self, message: IncomingMessage) -> str:
+        """The channel's current episode as working memory (and any asked about), within the
+        memory time budget; nothing on failure."""
+        if self._episode is None:
+            return ""
         try:
             async with asyncio.timeout(self.config.memory_budget_seconds):
                 text = await self._episode(
@@ -376,8 +373,8 @@ class ReplyComposer:
                 )
         except Exception as exc:  # working memory is a help, never a reason not to answer
             _log.warning("episode memory for a reply failed: %s", type(exc).__name__)
-            return Raw("")
-        return element("episode", trim_to_tokens(text, budget)) if text else Raw("")
+            return ""
+        return text
 
     async def observe(self, message: IncomingMessage) -> None:
         """Add a channel message (a member's or the bot's own reply) to the window; an

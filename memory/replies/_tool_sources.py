@@ -20,11 +20,22 @@ SEARCH_LIMIT = 6
 
 
 def hit_line(hit: RecallHit) -> str:
-    """One hit as the model reads it: when, who, where, what."""
-    when = hit.at.strftime("%a %Y-%m-%d %H:%M") if hit.at else hit.day
-    if hit.kind == "message":
-        return f"{when} {hit.author_name}: {hit.text}"
-    return f"{when} (summary of {hit.author_name}'s day): {hit.text}"
+    """One hit as the model reads it: when (weekday, date, time), who, where, what, and what
+    its relative dates meant; a short line's neighbours follow it, indented."""
+    if hit.kind != "message":
+        return f"{hit.day_label} (summary of {hit.author_name}'s day): {hit.text}"
+    lines = []
+    for line in (*(c for c in hit.context if c.side == "before"), hit):
+        lines.append(_said(line, indent=line is not hit))
+    lines += [_said(c, indent=True) for c in hit.context if c.side != "before"]
+    return "\n".join(lines)
+
+
+def _said(hit: RecallHit, *, indent: bool) -> str:
+    when = f"{hit.day_label} {hit.at:%H:%M}" if hit.at else hit.day_label
+    where = f" in #{hit.channel_name}" if hit.channel_name else ""
+    dates = f" [{'; '.join(hit.dates)}]" if hit.dates else ""
+    return f"{'  ' if indent else ''}{when} {hit.author_name}{where}: {hit.text}{dates}"
 
 
 def _in_range(hit: RecallHit, after: date | None, before: date | None) -> bool:

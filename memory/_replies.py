@@ -1,0 +1,96 @@
+"""The reply path's wiring: windows, recall, tools and episodes around one ReplyComposer.
+
+Split from the composition root (`memory/_open.py`) so each stays small.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import partial
+
+import asyncpg
+
+from db.consent import is_remembered
+from memory.context import MemoryManager
+from memory.core.clock import Clock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
+from memory.episodes import EpisodeService
+from memory.llm import MemoryLLM
+from memory.members import MemberDirectory, NameIndexCache
+from memory.recall import Asking, EmbeddingIndex, RecallHit, RecallService
+from memory.replies import (
+    ConversationWindows,
+    ReplyComposer,
+    ReplyConfig,
+    ReplyToolbox,
+    Turn,
+    build_tool_sources,
+)
+from memory.summaries import learned_lines
+
+# Hits a reply's first search brings (each with its neighbours); tools may search further.
+REPLY_RECALL_HITS = 5
+
+
+def open_reply_composer(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    manager: MemoryManager,
+    embeddings: EmbeddingIndex,
+    episodes: EpisodeService,
+) -> ReplyComposer:
+    """The reply path: per-channel windows folded by the LLM, memories within the budget."""
+    # The window keeps its summary within a third of its token budget (~4 chars/token).
+    fold_chars = settings.window_token_budget * 4 // 3
+
+    async def fold(summary: str, turns: list[Turn]) -> str:
+        return await llm.fold_window(
+            summary=summary,
+            turns=[turn.as_prompt_message() for turn in turns],
+            max_chars=fold_chars,
+            guild_id=None,
+        )
+
+    windows = ConversationWindows(
+        fold,
+        clock,
+        token_budget=settings.window_token_budget,
+        soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),
+        hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
+        telemetry=telemetry,
+    )
+    directory = MemberDirectory(pool)
+    names = NameIndexCache(directory.all)
+    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name)
+
+    async def recalled(
+        guild_id: int, question: str, viewer: Viewer, asking: Asking
+    ) -> list[RecallHit]:
+        return await recall.search(
+            guild_id, question, limit=REPLY_RECALL_HITS, viewer=viewer, asking=asking
+        )
+
+    toolbox = ReplyToolbox(
+        build_tool_sources(recall, directory, manager, partial(learned_lines, pool)),
+        telemetry,
+        budget_seconds=settings.reply_memory_budget_seconds * 2,
+        max_calls=settings.reply_tool_calls,
+    )
+    return ReplyComposer(
+        memory=manager,
+        llm=llm,
+        windows=windows,
+        names=names,
+        load_members=directory.get,
+        config=ReplyConfig.from_settings(settings),
+        telemetry=telemetry,
+        recall=recalled,
+        toolbox=toolbox if settings.reply_tool_calls > 0 else None,
+        episode=episodes.reply_context,
+        remembered=lambda guild_id, user_id: is_remembered(pool, guild_id, user_id),
+    )

@@ -1,0 +1,123 @@
+"""Relative dates in a recalled message, resolved against the day it was said.
+
+"Yesterday I took the kids to the museum", said on Mon 2023-05-08, means Sun 2023-05-07: the
+model reading it months later cannot know that unless it is told. Each phrase found is turned
+into `phrase = date` ("yesterday = Sun 2023-05-07"); the text itself is left as it was said.
+English phrases only; anything else passes unresolved.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+}
+_COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+_PHRASE = re.compile(
+    r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow"
+    r"|this morning|this evening|this afternoon"
+    rf"|(?:last|next|this) (?:week|weekend|month|year|{'|'.join(WEEKDAYS)})"
+    rf"|{_COUNT} (?:days?|weeks?|months?|years?) ago"
+    rf"|(?:on )?(?:{'|'.join(WEEKDAYS)}))\b",
+    re.IGNORECASE,
+)
+_SIMPLE = {
+    "the day before yesterday": -2,
+    "the day after tomorrow": 2,
+    "yesterday": -1,
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "this morning": 0,
+    "this evening": 0,
+    "this afternoon": 0,
+}
+MAX_PHRASES = 4
+
+
+def day_label(day: date) -> str:
+    """`Thu 2023-07-06`."""
+    return f"{day:%a} {day.isoformat()}"
+
+
+def resolve_dates(text: str, said_on: date) -> list[str]:
+    """`phrase = date` for each relative date in `text` (at most MAX_PHRASES, no repeats)."""
+    found: dict[str, str] = {}
+    for match in _PHRASE.finditer(text):
+        phrase = " ".join(match.group(0).lower().split())
+        if phrase in found:
+            continue
+        meaning = _meaning(phrase, said_on)
+        if meaning:
+            found[phrase] = meaning
+        if len(found) >= MAX_PHRASES:
+            break
+    return [f"{phrase} = {meaning}" for phrase, meaning in found.items()]
+
+
+def _meaning(phrase: str, day: date) -> str | None:
+    if phrase in _SIMPLE:
+        return day_label(day + timedelta(days=_SIMPLE[phrase]))
+    words = phrase.split()
+    if words[-1] == "ago":
+        return _ago(" ".join(words[:-2]), words[-2], day)
+    if words[0] in ("last", "next", "this"):
+        return _relative(words[0], words[1], day)
+    weekday = WEEKDAYS.index(words[-1])
+    before = day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+    after = day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
+    return f"{day_label(before)} (past) or {day_label(after)} (coming)"
+
+
+def _ago(count: str, unit: str, day: date) -> str | None:
+    number = int(count) if count.isdigit() else _NUMBERS.get(count.removeprefix("a ").strip())
+    if not number:
+        return None
+    unit = unit.rstrip("s")
+    if unit == "day":
+        return day_label(day - timedelta(days=number))
+    if unit == "week":
+        return f"around {day_label(day - timedelta(weeks=number))}"
+    if unit == "month":
+        return f"around {_month(day, -number)}"
+    return f"around {day.year - number}"
+
+
+def _relative(which: str, unit: str, day: date) -> str:
+    step = {"last": -1, "next": 1, "this": 0}[which]
+    monday = day - timedelta(days=day.weekday())
+    if unit == "week":
+        return f"the week of {day_label(monday + timedelta(weeks=step))}"
+    if unit == "weekend":
+        return f"the weekend of {day_label(monday + timedelta(days=5, weeks=step))}"
+    if unit == "month":
+        return _month(day, step)
+    if unit == "year":
+        return str(day.year + step)
+    weekday = WEEKDAYS.index(unit)
+    if which == "last":
+        return day_label(day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1))
+    if which == "next":
+        return day_label(day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1))
+    return day_label(monday + timedelta(days=weekday))
+
+
+def _month(day: date, step: int) -> str:
+    index = day.year * 12 + day.month - 1 + step
+    return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")

@@ -1,0 +1,304 @@
+"""A question as search terms: its words worth searching, capped, and weighed by rarity.
+
+The question is cut to MAX_QUESTION_CHARS and MAX_WORDS distinct words before anything else
+(a 100,000-character question costs what a long sentence does); the database then says how
+many of the guild's messages hold each word, and the MAX_TERMS most selective words are kept,
+weighted by inverse document frequency (BM25's idf): a name said in every other message
+counts little, "museum" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
+("climb" finds "climbing"), at PREFIX_WEIGHT of its weight; a shorter one only as itself.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from db.recall import TermStat, Weighted, lexeme_query
+from memory.core.text import wordset
+
+MAX_QUESTION_CHARS = 2000
+MAX_WORDS = 32
+MAX_TERMS = 8
+MIN_PREFIX = 4
+PREFIX_WEIGHT = 0.5
+# Candidate rows a search scores: the rarest terms' posting lists, while they stay this long.
+CANDIDATE_BUDGET = 2000
+# When even the rarest term is common, rows holding one of the two rarest terms with another of
+# this many rarest terms are scored.
+PAIRED_TERMS = 5
+
+# Words that carry the question, not its subject (English and Russian; other languages pass
+# through). They would weigh little by rarity anyway, but each would take one of the MAX_TERMS
+# places and widen the candidate rows.
+_RUSSIAN = wordset(
+    """
+    и а но или да нет не ни же ли бы вот ну в во на с со к ко по о об обо от до из за у для
+    про при под над без через после перед между это этот эта эти то тот та те что чего как
+    какой какая какие кто кого где куда когда зачем почему сколько я меня мне мой моя мы нас
+    наш ты тебя твой вы вас ваш он его ему она её ее они их им был была было были быть есть
+    будет уже ещё еще тоже также только очень так там тут здесь сказал сказала сказали говорил
+    говорила говорили знаешь помнишь бот пожалуйста расскажи скажи
+    """
+)
+STOP_WORDS = _RUSSIAN | frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "there",
+        "here",
+        "any",
+        "some",
+        "all",
+        "no",
+        "not",
+        "yes",
+        "so",
+        "very",
+        "just",
+        "also",
+        "too",
+        "then",
+        "than",
+        "as",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "ever",
+        "say",
+        "said",
+        "says",
+        "tell",
+        "told",
+        "know",
+        "knew",
+        "remember",
+        "recall",
+        "bot",
+        "please",
+        "go",
+        "went",
+        "gone",
+        "going",
+        "get",
+        "got",
+        "one",
+        "ones",
+        "thing",
+        "things",
+        "time",
+    }
+)
+# Apostrophes split words, as the text search parser splits them in the stored vectors: "kim's"
+# searches "kim" (a lone "s" would be a prefix of half the guild's words).
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# A message made only of these (and stop words) greets or thanks: nothing to search for.
+SMALL_TALK = wordset(
+    """
+    hi hello hey heya hiya yo sup howdy hola thanks thank thx ty cheers bye goodbye night
+    morning evening afternoon good ok okay lol lmao haha hah nice cool great awesome welcome
+    sorry np gn gm cya later nope yep yeah yup sure how are doing whats up fine well much lot
+    everyone guys folks friend buddy man dude
+    привет спасибо пока ок хорошо
+    """
+)
+
+
+def query_terms(question: str) -> list[str]:
+    """The words of a question worth searching for, in order, without repeats (at most
+    MAX_WORDS of them, from its first MAX_QUESTION_CHARS characters)."""
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(question[:MAX_QUESTION_CHARS].lower()):
+        if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
+            terms.setdefault(word, None)
+            if len(terms) >= MAX_WORDS:
+                break
+    return list(terms)
+
+
+def worth_searching(text: str) -> bool:
+    """Whether a message to the bot asks about something: any word beyond greetings, thanks
+    and question words."""
+    return any(word not in SMALL_TALK for word in query_terms(text))
+
+
+def was_capped(question: str) -> bool:
+    """Whether a question was longer than a search reads (the rest was ignored)."""
+    if len(question) > MAX_QUESTION_CHARS:
+        return True
+    return len(query_terms(question)) >= MAX_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What one search asks the database: the candidate rows' queries, each term's weight, and
+    the names of the members named in the question (a row saying one is boosted like the
+    members' own rows; None when no one is named)."""
+
+    candidates: tuple[str, ...]
+    terms: tuple[Weighted, ...]
+    names: str | None = None
+    rows: int = 0  # how many rows the candidates' single words hold (pairs: unknown, 0)
+
+    @property
+    def top_weight(self) -> float:
+        return max((t.weight for t in self.terms), default=0.0)
+
+
+def idf(docs: int, total: int) -> float:
+    """BM25's inverse document frequency (never negative)."""
+    return math.log(1 + (total - docs + 0.5) / (docs + 0.5))
+
+
+def plan(stats: Sequence[TermStat], total: int, *, names: Iterable[str] = ()) -> Plan | None:
+    """The MAX_TERMS rarest words the guild's messages hold, weighted (words no message holds
+    come last, for the summaries). Words in `names` (a named member's names) are not terms:
+    rows saying them get the named member's boost, and they help pick the candidate rows;
+    None when no other word is left."""
+    wanted = {word.lower() for word in names}
+    named = [s for s in stats if s.word in wanted or s.lexeme in wanted]
+    kept = [s for s in stats if s not in named]
+    if not kept:
+        return None
+    chosen = sorted(kept, key=lambda s: (_docs(s) == 0, _docs(s)))[:MAX_TERMS]
+    total = max(total, max(_docs(s) for s in chosen))
+    terms = tuple(
+        Weighted(
+            s.lexeme,
+            idf(s.exact, total),
+            None if s.prefixed is None else PREFIX_WEIGHT * idf(s.prefixed, total),
+        )
+        for s in chosen
+    )
+    # Rows saying a name with one of the two rarest words are candidates too ("kim's dog" for
+    # "what was the name of kim's dog?"); a name alone never is (bob's message about Berlin
+    # does not say "bob": it is found by "berlin" and boosted as his).
+    with_names = tuple(
+        f"{lexeme_query(name.lexeme)} & {_operand(term)}"
+        for name in named[:2]
+        for term in chosen[:2]
+    )
+    boost = " | ".join(lexeme_query(s.lexeme) for s in named) or None
+    candidates = _candidates(chosen)
+    rows = sum(_docs(s) for s in chosen if _operand(s) in candidates)
+    return Plan(candidates + with_names, terms, boost, rows)
+
+
+def _docs(stat: TermStat) -> int:
+    return stat.exact if stat.prefixed is None else stat.prefixed
+
+
+def _operand(stat: TermStat) -> str:
+    return lexeme_query(stat.lexeme, prefix=stat.prefixed is not None)
+
+
+def _candidates(rarest_first: Sequence[TermStat]) -> tuple[str, ...]:
+    """Queries for the rows worth scoring (a row matching any of them), each run as its own
+    index scan: rows holding one of the rarest terms while their postings stay within
+    CANDIDATE_BUDGET, and rows holding all of the commoner ones together. When even the
+    rarest term is common: rows holding one of the two rarest terms with another of the
+    PAIRED_TERMS rarest (each pair is an intersection bounded by its rarer side; pairs of two
+    common words are never asked for: their postings cost more to intersect than their rows
+    could rank). A row holding none of these holds only common words and could not outrank
+    them."""
+    used, rare = 0, []
+    for stat in rarest_first:
+        if rare and used + _docs(stat) > CANDIDATE_BUDGET:
+            break
+        rare.append(stat)
+        used += _docs(stat)
+    if used > CANDIDATE_BUDGET and len(rarest_first) >= 2:
+        top = [_operand(s) for s in rarest_first[:PAIRED_TERMS]]
+        return tuple(f"{a} & {b}" for i, a in enumerate(top[:2]) for b in top[i + 1 :])
+    clauses = [_operand(s) for s in rare]
+    rest = rarest_first[len(rare) :]
+    if len(rest) >= 2:
+        clauses.append(" & ".join(_operand(s) for s in rest))
+    return tuple(clauses)
+
+
+def fallback(found: Plan) -> tuple[str, ...] | None:
+    """When a plan asks only for pairs of common words, the rows of its rarest word alone: a
+    second search for when the pairs found too few rows."""
+    if not found.candidates or "&" not in found.candidates[0]:
+        return None
+    rarest = found.candidates[0].split(" & ")[0]
+    return (rarest,)

@@ -1,0 +1,103 @@
+"""How recalled hits enter the reply prompt: one `<recalled>` element per line, attributes
+the model (and the offline provider) can answer from.
+
+    <recalled hit="1" kind="message" role="before" date="Mon 2023-05-08" time="14:02"
+      author="Caroline" channel="general" link="https://discord.com/channels/G/C/M"
+      >how was your weekend?</recalled>
+    <recalled hit="1" kind="message" role="match" date="Mon 2023-05-08" time="14:05"
+      author="Melanie" channel="general" link="..." dates="yesterday = Sun 2023-05-07"
+      >Yesterday I took the kids to the museum</recalled>
+    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Melanie"
+      >...</recalled>
+
+(each element on one line in the prompt).
+`hit` numbers the hits best first; the lines of one hit share it and come in the order they
+were said (`role` before / match / after). `channel` is left out when its name is not known,
+`dates` when the line holds no relative date. A hit whose text is already in a member's
+memories is left out, and hits stop where the token budget does (a hit is never cut).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memory.core.tokens import estimate_tokens
+from memory.recall import RecallHit
+from prompts.loader import Raw, element, join
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _line(number: int, hit: RecallHit, guild_id: int) -> Raw:
+    return element(
+        "recalled",
+        hit.text,
+        hit=number,
+        kind=hit.kind,
+        role=hit.side,
+        date=hit.day_label,
+        time=hit.at.strftime("%H:%M") if hit.at else None,
+        author=hit.author_name,
+        channel=hit.channel_name,
+        link=hit.jump_url(guild_id),
+        dates="; ".join(hit.dates) or None,
+    )
+
+
+def hit_lines(hit: RecallHit) -> list[RecallHit]:
+    """The hit and its context lines in the order they were said."""
+    before = [line for line in hit.context if line.side == "before"]
+    after = [line for line in hit.context if line.side != "before"]
+    return [*before, hit, *after]
+
+
+def render_recalled(
+    hits: Iterable[RecallHit], guild_id: int, *, budget: int, known: Iterable[str] = ()
+) -> tuple[Raw, list[tuple[int, RecallHit]]]:
+    """The `<recalled>` elements of the hits that fit `budget` tokens and are not already in
+    `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered."""
+    seen = [_normal(text) for text in known if text]
+    rendered: list[tuple[int, RecallHit]] = []
+    used = number = 0
+    for hit in hits:
+        said = _normal(hit.text)
+        if said and any(said in text for text in seen):
+            continue
+        lines = [(number + 1, line) for line in hit_lines(hit)]
+        cost = _cost(lines, guild_id)
+        if used + cost > budget and hit.context:  # the hit alone may still fit
+            lines = [(number + 1, hit)]
+            cost = _cost(lines, guild_id)
+        if used + cost > budget:
+            continue
+        number += 1
+        rendered.extend(lines)
+        used += cost
+        seen.append(said)
+    fragments = [_line(n, line, guild_id) for n, line in rendered]
+    return (join(fragments) if fragments else Raw("")), rendered
+
+
+def _cost(lines: list[tuple[int, RecallHit]], guild_id: int) -> int:
+    return sum(estimate_tokens(_line(n, line, guild_id)) + 1 for n, line in lines)
+
+
+def recalled_inputs(lines: list[tuple[int, RecallHit]], guild_id: int) -> list[dict[str, object]]:
+    """The rendered lines as structured inputs (what an offline provider reads without
+    parsing the prompt)."""
+    return [
+        {
+            "hit": number,
+            "kind": line.kind,
+            "role": line.side,
+            "date": line.day_label,
+            "author": line.author_name,
+            "channel": line.channel_name,
+            "link": line.jump_url(guild_id),
+            "dates": list(line.dates),
+            "text": line.text,
+        }
+        for number, line in lines
+    ]

@@ -1,0 +1,144 @@
+"""A reply's recall, through the front door's wiring (open_memory's composer, its real
+RecallService on PostgreSQL): every question is searched, the question itself, other questions
+to the bot and the bot's own replies never come back as evidence, nor forgotten statements
+or channels the reader cannot see; a 100,000-character question still gets its reply."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from db.members import upsert_members
+from db.messages import insert_messages
+from memory import IncomingMessage, open_memory
+from memory.core.clock import FixedClock
+from memory.core.models import Member
+from memory.core.settings import Settings
+from memory.core.viewer import Viewer
+from memory.llm import MemoryLLM
+from tests.fakes import ScriptedProvider
+from tests.support import chat_message
+
+G, GENERAL, MODS = 930, 600, 601
+MELANIE, CAROLINE, JUDY, KIM = 31, 32, 33, 34
+BOT = 1 << 60
+NOW = datetime(2023, 7, 20, 12, tzinfo=UTC)
+_RECALLED = re.compile(r"<recalled [^>]*>(.*?)</recalled>")
+
+
+def _said(author: int, text: str, *, days_ago: float, channel: int = GENERAL, **extra):
+    return chat_message(
+        None,
+        text,
+        guild_id=G,
+        channel_id=channel,
+        author_id=author,
+        created_at=NOW - timedelta(days=days_ago),
+        **extra,
+    )
+
+
+@pytest.fixture
+async def memory(db_pool, telemetry, tmp_path):
+    provider = ScriptedProvider({"reply": lambda request: "ok"})
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, llm_provider="offline", telemetry_stdout=False, log_dir=tmp_path
+    )
+    await upsert_members(
+        db_pool,
+        [
+            Member(G, MELANIE, username="melanie"),
+            Member(G, CAROLINE, username="caroline"),
+            Member(G, JUDY, username="judy"),
+            Member(G, KIM, username="kim"),
+        ],
+    )
+    async with open_memory(
+        settings, pool=db_pool, telemetry=telemetry, clock=FixedClock(NOW), llm=MemoryLLM(provider)
+    ) as opened:
+        opened.replies.bot_user_id = BOT
+        yield opened
+
+
+async def _ask(memory, db_pool, author: int, text: str, *, viewer: Viewer | None = None):
+    """Store the question as the writer would, then compose the reply to it."""
+    asked = _said(author, text, days_ago=0)
+    await insert_messages(db_pool, [asked])
+    body = re.sub(r"^Bot,?\s*", "", text)
+    message = IncomingMessage(G, GENERAL, asked.message_id, author, "x", body, viewer=viewer)
+    result = await memory.replies.compose(message)
+    return result, _RECALLED.findall(result.prompt)
+
+
+async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot(
+    memory, db_pool
+) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            _said(MELANIE, "Yesterday I took the kids to the museum", days_ago=14),
+            _said(KIM, "Bot, when did Melanie go to the museum?", days_ago=3),
+            _said(KIM, f"<@{BOT}> museum museum museum?", days_ago=2, mention_ids=(BOT,)),
+            _said(BOT, "Melanie went to the museum, I think", days_ago=2, author_is_bot=True),
+        ],
+    )
+    result, recalled = await _ask(
+        memory, db_pool, CAROLINE, "Bot, When did Melanie go to the museum?"
+    )
+    assert recalled[0] == "Yesterday I took the kids to the museum"
+    assert 'dates="yesterday = Wed 2023-07-05"' in result.prompt
+    assert 'date="Thu 2023-07-06"' in result.prompt and 'author="melanie"' in result.prompt
+    assert all("Bot" not in line and "?" not in line and "I think" not in line for line in recalled)
+
+
+async def test_every_question_is_searched_and_greetings_are_not(memory, db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [_said(CAROLINE, "this summer I plan to walk the coast of Norway", days_ago=40)],
+    )
+    _, recalled = await _ask(memory, db_pool, KIM, "Bot, what are Caroline's plans for the summer?")
+    assert recalled == ["this summer I plan to walk the coast of Norway"]
+    _, nothing = await _ask(memory, db_pool, KIM, "Bot, thanks a lot!")
+    assert nothing == []
+
+
+async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(memory, db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            _said(JUDY, "I am a nurse, the night shifts are brutal", days_ago=20),
+            _said(JUDY, "the night shifts at the bakery start at four", days_ago=10),
+            _said(KIM, "judy's night shifts came up in the mod meeting", days_ago=5, channel=MODS),
+        ],
+    )
+    await db_pool.execute(
+        "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
+        G,
+        JUDY,
+        "Judy is a nurse",
+    )
+    question = "Bot, what did judy say about the night shifts?"
+    _, recalled = await _ask(memory, db_pool, KIM, question)  # no viewer: this channel
+    assert recalled == ["the night shifts at the bakery start at four"]
+    member = Viewer.of_channels(KIM, {GENERAL})
+    _, seen = await _ask(memory, db_pool, KIM, question, viewer=member)
+    assert "nurse" not in " ".join(seen) and "mod meeting" not in " ".join(seen)
+    moderator = Viewer.of_channels(KIM, {GENERAL, MODS})
+    _, mod_seen = await _ask(memory, db_pool, KIM, question, viewer=moderator)
+    assert "judy's night shifts came up in the mod meeting" in mod_seen
+
+
+async def test_a_hundred_thousand_character_question_gets_a_normal_reply(memory, db_pool) -> None:
+    await insert_messages(
+        db_pool, [_said(MELANIE, "the lighthouse tour was on a Thursday", days_ago=9)]
+    )
+    words = " ".join(f"word{n}" for n in range(20_000))
+    question = ("Bot, when was the lighthouse tour? " + words)[:100_000]
+    # The search reads the question's first words (capped), and finds the answer.
+    hits = await memory.recall.search(G, question)
+    assert [hit.text for hit in hits] == ["the lighthouse tour was on a Thursday"]
+    # The reply is an ordinary one (the message fills the prompt's budget: nothing to add).
+    result, _ = await _ask(memory, db_pool, KIM, question)
+    assert result.text == "ok"
