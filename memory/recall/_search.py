@@ -67,6 +67,8 @@ SEMANTIC_TIMEOUT_SECONDS = 3.0
 SHORT_LINE_WORDS = 8
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
 OVERFETCH = 3
+# A named member's best match brings at most this many of their messages sharing its words.
+HOP_HITS = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,10 @@ class RecallService:
             messages, day_summaries = await self._lanes(
                 guild_id, words, name_words, reader, user_id, named, exclude, limit
             )
+            if named and messages:
+                messages = await self._follow_thread(
+                    guild_id, words, name_words, reader, named, exclude, messages
+                )
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
@@ -206,6 +212,35 @@ class RecallService:
                 more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
                 summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
         return messages, summaries
+
+    async def _follow_thread(
+        self,
+        guild_id: int,
+        words: list[str],
+        name_words: set[str],
+        reader: Viewer,
+        named: list[int],
+        exclude: Exclusions,
+        messages: list[MessageMatch],
+    ) -> list[MessageMatch]:
+        """A second hop for a named member's best match: their other messages sharing its rare
+        words ("changed my mind, getting a Skoda instead of a Subaru" brings "I'm buying a
+        Subaru next month"), placed right after it, so a story told over sessions arrives
+        whole."""
+        top = messages[0]
+        if top.author_id not in named:
+            return messages
+        asked = set(words) | name_words
+        new_words = [w for w in query_terms(top.content) if w not in asked][:MAX_WORDS]
+        if not new_words:
+            return messages
+        author = top.author_id
+        hop, _ = await self._lanes(
+            guild_id, new_words, name_words, reader, author, [author], exclude, HOP_HITS + 1
+        )
+        seen = {m.message_id for m in messages}
+        found = [m for m in hop if m.message_id not in seen and m.author_id == author]
+        return [top, *found[:HOP_HITS], *messages[1:]]
 
     @staticmethod
     def _scope(

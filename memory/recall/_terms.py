@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from db.recall import TermStat, Weighted, lexeme_query
 from memory.core.text import wordset
+from memory.recall._forms import other_forms
 
 MAX_QUESTION_CHARS = 2000
 MAX_WORDS = 32
@@ -182,7 +183,7 @@ SMALL_TALK = wordset(
 )
 
 
-def query_terms(question: str) -> list[str]:
+def query_terms(question: str, *, forms: bool = True) -> list[str]:
     """The words of a question worth searching for, in order, without repeats (at most
     MAX_WORDS of them, from its first MAX_QUESTION_CHARS characters)."""
     terms: dict[str, None] = {}
@@ -191,6 +192,10 @@ def query_terms(question: str) -> list[str]:
             terms.setdefault(word, None)
             if len(terms) >= MAX_WORDS:
                 break
+    for word in list(terms) if forms else ():  # "grow" finds "grew": irregular forms too
+        for form in other_forms(word):
+            if len(terms) < MAX_WORDS and form not in STOP_WORDS:
+                terms.setdefault(form, None)
     return list(terms)
 
 
@@ -204,7 +209,7 @@ def was_capped(question: str) -> bool:
     """Whether a question was longer than a search reads (the rest was ignored)."""
     if len(question) > MAX_QUESTION_CHARS:
         return True
-    return len(query_terms(question)) >= MAX_WORDS
+    return len(query_terms(question, forms=False)) >= MAX_WORDS
 
 
 @dataclass(frozen=True, slots=True)
