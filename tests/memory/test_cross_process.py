@@ -13,9 +13,8 @@ from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.llm.offline import OfflineProvider
-from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse
 from memory.replies import IncomingMessage
+from tests.fakes import RecordingProvider
 from tests.support import eventually
 
 G, ALICE, BOB, CHANNEL = 950, 95, 96, 9500
@@ -69,22 +68,6 @@ async def test_a_lost_listening_connection_reconnects_and_drops_warm_contexts(
         assert bot.manager._warm.get(G, ALICE) is None  # events may have been missed
 
 
-class _ReplyRecorder(LLMProvider):
-    """Offline for memory work; the reply prompts are kept (the prompt the model receives)."""
-
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.offline = OfflineProvider()
-        self.reply_prompts: list[str] = []
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        if request.purpose != "reply":
-            return await self.offline.complete(request)
-        self.reply_prompts.append(request.prompt)
-        return LLMResponse(text="ok", provider="recorder", model="recorder")
-
-
 def _said(message_id: int, author_id: int, name: str, text: str) -> IncomingMessage:
     return IncomingMessage(G, CHANNEL, message_id, author_id, name, text)
 
@@ -94,7 +77,7 @@ async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts
 ) -> None:
     settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
     other_pool = await create_pool(database_dsn)
-    recorder = _ReplyRecorder()
+    recorder = RecordingProvider()
     clock = FixedClock(NOW)
     try:
         async with (
