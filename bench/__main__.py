@@ -178,6 +178,9 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("quality", "answer_words_in_prompt", {"kind": "all"}, 0.6, "min"),
     ("quality", "false_evidence", {"kind": "never_said"}, 0, "max"),
     ("quality", "prompt_tokens_p50", {"kind": "all"}, 2500, "max"),
+    # Issue 28: episodes match the planted sessions.
+    ("quality", "episode_boundaries_found", {}, 0.9, "min"),
+    ("quality", "episode_spurious", {}, 0.1, "max"),
     ("reply_e2e", "reply_e2e_p99_ms", {"memories": "cold"}, 50, "max"),
     ("reply_e2e", "reply_e2e_p99_ms", {"memories": "warm"}, 50, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),

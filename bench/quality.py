@@ -37,6 +37,7 @@ from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.providers import TOKENIZER, fast_tokens
 from bench.quality_data import KINDS, QualityChat, Question, generate
+from bench.quality_episodes import score_episodes
 from bench.quality_score import Score, score
 from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
@@ -125,6 +126,7 @@ async def run(
                 results.append(await importer.import_file(path))
         await learn_days(memory, results, out=io.StringIO())
         report(BENCH, "import_and_learn_s", time.perf_counter() - began, "s", **params)
+        await score_episodes(memory, chat, report, params)
         session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=min(chat.channels))
         asked = [await _ask(session, clock, recorder, chat, q) for q in chat.questions]
     _report(report, asked, params)

@@ -1,0 +1,35 @@
+"""Episode segmentation scored on the quality bench's chats (issue 28): the planted sessions
+are the episodes a segmentation should find.
+
+A planted session's first message starting an episode counts as found; an episode starting
+anywhere else is spurious. Reported as `episode_boundaries_found` and `episode_spurious`
+(shares, target >= 0.9 and <= 0.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.quality_data import QualityChat
+from bench.report import Reporter
+from memory import Memory
+
+BENCH = "quality"
+# Far more than a bench chat's episodes: the listing must hold them all.
+LISTING_LIMIT = 100_000
+
+
+async def score_episodes(
+    memory: Memory, chat: QualityChat, report: Reporter, params: dict[str, Any]
+) -> tuple[float, float]:
+    """Cut the imported guild's channels (as `memorybot import` does) and compare."""
+    await memory.episodes.cut_guild(chat.guild_id)
+    episodes = await memory.episodes.listing(chat.guild_id, limit=LISTING_LIMIT)
+    planted = {first for channel in chat.channels for first, _ in chat.boundaries(channel)}
+    starts = {episode.first_message_id for episode in episodes}
+    found = len(planted & starts) / len(planted) if planted else 1.0
+    spurious = len(starts - planted) / len(starts) if starts else 0.0
+    extra = {**params, "sessions_planted": len(planted), "episodes": len(starts)}
+    report(BENCH, "episode_boundaries_found", round(found, 4), "fraction", **extra)
+    report(BENCH, "episode_spurious", round(spurious, 4), "fraction", **extra)
+    return found, spurious
