@@ -236,43 +236,8 @@ def _services(
         on_change=caches.member,
         fallback=MemoryLLM(OfflineProvider()),
     )
-    whois_budget = settings.llm_timeout_seconds
-
-    async def memories(guild_id: int, user_id: int) -> str | None:
-        # What-do-you-know was asked for: wait for a build up to one LLM timeout.
-        return await manager.get_memories(guild_id, user_id, budget=whois_budget)
-
-    commands = MemoryCommands(
-        pool,
-        facts,
-        llm,
-        CommandsConfig.from_settings(settings),
-        telemetry=telemetry,
-        clock=clock,
-        memories=memories,
-        guild_settings=guild_settings,
-    )
-
-    async def resummarize(guild_id: int, day: date) -> object:
-        result = await manager.summarize_day(guild_id, day, force=False)
-        if result.computed:
-            caches.guild(guild_id)  # other processes' contexts of the guild are stale too
-        return result
-
-    privacy = PrivacyDesk(
-        pool,
-        PrivacyHooks(
-            flush_writes=writer.flush,
-            invalidate=caches.member,
-            resummarize=resummarize,
-            forget_member=episodes.forget_member,
-            member_gone=caches.member_gone,
-            member_back=caches.member_back,
-        ),
-        default_timezone=settings.default_timezone,
-        clock=clock,
-        telemetry=telemetry,
-    )
+    commands = _commands(settings, clock, telemetry, pool, llm, manager, facts, guild_settings)
+    privacy = _privacy(settings, clock, telemetry, pool, manager, caches, writer, episodes)
     embeddings = open_embedding_index(pool, settings, telemetry)
     recorder, budget = open_usage(settings, telemetry, pool, llm)
     retention, worker = open_background(
@@ -316,6 +281,66 @@ def _services(
         episodes=episodes,
         usage_recorder=recorder,
         token_budget=budget,
+    )
+
+
+def _commands(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    manager: MemoryManager,
+    facts: FactService,
+    guild_settings: GuildSettingsCache,
+) -> MemoryCommands:
+    whois_budget = settings.llm_timeout_seconds
+
+    async def memories(guild_id: int, user_id: int) -> str | None:
+        # What-do-you-know was asked for: wait for a build up to one LLM timeout.
+        return await manager.get_memories(guild_id, user_id, budget=whois_budget)
+
+    return MemoryCommands(
+        pool,
+        facts,
+        llm,
+        CommandsConfig.from_settings(settings),
+        telemetry=telemetry,
+        clock=clock,
+        memories=memories,
+        guild_settings=guild_settings,
+    )
+
+
+def _privacy(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    manager: MemoryManager,
+    caches: CrossProcessCaches,
+    writer: BatchedWriter,
+    episodes: EpisodeService,
+) -> PrivacyDesk:
+    async def resummarize(guild_id: int, day: date) -> object:
+        result = await manager.summarize_day(guild_id, day, force=False)
+        if result.computed:
+            caches.guild(guild_id)  # other processes' contexts of the guild are stale too
+        return result
+
+    return PrivacyDesk(
+        pool,
+        PrivacyHooks(
+            flush_writes=writer.flush,
+            invalidate=caches.member,
+            resummarize=resummarize,
+            forget_member=episodes.forget_member,
+            member_gone=caches.member_gone,
+            member_back=caches.member_back,
+        ),
+        default_timezone=settings.default_timezone,
+        clock=clock,
+        telemetry=telemetry,
     )
 
 

@@ -3,10 +3,10 @@ hot paths, and channel visibility (which channels everyone can read)."""
 
 from __future__ import annotations
 
+from memory.guilds._cache import GuildSettingsCache
 from memory.guilds._settings import (
     GuildDefaults,
     GuildSettings,
-    GuildSettingsCache,
     InvalidSetting,
     describe_settings,
     load_guild_settings,

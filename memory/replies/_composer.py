@@ -272,6 +272,24 @@ class ReplyComposer:
             message=message_text,
         )
 
+    def _fitted(
+        self, message_text: str, message: IncomingMessage, memories: Raw, fitted: WindowView
+    ) -> tuple[str, WindowView]:
+        """The prompt within its token budget: estimates ignore XML overhead, so the real
+        prompt is measured and the window trimmed in order (oldest turns, then its summary)."""
+        prompt = self._render(message_text, message, memories, fitted)
+        while estimate_tokens(prompt) > self.config.prompt_token_budget:
+            excess = estimate_tokens(prompt) - self.config.prompt_token_budget
+            if fitted.turns:
+                fitted = WindowView(fitted.summary, fitted.turns[1:])
+            elif fitted.summary:
+                keep = max(0, estimate_tokens(fitted.summary) - excess - 1)
+                fitted = WindowView(trim_to_tokens(fitted.summary, keep) if keep else "", ())
+            else:
+                break  # only the fixed parts and memories are left
+            prompt = self._render(message_text, message, memories, fitted)
+        return prompt, fitted
+
     async def compose(self, message: IncomingMessage) -> ReplyResult:
         """Answer `message`. Raises LLMError only when every provider failed."""
         started = time.perf_counter()
@@ -314,19 +332,9 @@ class ReplyComposer:
             memories_xml = join([memories_xml, episode]) if memories_xml else episode
         remaining -= estimate_tokens(memories_xml)
         window_budget = max(0, min(self.config.window_token_budget, remaining - 16))
-        fitted = window.fitted(window_budget)
-        prompt = self._render(message_text, message, memories_xml, fitted)
-        # Estimates ignore XML overhead; measure the real prompt and keep trimming in order.
-        while estimate_tokens(prompt) > self.config.prompt_token_budget:
-            excess = estimate_tokens(prompt) - self.config.prompt_token_budget
-            if fitted.turns:
-                fitted = WindowView(fitted.summary, fitted.turns[1:])
-            elif fitted.summary:
-                keep = max(0, estimate_tokens(fitted.summary) - excess - 1)
-                fitted = WindowView(trim_to_tokens(fitted.summary, keep) if keep else "", ())
-            else:
-                break  # only the fixed parts and memories are left
-            prompt = self._render(message_text, message, memories_xml, fitted)
+        prompt, fitted = self._fitted(
+            message_text, message, memories_xml, window.fitted(window_budget)
+        )
 
         inputs: dict[str, object] = {
             "message": message_text,

@@ -23,6 +23,7 @@ import asyncpg
 
 from db import notes as notes_store
 from db import summaries as store
+from db.day_locks import guild_day_lock
 from db.members import get_members
 from db.visibility import shared_source
 from memory.core.cache import SingleFlight
@@ -160,7 +161,7 @@ class DailySummarizer:
         if state.fresh and not force:
             summaries = await store.daily_summaries(self._pool, guild_id, day)
             return DayResult(guild_id, day, summaries, state.message_count)
-        async with self._slots, store.guild_day_lock(self._pool, guild_id, day) as (conn, _):
+        async with self._slots, guild_day_lock(self._pool, guild_id, day) as (conn, _):
             # Another process may have closed the day since the check above.
             state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
             if state.fresh and not force:

@@ -20,8 +20,9 @@ from itertools import pairwise
 import asyncpg
 
 from db import notes as store
+from db.day_locks import guild_day_lock
 from db.members import get_members
-from db.summaries import day_messages, guild_day_lock
+from db.summaries import day_messages
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
 from memory.core.intent import is_memory_command

@@ -1,0 +1,99 @@
+"""Per-guild settings kept in memory, so hot paths never wait on the database."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import asyncpg
+from cachetools import LRUCache
+
+from db import guilds as guild_store
+from db.recall import text_search_configs
+from memory.guilds._settings import (
+    GuildDefaults,
+    GuildSettings,
+    _from_stored,
+    load_guild_settings,
+    update_guild_settings,
+)
+
+_log = logging.getLogger(__name__)
+
+
+class GuildSettingsCache:
+    """Per-guild settings kept in memory so hot paths (every message) never wait on the
+    database: `peek` is synchronous; `refresh` runs on start-up, on guild join, after an admin
+    change, and whenever an entry is older than `ttl` seconds (other processes' changes)."""
+
+    def __init__(self, pool: asyncpg.Pool, defaults: GuildDefaults, *, ttl: float = 300.0) -> None:
+        self._pool = pool
+        self._defaults = defaults
+        self._ttl = ttl
+        # Bounded like every per-guild cache: the least recently used guild goes first.
+        self._entries: LRUCache[int, tuple[float, GuildSettings]] = LRUCache(maxsize=10_000)
+        self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
+        # Told the guild id after an admin change (the context manager drops warm contexts).
+        self.on_change: Callable[[int], None] | None = None
+
+    async def channel_names(self, guild_id: int, channel_ids: Iterable[int]) -> dict[int, str]:
+        """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
+        return await guild_store.channel_names(self._pool, guild_id, channel_ids)
+
+    def _default(self, guild_id: int) -> GuildSettings:
+        return _from_stored(guild_id, self._defaults.default_timezone, {}, self._defaults)
+
+    def peek(self, guild_id: int) -> GuildSettings:
+        """What is known now (defaults for an unknown guild); schedules a refresh when stale."""
+        entry = self._entries.get(guild_id)
+        if entry is None or time.monotonic() - entry[0] > self._ttl:
+            self._schedule(guild_id)
+        return entry[1] if entry is not None else self._default(guild_id)
+
+    async def get(self, guild_id: int) -> GuildSettings:
+        """Fresh-enough settings, reading the database when the entry is missing or stale."""
+        entry = self._entries.get(guild_id)
+        if entry is not None and time.monotonic() - entry[0] <= self._ttl:
+            return entry[1]
+        return await self.refresh(guild_id)
+
+    async def refresh(self, guild_id: int) -> GuildSettings:
+        settings = await load_guild_settings(self._pool, guild_id, self._defaults)
+        self.store(settings)
+        return settings
+
+    async def search_configs(self) -> list[str]:
+        """Text search configurations an admin may choose from (`/memory settings`)."""
+        return await text_search_configs(self._pool)
+
+    async def update(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Apply an admin's changes (see `update_guild_settings`); everyone sees them at once."""
+        current = await update_guild_settings(self._pool, guild_id, self._defaults, **changes)
+        self.store(current)
+        if self.on_change is not None:
+            self.on_change(guild_id)
+        return current
+
+    def store(self, settings: GuildSettings) -> None:
+        """Record settings just written (the admin cog) without another read."""
+        self._entries[settings.guild_id] = (time.monotonic(), settings)
+
+    def _schedule(self, guild_id: int) -> None:
+        if guild_id in self._refreshing:
+            return
+        task = asyncio.ensure_future(self.refresh(guild_id))
+        self._refreshing[guild_id] = task
+        task.add_done_callback(lambda done: self._finished(guild_id, done))
+
+    def _finished(self, guild_id: int, task: asyncio.Task[GuildSettings]) -> None:
+        self._refreshing.pop(guild_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            _log.warning("guild %s settings refresh failed: %s", guild_id, task.exception())
+
+    async def aclose(self) -> None:
+        for task in list(self._refreshing.values()):
+            task.cancel()
+        self._refreshing.clear()
