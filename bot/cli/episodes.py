@@ -73,11 +73,15 @@ async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
             guild_id, channel_id=args.channel, day=args.day, limit=args.limit
         )
         timezone = await memory.episodes.timezone(guild_id)
+        names = await memory.guild_settings.channel_names(
+            guild_id, {episode.channel_id for episode in episodes}
+        )
     if not episodes:
         print("no episodes", file=sys.stderr)
         return 1
     for episode in episodes:
-        print(listing_line(episode, timezone, f"#{episode.channel_id}"))
+        where = names.get(episode.channel_id, episode.channel_id)
+        print(listing_line(episode, timezone, f"#{where}"))
     return 0
 
 

@@ -130,6 +130,8 @@ async def handle(
         await explain_window(memory, results, out=out, err=err, learned=learn)
         for guild_id in sorted({result.guild_id for result in results if result.guild_id}):
             cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
+            if learn:  # closed episodes get their summaries (extractive unless configured)
+                await memory.episodes.summarize_guild(guild_id)
             print(f"episodes of guild {guild_id}: {cut} cut", file=out)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)

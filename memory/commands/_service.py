@@ -224,6 +224,8 @@ class MemoryCommands(CommandOperations):
                 return None
             if rerouted != parsed:
                 return await self._dispatch(ctx, rerouted, replied_to, routed=True)
+        if parsed.kind == "whois" and _asks_who(ctx, resolution):
+            return None  # "who is allergic to wasps?" asks about what was said: a reply searches
         kind = "remember" if parsed.kind.startswith("remember") else parsed.kind
         kind = "forget" if kind.startswith("forget") else kind
         if kind == "whois":
@@ -296,3 +298,17 @@ class MemoryCommands(CommandOperations):
             return member.display_name if member else match.group(0)
 
         return _MENTION.sub(name, text)
+
+
+_WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)
+
+
+def _asks_who(ctx: CommandContext, resolution: Resolution) -> bool:
+    """A freeform "who is ..." naming nobody here is a question for the reply path (which
+    searches what was said), not a whois of an unknown member."""
+    return (
+        ctx.via == "freeform"
+        and not resolution.found
+        and not resolution.ambiguous
+        and _WHO_QUESTION.match(ctx.text) is not None
+    )

@@ -352,3 +352,11 @@ async def test_facts_that_outgrow_the_cap_are_named_when_let_go(
     assert "blue stamps" in told  # the member hears which fact was let go of
     stored = (await get_facts(db_pool, G, BOB.user_id)).blob
     assert "sourdough" in stored and "blue stamps" not in stored  # the newest is kept
+
+
+async def test_who_is_naming_nobody_is_left_to_the_reply_path(bot) -> None:
+    """'who is allergic to wasps?' asks about what was said: not a whois of a member called
+    'allergic to wasps' (the reply path searches for it)."""
+    assert await bot.handle(G, ALICE, "who is allergic to wasps?") is None
+    assert (await say(bot, ALICE, "what do you know about zed")).outcome == "unknown"
+    assert (await say(bot, ALICE, "who is alice?")).target_id == 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from memory.core.text import content_tokens, truncate
@@ -38,6 +38,11 @@ class Recalled:
     when: str
     channel: str
     url: str
+    hit: str = ""  # lines of one search hit share it (a match and its neighbours)
+    kind: str = "message"  # or "summary": a day summary, quoted only when no message answers
+    # The question this line answers: the line just before it in its hit, when that one asks.
+    asked: str = ""
+    asked_by: str = ""
 
 
 def _attributes(raw: str) -> dict[str, str]:
@@ -82,9 +87,29 @@ def recalled_messages(prompt: str) -> list[Recalled]:
                 when=_when(_first(attributes, _DATE_KEYS)),
                 channel=channel,
                 url=attributes.get("url", "") or attributes.get("link", ""),
+                hit=attributes.get("hit", ""),
+                kind=attributes.get("kind", "message") or "message",
             )
         )
-    return hits
+    return _answers_paired(hits)
+
+
+def _answers_paired(hits: list[Recalled]) -> list[Recalled]:
+    """A line right after a question in the same hit, by someone else, answers it ("How is
+    the new flat?" / "small but it has a balcony"): it carries the question along, so the
+    question's words find the answer."""
+    paired = list(hits)
+    for index in range(1, len(paired)):
+        before, line = paired[index - 1], paired[index]
+        if (
+            line.hit
+            and line.hit == before.hit
+            and before.text.rstrip().endswith("?")
+            and not line.text.rstrip().endswith("?")
+            and before.author != line.author
+        ):
+            paired[index] = replace(line, asked=before.text, asked_by=before.author)
+    return paired
 
 
 def question_of(prompt: str) -> str:
@@ -104,7 +129,7 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
     wanted = content_tokens(question, ignore=[*ignore, *authors])
     if not wanted or not hits:
         return []
-    tokens = [content_tokens(hit.text) for hit in hits]
+    tokens = [content_tokens(f"{hit.asked} {hit.text}") for hit in hits]
     size = len(hits)
     weight = {
         word: math.log((size + 1) / (sum(word in held for held in tokens) + 0.5)) for word in wanted
@@ -119,6 +144,12 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
     best = max(scores)
     if best <= 0:
         return []
+    if any(score > 0 and hit.kind == "message" for hit, score in zip(hits, scores, strict=True)):
+        # A message that answers beats a summary retelling it ("Bob said: ...").
+        scores = [
+            0.0 if hit.kind != "message" else score for hit, score in zip(hits, scores, strict=True)
+        ]
+        best = max(scores)
     ranked = sorted(range(size), key=lambda i: (-scores[i], i))
     chosen = [i for i in ranked[:_MAX_HITS] if scores[i] >= best * _CLOSE]
     return [hits[i] for i in sorted(chosen, key=lambda i: (hits[i].when, i))]
@@ -129,6 +160,9 @@ def said(hit: Recalled) -> str:
     when = f"On {hit.when} " if hit.when else ""
     who = hit.author or "someone"
     where = f" in {hit.channel}" if hit.channel else ""
-    line = f'{when}{who} said{where}: "{truncate(hit.text, _QUOTE_MAX)}"'
+    asked = f' (answering {hit.asked_by or "someone"}: "{truncate(hit.asked, 120)}")'
+    line = (
+        f'{when}{who} said{where}{asked if hit.asked else ""}: "{truncate(hit.text, _QUOTE_MAX)}"'
+    )
     line = line[0].upper() + line[1:]
     return f"{line} <{hit.url}>" if hit.url.startswith("https://") else line

@@ -93,3 +93,59 @@ async def test_without_a_hit_that_shares_a_word_the_reply_says_what_it_can_do() 
     recalled = [element("recalled", "lovely weather today", day="2023-07-01", author="Bob")]
     answer = await _answer("Bot, when did Melanie go to the museum?", recalled)
     assert "offline mode" in answer and "weather" not in answer
+
+
+async def test_an_answer_to_a_recalled_question_is_found_by_the_questions_words() -> None:
+    """'How is the new flat?' and the reply after it share a hit: the reply, which never says
+    'flat', answers 'what did Alice say about her new flat?', quoted with what it answered."""
+    flat = [
+        element(
+            "recalled",
+            "welcome to the sunny side, Alice. How is the new flat?",
+            hit="1",
+            kind="message",
+            role="match",
+            date="Mon 2026-05-04",
+            author="Bob",
+        ),
+        element(
+            "recalled",
+            "small but it has a balcony, so the tomatoes came with me",
+            hit="1",
+            kind="message",
+            role="after",
+            date="Mon 2026-05-04",
+            author="Alice",
+        ),
+    ]
+
+    answer = await _answer("what did Alice say about her new flat?", flat, author="Carol")
+
+    assert answer.startswith("On Mon 2026-05-04 Alice said (answering Bob:")
+    assert '"small but it has a balcony, so the tomatoes came with me"' in answer
+
+
+async def test_a_message_that_answers_beats_a_day_summary_retelling_it() -> None:
+    wasps = [
+        element(
+            "recalled",
+            "I'm allergic to wasps, so I always carry my epipen on trips",
+            hit="1",
+            kind="message",
+            date="Tue 2026-05-05",
+            author="Bob",
+        ),
+        element(
+            "recalled",
+            'Bob said: "I\'m allergic to wasps, so I always carry my epipen on trips".',
+            hit="2",
+            kind="summary",
+            date="Tue 2026-05-05",
+            author="Bob",
+        ),
+    ]
+
+    answer = await _answer("who is allergic to wasps?", wasps)
+
+    assert answer.count("allergic to wasps") == 1
+    assert "Bob said: \"I'm allergic" in answer and 'Bob said: "Bob said' not in answer
