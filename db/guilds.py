@@ -139,3 +139,16 @@ async def channel_names(db: Executor, guild_id: int, channel_ids: Iterable[int])
         sorted(set(channel_ids)),
     )
     return {row["channel_id"]: row["name"] for row in rows}
+
+
+async def channels_named(db: Executor, guild_id: int, name: str) -> list[int]:
+    """Ids of the guild's channels called `name` (case-insensitive, a leading # ignored), as
+    imports and Discord named them."""
+    rows = await db.fetch(
+        "SELECT channel_id FROM channel_names WHERE guild_id = $1 AND lower(name) = lower($2)"
+        " UNION SELECT channel_id FROM channel_visibility"
+        " WHERE guild_id = $1 AND lower(name) = lower($2) ORDER BY 1",
+        guild_id,
+        name.strip().lstrip("#"),
+    )
+    return [row["channel_id"] for row in rows]

@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, date, datetime, time, timedelta
 
 from bot.cli import CliError, open_cli_memory
-from memory import PrivacyError, listing_line
+from memory import Memory, PrivacyError, listing_line
 from memory.core.settings import Settings
 
 
@@ -22,11 +22,19 @@ def _day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a day; use YYYY-MM-DD") from None
 
 
-def _channel(text: str) -> int:
+async def _channel(memory: Memory, guild_id: int, text: str | None) -> int | None:
+    """A channel id, or the one channel called `text` ("general", "#general")."""
+    if text is None:
+        return None
     digits = text.strip().removeprefix("<#").removesuffix(">").lstrip("#")
-    if not digits.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a channel id")
-    return int(digits)
+    if digits.isdigit():
+        return int(digits)
+    found = await memory.guild_settings.channels_named(guild_id, text)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise CliError(f"no channel named {text!r} (give its id: Copy Channel ID on Discord)")
+    raise CliError(f"several channels are named {text!r}: {', '.join(map(str, found))}")
 
 
 def _since(day: date | None, now: datetime) -> datetime:
@@ -45,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "summary and open loops. All channels (an admin tool).",
     )
     listing.add_argument("--guild", required=True, help="guild id or exact name")
-    listing.add_argument("--channel", type=_channel, help="only this channel (id)")
+    listing.add_argument("--channel", help="only this channel (id or name)")
     listing.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD, guild time zone)")
     listing.add_argument("--limit", type=int, default=50, help="how many (default 50)")
     listing.set_defaults(handler=handle_episodes)
@@ -68,9 +76,11 @@ async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
             guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
+        channel_id = await _channel(memory, guild_id, args.channel)
         await memory.episodes.refresh(_since(args.day, memory.clock.now()))
+        await memory.episodes.summarize_guild(guild_id)  # closed ones: as the worker would
         episodes = await memory.episodes.listing(
-            guild_id, channel_id=args.channel, day=args.day, limit=args.limit
+            guild_id, channel_id=channel_id, day=args.day, limit=args.limit
         )
         timezone = await memory.episodes.timezone(guild_id)
         names = await memory.guild_settings.channel_names(

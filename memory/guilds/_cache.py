@@ -43,6 +43,10 @@ class GuildSettingsCache:
         """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
         return await guild_store.channel_names(self._pool, guild_id, channel_ids)
 
+    async def channels_named(self, guild_id: int, name: str) -> list[int]:
+        """Ids of the guild's channels called `name` ("general" or "#general")."""
+        return await guild_store.channels_named(self._pool, guild_id, name)
+
     def _default(self, guild_id: int) -> GuildSettings:
         return _from_stored(guild_id, self._defaults.default_timezone, {}, self._defaults)
 

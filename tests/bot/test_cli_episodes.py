@@ -6,7 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from bot.cli import main
-from db.guilds import ensure_guild
+from db.guilds import ensure_channel_names, ensure_guild
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.models import ChatMessage, Member
@@ -72,6 +72,22 @@ async def test_episodes_lists_a_channels_day_and_digest_prints_it(cli_env, db_po
         await asyncio.to_thread(_run, ["digest", "--guild", str(GUILD), "--day", "2026-03-01"]) == 1
     )
     assert "nothing to say about 2026-03-01" in capsys.readouterr().err
+
+
+async def test_episodes_take_a_channel_by_name_and_show_channel_names(
+    cli_env, db_pool, capsys
+) -> None:
+    await _seed(db_pool)
+    await ensure_channel_names(db_pool, [(GUILD, GENERAL, "general"), (GUILD, RANDOM, "random")])
+
+    argv = ["episodes", "--guild", "Tea Club", "--channel", "#general", "--day", "2026-03-12"]
+    assert await asyncio.to_thread(_run, argv) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert " #general [" in line and "planning the camping trip" in line
+
+    unknown = ["episodes", "--guild", "Tea Club", "--channel", "nowhere"]
+    assert await asyncio.to_thread(_run, unknown) != 0
+    assert "no channel named 'nowhere'" in capsys.readouterr().err
 
 
 async def test_settings_turn_the_digest_on_and_off(cli_env, db_pool, capsys) -> None:
