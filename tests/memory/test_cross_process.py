@@ -3,11 +3,13 @@ stand for two processes; a purge in one is seen by the other's next request with
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from db.pool import create_pool
-from memory import open_memory
+from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
@@ -21,31 +23,44 @@ G, ALICE, BOB, CHANNEL = 950, 95, 96, 9500
 NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
 
 
-async def test_a_purge_in_one_process_reaches_the_others_cache(
-    db_pool, database_dsn, tmp_path: Path
-) -> None:
+@asynccontextmanager
+async def two_processes(
+    db_pool, database_dsn: str, tmp_path: Path, *, llm: MemoryLLM | None = None
+) -> AsyncIterator[tuple[Memory, Memory]]:
+    """Two memories on one database, as two processes would open them (each its own pool);
+    the first listens for the other's invalidations before the test starts."""
     settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
     other_pool = await create_pool(database_dsn)
     clock = FixedClock(NOW)
+    first_llm = {"llm": llm} if llm is not None else {}
     try:
         async with (
-            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
-            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as cli,
+            open_memory(
+                settings, clock=clock, pool=db_pool, telemetry=Telemetry(), **first_llm
+            ) as first,
+            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as second,
         ):
-            await eventually(lambda: bot.caches.listener.connected.is_set())
-            alice = Member(G, ALICE, username="alice")
-            await bot.commands.remember(G, alice, alice, "I play the cello")
-            assert "cello" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
-            assert bot.manager._warm.get(G, ALICE) is not None  # warm: served from memory
-
-            subject = await cli.privacy.subject(G, str(ALICE))  # the command line, elsewhere
-            await cli.privacy.purge(subject)
-
-            # The bot's warm entry goes within 2 s, so its next request sees the purge.
-            await eventually(lambda: bot.manager._warm.get(G, ALICE) is None, timeout=2)
-            assert await bot.manager.get_memories(G, ALICE, budget=5) is None
+            await eventually(lambda: first.caches.listener.connected.is_set())
+            yield first, second
     finally:
         await other_pool.close()
+
+
+async def test_a_purge_in_one_process_reaches_the_others_cache(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    async with two_processes(db_pool, database_dsn, tmp_path) as (bot, cli):
+        alice = Member(G, ALICE, username="alice")
+        await bot.commands.remember(G, alice, alice, "I play the cello")
+        assert "cello" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
+        assert bot.manager._warm.get(G, ALICE) is not None  # warm: served from memory
+
+        subject = await cli.privacy.subject(G, str(ALICE))  # the command line, elsewhere
+        await cli.privacy.purge(subject)
+
+        # The bot's warm entry goes within 2 s, so its next request sees the purge.
+        await eventually(lambda: bot.manager._warm.get(G, ALICE) is None, timeout=2)
+        assert await bot.manager.get_memories(G, ALICE, budget=5) is None
 
 
 async def test_a_lost_listening_connection_reconnects_and_drops_warm_contexts(
@@ -75,78 +90,59 @@ def _said(message_id: int, author_id: int, name: str, text: str) -> IncomingMess
 async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts(
     db_pool, database_dsn, tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
-    other_pool = await create_pool(database_dsn)
     recorder = RecordingProvider()
-    clock = FixedClock(NOW)
-    try:
-        async with (
-            open_memory(
-                settings, clock=clock, pool=db_pool, telemetry=Telemetry(), llm=MemoryLLM(recorder)
-            ) as bot,
-            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as cli,
-        ):
-            await eventually(lambda: bot.caches.listener.connected.is_set())
-            alice, bob = Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")
-            bot.writer.submit_member(alice)
-            bot.writer.submit_member(bob)
-            await bot.writer.flush()
-            await bot.replies.observe(_said(1, ALICE, "alice", "my pin is 8080, don't tell"))
-            await pool_learned(db_pool, about=BOB, said_by=ALICE, text="bob fears geese")
-            assert "geese" in (await bot.manager.get_memories(G, BOB, budget=5) or "")
+    async with two_processes(db_pool, database_dsn, tmp_path, llm=MemoryLLM(recorder)) as (
+        bot,
+        cli,
+    ):
+        alice, bob = Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")
+        bot.writer.submit_member(alice)
+        bot.writer.submit_member(bob)
+        await bot.writer.flush()
+        await bot.replies.observe(_said(1, ALICE, "alice", "my pin is 8080, don't tell"))
+        await pool_learned(db_pool, about=BOB, said_by=ALICE, text="bob fears geese")
+        assert "geese" in (await bot.manager.get_memories(G, BOB, budget=5) or "")
 
-            subject = await cli.privacy.subject(G, str(ALICE))  # the command line, elsewhere
-            await cli.privacy.opt_out(subject, actor_id=None, by_admin=True)
+        subject = await cli.privacy.subject(G, str(ALICE))  # the command line, elsewhere
+        await cli.privacy.opt_out(subject, actor_id=None, by_admin=True)
 
-            async def window_empty() -> bool:
-                return not (await bot.replies._windows.view(CHANNEL)).turns
+        async def window_empty() -> bool:
+            return not (await bot.replies._windows.view(CHANNEL)).turns
 
-            await eventually(window_empty, timeout=2)
-            await eventually(lambda: bot.manager._warm.get(G, BOB) is None, timeout=2)
-            await bot.replies.observe(_said(2, ALICE, "alice", "and my door code is 1234"))
-            await bot.replies.compose(_said(3, BOB, "bob", "Bot, what's new?"))
+        await eventually(window_empty, timeout=2)
+        await eventually(lambda: bot.manager._warm.get(G, BOB) is None, timeout=2)
+        await bot.replies.observe(_said(2, ALICE, "alice", "and my door code is 1234"))
+        await bot.replies.compose(_said(3, BOB, "bob", "Bot, what's new?"))
 
-            prompt = recorder.reply_prompts[-1]
-            assert "8080" not in prompt and "1234" not in prompt
-            assert "geese" not in prompt
-    finally:
-        await other_pool.close()
+        prompt = recorder.reply_prompts[-1]
+        assert "8080" not in prompt and "1234" not in prompt
+        assert "geese" not in prompt
 
 
 async def test_a_fact_learned_from_chat_shows_in_every_process_at_once(
     db_pool, database_dsn, tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
-    other_pool = await create_pool(database_dsn)
-    clock = FixedClock(NOW)
-    try:
-        async with (
-            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
-            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as worker,
-        ):
-            await eventually(lambda: bot.caches.listener.connected.is_set())
-            alice = Member(G, ALICE, username="alice")
-            await bot.commands.remember(G, alice, alice, "I play the cello")
-            assert "Lisbon" not in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
-            assert bot.manager._warm.get(G, ALICE) is not None
+    async with two_processes(db_pool, database_dsn, tmp_path) as (bot, worker):
+        alice = Member(G, ALICE, username="alice")
+        await bot.commands.remember(G, alice, alice, "I play the cello")
+        assert "Lisbon" not in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
+        assert bot.manager._warm.get(G, ALICE) is not None
 
-            # Another process reads today's chat (stored by a third, unheard) and learns
-            # where she lives now.
-            await db_pool.execute(
-                "INSERT INTO messages (message_id, guild_id, channel_id, author_id, content,"
-                " created_at) VALUES (7, $1, $2, $3, 'I moved to Lisbon last month', $4)",
-                G,
-                CHANNEL,
-                ALICE,
-                NOW - timedelta(hours=2),
-            )
-            report = await worker.manager.wait_for_context(G, ALICE)
-            assert "Lisbon" in (report.text or "")  # the build that learned it says it
+        # Another process reads today's chat (stored by a third, unheard) and learns
+        # where she lives now.
+        await db_pool.execute(
+            "INSERT INTO messages (message_id, guild_id, channel_id, author_id, content,"
+            " created_at) VALUES (7, $1, $2, $3, 'I moved to Lisbon last month', $4)",
+            G,
+            CHANNEL,
+            ALICE,
+            NOW - timedelta(hours=2),
+        )
+        report = await worker.manager.wait_for_context(G, ALICE)
+        assert "Lisbon" in (report.text or "")  # the build that learned it says it
 
-            await eventually(lambda: bot.manager._warm.get(G, ALICE) is None, timeout=2)
-            assert "Lisbon" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
-    finally:
-        await other_pool.close()
+        await eventually(lambda: bot.manager._warm.get(G, ALICE) is None, timeout=2)
+        assert "Lisbon" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
 
 
 async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
@@ -165,27 +161,17 @@ async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
 async def test_a_forget_in_one_process_leaves_the_others_windows(
     db_pool, database_dsn, tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
-    other_pool = await create_pool(database_dsn)
-    clock = FixedClock(NOW)
-    try:
-        async with (
-            open_memory(settings, clock=clock, pool=db_pool, telemetry=Telemetry()) as bot,
-            open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as other,
-        ):
-            await eventually(lambda: bot.caches.listener.connected.is_set())
-            alice = Member(G, ALICE, username="alice")
-            await bot.replies.observe(_said(1, ALICE, "alice", "I am a nurse. Nights again"))
-            await bot.replies.observe(_said(2, BOB, "bob", "long week for alice the nurse"))
+    async with two_processes(db_pool, database_dsn, tmp_path) as (bot, other):
+        alice = Member(G, ALICE, username="alice")
+        await bot.replies.observe(_said(1, ALICE, "alice", "I am a nurse. Nights again"))
+        await bot.replies.observe(_said(2, BOB, "bob", "long week for alice the nurse"))
 
-            await other.facts.forget(G, alice, "alice is a nurse", actor_id=ALICE)
+        await other.facts.forget(G, alice, "alice is a nurse", actor_id=ALICE)
 
-            async def forgotten() -> bool:
-                turns = (await bot.replies._windows.view(CHANNEL)).turns
-                return all("nurse" not in turn.content for turn in turns)
-
-            await eventually(forgotten, timeout=2)
+        async def forgotten() -> bool:
             turns = (await bot.replies._windows.view(CHANNEL)).turns
-            assert [turn.content for turn in turns] == ["Nights again"]
-    finally:
-        await other_pool.close()
+            return all("nurse" not in turn.content for turn in turns)
+
+        await eventually(forgotten, timeout=2)
+        turns = (await bot.replies._windows.view(CHANNEL)).turns
+        assert [turn.content for turn in turns] == ["Nights again"]
