@@ -12,24 +12,14 @@ import pytest
 from bot.console import ConsoleSession
 from memory import open_memory
 from memory.core.clock import SystemClock
-from memory.core.settings import Settings
+from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        llm_provider="offline",
-        telemetry_stdout=False,
-        log_dir=tmp_path / "logs",
-        ingest_flush_seconds=0.05,
-    )
-
-
 async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_path) -> None:
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
         session = ConsoleSession(memory, speaker="bob")
         assert await session.handle_line("alice: hi everyone, I'm back from Lisbon!") == []
@@ -97,7 +87,7 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
 @pytest.mark.parametrize("line", ["/nope", "/remember", "/summarize 2026-13-40"])
 async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line: str) -> None:
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
         session = ConsoleSession(memory)
         output = await session.handle_line(line)
@@ -111,7 +101,7 @@ async def test_console_speaks_in_an_imported_server_with_its_members(
     from tests.memory.export_samples import GUILD_ID, export, sample_messages, write
 
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
         await memory.importer(include_bots=False).import_file(
             write(tmp_path / "general.json", export(sample_messages()))
@@ -150,7 +140,7 @@ async def test_console_replies_reach_its_channel_and_public_channels_only(
     )
     provider = RecordingProvider()
     async with open_memory(
-        _settings(tmp_path),
+        console_settings(tmp_path),
         pool=db_pool,
         telemetry=telemetry,
         clock=SystemClock(),

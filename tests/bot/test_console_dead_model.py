@@ -13,8 +13,8 @@ from bot.cli import main
 from bot.console import ConsoleSession
 from memory import breaker_report, open_memory
 from memory.core.clock import SystemClock
-from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from tests.bot.console_support import console_settings
 from tests.dead_endpoint import ConnectionCount
 
 
@@ -27,14 +27,11 @@ async def test_a_dead_endpoint_is_tried_once_and_the_console_still_answers(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
+    settings = console_settings(
+        tmp_path,
         llm_provider="openai",
         openai_base_url=dead_url,
         gemini_api_key=None,
-        telemetry_stdout=False,
-        log_dir=tmp_path / "logs",
-        ingest_flush_seconds=0.05,
         # However slow this machine is, the test ends before the breaker half-opens.
         llm_breaker_backoff_seconds=3600,
     )

@@ -11,24 +11,14 @@ from pathlib import Path
 from bot.console import ConsoleSession
 from memory import open_memory
 from memory.core.clock import SystemClock
-from memory.core.settings import Settings
+from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        llm_provider="offline",
-        telemetry_stdout=False,
-        log_dir=tmp_path / "logs",
-        ingest_flush_seconds=0.05,
-    )
-
-
 async def test_console_words(db_pool, telemetry, tmp_path) -> None:
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
         session = ConsoleSession(memory, speaker="frank")
         await session.handle_line("frank: I grow tomatoes on my balcony")

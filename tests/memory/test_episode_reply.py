@@ -12,12 +12,9 @@ import asyncpg
 import pytest
 
 from db.messages import insert_messages
-from memory import IncomingMessage, Memory, open_memory
-from memory.core.clock import FixedClock
-from memory.core.settings import Settings
-from memory.core.telemetry import Telemetry
+from memory import IncomingMessage, Memory
 from memory.core.viewer import Viewer
-from tests.support import chat_message
+from tests.memory.episode_support import episode_lines, memory_at
 
 G, GENERAL, MODS = 990, 991, 992
 NOW = datetime(2026, 11, 21, 15, 0, tzinfo=UTC)
@@ -44,25 +41,12 @@ BAKE = [
 
 
 def said(texts: list[str], at: datetime, channel: int, first_id: int) -> list:
-    return [
-        chat_message(
-            first_id + index,
-            text,
-            guild_id=G,
-            channel_id=channel,
-            author_id=1 + index % 2,
-            created_at=at + timedelta(minutes=index),
-        )
-        for index, text in enumerate(texts)
-    ]
+    return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id)
 
 
 @pytest.fixture
 async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
-    async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
-    ) as opened:
+    async with memory_at(db_pool, tmp_path, NOW) as opened:
         yield opened
 
 

@@ -17,6 +17,7 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
+from tests.memory.episode_support import episode_lines, memory_at
 from tests.support import chat_message, eventually
 
 G, C, D = 880, 881, 882
@@ -38,25 +39,12 @@ BUILD = [
 
 
 def lines(texts: list[str], *, at: datetime, channel: int = C, first_id: int = 10_000):
-    return [
-        chat_message(
-            first_id + index,
-            text,
-            guild_id=G,
-            channel_id=channel,
-            author_id=1 + index % 2,
-            created_at=at + timedelta(minutes=index),
-        )
-        for index, text in enumerate(texts)
-    ]
+    return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id)
 
 
 @pytest.fixture
 async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
-    async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
-    ) as opened:
+    async with memory_at(db_pool, tmp_path, NOW) as opened:
         yield opened
 
 
