@@ -35,7 +35,7 @@ from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
-from memory.members import MemberDirectory
+from memory.members import MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import (
@@ -243,8 +243,11 @@ def _services(
     retention, worker = open_background(
         settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
     )
+    # One search (and one member-name index) for the reply path and `Memory.recall`.
+    names = NameIndexCache(MemberDirectory(pool).all)
+    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name)
     replies = open_reply_composer(
-        settings, clock, telemetry, pool, llm, manager, embeddings, episodes
+        settings, clock, telemetry, pool, llm, manager, episodes, recall, names
     )
     caches.replies = replies  # gone words leave the windows of every process
     facts.subscribe_forget(
@@ -271,7 +274,7 @@ def _services(
         privacy=privacy,
         retention=retention,
         usage=usage,
-        recall=RecallService(pool, embeddings=embeddings, bot_name=settings.bot_name),
+        recall=recall,
         caches=caches,
         worker=worker,
         embeddings=embeddings,

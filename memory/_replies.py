@@ -19,7 +19,7 @@ from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.llm import MemoryLLM
 from memory.members import MemberDirectory, NameIndexCache
-from memory.recall import Asking, EmbeddingIndex, RecallHit, RecallService
+from memory.recall import Asking, RecallHit, RecallService
 from memory.replies import (
     ConversationWindows,
     ReplyComposer,
@@ -41,10 +41,12 @@ def open_reply_composer(
     pool: asyncpg.Pool,
     llm: MemoryLLM,
     manager: MemoryManager,
-    embeddings: EmbeddingIndex,
     episodes: EpisodeService,
+    recall: RecallService,
+    names: NameIndexCache,
 ) -> ReplyComposer:
-    """The reply path: per-channel windows folded by the LLM, memories within the budget."""
+    """The reply path: per-channel windows folded by the LLM, memories within the budget;
+    `recall` and its member `names` are the ones the front door's `Memory.recall` uses."""
     # The window keeps its summary within a third of its token budget (~4 chars/token).
     fold_chars = settings.window_token_budget * 4 // 3
 
@@ -65,8 +67,6 @@ def open_reply_composer(
         telemetry=telemetry,
     )
     directory = MemberDirectory(pool)
-    names = NameIndexCache(directory.all)
-    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name)
 
     async def recalled(
         guild_id: int, question: str, viewer: Viewer, asking: Asking
