@@ -377,7 +377,7 @@ class ReplyComposer:
         try:
             async with asyncio.timeout(self.config.memory_budget_seconds):
                 text = await self._episode(
-                    message.guild_id, message.channel_id, message.content, message.viewer
+                    message.guild_id, message.channel_id, message.content, reader_of(message)
                 )
         except Exception as exc:  # working memory is a help, never a reason not to answer
             _log.warning("episode memory for a reply failed: %s", type(exc).__name__)
