@@ -11,14 +11,14 @@ from bot.console import ConsoleSession
 from db.members import find_by_name
 from memory import open_memory
 from memory.core.clock import FixedClock
-from tests.bot.test_console import _settings
+from tests.bot.console_support import console_settings
 
 MORNING = datetime(2026, 11, 12, 10, 5, tzinfo=UTC)
 
 
 async def test_forgetting_an_alias_removes_it_everywhere(db_pool, telemetry, tmp_path) -> None:
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=FixedClock(MORNING)
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=FixedClock(MORNING)
     ) as memory:
         session = ConsoleSession(memory, speaker="alice")
         await session.handle_line("Bot remember that I play the cello")
@@ -44,7 +44,7 @@ async def test_a_fact_learned_in_the_running_session_shows_at_once(
 ) -> None:
     clock = FixedClock(MORNING)
     async with open_memory(
-        _settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
     ) as memory:
         session = ConsoleSession(memory, speaker="alice")
         await session.handle_line("Bot remember that I play the cello")
