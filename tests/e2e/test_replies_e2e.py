@@ -133,23 +133,27 @@ async def test_memory_commands_are_not_answered_twice(
     assert provider.reply_prompts == []
 
 
-class SlowMemoryProvider(CapturingProvider):
-    """Memory building (summaries, merges) takes far longer than the reply budget."""
+class HeldMemoryProvider(CapturingProvider):
+    """Memory building (summaries, merges) is held until the test lets it go: slower than any
+    reply budget, without a clock."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.delay = delay
+        self.holding = False
+        self.held = asyncio.Event()  # a memory build reached the model and is waiting
+        self.released = asyncio.Event()
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        if request.purpose in ("daily_summary", "historical_summary", "merge"):
-            await asyncio.sleep(self.delay)
+        if self.holding and request.purpose in ("daily_summary", "historical_summary", "merge"):
+            self.held.set()
+            await self.released.wait()
         return await super().complete(request)
 
 
 async def test_memory_slower_than_the_budget_replies_on_the_fallback(
     fake_discord: FakeDiscord, start_bot: StartBot
 ) -> None:
-    provider = SlowMemoryProvider(delay=3.0)
+    provider = HeldMemoryProvider()
     bot = await _start(start_bot, provider, reply_memory_budget_seconds=0.2)
     await _remember(bot, ALICE_ID, "alice", "alice is a marine biologist")
     dive = await fake_discord.send_message(
@@ -159,16 +163,19 @@ async def test_memory_slower_than_the_budget_replies_on_the_fallback(
     # today has a message to summarise: the slow path is real
     await until_stored(bot, lambda: get_message(bot.memory.pool, int(dive["id"])))
 
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    start = len(fake_discord.sent_messages)
-    sent = await fake_discord.send_message("Bot, any tips for my next trip?", author="alice")
-    reply = await _reply_to(fake_discord, sent, start)
-    assert loop.time() - started < 2.5, "the reply did not wait for the slow memory build"
-    assert reply["content"] == "Happy to help!"
-    assert "marine biologist" in provider.reply_prompts[-1], "facts came from the fallback"
-    fallbacks = bot.memory.telemetry.recent("fallback")
-    assert any(event.get("reason") == "timeout" for event in fallbacks)
+    provider.holding = True
+    try:
+        start = len(fake_discord.sent_messages)
+        sent = await fake_discord.send_message("Bot, any tips for my next trip?", author="alice")
+        reply = await _reply_to(fake_discord, sent, start)
+        assert provider.held.is_set(), "the memory build reached the model"
+        assert not provider.released.is_set(), "the reply came while memory was still building"
+        assert reply["content"] == "Happy to help!"
+        assert "marine biologist" in provider.reply_prompts[-1], "facts came from the fallback"
+        fallbacks = bot.memory.telemetry.recent("fallback")
+        assert any(event.get("reason") == "timeout" for event in fallbacks)
+    finally:
+        provider.released.set()
 
 
 async def test_cooldown_spaces_replies_in_a_channel_without_dropping_any(
