@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import shlex
 from collections.abc import Callable
 from datetime import date
 
 from bot.console_text import explain_report, plural
-from memory import IncomingMessage, Memory, describe_mine
+from memory import IncomingMessage, Memory, asks_catch_up, describe_mine
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
@@ -27,6 +28,7 @@ CONSOLE_GUILD_ID = 1
 # Not "you" or "me": a member name is matched in chat text, and those words are everywhere.
 DEFAULT_SPEAKER = "guest"
 CONSOLE_CHANNEL_ID = 1
+CONSOLE_CHANNEL_NAME = "console"
 DISCORD_EPOCH_MS = 1_420_070_400_000
 BOT_USER_ID = 1 << 60
 
@@ -48,6 +50,8 @@ NOT_REMEMBERED = (
     "you opted out here, so I don't remember you or answer from memory; /optin lets me "
     "remember you again"
 )
+
+_CHANNEL_MENTION = re.compile(r"<#(\d+)>")
 
 
 def user_id_for(name: str) -> int:
@@ -77,6 +81,8 @@ class ConsoleSession:
         self._quit = False
         self._public: frozenset[int] | None = None
         memory.replies.bot_user_id = BOT_USER_ID
+        # Output names the channel ("#console") rather than its id.
+        memory.writer.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
 
     @property
     def finished(self) -> bool:
@@ -167,6 +173,11 @@ class ConsoleSession:
         consent = await memory.privacy.consent(self.guild_id, speaker.user_id)
         if consent is not None and consent.state == "out":
             return self._answer(NOT_REMEMBERED)
+        if asks_catch_up(addressed):  # "Bot, what did I miss?", as on Discord
+            caught_up = await memory.episodes.catch_up(
+                self.guild_id, speaker.user_id, await self.viewer(speaker)
+            )
+            return self._answer(await self._channel_names(caught_up))
         reply = await memory.replies.compose(
             IncomingMessage(
                 self.guild_id,
@@ -191,6 +202,16 @@ class ConsoleSession:
             )
         )
         return self._answer(reply.text)
+
+    async def _channel_names(self, text: str) -> str:
+        """Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them."""
+        ids = {int(found) for found in _CHANNEL_MENTION.findall(text)}
+        if not ids:
+            return text
+        names = await self.memory.guild_settings.channel_names(self.guild_id, ids)
+        return _CHANNEL_MENTION.sub(
+            lambda match: f"#{names.get(int(match.group(1)), match.group(1))}", text
+        )
 
     def _answer(self, text: str | None) -> list[str]:
         return [f"{self.bot_name}: {text}"] if text else []

@@ -206,6 +206,7 @@ class EpisodeService:
     ) -> str:
         """The episodes since the member last wrote (or the last `hours`), newest first, of
         channels the viewer may read: channel, title, one line, jump link."""
+        await self.settled()  # the messages just stored are in their episodes
         now = self._clock.now()
         since = now - timedelta(hours=hours or CATCH_UP_HOURS)
         if hours is None:
@@ -214,23 +215,42 @@ class EpisodeService:
             last = await reads.last_message_at(self._pool, guild_id, user_id, now - VISIT)
             if last is not None:
                 since = max(last, now - timedelta(days=7))
-        episodes = [
-            episode
-            for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3)
-            if episode.ended_at > since and user_id not in _only(episode)
-        ][:CATCH_UP_LIMIT]
+        episodes = await self._missed(guild_id, user_id, viewer, since)
+        if self._llm_summaries != "always" and any(
+            episode.state != "open" and not episode.summary for episode in episodes
+        ):
+            # Closed before the worker's job got to them: summarised now, extractively (no call).
+            await self.summarizer.summarize_guild(guild_id, model=False)
+            episodes = await self._missed(guild_id, user_id, viewer, since)
         if not episodes:
             return "Nothing new since you were last here."
         lines = ["Since you were last here:"]
         for episode in episodes:
-            if (
-                episode.state == "open"
-                and not episode.summary
-                and (episode.message_count >= BUSY_MESSAGES)
-            ):
-                episode = await self._summarised_so_far(guild_id, episode)
+            if episode.state == "open" and not episode.summary:
+                episode = await self._open_summarised(guild_id, episode)
             lines.append(catch_up_line(episode, f"<#{episode.channel_id}>"))
         return "\n".join(lines)
+
+    async def _missed(
+        self, guild_id: int, user_id: int, viewer: Viewer, since: datetime
+    ) -> list[Episode]:
+        """Episodes of readable channels that went on after `since`, not the member's alone."""
+        return [
+            episode
+            for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3)
+            if episode.ended_at > since and user_id not in _only(episode)
+        ][:CATCH_UP_LIMIT]
+
+    async def _open_summarised(self, guild_id: int, episode: Episode) -> Episode:
+        """A busy channel's open episode gets a summary so far by the model (the one call a
+        catch-up may make); a quieter one an extractive one (no call)."""
+        if episode.message_count >= BUSY_MESSAGES:
+            return await self._summarised_so_far(guild_id, episode)
+        row = await reads.current(self._pool, guild_id, episode.channel_id)
+        if row is None:
+            return episode
+        await self.summarizer.summarize_open(guild_id, row, model=False)
+        return await self.current(guild_id, episode.channel_id) or episode
 
     async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
         row = await reads.current(self._pool, guild_id, episode.channel_id)

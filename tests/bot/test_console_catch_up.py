@@ -1,0 +1,38 @@
+"""'Bot, what did I miss?' in the console: the conversations since the speaker last wrote,
+as on Discord, with the channel named rather than numbered."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.console import ConsoleSession
+from memory import open_memory
+from memory.core.clock import FixedClock
+from tests.bot.console_support import console_settings
+
+
+async def test_what_did_i_miss_lists_the_conversation_held_while_away(
+    db_pool, telemetry, tmp_path
+) -> None:
+    clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))
+    async with open_memory(
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
+    ) as memory:
+        session = ConsoleSession(memory, speaker="bob")
+        assert await session.handle_line("bob: off to work, talk later") == []
+        clock.set(clock.now() + timedelta(hours=4))
+        for line in (
+            "alice: planning the canoe trip down the river on saturday",
+            "carol: the canoe trip needs two boats and dry bags",
+            "alice: I can bring the dry bags for the canoe trip",
+        ):
+            clock.set(clock.now() + timedelta(minutes=2))
+            assert await session.handle_line(line) == []
+        clock.set(clock.now() + timedelta(hours=5))
+
+        answer = "\n".join(await session.handle_line("bob: Bot, what did I miss?"))
+
+        assert answer.startswith("Bot: Since you were last here:"), answer
+        assert "#console" in answer and "<#" not in answer
+        assert "canoe" in answer.lower(), "the conversation bob missed is named"
+        assert "off to work" not in answer, "bob's own words are not news to him"
