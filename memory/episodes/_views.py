@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from memory.core.text import truncate
+from memory.core.text import collapse, truncate
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +92,27 @@ def catch_up_line(episode: Episode, channel: str) -> str:
     return f"• {channel} **{episode.label}**{summary} <{episode.jump_url}>"
 
 
-def working_memory(episode: Episode) -> str:
-    """The current episode as a reply prompt's working memory (plain text, escaped later)."""
-    parts = [f"Current topic: {episode.label}"]
-    if episode.summary:
-        parts.append(f"So far: {episode.summary}")
-    if episode.open_loops:
-        parts.append("Open: " + "; ".join(episode.open_loops))
+def working_memory(episode: Episode, answering: str = "") -> str:
+    """The current episode as a reply prompt's working memory (plain text, escaped later).
+
+    `answering` is the message being answered: the episode may already hold it (it was stored
+    before the reply read the episode), but it is the prompt's <message>, not a memory, and
+    not an open question of the episode."""
+    asked = collapse(answering)
+    title = episode.label
+    if asked and title and asked.startswith(title.rstrip("…")):
+        title = "(starting with this message)"
+    parts = [f"Current topic: {title}"]
+    summary = episode.summary.replace(asked, "…") if asked else episode.summary
+    if summary:
+        parts.append(f"So far: {summary}")
+    loops = [loop for loop in episode.open_loops if not (asked and _quotes(loop, asked))]
+    if loops:
+        parts.append("Open: " + "; ".join(loops))
     return "\n".join(parts)
+
+
+def _quotes(loop: str, asked: str) -> bool:
+    """Is the open loop ("name: text", maybe cut short) the message being answered?"""
+    said = loop.split(": ", 1)[-1].rstrip("…").strip()
+    return bool(said) and asked.startswith(said)
