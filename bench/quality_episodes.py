@@ -3,8 +3,9 @@ are the episodes a segmentation should find.
 
 A planted session's first message starting an episode counts as found; an episode starting
 anywhere else is spurious. Reported as `episode_boundaries_found` and `episode_spurious`
-(shares, target >= 0.9 and <= 0.1). Then the closed episodes are summarised, as `memorybot
-import` does (extractively: the offline provider), and read back for the day questions.
+(shares, target >= 0.9 and <= 0.1). Then the episodes gone quiet are closed and summarised,
+as the worker and `memorybot import` do (extractively: the offline provider), and read back
+for the day questions.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ async def score_episodes(
 
 
 async def summarised_episodes(memory: Memory, chat: QualityChat) -> dict[int, StoredEpisode]:
-    """Summarise the closed episodes as `memorybot import` does; first message id -> episode."""
+    """Summarise the closed episodes as `memorybot import` does, after the worker's sweep has
+    closed the last one (the questions come the morning after); first message id -> episode."""
+    await memory.episodes.sweep()
     await memory.episodes.summarize_guild(chat.guild_id)
     episodes = await memory.episodes.listing(chat.guild_id, limit=LISTING_LIMIT)
     return {

@@ -100,19 +100,24 @@ def working_memory(episode: Episode, answering: str = "") -> str:
     not an open question of the episode."""
     asked = collapse(answering)
     title = episode.label
-    if asked and title and asked.startswith(title.rstrip("…")):
+    if asked and title and _quotes(title, asked):
         title = "(starting with this message)"
     parts = [f"Current topic: {title}"]
     summary = episode.summary.replace(asked, "…") if asked else episode.summary
     if summary:
         parts.append(f"So far: {summary}")
-    loops = [loop for loop in episode.open_loops if not (asked and _quotes(loop, asked))]
+    loops = [
+        loop
+        for loop in episode.open_loops
+        if not (asked and _quotes(loop.split(": ", 1)[-1], asked))
+    ]
     if loops:
         parts.append("Open: " + "; ".join(loops))
     return "\n".join(parts)
 
 
-def _quotes(loop: str, asked: str) -> bool:
-    """Is the open loop ("name: text", maybe cut short) the message being answered?"""
-    said = loop.split(": ", 1)[-1].rstrip("…").strip()
-    return bool(said) and asked.startswith(said)
+def _quotes(said: str, asked: str) -> bool:
+    """Is `said` (a title or open loop, maybe cut short, maybe with the "Bot, " the asked
+    text was stripped of) the message being answered?"""
+    said = said.rstrip("…").strip()
+    return bool(said) and (asked[:40] in said or said in asked)

@@ -123,11 +123,12 @@ async def test_a_question_naming_a_date_and_a_channel_gets_that_days_episodes(
 async def test_the_working_memory_does_not_echo_the_message_being_answered(
     memory: Memory,
 ) -> None:
-    question = "Bot, is rye flour better for a sourdough starter?"
-    lines = said([*BAKE, question], NOW - timedelta(minutes=20), GENERAL, 72_000)
+    question = "is rye flour better for a sourdough starter?"
+    lines = said([*BAKE, f"Bot, {question}"], NOW - timedelta(minutes=20), GENERAL, 72_000)
     await insert_messages(memory.pool, lines)
     await memory.episodes.cut_guild(G)  # the question is stored before the reply reads it
 
+    # The composer gets the text addressed to it ("Bot, " taken off), as the bot's cogs do.
     result = await memory.replies.compose(ask(question, viewer=None))
     episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
     assert "Current topic: the sourdough starter finally bubbled" in episode
