@@ -92,6 +92,10 @@ def catch_up_line(episode: Episode, channel: str) -> str:
     return f"• {channel} **{episode.label}**{summary} <{episode.jump_url}>"
 
 
+# The message being answered is looked for in the working memory only from this length.
+ECHO_CHARS = 12
+
+
 def working_memory(episode: Episode, answering: str = "") -> str:
     """The current episode as a reply prompt's working memory (plain text, escaped later).
 
@@ -99,6 +103,8 @@ def working_memory(episode: Episode, answering: str = "") -> str:
     before the reply read the episode), but it is the prompt's <message>, not a memory, and
     not an open question of the episode."""
     asked = collapse(answering)
+    if len(asked) < ECHO_CHARS:  # "ok", "hi": too short to tell from words in the summary
+        asked = ""
     title = episode.label
     if asked and title and _quotes(title, asked):
         title = "(starting with this message)"

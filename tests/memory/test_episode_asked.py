@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 from memory.episodes._asked import asked_channel, asked_channel_name, asked_day
+from memory.episodes._views import Episode, working_memory
 
 TODAY = date(2024, 3, 5)  # a Tuesday
 
@@ -39,3 +40,27 @@ def test_the_channel_by_mention_or_by_name() -> None:
     assert asked_channel("what did we talk about in <#991> yesterday") == 991
     assert asked_channel_name("what did we talk about in #general yesterday") == "general"
     assert asked_channel_name("what did we talk about yesterday") is None
+
+
+def test_working_memory_leaves_out_the_message_being_answered_but_not_short_words() -> None:
+    at = datetime(2026, 11, 20, tzinfo=UTC)
+    episode = Episode(
+        id=1,
+        guild_id=2,
+        channel_id=3,
+        first_message_id=4,
+        last_message_id=5,
+        started_at=at,
+        ended_at=at,
+        message_count=6,
+        member_ids=(1, 2),
+        state="open",
+        title="the sourdough starter finally bubbled",
+        summary="ann, bo talked. ann: feed it rye flour bo: Bot, is rye flour better for a starter?",
+        open_loops=("bo: Bot, is rye flour better for a starter?", "ann: who has a dutch oven?"),
+    )
+    # The composer gets the text addressed to it, without "Bot, ".
+    text = working_memory(episode, "is rye flour better for a starter?")
+    assert "better" not in text and "Open: ann: who has a dutch oven?" in text
+    assert working_memory(episode, "ok") == working_memory(episode)
+    assert "Bot, is rye flour better" in working_memory(episode)
