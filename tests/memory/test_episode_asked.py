@@ -56,7 +56,7 @@ def test_working_memory_leaves_out_the_message_being_answered_but_not_short_word
         member_ids=(1, 2),
         state="open",
         title="the sourdough starter finally bubbled",
-        summary="ann, bo talked. ann: feed it rye flour bo: Bot, is rye flour better for a starter?",
+        summary="ann, bo talked. ann: feed it rye bo: Bot, is rye flour better for a starter?",
         open_loops=("bo: Bot, is rye flour better for a starter?", "ann: who has a dutch oven?"),
     )
     # The composer gets the text addressed to it, without "Bot, ".
