@@ -11,7 +11,9 @@ messages after it.
   candidate; it becomes a cut only when the next judgeable message is shifted too and on the
   candidate's topic (shares content words with it): one off-topic line does not flap, and
   chatter off-topic in different directions ("so much rain", "I need coffee", "watching a
-  documentary") is not a new topic. Short lines ("lol", "yes") are never judged.
+  documentary") is not a new topic; a shifted line given up joins the episode, but its words
+  do not join the episode's topic (or the next real topic would look on-topic). Short lines
+  ("lol", "yes") are never judged.
 - Pause: after a break of `pause` (45 minutes) one line whose words are mostly new cuts at
   once (short lines right after the break go with it).
 - Length: an episode never holds more than `max_messages` (summaries stay small).
@@ -105,6 +107,7 @@ class _Cutter:
         self.pending: list[tuple[SegmentMessage, set[str]]] = []
         self.shifted = 0
         self.topic: set[str] = set()  # the shifted messages' words: the candidate topic
+        self.shifted_ids: set[int] = set()  # which of `pending` are shifted (not short lines)
         self.paused = False  # `pending` holds short lines after a pause
 
     def feed(self, message: SegmentMessage) -> None:
@@ -164,6 +167,7 @@ class _Cutter:
         self.pending.append((message, tokens))
         self.shifted += 1
         self.topic |= tokens
+        self.shifted_ids.add(message.message_id)
         if self.shifted >= rules.confirm:
             self._cut_before(self.pending[0][0])
 
@@ -193,11 +197,13 @@ class _Cutter:
         self.words.update(tokens)
 
     def _absorb(self) -> None:
-        """The candidate did not hold: its messages belong to the episode after all."""
+        """The candidate did not hold: its messages belong to the episode after all, but the
+        words of its shifted ones do not become the episode's topic (chatter that never
+        became a topic must not make the next real one look on-topic)."""
         pending, self.pending, self.shifted, self.paused = self.pending, [], 0, False
-        self.topic = set()
+        shifted, self.shifted_ids, self.topic = self.shifted_ids, set(), set()
         for message, tokens in pending:
-            self._add(message, tokens)
+            self._add(message, () if message.message_id in shifted else tokens)
 
     def _cut_before(self, candidate: SegmentMessage | None) -> None:
         """Close the episode; a confirmed candidate and what followed it open the next one."""
@@ -205,6 +211,7 @@ class _Cutter:
         if candidate is None:
             self._absorb()
         self.pending, self.shifted, self.paused, self.topic = [], 0, False, set()
+        self.shifted_ids = set()
         if self.current.messages:
             self.segments.append(self.current)
         self.current, self.words = Segment(), Counter()

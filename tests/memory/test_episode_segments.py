@@ -118,3 +118,18 @@ def test_two_lines_on_one_new_topic_cut_even_after_chatter() -> None:
 def test_a_line_said_twice_is_not_a_new_topic() -> None:
     echo = (1, "my phone battery is almost dead")
     assert sizes(segment(chat(*TRIP, echo, echo, TRIP[2]), SegmentRules())) == [8]
+
+
+def test_a_new_topic_whose_first_lines_share_one_word_cuts_once_two_lines_hold() -> None:
+    ramen = [
+        (1, "anyone hungry for ramen tonight"),
+        (1, "ramen sounds great"),  # one word in common: not yet a topic
+        (1, "ramen tonight at the fifth street place"),
+        (1, "the fifth street place closes at ten"),  # fifth street place: a topic
+        (1, "then fifth street at eight, see you there"),
+    ]
+    # The lines given up join the trip's episode, but not its words: "ramen tonight ..." is
+    # still off the trip's topic when it comes, and with the next line it holds.
+    parts = segment(chat(*TRIP, *ramen), SegmentRules())
+    assert sizes(parts) == [7, 3]
+    assert parts[1].first.content == "ramen tonight at the fifth street place"
