@@ -181,6 +181,8 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     # Issue 28: episodes match the planted sessions.
     ("quality", "episode_boundaries_found", {}, 0.9, "min"),
     ("quality", "episode_spurious", {}, 0.1, "max"),
+    # ... and "what did we talk about on <day>?" carries that day's episodes.
+    ("quality", "evidence_in_prompt", {"kind": "talked_on_day"}, 0.8, "min"),
     ("reply_e2e", "reply_e2e_p99_ms", {"memories": "cold"}, 50, "max"),
     ("reply_e2e", "reply_e2e_p99_ms", {"memories": "warm"}, 50, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),

@@ -36,8 +36,9 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.providers import TOKENIZER, fast_tokens
-from bench.quality_data import KINDS, QualityChat, Question, generate
-from bench.quality_episodes import score_episodes
+from bench.quality_data import ALL_KINDS, KINDS, QualityChat, Question, generate
+from bench.quality_days import StoredEpisode
+from bench.quality_episodes import score_episodes, summarised_episodes
 from bench.quality_score import Score, score
 from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
@@ -127,8 +128,9 @@ async def run(
         await learn_days(memory, results, out=io.StringIO())
         report(BENCH, "import_and_learn_s", time.perf_counter() - began, "s", **params)
         await score_episodes(memory, chat, report, params)
+        episodes = await summarised_episodes(memory, chat)
         session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=min(chat.channels))
-        asked = [await _ask(session, clock, recorder, chat, q) for q in chat.questions]
+        asked = [await _ask(session, clock, recorder, chat, q, episodes) for q in chat.questions]
     _report(report, asked, params)
     return asked
 
@@ -139,6 +141,7 @@ async def _ask(
     recorder: RecordingProvider,
     chat: QualityChat,
     question: Question,
+    episodes: dict[int, StoredEpisode],
 ) -> Asked:
     """Ask as the question's asker in the console; the prompt the reply model got, scored."""
     clock.advance(QUESTION_GAP)
@@ -149,7 +152,7 @@ async def _ask(
     millis = (time.perf_counter() - started) * 1000
     prompt = recorder.prompts[-1] if len(recorder.prompts) > before else None
     tokens = fast_tokens(prompt) if prompt is not None else None
-    return Asked(question, score(chat, question, prompt), tokens, millis)
+    return Asked(question, score(chat, question, prompt, episodes), tokens, millis)
 
 
 def _share(values: list[bool]) -> float | None:
@@ -157,11 +160,16 @@ def _share(values: list[bool]) -> float | None:
 
 
 def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
-    """Per kind, then over every kind ("all"; evidence and answers over the kinds that have
-    them)."""
+    """Per kind, then over the recall kinds ("all"; evidence and answers over the kinds that
+    have them; the day questions are reported on their own, so "all" compares with runs
+    before they were added)."""
     common = {"tokenizer": TOKENIZER, **params}
-    for kind in (*KINDS, "all"):
-        mine = [a for a in asked if kind in ("all", a.question.kind)]
+    for kind in (*ALL_KINDS, "all"):
+        mine = [
+            a
+            for a in asked
+            if a.question.kind == kind or (kind == "all" and a.question.kind in KINDS)
+        ]
         if not mine:
             continue
         line = {"kind": kind, "questions": len(mine), **common}

@@ -9,10 +9,12 @@ from the next, in one channel by default), chatting filler around planted statem
 ("my dog is called Biscuit"), dated events (relative: "yesterday I ran my first half
 marathon", said on a known day; or absolute: "the dragon boat race is on June 14"), changes of
 mind (a later session supersedes an earlier one) and hobbies told across sessions. Questions
-come in four kinds (KINDS), each with the ids of the messages that answer it and the words of
-the answer (groups of alternatives, every group must match); never-said questions have no
-evidence and name a term nobody ever said. Sessions are exposed with their planted boundaries
-(first and last message, ids), so episode segmentation can be scored on the same chats.
+come in four recall kinds (KINDS), each with the ids of the messages that answer it and the
+words of the answer (groups of alternatives, every group must match); never-said questions
+have no evidence and name a term nobody ever said. A fifth kind (DAY_KIND,
+bench/quality_days.py) asks what was talked about on a day: its evidence is the day's
+sessions. Sessions are exposed with their planted boundaries (first and last message, ids),
+so episode segmentation can be scored on the same chats.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench import quality_pools as pools
+from bench.quality_days import DAY_KIND, day_questions
 from bench.quality_plan import (
     CHANGE_SLOTS,
     FIRST_CHANNEL_ID,
@@ -40,8 +43,12 @@ from bench.quality_plan import (
     write_sessions,
 )
 
+# The recall kinds ("all" figures are over these) and, apart, the day questions.
 KINDS = ("single_fact", "when", "across_sessions", "never_said")
+ALL_KINDS = (*KINDS, DAY_KIND)
 __all__ = [
+    "ALL_KINDS",
+    "DAY_KIND",
     "KINDS",
     "MAX_PER_KIND",
     "ChatLine",
@@ -157,6 +164,7 @@ def generate(
         )
         for q, keys in planner.questions
     ]
+    chat.questions += day_questions(seed, names, written, per_kind)
     _check(chat)
     return chat
 

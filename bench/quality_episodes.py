@@ -3,7 +3,9 @@ are the episodes a segmentation should find.
 
 A planted session's first message starting an episode counts as found; an episode starting
 anywhere else is spurious. Reported as `episode_boundaries_found` and `episode_spurious`
-(shares, target >= 0.9 and <= 0.1).
+(shares, target >= 0.9 and <= 0.1). Then the episodes gone quiet are closed and summarised,
+as the worker and `memorybot import` do (extractively: the offline provider), and read back
+for the day questions.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.quality_data import QualityChat
+from bench.quality_days import StoredEpisode
 from bench.report import Reporter
 from memory import Memory
 
@@ -33,3 +36,17 @@ async def score_episodes(
     report(BENCH, "episode_boundaries_found", round(found, 4), "fraction", **extra)
     report(BENCH, "episode_spurious", round(spurious, 4), "fraction", **extra)
     return found, spurious
+
+
+async def summarised_episodes(memory: Memory, chat: QualityChat) -> dict[int, StoredEpisode]:
+    """Summarise the closed episodes as `memorybot import` does, after the worker's sweep has
+    closed the last one (the questions come the morning after); first message id -> episode."""
+    await memory.episodes.sweep()
+    await memory.episodes.summarize_guild(chat.guild_id)
+    episodes = await memory.episodes.listing(chat.guild_id, limit=LISTING_LIMIT)
+    return {
+        episode.first_message_id: StoredEpisode(
+            episode.first_message_id, episode.title, episode.summary
+        )
+        for episode in episodes
+    }

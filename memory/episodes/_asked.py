@@ -11,8 +11,33 @@ _MISSED = re.compile(
     re.IGNORECASE,
 )
 _CHANNEL = re.compile(r"<#(\d+)>")
+# "#general" typed as text (the console, a client that did not make it a mention).
+_CHANNEL_NAME = re.compile(r"(?:^|\s)#([\w-]{1,100})", re.UNICODE)
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    ("january", "jan", "января"),
+    ("february", "feb", "февраля"),
+    ("march", "mar", "марта"),
+    ("april", "apr", "апреля"),
+    ("may", "мая"),
+    ("june", "jun", "июня"),
+    ("july", "jul", "июля"),
+    ("august", "aug", "августа"),
+    ("september", "sep", "sept", "сентября"),
+    ("october", "oct", "октября"),
+    ("november", "nov", "ноября"),
+    ("december", "dec", "декабря"),
+)
+_MONTH_OF = {name: index for index, names in enumerate(_MONTHS, start=1) for name in names}
+_MONTH = "|".join(sorted(_MONTH_OF, key=len, reverse=True))
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(\d{4}))?"
+# "March 6", "Mar 6th, 2023" / "6 March", "6th of March 2023", "6 марта".
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+{_ORDINAL}\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b{_ORDINAL}\s+(?:of\s+)?({_MONTH})\b\.?{_YEAR}", re.IGNORECASE)
+# How many years back a date without its year may lie (its weekday, when named, decides).
+_YEARS_BACK = 7
 _TALKED = re.compile(
     r"\b(talk(?:ing|ed)? about|discuss(?:ing|ed)?|going on|happened|were we|chat(?:ting|ted)?)\b",
     re.IGNORECASE,
@@ -29,24 +54,69 @@ def asked_channel(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def asked_channel_name(text: str) -> str | None:
+    """'#general' written as text (no mention), without its '#'."""
+    match = _CHANNEL_NAME.search(text)
+    return match.group(1) if match else None
+
+
 def asked_day(text: str, today: date) -> date | None:
-    """The day a question names: today, yesterday, a weekday (the last one), an ISO date."""
+    """The day a question names: a date ("March 6", "6 March 2023", ISO), yesterday, today, a
+    weekday (the last one). A date without a year is its latest past one (with the weekday
+    the question names, if it names one: "Monday, March 6")."""
     lowered = text.lower()
+    weekday = next(
+        (index for index, name in enumerate(_WEEKDAYS) if re.search(rf"\b{name}\b", lowered)),
+        None,
+    )
+    named = _named_date(text, today, weekday)
+    if named is not None:
+        return named
     if "yesterday" in lowered or "вчера" in lowered:
         return today - timedelta(days=1)
     if "today" in lowered or "сегодня" in lowered:
         return today
+    if weekday is not None:
+        back = (today.weekday() - weekday) % 7 or 7
+        return today - timedelta(days=back)
+    return None
+
+
+def _named_date(text: str, today: date, weekday: int | None) -> date | None:
     match = _ISO_DAY.search(text)
     if match:
         try:
             return date.fromisoformat(match.group(1))
         except ValueError:
             return None
-    for index, name in enumerate(_WEEKDAYS):
-        if re.search(rf"\b(on |last )?{name}\b", lowered):
-            back = (today.weekday() - index) % 7 or 7
-            return today - timedelta(days=back)
-    return None
+    found = _MONTH_DAY.search(text)
+    if found is not None:
+        month, day, year = found.group(1), found.group(2), found.group(3)
+    elif (found := _DAY_MONTH.search(text)) is not None:
+        day, month, year = found.group(1), found.group(2), found.group(3)
+    else:
+        return None
+    return _dated(_MONTH_OF[month.lower()], int(day), int(year) if year else None, today, weekday)
+
+
+def _dated(month: int, day: int, year: int | None, today: date, weekday: int | None) -> date | None:
+    """The date itself with a year; else the latest one not after today (with the weekday)."""
+    if year is not None:
+        return _valid(year, month, day)
+    candidates = [
+        found
+        for back in range(_YEARS_BACK + 1)
+        if (found := _valid(today.year - back, month, day)) is not None and found <= today
+    ]
+    matching = [found for found in candidates if weekday is None or found.weekday() == weekday]
+    return (matching or candidates or [None])[0]
+
+
+def _valid(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:  # "February 30"
+        return None
 
 
 def asks_about_talk(text: str) -> bool:

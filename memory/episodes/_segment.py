@@ -8,8 +8,12 @@ messages after it.
 - Silence: a gap longer than `silence` between two messages.
 - Marker: a message that opens with "anyway,", "new topic", "кстати", ...
 - Topic shift: a message whose content words barely overlap the episode's so far is a
-  candidate; it becomes a cut only when the next judgeable message is shifted too (one
-  off-topic line does not flap). Short lines ("lol", "yes") are never judged.
+  candidate; it becomes a cut only when the next judgeable message is shifted too and on the
+  candidate's topic (shares content words with it): one off-topic line does not flap, and
+  chatter off-topic in different directions ("so much rain", "I need coffee", "watching a
+  documentary") is not a new topic; a shifted line given up joins the episode, but its words
+  do not join the episode's topic (or the next real topic would look on-topic). Short lines
+  ("lol", "yes") are never judged.
 - Pause: after a break of `pause` (45 minutes) one line whose words are mostly new cuts at
   once (short lines right after the break go with it).
 - Length: an episode never holds more than `max_messages` (summaries stay small).
@@ -46,6 +50,10 @@ class SegmentRules:
     min_messages: int = 4
     # Shifted messages in a row that make a cut (the candidate included).
     confirm: int = 2
+    # Content words a confirming message shares with the candidate (the shifted messages so
+    # far) to be on the same new topic; with fewer, or said again word for word, the two are
+    # chatter off-topic in different directions (or an echo), and the earlier is given up.
+    cohere_words: int = 2
     # Unjudged messages after a candidate before it is given up (absorbed).
     patience: int = 4
     # After a pause this long a message that shifts (overlap below `pause_overlap`) cuts at
@@ -98,6 +106,8 @@ class _Cutter:
         self.words: Counter[str] = Counter()
         self.pending: list[tuple[SegmentMessage, set[str]]] = []
         self.shifted = 0
+        self.topic: set[str] = set()  # the shifted messages' words: the candidate topic
+        self.shifted_ids: set[int] = set()  # which of `pending` are shifted (not short lines)
         self.paused = False  # `pending` holds short lines after a pause
 
     def feed(self, message: SegmentMessage) -> None:
@@ -152,10 +162,21 @@ class _Cutter:
             self._absorb()
             self._add(message, tokens)
             return
+        if self.shifted and not self._coheres(tokens):
+            self._absorb()  # off-topic in another direction: a candidate of its own
         self.pending.append((message, tokens))
         self.shifted += 1
+        self.topic |= tokens
+        self.shifted_ids.add(message.message_id)
         if self.shifted >= rules.confirm:
             self._cut_before(self.pending[0][0])
+
+    def _coheres(self, tokens: set[str]) -> bool:
+        """Does a shifted message continue the candidate's topic (not merely leave the
+        episode's)?"""
+        if any(tokens == said for _, said in self.pending):
+            return False  # the same words again: one statement twice, not a conversation
+        return len(tokens & self.topic) >= self.rules.cohere_words
 
     def _after_paused_line(self, message: SegmentMessage, tokens: set[str]) -> None:
         """Short lines after a pause wait for one with words: new words cut before them."""
@@ -176,17 +197,21 @@ class _Cutter:
         self.words.update(tokens)
 
     def _absorb(self) -> None:
-        """The candidate did not hold: its messages belong to the episode after all."""
+        """The candidate did not hold: its messages belong to the episode after all, but the
+        words of its shifted ones do not become the episode's topic (chatter that never
+        became a topic must not make the next real one look on-topic)."""
         pending, self.pending, self.shifted, self.paused = self.pending, [], 0, False
+        shifted, self.shifted_ids, self.topic = self.shifted_ids, set(), set()
         for message, tokens in pending:
-            self._add(message, tokens)
+            self._add(message, () if message.message_id in shifted else tokens)
 
     def _cut_before(self, candidate: SegmentMessage | None) -> None:
         """Close the episode; a confirmed candidate and what followed it open the next one."""
         carried = self.pending if candidate is not None else []
         if candidate is None:
             self._absorb()
-        self.pending, self.shifted, self.paused = [], 0, False
+        self.pending, self.shifted, self.paused, self.topic = [], 0, False, set()
+        self.shifted_ids = set()
         if self.current.messages:
             self.segments.append(self.current)
         self.current, self.words = Segment(), Counter()

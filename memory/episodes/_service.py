@@ -10,7 +10,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo
 
 import asyncpg
 
@@ -21,13 +20,13 @@ from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 from memory.core.text import content_tokens
 from memory.core.viewer import Viewer
-from memory.episodes import _asked as asked
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
 from memory.episodes._forgotten import load_forgotten, scrub_episodes
+from memory.episodes._reply import EpisodeReplyMemory
 from memory.episodes._segment import SegmentRules
 from memory.episodes._summaries import EpisodeSummarizer
-from memory.episodes._views import Episode, catch_up_line, working_memory
+from memory.episodes._views import Episode, catch_up_line
 from memory.episodes._visibility import public_channel_ids
 from memory.guilds import GuildSettingsCache
 from memory.llm import MemoryLLM
@@ -43,8 +42,6 @@ CATCH_UP_LIMIT = 10
 # An open episode this long without a summary is summarised so far for a catch-up.
 BUSY_MESSAGES = 30
 DIGEST_LEASE_SECONDS = 300.0
-# An open episode's summary so far is redone for a reply when this many messages are new.
-WORKING_MEMORY_STEP = 10
 
 
 PublicChannels = Callable[[int, set[int]], Awaitable[frozenset[int]]]
@@ -88,6 +85,9 @@ class EpisodeService:
         self.cutter = EpisodeCutter(pool, self.rules_for, telemetry=telemetry)
         self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry)
         self._members = MemberDirectory(pool)
+        self._reply = EpisodeReplyMemory(
+            pool, guild_settings, self.summarizer, self._scrubbed, clock=clock
+        )
         # Which channels everyone can read (the digest's only sources): see _visibility.py.
         self._public_channels = public_channels or (
             lambda guild_id, ids: public_channel_ids(pool, guild_id, ids)
@@ -271,49 +271,10 @@ class EpisodeService:
     async def reply_context(
         self, guild_id: int, channel_id: int, text: str, viewer: Viewer | None
     ) -> str:
-        """What a reply should know of episodes: the channel's current one, and the episodes
-        of a channel/day the question asks about ("what were we talking about in #general
-        yesterday?")."""
-        parts = []
-        current = await self._current_summarised(guild_id, channel_id)
-        if current is not None and (current.summary or current.title):
-            parts.append(working_memory(current))
-        today = self._clock.now().astimezone(ZoneInfo(await self.timezone(guild_id))).date()
-        day = asked.asked_day(text, today)
-        if asked.asks_about_talk(text) or day is not None:
-            asked_channel = asked.asked_channel(text)
-            if (
-                asked_channel is not None
-                and viewer is not None
-                and not viewer.may_read(asked_channel)
-            ):
-                asked_channel = None
-            if day is not None or asked_channel is not None:
-                for episode in await self.listing(
-                    guild_id,
-                    channel_id=asked_channel,
-                    day=day,
-                    viewer=viewer or Viewer.of_channels(None, {channel_id}),
-                    limit=5,
-                ):
-                    parts.append(
-                        f"<#{episode.channel_id}> {episode.started_at:%Y-%m-%d %H:%M}:"
-                        f" {episode.label}. {episode.summary}".strip()
-                    )
-        return "\n".join(parts)
-
-    async def _current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
-        """The channel's open episode with a summary so far: one with none yet (3 messages
-        or more) or behind by WORKING_MEMORY_STEP messages is summarised extractively (no
-        call)."""
-        row = await reads.current(self._pool, guild_id, channel_id)
-        if row is None:
-            return None
-        behind = row["message_count"] - row["summarized_count"]
-        if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
-            await self.summarizer.summarize_open(guild_id, row, model=False)
-            row = await reads.current(self._pool, guild_id, channel_id) or row
-        return (await self._scrubbed(guild_id, [Episode.from_row(row)]))[0]
+        """What a reply should know of episodes: the episodes of a channel/day the question
+        asks about ("what were we talking about in #general yesterday?"), then the channel's
+        current one (see _reply.py)."""
+        return await self._reply.context(guild_id, channel_id, text, viewer)
 
     # --- the digest ----------------------------------------------------------------------
 

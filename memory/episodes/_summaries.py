@@ -95,9 +95,18 @@ class EpisodeSummarizer:
         ]
         return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
 
-    async def _run(
-        self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool, model: bool
-    ) -> int:
+    async def extract(self, guild_id: int, episode: asyncpg.Record) -> EpisodeAnswer:
+        """An extractive title and summary of the episode as it is now, not stored (a reply
+        asking about an episode not summarised yet: its summary stays due for its job)."""
+        item = await self._item(guild_id, episode)
+        _, parsed = await self._ask(guild_id, [item], model=False)
+        return next(iter(parsed.episodes), EpisodeAnswer(id=item["id"]))
+
+    async def _ask(
+        self, guild_id: int, batch: Sequence[dict[str, Any]], *, model: bool
+    ) -> tuple[str, EpisodesAnswer]:
+        """One `episode` request for the batch (to the model, or the offline extractor):
+        the provider that answered and its answer."""
         # Compact: one `name: text` line per message (escaped), no markup per line.
         episodes = Raw(
             "\n".join(
@@ -133,6 +142,12 @@ class EpisodeSummarizer:
         parsed = response.parsed
         if not isinstance(parsed, EpisodesAnswer):
             raise LLMBadOutput("episode: provider returned no EpisodesAnswer")
+        return response.provider, parsed
+
+    async def _run(
+        self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool, model: bool
+    ) -> int:
+        provider, parsed = await self._ask(guild_id, batch, model=model)
         answers = {answer.id: answer for answer in parsed.episodes}
         stored = 0
         for item in batch:
@@ -146,7 +161,7 @@ class EpisodeSummarizer:
                 title=truncate(answer.title.strip(), 80),
                 summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
                 open_loops=[truncate(loop.strip(), 160) for loop in answer.open_loops[:3]],
-                provider=response.provider,
+                provider=provider,
                 close=close,
             )
         self._telemetry.emit(
@@ -154,6 +169,6 @@ class EpisodeSummarizer:
             guild_id=guild_id,
             episodes=len(batch),
             stored=stored,
-            provider=response.provider,
+            provider=provider,
         )
         return stored

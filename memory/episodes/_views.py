@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from memory.core.text import truncate
+from memory.core.text import collapse, truncate
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +92,38 @@ def catch_up_line(episode: Episode, channel: str) -> str:
     return f"• {channel} **{episode.label}**{summary} <{episode.jump_url}>"
 
 
-def working_memory(episode: Episode) -> str:
-    """The current episode as a reply prompt's working memory (plain text, escaped later)."""
-    parts = [f"Current topic: {episode.label}"]
-    if episode.summary:
-        parts.append(f"So far: {episode.summary}")
-    if episode.open_loops:
-        parts.append("Open: " + "; ".join(episode.open_loops))
+# The message being answered is looked for in the working memory only from this length.
+ECHO_CHARS = 12
+
+
+def working_memory(episode: Episode, answering: str = "") -> str:
+    """The current episode as a reply prompt's working memory (plain text, escaped later).
+
+    `answering` is the message being answered: the episode may already hold it (it was stored
+    before the reply read the episode), but it is the prompt's <message>, not a memory, and
+    not an open question of the episode."""
+    asked = collapse(answering)
+    if len(asked) < ECHO_CHARS:  # "ok", "hi": too short to tell from words in the summary
+        asked = ""
+    title = episode.label
+    if asked and title and _quotes(title, asked):
+        title = "(starting with this message)"
+    parts = [f"Current topic: {title}"]
+    summary = episode.summary.replace(asked, "…") if asked else episode.summary
+    if summary:
+        parts.append(f"So far: {summary}")
+    loops = [
+        loop
+        for loop in episode.open_loops
+        if not (asked and _quotes(loop.split(": ", 1)[-1], asked))
+    ]
+    if loops:
+        parts.append("Open: " + "; ".join(loops))
     return "\n".join(parts)
+
+
+def _quotes(said: str, asked: str) -> bool:
+    """Is `said` (a title or open loop, maybe cut short, maybe with the "Bot, " the asked
+    text was stripped of) the message being answered?"""
+    said = said.rstrip("…").strip()
+    return bool(said) and (asked[:40] in said or said in asked)

@@ -9,9 +9,12 @@ import json
 import shlex
 from datetime import timedelta
 
+import pytest
+
 from bench import quality
 from bench.database import BenchServer
-from bench.quality_data import KINDS, generate, words
+from bench.quality_data import ALL_KINDS, DAY_KIND, KINDS, date_words, generate, words
+from bench.quality_days import StoredEpisode
 from bench.quality_score import score
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
@@ -46,8 +49,17 @@ def test_chats_are_seeded_and_sessions_are_bursts_hours_apart() -> None:
 
 def test_questions_point_at_the_messages_that_answer_them() -> None:
     chat = generate(seed=3, members=5, sessions=30, days=150, per_kind=10)
-    assert {q.kind for q in chat.questions} == set(KINDS)
-    for question in chat.questions:
+    assert {q.kind for q in chat.questions} == set(ALL_KINDS)
+    for question in (q for q in chat.questions if q.kind == DAY_KIND):
+        # The day's sessions of the channel, every message; the question names the day.
+        sessions = {chat.line(message_id).session for message_id in question.evidence_ids}
+        day = chat.sessions[min(sessions)].day
+        assert {s.index for s in chat.sessions if s.day == day} == sessions
+        assert len(question.evidence_ids) == sum(
+            len(chat.sessions[index].message_ids) for index in sessions
+        )
+        assert any(alt in question.text for alt in date_words(day)[1:3])
+    for question in (q for q in chat.questions if q.kind != DAY_KIND):
         assert question.asker != question.subject
         evidence = [chat.line(message_id) for message_id in question.evidence_ids]
         assert all(line.author == question.subject for line in evidence)
@@ -89,6 +101,27 @@ def test_the_scorer_counts_evidence_and_answers_but_not_the_question_itself() ->
     assert score(chat, never, f"<recalled>{never.text}</recalled>{asked}").false_evidence
 
 
+def test_a_day_question_is_carried_by_its_episode_or_half_its_lines() -> None:
+    chat = generate(seed=0)
+    day = next(q for q in chat.questions if q.kind == DAY_KIND)
+    first = day.evidence_ids[0]
+    stored = {first: StoredEpisode(first, "the lake trip", "Ann, Bo talked. Ann: tents are packed")}
+    asked = f"<message>{day.text}</message>"
+    assert not score(chat, day, asked, stored).evidence
+    assert score(chat, day, f"{asked}<episode>{stored[first].summary}</episode>", stored).evidence
+    iso = chat.line(first).at.date().isoformat()
+    dated = f"{asked}<episode>{iso} 09:00: the lake trip.</episode>"
+    assert score(chat, day, dated, stored).evidence
+    assert not score(chat, day, f"{asked}<episode>the lake trip</episode>", stored).evidence
+    saying = [
+        text
+        for text in dict.fromkeys(chat.line(i).content for i in day.evidence_ids)
+        if len(words(text)) >= 4
+    ]
+    half = " ".join(saying[: (len(saying) + 1) // 2])
+    assert score(chat, day, f"{asked}<recalled>{half}</recalled>", {}).evidence
+
+
 async def test_a_tiny_run_through_the_console_prints_every_kinds_figures(
     pg_server: EmbeddedPostgres,
 ) -> None:
@@ -98,8 +131,8 @@ async def test_a_tiny_run_through_the_console_prints_every_kinds_figures(
         asked = await quality.run_in(server, report, **TINY)
     finally:
         await server.aclose()
-    assert len(asked) == len(KINDS) * TINY["per_kind"]
-    for kind in (*KINDS, "all"):
+    assert len(asked) == len(ALL_KINDS) * TINY["per_kind"]
+    for kind in (*ALL_KINDS, "all"):
         assert report.value("quality", "no_reply_prompt", kind=kind) == 0, "every question asked"
         assert report.value("quality", "prompt_tokens_p50", kind=kind) > 100
         p50 = report.value("quality", "reply_overhead_p50_ms", kind=kind)
@@ -108,6 +141,12 @@ async def test_a_tiny_run_through_the_console_prints_every_kinds_figures(
         assert 0 <= report.value("quality", "evidence_in_prompt", kind=kind) <= 1
         assert 0 <= report.value("quality", "answer_words_in_prompt", kind=kind) <= 1
     assert 0 <= report.value("quality", "false_evidence", kind="never_said") <= 1
+    assert report.value("quality", "evidence_in_prompt", kind=DAY_KIND) == 1.0
+    # "all" stays over the recall kinds (comparable with runs before the day questions).
+    recall = [a.score.evidence for a in asked if a.question.kind in KINDS[:3]]
+    assert report.value("quality", "evidence_in_prompt", kind="all") == pytest.approx(
+        sum(recall) / len(recall), abs=1e-3
+    )
     with_evidence = [a for a in asked if a.question.evidence_ids]
     assert all(a.question.kind != "never_said" for a in with_evidence)
 
@@ -120,4 +159,4 @@ async def test_the_command_line_runs(pg_server: EmbeddedPostgres, monkeypatch, c
     lines = [json.loads(line) for line in captured.out.splitlines() if line.strip()]
     assert {line["metric"] for line in lines} >= {"evidence_in_prompt", "false_evidence"}
     shown = [json.loads(line) for line in captured.err.splitlines() if line.startswith("{")]
-    assert len(shown) == len(KINDS)
+    assert len(shown) == len(ALL_KINDS)

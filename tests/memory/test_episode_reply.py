@@ -11,6 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from db.guilds import ensure_channel_names
 from db.messages import insert_messages
 from memory import IncomingMessage, Memory
 from memory.core.viewer import Viewer
@@ -81,3 +82,54 @@ async def test_a_reply_carries_the_current_episode_and_the_day_asked_about(
     question = f"Bot, what were we talking about in <#{MODS}> yesterday?"
     result = await memory.replies.compose(ask(question, viewer=moderator))
     assert "zorvath" in result.prompt.split("<episode>")[1]
+
+
+BUILD = [
+    "the compiler build broke after the rust upgrade",
+    "cargo build fails with a linker error since the upgrade",
+    "try cleaning the cargo target directory and rebuild",
+]
+
+
+async def test_a_question_naming_a_date_and_a_channel_gets_that_days_episodes(
+    memory: Memory,
+) -> None:
+    monday = datetime(2026, 10, 12, 18, 0, tzinfo=UTC)  # six weeks back
+    await insert_messages(memory.pool, said(TRIP, monday, GENERAL, 73_000))
+    await insert_messages(memory.pool, said(BUILD, monday + timedelta(days=1), GENERAL, 74_000))
+    await insert_messages(memory.pool, said(["mods only: zorvath alt"] * 3, monday, MODS, 75_000))
+    await insert_messages(memory.pool, said(BAKE, NOW - timedelta(minutes=20), GENERAL, 76_000))
+    await ensure_channel_names(memory.pool, [(G, GENERAL, "general"), (G, MODS, "mods")])
+    await memory.episodes.cut_guild(G)  # none summarised yet: the reply extracts its own
+
+    reader = Viewer.of_channels(1, {GENERAL})
+    question = "Bot, what did we talk about in #general on Monday, October 12?"
+    result = await memory.replies.compose(ask(question, viewer=reader))
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert episode.startswith("#general 2026-10-12 18:00–18:03: planning the camping trip")
+    assert "cargo" not in episode  # the next day's episode is not the day asked about
+    assert episode.index("camping") < episode.index("Current topic: the sourdough")
+    # The extract was for this reply: the episode's own summary is still due for its job.
+    closed = [e for e in await memory.episodes.listing(G) if e.state != "open"]
+    assert len(closed) == 2 and not any(e.summary for e in closed)
+
+    # A channel the asker may not read, by name: not theirs to ask about.
+    question = "Bot, what were we talking about in #mods on October 12?"
+    result = await memory.replies.compose(ask(question, viewer=reader))
+    assert "zorvath" not in result.prompt
+    assert "planning the camping trip" in result.prompt.split("<episode>")[1]
+
+
+async def test_the_working_memory_does_not_echo_the_message_being_answered(
+    memory: Memory,
+) -> None:
+    question = "is rye flour better for a sourdough starter?"
+    lines = said([*BAKE, f"Bot, {question}"], NOW - timedelta(minutes=20), GENERAL, 72_000)
+    await insert_messages(memory.pool, lines)
+    await memory.episodes.cut_guild(G)  # the question is stored before the reply reads it
+
+    # The composer gets the text addressed to it ("Bot, " taken off), as the bot's cogs do.
+    result = await memory.replies.compose(ask(question, viewer=None))
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "Current topic: the sourdough starter finally bubbled" in episode
+    assert "rye flour better" not in episode

@@ -94,3 +94,42 @@ def test_after_a_pause_one_line_on_a_new_topic_is_enough() -> None:
     # The same topic after a pause stays one episode.
     again = (50, "back to the lake trip: the tents and the stove are packed")
     assert sizes(segment(chat(*TRIP, again, TRIP[0]), SegmentRules())) == [7]
+
+
+CHATTER = [
+    (1, "so much rain this week again"),
+    (1, "my phone battery is almost dead"),
+    (1, "just finished cleaning the kitchen floor"),
+]
+
+
+def test_chatter_off_topic_in_different_directions_does_not_cut() -> None:
+    # Three shifted lines in a row, but no two share a topic: still the trip's episode.
+    assert sizes(segment(chat(*TRIP, *CHATTER, TRIP[1]), SegmentRules())) == [9]
+
+
+def test_two_lines_on_one_new_topic_cut_even_after_chatter() -> None:
+    # Chatter first, then the build twice: the cut falls before the build, not the chatter.
+    parts = segment(chat(*TRIP, CHATTER[0], *BUILD[:2]), SegmentRules())
+    assert sizes(parts) == [6, 2]
+    assert parts[1].first.content == BUILD[0][1]
+
+
+def test_a_line_said_twice_is_not_a_new_topic() -> None:
+    echo = (1, "my phone battery is almost dead")
+    assert sizes(segment(chat(*TRIP, echo, echo, TRIP[2]), SegmentRules())) == [8]
+
+
+def test_a_new_topic_whose_first_lines_share_one_word_cuts_once_two_lines_hold() -> None:
+    ramen = [
+        (1, "anyone hungry for ramen tonight"),
+        (1, "ramen sounds great"),  # one word in common: not yet a topic
+        (1, "ramen tonight at the fifth street place"),
+        (1, "the fifth street place closes at ten"),  # fifth street place: a topic
+        (1, "then fifth street at eight, see you there"),
+    ]
+    # The lines given up join the trip's episode, but not its words: "ramen tonight ..." is
+    # still off the trip's topic when it comes, and with the next line it holds.
+    parts = segment(chat(*TRIP, *ramen), SegmentRules())
+    assert sizes(parts) == [7, 3]
+    assert parts[1].first.content == "ramen tonight at the fifth street place"

@@ -37,8 +37,13 @@ def summarize_episode(episode: Mapping[str, Any], max_chars: int) -> dict[str, A
     talking = (line for line, found in zip(lines, tokens, strict=True) if len(found) >= 2)
     opening = next(talking, lines[0])
     title = truncate(str(opening["text"]).strip(), 60)
+    # Each text once: "ok talk later" said four times is not four lines of summary.
+    first_of = {
+        str(line["text"]).strip().lower(): i for i, line in reversed(list(enumerate(lines)))
+    }
     ranked = sorted(
-        range(len(lines)), key=lambda i: (-sum(counts[t] for t in tokens[i] if counts[t] > 1), i)
+        set(first_of.values()),
+        key=lambda i: (-sum(counts[t] for t in tokens[i] if counts[t] > 1), i),
     )
     authors = list(dict.fromkeys(str(line["author"]) for line in lines))
     summary = ", ".join(authors) + " talked."

@@ -1,0 +1,146 @@
+"""What a reply knows of episodes: the episodes its question asks about (a day, a channel),
+then the channel's current one as working memory.
+
+"What did we talk about in #general on Monday, March 6?" brings that day's episodes of that
+channel; "what were we talking about yesterday?" those of every channel the asker may read.
+The asked episodes come first: the reply's episode memory has a small budget and they are
+what the question is about. An asked episode not summarised yet gets an extractive summary
+for the reply (no call, not stored: its own summary stays due for its job).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import date
+from zoneinfo import ZoneInfo
+
+import asyncpg
+
+from db import episode_reads as reads
+from memory.core.clock import Clock
+from memory.core.text import truncate
+from memory.core.viewer import Viewer
+from memory.episodes import _asked as asked
+from memory.episodes._digest import day_bounds
+from memory.episodes._summaries import SUMMARY_CHARS, EpisodeSummarizer
+from memory.episodes._views import Episode, local_span, working_memory
+from memory.guilds import GuildSettingsCache
+
+_log = logging.getLogger(__name__)
+
+# Episodes of an asked day or channel a reply carries (newest first).
+ASKED_LIMIT = 5
+# An open episode's summary so far is redone for a reply when this many messages are new.
+WORKING_MEMORY_STEP = 10
+
+Scrub = Callable[[int, list[Episode]], Awaitable[list[Episode]]]
+
+
+class EpisodeReplyMemory:
+    """The episode part of a reply's memory (`EpisodeService.reply_context`)."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        guilds: GuildSettingsCache,
+        summarizer: EpisodeSummarizer,
+        scrub: Scrub,
+        *,
+        clock: Clock,
+    ) -> None:
+        self._pool = pool
+        self._guilds = guilds
+        self._summarizer = summarizer
+        self._scrub = scrub
+        self._clock = clock
+
+    async def context(
+        self, guild_id: int, channel_id: int, text: str, viewer: Viewer | None
+    ) -> str:
+        """The asked-about episodes (one line each), then the channel's current one."""
+        reader = viewer or Viewer.of_channels(None, {channel_id})
+        parts = await self._asked(guild_id, text, reader)
+        current = await self.current_summarised(guild_id, channel_id)
+        if current is not None and (current.summary or current.title):
+            parts.append(working_memory(current, text))
+        return "\n".join(parts)
+
+    async def _asked(self, guild_id: int, text: str, reader: Viewer) -> list[str]:
+        settings = await self._guilds.get(guild_id)
+        today = self._clock.now().astimezone(ZoneInfo(settings.timezone)).date()
+        day = asked.asked_day(text, today)
+        if day is None and not asked.asks_about_talk(text):
+            return []
+        channel_id = await self._asked_channel(guild_id, text)
+        if channel_id is not None and not reader.may_read(channel_id):
+            channel_id = None  # a channel they may not read is not theirs to ask about
+        if day is None and channel_id is None:
+            return []
+        episodes = await self._listed(guild_id, channel_id, day, settings.timezone, reader)
+        if not episodes:
+            return []
+        names = await self._guilds.channel_names(guild_id, {e.channel_id for e in episodes})
+        lines = []
+        for episode in episodes:
+            channel = f"#{names[episode.channel_id]}" if episode.channel_id in names else ""
+            span = local_span(episode, settings.timezone)
+            lines.append(f"{channel} {span}: {episode.label}. {episode.summary}".strip())
+        return lines
+
+    async def _asked_channel(self, guild_id: int, text: str) -> int | None:
+        mentioned = asked.asked_channel(text)
+        if mentioned is not None:
+            return mentioned
+        name = asked.asked_channel_name(text)
+        if name is None:
+            return None
+        found = await self._guilds.channels_named(guild_id, name)
+        return found[0] if len(found) == 1 else None
+
+    async def _listed(
+        self,
+        guild_id: int,
+        channel_id: int | None,
+        day: date | None,
+        timezone: str,
+        reader: Viewer,
+    ) -> list[Episode]:
+        """The asked episodes, newest first, each with a summary (extractive if none yet)."""
+        start, end = day_bounds(day, timezone) if day is not None else (None, None)
+        rows = await reads.listing(
+            self._pool,
+            guild_id,
+            channel_id=channel_id,
+            start=start,
+            end=end,
+            channel_ids=None if reader.channel_ids is None else sorted(reader.channel_ids),
+            limit=ASKED_LIMIT,
+        )
+        episodes = []
+        for row in rows:
+            episode = Episode.from_row(row)
+            if not episode.summary:
+                answer = await self._summarizer.extract(guild_id, row)
+                episode = replace(
+                    episode,
+                    title=truncate(answer.title.strip(), 80),
+                    summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
+                )
+            episodes.append(episode)
+        # Oldest first reads as the day went.
+        return list(reversed(await self._scrub(guild_id, episodes)))
+
+    async def current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
+        """The channel's open episode with a summary so far: one with none yet (3 messages
+        or more) or behind by WORKING_MEMORY_STEP messages is summarised extractively (no
+        call)."""
+        row = await reads.current(self._pool, guild_id, channel_id)
+        if row is None:
+            return None
+        behind = row["message_count"] - row["summarized_count"]
+        if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
+            await self._summarizer.summarize_open(guild_id, row, model=False)
+            row = await reads.current(self._pool, guild_id, channel_id) or row
+        return (await self._scrub(guild_id, [Episode.from_row(row)]))[0]
