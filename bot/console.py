@@ -161,6 +161,8 @@ class ConsoleSession:
         if addressed is None:
             return []
         await memory.writer.flush()  # commands resolve names from the directory
+        # and replies read the channel's episodes: a transcript is the same every run.
+        await memory.episodes.settled()
         result = await memory.commands.handle(
             self.guild_id,
             speaker,

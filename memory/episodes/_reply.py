@@ -86,7 +86,12 @@ class EpisodeReplyMemory:
         for episode in episodes:
             channel = f"#{names[episode.channel_id]}" if episode.channel_id in names else ""
             span = local_span(episode, settings.timezone)
-            lines.append(f"{channel} {span}: {episode.label}. {episode.summary}".strip())
+            label = (
+                episode.label
+                if episode.label.endswith((".", "?", "!", "…"))
+                else (f"{episode.label}.")
+            )
+            lines.append(f"{channel} {span}: {label} {episode.summary}".strip())
         return lines
 
     async def _asked_channel(self, guild_id: int, text: str) -> int | None:

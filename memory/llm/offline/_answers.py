@@ -14,6 +14,7 @@ from typing import Any
 
 from memory.core.text import end_sentence, mentions_name, truncate, wordset
 from memory.llm.offline._recalled import best_hits, question_of, recalled_messages, said
+from memory.llm.offline._talked import talked_answer
 
 REPLY_MAX_CHARS = 1800  # under Discord's 2000, so the offline reply is one message
 # Words of a question that say what kind of answer it wants, not what it is about.
@@ -46,7 +47,8 @@ def reply(inputs: Mapping[str, Any], *, max_chars: int = REPLY_MAX_CHARS) -> str
     """Answer from memory for the members the message is about; otherwise say what I am."""
     message = str(inputs.get("message") or "")
     author = str(inputs.get("author_name") or "").strip()
-    answer = _from_recalled(inputs, message, author, max_chars)
+    answer = talked_answer(str(inputs.get("prompt") or ""), message, max_chars)
+    answer = answer or _from_recalled(inputs, message, author, max_chars)
     if answer:
         return answer
     memories = _memories(inputs)
