@@ -175,6 +175,9 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("memory", "bytes_per_cached_member", {"ascii_only": False}, 6.5 * 1024, "max"),
     # Issue 26: what a reply prompt carries when a member asks about the past.
     ("quality", "evidence_in_prompt", {"kind": "all"}, 0.9, "min"),
+    ("quality", "evidence_in_prompt", {"kind": "single_fact"}, 0.8, "min"),
+    ("quality", "evidence_in_prompt", {"kind": "when"}, 0.8, "min"),
+    ("quality", "evidence_in_prompt", {"kind": "across_sessions"}, 0.8, "min"),
     ("quality", "answer_words_in_prompt", {"kind": "all"}, 0.6, "min"),
     ("quality", "false_evidence", {"kind": "never_said"}, 0, "max"),
     ("quality", "prompt_tokens_p50", {"kind": "all"}, 2500, "max"),
