@@ -48,6 +48,7 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
+from memory.recall._member import member_lane
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -69,6 +70,16 @@ SHORT_LINE_WORDS = 8
 OVERFETCH = 3
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Lanes:
+    """What one search found, lane by lane, before it becomes hits."""
+
+    messages: list[MessageMatch]
+    similar: list[MessageMatch]
+    summaries: list[SummaryMatch]
+    own: list[MessageMatch]  # the named member's statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +138,14 @@ class RecallService:
         viewer: Viewer | None = None,
         asking: Asking | None = None,
         summaries: int | None = None,
+        statements: int = 0,
     ) -> list[RecallHit]:
-        """Best hits first: messages, then day summaries (`summaries` slots, by default a
-        quarter of `limit`, at least one; a lane with fewer hits leaves its slots to the
-        other). Only messages of channels `viewer` may read (None: the admin's view, every
-        channel). A question is read up to its first MAX_QUESTION_CHARS / MAX_WORDS."""
+        """Best hits first: messages, then up to `statements` more of the first named
+        member's most informative statements (the member lane, `_member.py`), then day
+        summaries (`summaries` slots, by default a quarter of `limit`, at least one; a lane
+        with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
+        read (None: the admin's view, every channel). A question is read up to its first
+        MAX_QUESTION_CHARS / MAX_WORDS."""
         words = query_terms(question)
         if not words or limit < 1:
             return []
@@ -149,21 +163,32 @@ class RecallService:
         people = await get_members(self._pool, guild_id, named) if named else {}
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
+        own: list[MessageMatch] = []
         try:
-            messages, day_summaries = await self._lanes(
+            messages, day_summaries, found = await self._lanes(
                 guild_id, words, name_words, reader, user_id, named, exclude, limit
             )
             if named and messages:
                 messages = await self._follow_thread(
                     guild_id, words, name_words, reader, named, exclude, messages
                 )
+            if named and statements > 0 and user_id in (None, named[0]):
+                terms = found.terms if found else ()
+                own = await member_lane(
+                    self._pool,
+                    guild_id,
+                    named[0],
+                    terms,
+                    reader=reader,
+                    exclude=exclude,
+                    limit=statements * OVERFETCH,
+                )
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
         similar = await self._semantic(guild_id, question, user_id, reader, exclude, limit)
-        return await self._hits(
-            guild_id, messages, similar, day_summaries, exclude, limit, summary_slots
-        )
+        lanes = _Lanes(messages, similar, day_summaries, own)
+        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, statements)
 
     async def _lanes(
         self,
@@ -175,14 +200,14 @@ class RecallService:
         named: list[int],
         exclude: Exclusions,
         limit: int,
-    ) -> tuple[list[MessageMatch], list[SummaryMatch]]:
+    ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
             found = plan(stats, total, names=name_words)
             if found is None and name_words:  # only a name was asked about: search the name
                 found = plan(stats, total)
             if found is None:
-                return [], []
+                return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
             fetch = limit * OVERFETCH
             messages = await search_messages(
@@ -211,7 +236,7 @@ class RecallService:
             if wider and len(summaries) < limit:
                 more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
                 summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
-        return messages, summaries
+        return messages, summaries, found
 
     async def _follow_thread(
         self,
@@ -235,7 +260,7 @@ class RecallService:
         if not new_words:
             return messages
         author = top.author_id
-        hop, _ = await self._lanes(
+        hop, _, _ = await self._lanes(
             guild_id, new_words, name_words, reader, author, [author], exclude, HOP_HITS + 1
         )
         seen = {m.message_id for m in messages}
@@ -253,18 +278,19 @@ class RecallService:
     async def _hits(
         self,
         guild_id: int,
-        messages: list[MessageMatch],
-        similar: list[MessageMatch],
-        summaries: list[SummaryMatch],
+        lanes: _Lanes,
         exclude: Exclusions,
         limit: int,
         summary_slots: int,
+        statement_slots: int,
     ) -> list[RecallHit]:
-        """Matches as hits in two lanes, without forgotten statements, with their context."""
+        """Matches as hits (messages, the member's statements, day summaries), without
+        forgotten statements, the matched messages with their context."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
-        ordered = fused(messages, similar) if similar else messages
-        ids = {m.author_id for m in ordered} | {s.user_id for s in summaries}
+        messages, summaries = lanes.messages, lanes.summaries
+        ordered = fused(messages, lanes.similar) if lanes.similar else messages
+        ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
         kept = [m for m in ordered if not keep.drops(m.content)]
@@ -276,7 +302,11 @@ class RecallService:
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         picked = kept[:message_room]
         summary_hits = summary_hits[: limit - len(picked)]
-        channels = await self._channel_names(guild_id, sorted({m.channel_id for m in picked}))
+        chosen = {m.message_id for m in picked}
+        own = [m for m in lanes.own if m.message_id not in chosen and not keep.drops(m.content)]
+        own = own[:statement_slots]
+        shown = sorted({m.channel_id for m in [*picked, *own]})
+        channels = await self._channel_names(guild_id, shown)
         around = await self._context(guild_id, picked, exclude, keep)
         extra = {n.author_id for lines in around.values() for n in lines} - set(members)
         if extra:
@@ -284,6 +314,7 @@ class RecallService:
         hits = [
             message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
+        hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits
 
     async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:

@@ -1,0 +1,119 @@
+"""A named member's most informative statements, for the recall search's member lane.
+
+"Which new hobbies has Dana taken up?" shares no word with "tried pottery for the first time
+today, loved it"; what finds it is that it is one of the few things Dana said that carries
+news. A statement's information is how rare its words are in the guild (`recall_terms`, the
+counts the rarity ranking already keeps): each word said in more than FLOOR_SHARE of the
+guild's messages counts nothing ("work was chaos again", "I need coffee"), a rarer word
+counts its inverse document frequency above that floor, so a line holding a named thing or an
+unusual word ranks first. A first-person statement ("I", "my", "we"...) counts half as much
+again; the question's own words still count as in the main search, so among a member's
+statements the ones about what was asked come first.
+
+One statement, one round trip: the member's newest MEMBER_SCAN statements (the author index,
+newest first; lines of at least MIN_LEXEMES words, without links or code) are scored against
+the rarity counts of their own words. The filters are the message lane's (readable channels,
+the message being answered, messages to or from the bot, deleted messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from db.recall import Exclusions, Executor, MessageMatch, Scope, Weighted, lexeme_query
+
+# How many of the member's newest statements are scored (a bound on the cost, not on time:
+# a member with fewer is read whole).
+MEMBER_SCAN = 2000
+# Shorter lines are reactions ("lol", "same here"), not statements.
+MIN_LEXEMES = 4
+# Longer ones are pastes, not statements about oneself.
+MAX_LEXEMES = 80
+# A word in more than this share of the guild's messages carries no information.
+FLOOR_SHARE = 0.01
+FIRST_PERSON_FACTOR = 1.5
+# English and Russian first person, as whole words (PostgreSQL's \m \M word boundaries).
+FIRST_PERSON = (
+    r"\m(i|i'm|im|i've|ive|i'll|i'd|my|me|mine|we|we're|our|us"
+    r"|я|мой|моя|мое|моё|мои|мне|меня|мы|наш|наша|наши)\M"
+)
+
+_STATEMENTS = f"""
+    WITH g AS (
+        SELECT greatest(coalesce((SELECT docs FROM recall_terms
+                                  WHERE guild_id = $1 AND term = ''), 0), 1)::float8 AS total
+    ),
+    mine AS (
+        SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
+               m.reply_to_id, m.search
+        FROM messages m
+        WHERE m.guild_id = $1 AND m.author_id = $2 AND NOT m.deleted
+          AND length(m.search) BETWEEN {MIN_LEXEMES} AND {MAX_LEXEMES}
+          AND m.content !~* '(https?://|```)'
+          AND ($3::bigint[] IS NULL OR m.channel_id = ANY($3))
+          AND m.message_id <> ALL($4::bigint[])
+          AND ($5::bigint IS NULL OR (m.author_id <> $5 AND NOT $5 = ANY(m.mention_ids)))
+          AND ($6::text IS NULL OR m.content !~* $6)
+        ORDER BY m.created_at DESC
+        LIMIT {MEMBER_SCAN}
+    ),
+    words AS (
+        SELECT mine.message_id, w.lexeme
+        FROM mine CROSS JOIN LATERAL unnest(mine.search) AS w(lexeme, positions, weights)
+        WHERE w.lexeme !~ '[0-9/.:_@#]'
+    ),
+    rare AS (
+        SELECT t.term,
+               ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5))
+               - ln(1 + (g.total - g.total * {FLOOR_SHARE} + 0.5)
+                        / (g.total * {FLOOR_SHARE} + 0.5)) AS info
+        FROM recall_terms t, g
+        WHERE t.guild_id = $1 AND t.term IN (SELECT DISTINCT lexeme FROM words)
+    ),
+    informative AS (
+        SELECT words.message_id, sum(rare.info) AS info
+        FROM words JOIN rare ON rare.term = words.lexeme
+        WHERE rare.info > 0
+        GROUP BY words.message_id
+    )
+    SELECT mine.message_id, mine.channel_id, mine.author_id, mine.created_at, mine.content,
+           mine.reply_to_id,
+           i.info * CASE WHEN mine.content ~* $11 THEN {FIRST_PERSON_FACTOR} ELSE 1 END
+           + (SELECT coalesce(sum(CASE WHEN mine.search @@ t.q THEN t.w
+                                       WHEN t.pw IS NOT NULL AND mine.search @@ t.pq THEN t.pw
+                                       ELSE 0 END), 0)
+              FROM unnest($7::tsquery[], $8::float8[], $9::tsquery[], $10::float8[])
+                   AS t(q, w, pq, pw)) AS rank
+    FROM mine JOIN informative i USING (message_id)
+    ORDER BY rank DESC, mine.created_at DESC
+    LIMIT $12
+"""
+
+
+async def member_statements(
+    db: Executor,
+    scope: Scope,
+    member_id: int,
+    terms: Sequence[Weighted],
+    *,
+    exclude: Exclusions,
+    limit: int,
+) -> list[MessageMatch]:
+    """`member_id`'s most informative statements in the scope's channels, best first (rank:
+    their information, plus the weights of the question's `terms` they hold)."""
+    rows = await db.fetch(
+        _STATEMENTS,
+        scope.guild_id,
+        member_id,
+        None if scope.channel_ids is None else sorted(scope.channel_ids),
+        list(exclude.message_ids),
+        exclude.bot_id,
+        exclude.bot_pattern,
+        [lexeme_query(t.lexeme) for t in terms],
+        [t.weight for t in terms],
+        [lexeme_query(t.lexeme, prefix=True) for t in terms],
+        [t.prefix_weight for t in terms],
+        FIRST_PERSON,
+        limit,
+    )
+    return [MessageMatch(**dict(row)) for row in rows]
