@@ -22,13 +22,15 @@ from collections.abc import Sequence
 
 from db.recall import Exclusions, Executor, MessageMatch, Scope, Weighted, lexeme_query
 
-# How many of the member's newest statements are scored (a bound on the cost, not on time:
+# How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
-MEMBER_SCAN = 2000
+MEMBER_SCAN = 1000
 # Shorter lines are reactions ("lol", "same here"), not statements.
 MIN_LEXEMES = 4
 # Longer ones are pastes, not statements about oneself.
 MAX_LEXEMES = 80
+# Shorter words are never rare enough to count (and each would cost a look-up).
+MIN_LETTERS = 3
 # A word in more than this share of the guild's messages carries no information.
 FLOOR_SHARE = 0.01
 FIRST_PERSON_FACTOR = 1.5
@@ -40,52 +42,42 @@ FIRST_PERSON = (
 
 _STATEMENTS = f"""
     WITH g AS (
-        SELECT greatest(coalesce((SELECT docs FROM recall_terms
-                                  WHERE guild_id = $1 AND term = ''), 0), 1)::float8 AS total
+        SELECT total, ln(1 + (total - total * {FLOOR_SHARE} + 0.5)
+                            / (total * {FLOOR_SHARE} + 0.5)) AS floor
+        FROM (SELECT greatest(coalesce((SELECT docs FROM recall_terms
+                                        WHERE guild_id = $1 AND term = ''), 0), 1)::float8
+                     AS total) n
     ),
     mine AS (
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
-               m.reply_to_id, m.search
-        FROM messages m
-        WHERE m.guild_id = $1 AND m.author_id = $2 AND NOT m.deleted
+               m.reply_to_id, m.search,
+               (SELECT sum(ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor)
+                FROM unnest(m.search) AS w(lexeme, positions, weights)
+                JOIN recall_terms t ON t.guild_id = $1 AND t.term = w.lexeme
+                WHERE char_length(w.lexeme) >= {MIN_LETTERS} AND w.lexeme !~ '[0-9/.:_@#]'
+                  AND t.docs < g.total * {FLOOR_SHARE}) AS info
+        FROM (SELECT * FROM messages
+              WHERE guild_id = $1 AND author_id = $2
+              ORDER BY created_at DESC
+              LIMIT {MEMBER_SCAN}) m, g
+        WHERE NOT m.deleted
           AND length(m.search) BETWEEN {MIN_LEXEMES} AND {MAX_LEXEMES}
           AND m.content !~* '(https?://|```)'
           AND ($3::bigint[] IS NULL OR m.channel_id = ANY($3))
           AND m.message_id <> ALL($4::bigint[])
           AND ($5::bigint IS NULL OR (m.author_id <> $5 AND NOT $5 = ANY(m.mention_ids)))
           AND ($6::text IS NULL OR m.content !~* $6)
-        ORDER BY m.created_at DESC
-        LIMIT {MEMBER_SCAN}
-    ),
-    words AS (
-        SELECT mine.message_id, w.lexeme
-        FROM mine CROSS JOIN LATERAL unnest(mine.search) AS w(lexeme, positions, weights)
-        WHERE w.lexeme !~ '[0-9/.:_@#]'
-    ),
-    rare AS (
-        SELECT t.term,
-               ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5))
-               - ln(1 + (g.total - g.total * {FLOOR_SHARE} + 0.5)
-                        / (g.total * {FLOOR_SHARE} + 0.5)) AS info
-        FROM recall_terms t, g
-        WHERE t.guild_id = $1 AND t.term IN (SELECT DISTINCT lexeme FROM words)
-    ),
-    informative AS (
-        SELECT words.message_id, sum(rare.info) AS info
-        FROM words JOIN rare ON rare.term = words.lexeme
-        WHERE rare.info > 0
-        GROUP BY words.message_id
     )
-    SELECT mine.message_id, mine.channel_id, mine.author_id, mine.created_at, mine.content,
-           mine.reply_to_id,
-           i.info * CASE WHEN mine.content ~* $11 THEN {FIRST_PERSON_FACTOR} ELSE 1 END
-           + (SELECT coalesce(sum(CASE WHEN mine.search @@ t.q THEN t.w
-                                       WHEN t.pw IS NOT NULL AND mine.search @@ t.pq THEN t.pw
+    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id,
+           info * CASE WHEN content ~* $11 THEN {FIRST_PERSON_FACTOR} ELSE 1 END
+           + (SELECT coalesce(sum(CASE WHEN search @@ t.q THEN t.w
+                                       WHEN t.pw IS NOT NULL AND search @@ t.pq THEN t.pw
                                        ELSE 0 END), 0)
               FROM unnest($7::tsquery[], $8::float8[], $9::tsquery[], $10::float8[])
                    AS t(q, w, pq, pw)) AS rank
-    FROM mine JOIN informative i USING (message_id)
-    ORDER BY rank DESC, mine.created_at DESC
+    FROM mine
+    WHERE info > 0
+    ORDER BY rank DESC, created_at DESC
     LIMIT $12
 """
 

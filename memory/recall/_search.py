@@ -13,14 +13,12 @@ restates a statement forgotten in the guild (about any member).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from dataclasses import dataclass
 
 import asyncpg
 
-from db.embeddings import nearest_messages
 from db.members import get_members
 from db.recall import (
     CANDIDATE_CAP,
@@ -34,9 +32,9 @@ from db.recall import (
     term_stats,
 )
 from db.recall_hits import channel_names, guild_forgotten, neighbours
-from memory.core.intent import addressed_text
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
+from memory.recall._concepts import related_words
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -49,6 +47,7 @@ from memory.recall._hits import (
 )
 from memory.recall._index import EmbeddingIndex
 from memory.recall._member import member_lane
+from memory.recall._semantic import nearest
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -62,14 +61,14 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# How long a search waits for the question's embedding before going on with full text alone.
-SEMANTIC_TIMEOUT_SECONDS = 3.0
 # A hit shorter than this many words is shown with the lines around it.
 SHORT_LINE_WORDS = 8
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
 OVERFETCH = 3
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
+# A minimum prefix length no word reaches: term counts of whole words only.
+NO_PREFIX = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +165,15 @@ class RecallService:
         own: list[MessageMatch] = []
         try:
             messages, day_summaries, found = await self._lanes(
-                guild_id, words, name_words, reader, user_id, named, exclude, limit
+                guild_id,
+                words,
+                name_words,
+                reader,
+                user_id,
+                named,
+                exclude,
+                limit,
+                related=related_words(head, words),
             )
             if named and messages:
                 messages = await self._follow_thread(
@@ -186,7 +193,17 @@ class RecallService:
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
-        similar = await self._semantic(guild_id, question, user_id, reader, exclude, limit)
+        similar = await nearest(
+            self._pool,
+            self._embeddings,
+            guild_id,
+            question,
+            user_id=user_id,
+            reader=reader,
+            exclude=exclude,
+            limit=limit * OVERFETCH,
+            bot_name=self._bot_name,
+        )
         lanes = _Lanes(messages, similar, day_summaries, own)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, statements)
 
@@ -200,12 +217,19 @@ class RecallService:
         named: list[int],
         exclude: Exclusions,
         limit: int,
+        *,
+        related: list[str] | None = None,
     ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
+        """The message and summary lanes for `words` (and the question's concept words,
+        `related`), and the plan they were searched with."""
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            found = plan(stats, total, names=name_words)
+            near = []
+            if related:  # whole words only: no prefix counts to read
+                near, _ = await term_stats(db, guild_id, related, min_prefix=NO_PREFIX)
+            found = plan(stats, total, names=name_words, related=near)
             if found is None and name_words:  # only a name was asked about: search the name
-                found = plan(stats, total)
+                found = plan(stats, total, related=near)
             if found is None:
                 return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
@@ -250,8 +274,8 @@ class RecallService:
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
         words ("changed my mind, getting a Skoda instead of a Subaru" brings "I'm buying a
-        Subaru next month"), placed right after it, so a story told over sessions arrives
-        whole."""
+        Subaru next month"), placed right after it (also when the first hop ranked it lower),
+        so a story told over sessions arrives whole."""
         top = messages[0]
         if top.author_id not in named:
             return messages
@@ -263,9 +287,10 @@ class RecallService:
         hop, _, _ = await self._lanes(
             guild_id, new_words, name_words, reader, author, [author], exclude, HOP_HITS + 1
         )
-        seen = {m.message_id for m in messages}
-        found = [m for m in hop if m.message_id not in seen and m.author_id == author]
-        return [top, *found[:HOP_HITS], *messages[1:]]
+        # A message the first hop already ranked lower moves up too: the story's parts first.
+        found = [m for m in hop if m.message_id != top.message_id and m.author_id == author]
+        moved = {m.message_id for m in found[:HOP_HITS]}
+        return [top, *found[:HOP_HITS], *(m for m in messages[1:] if m.message_id not in moved)]
 
     @staticmethod
     def _scope(
@@ -350,38 +375,3 @@ class RecallService:
             lines = around.setdefault(n.hit_id, [])
             lines.insert(0, line) if n.side == "before" else lines.append(line)
         return {hit: tuple(lines) for hit, lines in around.items()}
-
-    async def _semantic(
-        self,
-        guild_id: int,
-        question: str,
-        user_id: int | None,
-        reader: Viewer,
-        exclude: Exclusions,
-        limit: int,
-    ) -> list[MessageMatch]:
-        """The messages nearest in meaning to the question, when embeddings are on, with the
-        filters full text applies in SQL; nothing when the embedding provider fails or is
-        slow."""
-        index = self._embeddings
-        if index is None or index.embedder is None or not await index.ready():
-            return []
-        try:
-            async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
-                [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
-        except Exception as exc:  # a search is never held hostage by the embedding provider
-            _log.info("semantic recall unavailable (%s); full-text only", exc)
-            return []
-        model = index.embedder.model_name
-        nearest = await nearest_messages(
-            self._pool, guild_id, vector, model=model, limit=limit * 4, user_id=user_id
-        )
-        return [
-            m
-            for m in nearest
-            if reader.may_read(m.channel_id)
-            and m.message_id not in exclude.message_ids
-            and m.author_id != exclude.bot_id
-            and addressed_text(m.content, bot_name=self._bot_name, bot_user_id=exclude.bot_id)
-            is None
-        ][: limit * OVERFETCH]
