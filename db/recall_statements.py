@@ -3,17 +3,18 @@
 "Which new hobbies has Dana taken up?" shares no word with "tried pottery for the first time
 today, loved it"; what finds it is that it is one of the few things Dana said that carries
 news. A statement's information is how rare its words are in the guild (`recall_terms`, the
-counts the rarity ranking already keeps): each word said in more than FLOOR_SHARE of the
-guild's messages counts nothing ("work was chaos again", "I need coffee"), a rarer word
-counts its inverse document frequency above that floor, so a line holding a named thing or an
-unusual word ranks first. A first-person statement ("I", "my", "we"...) counts half as much
-again; the question's own words still count as in the main search, so among a member's
-statements the ones about what was asked come first.
+counts the rarity ranking already keeps): a word said in FLOOR_SHARE of the guild's messages
+or more (at least FLOOR_DOCS) counts nothing ("work was chaos again", "I need coffee"), a
+rarer word counts its inverse document frequency above that floor, so a line holding a named
+thing or an unusual word ranks first. A first-person statement ("I", "my", "we"...) counts
+half as much again; the question's own words still count as in the main search, so among a
+member's statements the ones about what was asked come first.
 
-One statement, one round trip: the member's newest MEMBER_SCAN statements (the author index,
-newest first; lines of at least MIN_LEXEMES words, without links or code) are scored against
-the rarity counts of their own words. The filters are the message lane's (readable channels,
-the message being answered, messages to or from the bot, deleted messages).
+One statement, one round trip: the member's newest MEMBER_SCAN messages (the author index,
+newest first), of which the lines of MIN_LEXEMES words or more without links or code are
+scored, each word looked up in the rarity counts. The filters are the message lane's
+(readable channels, the message being answered, messages to or from the bot, deleted
+messages); forgotten statements are dropped after, as for every lane.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ MAX_LEXEMES = 80
 MIN_LETTERS = 3
 # A word in more than this share of the guild's messages carries no information.
 FLOOR_SHARE = 0.01
+# In a small guild: a word in this many messages or more carries none either.
+FLOOR_DOCS = 3
 FIRST_PERSON_FACTOR = 1.5
 # English and Russian first person, as whole words (PostgreSQL's \m \M word boundaries).
 FIRST_PERSON = (
@@ -42,11 +45,11 @@ FIRST_PERSON = (
 
 _STATEMENTS = f"""
     WITH g AS (
-        SELECT total, ln(1 + (total - total * {FLOOR_SHARE} + 0.5)
-                            / (total * {FLOOR_SHARE} + 0.5)) AS floor
-        FROM (SELECT greatest(coalesce((SELECT docs FROM recall_terms
-                                        WHERE guild_id = $1 AND term = ''), 0), 1)::float8
-                     AS total) n
+        SELECT total, common, ln(1 + (total - common + 0.5) / (common + 0.5)) AS floor
+        FROM (SELECT total, greatest(total * {FLOOR_SHARE}, {FLOOR_DOCS}) AS common
+              FROM (SELECT greatest(coalesce((SELECT docs FROM recall_terms
+                                              WHERE guild_id = $1 AND term = ''), 0), 1)::float8
+                           AS total) n) c
     ),
     mine AS (
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
@@ -55,7 +58,7 @@ _STATEMENTS = f"""
                 FROM unnest(m.search) AS w(lexeme, positions, weights)
                 JOIN recall_terms t ON t.guild_id = $1 AND t.term = w.lexeme
                 WHERE char_length(w.lexeme) >= {MIN_LETTERS} AND w.lexeme !~ '[0-9/.:_@#]'
-                  AND t.docs < g.total * {FLOOR_SHARE}) AS info
+                  AND t.docs < g.common) AS info
         FROM (SELECT * FROM messages
               WHERE guild_id = $1 AND author_id = $2
               ORDER BY created_at DESC
