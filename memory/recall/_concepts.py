@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from memory.core.text import wordset
+from memory.recall._forms import other_forms
 
 # An expansion word counts this share of its rarity weight (a question's own word: all of it).
 RELATED_WEIGHT = 0.5
@@ -36,31 +37,43 @@ class Concept:
     name: str
     asked_by: re.Pattern[str]
     answered_with: frozenset[str]
+    idioms: re.Pattern[str] | None = None  # phrases whose words say only the concept
 
 
-def _concept(name: str, asked_by: str, answered_with: str) -> Concept:
-    """`asked_by`: comma-separated words or phrases (regular expressions) asking about it."""
-    alternatives = "|".join(part.strip() for part in asked_by.split(","))
-    pattern = re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)
-    return Concept(name, pattern, wordset(answered_with))
+def _concept(name: str, asked_by: str, answered_with: str, idioms: str = "") -> Concept:
+    """`asked_by` and `idioms`: comma-separated words or phrases (regular expressions) asking
+    about it; an idiom's words ("taken up", "do for a living") are not searched for
+    themselves ("took" would find "took the kids to the zoo")."""
+    return Concept(
+        name,
+        _pattern(f"{asked_by}, {idioms}" if idioms else asked_by),
+        wordset(answered_with),
+        _pattern(idioms) if idioms else None,
+    )
+
+
+def _pattern(phrases: str) -> re.Pattern[str]:
+    alternatives = "|".join(part.strip() for part in phrases.split(","))
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)
 
 
 CONCEPTS = (
     _concept(
         "work",
-        r"work, works, job, jobs, career, profession, occupation, employer, workplace,"
-        r" do for a living",
+        r"work, works, job, jobs, career, profession, occupation, employer, workplace",
         """working worked works job jobs hired employed career office shift shifts boss
         colleague colleagues coworker coworkers promotion promoted salary interview intern
         internship company manager clients""",
+        r"do for a living, (?:does|do|did) for work",
     ),
     _concept(
         "hobby",
-        r"hobby, hobbies, pastime, pastimes, free time, spare time, for fun,"
-        r" (?:take|takes|taking|took|taken) up, (?:pick|picks|picked|picking) up, got into",
+        r"hobby, hobbies, pastime, pastimes",
         """tried trying started starting learning learn class classes course courses lesson
         lessons joined club practice practise practicing practising signed beginner
         training hobby hobbies""",
+        r"free time, spare time, for fun, (?:take|takes|taking|took|taken) up,"
+        r" (?:pick|picks|picked|picking) up, (?:get|gets|got|gotten) into",
     ),
     _concept(
         "home",
@@ -104,6 +117,16 @@ CONCEPTS = (
 )
 
 
+def idiom_words(question: str) -> set[str]:
+    """The words of the concept idioms in `question` ("taken up": taken, up), lowercased."""
+    found: set[str] = set()
+    for concept in CONCEPTS:
+        if concept.idioms is not None:
+            for match in concept.idioms.finditer(question):
+                found.update(match.group(0).lower().split())
+    return found
+
+
 def related_words(question: str, own: list[str]) -> list[str]:
     """The expansion words of every concept `question` asks about, that are not among its own
     search words `own` (in thesaurus order; the search keeps the MAX_RELATED rarest)."""
@@ -115,3 +138,14 @@ def related_words(question: str, own: list[str]) -> list[str]:
                 if word not in taken:
                     related.setdefault(word, None)
     return list(related)
+
+
+def without_idioms(question: str, words: list[str]) -> list[str]:
+    """A question's search words without those of its concept idioms (and their other verb
+    forms): "which hobbies has Sam taken up?" searches "hobbies", not "taken" or "took".
+    Unchanged when nothing else would be left."""
+    idiom = idiom_words(question)
+    if not idiom:
+        return words
+    idiom |= {form for word in idiom for form in other_forms(word)}
+    return [word for word in words if word not in idiom] or words

@@ -34,10 +34,11 @@ from db.recall import (
 from db.recall_hits import channel_names, guild_forgotten, neighbours
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
-from memory.recall._concepts import related_words
+from memory.recall._concepts import related_words, without_idioms
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
+    distinct,
     fused,
     merged,
     message_hit,
@@ -148,6 +149,7 @@ class RecallService:
         words = query_terms(question)
         if not words or limit < 1:
             return []
+        words = without_idioms(question[:MAX_QUESTION_CHARS], words)
         asking = asking or Asking()
         exclude = Exclusions(
             (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
@@ -318,7 +320,7 @@ class RecallService:
         ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
-        kept = [m for m in ordered if not keep.drops(m.content)]
+        kept = distinct(m for m in ordered if not keep.drops(m.content))
         summary_hits = []
         for s in summaries:
             text = keep.cleaned(s.summary)
