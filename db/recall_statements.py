@@ -25,7 +25,7 @@ from db.recall import Exclusions, Executor, MessageMatch, Scope, Weighted, lexem
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
-MEMBER_SCAN = 1000
+MEMBER_SCAN = 500
 # Shorter lines are reactions ("lol", "same here"), not statements.
 MIN_LEXEMES = 4
 # Longer ones are pastes, not statements about oneself.
