@@ -165,6 +165,7 @@ class RecallService:
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
         own: list[MessageMatch] = []
+        wanted = 0  # the member lane's slots
         try:
             messages, day_summaries, found = await self._lanes(
                 guild_id,
@@ -181,7 +182,11 @@ class RecallService:
                 messages = await self._follow_thread(
                     guild_id, words, name_words, reader, named, exclude, messages
                 )
-            if named and statements > 0 and user_id in (None, named[0]):
+            # The member lane fills what the matches left: a question whose words found the
+            # member's own lines needs fewer of their other statements.
+            if named and user_id in (None, named[0]):
+                wanted = statements - sum(m.author_id == named[0] for m in messages[:limit])
+            if wanted > 0:
                 terms = found.terms if found else ()
                 own = await member_lane(
                     self._pool,
@@ -190,7 +195,7 @@ class RecallService:
                     terms,
                     reader=reader,
                     exclude=exclude,
-                    limit=statements * OVERFETCH,
+                    limit=wanted * OVERFETCH,
                 )
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
@@ -207,7 +212,7 @@ class RecallService:
             bot_name=self._bot_name,
         )
         lanes = _Lanes(messages, similar, day_summaries, own)
-        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, statements)
+        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     async def _lanes(
         self,
