@@ -183,9 +183,13 @@ class RecallService:
                     guild_id, words, name_words, reader, named, exclude, messages
                 )
             # The member lane fills what the matches left: a question whose words found the
-            # member's own lines needs fewer of their other statements.
+            # member's own statements (not their short lines) needs fewer of their others.
             if named and user_id in (None, named[0]):
-                wanted = statements - sum(m.author_id == named[0] for m in messages[:limit])
+                found_own = sum(
+                    m.author_id == named[0] and len(m.content.split()) >= SHORT_LINE_WORDS
+                    for m in messages[:limit]
+                )
+                wanted = statements - found_own
             if wanted > 0:
                 terms = found.terms if found else ()
                 own = await member_lane(
