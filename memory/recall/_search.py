@@ -35,6 +35,7 @@ from db.recall_hits import channel_names, guild_forgotten, neighbours
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._concepts import related_words, without_idioms
+from memory.recall._dates import without_dates
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -291,7 +292,7 @@ class RecallService:
         if top.author_id not in named:
             return messages
         asked = set(words) | name_words
-        new_words = [w for w in query_terms(top.content) if w not in asked][:MAX_WORDS]
+        new_words = [w for w in query_terms(without_dates(top.content)) if w not in asked]
         if not new_words:
             return messages
         author = top.author_id

@@ -100,3 +100,21 @@ async def test_the_later_part_of_a_story_moves_up_past_other_members_plans(db_po
         "we booked a trip to Lisbon for the autumn break",
         "the Lisbon trip is off, we go to Bruges instead",
     ]
+
+
+async def test_the_second_hop_does_not_follow_a_relative_date(db_pool) -> None:
+    await _seed(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            _said(DANA, "good morning everyone", 12),
+            _said(DANA, "this morning I went to the aquarium with my niece", 10),
+        ],
+    )
+
+    hits = await RecallService(db_pool).search(
+        G, "When did Dana go to the aquarium?", limit=3, summaries=0
+    )
+
+    assert hits[0].text == "this morning I went to the aquarium with my niece"
+    assert "good morning everyone" not in [hit.text for hit in hits], "'morning' is a date"
