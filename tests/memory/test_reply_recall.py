@@ -207,3 +207,21 @@ async def test_a_members_statements_keep_to_what_the_asker_may_read(memory, db_p
         memory, db_pool, KIM, question, viewer=Viewer.of_channels(KIM, {GENERAL, MODS})
     )
     assert "my brother is moving to Montreal next spring" in mod_seen
+
+
+async def test_which_hobbies_brings_both_from_different_months(memory, db_pool) -> None:
+    # Melanie's two new pastimes, told two months apart in words the question does not use.
+    await insert_messages(
+        db_pool,
+        [
+            *_chatter(MELANIE, _SMALL_TALK, first_day=90),
+            *_chatter(JUDY, ("took the dog out, freezing", "lol same here honestly"), first_day=88),
+            _said(MELANIE, "joined a climbing club downtown, my arms are jelly", days_ago=70),
+            _said(MELANIE, "my first salsa class was chaos but so fun", days_ago=8),
+        ],
+    )
+    result, _ = await _ask(memory, db_pool, KIM, "Bot, which hobbies has Melanie taken up?")
+    recalled = _RECALLED.findall(result.prompt)
+    assert "joined a climbing club downtown, my arms are jelly" in recalled
+    assert "my first salsa class was chaos but so fun" in recalled
+    assert "took the dog out, freezing" not in recalled, "'taken up' is not 'took'"
