@@ -12,11 +12,21 @@ member's own words with their dates, which is what "what do you know about X?" n
 
 from __future__ import annotations
 
+import logging
+
 import asyncpg
 
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, search_session
 from db.recall_statements import member_statements
 from memory.core.viewer import Viewer
+
+_log = logging.getLogger(__name__)
+
+
+# Rows fetched per wanted statement: some are dropped after (forgotten statements, repeats).
+OVERFETCH = 3
+# A line of fewer words is small talk or an answer, not a statement.
+STATEMENT_WORDS = 8
 
 
 async def member_lane(
@@ -27,17 +37,31 @@ async def member_lane(
     *,
     reader: Viewer,
     exclude: Exclusions,
-    limit: int,
+    wanted: int,
 ) -> list[MessageMatch]:
-    """`member_id`'s best statements the reader may read, best first (`limit` of them)."""
-    if limit < 1:
+    """`member_id`'s best statements the reader may read, best first (`wanted` of them and
+    some spare); nothing when none are wanted, or when it runs out of time (the matches of
+    the search still come)."""
+    if wanted < 1:
         return []
-    async with search_session(pool) as db:
-        return await member_statements(
-            db,
-            Scope(guild_id, reader.channel_ids),
-            member_id,
-            terms,
-            exclude=exclude,
-            limit=limit,
-        )
+    try:
+        async with search_session(pool) as db:
+            return await member_statements(
+                db,
+                Scope(guild_id, reader.channel_ids),
+                member_id,
+                terms,
+                exclude=exclude,
+                limit=wanted * OVERFETCH,
+            )
+    except (asyncpg.QueryCanceledError, TimeoutError):
+        _log.warning("recall member lane in guild %s hit its time limit", guild_id)
+        return []
+
+
+def statements_of(member_id: int, messages: list[MessageMatch]) -> int:
+    """How many of `messages` are the member's own statements (not short lines): a question
+    whose words found them needs fewer of the member's others."""
+    return sum(
+        m.author_id == member_id and len(m.content.split()) >= STATEMENT_WORDS for m in messages
+    )

@@ -48,7 +48,7 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
-from memory.recall._member import member_lane
+from memory.recall._member import member_lane, statements_of
 from memory.recall._semantic import nearest
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
@@ -165,8 +165,6 @@ class RecallService:
         people = await get_members(self._pool, guild_id, named) if named else {}
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        own: list[MessageMatch] = []
-        wanted = 0  # the member lane's slots
         try:
             messages, day_summaries, found = await self._lanes(
                 guild_id,
@@ -183,28 +181,21 @@ class RecallService:
                 messages = await self._follow_thread(
                     guild_id, words, name_words, reader, named, exclude, messages
                 )
-            # The member lane fills what the matches left: a question whose words found the
-            # member's own statements (not their short lines) needs fewer of their others.
-            if named and user_id in (None, named[0]):
-                found_own = sum(
-                    m.author_id == named[0] and len(m.content.split()) >= SHORT_LINE_WORDS
-                    for m in messages[:limit]
-                )
-                wanted = statements - found_own
-            if wanted > 0:
-                terms = found.terms if found else ()
-                own = await member_lane(
-                    self._pool,
-                    guild_id,
-                    named[0],
-                    terms,
-                    reader=reader,
-                    exclude=exclude,
-                    limit=wanted * OVERFETCH,
-                )
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
+        wanted = 0  # the member lane's slots: what the matches left
+        if named and user_id in (None, named[0]):
+            wanted = max(0, statements - statements_of(named[0], messages[:limit]))
+        own = await member_lane(
+            self._pool,
+            guild_id,
+            named[0] if named else 0,
+            found.terms if found else (),
+            reader=reader,
+            exclude=exclude,
+            wanted=wanted,
+        )
         similar = await nearest(
             self._pool,
             self._embeddings,
