@@ -37,6 +37,14 @@ _log = logging.getLogger(__name__)
 BENCH = "recall"
 GUILD = 7
 LIMIT = 5  # what /recall shows
+# What a reply's search adds: the named member's most informative statements (memory/_replies).
+REPLY_STATEMENTS = 3
+
+
+def _scopes(guild: RecallGuild) -> tuple[tuple[str, int | None, int], ...]:
+    """(scope, member filter, member-lane statements): /recall over the guild, /recall of the
+    busiest member, and a reply's search (the guild, plus the named member's statements)."""
+    return (("guild", None, 0), ("member", guild.user_ids[0], 0), ("reply", None, REPLY_STATEMENTS))
 
 
 async def run(
@@ -81,7 +89,7 @@ async def _searches(
     """Every question `repeats` times, for the whole guild and for its busiest member."""
     service = RecallService(pool)
     results: dict[str, float] = {}
-    for scope, user_id in (("guild", None), ("member", guild.user_ids[0])):
+    for scope, user_id, statements in _scopes(guild):
         everything: list[float] = []
         hits_returned: list[int] = []
         first = in_top = 0
@@ -89,8 +97,8 @@ async def _searches(
             timings = []
             for _ in range(repeats):
                 millis, hits = await timed(
-                    lambda q=needle.question, u=user_id: service.search(
-                        GUILD, q, user_id=u, limit=LIMIT
+                    lambda q=needle.question, u=user_id, n=statements: service.search(
+                        GUILD, q, user_id=u, limit=LIMIT, statements=n
                     )
                 )
                 timings.append(millis)

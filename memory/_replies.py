@@ -32,6 +32,8 @@ from memory.summaries import learned_lines
 
 # Hits a reply's first search brings (each with its neighbours); tools may search further.
 REPLY_RECALL_HITS = 5
+# Besides them, a named member's most informative statements (the member lane).
+REPLY_STATEMENT_HITS = 3
 
 
 def open_reply_composer(
@@ -72,7 +74,12 @@ def open_reply_composer(
         guild_id: int, question: str, viewer: Viewer, asking: Asking
     ) -> list[RecallHit]:
         return await recall.search(
-            guild_id, question, limit=REPLY_RECALL_HITS, viewer=viewer, asking=asking
+            guild_id,
+            question,
+            limit=REPLY_RECALL_HITS,
+            viewer=viewer,
+            asking=asking,
+            statements=REPLY_STATEMENT_HITS,
         )
 
     toolbox = ReplyToolbox(

@@ -121,3 +121,9 @@ def _relative(which: str, unit: str, day: date) -> str:
 def _month(day: date, step: int) -> str:
     index = day.year * 12 + day.month - 1 + step
     return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")
+
+
+def without_dates(text: str) -> str:
+    """`text` without its relative dates ("this morning I went..." -> " I went..."): when a
+    hit's words seed another search, "morning" is not what it was about."""
+    return _PHRASE.sub(" ", text)

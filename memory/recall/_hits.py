@@ -3,7 +3,7 @@ helpers that turn database rows into them (time zone, names, forgotten statement
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -71,6 +71,19 @@ def merged(first: list[Any], second: list[Any], *, key: Callable[[Any], Hashable
     seen = {key(row) for row in first}
     rows = first + [row for row in second if key(row) not in seen]
     return sorted(rows, key=lambda row: -row.rank)
+
+
+def distinct(messages: Iterable[MessageMatch]) -> list[MessageMatch]:
+    """Each member's line once: "work was chaos again" said on ten days is one hit (the best
+    ranked), not ten that push out everything else."""
+    seen: set[tuple[int, str]] = set()
+    kept = []
+    for message in messages:
+        key = (message.author_id, " ".join(message.content.lower().split()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(message)
+    return kept
 
 
 def zone_of(name: str | None) -> ZoneInfo:

@@ -13,14 +13,12 @@ restates a statement forgotten in the guild (about any member).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from dataclasses import dataclass
 
 import asyncpg
 
-from db.embeddings import nearest_messages
 from db.members import get_members
 from db.recall import (
     CANDIDATE_CAP,
@@ -34,12 +32,14 @@ from db.recall import (
     term_stats,
 )
 from db.recall_hits import channel_names, guild_forgotten, neighbours
-from memory.core.intent import addressed_text
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
+from memory.recall._concepts import related_words, without_idioms
+from memory.recall._dates import without_dates
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
+    distinct,
     fused,
     merged,
     message_hit,
@@ -48,6 +48,8 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
+from memory.recall._member import member_lane, statements_of
+from memory.recall._semantic import nearest
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -61,14 +63,24 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# How long a search waits for the question's embedding before going on with full text alone.
-SEMANTIC_TIMEOUT_SECONDS = 3.0
 # A hit shorter than this many words is shown with the lines around it.
 SHORT_LINE_WORDS = 8
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
 OVERFETCH = 3
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
+# A minimum prefix length no word reaches: term counts of whole words only.
+NO_PREFIX = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Lanes:
+    """What one search found, lane by lane, before it becomes hits."""
+
+    messages: list[MessageMatch]
+    similar: list[MessageMatch]
+    summaries: list[SummaryMatch]
+    own: list[MessageMatch]  # the named member's statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +139,18 @@ class RecallService:
         viewer: Viewer | None = None,
         asking: Asking | None = None,
         summaries: int | None = None,
+        statements: int = 0,
     ) -> list[RecallHit]:
-        """Best hits first: messages, then day summaries (`summaries` slots, by default a
-        quarter of `limit`, at least one; a lane with fewer hits leaves its slots to the
-        other). Only messages of channels `viewer` may read (None: the admin's view, every
-        channel). A question is read up to its first MAX_QUESTION_CHARS / MAX_WORDS."""
+        """Best hits first: messages, then up to `statements` more of the first named
+        member's most informative statements (the member lane, `_member.py`), then day
+        summaries (`summaries` slots, by default a quarter of `limit`, at least one; a lane
+        with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
+        read (None: the admin's view, every channel). A question is read up to its first
+        MAX_QUESTION_CHARS / MAX_WORDS."""
         words = query_terms(question)
         if not words or limit < 1:
             return []
+        words = without_idioms(question[:MAX_QUESTION_CHARS], words)
         asking = asking or Asking()
         exclude = Exclusions(
             (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
@@ -150,8 +166,16 @@ class RecallService:
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
         try:
-            messages, day_summaries = await self._lanes(
-                guild_id, words, name_words, reader, user_id, named, exclude, limit
+            messages, day_summaries, found = await self._lanes(
+                guild_id,
+                words,
+                name_words,
+                reader,
+                user_id,
+                named,
+                exclude,
+                limit,
+                related=related_words(head, words),
             )
             if named and messages:
                 messages = await self._follow_thread(
@@ -160,10 +184,31 @@ class RecallService:
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
-        similar = await self._semantic(guild_id, question, user_id, reader, exclude, limit)
-        return await self._hits(
-            guild_id, messages, similar, day_summaries, exclude, limit, summary_slots
+        wanted = 0  # the member lane's slots: what the matches left
+        if named and user_id in (None, named[0]):
+            wanted = max(0, statements - statements_of(named[0], messages[:limit]))
+        own = await member_lane(
+            self._pool,
+            guild_id,
+            named[0] if named else 0,
+            found.terms if found else (),
+            reader=reader,
+            exclude=exclude,
+            wanted=wanted,
         )
+        similar = await nearest(
+            self._pool,
+            self._embeddings,
+            guild_id,
+            question,
+            user_id=user_id,
+            reader=reader,
+            exclude=exclude,
+            limit=limit * OVERFETCH,
+            bot_name=self._bot_name,
+        )
+        lanes = _Lanes(messages, similar, day_summaries, own)
+        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     async def _lanes(
         self,
@@ -175,14 +220,21 @@ class RecallService:
         named: list[int],
         exclude: Exclusions,
         limit: int,
-    ) -> tuple[list[MessageMatch], list[SummaryMatch]]:
+        *,
+        related: list[str] | None = None,
+    ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
+        """The message and summary lanes for `words` (and the question's concept words,
+        `related`), and the plan they were searched with."""
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            found = plan(stats, total, names=name_words)
+            near = []
+            if related:  # whole words only: no prefix counts to read
+                near, _ = await term_stats(db, guild_id, related, min_prefix=NO_PREFIX)
+            found = plan(stats, total, names=name_words, related=near)
             if found is None and name_words:  # only a name was asked about: search the name
-                found = plan(stats, total)
+                found = plan(stats, total, related=near)
             if found is None:
-                return [], []
+                return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
             fetch = limit * OVERFETCH
             messages = await search_messages(
@@ -211,7 +263,7 @@ class RecallService:
             if wider and len(summaries) < limit:
                 more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
                 summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
-        return messages, summaries
+        return messages, summaries, found
 
     async def _follow_thread(
         self,
@@ -225,22 +277,23 @@ class RecallService:
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
         words ("changed my mind, getting a Skoda instead of a Subaru" brings "I'm buying a
-        Subaru next month"), placed right after it, so a story told over sessions arrives
-        whole."""
+        Subaru next month"), placed right after it (also when the first hop ranked it lower),
+        so a story told over sessions arrives whole."""
         top = messages[0]
         if top.author_id not in named:
             return messages
         asked = set(words) | name_words
-        new_words = [w for w in query_terms(top.content) if w not in asked][:MAX_WORDS]
+        new_words = [w for w in query_terms(without_dates(top.content)) if w not in asked]
         if not new_words:
             return messages
         author = top.author_id
-        hop, _ = await self._lanes(
+        hop, _, _ = await self._lanes(
             guild_id, new_words, name_words, reader, author, [author], exclude, HOP_HITS + 1
         )
-        seen = {m.message_id for m in messages}
-        found = [m for m in hop if m.message_id not in seen and m.author_id == author]
-        return [top, *found[:HOP_HITS], *messages[1:]]
+        # A message the first hop already ranked lower moves up too: the story's parts first.
+        found = [m for m in hop if m.message_id != top.message_id and m.author_id == author]
+        moved = {m.message_id for m in found[:HOP_HITS]}
+        return [top, *found[:HOP_HITS], *(m for m in messages[1:] if m.message_id not in moved)]
 
     @staticmethod
     def _scope(
@@ -253,21 +306,22 @@ class RecallService:
     async def _hits(
         self,
         guild_id: int,
-        messages: list[MessageMatch],
-        similar: list[MessageMatch],
-        summaries: list[SummaryMatch],
+        lanes: _Lanes,
         exclude: Exclusions,
         limit: int,
         summary_slots: int,
+        statement_slots: int,
     ) -> list[RecallHit]:
-        """Matches as hits in two lanes, without forgotten statements, with their context."""
+        """Matches as hits (messages, the member's statements, day summaries), without
+        forgotten statements, the matched messages with their context."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
-        ordered = fused(messages, similar) if similar else messages
-        ids = {m.author_id for m in ordered} | {s.user_id for s in summaries}
+        messages, summaries = lanes.messages, lanes.summaries
+        ordered = fused(messages, lanes.similar) if lanes.similar else messages
+        ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
-        kept = [m for m in ordered if not keep.drops(m.content)]
+        kept = distinct(m for m in ordered if not keep.drops(m.content))
         summary_hits = []
         for s in summaries:
             text = keep.cleaned(s.summary)
@@ -276,7 +330,11 @@ class RecallService:
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         picked = kept[:message_room]
         summary_hits = summary_hits[: limit - len(picked)]
-        channels = await self._channel_names(guild_id, sorted({m.channel_id for m in picked}))
+        chosen = {m.message_id for m in picked}
+        own = [m for m in lanes.own if m.message_id not in chosen and not keep.drops(m.content)]
+        own = own[:statement_slots]
+        shown = sorted({m.channel_id for m in [*picked, *own]})
+        channels = await self._channel_names(guild_id, shown)
         around = await self._context(guild_id, picked, exclude, keep)
         extra = {n.author_id for lines in around.values() for n in lines} - set(members)
         if extra:
@@ -284,6 +342,7 @@ class RecallService:
         hits = [
             message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
+        hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits
 
     async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
@@ -319,38 +378,3 @@ class RecallService:
             lines = around.setdefault(n.hit_id, [])
             lines.insert(0, line) if n.side == "before" else lines.append(line)
         return {hit: tuple(lines) for hit, lines in around.items()}
-
-    async def _semantic(
-        self,
-        guild_id: int,
-        question: str,
-        user_id: int | None,
-        reader: Viewer,
-        exclude: Exclusions,
-        limit: int,
-    ) -> list[MessageMatch]:
-        """The messages nearest in meaning to the question, when embeddings are on, with the
-        filters full text applies in SQL; nothing when the embedding provider fails or is
-        slow."""
-        index = self._embeddings
-        if index is None or index.embedder is None or not await index.ready():
-            return []
-        try:
-            async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
-                [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
-        except Exception as exc:  # a search is never held hostage by the embedding provider
-            _log.info("semantic recall unavailable (%s); full-text only", exc)
-            return []
-        model = index.embedder.model_name
-        nearest = await nearest_messages(
-            self._pool, guild_id, vector, model=model, limit=limit * 4, user_id=user_id
-        )
-        return [
-            m
-            for m in nearest
-            if reader.may_read(m.channel_id)
-            and m.message_id not in exclude.message_ids
-            and m.author_id != exclude.bot_id
-            and addressed_text(m.content, bot_name=self._bot_name, bot_user_id=exclude.bot_id)
-            is None
-        ][: limit * OVERFETCH]

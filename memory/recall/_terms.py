@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from db.recall import TermStat, Weighted, lexeme_query
 from memory.core.text import wordset
+from memory.recall._concepts import MAX_RELATED, RELATED_WEIGHT
 from memory.recall._forms import other_forms
 
 MAX_QUESTION_CHARS = 2000
@@ -233,11 +234,19 @@ def idf(docs: int, total: int) -> float:
     return math.log(1 + (total - docs + 0.5) / (docs + 0.5))
 
 
-def plan(stats: Sequence[TermStat], total: int, *, names: Iterable[str] = ()) -> Plan | None:
+def plan(
+    stats: Sequence[TermStat],
+    total: int,
+    *,
+    names: Iterable[str] = (),
+    related: Sequence[TermStat] = (),
+) -> Plan | None:
     """The MAX_TERMS rarest words the guild's messages hold, weighted (words no message holds
     come last, for the summaries). Words in `names` (a named member's names) are not terms:
     rows saying them get the named member's boost, and they help pick the candidate rows;
-    None when no other word is left."""
+    None when no other word is left. `related` (the question's concept words,
+    `_concepts.py`): the MAX_RELATED rarest said in the guild join as whole-word terms at
+    RELATED_WEIGHT, and as candidates while the candidate rows stay within budget."""
     wanted = {word.lower() for word in names}
     named = [s for s in stats if s.word in wanted or s.lexeme in wanted]
     kept = [s for s in stats if s not in named]
@@ -264,6 +273,13 @@ def plan(stats: Sequence[TermStat], total: int, *, names: Iterable[str] = ()) ->
     boost = " | ".join(lexeme_query(s.lexeme) for s in named) or None
     candidates = _candidates(chosen)
     rows = sum(_docs(s) for s in chosen if _operand(s) in candidates)
+    own = {s.lexeme for s in stats}
+    extra = sorted((s for s in related if s.exact > 0 and s.lexeme not in own), key=_docs)
+    for stat in extra[:MAX_RELATED]:
+        terms += (Weighted(stat.lexeme, RELATED_WEIGHT * idf(stat.exact, total)),)
+        if rows + stat.exact <= CANDIDATE_BUDGET:
+            candidates += (lexeme_query(stat.lexeme),)
+            rows += stat.exact
     return Plan(candidates + with_names, terms, boost, rows)
 
 

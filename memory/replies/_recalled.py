@@ -14,7 +14,8 @@ the model (and the offline provider) can answer from.
 `hit` numbers the hits best first; the lines of one hit share it and come in the order they
 were said (`role` before / match / after). `channel` is left out when its name is not known,
 `dates` when the line holds no relative date. A hit whose text is already in a member's
-memories is left out, and hits stop where the token budget does (a hit is never cut).
+memories is left out (unless it resolves a relative date), and hits stop where the token
+budget does (a hit is never cut).
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def render_recalled(
     used = number = 0
     for hit in hits:
         said = _normal(hit.text)
-        if said and any(said in text for text in seen):
+        # Already in a member's memories: left out, unless it resolves a relative date (the
+        # memories say "yesterday I ...", not which day that was).
+        if said and not hit.dates and any(said in text for text in seen):
             continue
         lines = [(number + 1, line) for line in hit_lines(hit)]
         cost = _cost(lines, guild_id)

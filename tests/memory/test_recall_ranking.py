@@ -125,7 +125,7 @@ async def test_a_named_member_is_a_boost_not_a_word_and_recency_only_breaks_ties
             _said(KIM, "melanie melanie melanie, where is the ferry?", days_ago=1),
             _said(MELANIE, "the ferry to the island leaves at nine", days_ago=50),
             _said(JUDY, "ferry tickets are sold out", days_ago=10),
-            _said(JUDY, "ferry tickets are sold out", days_ago=5),
+            _said(JUDY, "ferry tickets are all gone", days_ago=5),  # as long: the same score
         ],
     )
     hits = await RecallService(db_pool).search(G, "what did Melanie say about the ferry?", limit=5)
@@ -249,3 +249,20 @@ async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -
     assert [tuple(r) for r in counted] == [tuple(r) for r in recount]
     assert ("boat", 1) in [tuple(r) for r in counted]
     assert not any(r["term"] in ("zorblax", "lighthouse", "keeper") for r in counted)
+
+
+async def test_a_line_said_on_many_days_is_one_hit(db_pool) -> None:
+    await _members(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            *[_said(JUDY, "Ferry was late again", days_ago=2 + n) for n in range(6)],
+            _said(MELANIE, "the ferry to the island leaves at nine", days_ago=30),
+        ],
+    )
+    hits = await RecallService(db_pool).search(G, "what about the ferry?", limit=3, summaries=0)
+    assert [hit.text for hit in hits] == [
+        "Ferry was late again",
+        "the ferry to the island leaves at nine",
+    ]
+    assert hits[0].day == (DAY - timedelta(days=2)).date().isoformat(), "the newest of them"

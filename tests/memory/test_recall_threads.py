@@ -74,3 +74,47 @@ async def test_without_a_named_member_there_is_no_second_hop(db_pool) -> None:
 
     assert hits[0].text.startswith("changed my mind about the car")
     assert all("buying a Subaru next month" not in hit.text for hit in hits)
+
+
+async def test_the_later_part_of_a_story_moves_up_past_other_members_plans(db_pool) -> None:
+    # Everyone booked a trip for the autumn break; only Dana changed hers, in words the first
+    # search ranks below the others' bookings (only "trip", a travel word, is in common).
+    await _seed(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            _said(DANA, "we booked a trip to Lisbon for the autumn break", 80),
+            *[
+                _said(MILO + n, f"we booked a trip to {town} for the autumn break", 79 - n)
+                for n, town in enumerate(("Oslo", "Porto", "Vienna"), start=1)
+            ],
+            _said(DANA, "the Lisbon trip is off, we go to Bruges instead", 20),
+        ],
+    )
+
+    hits = await RecallService(db_pool).search(
+        G, "Where is Dana travelling for the autumn break?", limit=2, summaries=0
+    )
+
+    assert [hit.text for hit in hits] == [
+        "we booked a trip to Lisbon for the autumn break",
+        "the Lisbon trip is off, we go to Bruges instead",
+    ]
+
+
+async def test_the_second_hop_does_not_follow_a_relative_date(db_pool) -> None:
+    await _seed(db_pool)
+    await insert_messages(
+        db_pool,
+        [
+            _said(DANA, "good morning everyone", 12),
+            _said(DANA, "this morning I went to the aquarium with my niece", 10),
+        ],
+    )
+
+    hits = await RecallService(db_pool).search(
+        G, "When did Dana go to the aquarium?", limit=3, summaries=0
+    )
+
+    assert hits[0].text == "this morning I went to the aquarium with my niece"
+    assert "good morning everyone" not in [hit.text for hit in hits], "'morning' is a date"

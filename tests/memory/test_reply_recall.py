@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from db.members import upsert_members
-from db.messages import insert_messages
+from db.messages import insert_messages, mark_deleted
 from memory import IncomingMessage, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
@@ -142,3 +142,86 @@ async def test_a_hundred_thousand_character_question_gets_a_normal_reply(memory,
     # The reply is an ordinary one (the message fills the prompt's budget: nothing to add).
     result, _ = await _ask(memory, db_pool, KIM, question)
     assert result.text == "ok"
+
+
+def _chatter(author: int, lines: tuple[str, ...], *, first_day: int, times: int = 4) -> list:
+    """`author` saying each of `lines` on `times` different days (words said that often carry
+    no news)."""
+    return [
+        _said(author, line, days_ago=first_day - 7 * n - 0.01 * i)
+        for n in range(times)
+        for i, line in enumerate(lines)
+    ]
+
+
+_HER_MATCHES = re.compile(
+    r'<recalled [^>]*role="match"[^>]*author="caroline"[^>]*>(.*?)</recalled>'
+)
+_SMALL_TALK = ("lol same here honestly", "work was busy again today", "I need a coffee now")
+
+
+async def test_asking_about_a_member_brings_what_they_told_months_apart(memory, db_pool) -> None:
+    # Caroline's two pieces of news, two months apart, among her small talk and others'.
+    await insert_messages(
+        db_pool,
+        [
+            *_chatter(CAROLINE, _SMALL_TALK, first_day=80),
+            *_chatter(MELANIE, ("hey caroline!", "lol same here honestly"), first_day=79),
+            _said(CAROLINE, "went to my first pottery evening, my bowl collapsed", days_ago=75),
+            _said(CAROLINE, "the fencing masks at the sports hall smell awful", days_ago=12),
+        ],
+    )
+    for question in ("Bot, what do you know about Caroline?", "Bot, how is Caroline doing?"):
+        result, _ = await _ask(memory, db_pool, KIM, question)
+        hers = _HER_MATCHES.findall(result.prompt)
+        assert "went to my first pottery evening, my bowl collapsed" in hers, question
+        assert "the fencing masks at the sports hall smell awful" in hers, question
+        assert not set(_SMALL_TALK) & set(hers), "her small talk carries no news"
+
+
+async def test_a_members_statements_keep_to_what_the_asker_may_read(memory, db_pool) -> None:
+    await insert_messages(
+        db_pool,
+        [
+            *_chatter(JUDY, _SMALL_TALK, first_day=60),
+            _said(JUDY, "my landlord finally fixed the boiler in the flat", days_ago=30),
+            _said(JUDY, "passed the sommelier exam on the second try", days_ago=20),
+            _said(JUDY, "my brother is moving to Montreal next spring", days_ago=10, channel=MODS),
+        ],
+    )
+    passed = await db_pool.fetchval(
+        "SELECT message_id FROM messages WHERE content LIKE 'passed the sommelier%'"
+    )
+    await mark_deleted(db_pool, [passed])
+    await db_pool.execute(
+        "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
+        G,
+        JUDY,
+        "Judy's landlord fixed the boiler",
+    )
+    question = "Bot, what do you know about Judy?"
+    _, seen = await _ask(memory, db_pool, KIM, question, viewer=Viewer.of_channels(KIM, {GENERAL}))
+    said = " ".join(seen)
+    assert "Montreal" not in said and "sommelier" not in said and "boiler" not in said
+    _, mod_seen = await _ask(
+        memory, db_pool, KIM, question, viewer=Viewer.of_channels(KIM, {GENERAL, MODS})
+    )
+    assert "my brother is moving to Montreal next spring" in mod_seen
+
+
+async def test_which_hobbies_brings_both_from_different_months(memory, db_pool) -> None:
+    # Melanie's two new pastimes, told two months apart in words the question does not use.
+    await insert_messages(
+        db_pool,
+        [
+            *_chatter(MELANIE, _SMALL_TALK, first_day=90),
+            *_chatter(JUDY, ("took the dog out, freezing", "lol same here honestly"), first_day=88),
+            _said(MELANIE, "joined a climbing club downtown, my arms are jelly", days_ago=70),
+            _said(MELANIE, "my first salsa class was chaos but so fun", days_ago=8),
+        ],
+    )
+    result, _ = await _ask(memory, db_pool, KIM, "Bot, which hobbies has Melanie taken up?")
+    recalled = _RECALLED.findall(result.prompt)
+    assert "joined a climbing club downtown, my arms are jelly" in recalled
+    assert "my first salsa class was chaos but so fun" in recalled
+    assert "took the dog out, freezing" not in recalled, "'taken up' is not 'took'"

@@ -1,0 +1,114 @@
+"""A named member's most informative statements, for the recall search's member lane.
+
+"Which new hobbies has Dana taken up?" shares no word with "tried pottery for the first time
+today, loved it"; what finds it is that it is one of the few things Dana said that carries
+news. A statement's information is how rare its words are in the guild (`recall_terms`, the
+counts the rarity ranking already keeps): a word said in FLOOR_SHARE of the guild's messages
+or more (at least FLOOR_DOCS) counts nothing ("work was chaos again", "I need coffee"), a
+rarer word counts its inverse document frequency above that floor, so a line holding a named
+thing or an unusual word ranks first. A first-person statement ("I", "my", "we"...) counts
+half as much again; the question's own words still count as in the main search, so among a
+member's statements the ones about what was asked come first.
+
+One statement, one round trip: the member's newest MEMBER_SCAN messages (the author index,
+newest first), of which the lines of MIN_LEXEMES words or more without links or code are
+scored, each word looked up in the rarity counts. The filters are the message lane's
+(readable channels, the message being answered, messages to or from the bot, deleted
+messages); forgotten statements are dropped after, as for every lane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from db.recall import Exclusions, Executor, MessageMatch, Scope, Weighted, lexeme_query
+
+# How many of the member's newest messages are read for statements (a bound on the cost:
+# a member with fewer is read whole).
+MEMBER_SCAN = 500
+# Shorter lines are reactions ("lol", "same here"), not statements.
+MIN_LEXEMES = 4
+# Longer ones are pastes, not statements about oneself.
+MAX_LEXEMES = 80
+# Shorter words are never rare enough to count (and each would cost a look-up).
+MIN_LETTERS = 3
+# A word in more than this share of the guild's messages carries no information.
+FLOOR_SHARE = 0.01
+# In a small guild: a word in this many messages or more carries none either.
+FLOOR_DOCS = 3
+FIRST_PERSON_FACTOR = 1.5
+# English and Russian first person, as whole words (PostgreSQL's \m \M word boundaries).
+FIRST_PERSON = (
+    r"\m(i|i'm|im|i've|ive|i'll|i'd|my|me|mine|we|we're|our|us"
+    r"|я|мой|моя|мое|моё|мои|мне|меня|мы|наш|наша|наши)\M"
+)
+
+_STATEMENTS = f"""
+    WITH g AS (
+        SELECT total, common, ln(1 + (total - common + 0.5) / (common + 0.5)) AS floor
+        FROM (SELECT total, greatest(total * {FLOOR_SHARE}, {FLOOR_DOCS}) AS common
+              FROM (SELECT greatest(coalesce((SELECT docs FROM recall_terms
+                                              WHERE guild_id = $1 AND term = ''), 0), 1)::float8
+                           AS total) n) c
+    ),
+    mine AS (
+        SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
+               m.reply_to_id, m.search,
+               (SELECT sum(ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor)
+                FROM unnest(m.search) AS w(lexeme, positions, weights)
+                JOIN recall_terms t ON t.guild_id = $1 AND t.term = w.lexeme
+                WHERE char_length(w.lexeme) >= {MIN_LETTERS} AND w.lexeme !~ '[0-9/.:_@#]'
+                  AND t.docs < g.common) AS info
+        FROM (SELECT * FROM messages
+              WHERE guild_id = $1 AND author_id = $2
+              ORDER BY created_at DESC
+              LIMIT {MEMBER_SCAN}) m, g
+        WHERE NOT m.deleted
+          AND length(m.search) BETWEEN {MIN_LEXEMES} AND {MAX_LEXEMES}
+          AND m.content !~* '(https?://|```)'
+          AND ($3::bigint[] IS NULL OR m.channel_id = ANY($3))
+          AND m.message_id <> ALL($4::bigint[])
+          AND ($5::bigint IS NULL OR (m.author_id <> $5 AND NOT $5 = ANY(m.mention_ids)))
+          AND ($6::text IS NULL OR m.content !~* $6)
+    )
+    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id,
+           info * CASE WHEN content ~* $11 THEN {FIRST_PERSON_FACTOR} ELSE 1 END
+           + (SELECT coalesce(sum(CASE WHEN search @@ t.q THEN t.w
+                                       WHEN t.pw IS NOT NULL AND search @@ t.pq THEN t.pw
+                                       ELSE 0 END), 0)
+              FROM unnest($7::tsquery[], $8::float8[], $9::tsquery[], $10::float8[])
+                   AS t(q, w, pq, pw)) AS rank
+    FROM mine
+    WHERE info > 0
+    ORDER BY rank DESC, created_at DESC
+    LIMIT $12
+"""
+
+
+async def member_statements(
+    db: Executor,
+    scope: Scope,
+    member_id: int,
+    terms: Sequence[Weighted],
+    *,
+    exclude: Exclusions,
+    limit: int,
+) -> list[MessageMatch]:
+    """`member_id`'s most informative statements in the scope's channels, best first (rank:
+    their information, plus the weights of the question's `terms` they hold)."""
+    rows = await db.fetch(
+        _STATEMENTS,
+        scope.guild_id,
+        member_id,
+        None if scope.channel_ids is None else sorted(scope.channel_ids),
+        list(exclude.message_ids),
+        exclude.bot_id,
+        exclude.bot_pattern,
+        [lexeme_query(t.lexeme) for t in terms],
+        [t.weight for t in terms],
+        [lexeme_query(t.lexeme, prefix=True) for t in terms],
+        [t.prefix_weight for t in terms],
+        FIRST_PERSON,
+        limit,
+    )
+    return [MessageMatch(**dict(row)) for row in rows]

@@ -1,0 +1,67 @@
+"""The member lane: when a question names a member, what they said that carries news.
+
+"Which new hobbies has Dana taken up?" or "what does Milo do for work?" are answered by
+statements that need not share a word with the question ("tried pottery for the first time
+today", "I just started at the hospital"), while the member's chatter that does share one
+("work was chaos again") says nothing. So besides the matches, a reply gets the named
+member's most informative statements over their history (`db/recall_statements.py`: rare
+words, named things, first person; greetings and reactions score nothing), the question's
+own words still counting, so the statements about what was asked come first. These are the
+member's own words with their dates, which is what "what do you know about X?" needs too.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import asyncpg
+
+from db.recall import Exclusions, MessageMatch, Scope, Weighted, search_session
+from db.recall_statements import member_statements
+from memory.core.viewer import Viewer
+
+_log = logging.getLogger(__name__)
+
+
+# Rows fetched per wanted statement: some are dropped after (forgotten statements, repeats).
+OVERFETCH = 3
+# A line of fewer words is small talk or an answer, not a statement.
+STATEMENT_WORDS = 8
+
+
+async def member_lane(
+    pool: asyncpg.Pool,
+    guild_id: int,
+    member_id: int,
+    terms: tuple[Weighted, ...],
+    *,
+    reader: Viewer,
+    exclude: Exclusions,
+    wanted: int,
+) -> list[MessageMatch]:
+    """`member_id`'s best statements the reader may read, best first (`wanted` of them and
+    some spare); nothing when none are wanted, or when it runs out of time (the matches of
+    the search still come)."""
+    if wanted < 1:
+        return []
+    try:
+        async with search_session(pool) as db:
+            return await member_statements(
+                db,
+                Scope(guild_id, reader.channel_ids),
+                member_id,
+                terms,
+                exclude=exclude,
+                limit=wanted * OVERFETCH,
+            )
+    except (asyncpg.QueryCanceledError, TimeoutError):
+        _log.warning("recall member lane in guild %s hit its time limit", guild_id)
+        return []
+
+
+def statements_of(member_id: int, messages: list[MessageMatch]) -> int:
+    """How many of `messages` are the member's own statements (not short lines): a question
+    whose words found them needs fewer of the member's others."""
+    return sum(
+        m.author_id == member_id and len(m.content.split()) >= STATEMENT_WORDS for m in messages
+    )

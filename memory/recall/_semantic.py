@@ -1,0 +1,57 @@
+"""The semantic part of a search: the messages nearest in meaning to a question, when an
+embedding provider is configured, with the filters full text applies in SQL."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import asyncpg
+
+from db.embeddings import nearest_messages
+from db.recall import Exclusions, MessageMatch
+from memory.core.intent import addressed_text
+from memory.core.viewer import Viewer
+from memory.recall._index import EmbeddingIndex
+from memory.recall._terms import MAX_QUESTION_CHARS
+
+_log = logging.getLogger(__name__)
+
+# How long a search waits for the question's embedding before going on with full text alone.
+SEMANTIC_TIMEOUT_SECONDS = 3.0
+
+
+async def nearest(
+    pool: asyncpg.Pool,
+    index: EmbeddingIndex | None,
+    guild_id: int,
+    question: str,
+    *,
+    user_id: int | None,
+    reader: Viewer,
+    exclude: Exclusions,
+    limit: int,
+    bot_name: str,
+) -> list[MessageMatch]:
+    """The messages nearest in meaning to the question (at most `limit`); nothing when
+    embeddings are off, or the embedding provider fails or is slow."""
+    if index is None or index.embedder is None or not await index.ready():
+        return []
+    try:
+        async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
+            [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
+    except Exception as exc:  # a search is never held hostage by the embedding provider
+        _log.info("semantic recall unavailable (%s); full-text only", exc)
+        return []
+    model = index.embedder.model_name
+    found = await nearest_messages(
+        pool, guild_id, vector, model=model, limit=limit * 4 // 3, user_id=user_id
+    )
+    return [
+        m
+        for m in found
+        if reader.may_read(m.channel_id)
+        and m.message_id not in exclude.message_ids
+        and m.author_id != exclude.bot_id
+        and addressed_text(m.content, bot_name=bot_name, bot_user_id=exclude.bot_id) is None
+    ][:limit]
