@@ -186,3 +186,42 @@ async def test_a_cancelled_reply_leaves_no_memory_lookup_running(db_pool) -> Non
     assert all(task.cancelled() for task in lookups)
     running = [t for t in asyncio.all_tasks() if "get_memories" in repr(t.get_coro())]
     assert not [task for task in running if not task.done()]
+
+
+class BlockedMemory:
+    """Every memory lookup waits on an event nobody sets (a build stuck on a slow model)."""
+
+    def __init__(self) -> None:
+        self.released = asyncio.Event()
+
+    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+        await self.released.wait()
+        return None
+
+
+async def test_in_a_burst_replies_degrade_instead_of_waiting_the_memory_budget(db_pool) -> None:
+    provider, telemetry = ScriptedProvider(), Telemetry()
+    _reply_script(provider)
+    memory = BlockedMemory()
+    # One reply alone would wait an hour for its memory; three at once with a burst threshold
+    # of two answer after the burst budget, with no memory.
+    composer = await _composer(
+        db_pool,
+        memory,
+        provider,
+        telemetry,
+        memory_budget_seconds=3600.0,
+        busy_replies=2,
+        busy_budget_seconds=0.05,
+    )
+    alone = asyncio.ensure_future(composer.compose(_message("hello", message_id=1)))
+    burst = [
+        asyncio.ensure_future(composer.compose(_message("hi", message_id=n, author=BOB)))
+        for n in (2, 3)
+    ]
+    # The third to start saw three composing: it answers without waiting the hour.
+    results = await asyncio.wait_for(burst[1], 30)
+    assert results.text == "Sure thing!" and results.memories_found == 0
+    assert not alone.done(), "a reply that started alone still waits for its memory"
+    memory.released.set()
+    await asyncio.wait_for(asyncio.gather(alone, burst[0]), 30)
