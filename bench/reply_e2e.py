@@ -17,7 +17,9 @@ starts once that backfill is done). Then:
 
 A reply's time runs from just before the fake dispatches the event to when the fake receives
 the POST of the answer, timed in the fake's process: from outside, as Discord would. The bot's
-own `reply` telemetry (the composer's part) is reported beside it. Channel cooldown is 0 and the
+own `reply` telemetry (the composer's part) is reported beside it, with the share of replies
+that carried a member's memory and recalled messages (a burst degrades memory, see
+memory/replies/_composer.py `_budget`). Channel cooldown is 0 and the
 rate limits are raised: they are deliberate waits and refusals, not overhead.
 """
 
@@ -69,11 +71,11 @@ async def run(
     from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
-    composer: dict[int, float] = {}  # channel id -> the composer's own time for its reply
+    composer: dict[int, dict] = {}  # channel id -> the `reply` event of its reply
     telemetry = Telemetry(keep_recent=10)
     telemetry.add_sink(
         lambda event: (
-            composer.__setitem__(event["channel_id"], event["latency_ms"])
+            composer.__setitem__(event["channel_id"], event)
             if event.get("op") == "reply" and "latency_ms" in event
             else None
         )
@@ -123,7 +125,7 @@ class _Phase:
     """One way of asking (one at a time, or all at once), timed end to end and split into
     the composer's own time and everything else (gateway, cogs, typing, POST)."""
 
-    def __init__(self, report: Reporter, fake: FakeProcess, composer: dict[int, float]) -> None:
+    def __init__(self, report: Reporter, fake: FakeProcess, composer: dict[int, dict]) -> None:
         self.report = report
         self.fake = fake
         self.composer = composer
@@ -135,7 +137,8 @@ class _Phase:
         seconds = await self.fake.asking(asking, number, at_once=at_once)
         total = [s * 1000 for s in seconds]
         channels = [self.fake.local.extra_channels[index].id for index in asking]
-        inside = [self.composer.get(channel, 0.0) for channel in channels]
+        events = [self.composer.get(channel, {}) for channel in channels]
+        inside = [event.get("latency_ms", 0.0) for event in events]
         outside = [whole - part for whole, part in zip(total, inside, strict=True)]
         prefix = f"reply_e2e_{what}_" if what else "reply_e2e_"
         results: dict[str, float] = {}
@@ -147,6 +150,9 @@ class _Phase:
             for part, values in (("composer", inside), ("outside_composer", outside)):
                 metric = f"{prefix}{part}_{name}_ms"
                 self.report(BENCH, metric, percentile(values, fraction), "ms", **params)
+        for what_kind, key in (("with_member_memory", "memories"), ("with_recall", "recalled")):
+            share = sum(1 for event in events if event.get(key)) / max(1, len(events))
+            self.report(BENCH, f"{prefix}{what_kind}", round(share, 2), "share", **params)
         return results
 
 

@@ -62,6 +62,7 @@ class ContextConfig:
     cache_today_size: int = 256
     cache_context_size: int = 4096
     max_parallel_days: int = 3
+    max_parallel_builds: int = 3
     summaries: SummaryConfig = field(default_factory=SummaryConfig)
 
     @classmethod
@@ -72,6 +73,7 @@ class ContextConfig:
             cache_today_size=settings.cache_today_size,
             cache_context_size=settings.cache_context_size,
             max_parallel_days=max(1, settings.db_pool_max // 3),
+            max_parallel_builds=max(1, settings.db_pool_max // 3),
             summaries=SummaryConfig.from_settings(settings),
         )
 
@@ -114,6 +116,10 @@ class MemoryManager:
             timezone=self.timezone,
         )
         self._builds: SingleFlight[tuple[int, int], Built] = SingleFlight("memory_build")
+        # Builds at once: in a burst of cold members the rest wait here (their replies get the
+        # fallback within the budget) instead of every build and reply sharing the event loop
+        # and the pool at once, which made every reply as slow as all the builds together.
+        self._building = asyncio.Semaphore(config.max_parallel_builds)
         # The warm path: a member's last build, good for the rest of its local hour (today's
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
@@ -298,8 +304,9 @@ class MemoryManager:
     # --- the build ------------------------------------------------------------------------
 
     async def _build(self, guild_id: int, user_id: int) -> Built:
-        epoch = self._warm.epoch
-        built = await self._builder.build(guild_id, user_id)
+        async with self._building:
+            epoch = self._warm.epoch
+            built = await self._builder.build(guild_id, user_id)
         self._warm.put(served_context(built.inputs, built.parts, self._warm), epoch=epoch)
         return built
 
