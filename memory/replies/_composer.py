@@ -79,6 +79,7 @@ class ReplyComposer:
         self._toolbox = toolbox
         self._episode = episode
         self._composing = 0  # replies composing right now (the burst rule of `_budget`)
+        self._searching = asyncio.Semaphore(config.parallel_recalls)
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
         # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
@@ -173,7 +174,7 @@ class ReplyComposer:
             return []
         asking = Asking(message.message_id, self.bot_user_id)
         try:
-            async with asyncio.timeout(budget):
+            async with asyncio.timeout(budget), self._searching:
                 return await self._recall(message.guild_id, text, reader_of(message), asking)
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)

@@ -58,6 +58,9 @@ class ReplyConfig:
     # `busy_budget_seconds` for memory (recall, members, episode) and answers with what is ready.
     busy_replies: int = 10
     busy_budget_seconds: float = 0.25
+    # Recall searches at once: in a burst the others wait for a slot within their budget
+    # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
+    parallel_recalls: int = 4
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReplyConfig:
