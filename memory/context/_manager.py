@@ -189,6 +189,16 @@ class MemoryManager:
         task, shared = self._builds.start(
             (guild_id, user_id), lambda: self._build(guild_id, user_id)
         )
+        last = self._warm.last(guild_id, user_id) if budget is not None else None
+        if last is not None and not task.done():
+            # A reply is never held hostage by memory building: the last good context of an
+            # earlier hour today now, the build (started above) for the next reply.
+            self._telemetry.emit("cache", cache="warm_last", hit=True, guild_id=guild_id)
+            stats = BuildStats()
+            stats.cache("warm_last", True)
+            return report_of(
+                last, stats, self._max_chars, budget=budget, started=started, shared=shared
+            )
         reason: str | None = None
         error: BaseException | None = None
         try:
