@@ -339,8 +339,13 @@ class MemoryManager:
         served = "none"
         inputs: ContextInputs | None = None
         try:
-            inputs = await self._builder.base_inputs(guild_id, user_id)
-            text, served = await fallback_context(self._pool, inputs, self._max_chars)
+            # One connection for its nine reads: under a burst the pool is queued, and each
+            # acquire would wait behind every other reply again. The timezone first (cached),
+            # so no read needs a second connection while this one is held.
+            await self.timezone(guild_id)
+            async with self._pool.acquire() as connection:
+                inputs = await self._builder.base_inputs(guild_id, user_id, connection)
+                text, served = await fallback_context(connection, inputs, self._max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
         self._telemetry.emit(
