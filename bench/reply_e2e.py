@@ -3,9 +3,11 @@
     python -m bench.reply_e2e [--members 100] [--history 1000] [--rounds 2]
 
 The real bot (`MemoryBot`, every cog, real discord.py) connects to the fake Discord of the
-end-to-end tests (tests/e2e/fake_discord.py: a gateway websocket and REST on 127.0.0.1) in one
-process, over a fresh database holding `history` messages of the last two days from `members`
-members in as many channels. Then:
+end-to-end tests (tests/e2e/fake_discord.py: a gateway websocket and REST on 127.0.0.1), run in
+a process of its own (bench/reply_fake.py: `FakeProcess`), over a fresh database holding
+`history` messages of the last two days from `members` members in as many channels (kept in
+the fake's channel history too, so the bot's reconcile on connecting finds them; measuring
+starts once that backfill is done). Then:
 
 - one at a time: each member asks in their own channel and the next question waits for the
   answer; round 1 is every member's first question (memories built cold, within the reply
@@ -14,8 +16,10 @@ members in as many channels. Then:
   `members` other members, who never asked, do the same (cold).
 
 A reply's time runs from just before the fake dispatches the event to when the fake receives
-the POST of the answer (so it includes the fake's own work on the shared event loop). The bot's
-own `reply` telemetry (the composer's part) is reported beside it. Channel cooldown is 0 and the
+the POST of the answer, timed in the fake's process: from outside, as Discord would. The bot's
+own `reply` telemetry (the composer's part) is reported beside it, with the share of replies
+that carried a member's memory and recalled messages (a burst degrades memory, see
+memory/replies/_composer.py `_budget`). Channel cooldown is 0 and the
 rate limits are raised: they are deliberate waits and refusals, not overhead.
 """
 
@@ -27,7 +31,6 @@ import logging
 import sys
 import time
 from contextlib import AsyncExitStack
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bench.database import BenchServer, bench_server
@@ -35,11 +38,10 @@ from bench.harness import bench_settings
 from bench.report import Reporter, percentile
 from memory import open_memory
 from memory.core.clock import SystemClock
-from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 
 if TYPE_CHECKING:
-    from bench.reply_fake import TimedDiscord
+    from bench.reply_fake import FakeProcess
 
 _log = logging.getLogger(__name__)
 
@@ -64,23 +66,23 @@ async def run(
 ) -> dict[str, float]:
     """Start the bot against the fake, measure, print the figures; return the headline ones."""
     # The Discord adapter and the tests' fake Discord: only this bench needs them.
-    from bench.reply_fake import TimedDiscord
+    from bench.reply_fake import FakeProcess
     from bot.client import MemoryBot
     from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
-    composer: dict[int, float] = {}  # channel id -> the composer's own time for its reply
+    composer: dict[int, dict] = {}  # channel id -> the `reply` event of its reply
     telemetry = Telemetry(keep_recent=10)
     telemetry.add_sink(
         lambda event: (
-            composer.__setitem__(event["channel_id"], event["latency_ms"])
+            composer.__setitem__(event["channel_id"], event)
             if event.get("op") == "reply" and "latency_ms" in event
             else None
         )
     )
     async with AsyncExitStack() as stack:
         # Twice the members: the second half first asks all at once, cold.
-        fake = await stack.enter_async_context(TimedDiscord(members=2 * members))
+        fake = await stack.enter_async_context(FakeProcess(members=2 * members))
         memory = await stack.enter_async_context(
             # The pool as the bot opens it (DB_POOL_MIN/MAX), not the bench's.
             open_memory(
@@ -89,13 +91,20 @@ async def run(
                 telemetry=telemetry,
             )
         )
-        _store_history(memory.writer, fake, history)
+        for message in await fake.add_chat_history(history):
+            memory.writer.submit(message)
         await memory.writer.flush()
         bot = MemoryBot(memory, guild_ready_timeout=0.05)
         task = asyncio.create_task(bot.start("fake-token"))
         stack.push_async_callback(_stop, bot, task)
         await asyncio.wait_for(bot.wait_until_ready(), 30)
-        await _directory_ready(memory, fake, 2 * members)
+        ingest = bot.get_cog("Ingest")
+        # The pause between channels of the catch-up is politeness towards Discord, not
+        # overhead: 200 channels would take 200 s.
+        ingest.backfiller.pause_seconds = 0
+        await _directory_ready(memory, fake.local.guild.id, 2 * members)
+        # The reconcile of the channels' history on connecting: done before measuring.
+        await ingest.backfill_done()
         phase = _Phase(report, fake, composer)
         results: dict[str, float] = {}
         for number in range(1, rounds + 1):
@@ -106,8 +115,9 @@ async def run(
         results |= await phase.run("concurrent100", range(members), 0, case, at_once=True)
         case = {**params, "memories": "cold"}
         results |= await phase.run("concurrent100", range(members, 2 * members), 0, case, True)
-        failed = sum(text in (APOLOGY, SLOW_DOWN) for text in fake.answer_texts)
-        report(BENCH, "answers_apologising", failed, "replies", of=len(fake.answer_texts), **params)
+        texts = await fake.answer_texts()
+        failed = sum(text in (APOLOGY, SLOW_DOWN) for text in texts)
+        report(BENCH, "answers_apologising", failed, "replies", of=len(texts), **params)
     return results
 
 
@@ -115,7 +125,7 @@ class _Phase:
     """One way of asking (one at a time, or all at once), timed end to end and split into
     the composer's own time and everything else (gateway, cogs, typing, POST)."""
 
-    def __init__(self, report: Reporter, fake: TimedDiscord, composer: dict[int, float]) -> None:
+    def __init__(self, report: Reporter, fake: FakeProcess, composer: dict[int, dict]) -> None:
         self.report = report
         self.fake = fake
         self.composer = composer
@@ -124,18 +134,11 @@ class _Phase:
         self, what: str, asking: range, number: int, params: dict, at_once: bool
     ) -> dict[str, float]:
         self.composer.clear()
-        if at_once:
-            started = time.perf_counter()
-            answered = await asyncio.gather(*(self.fake.ask(i, number) for i in asking))
-            seconds = [at - started for at in answered]
-        else:
-            seconds = []
-            for index in asking:
-                started = time.perf_counter()
-                seconds.append(await self.fake.ask(index, number) - started)
+        seconds = await self.fake.asking(asking, number, at_once=at_once)
         total = [s * 1000 for s in seconds]
-        channels = [self.fake.extra_channels[index].id for index in asking]
-        inside = [self.composer.get(channel, 0.0) for channel in channels]
+        channels = [self.fake.local.extra_channels[index].id for index in asking]
+        events = [self.composer.get(channel, {}) for channel in channels]
+        inside = [event.get("latency_ms", 0.0) for event in events]
         outside = [whole - part for whole, part in zip(total, inside, strict=True)]
         prefix = f"reply_e2e_{what}_" if what else "reply_e2e_"
         results: dict[str, float] = {}
@@ -147,37 +150,19 @@ class _Phase:
             for part, values in (("composer", inside), ("outside_composer", outside)):
                 metric = f"{prefix}{part}_{name}_ms"
                 self.report(BENCH, metric, percentile(values, fraction), "ms", **params)
+        for what_kind, key in (("with_member_memory", "memories"), ("with_recall", "recalled")):
+            share = sum(1 for event in events if event.get(key)) / max(1, len(events))
+            self.report(BENCH, f"{prefix}{what_kind}", round(share, 2), "share", **params)
         return results
 
 
-def _store_history(writer: Any, fake: TimedDiscord, count: int) -> None:
-    """`count` messages over the last two days, each member in their own channel and in the
-    first one (so contexts, notes and recall have something to read)."""
-    now = datetime.now(UTC)
-    people, rooms = fake.extra_members, fake.extra_channels
-    for n in range(count):
-        author = people[n % len(people)]
-        room = rooms[0] if n % 3 == 0 else rooms[n % len(rooms)]
-        at = now - timedelta(hours=48) + timedelta(seconds=n * 170_000 // max(1, count))
-        writer.submit(
-            ChatMessage(
-                message_id=fake.snowflake(at),
-                guild_id=fake.guild.id,
-                channel_id=room.id,
-                author_id=author.id,
-                content=fake.said(n),
-                created_at=at,
-            )
-        )
-
-
-async def _directory_ready(memory: Any, fake: TimedDiscord, members: int) -> None:
+async def _directory_ready(memory: Any, guild_id: int, members: int) -> None:
     """Wait until the member directory holds everyone (names in questions resolve)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         await memory.writer.flush()
         known = await memory.pool.fetchval(
-            "SELECT count(*) FROM members WHERE guild_id = $1", fake.guild.id
+            "SELECT count(*) FROM members WHERE guild_id = $1", guild_id
         )
         if known >= members:
             return

@@ -9,10 +9,17 @@ channels and notes, per asking message, when the fake received the bot's answer 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
 import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from bench.quality_pools import FILLER
+from memory.core.models import ChatMessage
 from tests.e2e.fake_discord import FakeChannel, FakeDiscord, FakeMember
 
 FIRST_MEMBER_ID = 800_000_000_000_010_000
@@ -96,3 +103,119 @@ class TimedDiscord(FakeDiscord):
             waiting.set_result(arrived)
             self.answer_texts.append(str(body.get("content") or ""))
         return await super()._bot_sends(channel_id, body)
+
+    def add_chat_history(self, count: int) -> list[ChatMessage]:
+        """`count` messages over the last two days, each member in their own channel and in the
+        first one, kept in the channels' history (so the bot's reconcile on connecting finds
+        them, as on Discord) and returned for the bench to store as the bot would have."""
+        now = datetime.now(UTC)
+        people, rooms = self.extra_members, self.extra_channels
+        stored: list[ChatMessage] = []
+        for n in range(count):
+            author = people[n % len(people)]
+            room = rooms[0] if n % 3 == 0 else rooms[n % len(rooms)]
+            at = now - timedelta(hours=48) + timedelta(seconds=n * 170_000 // max(1, count))
+            payload = self.add_history(self.said(n), author=author, channel=room, created_at=at)
+            stored.append(
+                ChatMessage(
+                    message_id=int(payload["id"]),
+                    guild_id=self.guild.id,
+                    channel_id=room.id,
+                    author_id=author.id,
+                    content=payload["content"],
+                    created_at=datetime.fromisoformat(payload["timestamp"]),
+                )
+            )
+        return stored
+
+    async def asking(self, asking: Sequence[int], number: int, *, at_once: bool) -> list[float]:
+        """Members `asking` ask question `number`, all in the same instant or each waiting for
+        the previous answer; the seconds from each event to its answer's POST."""
+        if at_once:
+            started = time.perf_counter()
+            answered = await asyncio.gather(*(self.ask(i, number) for i in asking))
+            return [at - started for at in answered]
+        seconds = []
+        for index in asking:
+            started = time.perf_counter()
+            seconds.append(await self.ask(index, number) - started)
+        return seconds
+
+
+class FakeProcess:
+    """The timed fake Discord in a process of its own, so its CPU (building and sending the
+    gateway events, answering REST calls) is neither queued on the bot's event loop nor
+    counted in the bot's time: the reply is timed from outside, as on Discord. The parent keeps
+    an unstarted `TimedDiscord` of the same shape (`local`) for ids and names."""
+
+    def __init__(self, *, members: int) -> None:
+        self.members = members
+        self.local = TimedDiscord(members=members)
+        self._pipe: Connection | None = None
+        self._process: BaseProcess | None = None
+
+    async def __aenter__(self) -> FakeProcess:
+        context = multiprocessing.get_context("spawn")
+        self._pipe, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, self.members), daemon=True)
+        self._process.start()
+        self.local.port = await self._call("port")
+        self.local.install()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.local.uninstall()
+        if self._process is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._call("stop"), 10)
+            await asyncio.to_thread(self._process.join, 10)
+            if self._process.is_alive():
+                self._process.kill()
+
+    async def add_chat_history(self, count: int) -> list[ChatMessage]:
+        return await self._call("add_chat_history", count)
+
+    async def asking(self, asking: Sequence[int], number: int, *, at_once: bool) -> list[float]:
+        return await self._call("asking", list(asking), number, at_once=at_once)
+
+    async def answer_texts(self) -> list[str]:
+        return await self._call("answer_texts")
+
+    async def _call(self, what: str, *args: Any, **options: Any) -> Any:
+        assert self._pipe is not None
+        self._pipe.send((what, args, options))
+        ok, value = await asyncio.to_thread(self._pipe.recv)
+        if not ok:
+            raise RuntimeError(f"the fake Discord failed on {what}: {value}")
+        return value
+
+
+def _serve(pipe: Connection, members: int) -> None:
+    """The fake's process: start it, then run what the parent asks until "stop"."""
+    asyncio.run(_serving(pipe, members))
+
+
+async def _serving(pipe: Connection, members: int) -> None:
+    fake = TimedDiscord(members=members)
+    await fake.start()
+    try:
+        while True:
+            what, args, options = await asyncio.to_thread(pipe.recv)
+            try:
+                if what == "stop":
+                    pipe.send((True, None))
+                    return
+                if what == "port":
+                    value: Any = fake.port
+                elif what == "answer_texts":
+                    value = list(fake.answer_texts)
+                elif what == "add_chat_history":
+                    value = fake.add_chat_history(*args)
+                else:
+                    value = await fake.asking(*args, **options)
+            except Exception as exc:  # the parent reports it
+                pipe.send((False, f"{type(exc).__name__}: {exc}"))
+            else:
+                pipe.send((True, value))
+    finally:
+        await fake.stop()

@@ -118,7 +118,8 @@ class Backfiller:
         self._telemetry = telemetry
         self._self_id = self_id
         self._author_seen = author_seen
-        self._pause = pause_seconds
+        # Between channels, so a catch-up does not hammer Discord (benchmarks set 0).
+        self.pause_seconds = pause_seconds
         self._retry_max = retry_max_seconds
 
     async def run(self, guilds: Iterable[discord.Guild], *, reconcile: bool = False) -> int:
@@ -143,7 +144,7 @@ class Backfiller:
         total = 0
         for index, channel in enumerate(channels):
             if index:
-                await asyncio.sleep(self._pause)
+                await asyncio.sleep(self.pause_seconds)
             newest = max(last.get(channel.id, 0), floor)
             if reconcile and channel.id in last:
                 total += await self.channel(channel, after_id=floor, reconcile_up_to=newest)

@@ -10,6 +10,8 @@ from datetime import date
 
 import asyncpg
 
+from db.pool import mark_session_state
+
 _log = logging.getLogger(__name__)
 
 
@@ -32,6 +34,8 @@ async def guild_day_lock(
     """
     key = day_lock_key(guild_id, day)
     async with pool.acquire() as connection:
+        # A session lock (and maybe lock_timeout): the full reset runs on release.
+        mark_session_state(connection)
         waited = False
         if not await connection.fetchval("SELECT pg_try_advisory_lock($1)", key):
             waited = True

@@ -1,13 +1,43 @@
-"""asyncpg pool creation: one pool per process, jsonb decoded to Python objects."""
+"""asyncpg pool creation: one pool per process, jsonb decoded to Python objects.
+
+A released connection is reset with a server round trip only when it may carry session
+state. asyncpg's default sends `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`
+after every use: one round trip per acquire, as many as the queries themselves on the reply
+path (~15 a reply). Session state here is rare and known: LISTEN (the invalidation listener,
+pgqueuer: seen as registered listeners) and session advisory locks / settings (the guild-day
+lock: `mark_session_state`). Everything else is transaction-scoped (`SET LOCAL`, xact locks).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import asyncpg
 
 _log = logging.getLogger(__name__)
+
+
+class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+    """A pooled connection that skips the reset round trip when it holds no session state."""
+
+    _session_state = False
+
+    def mark_session_state(self) -> None:
+        """This connection took a session-level lock or setting: the full reset (unlock all,
+        RESET ALL, UNLISTEN) runs when it goes back to the pool."""
+        self._session_state = True
+
+    async def reset(self, *, timeout: float | None = None) -> None:  # noqa: ASYNC109 (asyncpg API)
+        listening = bool(self._listeners or self._log_listeners)
+        if listening or self._session_state:
+            self._session_state = False
+            await super().reset(timeout=timeout)
+            return
+        # Clears listeners and rolls back a transaction left open, without a round trip
+        # when there is none.
+        await self._reset()
 
 
 async def _init_connection(connection: asyncpg.Connection) -> None:
@@ -19,6 +49,14 @@ async def _init_connection(connection: asyncpg.Connection) -> None:
     )
 
 
+def mark_session_state(connection: Any) -> None:
+    """Tell the pool that `connection` (pooled, or a plain connection: then a no-op) holds
+    session state to reset on release."""
+    mark = getattr(connection, "mark_session_state", None)
+    if mark is not None:
+        mark()
+
+
 async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
     """Create the process-wide pool; every connection gets the json/jsonb codecs."""
     pool = await asyncpg.create_pool(
@@ -27,6 +65,7 @@ async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asy
         max_size=max_size,
         init=_init_connection,
         command_timeout=60,
+        connection_class=PooledConnection,
     )
     if pool is None:  # pragma: no cover - asyncpg returns None only when not awaited
         raise RuntimeError("asyncpg.create_pool returned None")

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 
 import discord
 from cachetools import LRUCache
@@ -145,7 +146,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         async with self._locks.hold(channel_id):
             await self._cooldown(channel_id)
             try:
-                async with message.channel.typing():
+                async with _typing_beside(message.channel):
                     result = await self.composer.compose(incoming(message, text, viewer))
                 parts = reply_parts(result.text) or [APOLOGY]
                 parts = await self._with_opt_in_hint(message, parts)
@@ -205,6 +206,25 @@ class RepliesCog(commands.Cog, name="Replies"):
                     reply_to_id=message.id,
                 )
             )
+
+
+@contextlib.asynccontextmanager
+async def _typing_beside(channel: discord.abc.Messageable) -> AsyncIterator[None]:
+    """The typing indicator while composing, without waiting for Discord to acknowledge it
+    before composing starts (one round trip per reply, queued behind every other reply in a
+    burst). Its POST is still done before the answer is sent, so it never arrives after it
+    (which would leave the indicator showing)."""
+    typing = channel.typing()
+    entering = asyncio.ensure_future(typing.__aenter__())
+    try:
+        yield
+    finally:
+        try:
+            await entering
+        except Exception as exc:  # the indicator is a nicety, never a reason not to answer
+            _log.debug("typing indicator failed: %s", type(exc).__name__)
+        else:
+            await typing.__aexit__(None, None, None)
 
 
 async def setup(bot: commands.Bot) -> None:

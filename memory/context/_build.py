@@ -194,13 +194,18 @@ class ContextBuilder:
         stats.cache("today", hit)
         return notes
 
-    async def base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
+    async def base_inputs(
+        self, guild_id: int, user_id: int, db: asyncpg.Pool | asyncpg.Connection | None = None
+    ) -> ContextInputs:
+        """What every context starts from (facts, forgotten statements, the member), read
+        through `db` (one connection: the fallback's five reads wait for the pool once)."""
         timezone = str(await self._timezone(guild_id))  # type: ignore[misc]
-        facts = await get_facts(self._pool, guild_id, user_id)
-        forgotten = await get_forgotten(self._pool, guild_id, user_id)
-        guild_forgotten = await load_guild_forgotten(self._pool, guild_id)
-        members = await get_members(self._pool, guild_id, [user_id])
-        learned = await learned_store.current_facts(self._pool, guild_id, user_id)
+        db = db or self._pool
+        facts = await get_facts(db, guild_id, user_id)
+        forgotten = await get_forgotten(db, guild_id, user_id)
+        guild_forgotten = await load_guild_forgotten(db, guild_id)
+        members = await get_members(db, guild_id, [user_id])
+        learned = await learned_store.current_facts(db, guild_id, user_id)
         return ContextInputs(
             guild_id=guild_id,
             timezone=timezone,

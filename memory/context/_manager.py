@@ -62,6 +62,7 @@ class ContextConfig:
     cache_today_size: int = 256
     cache_context_size: int = 4096
     max_parallel_days: int = 3
+    max_parallel_builds: int = 3
     summaries: SummaryConfig = field(default_factory=SummaryConfig)
 
     @classmethod
@@ -72,6 +73,7 @@ class ContextConfig:
             cache_today_size=settings.cache_today_size,
             cache_context_size=settings.cache_context_size,
             max_parallel_days=max(1, settings.db_pool_max // 3),
+            max_parallel_builds=max(1, settings.db_pool_max // 3),
             summaries=SummaryConfig.from_settings(settings),
         )
 
@@ -114,6 +116,10 @@ class MemoryManager:
             timezone=self.timezone,
         )
         self._builds: SingleFlight[tuple[int, int], Built] = SingleFlight("memory_build")
+        # Builds at once: in a burst of cold members the rest wait here (their replies get the
+        # fallback within the budget) instead of every build and reply sharing the event loop
+        # and the pool at once, which made every reply as slow as all the builds together.
+        self._building = asyncio.Semaphore(config.max_parallel_builds)
         # The warm path: a member's last build, good for the rest of its local hour (today's
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
@@ -183,6 +189,16 @@ class MemoryManager:
         task, shared = self._builds.start(
             (guild_id, user_id), lambda: self._build(guild_id, user_id)
         )
+        last = self._warm.last(guild_id, user_id) if budget is not None else None
+        if last is not None and not task.done():
+            # A reply is never held hostage by memory building: the last good context of an
+            # earlier hour today now, the build (started above) for the next reply.
+            self._telemetry.emit("cache", cache="warm_last", hit=True, guild_id=guild_id)
+            stats = BuildStats()
+            stats.cache("warm_last", True)
+            return report_of(
+                last, stats, self._max_chars, budget=budget, started=started, shared=shared
+            )
         reason: str | None = None
         error: BaseException | None = None
         try:
@@ -298,8 +314,9 @@ class MemoryManager:
     # --- the build ------------------------------------------------------------------------
 
     async def _build(self, guild_id: int, user_id: int) -> Built:
-        epoch = self._warm.epoch
-        built = await self._builder.build(guild_id, user_id)
+        async with self._building:
+            epoch = self._warm.epoch
+            built = await self._builder.build(guild_id, user_id)
         self._warm.put(served_context(built.inputs, built.parts, self._warm), epoch=epoch)
         return built
 
@@ -322,8 +339,13 @@ class MemoryManager:
         served = "none"
         inputs: ContextInputs | None = None
         try:
-            inputs = await self._builder.base_inputs(guild_id, user_id)
-            text, served = await fallback_context(self._pool, inputs, self._max_chars)
+            # One connection for its nine reads: under a burst the pool is queued, and each
+            # acquire would wait behind every other reply again. The timezone first (cached),
+            # so no read needs a second connection while this one is held.
+            await self.timezone(guild_id)
+            async with self._pool.acquire() as connection:
+                inputs = await self._builder.base_inputs(guild_id, user_id, connection)
+                text, served = await fallback_context(connection, inputs, self._max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
         self._telemetry.emit(

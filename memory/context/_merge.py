@@ -252,7 +252,7 @@ class ContextMerger:
 
 
 async def fallback_context(
-    pool: asyncpg.Pool, inputs: ContextInputs, max_chars: int
+    pool: asyncpg.Pool | asyncpg.Connection, inputs: ContextInputs, max_chars: int
 ) -> tuple[str | None, str]:
     """(text, what was served) without any LLM call, best first:
 

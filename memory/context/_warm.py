@@ -1,5 +1,6 @@
 """The warm path of the MemoryManager: each member's last served context, kept for the rest
-of its local hour so a repeated request costs no database round trip and no LLM call.
+of its local hour so a repeated request costs no database round trip and no LLM call; after
+that hour (same local day) a reply is still served it at once while the rebuild runs behind.
 
 Today's summary cannot change within an hour bucket (it is rebuilt at most once per bucket),
 and everything else a context is built from invalidates it when it changes in this process:
@@ -61,10 +62,16 @@ class WarmContexts:
 
     def get(self, guild_id: int, user_id: int) -> ServedContext | None:
         served = self._entries.get((guild_id, user_id))
-        if served is None:
+        if served is None or served.bucket != self.bucket(served.timezone):
             return None
-        if served.bucket != self.bucket(served.timezone):
-            self._entries.pop((guild_id, user_id), None)
+        return served
+
+    def last(self, guild_id: int, user_id: int) -> ServedContext | None:
+        """The member's last good context of an earlier hour of the same local day (only
+        today's notes can be older; everything else would have invalidated it): what a reply
+        is served while the next build runs. Never one of another day, nor an invalidated one."""
+        served = self._entries.get((guild_id, user_id))
+        if served is None or served.bucket[0] != self.bucket(served.timezone)[0]:
             return None
         return served
 

@@ -11,12 +11,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from memory.core.models import Member
 from memory.core.ratelimit import Admission, RateLimiter
-from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens, trim_to_tokens
 from memory.core.viewer import Viewer
@@ -25,6 +23,7 @@ from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.recall import Asking, RecallHit, worth_searching
 from memory.replies._gate import WindowGate
 from memory.replies._keeper import WindowKeeper
+from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
 from memory.replies._recalled import recalled_inputs, render_recalled
 from memory.replies._tools import ReplyToolbox
 from memory.replies._window import ConversationWindows, WindowView
@@ -46,66 +45,7 @@ Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
 # (guild, channel, question, viewer) -> the channel's current episode and any asked about.
 EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
 
-
-@dataclass(frozen=True)
-class IncomingMessage:
-    """A message the bot answers, with ids as stored and `<@id>` mentions still in `content`."""
-
-    guild_id: int
-    channel_id: int
-    message_id: int
-    author_id: int
-    author_name: str
-    content: str
-    mention_ids: tuple[int, ...] = ()
-    # Whose eyes the reply is for: the channels whose words it may carry (None: not known yet;
-    # the composer then searches only the reply's own channel).
-    viewer: Viewer | None = None
-    # The message this one answers (the bot's replies): it leaves the window with it.
-    reply_to_id: int | None = None
-
-
-def reader_of(message: IncomingMessage) -> Viewer:
-    """Whose eyes a reply is for: the message's viewer, or (not known) its own channel only."""
-    if message.viewer is not None:
-        return message.viewer
-    return Viewer(message.author_id, frozenset({message.channel_id}))
-
-
-@dataclass
-class ReplyResult:
-    text: str
-    prompt: str
-    member_ids: list[int] = field(default_factory=list)
-    memories_found: int = 0
-    prompt_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class ReplyConfig:
-    bot_name: str
-    persona: str
-    prompt_token_budget: int
-    window_token_budget: int
-    memory_budget_seconds: float
-    max_members: int
-    context_max_chars: int
-    replies_per_minute: int = 6
-    channel_replies_per_minute: int = 20
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ReplyConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            persona=settings.persona,
-            prompt_token_budget=settings.reply_prompt_token_budget,
-            window_token_budget=settings.window_token_budget,
-            memory_budget_seconds=settings.reply_memory_budget_seconds,
-            max_members=settings.reply_max_members,
-            context_max_chars=settings.context_max_chars,
-            replies_per_minute=settings.replies_per_minute,
-            channel_replies_per_minute=settings.channel_replies_per_minute,
-        )
+__all__ = ["IncomingMessage", "ReplyComposer", "ReplyConfig", "ReplyResult", "reader_of"]
 
 
 class ReplyComposer:
@@ -138,6 +78,8 @@ class ReplyComposer:
         self._recall = recall
         self._toolbox = toolbox
         self._episode = episode
+        self._composing = 0  # replies composing right now (the burst rule of `_budget`)
+        self._searching = asyncio.Semaphore(config.parallel_recalls)
         self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
         # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
@@ -179,9 +121,21 @@ class ReplyComposer:
                 ordered.append(user_id)
         return ordered[: self.config.max_members]
 
-    async def _gather_memories(self, guild_id: int, user_ids: list[int]) -> dict[int, str]:
-        """Every member's context within the time budget; late or failed ones are skipped."""
+    def _budget(self) -> float:
+        """How long a reply starting now waits for its memory. In a burst every reply's memory
+        competes for the same event loop and pool, so waiting the full budget would queue each
+        reply behind everyone's memory: past `busy_replies` composing, a reply degrades (what is
+        ready, the fallback, or nothing) after `busy_budget_seconds` instead. The builds go on in
+        the background and serve the next reply warm."""
         budget = self.config.memory_budget_seconds
+        if self._composing > self.config.busy_replies:
+            return min(budget, self.config.busy_budget_seconds)
+        return budget
+
+    async def _gather_memories(
+        self, guild_id: int, user_ids: list[int], budget: float
+    ) -> dict[int, str]:
+        """Every member's context within the time budget; late or failed ones are skipped."""
         tasks = {
             user_id: asyncio.ensure_future(
                 self._memory.get_memories(guild_id, user_id, budget=budget)
@@ -190,7 +144,7 @@ class ReplyComposer:
         }
         try:
             # get_memories races its own budget; the margin covers database reads.
-            done, pending = await asyncio.wait(tasks.values(), timeout=budget + 0.5)
+            done, pending = await asyncio.wait(tasks.values(), timeout=budget + min(0.5, budget))
         finally:
             # Late ones, and all of them when the reply itself is cancelled or fails: no
             # member's lookup outlives the reply that asked for it.
@@ -211,14 +165,16 @@ class ReplyComposer:
             )
         return memories
 
-    async def _recall_hits(self, message: IncomingMessage, text: str) -> list[RecallHit]:
+    async def _recall_hits(
+        self, message: IncomingMessage, text: str, budget: float
+    ) -> list[RecallHit]:
         """What was said before about what the message asks or names (every message but
         greetings and thanks), within the memory time budget; nothing on failure."""
         if self._recall is None or not worth_searching(text):
             return []
         asking = Asking(message.message_id, self.bot_user_id)
         try:
-            async with asyncio.timeout(self.config.memory_budget_seconds):
+            async with asyncio.timeout(budget), self._searching:
                 return await self._recall(message.guild_id, text, reader_of(message), asking)
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)
@@ -292,11 +248,20 @@ class ReplyComposer:
 
     async def compose(self, message: IncomingMessage) -> ReplyResult:
         """Answer `message`. Raises LLMError only when every provider failed."""
+        self._composing += 1
+        try:
+            return await self._compose(message, self._budget())
+        finally:
+            self._composing -= 1
+
+    async def _compose(self, message: IncomingMessage, budget: float) -> ReplyResult:
         started = time.perf_counter()
         user_ids = await self.relevant_members(message)
-        memories_task = asyncio.ensure_future(self._gather_memories(message.guild_id, user_ids))
-        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content))
-        episode_task = asyncio.ensure_future(self._episode_text(message))
+        memories_task = asyncio.ensure_future(
+            self._gather_memories(message.guild_id, user_ids, budget)
+        )
+        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content, budget))
+        episode_task = asyncio.ensure_future(self._episode_text(message, budget))
         try:
             window = await self._windows.view(message.channel_id)
             # The message itself may already be in the window (observed first): it is <message>.
@@ -369,13 +334,13 @@ class ReplyComposer:
         )
         return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
 
-    async def _episode_text(self, message: IncomingMessage) -> str:
+    async def _episode_text(self, message: IncomingMessage, budget: float) -> str:
         """The channel's current episode as working memory (and any asked about), within the
         memory time budget; nothing on failure."""
         if self._episode is None:
             return ""
         try:
-            async with asyncio.timeout(self.config.memory_budget_seconds):
+            async with asyncio.timeout(budget):
                 text = await self._episode(
                     message.guild_id, message.channel_id, message.content, reader_of(message)
                 )

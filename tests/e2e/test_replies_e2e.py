@@ -93,6 +93,13 @@ async def test_reply_prompt_holds_both_named_members_and_the_window(
     assert "should alice and bob go together?" in prompt
     assert estimate_tokens(prompt) <= 3000
     assert fake_discord.typing, "a typing indicator was shown"
+    # Composing does not wait for Discord's answer to the indicator, but the answer is only
+    # sent once it was (an indicator arriving after the answer would keep showing).
+    channel_posts = [path for method, path in fake_discord.requests if method == "POST"]
+    typing_at = max(i for i, path in enumerate(channel_posts) if path.endswith("/typing"))
+    assert any(path.endswith("/messages") for path in channel_posts[typing_at + 1 :]), (
+        "the answer came after the indicator"
+    )
 
 
 async def test_long_answer_is_split_and_failures_apologise(

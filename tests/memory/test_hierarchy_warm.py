@@ -114,3 +114,51 @@ async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, t
         assert provider.calls["merge"] == merges, "a restart merges nothing"
     finally:
         await restarted.aclose()
+
+
+async def test_after_the_hour_a_reply_gets_the_last_context_while_the_rebuild_runs(
+    db_pool, telemetry
+) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    provider, clock = model(), FixedClock(NOW)
+    memory = manager(db_pool, provider, clock, telemetry)
+    try:
+        first = await full(memory, GUILD, ALICE)
+        await insert_messages(db_pool, [message(ALICE, "Alice got a new bike", NOW)])
+        clock.advance(timedelta(hours=1))
+        # The rebuild reads today's new message with the model, which is stuck.
+        gate, reading = asyncio.Event(), asyncio.Event()
+        summarise = provider.script["daily_summary"]
+
+        async def stuck(request):
+            reading.set()
+            await gate.wait()
+            return summarise(request)
+
+        provider.script["daily_summary"] = stuck
+        # A reply with all the time in the world still gets the last context at once.
+        served = await asyncio.wait_for(memory.get_memories(GUILD, ALICE, budget=3600), 10)
+        assert served == first
+        await asyncio.wait_for(reading.wait(), 10)  # the rebuild runs behind the reply
+        gate.set()
+        later = await full(memory, GUILD, ALICE)
+        assert later is not None and "Alice got a new bike" in later
+    finally:
+        await memory.aclose()
+
+
+async def test_an_invalidated_context_is_never_served_as_the_last_one(db_pool, telemetry) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    clock = FixedClock(NOW)
+    memory = manager(db_pool, model(), clock, telemetry)
+    try:
+        await full(memory, GUILD, ALICE)
+        await set_facts(db_pool, ALICE, "Alice is a pilot.")
+        memory.invalidate(GUILD, ALICE)  # a fact changed (or a forget, a purge, an opt-out)
+        clock.advance(timedelta(hours=1))
+        served = await memory.get_memories(GUILD, ALICE, budget=3600)
+        assert served is not None and "Alice is a pilot." in served
+    finally:
+        await memory.aclose()

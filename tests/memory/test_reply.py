@@ -15,6 +15,7 @@ from memory.llm import MemoryLLM
 from memory.members import NameIndexCache
 from memory.replies import ConversationWindows, IncomingMessage, ReplyComposer, ReplyConfig
 from tests.fakes import ScriptedProvider
+from tests.support import eventually
 
 G, CHANNEL, BOT = 1, 2, 999_999_999_999_999_999
 ALICE, BOB, CAROL = 111_111_111_111_111_111, 222_222_222_222_222_222, 333_333_333_333_333_333
@@ -69,8 +70,10 @@ async def _composer(db_pool, memory, provider, telemetry, **config) -> ReplyComp
         "max_members": 6,
         "context_max_chars": 1200,
     }
+    recall = config.pop("recall", None)
     settings.update(config)
     return ReplyComposer(
+        recall=recall,
         memory=memory,
         llm=llm,
         windows=windows,
@@ -186,3 +189,71 @@ async def test_a_cancelled_reply_leaves_no_memory_lookup_running(db_pool) -> Non
     assert all(task.cancelled() for task in lookups)
     running = [t for t in asyncio.all_tasks() if "get_memories" in repr(t.get_coro())]
     assert not [task for task in running if not task.done()]
+
+
+class BlockedMemory:
+    """Every memory lookup waits on an event nobody sets (a build stuck on a slow model)."""
+
+    def __init__(self) -> None:
+        self.released = asyncio.Event()
+
+    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+        await self.released.wait()
+        return None
+
+
+async def test_in_a_burst_replies_degrade_instead_of_waiting_the_memory_budget(db_pool) -> None:
+    provider, telemetry = ScriptedProvider(), Telemetry()
+    _reply_script(provider)
+    memory = BlockedMemory()
+    # One reply alone would wait an hour for its memory; three at once with a burst threshold
+    # of two answer after the burst budget, with no memory.
+    composer = await _composer(
+        db_pool,
+        memory,
+        provider,
+        telemetry,
+        memory_budget_seconds=3600.0,
+        busy_replies=2,
+        busy_budget_seconds=0.05,
+    )
+    alone = asyncio.ensure_future(composer.compose(_message("hello", message_id=1)))
+    burst = [
+        asyncio.ensure_future(composer.compose(_message("hi", message_id=n, author=BOB)))
+        for n in (2, 3)
+    ]
+    # The third to start saw three composing: it answers without waiting the hour.
+    results = await asyncio.wait_for(burst[1], 30)
+    assert results.text == "Sure thing!" and results.memories_found == 0
+    assert not alone.done(), "a reply that started alone still waits for its memory"
+    memory.released.set()
+    await asyncio.wait_for(asyncio.gather(alone, burst[0]), 30)
+
+
+async def test_at_most_parallel_recalls_searches_run_at_once(db_pool) -> None:
+    provider, telemetry = ScriptedProvider(), Telemetry()
+    _reply_script(provider)
+    running, most = 0, 0
+    release = asyncio.Event()
+
+    async def recall(guild_id, question, viewer, asking):
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            await release.wait()
+            return []
+        finally:
+            running -= 1
+
+    composer = await _composer(
+        db_pool, StubMemory({}), provider, telemetry, recall=recall, parallel_recalls=2
+    )
+    replies = [
+        asyncio.ensure_future(composer.compose(_message("what did bob say?", message_id=n)))
+        for n in range(1, 6)
+    ]
+    await eventually(lambda: running == 2)
+    release.set()
+    assert all(r.text == "Sure thing!" for r in await asyncio.gather(*replies))
+    assert most == 2, "the other searches waited for a slot"

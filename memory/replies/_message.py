@@ -1,0 +1,77 @@
+"""What a reply is about and what it returns: the message answered, the composer's settings,
+the result (kept apart from the composer so the window keeper and gate can name them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memory.core.settings import Settings
+from memory.core.viewer import Viewer
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    """A message the bot answers, with ids as stored and `<@id>` mentions still in `content`."""
+
+    guild_id: int
+    channel_id: int
+    message_id: int
+    author_id: int
+    author_name: str
+    content: str
+    mention_ids: tuple[int, ...] = ()
+    # Whose eyes the reply is for: the channels whose words it may carry (None: not known yet;
+    # the composer then searches only the reply's own channel).
+    viewer: Viewer | None = None
+    # The message this one answers (the bot's replies): it leaves the window with it.
+    reply_to_id: int | None = None
+
+
+def reader_of(message: IncomingMessage) -> Viewer:
+    """Whose eyes a reply is for: the message's viewer, or (not known) its own channel only."""
+    if message.viewer is not None:
+        return message.viewer
+    return Viewer(message.author_id, frozenset({message.channel_id}))
+
+
+@dataclass
+class ReplyResult:
+    text: str
+    prompt: str
+    member_ids: list[int] = field(default_factory=list)
+    memories_found: int = 0
+    prompt_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ReplyConfig:
+    bot_name: str
+    persona: str
+    prompt_token_budget: int
+    window_token_budget: int
+    memory_budget_seconds: float
+    max_members: int
+    context_max_chars: int
+    replies_per_minute: int = 6
+    channel_replies_per_minute: int = 20
+    # A burst: past `busy_replies` replies composing at once, each waits at most
+    # `busy_budget_seconds` for memory (recall, members, episode) and answers with what is ready.
+    busy_replies: int = 10
+    busy_budget_seconds: float = 0.25
+    # Recall searches at once: in a burst the others wait for a slot within their budget
+    # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
+    parallel_recalls: int = 4
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ReplyConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            persona=settings.persona,
+            prompt_token_budget=settings.reply_prompt_token_budget,
+            window_token_budget=settings.window_token_budget,
+            memory_budget_seconds=settings.reply_memory_budget_seconds,
+            max_members=settings.reply_max_members,
+            context_max_chars=settings.context_max_chars,
+            replies_per_minute=settings.replies_per_minute,
+            channel_replies_per_minute=settings.channel_replies_per_minute,
+        )

@@ -1,0 +1,52 @@
+"""A burst of cold members: at most `max_parallel_builds` contexts are built at once; the others
+wait their turn while their replies get the fallback within the budget."""
+
+from __future__ import annotations
+
+import asyncio
+
+from memory.core.clock import FixedClock
+from memory.llm.providers._base import LLMRequest
+from memory.llm.tasks._schemas import DailySummaries, TextOutput
+from tests.memory.hierarchy_support import (
+    ALICE,
+    BOB,
+    GUILD,
+    NOW,
+    add_members,
+    add_week,
+    full,
+    history,
+    manager,
+    model,
+)
+from tests.support import eventually
+
+
+async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
+    db_pool, telemetry
+) -> None:
+    await add_members(db_pool)
+    await add_week(db_pool)
+    release = asyncio.Event()
+
+    async def held_history(request: LLMRequest) -> TextOutput | DailySummaries:
+        await release.wait()
+        return history(request)
+
+    provider = model(historical_summary=held_history)
+    # DB_POOL_MAX=3: one build at a time.
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, db_pool_max=3)
+    alice = asyncio.ensure_future(memory.wait_for_context(GUILD, ALICE))
+    await eventually(lambda: provider.calls["historical_summary"] == 1)
+    calls = sum(provider.calls.values())
+
+    report = await memory.build_context(GUILD, BOB, budget=0.05)
+    assert telemetry.recent("fallback")[-1]["reason"] == "timeout"
+    assert report.text, "Bob's reply gets the stored summaries while his build waits"
+    assert sum(provider.calls.values()) == calls, "Bob's build has not started beside Alice's"
+
+    release.set()
+    assert (await alice).text
+    assert "Bob" in (await full(memory, GUILD, BOB) or "")
+    await memory.aclose()
