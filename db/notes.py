@@ -118,16 +118,21 @@ async def save_pass(
             )
 
 
-async def day_notes(db: Executor, guild_id: int, day: date) -> dict[int, list[str]]:
-    """Every member's notes of the day, in the order of the passes that wrote them."""
+async def day_notes(
+    db: Executor, guild_id: int, day: date, user_id: int | None = None
+) -> dict[int, list[str]]:
+    """Every member's notes of the day (or one member's), in the order of the passes that
+    wrote them."""
     rows = await db.fetch(
         """
         SELECT user_id, note FROM day_notes
         WHERE guild_id = $1 AND day = $2 AND note <> ''
+          AND ($3::bigint IS NULL OR user_id = $3)
         ORDER BY user_id, start_at
         """,
         guild_id,
         day,
+        user_id,
     )
     notes: dict[int, list[str]] = {}
     for row in rows:

@@ -264,7 +264,7 @@ async def fallback_context(
     """
     guild_id, user_id = inputs.guild_id, inputs.member.user_id
     today = inputs.today
-    notes = (await notes_store.day_notes(pool, guild_id, today)).get(user_id, [])
+    notes = (await notes_store.day_notes(pool, guild_id, today, user_id)).get(user_id, [])
     inputs.today_text = inputs.clean(" ".join(notes))
     known_good = await context_store.get_merged_context(pool, guild_id, user_id)
     if (
