@@ -11,6 +11,7 @@ import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
 from memory.context import MemoryManager
+from memory.members import MemberDirectory
 from memory.replies import ReplyComposer
 
 _log = logging.getLogger(__name__)
@@ -26,18 +27,20 @@ class CrossProcessCaches:
         # The conversation windows (set once the composer exists): words that are gone leave
         # them in every process too.
         self.replies: ReplyComposer | None = None
+        # The member rows the reply path keeps (set once the directory exists).
+        self.members: MemberDirectory | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._origin = new_origin()
         self.listener = InvalidationListener(
-            pool, self._apply, manager.messages_changed, origin=self._origin
+            pool, self._apply, self._reconnected, origin=self._origin
         )
 
     def member(self, guild_id: int, user_id: int) -> None:
-        self._manager.invalidate(guild_id, user_id)
+        self._member_changed(guild_id, user_id)
         self._publish(kind="member", guild_id=guild_id, user_id=user_id)
 
     def guild(self, guild_id: int) -> None:
-        self._manager.invalidate_guild(guild_id)
+        self._guild_changed(guild_id)
         self._publish(kind="guild", guild_id=guild_id)
 
     def messages(self) -> None:
@@ -47,14 +50,14 @@ class CrossProcessCaches:
     async def member_gone(self, guild_id: int, user_id: int) -> None:
         """A member opted out or was purged: their contexts and their turns in every window
         go, and their next messages stay out of the windows, in every process."""
-        self._manager.invalidate(guild_id, user_id)
+        self._member_changed(guild_id, user_id)
         if self.replies is not None:
             await self.replies.keeper.member_gone(guild_id, user_id)
         self._publish(kind="gone", guild_id=guild_id, user_id=user_id)
 
     def member_back(self, guild_id: int, user_id: int) -> None:
         """Opted in again: every process lets their words into the windows again."""
-        self._manager.invalidate(guild_id, user_id)
+        self._member_changed(guild_id, user_id)
         if self.replies is not None:
             self.replies.keeper.member_back(guild_id, user_id)
         self._publish(kind="back", guild_id=guild_id, user_id=user_id)
@@ -63,7 +66,9 @@ class CrossProcessCaches:
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]
     ) -> None:
         """A statement was forgotten: it leaves every process's windows (contexts follow the
-        fact change itself)."""
+        fact change itself); a forgotten alias leaves the member's cached row."""
+        if self.members is not None:
+            self.members.forget(guild_id, user_id)
         if self.replies is not None:
             await self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
         self._publish(
@@ -73,6 +78,22 @@ class CrossProcessCaches:
             statement=statement,
             names=list(names),
         )
+
+    def _reconnected(self) -> None:
+        """Invalidations may have been missed while disconnected: drop everything held."""
+        self._manager.messages_changed()
+        if self.members is not None:
+            self.members.forget_all()
+
+    def _member_changed(self, guild_id: int, user_id: int) -> None:
+        self._manager.invalidate(guild_id, user_id)
+        if self.members is not None:
+            self.members.forget(guild_id, user_id)
+
+    def _guild_changed(self, guild_id: int) -> None:
+        self._manager.invalidate_guild(guild_id)
+        if self.members is not None:
+            self.members.forget(guild_id)
 
     def _publish(self, **event: object) -> None:
         task = asyncio.create_task(self._send(event))
@@ -89,18 +110,20 @@ class CrossProcessCaches:
         kind = event.get("kind")
         guild_id, user_id = _id(event.get("guild_id")), _id(event.get("user_id"))
         if kind == "member":
-            self._manager.invalidate(guild_id, user_id)
+            self._member_changed(guild_id, user_id)
         elif kind == "guild":
-            self._manager.invalidate_guild(guild_id)
+            self._guild_changed(guild_id)
         elif kind == "gone":
-            self._manager.invalidate(guild_id, user_id)
+            self._member_changed(guild_id, user_id)
             if self.replies is not None:
                 self._run(self.replies.keeper.member_gone(guild_id, user_id))
         elif kind == "back":
-            self._manager.invalidate(guild_id, user_id)
+            self._member_changed(guild_id, user_id)
             if self.replies is not None:
                 self.replies.keeper.member_back(guild_id, user_id)
         elif kind == "forgot":
+            if self.members is not None:
+                self.members.forget(guild_id, user_id)
             if self.replies is not None:
                 statement = str(event.get("statement") or "")
                 listed = event.get("names")

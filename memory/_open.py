@@ -202,6 +202,10 @@ def _writer(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> Bat
     )
 
 
+# How long the reply path keeps a member's row (a rename shows within it; changes at once).
+MEMBER_ROWS_SECONDS = 60.0
+
+
 def _services(
     settings: Settings,
     clock: Clock,
@@ -215,6 +219,11 @@ def _services(
         pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
     )
     caches = CrossProcessCaches(pool, manager)
+    # One member directory for the reply path, recall and episodes, its rows kept a minute;
+    # every member change drops them in every process.
+    members = MemberDirectory(pool, cache_seconds=MEMBER_ROWS_SECONDS)
+    caches.members = members
+    writer.on_members_stored = members.seen  # a rename shows at once in this process
     episodes = EpisodeService(
         pool,
         llm,
@@ -223,6 +232,7 @@ def _services(
         telemetry=telemetry,
         default_silence_minutes=settings.episode_silence_minutes,
         llm_summaries=settings.episode_llm_summaries,
+        members=members,
     )
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
@@ -244,10 +254,10 @@ def _services(
         settings, clock, telemetry, pool, manager, caches, embeddings, episodes, budget
     )
     # One search (and one member-name index) for the reply path and `Memory.recall`.
-    names = NameIndexCache(MemberDirectory(pool).all)
-    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name)
+    names = NameIndexCache(members.all)
+    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name, members=members)
     replies = open_reply_composer(
-        settings, clock, telemetry, pool, llm, manager, episodes, recall, names
+        settings, clock, telemetry, pool, llm, manager, episodes, recall, names, members
     )
     caches.replies = replies  # gone words leave the windows of every process
     facts.subscribe_forget(
@@ -266,7 +276,7 @@ def _services(
         llm=llm,
         writer=writer,
         guild_settings=guild_settings,
-        members=MemberDirectory(pool),
+        members=members,
         manager=manager,
         facts=facts,
         commands=commands,

@@ -46,6 +46,7 @@ def open_reply_composer(
     episodes: EpisodeService,
     recall: RecallService,
     names: NameIndexCache,
+    directory: MemberDirectory,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget;
     `recall` and its member `names` are the ones the front door's `Memory.recall` uses."""
@@ -68,7 +69,6 @@ def open_reply_composer(
         hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
         telemetry=telemetry,
     )
-    directory = MemberDirectory(pool)
 
     async def recalled(
         guild_id: int, question: str, viewer: Viewer, asking: Asking

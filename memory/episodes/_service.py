@@ -75,6 +75,7 @@ class EpisodeService:
         default_silence_minutes: int = 180,
         public_channels: PublicChannels | None = None,
         llm_summaries: str = "digest",
+        members: MemberDirectory | None = None,
     ) -> None:
         self._pool = pool
         self._guilds = guild_settings
@@ -83,8 +84,8 @@ class EpisodeService:
         self._default_silence = default_silence_minutes
         self._llm_summaries = llm_summaries
         self.cutter = EpisodeCutter(pool, self.rules_for, telemetry=telemetry)
-        self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry)
-        self._members = MemberDirectory(pool)
+        self._members = members or MemberDirectory(pool)
+        self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry, members=self._members)
         self._reply = EpisodeReplyMemory(
             pool, guild_settings, self.summarizer, self._scrubbed, clock=clock
         )

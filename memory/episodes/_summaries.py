@@ -47,11 +47,18 @@ class EpisodesAnswer(BaseModel):
 class EpisodeSummarizer:
     """Summarises a guild's due episodes in as few calls as fit."""
 
-    def __init__(self, pool: asyncpg.Pool, llm: MemoryLLM, *, telemetry: Telemetry) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        llm: MemoryLLM,
+        *,
+        telemetry: Telemetry,
+        members: MemberDirectory | None = None,
+    ) -> None:
         self._pool = pool
         self._llm = llm
         self._telemetry = telemetry
-        self._members = MemberDirectory(pool)
+        self._members = members or MemberDirectory(pool)
         self._offline = OfflineProvider()
 
     async def summarize_guild(

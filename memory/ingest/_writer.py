@@ -91,6 +91,8 @@ class BatchedWriter:
         self.on_messages_changed: Callable[[], None] | None = None
         # Told the messages a batch stored (new and edited): episodes cut their channels.
         self.on_messages_stored: Callable[[list[ChatMessage]], None] | None = None
+        # Told the members a batch stored, (member, nickname known): cached names follow.
+        self.on_members_stored: Callable[[list[tuple[Member, bool]]], None] | None = None
 
     # ----------------------------------------------------------------- producers (sync)
 
@@ -327,6 +329,14 @@ class BatchedWriter:
                 result.updated or result.deleted or has_late_messages(operations)
             ):
                 self.on_messages_changed()
+            if self.on_members_stored is not None and result.members:
+                self.on_members_stored(
+                    [
+                        (op.member, op.nickname_known)
+                        for op in operations
+                        if isinstance(op, MemberSeen)
+                    ]
+                )
             if self.on_messages_stored is not None:
                 stored = [op.message for op in operations if isinstance(op, NewMessage)]
                 if stored:

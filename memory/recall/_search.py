@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from db.members import get_members
 from db.recall import (
     CANDIDATE_CAP,
     Exclusions,
@@ -110,10 +109,12 @@ class RecallService:
         embeddings: EmbeddingIndex | None = None,
         *,
         bot_name: str = "",
+        members: MemberDirectory | None = None,
     ) -> None:
         self._pool = pool
         self._embeddings = embeddings
-        self._names = names or NameIndexCache(MemberDirectory(pool).all)
+        self._members = members or MemberDirectory(pool)
+        self._names = names or NameIndexCache(self._members.all)
         self._bot_name = bot_name
         self._bot_pattern = _addressing(bot_name)
         self._no_channel_table = False
@@ -162,7 +163,7 @@ class RecallService:
         )
         if asking.bot_id in named:
             named.remove(asking.bot_id)
-        people = await get_members(self._pool, guild_id, named) if named else {}
+        people = await self._members.get(guild_id, named) if named else {}
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
         try:
@@ -319,7 +320,7 @@ class RecallService:
         messages, summaries = lanes.messages, lanes.summaries
         ordered = fused(messages, lanes.similar) if lanes.similar else messages
         ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
-        members = await get_members(self._pool, guild_id, sorted(ids | set(forgotten)))
+        members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
         kept = distinct(m for m in ordered if not keep.drops(m.content))
         summary_hits = []
@@ -338,7 +339,7 @@ class RecallService:
         around = await self._context(guild_id, picked, exclude, keep)
         extra = {n.author_id for lines in around.values() for n in lines} - set(members)
         if extra:
-            members |= await get_members(self._pool, guild_id, sorted(extra))
+            members |= await self._members.get(guild_id, sorted(extra))
         hits = [
             message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
         ]
