@@ -233,6 +233,7 @@ def _services(
         default_silence_minutes=settings.episode_silence_minutes,
         llm_summaries=settings.episode_llm_summaries,
         members=members,
+        bot_name=settings.bot_name,
     )
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries

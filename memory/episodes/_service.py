@@ -76,6 +76,7 @@ class EpisodeService:
         public_channels: PublicChannels | None = None,
         llm_summaries: str = "digest",
         members: MemberDirectory | None = None,
+        bot_name: str = "",
     ) -> None:
         self._pool = pool
         self._guilds = guild_settings
@@ -85,7 +86,9 @@ class EpisodeService:
         self._llm_summaries = llm_summaries
         self.cutter = EpisodeCutter(pool, self.rules_for, telemetry=telemetry)
         self._members = members or MemberDirectory(pool)
-        self.summarizer = EpisodeSummarizer(pool, llm, telemetry=telemetry, members=self._members)
+        self.summarizer = EpisodeSummarizer(
+            pool, llm, telemetry=telemetry, members=self._members, bot_name=bot_name
+        )
         self._reply = EpisodeReplyMemory(
             pool, guild_settings, self.summarizer, self._scrubbed, clock=clock
         )

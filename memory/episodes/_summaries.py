@@ -19,6 +19,7 @@ import asyncpg
 from pydantic import BaseModel, Field
 
 from db import episodes as store
+from memory.core.intent import addressed_text
 from memory.core.telemetry import Telemetry
 from memory.core.text import truncate
 from memory.llm import LLMBadOutput, LLMRequest, MemoryLLM, OfflineProvider
@@ -54,11 +55,13 @@ class EpisodeSummarizer:
         *,
         telemetry: Telemetry,
         members: MemberDirectory | None = None,
+        bot_name: str = "",
     ) -> None:
         self._pool = pool
         self._llm = llm
         self._telemetry = telemetry
         self._members = members or MemberDirectory(pool)
+        self._bot_name = bot_name
         self._offline = OfflineProvider()
 
     async def summarize_guild(
@@ -89,7 +92,7 @@ class EpisodeSummarizer:
         await self._run(guild_id, [item], close=False, model=model)
 
     async def _item(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
-        rows = await store.episode_messages(self._pool, episode)
+        rows = self._members_talk(await store.episode_messages(self._pool, episode))
         names = await self._members.display_names(
             guild_id, sorted({row["author_id"] for row in rows})
         )
@@ -101,6 +104,17 @@ class EpisodeSummarizer:
             for row in rows
         ]
         return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
+
+    def _members_talk(self, rows: list[asyncpg.Record]) -> list[asyncpg.Record]:
+        """What members said to each other: lines addressed to the bot (questions, memory
+        commands; its answers are not stored) say nothing of what a channel talked about, and a
+        forget command would repeat what was forgotten. An episode of nothing else keeps them."""
+        if not self._bot_name:
+            return rows
+        talk = [
+            row for row in rows if addressed_text(row["content"], bot_name=self._bot_name) is None
+        ]
+        return talk or rows
 
     async def extract(self, guild_id: int, episode: asyncpg.Record) -> EpisodeAnswer:
         """An extractive title and summary of the episode as it is now, not stored (a reply

@@ -36,3 +36,29 @@ async def test_what_did_i_miss_lists_the_conversation_held_while_away(
         assert "#console" in answer and "<#" not in answer
         assert "canoe" in answer.lower(), "the conversation bob missed is named"
         assert "off to work" not in answer, "bob's own words are not news to him"
+
+
+async def test_lines_to_the_bot_are_not_what_a_conversation_was_about(
+    db_pool, telemetry, tmp_path
+) -> None:
+    clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))
+    async with open_memory(
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
+    ) as memory:
+        session = ConsoleSession(memory, speaker="bob")
+        assert await session.handle_line("bob: off to work, talk later") == []
+        clock.set(clock.now() + timedelta(hours=4))
+        for line in (
+            "carol: Bot, what is the capital of Mongolia?",
+            "alice: planning the canoe trip down the river on saturday",
+            "carol: the canoe trip needs two boats and dry bags",
+            "carol: Bot, remember that carol owns two canoes",
+        ):
+            clock.set(clock.now() + timedelta(minutes=2))
+            await session.handle_line(line)
+        clock.set(clock.now() + timedelta(hours=5))
+
+        answer = "\n".join(await session.handle_line("bob: Bot, what did I miss?"))
+
+        assert "canoe trip" in answer, answer
+        assert "Mongolia" not in answer and "remember that" not in answer, answer
