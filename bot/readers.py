@@ -1,6 +1,6 @@
 """Who can read what, from discord.py's permission resolution: the channels a member can read
-now (cached per guild and member), which channels @everyone can read, and the `Viewer` of a
-search or a reply built from them.
+now (cached per guild and member, resolved once per role set), which channels @everyone can
+read, and the `Viewer` of a search or a reply built from them.
 
 Why here: permissions are Discord's business (roles, overwrites, private threads); memory only
 receives the answer, a set of channel ids (`memory.core.viewer.Viewer`). The cache is dropped
@@ -81,6 +81,10 @@ class ChannelReaders:
     def __init__(self) -> None:
         self._members: dict[int, LRUCache[int, frozenset[int]]] = {}
         self._public: dict[int, frozenset[int]] = {}
+        # Members with the same roles read the same channels (private threads aside), unless
+        # an overwrite names one of them: resolved once per role set, not once per member.
+        self._shapes: dict[int, LRUCache[tuple[int, ...], frozenset[int]]] = {}
+        self._named: dict[int, frozenset[int]] = {}  # members named in an overwrite
 
     def readable(self, guild: discord.Guild, member: discord.abc.User) -> frozenset[int]:
         """The ids of the channels and threads `member` can read now."""
@@ -90,9 +94,47 @@ class ChannelReaders:
             resolved = member if isinstance(member, discord.Member) else guild.get_member(member.id)
             if resolved is None:  # not a member we know: only what everyone can read
                 return self.public(guild)
-            found = frozenset(c.id for c in guild_channels(guild) if can_read(c, resolved))
+            found = self._resolve(guild, resolved)
             cache[member.id] = found
         return found
+
+    def _resolve(self, guild: discord.Guild, member: discord.Member) -> frozenset[int]:
+        """Channels by the member's role set (shared), private threads by the member."""
+        private = frozenset(
+            thread.id
+            for thread in guild.threads
+            if thread.is_private() and can_read(thread, member)
+        )
+        if member.id == guild.owner_id or member.id in self._named_in_overwrites(guild):
+            shared = self._shared(guild, member)
+        else:
+            shapes = self._shapes.setdefault(guild.id, LRUCache(maxsize=MEMBERS_PER_GUILD))
+            shape = tuple(sorted(role.id for role in member.roles))
+            known = shapes.get(shape)
+            shared = known if known is not None else self._shared(guild, member)
+            shapes[shape] = shared
+        return shared | private
+
+    @staticmethod
+    def _shared(guild: discord.Guild, member: discord.Member) -> frozenset[int]:
+        return frozenset(
+            channel.id
+            for channel in guild_channels(guild)
+            if not (isinstance(channel, discord.Thread) and channel.is_private())
+            and can_read(channel, member)
+        )
+
+    def _named_in_overwrites(self, guild: discord.Guild) -> frozenset[int]:
+        named = self._named.get(guild.id)
+        if named is None:
+            named = frozenset(
+                target.id
+                for channel in guild.channels
+                for target in channel.overwrites
+                if not isinstance(target, discord.Role)
+            )
+            self._named[guild.id] = named
+        return named
 
     def public(self, guild: discord.Guild) -> frozenset[int]:
         """The ids of the channels and threads @everyone can read."""
@@ -125,3 +167,5 @@ class ChannelReaders:
     def forget_guild(self, guild_id: int) -> None:
         self._members.pop(guild_id, None)
         self._public.pop(guild_id, None)
+        self._shapes.pop(guild_id, None)
+        self._named.pop(guild_id, None)

@@ -263,6 +263,31 @@ async def test_what_a_member_may_search_follows_their_roles_and_the_channel(
     assert SECRET in await recall_as(fake_discord, "bob", "zorvath")
 
 
+async def test_a_member_named_in_an_overwrite_reads_what_others_with_the_same_roles_cannot(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    """Readable channels are resolved once per role set; a member-specific overwrite (mia
+    may view #mods, alice with the same roles may not) is not shared with the role set."""
+    with_mods(fake_discord)
+    fake_discord.channel_named("mods").overwrites.append(
+        Overwrite(MIA_ID, allow=VIEW_CHANNEL, kind=1)
+    )
+    bot = await start(start_bot, RecordingProvider(), who="mia")
+    said = await fake_discord.send_message(
+        MODS_SAID, author="kim", channel="mods", mentions=["mia"]
+    )
+
+    async def stored() -> bool:
+        query = "SELECT 1 FROM messages WHERE message_id = $1"
+        return bool(await db_pool.fetchval(query, int(said["id"])))
+
+    await until_stored(bot, stored)
+    # alice (no roles) was resolved first; mia has no roles either, but the overwrite names her.
+    assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
+    assert SECRET in await recall_as(fake_discord, "mia", "zorvath")
+    assert SECRET not in await recall_as(fake_discord, "bob", "zorvath")
+
+
 async def _finds(fake: FakeDiscord, user: str) -> bool:
     return SECRET in await recall_as(fake, user, "zorvath")
 
