@@ -6,9 +6,22 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.console import ConsoleSession
-from memory import open_memory
+from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from tests.bot.console_support import console_settings
+
+
+async def missed_by_bob(memory: Memory, clock: FixedClock, *lines: str) -> str:
+    """bob leaves, `lines` are said two minutes apart four hours later, bob is back after
+    five more hours and asks what he missed: the answer."""
+    session = ConsoleSession(memory, speaker="bob")
+    assert await session.handle_line("bob: off to work, talk later") == []
+    clock.set(clock.now() + timedelta(hours=4))
+    for line in lines:
+        clock.set(clock.now() + timedelta(minutes=2))
+        await session.handle_line(line)
+    clock.set(clock.now() + timedelta(hours=5))
+    return "\n".join(await session.handle_line("bob: Bot, what did I miss?"))
 
 
 async def test_what_did_i_miss_lists_the_conversation_held_while_away(
@@ -18,19 +31,13 @@ async def test_what_did_i_miss_lists_the_conversation_held_while_away(
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
     ) as memory:
-        session = ConsoleSession(memory, speaker="bob")
-        assert await session.handle_line("bob: off to work, talk later") == []
-        clock.set(clock.now() + timedelta(hours=4))
-        for line in (
+        answer = await missed_by_bob(
+            memory,
+            clock,
             "alice: planning the canoe trip down the river on saturday",
             "carol: the canoe trip needs two boats and dry bags",
             "alice: I can bring the dry bags for the canoe trip",
-        ):
-            clock.set(clock.now() + timedelta(minutes=2))
-            assert await session.handle_line(line) == []
-        clock.set(clock.now() + timedelta(hours=5))
-
-        answer = "\n".join(await session.handle_line("bob: Bot, what did I miss?"))
+        )
 
         assert answer.startswith("Bot: Since you were last here:"), answer
         assert "#console" in answer and "<#" not in answer
@@ -45,20 +52,14 @@ async def test_lines_to_the_bot_are_not_what_a_conversation_was_about(
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
     ) as memory:
-        session = ConsoleSession(memory, speaker="bob")
-        assert await session.handle_line("bob: off to work, talk later") == []
-        clock.set(clock.now() + timedelta(hours=4))
-        for line in (
+        answer = await missed_by_bob(
+            memory,
+            clock,
             "carol: Bot, what is the capital of Mongolia?",
             "alice: planning the canoe trip down the river on saturday",
             "carol: the canoe trip needs two boats and dry bags",
             "carol: Bot, remember that carol owns two canoes",
-        ):
-            clock.set(clock.now() + timedelta(minutes=2))
-            await session.handle_line(line)
-        clock.set(clock.now() + timedelta(hours=5))
-
-        answer = "\n".join(await session.handle_line("bob: Bot, what did I miss?"))
+        )
 
         assert "canoe trip" in answer, answer
         assert "Mongolia" not in answer and "remember that" not in answer, answer

@@ -230,21 +230,24 @@ async def _is_restricted(pool: asyncpg.Pool, channel_id: int) -> bool:
     return await visibility(pool, channel_id) is False
 
 
+async def kim_posts_in_mods(fake: FakeDiscord, bot: MemoryBot, pool: asyncpg.Pool) -> None:
+    """kim's words about mia in #mods, stored."""
+    said = await fake.send_message(MODS_SAID, author="kim", channel="mods", mentions=["mia"])
+
+    async def stored() -> bool:
+        query = "SELECT 1 FROM messages WHERE message_id = $1"
+        return bool(await pool.fetchval(query, int(said["id"])))
+
+    await until_stored(bot, stored)
+
+
 async def test_what_a_member_may_search_follows_their_roles_and_the_channel(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     with_mods(fake_discord)
     mods_role = fake_discord.guild.roles[0]
     bot = await start(start_bot, RecordingProvider())
-    said = await fake_discord.send_message(
-        MODS_SAID, author="kim", channel="mods", mentions=["mia"]
-    )
-
-    async def stored() -> bool:
-        query = "SELECT 1 FROM messages WHERE message_id = $1"
-        return bool(await db_pool.fetchval(query, int(said["id"])))
-
-    await until_stored(bot, stored)
+    await kim_posts_in_mods(fake_discord, bot, db_pool)
     assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
 
     # alice is made a moderator: her next search reads #mods (her cached channels were dropped).
@@ -273,15 +276,7 @@ async def test_a_member_named_in_an_overwrite_reads_what_others_with_the_same_ro
         Overwrite(MIA_ID, allow=VIEW_CHANNEL, kind=1)
     )
     bot = await start(start_bot, RecordingProvider(), who="mia")
-    said = await fake_discord.send_message(
-        MODS_SAID, author="kim", channel="mods", mentions=["mia"]
-    )
-
-    async def stored() -> bool:
-        query = "SELECT 1 FROM messages WHERE message_id = $1"
-        return bool(await db_pool.fetchval(query, int(said["id"])))
-
-    await until_stored(bot, stored)
+    await kim_posts_in_mods(fake_discord, bot, db_pool)
     # alice (no roles) was resolved first; mia has no roles either, but the overwrite names her.
     assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
     assert SECRET in await recall_as(fake_discord, "mia", "zorvath")
