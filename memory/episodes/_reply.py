@@ -23,7 +23,7 @@ from memory.core.clock import Clock
 from memory.core.text import truncate
 from memory.core.viewer import Viewer
 from memory.episodes import _asked as asked
-from memory.episodes._digest import day_bounds
+from memory.episodes._listing import listing_rows
 from memory.episodes._summaries import SUMMARY_CHARS, EpisodeSummarizer
 from memory.episodes._views import Episode, local_span, working_memory
 from memory.guilds import GuildSettingsCache
@@ -113,14 +113,13 @@ class EpisodeReplyMemory:
         reader: Viewer,
     ) -> list[Episode]:
         """The asked episodes, newest first, each with a summary (extractive if none yet)."""
-        start, end = day_bounds(day, timezone) if day is not None else (None, None)
-        rows = await reads.listing(
+        rows = await listing_rows(
             self._pool,
             guild_id,
             channel_id=channel_id,
-            start=start,
-            end=end,
-            channel_ids=None if reader.channel_ids is None else sorted(reader.channel_ids),
+            day=day,
+            timezone=timezone,
+            viewer=reader,
             limit=ASKED_LIMIT,
         )
         episodes = []

@@ -23,6 +23,7 @@ from memory.core.viewer import Viewer
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
 from memory.episodes._forgotten import load_forgotten, scrub_episodes
+from memory.episodes._listing import listing_rows, readable_ids
 from memory.episodes._reply import EpisodeReplyMemory
 from memory.episodes._segment import SegmentRules
 from memory.episodes._summaries import EpisodeSummarizer
@@ -53,12 +54,6 @@ class PendingDigest:
     day: date
     channel_id: int
     text: str
-
-
-def _channels(viewer: Viewer | None) -> list[int] | None:
-    if viewer is None or viewer.channel_ids is None:
-        return None
-    return sorted(viewer.channel_ids)
 
 
 class EpisodeService:
@@ -163,16 +158,13 @@ class EpisodeService:
         viewer: Viewer | None = None,
         limit: int = 50,
     ) -> list[Episode]:
-        start = end = None
-        if day is not None:
-            start, end = day_bounds(day, (await self._guilds.get(guild_id)).timezone)
-        rows = await reads.listing(
+        rows = await listing_rows(
             self._pool,
             guild_id,
             channel_id=channel_id,
-            start=start,
-            end=end,
-            channel_ids=_channels(viewer),
+            day=day,
+            timezone=(await self._guilds.get(guild_id)).timezone,
+            viewer=viewer,
             limit=limit,
         )
         return await self._scrubbed(guild_id, [Episode.from_row(row) for row in rows])
@@ -196,7 +188,7 @@ class EpisodeService:
         only of channels the viewer may read."""
         terms = sorted(content_tokens(question))[:16]
         rows = await reads.search(
-            self._pool, guild_id, terms, channel_ids=_channels(viewer), limit=limit
+            self._pool, guild_id, terms, channel_ids=readable_ids(viewer), limit=limit
         )
         return await self._scrubbed(guild_id, [Episode.from_row(row) for row in rows])
 
@@ -231,7 +223,7 @@ class EpisodeService:
         lines = ["Since you were last here:"]
         for episode in episodes:
             if episode.state == "open" and not episode.summary:
-                episode = await self._open_summarised(guild_id, episode)
+                episode = await self._summarised_so_far(guild_id, episode)
             lines.append(catch_up_line(episode, f"<#{episode.channel_id}>"))
         return "\n".join(lines)
 
@@ -245,30 +237,22 @@ class EpisodeService:
             if episode.ended_at > since and user_id not in _only(episode)
         ][:CATCH_UP_LIMIT]
 
-    async def _open_summarised(self, guild_id: int, episode: Episode) -> Episode:
-        """A busy channel's open episode gets a summary so far by the model (the one call a
-        catch-up may make); a quieter one an extractive one (no call)."""
-        if episode.message_count >= BUSY_MESSAGES:
-            return await self._summarised_so_far(guild_id, episode)
-        row = await reads.current(self._pool, guild_id, episode.channel_id)
-        if row is None:
-            return episode
-        await self.summarizer.summarize_open(guild_id, row, model=False)
-        return await self.current(guild_id, episode.channel_id) or episode
-
     async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
+        """An open episode's summary so far for a catch-up: by the model for a busy channel
+        (the one call a catch-up may make), extractively otherwise (no call); served scrubbed
+        of forgotten statements like every listed episode."""
         row = await reads.current(self._pool, guild_id, episode.channel_id)
         if row is None:
             return episode
+        busy = episode.message_count >= BUSY_MESSAGES
         try:
             await self.summarizer.summarize_open(
-                guild_id, row, model=self._llm_summaries != "never"
+                guild_id, row, model=busy and self._llm_summaries != "never"
             )
         except Exception as exc:  # a catch-up without it is still a catch-up
             _log.warning("summary so far for a catch-up failed: %s", type(exc).__name__)
             return episode
-        fresh = await reads.current(self._pool, guild_id, episode.channel_id)
-        return Episode.from_row(fresh) if fresh else episode
+        return await self.current(guild_id, episode.channel_id) or episode
 
     # --- the reply's working memory --------------------------------------------------------
 

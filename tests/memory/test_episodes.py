@@ -10,9 +10,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from db.facts import add_forgotten
 from db.messages import insert_messages
 from memory import Memory, open_memory
 from memory.core.clock import FixedClock
+from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
@@ -230,3 +232,30 @@ async def test_the_sweep_queues_one_summary_job_per_guild_and_a_worker_runs_it(
     await eventually(summarised, timeout=30)
     jobs = [e for e in memory.telemetry.recent("job") if e["job"] == "episodes"]
     assert [(e["guild_id"], e["outcome"]) for e in jobs] == [(G, "ok")]
+
+
+async def test_a_busy_channels_summary_so_far_in_a_catch_up_leaves_out_what_was_forgotten(
+    db_pool, tmp_path
+) -> None:
+    """The catch-up summarises a busy channel's open episode on the spot; that fresh summary
+    is served scrubbed of forgotten statements like every listed episode."""
+    guild, channel = 9101, 9102
+    start = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+    texts = ["I am allergic to cats, sadly"] + [
+        f"the bake sale needs {n} more trays of lemon bars" for n in range(1, 40)
+    ]
+    async with memory_at(db_pool, tmp_path, start + timedelta(minutes=45)) as memory:
+        for user_id, name in ((1, "alice"), (2, "bob")):
+            memory.writer.submit_member(Member(guild, user_id, username=name))
+        for line in episode_lines(texts, guild=guild, channel=channel, at=start, first_id=1):
+            memory.writer.submit(line)
+        await memory.writer.flush()
+        await memory.episodes.settled()
+        await add_forgotten(db_pool, guild, 1, "alice is allergic to cats", 1)
+
+        caught_up = await memory.episodes.catch_up(
+            guild, 3, Viewer.of_channels(3, {channel}), hours=24
+        )
+
+    assert "bake sale" in caught_up, caught_up
+    assert "allergic" not in caught_up, caught_up
