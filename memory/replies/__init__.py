@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memory.replies._composer import IncomingMessage, ReplyComposer, ReplyConfig, ReplyResult
+from memory.replies._composer import ReplyComposer
+from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult
 from memory.replies._tool_sources import build_tool_sources
 from memory.replies._tools import ReplyToolbox, ToolSources
 from memory.replies._window import ConversationWindows, Turn

@@ -45,8 +45,6 @@ Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
 # (guild, channel, question, viewer) -> the channel's current episode and any asked about.
 EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
 
-__all__ = ["IncomingMessage", "ReplyComposer", "ReplyConfig", "ReplyResult", "reader_of"]
-
 
 class ReplyComposer:
     """Builds the XML reply prompt and asks the `reply` purpose for the answer."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from cachetools import LRUCache, TTLCache
 
 if TYPE_CHECKING:
-    from memory.replies._composer import IncomingMessage
+    from memory.replies._message import IncomingMessage
 
 _log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from memory.replies._gate import WindowGate
 from memory.replies._window import ConversationWindows, Turn
 
 if TYPE_CHECKING:
-    from memory.replies._composer import IncomingMessage
+    from memory.replies._message import IncomingMessage
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
 
