@@ -13,7 +13,6 @@ embedded PostgreSQL in a temporary directory.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import platform
@@ -35,6 +34,7 @@ from bench import (
 from bench.database import BenchServer, bench_server
 from bench.ingest import paced, throughput
 from bench.report import Reporter
+from memory.core import event_loop
 
 _log = logging.getLogger(__name__)
 
@@ -247,4 +247,4 @@ async def run_all(
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

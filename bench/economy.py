@@ -16,7 +16,6 @@ over the same database then serves every member again: the restart cost.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import random
 import sys
@@ -33,6 +32,7 @@ from bench.providers import TOKENIZER, CountingProvider, Usage
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
 from memory.context import MemoryManager
+from memory.core import event_loop
 from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
@@ -352,4 +352,4 @@ async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -31,6 +31,7 @@ from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import migrate
 from db.pool import create_pool
+from memory.core import event_loop
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 from memory.ingest import BatchedWriter
@@ -243,4 +244,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -38,6 +38,7 @@ from db.facts import get_facts, get_forgotten
 from db.members import get_members
 from memory.context import MemoryManager
 from memory.context._merge import HISTORY_DAYS
+from memory.core import event_loop
 from memory.core.clock import FixedClock, day_bounds
 from memory.summaries import load_guild_forgotten
 
@@ -285,4 +286,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

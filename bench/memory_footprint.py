@@ -31,6 +31,7 @@ from bench.providers import CountingProvider
 from bench.report import Reporter
 from bench.synthetic import NOW, GuildSpec, SyntheticGuild, load_guild
 from memory.context import MemoryManager
+from memory.core import event_loop
 from memory.core.clock import Clock, FixedClock
 
 _log = logging.getLogger(__name__)
@@ -250,4 +251,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -19,7 +19,6 @@ back, e.g. by recalling the question itself), prompt tokens p50 and the console 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import json
 import logging
@@ -44,6 +43,7 @@ from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory import open_memory
+from memory.core import event_loop
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
@@ -238,4 +238,4 @@ def _outcome(item: Asked) -> dict[str, Any]:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -17,7 +17,6 @@ search figures again under 'english'.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 import time
@@ -29,6 +28,7 @@ from bench.database import BenchServer, bench_server
 from bench.harness import timed
 from bench.recall_data import LONG_QUESTIONS, QUESTIONS, RecallGuild, fill
 from bench.report import Reporter, percentile
+from memory.core import event_loop
 from memory.guilds import GuildDefaults, update_guild_settings
 from memory.recall import RecallService
 
@@ -203,4 +203,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -12,7 +12,6 @@ after the question is embedded (the embedding request itself is the provider's l
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import random
 import sys
@@ -25,6 +24,7 @@ from bench.database import bench_server
 from bench.harness import timed
 from bench.report import Reporter, percentile
 from db.embeddings import embeddings_ready, nearest_messages
+from memory.core import event_loop
 from memory.llm import EMBEDDING_DIMENSIONS
 
 BENCH = "recall_vectors"
@@ -123,4 +123,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -37,6 +37,7 @@ from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.report import Reporter, percentile
 from memory import open_memory
+from memory.core import event_loop
 from memory.core.clock import SystemClock
 from memory.core.telemetry import Telemetry
 
@@ -195,4 +196,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

@@ -16,7 +16,6 @@ day no longer fits one prompt (DAILY_PROMPT_MAX_CHARS) and is chunked and reduce
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import random
 import sys
@@ -33,6 +32,7 @@ from bench.providers import CountingProvider, Usage
 from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
 from memory.context import MemoryManager
+from memory.core import event_loop
 from memory.core.clock import FixedClock
 
 _log = logging.getLogger(__name__)
@@ -247,4 +247,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(event_loop.run(main()))

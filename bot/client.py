@@ -28,6 +28,7 @@ from discord.ext import commands
 
 from bot.readers import ChannelReaders
 from memory import DatabaseUnavailable, Memory, ShardTaken, open_memory
+from memory.core import event_loop
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 
@@ -232,7 +233,7 @@ def run_bot(settings: Settings) -> int:
     signals = ShutdownSignals()
     signals.install()  # stays for the life of the process: a late signal is no crash
     try:
-        return asyncio.run(serve(settings, signals=signals))
+        return event_loop.run(serve(settings, signals=signals))
     except KeyboardInterrupt:
         return 130
     except ShardTaken as exc:  # another live process runs these shards: never answer twice

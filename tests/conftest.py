@@ -6,10 +6,11 @@ fast and leaves no state behind for the next test.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -19,11 +20,19 @@ from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import migrate
 from db.pool import create_pool
+from memory.core import event_loop
 from memory.core.telemetry import Telemetry
 from tests.dead_endpoint import connections, dead_url  # noqa: F401 - fixtures
 
 TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """The tests run on the event loop the program runs on (uvloop where installed)."""
+    return {"program": event_loop.new_loop}
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from contextlib import AbstractAsyncContextManager
 
 from bot.banner import version
 from memory import DatabaseUnavailable, Memory, describe_database, embedded_exists, open_memory
+from memory.core import event_loop
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
 from memory.core.settings import Settings, SettingsError, load_settings
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = args.handler(args, settings)
         if inspect.iscoroutine(result):
-            result = asyncio.run(result)
+            result = event_loop.run(result)
     except KeyboardInterrupt:
         return 130
     except (CliError, DatabaseUnavailable) as exc:

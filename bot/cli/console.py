@@ -17,6 +17,7 @@ from bot.cli import CliError, open_cli_memory
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
 from bot.console_input import LineReader, interrupted
 from memory import PrivacyError, describe_database
+from memory.core import event_loop
 from memory.core.settings import Settings
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
@@ -41,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:
-    return asyncio.run(run_console(args, settings))
+    return event_loop.run(run_console(args, settings))
 
 
 async def run_console(args: argparse.Namespace, settings: Settings) -> int:
