@@ -120,6 +120,25 @@ async def is_remembered(db: Executor, guild_id: int, user_id: int) -> bool:
     )
 
 
+async def consent_and_remembered(
+    db: Executor, guild_id: int, user_id: int
+) -> tuple[Consent | None, bool]:
+    """The member's recorded choice (None: never chose) and `is_remembered`, in one query."""
+    row = await db.fetchrow(
+        "SELECT c.state, c.changed_at, c.changed_by, c.by_admin, "
+        + STORABLE.format(row="m")
+        + " AS remembered FROM (SELECT $1::bigint AS guild_id, $2::bigint AS author_id) m"
+        " LEFT JOIN member_consent c ON c.guild_id = m.guild_id AND c.user_id = m.author_id",
+        guild_id,
+        user_id,
+    )
+    assert row is not None  # the FROM clause is one row
+    consent = None
+    if row["state"] is not None:
+        consent = Consent(row["state"], row["changed_at"], row["changed_by"], row["by_admin"])
+    return consent, bool(row["remembered"])
+
+
 async def delete_messages_of(db: Executor, guild_id: int, user_id: int) -> int:
     """The last sweep after an opt-out: any message of theirs a write in flight stored."""
     result = await db.execute(

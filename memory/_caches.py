@@ -6,15 +6,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Sequence
+from typing import Protocol
 
 import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
 from memory.context import MemoryManager
-from memory.members import MemberDirectory
 from memory.replies import ReplyComposer
 
 _log = logging.getLogger(__name__)
+
+
+class HeldRows(Protocol):
+    """Rows about members kept in memory (names, consent, forgotten statements)."""
+
+    def forget(self, guild_id: int, user_id: int | None = None) -> None: ...
+
+    def forget_all(self) -> None: ...
 
 
 class CrossProcessCaches:
@@ -27,13 +35,18 @@ class CrossProcessCaches:
         # The conversation windows (set once the composer exists): words that are gone leave
         # them in every process too.
         self.replies: ReplyComposer | None = None
-        # The member rows the reply path keeps (set once the directory exists).
-        self.members: MemberDirectory | None = None
+        # What the reply path keeps about members (the directory's rows, consent, forgotten
+        # statements): every change of a member drops theirs (`hold`).
+        self._held: list[HeldRows] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._origin = new_origin()
         self.listener = InvalidationListener(
             pool, self._apply, self._reconnected, origin=self._origin
         )
+
+    def hold(self, rows: HeldRows) -> None:
+        """Keep `rows` true: a member's change drops theirs, a guild's change the guild's."""
+        self._held.append(rows)
 
     def member(self, guild_id: int, user_id: int) -> None:
         self._member_changed(guild_id, user_id)
@@ -67,8 +80,7 @@ class CrossProcessCaches:
     ) -> None:
         """A statement was forgotten: it leaves every process's windows (contexts follow the
         fact change itself); a forgotten alias leaves the member's cached row."""
-        if self.members is not None:
-            self.members.forget(guild_id, user_id)
+        self._forget_held(guild_id, user_id)
         if self.replies is not None:
             await self.replies.keeper.statement_forgotten(guild_id, user_id, statement, names)
         self._publish(
@@ -82,18 +94,20 @@ class CrossProcessCaches:
     def _reconnected(self) -> None:
         """Invalidations may have been missed while disconnected: drop everything held."""
         self._manager.messages_changed()
-        if self.members is not None:
-            self.members.forget_all()
+        for rows in self._held:
+            rows.forget_all()
 
     def _member_changed(self, guild_id: int, user_id: int) -> None:
         self._manager.invalidate(guild_id, user_id)
-        if self.members is not None:
-            self.members.forget(guild_id, user_id)
+        self._forget_held(guild_id, user_id)
 
     def _guild_changed(self, guild_id: int) -> None:
         self._manager.invalidate_guild(guild_id)
-        if self.members is not None:
-            self.members.forget(guild_id)
+        self._forget_held(guild_id, None)
+
+    def _forget_held(self, guild_id: int, user_id: int | None) -> None:
+        for rows in self._held:
+            rows.forget(guild_id, user_id)
 
     def _publish(self, **event: object) -> None:
         task = asyncio.create_task(self._send(event))
@@ -122,8 +136,7 @@ class CrossProcessCaches:
             if self.replies is not None:
                 self.replies.keeper.member_back(guild_id, user_id)
         elif kind == "forgot":
-            if self.members is not None:
-                self.members.forget(guild_id, user_id)
+            self._forget_held(guild_id, user_id)
             if self.replies is not None:
                 statement = str(event.get("statement") or "")
                 listed = event.get("names")

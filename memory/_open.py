@@ -10,7 +10,7 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -27,6 +27,7 @@ from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
+from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
@@ -35,7 +36,13 @@ from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
-from memory.members import MemberDirectory, NameIndexCache
+from memory.members import (
+    ForgottenStatements,
+    MemberConsent,
+    MemberDirectory,
+    MemberReads,
+    NameIndexCache,
+)
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import (
@@ -215,15 +222,30 @@ def _services(
     writer: BatchedWriter,
 ) -> Memory:
     guild_settings = GuildSettingsCache(pool, GuildDefaults.from_settings(settings))
+    # One member directory for the reply path, recall and episodes, its rows kept a minute, and
+    # members' consent and forgotten statements kept as long; every member change drops them
+    # in every process.
+    members = MemberDirectory(pool, cache_seconds=MEMBER_ROWS_SECONDS)
+    consent = MemberConsent(pool, telemetry=telemetry)
+    forgotten = ForgottenStatements(pool, telemetry=telemetry)
     manager = MemoryManager(
-        pool, llm, ContextConfig.from_settings(settings), clock=clock, telemetry=telemetry
+        pool,
+        llm,
+        ContextConfig.from_settings(settings),
+        clock=clock,
+        telemetry=telemetry,
+        reads=MemberReads.held(members, consent, forgotten),
     )
     caches = CrossProcessCaches(pool, manager)
-    # One member directory for the reply path, recall and episodes, its rows kept a minute;
-    # every member change drops them in every process.
-    members = MemberDirectory(pool, cache_seconds=MEMBER_ROWS_SECONDS)
-    caches.members = members
-    writer.on_members_stored = members.seen  # a rename shows at once in this process
+    for held in (members, consent, forgotten):
+        caches.hold(held)
+
+    def members_stored(sightings: Iterable[tuple[Member, bool]]) -> None:
+        seen = list(sightings)  # a rename shows at once in this process
+        members.seen(seen)
+        forgotten.seen(seen)
+
+    writer.on_members_stored = members_stored
     episodes = EpisodeService(
         pool,
         llm,
@@ -233,6 +255,7 @@ def _services(
         default_silence_minutes=settings.episode_silence_minutes,
         llm_summaries=settings.episode_llm_summaries,
         members=members,
+        forgotten=forgotten.in_guild,
         bot_name=settings.bot_name,
     )
     writer.on_messages_stored = episodes.note
@@ -248,7 +271,7 @@ def _services(
         fallback=MemoryLLM(OfflineProvider()),
     )
     commands = _commands(settings, clock, telemetry, pool, llm, manager, facts, guild_settings)
-    privacy = _privacy(settings, clock, telemetry, pool, manager, caches, writer, episodes)
+    privacy = _privacy(settings, clock, telemetry, pool, manager, caches, writer, episodes, consent)
     embeddings = open_embedding_index(pool, settings, telemetry)
     recorder, budget = open_usage(settings, telemetry, pool, llm)
     retention, worker = open_background(
@@ -258,7 +281,7 @@ def _services(
     names = NameIndexCache(members.all)
     recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name, members=members)
     replies = open_reply_composer(
-        settings, clock, telemetry, pool, llm, manager, episodes, recall, names, members
+        settings, clock, telemetry, pool, llm, manager, episodes, recall, names, members, consent
     )
     caches.replies = replies  # gone words leave the windows of every process
     facts.subscribe_forget(
@@ -335,6 +358,7 @@ def _privacy(
     caches: CrossProcessCaches,
     writer: BatchedWriter,
     episodes: EpisodeService,
+    consent: MemberConsent,
 ) -> PrivacyDesk:
     async def resummarize(guild_id: int, day: date) -> object:
         result = await manager.summarize_day(guild_id, day, force=False)
@@ -351,6 +375,7 @@ def _privacy(
             forget_member=episodes.forget_member,
             member_gone=caches.member_gone,
             member_back=caches.member_back,
+            read_consent=consent.consent,
         ),
         default_timezone=settings.default_timezone,
         clock=clock,

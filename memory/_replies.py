@@ -10,7 +10,6 @@ from functools import partial
 
 import asyncpg
 
-from db.consent import is_remembered
 from memory.context import MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
@@ -18,7 +17,7 @@ from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.llm import MemoryLLM
-from memory.members import MemberDirectory, NameIndexCache
+from memory.members import MemberConsent, MemberDirectory, NameIndexCache
 from memory.recall import Asking, RecallHit, RecallService
 from memory.replies import (
     ConversationWindows,
@@ -47,6 +46,7 @@ def open_reply_composer(
     recall: RecallService,
     names: NameIndexCache,
     directory: MemberDirectory,
+    consent: MemberConsent,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget;
     `recall` and its member `names` are the ones the front door's `Memory.recall` uses."""
@@ -99,5 +99,5 @@ def open_reply_composer(
         recall=recalled,
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
         episode=episodes.reply_context,
-        remembered=lambda guild_id, user_id: is_remembered(pool, guild_id, user_id),
+        remembered=consent.remembered,
     )

@@ -10,7 +10,7 @@ import asyncio
 import itertools
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -28,11 +28,15 @@ TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()
 
 
-def pytest_asyncio_loop_factories(
-    config: pytest.Config, item: pytest.Item
-) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
-    """The tests run on the event loop the program runs on (uvloop where installed)."""
-    return {"program": event_loop.new_loop}
+@pytest.fixture(scope="session")
+def event_loop_policy() -> asyncio.AbstractEventLoopPolicy:
+    """The tests run on the event loop the program runs on (uvloop where installed).
+
+    pytest-asyncio suggests its `pytest_asyncio_loop_factories` hook instead, but that one
+    parametrizes only async tests: a sync test using an async session fixture then gets a
+    second session loop, and the first one's fixtures (the template database) are torn down.
+    """
+    return event_loop.loop_policy()
 
 
 @pytest.fixture

@@ -146,7 +146,10 @@ class RepliesCog(commands.Cog, name="Replies"):
         async with self._locks.hold(channel_id):
             await self._cooldown(channel_id)
             try:
-                async with _typing_beside(message.channel):
+                # In a burst the answers need Discord's request budget (50 a second for the
+                # whole bot): no typing indicator for replies that come within a second anyway.
+                indicator = not self.composer.busy
+                async with _typing_beside(message.channel, show=indicator):
                     result = await self.composer.compose(incoming(message, text, viewer))
                 parts = reply_parts(result.text) or [APOLOGY]
                 parts = await self._with_opt_in_hint(message, parts)
@@ -209,11 +212,14 @@ class RepliesCog(commands.Cog, name="Replies"):
 
 
 @contextlib.asynccontextmanager
-async def _typing_beside(channel: discord.abc.Messageable) -> AsyncIterator[None]:
-    """The typing indicator while composing, without waiting for Discord to acknowledge it
-    before composing starts (one round trip per reply, queued behind every other reply in a
-    burst). Its POST is still done before the answer is sent, so it never arrives after it
-    (which would leave the indicator showing)."""
+async def _typing_beside(channel: discord.abc.Messageable, *, show: bool) -> AsyncIterator[None]:
+    """The typing indicator while composing (when `show`), without waiting for Discord to
+    acknowledge it before composing starts (one round trip per reply, queued behind every other
+    reply in a burst). Its POST is still done before the answer is sent, so it never arrives
+    after it (which would leave the indicator showing)."""
+    if not show:
+        yield
+        return
     typing = channel.typing()
     entering = asyncio.ensure_future(typing.__aenter__())
     try:

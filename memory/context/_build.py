@@ -28,19 +28,18 @@ from cachetools import LRUCache
 from db import contexts as context_store
 from db import learned as learned_store
 from db import summaries as store
-from db.consent import is_remembered
-from db.facts import get_facts, get_forgotten
-from db.members import get_members
+from db.facts import get_forgotten
+from db.stored_memory import StoredMemory, stored_memory
 from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attached
 from memory.core.cache import AsyncCache
 from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
 from memory.core.telemetry import Telemetry
-from memory.members import prompt_member
+from memory.members import MemberReads, prompt_member
 from memory.summaries import (
     BuildStats,
     DailySummarizer,
     HistoricalSummarizer,
-    load_guild_forgotten,
+    forgotten_about,
 )
 
 _log = logging.getLogger(__name__)
@@ -90,8 +89,10 @@ class ContextBuilder:
         clock: Clock,
         telemetry: Telemetry,
         timezone: Callable[[int], object],
+        reads: MemberReads,
     ) -> None:
         self._pool = pool
+        self._reads = reads
         self.daily = daily
         self.history = history
         self._merger = merger
@@ -126,7 +127,7 @@ class ContextBuilder:
     async def build(self, guild_id: int, user_id: int) -> Built:
         stats = BuildStats()
         inputs = await self.base_inputs(guild_id, user_id)
-        if not await is_remembered(self._pool, guild_id, user_id):
+        if not await self._reads.remembered(guild_id, user_id):
             return Built(inputs, ("", ""), stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
@@ -194,28 +195,41 @@ class ContextBuilder:
         stats.cache("today", hit)
         return notes
 
-    async def base_inputs(
-        self, guild_id: int, user_id: int, db: asyncpg.Pool | asyncpg.Connection | None = None
-    ) -> ContextInputs:
-        """What every context starts from (facts, forgotten statements, the member), read
-        through `db` (one connection: the fallback's five reads wait for the pool once)."""
+    async def stored_inputs(
+        self, guild_id: int, user_id: int
+    ) -> tuple[ContextInputs, StoredMemory]:
+        """What every context starts from (facts, forgotten statements, the member) and what
+        is stored to serve without building (the fallback): one round trip for the member's
+        own rows, the member and the guild's forgotten statements from the rows held."""
         timezone = str(await self._timezone(guild_id))  # type: ignore[misc]
-        db = db or self._pool
-        facts = await get_facts(db, guild_id, user_id)
-        forgotten = await get_forgotten(db, guild_id, user_id)
-        guild_forgotten = await load_guild_forgotten(db, guild_id)
-        members = await get_members(db, guild_id, [user_id])
-        learned = await learned_store.current_facts(db, guild_id, user_id)
-        return ContextInputs(
+        members = await self._reads.members(guild_id, [user_id])
+        guild_forgotten = forgotten_about(await self._reads.forgotten(guild_id))
+        today = local_day(self._clock.now(), timezone)
+        stored = await stored_memory(
+            self._pool,
+            guild_id,
+            user_id,
+            today=today,
+            first_day=today - timedelta(days=HISTORY_DAYS),
+            narrative_day=today - timedelta(days=1),
+        )
+        told = (stored.told or "").strip()
+        inputs = ContextInputs(
             guild_id=guild_id,
             timezone=timezone,
-            today=local_day(self._clock.now(), timezone),
+            today=today,
             member=prompt_member(user_id, members),
-            facts=with_learned(facts.blob.strip() if facts else "", learned),
-            forgotten=forgotten,
+            facts=with_learned(told, stored.learned),
+            forgotten=stored.forgotten,
             guild_forgotten=guild_forgotten,
-            told=facts.blob.strip() if facts else "",
+            told=told,
         )
+        return inputs, stored
+
+    async def base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
+        """What every context starts from (facts, forgotten statements, the member)."""
+        inputs, _ = await self.stored_inputs(guild_id, user_id)
+        return inputs
 
     async def _refresh_days(
         self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats
@@ -254,7 +268,7 @@ class ContextBuilder:
         wanted = sorted({*known} if user_id is None else {user_id, *known})
         if not wanted:
             return
-        members = await get_members(self._pool, guild_id, wanted)
+        members = await self._reads.members(guild_id, wanted)
         batch = {}
         days = {}
         for member_id in wanted:

@@ -37,6 +37,7 @@ from memory.core.report import ContextReport
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import LLMError, MemoryLLM
+from memory.members import MemberReads
 from memory.summaries import (
     BuildStats,
     DailySummarizer,
@@ -89,7 +90,10 @@ class MemoryManager:
         *,
         clock: Clock,
         telemetry: Telemetry,
+        reads: MemberReads | None = None,
     ) -> None:
+        """`reads`: how members are read (the rows the reply path holds); straight from the
+        database when not given."""
         self._pool = pool
         self._config = config
         self._clock = clock
@@ -114,6 +118,7 @@ class MemoryManager:
             clock=clock,
             telemetry=self._telemetry,
             timezone=self.timezone,
+            reads=reads or MemberReads.direct(pool),
         )
         self._builds: SingleFlight[tuple[int, int], Built] = SingleFlight("memory_build")
         # Builds at once: in a burst of cold members the rest wait here (their replies get the
@@ -158,8 +163,8 @@ class MemoryManager:
         """Only what is stored, served the way a fallback is: nothing is built and the LLM is
         never called (`memorybot memory show --no-build`)."""
         started = time.perf_counter()
-        inputs = await self._builder.base_inputs(guild_id, user_id)
-        text, served = await fallback_context(self._pool, inputs, self._max_chars)
+        inputs, stored = await self._builder.stored_inputs(guild_id, user_id)
+        text, served = fallback_context(stored, inputs, self._max_chars)
         return fallback_report(
             inputs,
             guild_id=guild_id,
@@ -339,13 +344,10 @@ class MemoryManager:
         served = "none"
         inputs: ContextInputs | None = None
         try:
-            # One connection for its nine reads: under a burst the pool is queued, and each
-            # acquire would wait behind every other reply again. The timezone first (cached),
-            # so no read needs a second connection while this one is held.
-            await self.timezone(guild_id)
-            async with self._pool.acquire() as connection:
-                inputs = await self._builder.base_inputs(guild_id, user_id, connection)
-                text, served = await fallback_context(connection, inputs, self._max_chars)
+            # One round trip for the member's own rows (in a burst every query costs the
+            # event loop as much as the database).
+            inputs, stored = await self._builder.stored_inputs(guild_id, user_id)
+            text, served = fallback_context(stored, inputs, self._max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
         self._telemetry.emit(

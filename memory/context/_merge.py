@@ -10,14 +10,10 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
-import asyncpg
-
-from db import contexts as context_store
-from db import notes as notes_store
-from db import summaries as store
+from db.stored_memory import StoredMemory
 from memory.core.telemetry import Telemetry
 from memory.core.text import split_sentences
 from memory.llm import LLMBadOutput, MemoryLLM, PromptMember
@@ -251,10 +247,10 @@ class ContextMerger:
         return text
 
 
-async def fallback_context(
-    pool: asyncpg.Pool | asyncpg.Connection, inputs: ContextInputs, max_chars: int
+def fallback_context(
+    stored: StoredMemory, inputs: ContextInputs, max_chars: int
 ) -> tuple[str | None, str]:
-    """(text, what was served) without any LLM call, best first:
+    """(text, what was served) from what is stored, without any LLM call, best first:
 
     1. the last known good context, if it was built from the current facts and forgotten
        statements (otherwise it may lack a new fact or still hold a forgotten one);
@@ -262,11 +258,8 @@ async def fallback_context(
     3. facts alone ("facts"); 4. nothing ("none").
     Fills `inputs.today_text`/`history_text` with what was used, for the report.
     """
-    guild_id, user_id = inputs.guild_id, inputs.member.user_id
-    today = inputs.today
-    notes = (await notes_store.day_notes(pool, guild_id, today, user_id)).get(user_id, [])
-    inputs.today_text = inputs.clean(" ".join(notes))
-    known_good = await context_store.get_merged_context(pool, guild_id, user_id)
+    inputs.today_text = inputs.clean(" ".join(stored.notes))
+    known_good = stored.merged
     if (
         known_good is not None
         and known_good.sources.get("facts_hash") == content_hash(inputs.facts)
@@ -276,14 +269,10 @@ async def fallback_context(
         text = attach_today(merged, inputs.today_text, max_chars) if merged else None
         if text:
             return text, "last_known_good"
-    recent = await store.member_daily_summaries(
-        pool, guild_id, user_id, today - timedelta(days=HISTORY_DAYS), today
-    )
-    latest = await store.latest_historical(pool, guild_id, user_id, today - timedelta(days=1))
-    if latest is not None:
-        history = latest[1]
+    if stored.narrative is not None:
+        history = stored.narrative[1]
     else:  # no narrative yet: the latest daily summaries themselves, newest first
-        history = " ".join(text for day, text in reversed(recent) if day != today)
+        history = " ".join(text for day, text in reversed(stored.recent) if day != inputs.today)
     inputs.history_text = inputs.clean(history)
     text = assemble_fallback(inputs.facts, inputs.today_text, inputs.history_text, max_chars)
     if text is None:

@@ -28,11 +28,10 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     return uvloop.run(main)
 
 
-def new_loop() -> asyncio.AbstractEventLoop:
-    """A new loop of the kind `run` uses, for runners that create their loops themselves (the
-    tests)."""
+def loop_policy() -> asyncio.AbstractEventLoopPolicy:
+    """The policy `run` uses, for runners that create their loops themselves (the tests)."""
     try:
         import uvloop
     except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
+        return asyncio.DefaultEventLoopPolicy()
+    return uvloop.EventLoopPolicy()

@@ -11,20 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import asyncpg
-
-from db.summaries import forgotten_in_guild
+from memory.core.models import Member
 from memory.core.text import drop_sentences, mentions_name, restates_any
 from memory.episodes._views import Episode
 
 Forgotten = list[tuple[int, tuple[str, ...], tuple[str, ...]]]  # (member, names, statements)
 
 
-async def load_forgotten(db: asyncpg.Pool | asyncpg.Connection, guild_id: int) -> Forgotten:
-    return [
-        (member.user_id, tuple(member.names), tuple(statements))
-        for member, statements in await forgotten_in_guild(db, guild_id)
-    ]
+def forgotten_of(rows: Sequence[tuple[Member, Sequence[str]]]) -> Forgotten:
+    """`db.summaries.forgotten_in_guild`'s rows (read now, or held) as the scrub takes them."""
+    return [(member.user_id, tuple(member.names), tuple(statements)) for member, statements in rows]
 
 
 def scrub(text: str, forgotten: Forgotten, speakers: Sequence[int] = ()) -> str:

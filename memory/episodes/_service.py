@@ -15,14 +15,15 @@ import asyncpg
 
 from db import episode_reads as reads
 from db import episodes as store
+from db.summaries import forgotten_in_guild
 from memory.core.clock import Clock
-from memory.core.models import ChatMessage
+from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
 from memory.core.text import content_tokens
 from memory.core.viewer import Viewer
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
-from memory.episodes._forgotten import load_forgotten, scrub_episodes
+from memory.episodes._forgotten import forgotten_of, scrub_episodes
 from memory.episodes._listing import listing_rows, readable_ids
 from memory.episodes._reply import EpisodeReplyMemory
 from memory.episodes._segment import SegmentRules
@@ -46,6 +47,8 @@ DIGEST_LEASE_SECONDS = 300.0
 
 
 PublicChannels = Callable[[int, set[int]], Awaitable[frozenset[int]]]
+# A guild's forgotten statements by member (`db.summaries.forgotten_in_guild`, or held rows).
+ReadForgotten = Callable[[int], Awaitable[list[tuple[Member, list[str]]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +74,13 @@ class EpisodeService:
         public_channels: PublicChannels | None = None,
         llm_summaries: str = "digest",
         members: MemberDirectory | None = None,
+        forgotten: ReadForgotten | None = None,
         bot_name: str = "",
     ) -> None:
+        """`members`, `forgotten`: the rows the reply path holds (read from the database when
+        not given)."""
         self._pool = pool
+        self._forgotten = forgotten or (lambda guild_id: forgotten_in_guild(pool, guild_id))
         self._guilds = guild_settings
         self._clock = clock
         self._telemetry = telemetry
@@ -173,7 +180,7 @@ class EpisodeService:
         """Episodes as served: without sentences restating what a member asked to forget."""
         if not episodes:
             return episodes
-        return scrub_episodes(episodes, await load_forgotten(self._pool, guild_id))
+        return scrub_episodes(episodes, forgotten_of(await self._forgotten(guild_id)))
 
     async def current(self, guild_id: int, channel_id: int) -> Episode | None:
         row = await reads.current(self._pool, guild_id, channel_id)

@@ -11,11 +11,13 @@ An extractive summary is upgraded by the model when a consumer needs one (`provi
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
+from cachetools import LRUCache
 from pydantic import BaseModel, Field
 
 from db import episodes as store
@@ -32,6 +34,8 @@ SUMMARY_CHARS = 400
 BATCH_CHARS = 24_000
 BATCH_EPISODES = 12
 LINE_CHARS = 300
+# Extractive summaries made for replies, kept by the lines they summarise.
+EXTRACTED_KEPT = 512
 
 
 class EpisodeAnswer(BaseModel):
@@ -63,6 +67,7 @@ class EpisodeSummarizer:
         self._members = members or MemberDirectory(pool)
         self._bot_name = bot_name
         self._offline = OfflineProvider()
+        self._extracted: LRUCache[bytes, EpisodeAnswer] = LRUCache(maxsize=EXTRACTED_KEPT)
 
     async def summarize_guild(
         self, guild_id: int, *, model: bool, limit: int = 200, upgrade: Sequence[int] = ()
@@ -118,10 +123,22 @@ class EpisodeSummarizer:
 
     async def extract(self, guild_id: int, episode: asyncpg.Record) -> EpisodeAnswer:
         """An extractive title and summary of the episode as it is now, not stored (a reply
-        asking about an episode not summarised yet: its summary stays due for its job)."""
+        asking about an episode not summarised yet: its summary stays due for its job).
+
+        Kept by what the episode's lines say (every asker of a day gets the same episodes, and
+        a burst asked for the same five a hundred times); an edit, a delete or a rename
+        changes the lines, so nothing gone is ever served from here."""
         item = await self._item(guild_id, episode)
-        _, parsed = await self._ask(guild_id, [item], model=False)
-        return next(iter(parsed.episodes), EpisodeAnswer(id=item["id"]))
+        key = hashlib.blake2b(
+            repr((item["id"], [(line["author"], line["text"]) for line in item["lines"]])).encode(),
+            digest_size=16,
+        ).digest()
+        answer = self._extracted.get(key)
+        if answer is None:
+            _, parsed = await self._ask(guild_id, [item], model=False)
+            answer = next(iter(parsed.episodes), EpisodeAnswer(id=item["id"]))
+            self._extracted[key] = answer
+        return answer
 
     async def _ask(
         self, guild_id: int, batch: Sequence[dict[str, Any]], *, model: bool

@@ -61,7 +61,7 @@ class MemberDirectory:
         for member, nickname_known in sightings:
             key = (member.guild_id, member.user_id)
             cached = self._rows.get(key)
-            if cached is not None and _renames(cached, member, nickname_known):
+            if cached is not None and renames(cached, member, nickname_known):
                 self._rows.pop(key, None)
 
     def forget_all(self) -> None:
@@ -90,7 +90,7 @@ class MemberDirectory:
         }
 
 
-def _renames(cached: Member, seen: Member, nickname_known: bool) -> bool:
+def renames(cached: Member, seen: Member, nickname_known: bool) -> bool:
     """Does storing `seen` change the names of `cached` (unknown fields are kept as stored)?"""
     if seen.username is not None and seen.username != cached.username:
         return True

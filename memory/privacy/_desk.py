@@ -68,6 +68,8 @@ class PrivacyHooks:
     forget_member: Callable[[int, int], Awaitable[None]] | None = None
     member_gone: MemberGone | None = None
     member_back: Invalidate | None = None
+    # The consent the reply path holds (asked on every reply); the database when not given.
+    read_consent: Callable[[int, int], Awaitable[Consent | None]] | None = None
 
 
 class PrivacyDesk:
@@ -143,6 +145,8 @@ class PrivacyDesk:
 
     async def consent(self, guild_id: int, user_id: int) -> Consent | None:
         """The member's recorded choice (None: never chose)."""
+        if self._hooks.read_consent is not None:
+            return await self._hooks.read_consent(guild_id, user_id)
         return await consent_of(self._pool, guild_id, user_id)
 
     async def opt_out(

@@ -119,6 +119,11 @@ class ReplyComposer:
                 ordered.append(user_id)
         return ordered[: self.config.max_members]
 
+    @property
+    def busy(self) -> bool:
+        """A burst: more than `busy_replies` replies composing at once."""
+        return self._composing > self.config.busy_replies
+
     def _budget(self) -> float:
         """How long a reply starting now waits for its memory. In a burst every reply's memory
         competes for the same event loop and pool, so waiting the full budget would queue each
@@ -126,7 +131,7 @@ class ReplyComposer:
         ready, the fallback, or nothing) after `busy_budget_seconds` instead. The builds go on in
         the background and serve the next reply warm."""
         budget = self.config.memory_budget_seconds
-        if self._composing > self.config.busy_replies:
+        if self.busy:
             return min(budget, self.config.busy_budget_seconds)
         return budget
 

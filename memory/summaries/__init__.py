@@ -9,6 +9,7 @@ from memory.summaries._forgetting import (
     ForgottenAbout,
     drop_forgotten,
     drop_guild_forgotten,
+    forgotten_about,
     load_guild_forgotten,
 )
 from memory.summaries._historical import HistoricalSummarizer
@@ -24,6 +25,7 @@ __all__ = [
     "SummaryConfig",
     "drop_forgotten",
     "drop_guild_forgotten",
+    "forgotten_about",
     "learned_lines",
     "load_guild_forgotten",
 ]

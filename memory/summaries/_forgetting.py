@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from db.summaries import forgotten_in_guild
+from memory.core.models import Member
 from memory.core.text import drop_restating, drop_sentences, mentions_name, restates_any
 
 _log = logging.getLogger(__name__)
@@ -70,7 +71,12 @@ async def load_guild_forgotten(
     db: asyncpg.Pool | asyncpg.Connection, guild_id: int
 ) -> list[ForgottenAbout]:
     """Everything forgotten in the guild, by member, ready for `drop_guild_forgotten`."""
+    return forgotten_about(await forgotten_in_guild(db, guild_id))
+
+
+def forgotten_about(rows: Sequence[tuple[Member, Sequence[str]]]) -> list[ForgottenAbout]:
+    """`forgotten_in_guild`'s rows (read now, or held) ready for `drop_guild_forgotten`."""
     return [
         ForgottenAbout(member.user_id, member.names, tuple(statements))
-        for member, statements in await forgotten_in_guild(db, guild_id)
+        for member, statements in rows
     ]
