@@ -4,6 +4,7 @@ conversation window reach the prompt; long answers split; no pings; failures apo
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -100,6 +101,48 @@ async def test_reply_prompt_holds_both_named_members_and_the_window(
     assert any(path.endswith("/messages") for path in channel_posts[typing_at + 1 :]), (
         "the answer came after the indicator"
     )
+
+
+class GatedProvider(CapturingProvider):
+    """Holds the first reply until released: a reply still composing when others arrive."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.composing = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose == "reply" and not self.composing.is_set():
+            self.composing.set()
+            await self.release.wait()
+        return await super().complete(request)
+
+
+async def test_in_a_burst_replies_come_without_a_typing_indicator(
+    fake_discord: FakeDiscord, start_bot: StartBot
+) -> None:
+    """Past `busy_replies` replies composing, Discord's request budget goes to the answers:
+    the next reply shows no typing indicator, and every question is still answered."""
+    provider = GatedProvider()
+    bot = await _start(start_bot, provider)
+    composer = bot.memory.replies
+    composer.config = replace(composer.config, busy_replies=0)  # one composing is a burst
+    other = await fake_discord.create_channel("random")
+    bot_id = fake_discord.bot_user.id
+    start = len(fake_discord.sent_messages)
+
+    first = await fake_discord.send_message(f"<@{bot_id}> hello there", author="alice")
+    await asyncio.wait_for(provider.composing.wait(), 10)
+    assert fake_discord.typing == [fake_discord.channel.id], "a lone reply shows the indicator"
+    second = await fake_discord.send_message(
+        f"<@{bot_id}> and hello here", author="bob", channel=other
+    )
+    reply = await _reply_to(fake_discord, second, start)
+    provider.release.set()
+    await _reply_to(fake_discord, first, start)
+
+    assert reply["content"] == "Happy to help!"
+    assert other.id not in fake_discord.typing, "no indicator for a reply during a burst"
 
 
 async def test_long_answer_is_split_and_failures_apologise(

@@ -14,10 +14,11 @@ from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.replies import IncomingMessage
 from tests.fakes import RecordingProvider
-from tests.support import eventually
+from tests.support import chat_message, eventually
 
 G, ALICE, BOB, CHANNEL = 950, 95, 96, 9500
 NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
@@ -175,3 +176,63 @@ async def test_a_forget_in_one_process_leaves_the_others_windows(
         await eventually(forgotten, timeout=2)
         turns = (await bot.replies._windows.view(CHANNEL)).turns
         assert [turn.content for turn in turns] == ["Nights again"]
+
+
+async def test_an_opt_out_elsewhere_reaches_the_consent_held_here(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    """The reply path holds consent a minute: another process's opt-out still shows at once
+    (the bot refuses to answer from memory), and an opt-in back too."""
+    async with two_processes(db_pool, database_dsn, tmp_path) as (bot, cli):
+        bot.writer.submit_member(Member(G, ALICE, username="alice"))
+        await bot.writer.flush()
+        assert await bot.privacy.consent(G, ALICE) is None  # read once: now held
+
+        subject = await cli.privacy.subject(G, str(ALICE))
+        await cli.privacy.opt_out(subject, actor_id=ALICE, by_admin=False)
+
+        async def state() -> str | None:
+            consent = await bot.privacy.consent(G, ALICE)
+            return consent.state if consent is not None else None
+
+        await eventually(lambda: _is(state, "out"), timeout=2)
+        await cli.privacy.opt_in(G, ALICE, actor_id=ALICE, by_admin=False)
+        await eventually(lambda: _is(state, "in"), timeout=2)
+
+
+async def test_a_forget_elsewhere_reaches_the_forgotten_statements_held_here(
+    db_pool, database_dsn, tmp_path: Path
+) -> None:
+    """A catch-up scrubs episodes with the guild's forgotten statements, held a minute: a
+    forget in another process takes the statement out of this one's next catch-up."""
+    async with two_processes(db_pool, database_dsn, tmp_path) as (bot, other):
+        for user_id, name in ((ALICE, "alice"), (BOB, "bob")):
+            bot.writer.submit_member(Member(G, user_id, username=name))
+        texts = ["I am allergic to cats, sadly", "oh no, and the bake sale has cat cookies"]
+        for index, text in enumerate(texts):
+            bot.writer.submit(
+                chat_message(
+                    100 + index,
+                    text,
+                    guild_id=G,
+                    channel_id=CHANNEL,
+                    author_id=(ALICE, BOB)[index],
+                    created_at=NOW - timedelta(hours=1, minutes=-index),
+                )
+            )
+        await bot.writer.flush()
+        await bot.episodes.settled()
+        viewer = Viewer.of_channels(3, {CHANNEL})
+        assert "allergic" in await bot.episodes.catch_up(G, 3, viewer, hours=24)
+
+        alice = Member(G, ALICE, username="alice")
+        await other.facts.forget(G, alice, "alice is allergic to cats", actor_id=ALICE)
+
+        async def scrubbed() -> bool:
+            return "allergic" not in await bot.episodes.catch_up(G, 3, viewer, hours=24)
+
+        await eventually(scrubbed, timeout=2)
+
+
+async def _is(read, expected: object) -> bool:
+    return await read() == expected

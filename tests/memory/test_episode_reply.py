@@ -5,6 +5,7 @@ reader may read."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from db.guilds import ensure_channel_names
 from db.messages import insert_messages
 from memory import IncomingMessage, Memory
+from memory.core.models import Member
 from memory.core.viewer import Viewer
 from tests.memory.episode_support import episode_lines, memory_at
 
@@ -133,3 +135,39 @@ async def test_the_working_memory_does_not_echo_the_message_being_answered(
     episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
     assert "Current topic: the sourdough starter finally bubbled" in episode
     assert "rye flour better" not in episode
+
+
+async def test_an_edit_or_delete_changes_the_extract_a_reply_gets_for_an_asked_day(
+    memory: Memory,
+) -> None:
+    """Extracts made for replies are kept by the lines they summarise: the next reply after an
+    edit or a delete is made from the chat as it is now, never from the kept one."""
+    monday = datetime(2026, 10, 12, 18, 0, tzinfo=UTC)
+    trip = said(TRIP, monday, GENERAL, 73_000)
+    memory.writer.submit_member(Member(G, 1, username="alice"))
+    memory.writer.submit_member(Member(G, 2, username="bob"))
+    for message in trip:
+        memory.writer.submit(message)
+    await memory.writer.flush()
+    await memory.episodes.settled()
+    reader = Viewer.of_channels(1, {GENERAL})
+    question = "Bot, what did we talk about on Monday, October 12?"
+
+    async def asked_episode() -> str:
+        result = await memory.replies.compose(ask(question, viewer=reader))
+        return result.prompt.split("<episode>")[1].split("</episode>")[0]
+
+    assert "planning the camping trip" in await asked_episode()
+    assert "planning the camping trip" in await asked_episode()  # the kept extract
+
+    memory.writer.submit_edit(replace(trip[0], content="planning the kayak outing next weekend"))
+    await memory.writer.flush()
+    await memory.episodes.settled()
+    episode = await asked_episode()
+    assert "camping trip to the lake next weekend" not in episode
+    assert "kayak outing" in episode
+
+    memory.writer.submit_delete(trip[0].message_id)
+    await memory.writer.flush()
+    await memory.episodes.settled()
+    assert "kayak" not in await asked_episode()
