@@ -26,6 +26,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot.rate_buckets import AmortisedBucketClearing
 from bot.readers import ChannelReaders
 from memory import DatabaseUnavailable, Memory, ShardTaken, open_memory
 from memory.core import event_loop
@@ -90,6 +91,7 @@ class MemoryBot(commands.AutoShardedBot):
             **options,
         )
         self.memory = memory
+        AmortisedBucketClearing.install(self.http)
         # Which channels each member can read (the viewer of /recall and replies).
         self.readers = ChannelReaders()
         self.extension_names = list(EXTENSIONS if extensions is None else extensions)

@@ -125,6 +125,7 @@ class MemoryManager:
         # fallback within the budget) instead of every build and reply sharing the event loop
         # and the pool at once, which made every reply as slow as all the builds together.
         self._building = asyncio.Semaphore(config.max_parallel_builds)
+        self._running: set[tuple[int, int]] = set()  # builds past the semaphore
         # The warm path: a member's last build, good for the rest of its local hour (today's
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
@@ -134,14 +135,17 @@ class MemoryManager:
 
     # --- public ---------------------------------------------------------------------------
 
-    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+    ) -> str | None:
         """The member's context for a reply, never raising; None when nothing is known.
 
         Waits at most `budget` seconds for the build; past that the fallback is served and the
-        build goes on in the background for the next request.
+        build goes on in the background for the next request. Without `wait_in_queue` (a
+        burst), a build that would first wait for a free slot is not waited for at all.
         """
         try:
-            report = await self.build_context(guild_id, user_id, budget=budget)
+            report = await self._serve(guild_id, user_id, budget, wait_in_queue)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -179,7 +183,9 @@ class MemoryManager:
             shared=False,
         )
 
-    async def _serve(self, guild_id: int, user_id: int, budget: float | None) -> ContextReport:
+    async def _serve(
+        self, guild_id: int, user_id: int, budget: float | None, wait_in_queue: bool = True
+    ) -> ContextReport:
         if self._closed:
             raise RuntimeError("MemoryManager is closed")
         started = time.perf_counter()
@@ -204,6 +210,11 @@ class MemoryManager:
             return report_of(
                 last, stats, self._max_chars, budget=budget, started=started, shared=shared
             )
+        queued = (guild_id, user_id) not in self._running and self._building.locked()
+        if budget is not None and queued and not wait_in_queue:
+            # A burst: this build starts only after the ones ahead of it, so the reply would
+            # spend its whole budget waiting and then read the fallback anyway.
+            return await self._fallback(guild_id, user_id, "queued", None, budget, started, shared)
         reason: str | None = None
         error: BaseException | None = None
         try:
@@ -320,8 +331,12 @@ class MemoryManager:
 
     async def _build(self, guild_id: int, user_id: int) -> Built:
         async with self._building:
-            epoch = self._warm.epoch
-            built = await self._builder.build(guild_id, user_id)
+            self._running.add((guild_id, user_id))
+            try:
+                epoch = self._warm.epoch
+                built = await self._builder.build(guild_id, user_id)
+            finally:
+                self._running.discard((guild_id, user_id))
         self._warm.put(served_context(built.inputs, built.parts, self._warm), epoch=epoch)
         return built
 

@@ -33,7 +33,9 @@ _log = logging.getLogger(__name__)
 
 
 class MemorySource(Protocol):
-    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None: ...
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+    ) -> str | None: ...
 
 
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
@@ -136,12 +138,13 @@ class ReplyComposer:
         return budget
 
     async def _gather_memories(
-        self, guild_id: int, user_ids: list[int], budget: float
+        self, guild_id: int, user_ids: list[int], budget: float, *, busy: bool
     ) -> dict[int, str]:
-        """Every member's context within the time budget; late or failed ones are skipped."""
+        """Every member's context within the time budget; late or failed ones are skipped. In
+        a burst (`busy`) a member whose build would wait in the queue gets the fallback."""
         tasks = {
             user_id: asyncio.ensure_future(
-                self._memory.get_memories(guild_id, user_id, budget=budget)
+                self._memory.get_memories(guild_id, user_id, budget=budget, wait_in_queue=not busy)
             )
             for user_id in user_ids
         }
@@ -253,15 +256,15 @@ class ReplyComposer:
         """Answer `message`. Raises LLMError only when every provider failed."""
         self._composing += 1
         try:
-            return await self._compose(message, self._budget())
+            return await self._compose(message, self._budget(), busy=self.busy)
         finally:
             self._composing -= 1
 
-    async def _compose(self, message: IncomingMessage, budget: float) -> ReplyResult:
+    async def _compose(self, message: IncomingMessage, budget: float, *, busy: bool) -> ReplyResult:
         started = time.perf_counter()
         user_ids = await self.relevant_members(message)
         memories_task = asyncio.ensure_future(
-            self._gather_memories(message.guild_id, user_ids, budget)
+            self._gather_memories(message.guild_id, user_ids, budget, busy=busy)
         )
         recall_task = asyncio.ensure_future(self._recall_hits(message, message.content, budget))
         episode_task = asyncio.ensure_future(self._episode_text(message, budget))

@@ -50,3 +50,33 @@ async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
     assert (await alice).text
     assert "Bob" in (await full(memory, GUILD, BOB) or "")
     await memory.aclose()
+
+
+async def test_in_a_burst_a_queued_build_is_not_waited_for(db_pool, telemetry) -> None:
+    """Without `wait_in_queue` (a reply in a burst), a member whose build would wait for a
+    free slot gets the fallback at once instead of after the whole budget."""
+    await add_members(db_pool)
+    await add_week(db_pool)
+    release = asyncio.Event()
+
+    async def held_history(request: LLMRequest) -> TextOutput | DailySummaries:
+        await release.wait()
+        return history(request)
+
+    provider = model(historical_summary=held_history)
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, db_pool_max=3)
+    alice = asyncio.ensure_future(memory.wait_for_context(GUILD, ALICE))
+    await eventually(lambda: provider.calls["historical_summary"] == 1)
+
+    waited = asyncio.ensure_future(memory.get_memories(GUILD, BOB, budget=30))
+    text = await asyncio.wait_for(
+        memory.get_memories(GUILD, BOB, budget=30, wait_in_queue=False), 10
+    )
+    assert text, "the stored summaries, without waiting out the 30 s budget"
+    assert telemetry.recent("fallback")[-1]["reason"] == "queued"
+    assert not waited.done(), "a patient request still waits for the build"
+
+    release.set()
+    assert (await alice).text
+    assert "Bob" in (await waited or "")
+    await memory.aclose()

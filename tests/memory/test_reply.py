@@ -30,7 +30,9 @@ class StubMemory:
         self.asked: list[int] = []
         self.answered: list[int] = []
 
-    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+    ) -> str | None:
         self.asked.append(user_id)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -165,7 +167,9 @@ async def test_a_cancelled_reply_leaves_no_memory_lookup_running(db_pool) -> Non
     started = asyncio.Event()
 
     class HangingMemory(StubMemory):
-        async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+        async def get_memories(
+            self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+        ) -> str | None:
             started.set()
             await asyncio.Event().wait()  # never answers
             return None
@@ -197,7 +201,9 @@ class BlockedMemory:
     def __init__(self) -> None:
         self.released = asyncio.Event()
 
-    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+    ) -> str | None:
         await self.released.wait()
         return None
 

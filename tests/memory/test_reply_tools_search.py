@@ -34,7 +34,9 @@ DAY = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
 class NoContexts:
-    async def get_memories(self, guild_id: int, user_id: int, *, budget: float) -> str | None:
+    async def get_memories(
+        self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
+    ) -> str | None:
         return "Mia keeps bees." if user_id == MIA else None
 
 
