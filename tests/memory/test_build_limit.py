@@ -4,7 +4,10 @@ wait their turn while their replies get the fallback within the budget."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from typing import Any
 
+from memory.context import MemoryManager
 from memory.core.clock import FixedClock
 from memory.llm.providers._base import LLMRequest
 from memory.llm.tasks._schemas import DailySummaries, TextOutput
@@ -23,9 +26,17 @@ from tests.memory.hierarchy_support import (
 from tests.support import eventually
 
 
-async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
-    db_pool, telemetry
-) -> None:
+@dataclass
+class HeldBuild:
+    """Alice's build holding the only build slot until `release` is set."""
+
+    memory: MemoryManager
+    provider: Any
+    release: asyncio.Event
+    alice: asyncio.Future
+
+
+async def alice_holds_the_slot(db_pool, telemetry) -> HeldBuild:
     await add_members(db_pool)
     await add_week(db_pool)
     release = asyncio.Event()
@@ -39,6 +50,14 @@ async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry, db_pool_max=3)
     alice = asyncio.ensure_future(memory.wait_for_context(GUILD, ALICE))
     await eventually(lambda: provider.calls["historical_summary"] == 1)
+    return HeldBuild(memory, provider, release, alice)
+
+
+async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
+    db_pool, telemetry
+) -> None:
+    held = await alice_holds_the_slot(db_pool, telemetry)
+    memory, provider = held.memory, held.provider
     calls = sum(provider.calls.values())
 
     report = await memory.build_context(GUILD, BOB, budget=0.05)
@@ -46,8 +65,8 @@ async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
     assert report.text, "Bob's reply gets the stored summaries while his build waits"
     assert sum(provider.calls.values()) == calls, "Bob's build has not started beside Alice's"
 
-    release.set()
-    assert (await alice).text
+    held.release.set()
+    assert (await held.alice).text
     assert "Bob" in (await full(memory, GUILD, BOB) or "")
     await memory.aclose()
 
@@ -55,18 +74,8 @@ async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
 async def test_in_a_burst_a_queued_build_is_not_waited_for(db_pool, telemetry) -> None:
     """Without `wait_in_queue` (a reply in a burst), a member whose build would wait for a
     free slot gets the fallback at once instead of after the whole budget."""
-    await add_members(db_pool)
-    await add_week(db_pool)
-    release = asyncio.Event()
-
-    async def held_history(request: LLMRequest) -> TextOutput | DailySummaries:
-        await release.wait()
-        return history(request)
-
-    provider = model(historical_summary=held_history)
-    memory = manager(db_pool, provider, FixedClock(NOW), telemetry, db_pool_max=3)
-    alice = asyncio.ensure_future(memory.wait_for_context(GUILD, ALICE))
-    await eventually(lambda: provider.calls["historical_summary"] == 1)
+    held = await alice_holds_the_slot(db_pool, telemetry)
+    memory = held.memory
 
     waited = asyncio.ensure_future(memory.get_memories(GUILD, BOB, budget=30))
     text = await asyncio.wait_for(
@@ -76,7 +85,7 @@ async def test_in_a_burst_a_queued_build_is_not_waited_for(db_pool, telemetry) -
     assert telemetry.recent("fallback")[-1]["reason"] == "queued"
     assert not waited.done(), "a patient request still waits for the build"
 
-    release.set()
-    assert (await alice).text
+    held.release.set()
+    assert (await held.alice).text
     assert "Bob" in (await waited or "")
     await memory.aclose()
