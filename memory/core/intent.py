@@ -123,6 +123,18 @@ def addressed_text(
 
 
 _LEADING_MENTION = re.compile(r"^\s*<@!?\d+>[\s,:;]*")
+# "what were we talking about", "what did we discuss", "what topics came up", "what happened".
+_TALKED = re.compile(
+    r"\b(talk(?:s|ing|ed)?|discuss(?:es|ing|ed)?|chat(?:s|ting|ted)?|going on|happen(?:ed|ing)?"
+    r"|conversations?|topics?|were we)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_was_talked_about(text: str) -> bool:
+    """Does the question ask what was talked about (episodes answer it)? One rule for routing
+    a question to episodes and for the offline model answering from them."""
+    return _TALKED.search(text) is not None
 
 
 def is_memory_command(text: str, *, bot_name: str) -> bool:

@@ -38,10 +38,6 @@ _MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+{_ORDINAL}\b{_YEAR}", re.IGNORECASE
 _DAY_MONTH = re.compile(rf"\b{_ORDINAL}\s+(?:of\s+)?({_MONTH})\b\.?{_YEAR}", re.IGNORECASE)
 # How many years back a date without its year may lie (its weekday, when named, decides).
 _YEARS_BACK = 7
-_TALKED = re.compile(
-    r"\b(talk(?:ing|ed)? about|discuss(?:ing|ed)?|going on|happened|were we|chat(?:ting|ted)?)\b",
-    re.IGNORECASE,
-)
 
 
 def asks_catch_up(text: str) -> bool:
@@ -117,8 +113,3 @@ def _valid(year: int, month: int, day: int) -> date | None:
         return date(year, month, day)
     except ValueError:  # "February 30"
         return None
-
-
-def asks_about_talk(text: str) -> bool:
-    """'what were we talking about ...', 'what did we discuss ...'."""
-    return _TALKED.search(text) is not None

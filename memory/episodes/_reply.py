@@ -20,6 +20,7 @@ import asyncpg
 
 from db import episode_reads as reads
 from memory.core.clock import Clock
+from memory.core.intent import asks_what_was_talked_about
 from memory.core.text import truncate
 from memory.core.viewer import Viewer
 from memory.episodes import _asked as asked
@@ -71,7 +72,7 @@ class EpisodeReplyMemory:
         settings = await self._guilds.get(guild_id)
         today = self._clock.now().astimezone(ZoneInfo(settings.timezone)).date()
         day = asked.asked_day(text, today)
-        if day is None and not asked.asks_about_talk(text):
+        if day is None and not asks_what_was_talked_about(text):
             return []
         channel_id = await self._asked_channel(guild_id, text)
         if channel_id is not None and not reader.may_read(channel_id):

@@ -171,3 +171,22 @@ async def test_an_edit_or_delete_changes_the_extract_a_reply_gets_for_an_asked_d
     await memory.writer.flush()
     await memory.episodes.settled()
     assert "kayak" not in await asked_episode()
+
+
+async def test_asking_what_topics_came_up_in_a_channel_brings_its_episodes(
+    memory: Memory,
+) -> None:
+    """One rule says a question asks what was talked about, for routing it to episodes and for
+    the offline answer: "topics" and "conversations" count, as "talking" and "discuss" do."""
+    monday = datetime(2026, 10, 12, 18, 0, tzinfo=UTC)
+    await insert_messages(memory.pool, said(TRIP, monday, GENERAL, 73_000))
+    await ensure_channel_names(memory.pool, [(G, GENERAL, "general")])
+    await memory.episodes.cut_guild(G)
+
+    reader = Viewer.of_channels(1, {GENERAL})
+    result = await memory.replies.compose(
+        ask("Bot, what topics came up in #general?", viewer=reader)
+    )
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "#general 2026-10-12 18:00" in episode
+    assert result.text.startswith("Here is what was talked about"), result.text

@@ -11,21 +11,13 @@ from __future__ import annotations
 import html
 import re
 
+from memory.core.intent import asks_what_was_talked_about
 from memory.core.text import truncate
 
 _EPISODE = re.compile(r"<episode\b[^>]*>(?P<body>.*?)</episode\s*>", re.S | re.I)
 # An asked episode's line: an optional channel, then its local start "YYYY-MM-DD HH:MM".
 _ASKED_LINE = re.compile(r"^(?:#\S+ )?\d{4}-\d{2}-\d{2} \d{2}:\d{2}\S*\s?.*$")
-_TALKED = re.compile(
-    r"\b(talk(?:s|ing|ed)?|discuss(?:es|ing|ed)?|chat(?:s|ting|ted)?|going on|happen(?:ed|ing)?"
-    r"|conversations?|topics?)\b",
-    re.IGNORECASE,
-)
 _LINE_CHARS = 420
-
-
-def asks_what_was_talked_about(message: str) -> bool:
-    return _TALKED.search(message) is not None
 
 
 def asked_episodes(prompt: str) -> list[str]:
