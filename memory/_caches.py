@@ -69,10 +69,9 @@ class CrossProcessCaches:
         self._publish(kind="gone", guild_id=guild_id, user_id=user_id)
 
     def member_back(self, guild_id: int, user_id: int) -> None:
-        """Opted in again: every process lets their words into the windows again."""
+        """Opted in again: every process lets their words into the windows again (the windows'
+        gate reads the consent this drops)."""
         self._member_changed(guild_id, user_id)
-        if self.replies is not None:
-            self.replies.keeper.member_back(guild_id, user_id)
         self._publish(kind="back", guild_id=guild_id, user_id=user_id)
 
     async def forgot(
@@ -133,8 +132,6 @@ class CrossProcessCaches:
                 self._run(self.replies.keeper.member_gone(guild_id, user_id))
         elif kind == "back":
             self._member_changed(guild_id, user_id)
-            if self.replies is not None:
-                self.replies.keeper.member_back(guild_id, user_id)
         elif kind == "forgot":
             self._forget_held(guild_id, user_id)
             if self.replies is not None:

@@ -83,13 +83,8 @@ class WindowKeeper:
 
     async def member_gone(self, guild_id: int, user_id: int) -> int:
         """An opted-out or purged member: their turns leave; an opted-out one's next ones stay
-        out (their consent is read again)."""
-        self._gate.recheck(guild_id, user_id)
+        out (the gate reads the consent the caller's change already dropped)."""
         return await self._windows.drop_author(guild_id, user_id)
-
-    def member_back(self, guild_id: int, user_id: int) -> None:
-        """Opted in again: their words may enter the window from now on."""
-        self._gate.recheck(guild_id, user_id)
 
     async def statement_forgotten(
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]
