@@ -87,54 +87,55 @@ async def replace_stretch(
     """Make the channel's episodes that start in [start, until] be `episodes`: rows that kept
     their first message keep their summary (due again if their messages changed), the others
     go. Call inside a transaction holding `lock_channel`. How many rows changed."""
-    firsts = [episode.first_message_id for episode in episodes]
-    status = await connection.execute(
+    # One statement: the rows deleted (first message not among `episodes`) and the rows put
+    # (first message among them) are disjoint, so neither part needs to see the other's work.
+    changed = await connection.fetchval(
         """
-        DELETE FROM episodes
-        WHERE channel_id = $1
-          AND ($2::timestamptz IS NULL OR (started_at, first_message_id) >= ($2, $3::bigint))
-          AND started_at <= $4 AND NOT first_message_id = ANY($5::bigint[])
-        """,
-        channel_id,
-        start[0] if start else None,
-        start[1] if start else 0,
-        until,
-        firsts,
-    )
-    changed = int(status.split()[-1])
-    status = await connection.execute(
-        """
-        INSERT INTO episodes AS e (guild_id, channel_id, first_message_id, last_message_id,
-                                   started_at, ended_at, message_count, member_ids, state)
-        SELECT $1, $2, t.f, t.l, t.s, t.e, t.n,
-               string_to_array(t.m, ',')::bigint[],
-               CASE WHEN t.c THEN 'closed' ELSE 'open' END
-        FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[], $6::timestamptz[],
-                    $7::int[], $8::text[], $9::bool[]) AS t(f, l, s, e, n, m, c)
-        ON CONFLICT (channel_id, first_message_id) DO UPDATE SET
-            last_message_id = EXCLUDED.last_message_id,
-            started_at = EXCLUDED.started_at,
-            ended_at = EXCLUDED.ended_at,
-            message_count = EXCLUDED.message_count,
-            member_ids = EXCLUDED.member_ids,
-            state = CASE WHEN EXCLUDED.state = 'open' THEN 'open'
-                         WHEN e.state = 'stale' THEN 'stale' ELSE 'closed' END,
-            updated_at = now()
-        WHERE (e.last_message_id, e.message_count, e.state = 'open')
-              IS DISTINCT FROM (EXCLUDED.last_message_id, EXCLUDED.message_count,
-                                EXCLUDED.state = 'open')
+        WITH gone AS (
+            DELETE FROM episodes
+            WHERE channel_id = $2
+              AND ($10::timestamptz IS NULL
+                   OR (started_at, first_message_id) >= ($10, $11::bigint))
+              AND started_at <= $12 AND NOT first_message_id = ANY($3::bigint[])
+            RETURNING 1
+        ), put AS (
+            INSERT INTO episodes AS e (guild_id, channel_id, first_message_id, last_message_id,
+                                       started_at, ended_at, message_count, member_ids, state)
+            SELECT $1, $2, t.f, t.l, t.s, t.e, t.n,
+                   string_to_array(t.m, ',')::bigint[],
+                   CASE WHEN t.c THEN 'closed' ELSE 'open' END
+            FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[], $6::timestamptz[],
+                        $7::int[], $8::text[], $9::bool[]) AS t(f, l, s, e, n, m, c)
+            ON CONFLICT (channel_id, first_message_id) DO UPDATE SET
+                last_message_id = EXCLUDED.last_message_id,
+                started_at = EXCLUDED.started_at,
+                ended_at = EXCLUDED.ended_at,
+                message_count = EXCLUDED.message_count,
+                member_ids = EXCLUDED.member_ids,
+                state = CASE WHEN EXCLUDED.state = 'open' THEN 'open'
+                             WHEN e.state = 'stale' THEN 'stale' ELSE 'closed' END,
+                updated_at = now()
+            WHERE (e.last_message_id, e.message_count, e.state = 'open')
+                  IS DISTINCT FROM (EXCLUDED.last_message_id, EXCLUDED.message_count,
+                                    EXCLUDED.state = 'open')
+            RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM gone) + (SELECT count(*) FROM put)
         """,
         guild_id,
         channel_id,
-        firsts,
+        [episode.first_message_id for episode in episodes],
         [episode.last_message_id for episode in episodes],
         [episode.started_at for episode in episodes],
         [episode.ended_at for episode in episodes],
         [episode.message_count for episode in episodes],
         [",".join(str(int(value)) for value in episode.member_ids) for episode in episodes],
         [episode.closed for episode in episodes],
+        start[0] if start else None,
+        start[1] if start else 0,
+        until,
     )
-    return changed + int(status.split()[-1])
+    return int(changed)
 
 
 async def close_quiet(
