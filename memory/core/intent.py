@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 # Re-exported: the command parser's callers rewrite statements with them.
@@ -112,7 +113,7 @@ def addressed_text(
     stripped = text.strip()
     name = bot_name.strip()
     if name:
-        match = re.match(rf"^@?{re.escape(name)}(?![\w-])[\s,:;!.]*", stripped, re.IGNORECASE)
+        match = _name_prefix(name).match(stripped)
         if match:
             return _without_bot_mention(stripped[match.end() :], bot_user_id).strip()
     if bot_user_id is not None and re.search(rf"<@!?{bot_user_id}>", stripped):
@@ -120,6 +121,12 @@ def addressed_text(
     if reply_to_bot:
         return stripped
     return None
+
+
+@lru_cache(maxsize=16)
+def _name_prefix(name: str) -> re.Pattern[str]:
+    """The bot's name opening a message ("Bot, ...", "@bot: ..."), compiled once per name."""
+    return re.compile(rf"^@?{re.escape(name)}(?![\w-])[\s,:;!.]*", re.IGNORECASE)
 
 
 _LEADING_MENTION = re.compile(r"^\s*<@!?\d+>[\s,:;]*")
@@ -137,6 +144,7 @@ def asks_what_was_talked_about(text: str) -> bool:
     return _TALKED.search(text) is not None
 
 
+@lru_cache(maxsize=4096)  # pure; today's notes ask again for every unread message per build
 def is_memory_command(text: str, *, bot_name: str) -> bool:
     """Whether a stored message told the bot to remember, forget or tell about someone.
 
