@@ -10,7 +10,7 @@ pool closes, and the pool closes before the embedded server stops.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -27,7 +27,6 @@ from memory._shards import hold_shards
 from memory.commands import CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
-from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
@@ -36,25 +35,14 @@ from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
-from memory.members import (
-    ForgottenStatements,
-    MemberConsent,
-    MemberDirectory,
-    MemberReads,
-    NameIndexCache,
-)
+from memory.members import HeldMembers, MemberConsent, MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
-from memory.replies import (
-    ReplyComposer,
-)
+from memory.replies import ReplyComposer
 from memory.telemetry import UsageRollup, attach_sinks, build_stats, render_stats
 from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
 
 _log = logging.getLogger(__name__)
-
-# Hits a reply's search brings (messages first, one lane kept for a day summary); the prompt's
-# token budget then decides how many fit.
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,10 +197,6 @@ def _writer(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> Bat
     )
 
 
-# How long the reply path keeps a member's row (a rename shows within it; changes at once).
-MEMBER_ROWS_SECONDS = 60.0
-
-
 def _services(
     settings: Settings,
     clock: Clock,
@@ -224,52 +208,27 @@ def _services(
     guild_settings = GuildSettingsCache(pool, GuildDefaults.from_settings(settings))
     # One member directory for the reply path, recall and episodes, its rows kept a minute, and
     # members' consent and forgotten statements kept as long; every member change drops them
-    # in every process.
-    members = MemberDirectory(pool, cache_seconds=MEMBER_ROWS_SECONDS)
-    consent = MemberConsent(pool, telemetry=telemetry)
-    forgotten = ForgottenStatements(pool, telemetry=telemetry)
+    # in every process, and a rename the writer stores at once in this one.
+    held = HeldMembers.open(pool, telemetry=telemetry)
+    members, consent = held.directory, held.consent
     manager = MemoryManager(
         pool,
         llm,
         ContextConfig.from_settings(settings),
         clock=clock,
         telemetry=telemetry,
-        reads=MemberReads.held(members, consent, forgotten),
+        reads=held.reads(),
     )
     caches = CrossProcessCaches(pool, manager)
-    for held in (members, consent, forgotten):
-        caches.hold(held)
-
-    def members_stored(sightings: Iterable[tuple[Member, bool]]) -> None:
-        seen = list(sightings)  # a rename shows at once in this process
-        members.seen(seen)
-        forgotten.seen(seen)
-
-    writer.on_members_stored = members_stored
-    episodes = EpisodeService(
-        pool,
-        llm,
-        guild_settings,
-        clock=clock,
-        telemetry=telemetry,
-        default_silence_minutes=settings.episode_silence_minutes,
-        llm_summaries=settings.episode_llm_summaries,
-        members=members,
-        forgotten=forgotten.in_guild,
-        bot_name=settings.bot_name,
-    )
+    for rows in held.parts():
+        caches.hold(rows)
+    writer.on_members_stored = held.seen
+    episodes = _episodes(settings, clock, telemetry, pool, llm, guild_settings, held)
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
     manager.on_learned(caches.member)  # a fact learned from chat shows at once, everywhere
-    facts = FactService(
-        pool,
-        llm,
-        FactsConfig.from_settings(settings),
-        telemetry=telemetry,
-        on_change=caches.member,
-        fallback=MemoryLLM(OfflineProvider()),
-    )
+    facts = _facts(settings, telemetry, pool, llm, caches)
     commands = _commands(settings, clock, telemetry, pool, llm, manager, facts, guild_settings)
     privacy = _privacy(settings, clock, telemetry, pool, manager, caches, writer, episodes, consent)
     embeddings = open_embedding_index(pool, settings, telemetry)
@@ -284,11 +243,6 @@ def _services(
         settings, clock, telemetry, pool, llm, manager, episodes, recall, names, members, consent
     )
     caches.replies = replies  # gone words leave the windows of every process
-    facts.subscribe_forget(
-        lambda guild_id, member, statement: caches.forgot(
-            guild_id, member.user_id, statement, member.names
-        )
-    )
     usage = UsageRollup()
     usage.seed(telemetry.recent())
     telemetry.add_sink(usage)
@@ -319,6 +273,53 @@ def _services(
         usage_recorder=recorder,
         token_budget=budget,
     )
+
+
+def _episodes(
+    settings: Settings,
+    clock: Clock,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    guild_settings: GuildSettingsCache,
+    held: HeldMembers,
+) -> EpisodeService:
+    return EpisodeService(
+        pool,
+        llm,
+        guild_settings,
+        clock=clock,
+        telemetry=telemetry,
+        default_silence_minutes=settings.episode_silence_minutes,
+        llm_summaries=settings.episode_llm_summaries,
+        members=held.directory,
+        forgotten=held.forgotten.in_guild,
+        bot_name=settings.bot_name,
+    )
+
+
+def _facts(
+    settings: Settings,
+    telemetry: Telemetry,
+    pool: asyncpg.Pool,
+    llm: MemoryLLM,
+    caches: CrossProcessCaches,
+) -> FactService:
+    """Facts whose every change (and forgotten statement) reaches every process's caches."""
+    facts = FactService(
+        pool,
+        llm,
+        FactsConfig.from_settings(settings),
+        telemetry=telemetry,
+        on_change=caches.member,
+        fallback=MemoryLLM(OfflineProvider()),
+    )
+    facts.subscribe_forget(
+        lambda guild_id, member, statement: caches.forgot(
+            guild_id, member.user_id, statement, member.names
+        )
+    )
+    return facts
 
 
 def _commands(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory.members._directory import MemberDirectory
-from memory.members._held import ForgottenStatements, MemberConsent, MemberReads
+from memory.members._held import ForgottenStatements, HeldMembers, MemberConsent, MemberReads
 from memory.members._names import NameIndexCache, mentioned_ids, render_mentions
 from memory.members._render import (
     USER_MENTION,
@@ -18,6 +18,7 @@ from memory.members._resolve import MemberResolver, Resolution, describe
 __all__ = [
     "USER_MENTION",
     "ForgottenStatements",
+    "HeldMembers",
     "MemberConsent",
     "MemberDirectory",
     "MemberReads",

@@ -23,7 +23,8 @@ from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.members._directory import MemberDirectory, renames
 
-# How long a member's consent and a guild's forgotten statements are kept (changes drop them).
+# How long a member's row, consent and a guild's forgotten statements are kept (a change drops
+# them at once; another process's rename shows within it).
 HELD_SECONDS = 60.0
 
 
@@ -143,3 +144,33 @@ class MemberReads:
         return cls(
             members=directory.get, remembered=consent.remembered, forgotten=forgotten.in_guild
         )
+
+
+@dataclass(frozen=True, slots=True)
+class HeldMembers:
+    """Everything the reply path holds about members: their rows, consent and forgotten
+    statements (each kept a minute, each dropped by `CrossProcessCaches` on a change)."""
+
+    directory: MemberDirectory
+    consent: MemberConsent
+    forgotten: ForgottenStatements
+
+    @classmethod
+    def open(cls, pool: asyncpg.Pool, *, telemetry: Telemetry) -> HeldMembers:
+        return cls(
+            MemberDirectory(pool, cache_seconds=HELD_SECONDS),
+            MemberConsent(pool, telemetry=telemetry),
+            ForgottenStatements(pool, telemetry=telemetry),
+        )
+
+    def parts(self) -> tuple[MemberDirectory, MemberConsent, ForgottenStatements]:
+        return self.directory, self.consent, self.forgotten
+
+    def seen(self, sightings: Iterable[tuple[Member, bool]]) -> None:
+        """The writer stored these sightings: a rename shows at once in this process."""
+        seen = list(sightings)
+        self.directory.seen(seen)
+        self.forgotten.seen(seen)
+
+    def reads(self) -> MemberReads:
+        return MemberReads.held(self.directory, self.consent, self.forgotten)
