@@ -126,7 +126,7 @@ class ContextBuilder:
 
     async def build(self, guild_id: int, user_id: int) -> Built:
         stats = BuildStats()
-        inputs = await self.base_inputs(guild_id, user_id)
+        inputs, _ = await self.stored_inputs(guild_id, user_id)
         if not await self._reads.remembered(guild_id, user_id):
             return Built(inputs, ("", ""), stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
@@ -225,11 +225,6 @@ class ContextBuilder:
             told=told,
         )
         return inputs, stored
-
-    async def base_inputs(self, guild_id: int, user_id: int) -> ContextInputs:
-        """What every context starts from (facts, forgotten statements, the member)."""
-        inputs, _ = await self.stored_inputs(guild_id, user_id)
-        return inputs
 
     async def _refresh_days(
         self, guild_id: int, first: date, last: date, timezone: str, stats: BuildStats

@@ -17,7 +17,7 @@ from db import episode_reads as reads
 from db import episodes as store
 from db.summaries import forgotten_in_guild
 from memory.core.clock import Clock
-from memory.core.models import ChatMessage, Member
+from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 from memory.core.text import content_tokens
 from memory.core.viewer import Viewer
@@ -32,7 +32,7 @@ from memory.episodes._views import Episode, catch_up_line
 from memory.episodes._visibility import public_channel_ids
 from memory.guilds import GuildSettingsCache
 from memory.llm import MemoryLLM
-from memory.members import MemberDirectory
+from memory.members import MemberDirectory, ReadForgotten
 
 _log = logging.getLogger(__name__)
 
@@ -47,8 +47,6 @@ DIGEST_LEASE_SECONDS = 300.0
 
 
 PublicChannels = Callable[[int, set[int]], Awaitable[frozenset[int]]]
-# A guild's forgotten statements by member (`db.summaries.forgotten_in_guild`, or held rows).
-ReadForgotten = Callable[[int], Awaitable[list[tuple[Member, list[str]]]]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from memory.members._directory import MemberDirectory
-from memory.members._held import ForgottenStatements, HeldMembers, MemberConsent, MemberReads
+from memory.members._held import (
+    ForgottenStatements,
+    HeldMembers,
+    MemberConsent,
+    MemberReads,
+    ReadForgotten,
+)
 from memory.members._names import NameIndexCache, mentioned_ids, render_mentions
 from memory.members._render import (
     USER_MENTION,
@@ -24,6 +30,7 @@ __all__ = [
     "MemberReads",
     "MemberResolver",
     "NameIndexCache",
+    "ReadForgotten",
     "Resolution",
     "describe",
     "display_name",

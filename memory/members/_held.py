@@ -120,6 +120,10 @@ class ForgottenStatements:
                 self.forget(member.guild_id)
 
 
+# A guild's forgotten statements by member, with their names (`forgotten_in_guild`'s rows).
+ReadForgotten = Callable[[int], Awaitable[list[tuple[Member, list[str]]]]]
+
+
 @dataclass(frozen=True, slots=True)
 class MemberReads:
     """How memory building reads members: through what the reply path holds, or (tools,
@@ -127,7 +131,7 @@ class MemberReads:
 
     members: Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
     remembered: Callable[[int, int], Awaitable[bool]]
-    forgotten: Callable[[int], Awaitable[list[tuple[Member, list[str]]]]]
+    forgotten: ReadForgotten
 
     @classmethod
     def direct(cls, pool: asyncpg.Pool) -> MemberReads:
