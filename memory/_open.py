@@ -34,7 +34,7 @@ from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import JobWorker
-from memory.llm import MemoryLLM, OfflineProvider, SharedRateLimits, build_llm
+from memory.llm import MemoryLLM, OfflineProvider, build_llm
 from memory.members import HeldMembers, MemberConsent, MemberDirectory, NameIndexCache
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
@@ -169,7 +169,7 @@ async def open_memory(
         writer.start()
         stack.push_async_callback(writer.close)  # drained before the pool closes
         if llm is None:
-            llm = build_llm(settings, telemetry, shared_limits=SharedRateLimits(pool))
+            llm = build_llm(settings, telemetry, pool=pool)
             stack.push_async_callback(llm.provider.aclose)
         memory = _services(settings, clock, telemetry, pool, llm, writer)
         stack.push_async_callback(_close_services, memory)

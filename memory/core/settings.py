@@ -117,6 +117,9 @@ class Settings(BaseSettings):
     llm_queue_timeout_seconds: float = Field(default=120.0, gt=0)
     llm_daily_timeout_seconds: float = Field(default=120.0, gt=0)
     llm_interactive_timeout_seconds: float = Field(default=10.0, gt=0)
+    # The same for an OpenAI-compatible server on this machine or a private network: a local
+    # model on a CPU needs 10-60 s for a reply, and the typing indicator stays on meanwhile.
+    llm_local_interactive_timeout_seconds: float = Field(default=90.0, gt=0)
     llm_backoff_base_seconds: float = Field(default=1.0, ge=0)
     llm_backoff_max_seconds: float = Field(default=30.0, ge=0)
     llm_bad_output_retries: int = Field(default=1, ge=0)

@@ -9,6 +9,7 @@ from memory.llm._factory import build_llm
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
 from memory.llm.offline import OfflineProvider, contradicts, same_claim
 from memory.llm.providers import (
+    DatabaseCapabilities,
     LLMBadOutput,
     LLMError,
     LLMRequest,
@@ -37,6 +38,7 @@ from memory.llm.tasks import (
 
 __all__ = [
     "EMBEDDING_DIMENSIONS",
+    "DatabaseCapabilities",
     "Embedder",
     "LLMBadOutput",
     "LLMError",

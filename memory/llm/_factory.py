@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import asyncpg
+
 from memory.core.settings import PURPOSES, ProviderName, Settings
 from memory.core.telemetry import Telemetry
 from memory.llm.offline import OfflineProvider
@@ -17,12 +19,16 @@ from memory.llm.providers import (
     INTERACTIVE_PURPOSES,
     BreakerPolicy,
     BreakerStateFile,
+    CapabilityStore,
     CircuitBreakers,
+    DatabaseCapabilities,
+    EndpointCapabilities,
     LLMProvider,
     ProviderChain,
     ProviderLimits,
     RequestLimiter,
     RetryPolicy,
+    SharedRateLimits,
     Sleep,
     breaker_listener,
     build_provider,
@@ -64,6 +70,7 @@ def provider_limits(
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
+    local = settings.openai_base_url and is_local_endpoint(settings.openai_base_url)
     return RetryPolicy(
         max_retries=settings.llm_max_retries,
         backoff_base=settings.llm_backoff_base_seconds,
@@ -77,6 +84,9 @@ def retry_policy(settings: Settings) -> RetryPolicy:
         purpose_deadlines={
             purpose: settings.llm_interactive_timeout_seconds for purpose in INTERACTIVE_PURPOSES
         },
+        provider_deadlines={"openai": settings.llm_local_interactive_timeout_seconds}
+        if local
+        else {},
     )
 
 
@@ -87,8 +97,10 @@ def build_provider_chain(
     sleep: Sleep | None = None,
     jitter: Callable[[], float] | None = None,
     shared_limits: SharedLimits | None = None,
+    capabilities: CapabilityStore | None = None,
 ) -> ProviderChain:
-    """Every provider any purpose's chain names, wired with its guards and fallbacks."""
+    """Every provider any purpose's chain names, wired with its guards and fallbacks; with
+    `capabilities`, what each endpoint was found to accept outlives the process."""
     wanted: list[ProviderName] = []
     for purpose in PURPOSES:
         for name in settings.chain_for(purpose):
@@ -98,6 +110,9 @@ def build_provider_chain(
     for name in wanted:
         provider = build_provider(name, settings)
         if provider is not None:
+            known = getattr(provider, "capabilities", None)
+            if isinstance(known, EndpointCapabilities) and capabilities is not None:
+                provider.capabilities = EndpointCapabilities(known.endpoint, capabilities)  # type: ignore[attr-defined]
             built[name] = provider
     if not built:
         _log.warning("no usable LLM provider configured; using the offline provider")
@@ -135,8 +150,15 @@ def build_provider_chain(
 
 
 def build_llm(
-    settings: Settings, telemetry: Telemetry, *, shared_limits: SharedLimits | None = None
+    settings: Settings, telemetry: Telemetry, *, pool: asyncpg.Pool | None = None
 ) -> MemoryLLM:
-    """The memory tasks over the configured provider chain (close with `llm.provider.aclose()`);
-    `shared_limits` makes the requests-per-minute limits hold across processes."""
-    return MemoryLLM(build_provider_chain(settings, telemetry, shared_limits=shared_limits))
+    """The memory tasks over the configured provider chain (close with `llm.provider.aclose()`).
+    With the database `pool`, the requests-per-minute limits hold across processes and what
+    each endpoint accepts outlives the process."""
+    chain = build_provider_chain(
+        settings,
+        telemetry,
+        shared_limits=SharedRateLimits(pool) if pool is not None else None,
+        capabilities=DatabaseCapabilities(pool) if pool is not None else None,
+    )
+    return MemoryLLM(chain, telemetry=telemetry, offline=OfflineProvider())

@@ -20,6 +20,7 @@ from memory.llm.providers._base import (
     LLMTimedOut,
     LLMUnavailable,
     LLMUnreachable,
+    LLMUnusableOutput,
     Purpose,
 )
 from memory.llm.providers._breaker import (
@@ -30,6 +31,13 @@ from memory.llm.providers._breaker import (
     breaker_report,
     is_connect_failure,
     is_local_endpoint,
+)
+from memory.llm.providers._capabilities import (
+    STRUCTURED_MODES,
+    Capabilities,
+    CapabilityStore,
+    DatabaseCapabilities,
+    EndpointCapabilities,
 )
 from memory.llm.providers._chain import (
     LLMQueueTimeout,
@@ -52,9 +60,14 @@ __all__ = [
     "DAILY_PURPOSES",
     "INTERACTIVE_PURPOSES",
     "PROVIDERS",
+    "STRUCTURED_MODES",
     "BreakerPolicy",
     "BreakerStateFile",
+    "Capabilities",
+    "CapabilityStore",
     "CircuitBreakers",
+    "DatabaseCapabilities",
+    "EndpointCapabilities",
     "LLMBadOutput",
     "LLMBlocked",
     "LLMError",
@@ -67,6 +80,7 @@ __all__ = [
     "LLMTimedOut",
     "LLMUnavailable",
     "LLMUnreachable",
+    "LLMUnusableOutput",
     "ProblemLog",
     "ProviderChain",
     "ProviderLimits",

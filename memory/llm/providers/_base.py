@@ -65,6 +65,17 @@ class LLMBlocked(LLMError):
 class LLMBadOutput(LLMError):
     """The answer could not be parsed or validated into the requested schema."""
 
+    # One more sample usually cures a sampling or truncation glitch.
+    resample: bool = True
+
+
+class LLMUnusableOutput(LLMBadOutput):
+    """An answer that cannot be used and that asking again would not mend (a model that
+    answers the last tools round with more tool calls, or with nothing): the caller degrades
+    once instead of repeating the whole exchange."""
+
+    resample = False
+
 
 class LLMRequestRejected(LLMError):
     """A 4xx other than 429: our request is wrong, retrying will not help."""
@@ -84,6 +95,8 @@ class LLMRequest:
     guild_id: int | None = None
     # Tools the model may call before answering (replies); providers without tools ignore it.
     tool_use: ToolUse | None = None
+    # A member waits in a burst: no long wait for a slow local model, no queueing for a slot.
+    urgent: bool = False
 
 
 @dataclass(frozen=True)

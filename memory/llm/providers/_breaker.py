@@ -26,7 +26,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from memory.core.telemetry import Telemetry
-from memory.llm.providers._base import LLMError, LLMTimedOut, LLMUnreachable
+from memory.llm.providers._base import (
+    LLMError,
+    LLMRequestRejected,
+    LLMTimedOut,
+    LLMUnavailable,
+    LLMUnreachable,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -66,6 +72,9 @@ class _Breaker:
         self.probing = False
         self.reason = ""
         self.opened_at: float | None = None
+        # The last failure that was not an outage, and how many times in a row it came.
+        self.last_failure = ""
+        self.same_failures = 0
 
 
 class CircuitBreakers:
@@ -113,6 +122,7 @@ class CircuitBreakers:
     def succeeded(self, provider: str, model: str) -> None:
         breaker = self._get(provider, model)
         breaker.failures = 0
+        breaker.same_failures = 0
         breaker.probing = False
         if breaker.state != CLOSED:
             breaker.state = CLOSED
@@ -122,10 +132,13 @@ class CircuitBreakers:
             self._changed(breaker)
 
     def failed(self, provider: str, model: str, error: LLMError) -> None:
-        """Count a failure that says the model is down (no connection, no answer in time);
-        others (429, 5xx, bad output) are for retries and rate limits, not the breaker."""
+        """Count a failure that says the model is down (no connection, no answer in time), or
+        the same refusal or server error again and again (every call would fail alike); other
+        failures (429, bad output, a new error) are for retries and rate limits."""
         if not isinstance(error, LLMUnreachable | LLMTimedOut):
+            same = self._get(provider, model).same_failures
             self.succeeded(provider, model)  # it answered, if not well: it is reachable
+            self._get(provider, model).same_failures = same  # counted per call, by gave_up
             return
         breaker = self._get(provider, model)
         if breaker.state == OPEN:
@@ -134,6 +147,24 @@ class CircuitBreakers:
         enough = breaker.failures >= self.policy.failures_to_open
         if breaker.state == HALF_OPEN or isinstance(error, LLMUnreachable) or enough:
             self._open(breaker, f"{type(error).__name__}: {error}"[:200])
+
+    def gave_up(self, provider: str, model: str, error: LLMError) -> None:
+        """A call ended in `error` after its retries: the same refusal or server error for
+        `failures_to_open` calls in a row opens the breaker (every call would fail alike)."""
+        breaker = self._get(provider, model)
+        said = f"{type(error).__name__}: {error}"[:200]
+        if not isinstance(error, LLMRequestRejected) and type(error) is not LLMUnavailable:
+            breaker.same_failures = 0
+            breaker.last_failure = ""
+            return
+        if breaker.state == OPEN:
+            return
+        breaker.same_failures = breaker.same_failures + 1 if said == breaker.last_failure else 1
+        breaker.last_failure = said
+        if breaker.same_failures >= self.policy.failures_to_open:
+            breaker.same_failures = 0
+            breaker.last_failure = ""
+            self._open(breaker, said)
 
     def released(self, provider: str, model: str) -> None:
         """A probe ended without telling anything (cancelled): let the next call probe."""

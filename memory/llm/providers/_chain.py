@@ -192,6 +192,20 @@ class ProviderChain(LLMProvider):
             model = guarded.provider.model_for(request.purpose)
             started = time.perf_counter()
             is_last = index == len(names) - 1
+            if request.urgent and name in self.policy.provider_deadlines and not is_last:
+                # A burst: a slow local model would keep every member waiting; the next
+                # provider answers at once.
+                self._emit(
+                    request,
+                    name,
+                    model,
+                    started,
+                    outcome="skipped",
+                    retries=0,
+                    error="burst: a slow model is skipped",
+                    fallback_to=names[index + 1],
+                )
+                continue
             if not self.breakers.allow(name, model):
                 last_error = LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
                 self._emit(
@@ -215,6 +229,7 @@ class ProviderChain(LLMProvider):
             except _GaveUp as gave_up:
                 last_error = gave_up.error
                 self.breakers.released(name, model)
+                self.breakers.gave_up(name, model, gave_up.error)
                 self._emit(
                     request,
                     name,
@@ -255,7 +270,7 @@ class ProviderChain(LLMProvider):
     async def _within_deadline(
         self, guarded: _Guarded, model: str, request: LLMRequest
     ) -> LLMResponse:
-        deadline = self.policy.purpose_deadlines.get(request.purpose)
+        deadline = self.policy.deadline_for(request.purpose, guarded.provider.name)
         if deadline is None:
             return await self._with_retries(guarded, model, request)
         try:
@@ -297,7 +312,7 @@ class ProviderChain(LLMProvider):
             delay: float | None
             if self.breakers.is_open(name, model):
                 delay = None  # the model is down: the next provider answers, now
-            elif isinstance(error, LLMBadOutput) and bad_output_left > 0:
+            elif isinstance(error, LLMBadOutput) and error.resample and bad_output_left > 0:
                 bad_output_left -= 1
                 delay = 0.0
             elif error.retryable and transient_left > 0:
@@ -341,7 +356,7 @@ class ProviderChain(LLMProvider):
                     f"{guarded.provider.name}: no request slot within "
                     f"{self.policy.queue_timeout}s (local rate limit)"
                 ) from None
-            timeout = self.policy.timeout_for(request.purpose)
+            timeout = self.policy.timeout_for(request.purpose, guarded.provider.name)
             try:
                 async with asyncio.timeout(timeout):
                     return await guarded.provider.complete(request)

@@ -21,6 +21,8 @@ class ChatRounds:
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
+    # Why the last round cannot be used as a reply ("" when it can).
+    unusable: str = ""
 
 
 def tool_specs(use: ToolUse) -> list[dict[str, Any]]:
@@ -53,7 +55,12 @@ async def create_with_tools(
             rounds.output_tokens += completion.usage.completion_tokens or 0
         message = completion.choices[0].message if completion.choices else None
         calls = (message.tool_calls or []) if message is not None else []
-        if not calls or not offer:
+        if not offer and calls:
+            rounds.unusable = "the last round asked for more tool calls instead of answering"
+            return rounds
+        if not calls:
+            if message is None or not (message.content or "").strip():
+                rounds.unusable = "no answer after the tool rounds"
             return rounds
         messages.append(
             {

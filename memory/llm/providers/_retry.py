@@ -22,10 +22,22 @@ class RetryPolicy:
     # (queue, retries, backoff) before the next provider answers, so a hung model cannot hold
     # a reply for minutes.
     purpose_deadlines: Mapping[str, float] = field(default_factory=dict)
+    # Providers whose member-facing deadline is longer (a local model on a CPU needs 10-60 s
+    # for a reply): their one attempt gets the whole of it.
+    provider_deadlines: Mapping[str, float] = field(default_factory=dict)
 
-    def timeout_for(self, purpose: str) -> float | None:
+    def deadline_for(self, purpose: str, provider: str = "") -> float | None:
+        """How long one provider gets in all when a member waits (None: no such limit)."""
         deadline = self.purpose_deadlines.get(purpose)
+        if deadline is None:
+            return None
+        return self.provider_deadlines.get(provider, deadline)
+
+    def timeout_for(self, purpose: str, provider: str = "") -> float | None:
+        deadline = self.deadline_for(purpose, provider)
         timeout = self.purpose_timeouts.get(purpose, self.timeout)
+        if deadline is not None and provider in self.provider_deadlines:
+            return deadline
         if deadline is not None and (timeout is None or deadline < timeout):
             return deadline
         return timeout

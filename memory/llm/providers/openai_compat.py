@@ -1,9 +1,11 @@
 """Any OpenAI-compatible chat endpoint: Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter.
 
-Structured calls ask for `response_format: json_schema`. Servers differ in what they accept:
-when one rejects the format (a 400/422) the call is repeated once without it, with the schema
-spelled out in the prompt, and the model remembers not to send it again. Answers are always
-validated on our side, with JSON-in-text extraction for models that wrap or prefix their JSON.
+Structured calls ask for `response_format: json_schema` first. Servers differ in what they
+accept: a refusal (a 400/422, or a 5xx whose body is a validation error, as llama-cpp-python's
+server answers) steps down to `json_object` with a `schema` key, then `json_object`, then plain
+instructions, at once and without backoff; the step is remembered (`_capabilities.py`). Tools
+likewise. Answers are always validated on our side, with JSON-in-text extraction for models
+that wrap or prefix their JSON.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import openai
 from openai import AsyncOpenAI
+from pydantic import BaseModel
 
 from memory.core.settings import Settings, purpose_pairs
 from memory.llm.providers._base import (
@@ -30,11 +33,13 @@ from memory.llm.providers._base import (
     LLMTimedOut,
     LLMUnavailable,
     LLMUnreachable,
+    LLMUnusableOutput,
     Purpose,
     client_timeout,
     secret_value,
 )
 from memory.llm.providers._breaker import is_connect_failure
+from memory.llm.providers._capabilities import EndpointCapabilities, next_structured_mode
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._openai_tools import create_with_tools
 from memory.llm.providers._problems import ProblemLog
@@ -42,8 +47,22 @@ from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 
-# Status codes with which servers say "I do not understand response_format".
-_FORMAT_REJECTED = frozenset({400, 422})
+# Status codes with which servers say "I do not understand this request".
+_REFUSED = frozenset({400, 422})
+# Words of a validation error's body: a 5xx that says these is a refusal, not an outage.
+_VALIDATION_WORDS = (
+    "validation error",
+    "literal_error",
+    "input should be",
+    "extra inputs are not permitted",
+    "unprocessable",
+    "not supported",
+    "unsupported",
+    "invalid value",
+    "unrecognized",
+    "unknown field",
+)
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "grammar")
 
 
 def openai_client(base_url: str, api_key: str | None, timeout_seconds: float) -> AsyncOpenAI:
@@ -77,10 +96,9 @@ class OpenAICompatibleProvider(LLMProvider):
         self.base_url = base_url
         self._problems = ProblemLog("openai")
         self._client = openai_client(base_url, api_key, timeout_seconds)
-        # Models whose server refused `response_format: json_schema` once: prompt-only JSON.
-        self._no_schema_format: set[str] = set()
-        # Models whose server rejected `tools`: replies go to them without tools from then on.
-        self._no_tools: set[str] = set()
+        # What each model was found to accept; a store set by the factory keeps it across
+        # restarts.
+        self.capabilities = EndpointCapabilities(base_url)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OpenAICompatibleProvider:
@@ -102,32 +120,36 @@ class OpenAICompatibleProvider(LLMProvider):
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.purpose)
-        use_format = request.schema is not None and model not in self._no_schema_format
-        if request.tool_use is not None and request.schema is None and model not in self._no_tools:
+        found = await self.capabilities.of(model)
+        if request.tool_use is not None and request.schema is None and found.tools:
             return await self._complete_with_tools(request, model)
-        try:
-            completion = await self._create(request, model, schema_format=use_format)
-        except openai.APIStatusError as exc:
-            if not (use_format and exc.status_code in _FORMAT_REJECTED):
-                raise self._failed(exc, model) from exc
-            _log.info(
-                "%s rejected response_format json_schema (%s); using JSON in text",
-                model,
-                exc.status_code,
-            )
+        mode = found.structured if request.schema is not None else "plain"
+        unsure: str | None = None  # a mode that worked after a refusal that did not name it
+        while True:
             try:
-                completion = await self._create(request, model, schema_format=False)
-            except openai.APIError as retry_exc:
-                raise self._failed(retry_exc, model) from retry_exc
-            # Only now is it clear the format, not the request, was the problem.
-            self._no_schema_format.add(model)
-        except openai.APIError as exc:
-            raise self._failed(exc, model) from exc
+                completion = await self._create(request, model, mode=mode)
+            except openai.APIStatusError as exc:
+                lower = next_structured_mode(mode) if request.schema is not None else None
+                if lower is None or unsure is not None or not is_refusal(exc):
+                    raise self._failed(exc, model) from exc
+                if names_the_format(exc):
+                    await self.capabilities.downgrade(
+                        model, structured=lower, reason=server_message(exc)
+                    )
+                else:  # maybe the format, maybe the request: one step down tells
+                    unsure = server_message(exc)
+                mode = lower
+                continue
+            except openai.APIError as exc:
+                raise self._failed(exc, model) from exc
+            break
+        if unsure is not None:
+            await self.capabilities.downgrade(model, structured=mode, reason=unsure)
         return self._response(request, model, completion)
 
     async def _complete_with_tools(self, request: LLMRequest, model: str) -> LLMResponse:
-        """Offer the request's tools; a server that rejects `tools` (400/422) is asked again
-        without them, and not offered tools again."""
+        """Offer the request's tools; a server that refuses `tools` is asked again without
+        them, and not offered tools again (remembered like a format)."""
         assert request.tool_use is not None
         messages: list[dict[str, Any]] = []
         if request.system:
@@ -145,13 +167,14 @@ class OpenAICompatibleProvider(LLMProvider):
         try:
             rounds = await create_with_tools(create, messages, request.tool_use)
         except openai.APIStatusError as exc:
-            if exc.status_code not in _FORMAT_REJECTED:
+            if not is_refusal(exc):
                 raise self._failed(exc, model) from exc
-            _log.info("%s rejected tools (%s); answering without them", model, exc.status_code)
-            self._no_tools.add(model)
+            await self.capabilities.downgrade(model, tools=False, reason=server_message(exc))
             return await self.complete(request)
         except openai.APIError as exc:
             raise self._failed(exc, model) from exc
+        if rounds.unusable:
+            raise LLMUnusableOutput(f"openai reply: {rounds.unusable}")
         response = self._response(request, model, rounds.completion)
         return replace(
             response, input_tokens=rounds.input_tokens, output_tokens=rounds.output_tokens
@@ -164,23 +187,15 @@ class OpenAICompatibleProvider(LLMProvider):
             self._problems.report(*problem)
         return map_api_error(exc)
 
-    async def _create(self, request: LLMRequest, model: str, *, schema_format: bool) -> Any:
+    async def _create(self, request: LLMRequest, model: str, *, mode: str) -> Any:
         messages: list[dict[str, str]] = []
         if request.system:
             messages.append({"role": "system", "content": request.system})
         prompt = request.prompt
         kwargs: dict[str, Any] = {}
         if request.schema is not None:
-            if schema_format:
-                kwargs["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": request.schema.__name__,
-                        "schema": strict_json_schema(request.schema),
-                        "strict": True,
-                    },
-                }
-            else:
+            kwargs.update(response_format(request.schema, mode))
+            if mode in ("json_object", "plain"):
                 schema_text = json.dumps(request.schema.model_json_schema(), ensure_ascii=False)
                 prompt += (
                     "\n\nAnswer with one JSON object only, no other text, matching this JSON "
@@ -257,7 +272,7 @@ def describe_problem(exc: openai.APIError, *, model: str, base_url: str) -> tupl
     if not isinstance(exc, openai.APIStatusError):
         return None
     code = exc.status_code
-    if code == 429 or code >= 500 or code in (408, 409):
+    if (code == 429 or code >= 500 or code in (408, 409)) and not is_refusal(exc):
         return None  # transient: retried, then a fallback answers
     message = server_message(exc)
     said = f"{code} from {base_url} for model {model}: {message}"[:400]
@@ -282,6 +297,8 @@ def map_api_error(exc: openai.APIError) -> LLMError:
         message = f"openai {code}: {exc.message}"[:500]
         if code == 429:
             return LLMRateLimited(message, retry_after=_retry_after(exc))
+        if code >= 500 and is_refusal(exc):
+            return LLMRequestRejected(f"openai {code} (a refusal): {server_message(exc)}"[:500])
         if code in (408, 409) or code >= 500:
             return LLMUnavailable(message)
         return LLMRequestRejected(message)
@@ -294,3 +311,43 @@ def map_api_error(exc: openai.APIError) -> LLMError:
     if isinstance(exc, openai.APIResponseValidationError):
         return LLMBadOutput(f"openai: unexpected response shape ({exc})"[:500])
     return LLMUnavailable(f"openai: {type(exc).__name__}: {exc}"[:500])
+
+
+def response_format(schema: type[BaseModel], mode: str) -> dict[str, Any]:
+    """The `response_format` argument for one structured-output mode (none for plain)."""
+    if mode == "json_schema":
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema.__name__,
+                    "schema": strict_json_schema(schema),
+                    "strict": True,
+                },
+            }
+        }
+    if mode == "json_object_schema":
+        # llama-cpp-python's server turns `schema` into a grammar the model must follow.
+        return {"response_format": {"type": "json_object", "schema": schema.model_json_schema()}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def _said(exc: openai.APIStatusError) -> str:
+    return server_message(exc).casefold()
+
+
+def is_refusal(exc: openai.APIStatusError) -> bool:
+    """The server refused this request as invalid: sending it again cannot help. A 400/422,
+    or a 5xx whose body is a validation error (llama-cpp-python answers 500 to an unknown
+    response_format)."""
+    code = exc.status_code
+    if code in _REFUSED:
+        return True
+    return code >= 500 and any(word in _said(exc) for word in _VALIDATION_WORDS)
+
+
+def names_the_format(exc: openai.APIStatusError) -> bool:
+    """The refusal names the structured-output format: stepping down is certain to be right."""
+    return any(word in _said(exc) for word in _FORMAT_WORDS)

@@ -10,14 +10,22 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from memory.llm.tasks._elements import (
-    by_member,
     day_line,
     forgotten_constraints,
     history_elements,
     keyed_inputs,
     member_keys,
     reduce_elements,
-    resolve_member,
+)
+from memory.llm.tasks._floor import (
+    fact_problems,
+    filled_notes,
+    floored_facts,
+    floored_notes,
+    member_names,
+    note_problems,
+    said_degraded,
+    stretch_answer,
 )
 from memory.llm.tasks._schemas import (
     DailySummaries,
@@ -26,8 +34,9 @@ from memory.llm.tasks._schemas import (
     PromptMessage,
     TextOutput,
 )
-from memory.llm.tasks._taskbase import TaskBase
+from memory.llm.tasks._taskbase import TaskBase, echo_problem, output_budget
 from memory.llm.tasks._transcript import compact_transcript, target_legend
+from memory.llm.tasks._vetting import carries, flat_sources, grounded
 from prompts.loader import Raw, escape_body, render
 
 _log = logging.getLogger(__name__)
@@ -104,16 +113,31 @@ class SummaryTasks(TaskBase):
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        result = await self._structured(
-            "daily_summary", prompt, DailySummaries, inputs, guild_id=guild_id
+        answered = await self._ask(
+            "daily_summary",
+            prompt,
+            DailySummaries,
+            inputs,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("daily_summary", max_chars, len(members)),
         )
-        wanted = {member.user_id for member in members}
-        learned = []
-        for item in result.facts:  # named by handle in the answer, by id from here on
-            user_id = resolve_member(item.user_id, members)
-            if user_id in wanted:
-                learned.append(item.model_copy(update={"user_id": str(user_id)}))
-        return by_member(result, members, max_chars), learned
+        notes, learned = stretch_answer(answered.parsed, members, max_chars)
+        if not self.checks(answered):
+            return notes, learned
+        transcript = "\n".join(f"{m.author_name}: {m.content}" for m in messages)
+        names = member_names(members)
+        examples = answered.examples()
+        problems = note_problems(notes, lambda _user_id: transcript, names, examples)
+        wrong_facts = fact_problems(learned, transcript, names, examples)
+        if not problems and not any(wrong_facts):
+            return notes, learned
+        offline_notes, offline_learned = stretch_answer(
+            await self.offline_answer(answered), members, max_chars
+        )
+        notes, replaced = filled_notes(notes, problems, offline_notes)
+        learned = floored_facts(learned, wrong_facts, offline_learned)
+        said_degraded(self, answered, replaced + [wrong for wrong in wrong_facts if wrong])
+        return notes, learned
 
     async def reduce_daily(
         self,
@@ -140,10 +164,17 @@ class SummaryTasks(TaskBase):
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        result = await self._structured(
-            "daily_reduce", prompt, DailySummaries, inputs, guild_id=guild_id
+        answered = await self._ask(
+            "daily_reduce",
+            prompt,
+            DailySummaries,
+            inputs,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("daily_reduce", max_chars, len(members)),
         )
-        return by_member(result, members, max_chars)
+        return await floored_notes(
+            self, answered, members, max_chars, lambda user_id: "\n".join(parts.get(user_id, []))
+        )
 
     async def summarize_history(
         self,
@@ -178,8 +209,22 @@ class SummaryTasks(TaskBase):
             "forgotten": forgotten or [],
             **_previous_inputs(previous, start),
         }
-        result = await self._structured(
-            "historical_summary", prompt, TextOutput, inputs, guild_id=guild_id
+        sources = flat_sources(inputs)
+        names = [member.name, *member.aliases]
+
+        def problem(answer: TextOutput, examples: list[str]) -> str | None:
+            if wrong := echo_problem(answer.text, examples):
+                return wrong
+            return None if grounded(answer.text, sources, names=names) else "ungrounded"
+
+        result = await self._vetted(
+            "historical_summary",
+            prompt,
+            TextOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("historical_summary", max_chars),
         )
         return result.text.strip()
 
@@ -226,10 +271,22 @@ class SummaryTasks(TaskBase):
             },
             "start_day": start.isoformat() if start else None,
         }
-        result = await self._structured(
-            "historical_summary", prompt, DailySummaries, inputs, guild_id=guild_id
+        answered = await self._ask(
+            "historical_summary",
+            prompt,
+            DailySummaries,
+            inputs,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("historical_summary", max_chars, len(members)),
         )
-        return by_member(result, members, max_chars)
+
+        def sources(user_id: int) -> str:
+            told = [text for _, text in days.get(user_id, [])]
+            if user_id in previous:
+                told.append(previous[user_id][1])
+            return "\n".join(told)
+
+        return await floored_notes(self, answered, members, max_chars, sources)
 
     async def merge_context(
         self,
@@ -260,7 +317,25 @@ class SummaryTasks(TaskBase):
             "max_chars": max_chars,
             "forgotten": forgotten or [],
         }
-        result = await self._structured("merge", prompt, TextOutput, inputs, guild_id=guild_id)
+        names = [member.name, *member.aliases]
+        sources = f"{facts}\n{today}\n{history}"
+
+        def problem(answer: TextOutput, examples: list[str]) -> str | None:
+            if wrong := echo_problem(answer.text, examples):
+                return wrong
+            if not grounded(answer.text, sources, names=names):
+                return "ungrounded"
+            return None if carries(answer.text, facts, names=names) else "left out the facts"
+
+        result = await self._vetted(
+            "merge",
+            prompt,
+            TextOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("merge", max_chars),
+        )
         return result.text.strip()
 
 

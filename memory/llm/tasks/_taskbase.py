@@ -1,24 +1,96 @@
-"""What every memory task shares: the provider, its prompt limits, one validated call."""
+"""What every memory task shares: the provider, its prompt limits, one validated call, and
+the offline provider's answer for whatever part of a model's answer says nothing.
+
+"Never worse than offline": a task checks a model's answer item by item (`_vetting.py`) and
+replaces each item that fails with the offline provider's item for the same request, so no
+day, context or answer is stored or sent emptier than the offline provider would make it.
+Each replacement leaves an `llm_call` event with `outcome: degraded, reason: unusable_output`.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, Purpose
+from memory.core.telemetry import Telemetry
+from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, LLMResponse, Purpose
+from memory.llm.tasks._vetting import echoes, example_texts
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 
+# Output tokens per purpose beyond what the asked length needs (JSON keys, quotes, a name):
+# a model that rambles stops there instead of at the context size. Documented in docs/llm.md.
+OUTPUT_TOKENS_FIXED: dict[str, int] = {
+    "route": 160,
+    "whois": 400,
+    "forget": 64,
+    "remember": 64,
+    "merge": 64,
+    "window_fold": 64,
+    "historical_summary": 64,
+    "daily_summary": 400,  # room for learned facts
+    "daily_reduce": 64,
+    "reply": 700,  # Discord's 2,000 characters and a little more
+}
+# Characters per output token a budget assumes (English prose in a BPE vocabulary is ~4).
+CHARS_PER_TOKEN = 3
+
+
+def output_budget(purpose: str, max_chars: int = 0, items: int = 1) -> int:
+    """max_tokens for one call: the asked length of each item, plus the fixed part."""
+    per_item = max_chars // CHARS_PER_TOKEN + 16 if max_chars else 0
+    return OUTPUT_TOKENS_FIXED.get(purpose, 256) + per_item * max(1, items)
+
+
+@dataclass(frozen=True)
+class Answered(Generic[T]):
+    """A validated answer with the request that asked it and who answered."""
+
+    parsed: T
+    request: LLMRequest
+    response: LLMResponse
+
+    @property
+    def by_model(self) -> bool:
+        """A real model answered (not the offline provider, whose answers need no check)."""
+        return self.response.provider != "offline"
+
+    def examples(self) -> list[str]:
+        return example_texts(self.request.prompt, self.request.schema)
+
 
 class TaskBase:
     """The provider (usually the fallback chain) and the structured call every task makes."""
 
-    def __init__(self, provider: LLMProvider) -> None:
+    def __init__(
+        self,
+        provider: LLMProvider,
+        *,
+        telemetry: Telemetry | None = None,
+        offline: LLMProvider | None = None,
+    ) -> None:
+        """`offline`: the provider whose answer replaces each unusable item of a model's."""
         self.provider = provider
+        self.telemetry = telemetry
+        self._offline = offline
+
+    @property
+    def offline(self) -> LLMProvider:
+        """The deterministic provider whose answers are the floor."""
+        if self._offline is None:
+            raise LLMBadOutput("no offline provider to stand in for an unusable answer")
+        return self._offline
+
+    def checks(self, answered: Answered[T]) -> bool:
+        """Check this answer item by item? A real model's, when an offline floor is set (the
+        factory sets one; a task built over a scripted model in a test may go without)."""
+        return answered.by_model and self._offline is not None
 
     def prompt_token_limit(self, purpose: Purpose) -> int | None:
         """Input tokens a prompt for `purpose` may hold (None: no known limit)."""
@@ -26,6 +98,32 @@ class TaskBase:
         if per_purpose is not None:
             return per_purpose(purpose)
         return self.provider.prompt_token_limit
+
+    async def _ask(
+        self,
+        purpose: Purpose,
+        prompt: str,
+        schema: type[T],
+        inputs: dict[str, object],
+        *,
+        guild_id: int | None = None,
+        temperature: float = 0.0,
+        max_output_tokens: int | None = None,
+    ) -> Answered[T]:
+        request = LLMRequest(
+            purpose=purpose,
+            prompt=prompt,
+            schema=schema,
+            temperature=temperature,
+            inputs=inputs,
+            guild_id=guild_id,
+            max_output_tokens=max_output_tokens or output_budget(purpose),
+        )
+        response = await self.provider.complete(request)
+        parsed = response.parsed
+        if not isinstance(parsed, schema):
+            raise LLMBadOutput(f"{purpose}: provider returned no {schema.__name__}")
+        return Answered(parsed, request, response)
 
     async def _structured(
         self,
@@ -36,17 +134,84 @@ class TaskBase:
         *,
         guild_id: int | None = None,
         temperature: float = 0.0,
+        max_output_tokens: int | None = None,
     ) -> T:
-        request = LLMRequest(
-            purpose=purpose,
-            prompt=prompt,
-            schema=schema,
-            temperature=temperature,
-            inputs=inputs,
+        answered = await self._ask(
+            purpose,
+            prompt,
+            schema,
+            inputs,
             guild_id=guild_id,
+            temperature=temperature,
+            max_output_tokens=max_output_tokens,
         )
-        response = await self.provider.complete(request)
+        return answered.parsed
+
+    async def _vetted(
+        self,
+        purpose: Purpose,
+        prompt: str,
+        schema: type[T],
+        inputs: dict[str, object],
+        problem: Callable[[T, list[str]], str | None],
+        *,
+        guild_id: int | None = None,
+        max_output_tokens: int | None = None,
+    ) -> T:
+        """One call whose whole answer is one item: the model's when `problem` finds none
+        (given the answer and the prompt's example texts), else the offline provider's."""
+        answered = await self._ask(
+            purpose,
+            prompt,
+            schema,
+            inputs,
+            guild_id=guild_id,
+            max_output_tokens=max_output_tokens,
+        )
+        if not self.checks(answered):
+            return answered.parsed
+        wrong = problem(answered.parsed, answered.examples())
+        if wrong is None:
+            return answered.parsed
+        self.degraded(answered, items=1, detail=wrong)
+        return await self.offline_answer(answered)
+
+    async def offline_answer(self, answered: Answered[T]) -> T:
+        """The offline provider's answer to the same request."""
+        response = await self.offline.complete(answered.request)
         parsed = response.parsed
-        if not isinstance(parsed, schema):
-            raise LLMBadOutput(f"{purpose}: provider returned no {schema.__name__}")
+        if not isinstance(parsed, type(answered.parsed)):
+            raise LLMBadOutput(f"{answered.request.purpose}: offline gave no answer")
         return parsed
+
+    def degraded(
+        self, answered: Answered[T] | Answered[BaseModel], *, items: int, detail: str
+    ) -> None:
+        """Say that `items` of a model's answer were replaced by the offline provider's."""
+        request, response = answered.request, answered.response
+        _log.info(
+            "llm %s via %s: %d unusable item(s) (%s); the offline answer stands in",
+            request.purpose,
+            response.provider,
+            items,
+            detail,
+        )
+        if self.telemetry is not None:
+            self.telemetry.emit(
+                "llm_call",
+                outcome="degraded",
+                reason="unusable_output",
+                detail=detail[:200],
+                items=items,
+                provider=response.provider or None,
+                model=response.model or None,
+                purpose=request.purpose,
+                guild_id=request.guild_id,
+            )
+
+
+def echo_problem(text: str, examples: list[str]) -> str | None:
+    """ "echo" when the text repeats the prompt's example or the schema, "empty" when blank."""
+    if not text.strip():
+        return "empty"
+    return "echo" if echoes(text, examples) else None

@@ -8,6 +8,7 @@ from the same request a real model gets.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -29,12 +30,19 @@ from memory.llm.tasks._schemas import (
     TextOutput,
 )
 from memory.llm.tasks._summary_tasks import SummaryTasks
+from memory.llm.tasks._taskbase import Answered, echo_problem, output_budget
 from memory.llm.tasks._transcript import compact_transcript
+from memory.llm.tasks._vetting import carries, echoes, flat_sources, grounded, names_in
 from prompts.loader import render
 
 _log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+
+# The reply prompt's own sections: a reply that writes them repeats the prompt.
+_PROMPT_MARKUP = re.compile(
+    r"</?(task|memories|memory|conversation|recalled|message|persona|rules|summary)\b"
+)
 
 __all__ = [
     "MemoryLLM",
@@ -77,7 +85,27 @@ class MemoryLLM(SummaryTasks):
             "max_chars": max_chars,
             "forgotten": forgotten or [],
         }
-        result = await self._structured("remember", prompt, TextOutput, inputs, guild_id=guild_id)
+        names = [member.name, *member.aliases]
+
+        def problem(answer: TextOutput, examples: list[str]) -> str | None:
+            text = answer.text
+            if wrong := echo_problem(text, examples):
+                return wrong
+            if not grounded(text, f"{blob}\n{statement}", names=names):
+                return "ungrounded"
+            if not carries(text, statement, names=names) or not carries(text, blob, names=names):
+                return "dropped facts"
+            return None
+
+        result = await self._vetted(
+            "remember",
+            prompt,
+            TextOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("remember", max_chars),
+        )
         return result.text.strip()
 
     async def forget(
@@ -92,7 +120,26 @@ class MemoryLLM(SummaryTasks):
             statement=statement,
         )
         inputs = {"member": member.model_dump(), "blob": blob, "statement": statement}
-        result = await self._structured("forget", prompt, ForgetOutput, inputs, guild_id=guild_id)
+        names = [member.name, *member.aliases]
+
+        def problem(answer: ForgetOutput, examples: list[str]) -> str | None:
+            if answer.blob.strip() and echoes(answer.blob, examples):
+                return "echo"
+            if answer.blob.strip() and not grounded(answer.blob, blob, names=names):
+                return "ungrounded"
+            if not answer.blob.strip() and not answer.found and blob.strip():
+                return "emptied without a match"
+            return None
+
+        result = await self._vetted(
+            "forget",
+            prompt,
+            ForgetOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("forget", len(blob)),
+        )
         return ForgetOutput(found=result.found, blob=result.blob.strip())
 
     async def route(
@@ -118,7 +165,21 @@ class MemoryLLM(SummaryTasks):
             "author_name": author_name,
             "replied_to": replied_to,
         }
-        return await self._structured("route", prompt, Intent, inputs, guild_id=guild_id)
+        said = f"{text}\n{replied_to or ''}"
+
+        def problem(answer: Intent, examples: list[str]) -> str | None:
+            for value in (answer.target, answer.statement):
+                if value and echoes(value, examples):
+                    return "echo"
+            target = (answer.target or "").strip()
+            spoken = target.casefold() in ("me", "myself") or "<@" in target
+            if target and not spoken and not names_in(said, [target]):
+                return "unknown target"
+            if answer.statement and not grounded(answer.statement, said, names=[target]):
+                return "ungrounded"
+            return None
+
+        return await self._vetted("route", prompt, Intent, inputs, problem, guild_id=guild_id)
 
     async def whois(
         self,
@@ -141,7 +202,19 @@ class MemoryLLM(SummaryTasks):
             question=question,
         )
         inputs = {"member": member.model_dump(), "memory": memory, "question": question}
-        result = await self._structured("whois", prompt, TextOutput, inputs, guild_id=guild_id)
+        names = [member.name, *member.aliases, asker_name, bot_name]
+
+        def problem(answer: TextOutput, examples: list[str]) -> str | None:
+            text = answer.text
+            if wrong := echo_problem(text, examples):
+                return wrong
+            if memory.strip() and not carries(text, memory, names=names):
+                return "left out the stored facts"
+            if memory.strip() and not grounded(text, f"{memory}\n{question}", names=names):
+                return "ungrounded"
+            return None
+
+        result = await self._vetted("whois", prompt, TextOutput, inputs, problem, guild_id=guild_id)
         return result.text.strip()
 
     async def fold_window(
@@ -159,8 +232,22 @@ class MemoryLLM(SummaryTasks):
             "turns": [turn.model_dump(mode="json") for turn in turns],
             "max_chars": max_chars,
         }
-        result = await self._structured(
-            "window_fold", prompt, TextOutput, inputs, guild_id=guild_id
+        sources = flat_sources(inputs)
+
+        def problem(answer: TextOutput, examples: list[str]) -> str | None:
+            if wrong := echo_problem(answer.text, examples):
+                return wrong
+            names = [turn.author_name for turn in turns]
+            return None if grounded(answer.text, sources, names=names) else "ungrounded"
+
+        result = await self._vetted(
+            "window_fold",
+            prompt,
+            TextOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget("window_fold", max_chars),
         )
         return result.text.strip()
 
@@ -172,9 +259,12 @@ class MemoryLLM(SummaryTasks):
         guild_id: int | None,
         temperature: float = 0.7,
         tools: ToolUse | None = None,
+        urgent: bool = False,
     ) -> str:
         """Free-text reply; the reply composer renders `prompts/reply.xml` itself. With
-        `tools`, a tool-capable model may search memory before it answers."""
+        `tools`, a tool-capable model may search memory before it answers; `urgent` (a burst)
+        skips a slow local model. An empty answer or one that repeats the prompt's markup is
+        replaced by the offline reply."""
         request = LLMRequest(
             purpose="reply",
             prompt=prompt,
@@ -182,9 +272,16 @@ class MemoryLLM(SummaryTasks):
             inputs=inputs,
             guild_id=guild_id,
             tool_use=tools,
+            max_output_tokens=output_budget("reply"),
+            urgent=urgent,
         )
         response = await self.provider.complete(request)
         text = response.text.strip()
+        wrong = "empty" if not text else ("echo" if _PROMPT_MARKUP.search(text) else None)
+        answered = Answered(TextOutput(text=text), request, response)
+        if wrong is not None and self.checks(answered):
+            self.degraded(answered, items=1, detail=wrong)
+            text = (await self.offline.complete(request)).text.strip()
         if not text:
             raise LLMBadOutput("reply: empty answer")
         return text

@@ -16,6 +16,7 @@ from memory.llm._factory import build_provider_chain, provider_limits
 from memory.llm.offline import OfflineProvider
 from memory.llm.providers._base import (
     LLMRequest,
+    LLMRequestRejected,
     LLMResponse,
     LLMTimedOut,
     LLMUnavailable,
@@ -145,7 +146,7 @@ async def test_a_probe_that_answers_closes_the_breaker(
 def test_timeouts_open_it_after_three_in_a_row_and_server_errors_do_not() -> None:
     clock = FakeClock()
     breakers = CircuitBreakers(BreakerPolicy(failures_to_open=3), clock=clock)
-    for _ in range(10):
+    for _ in range(10):  # retries within a call: the server has a bad time, it is not down
         breakers.failed("gemini", "flash", LLMUnavailable("gemini 503: overloaded"))
     assert breakers.allow("gemini", "flash")
     breakers.failed("gemini", "flash", LLMTimedOut("no answer within 30s"))
@@ -260,3 +261,24 @@ async def test_a_retry_reuses_its_calls_rate_limit_slot() -> None:
     assert (answer.retries, flaky.calls) == (1, 2)
     [call] = telemetry.recent("llm_call")
     assert (call["provider"], call["outcome"], call["retries"]) == ("gemini", "ok", 1)
+
+
+def test_the_same_refusal_or_server_error_three_times_in_a_row_opens_it() -> None:
+    """Every call would fail alike: after three identical failures the next provider answers
+    at once instead of each call paying the refusal (issue 33)."""
+    clock = FakeClock()
+    breakers = CircuitBreakers(BreakerPolicy(failures_to_open=3), clock=clock)
+    refused = LLMRequestRejected("openai 500 (a refusal): Input should be 'text'")
+    for _ in range(2):
+        breakers.failed("openai", "smol", refused)
+        breakers.gave_up("openai", "smol", refused)
+    assert breakers.allow("openai", "smol")
+    breakers.gave_up("openai", "smol", refused)
+    assert not breakers.allow("openai", "smol")
+    for _ in range(3):
+        breakers.gave_up("openai", "big", LLMUnavailable("openai 502: bad gateway"))
+    assert not breakers.allow("openai", "big")
+    breakers.gave_up("openai", "other", LLMUnavailable("openai 502: bad gateway"))
+    breakers.gave_up("openai", "other", LLMUnavailable("openai 503: overloaded"))
+    breakers.gave_up("openai", "other", LLMUnavailable("openai 502: bad gateway"))
+    assert breakers.allow("openai", "other")  # not the same failure each time

@@ -123,11 +123,13 @@ async def test_server_without_json_schema_support_falls_back_to_json_in_text(
     response = await local_llm.complete(_forget_request())
     assert response.parsed == ForgetOutput(found=False, blob="alice lives in Berlin.")
     first, second = fake_http.requests
-    assert "response_format" in first.body and "response_format" not in second.body
-    assert "JSON schema" in second.body["messages"][-1]["content"]
-    # Remembered: the next structured call goes straight to JSON-in-text.
+    assert first.body["response_format"]["type"] == "json_schema"
+    # The refusal named the format: the next mode, json_object with the schema, at once.
+    assert second.body["response_format"]["type"] == "json_object"
+    assert second.body["response_format"]["schema"]["required"] == ["found", "blob"]
+    # Remembered: the next structured call goes straight to the mode that worked.
     await local_llm.complete(_forget_request())
-    assert "response_format" not in fake_http.requests[2].body
+    assert fake_http.requests[2].body["response_format"]["type"] == "json_object"
 
 
 async def test_429_then_success_honours_retry_after(
@@ -241,6 +243,13 @@ async def test_a_notes_pass_through_a_local_model_maps_names_back_to_members(
             author_id=members[0].user_id,
             author_name="alice",
             content="I got the job at the bakery!",
+        ),
+        PromptMessage(
+            message_id=2,
+            timestamp=at,
+            author_id=members[2].user_id,
+            author_name="Bob",
+            content="fixed my bike this morning",
         ),
     ]
     notes, learned = await MemoryLLM(_chain(local_llm, telemetry, sleeps)).read_stretch(
