@@ -20,6 +20,7 @@ import asyncpg
 
 from db.embedded import EmbeddedPostgres, EmbeddedPostgresError
 from db.lifecycle import open_database
+from db.llm_capabilities import load_capabilities
 from memory.core.settings import Settings
 
 # Where db.lifecycle keeps the embedded server inside DATA_DIR.
@@ -123,8 +124,12 @@ async def open_configured_database(
         yield pool
 
 
-async def check_database(settings: Settings, *, wait_seconds: float = 5.0) -> str:
-    """Connect and run `SELECT 1`; the database's description, or DatabaseUnavailable.
+async def check_database(
+    settings: Settings, *, wait_seconds: float = 5.0, formats: list[str] | None = None
+) -> str:
+    """Connect and run `SELECT 1`; the database's description, or DatabaseUnavailable. With
+    `formats`, it receives one line per model endpoint that refused a request format (what
+    it is asked in now).
 
     Never creates anything: a missing embedded data directory is reported, not initialised.
     """
@@ -141,6 +146,8 @@ async def check_database(settings: Settings, *, wait_seconds: float = 5.0) -> st
         connection = await asyncpg.connect(url, timeout=wait_seconds)
         try:
             await asyncio.wait_for(connection.fetchval("SELECT 1"), wait_seconds)
+            if formats is not None:
+                formats += await negotiated_formats(connection)
         finally:
             await connection.close()
     except CONNECT_ERRORS as exc:
@@ -149,6 +156,18 @@ async def check_database(settings: Settings, *, wait_seconds: float = 5.0) -> st
         if server is not None:
             server.stop()
     return describe_database(settings)
+
+
+async def negotiated_formats(connection: asyncpg.Connection) -> list[str]:
+    """`model at endpoint: structured output as json_object_schema, no tools` per stored row
+    (none before V020 is applied)."""
+    if not await connection.fetchval("SELECT to_regclass('llm_capabilities') IS NOT NULL"):
+        return []
+    return [
+        f"{row.model} at {row.endpoint}: structured output as {row.structured}"
+        + ("" if row.tools else ", no tools")
+        for row in await load_capabilities(connection)
+    ]
 
 
 @asynccontextmanager

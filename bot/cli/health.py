@@ -39,14 +39,17 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     if settings.database_url is None and in_container():
         print(f"unhealthy: {NO_DATABASE_IN_CONTAINER}")
         return 1
+    formats: list[str] = []
     try:
-        database = await check_database(settings)
+        database = await check_database(settings, formats=formats)
     except DatabaseUnavailable as exc:
         print(f"unhealthy: {exc}")
         return 1
     # A model that is down degrades, it does not fail: the next provider answers meanwhile.
     breakers = breaker_report(settings.log_dir)
     llm = f"; llm circuit breaker: {breakers}" if breakers else ""
+    if formats:  # negotiated down once, kept in the database: said, not a failure
+        llm += f"; llm formats negotiated: {'; '.join(formats)}"
     age = heartbeat_age(settings.log_dir)
     if age is None:
         if args.require_bot:

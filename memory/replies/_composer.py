@@ -324,7 +324,7 @@ class ReplyComposer:
         if self._toolbox is not None:
             tools = self._toolbox.for_reply(message.guild_id, reader_of(message))
         text = await self._llm.reply(
-            prompt=prompt, inputs=inputs, guild_id=message.guild_id, tools=tools
+            prompt=prompt, inputs=inputs, guild_id=message.guild_id, tools=tools, urgent=self.busy
         )
         prompt_tokens = estimate_tokens(prompt)
         self._telemetry.emit(

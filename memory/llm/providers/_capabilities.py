@@ -119,7 +119,7 @@ class EndpointCapabilities:
             "llm %s model %s refused a request format (%s): %s from now on",
             self.endpoint,
             model,
-            reason[:200],
+            " ".join(reason.split())[:200],
             what,
         )
         if self.store is not None:
