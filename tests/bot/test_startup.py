@@ -181,6 +181,22 @@ async def test_health_is_ok_when_the_database_answers(
     assert code == 1 and "no bot heartbeat" in out
 
 
+async def test_health_says_which_formats_a_model_server_was_negotiated_down_to(
+    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, database_dsn: str, db_pool
+) -> None:
+    """A format refusal is remembered in the database (issue 33); health says it, stays 0."""
+    from memory.llm.providers import Capabilities, DatabaseCapabilities
+
+    monkeypatch.setenv("DATABASE_URL", database_dsn)
+    await DatabaseCapabilities(db_pool).save(
+        "http://127.0.0.1:8080/v1", "smollm2", Capabilities("json_object_schema", False), "500"
+    )
+    code, out = await _health()
+    assert code == 0 and len(out.splitlines()) == 1
+    said = "llm formats negotiated: smollm2 at http://127.0.0.1:8080/v1: structured output as"
+    assert f"{said} json_object_schema, no tools" in out
+
+
 async def test_health_checks_the_bot_heartbeat_age(
     elsewhere: Path, monkeypatch: pytest.MonkeyPatch, database_dsn: str
 ) -> None:
