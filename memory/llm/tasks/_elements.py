@@ -201,7 +201,7 @@ def by_member(
     for line in result.summaries:
         user_id, text = split_keyed(line, members, spellings)
         if user_id is None or user_id not in wanted:
-            _log.warning("summary for an unknown member ignored: %r", line[:60])
+            _log.info("summary for an unknown member ignored: %r", line[:60])
             continue
         if text:
             joined = f"{summaries[user_id]} {text}".strip()
