@@ -22,6 +22,7 @@ from memory.llm.offline import _extractive as extractive
 from memory.llm.offline import _facts as offline_facts
 from memory.llm.offline import _learn as offline_learn
 from memory.llm.offline._line_index import LineIndex
+from memory.llm.offline._tokens import estimated_tokens
 from memory.llm.providers import (
     LLMBadOutput,
     LLMProvider,
@@ -275,4 +276,13 @@ def _response(request: LLMRequest, answer: Answer) -> LLMResponse:
         text = parsed.model_dump_json()
     else:
         text = answer if isinstance(answer, str) else str(answer.get("text", ""))
-    return LLMResponse(text=text, parsed=parsed, provider="offline", model="extractive")
+    # What a model would have billed for this prompt and answer, counted by us: an estimate.
+    return LLMResponse(
+        text=text,
+        parsed=parsed,
+        provider="offline",
+        model="extractive",
+        input_tokens=estimated_tokens(request.prompt) + estimated_tokens(request.system or ""),
+        output_tokens=estimated_tokens(text),
+        tokens_estimated=True,
+    )
