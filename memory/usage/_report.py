@@ -87,8 +87,8 @@ def render_usage(rows: Sequence[UsageRow], prices: Prices, *, first_day: date, s
     )
     if total.estimated_in or total.estimated_out:
         lines.append(
-            f"~ estimated: the offline provider's tokens, counted by us (not billed, not in the"
-            f" total): ~{total.estimated_in:,} in, ~{total.estimated_out:,} out"
+            f"~: our estimate of the offline provider's tokens (not billed, not in the total):"
+            f" ~{total.estimated_in:,} in, ~{total.estimated_out:,} out"
         )
     if unpriced:
         lines.append(
@@ -108,9 +108,7 @@ def _attempts(rows: Sequence[UsageRow]) -> list[str]:
     if not counts:
         return []
     lines = [
-        "attempts without an answer (retried: a later try answered; fallback: the next"
-        " provider did; error: none did; cancelled: the caller stopped waiting), and answers"
-        " replaced by the offline result (degraded):",
+        "attempts without an answer, and answers replaced by the offline result (degraded):",
         f"{'day':<11}{'purpose':<19}{'model':<28}{'outcome':<11}{'error or reason':<24}"
         f"{'count':>6}",
     ]
@@ -119,6 +117,10 @@ def _attempts(rows: Sequence[UsageRow]) -> list[str]:
             f"{day.isoformat():<11}{purpose:<19}{model[:27]:<28}{outcome:<11}{why[:23]:<24}"
             f"{count:>6,}"
         )
+    lines.append(
+        "(retried: a later try answered; fallback: the next provider did; error: none did;"
+        " cancelled: not waited for)"
+    )
     return lines
 
 

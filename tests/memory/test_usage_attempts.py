@@ -66,7 +66,7 @@ def _attempt_lines(text: str) -> list[list[str]]:
     """The lines under 'attempts without an answer', split."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("attempts without"))
-    return [line.split() for line in lines[start + 2 :]]
+    return [line.split() for line in lines[start + 2 : -1]]
 
 
 async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class(
@@ -108,7 +108,7 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
     assert offline[3:5] == [str(len(answered)), "0"]
     assert offline[5].startswith("~") and int(offline[5][1:].replace(",", "")) > 0
     assert offline[6].startswith("~") and offline[7] == "$0.0000"
-    assert any(line.startswith("~ estimated") for line in text.splitlines())
+    assert any(line.startswith("~: our estimate") for line in text.splitlines())
     assert _attempt_lines(text) == [
         [NOW.date().isoformat(), purpose, "llama3.1", "fallback", "LLMUnavailable", str(sent)],
     ]
