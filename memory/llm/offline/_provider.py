@@ -241,16 +241,21 @@ class OfflineProvider(LLMProvider):
         inputs = request.inputs
         if request.purpose in _READS_PROMPT:
             inputs = {**inputs, "prompt": request.prompt}
-        try:
-            if request.purpose in _THREADED:
-                answer = await asyncio.to_thread(handler, inputs)
-            else:
-                answer = handler(inputs)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise LLMRequestRejected(
-                f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
-            ) from exc
-        return _response(request, answer)
+        if request.purpose in _THREADED:  # counting a day's prompt's tokens too
+            return await asyncio.to_thread(_answer, request, handler, inputs)
+        return _answer(request, handler, inputs)
+
+
+def _answer(
+    request: LLMRequest, handler: Callable[[Inputs], Answer], inputs: Inputs
+) -> LLMResponse:
+    try:
+        answer = handler(inputs)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LLMRequestRejected(
+            f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
+        ) from exc
+    return _response(request, answer)
 
 
 # Purposes whose inputs can be a whole day of chat run in a worker thread, so the event loop
