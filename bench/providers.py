@@ -18,35 +18,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memory.llm.offline._provider import OfflineProvider
+from memory.llm.offline import OfflineProvider, count_tokens, tokenizer_name
 from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, Purpose
 
 __all__ = ["TOKENIZER", "CountingProvider", "Usage", "fast_tokens"]
 
 
-def _estimate(text: str) -> int:
-    """`memory.core.tokens.estimate_tokens`, computed in C (~50x faster)."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return max(1, -(-ascii_chars // 4) + len(text) - ascii_chars)
-
-
-def _tokenizer() -> tuple[str, Any]:
-    """A real BPE tokenizer whose vocabulary ships inside its package (`bpe-openai`, the
-    `bench` extra: nothing is downloaded), else the estimator, named so figures say which."""
-    try:
-        import bpe_openai
-    except ImportError:
-        return "estimate", _estimate
-    encoding = bpe_openai.get_encoding("o200k_base")
-    return "o200k_base (bpe-openai)", lambda text: len(encoding.encode(text))
-
-
-TOKENIZER, _count = _tokenizer()
+# The product's tokenizer loader (memory.llm.offline): o200k_base from `bpe-openai` (the `bench`
+# extra) when installed, else the chars/4 estimate; named so figures say which.
+TOKENIZER = tokenizer_name()
 
 
 def fast_tokens(text: str) -> int:
     """Tokens of `text` with the bench's tokenizer (`TOKENIZER` names it)."""
-    return _count(text) if text else 0
+    return count_tokens(text)
 
 
 _log = logging.getLogger(__name__)

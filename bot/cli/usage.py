@@ -1,4 +1,5 @@
-"""`memorybot usage [--guild G] [--days N]`: LLM calls, tokens and an estimated cost per day.
+"""`memorybot usage [--guild G] [--days N]`: LLM calls, failed attempts, tokens and an estimated
+cost per day.
 
 Counts come from the `llm_usage` table every process writes as its calls complete (telemetry
 files rotate away; the table keeps every day); prices from LLM_PRICES over the Gemini defaults.
@@ -16,9 +17,11 @@ from memory.core.settings import Settings
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "usage",
-        help="LLM calls, tokens and estimated cost per day, purpose and model",
-        description="Calls and input/output tokens of the LLM per UTC day, purpose and model, "
-        "with an estimated cost from per-model prices (LLM_PRICES over the Gemini defaults).",
+        help="LLM calls, failed attempts, tokens and estimated cost per day, purpose and model",
+        description="Calls, failed attempts and input/output tokens of the LLM per UTC day, "
+        "purpose and model, with an estimated cost from per-model prices (LLM_PRICES over the "
+        "Gemini defaults); then the attempts that got no answer by error class. Tokens marked ~ "
+        "are the offline provider's, estimated by us.",
     )
     parser.add_argument(
         "--guild", default=None, help="one guild (id or exact name); all by default"

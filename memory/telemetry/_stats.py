@@ -120,16 +120,19 @@ class UsageRollup:
                 self._cache.pop(old, None)
 
     def _count_llm(self, day: date, event: dict[str, Any]) -> None:
+        outcome = event.get("outcome")
+        if outcome == "degraded":
+            return  # a verdict on an answer its ok event already counted, not a call
         purpose = str(event.get("purpose", "?"))
         usage = self._llm.setdefault(day, {}).setdefault(purpose, LLMUsage(purpose))
         usage.calls += 1
-        outcome = event.get("outcome")
         if outcome == "error":
             usage.errors += 1
         elif outcome == "fallback":
             usage.failovers += 1
-        usage.input_tokens += _int(event.get("input_tokens"))
-        usage.output_tokens += _int(event.get("output_tokens"))
+        if not event.get("tokens_estimated"):  # tokens servers reported; offline's are ours
+            usage.input_tokens += _int(event.get("input_tokens"))
+            usage.output_tokens += _int(event.get("output_tokens"))
 
     def llm_usage(self, day: date) -> list[LLMUsage]:
         with self._lock:

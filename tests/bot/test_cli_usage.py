@@ -34,11 +34,17 @@ async def test_usage_prints_the_calls_of_an_import_and_a_summarise(cli_env: Path
     spent = _llm_calls(cli_env / "logs")
     assert spent and sum(spent.values()) >= 2  # the import closed the day, summarise redid it
     assert out[0].startswith("LLM usage since ") and out[0].endswith(f"guild {GUILD_ID}")
-    rows = {line.split()[1]: line.split() for line in out[2:-1]}
+    end = next(i for i, line in enumerate(out) if line.startswith("total"))
+    rows = {line.split()[1]: line.split() for line in out[2:end]}
     assert {purpose: int(row[3]) for purpose, row in rows.items()} == dict(spent)
     assert all(row[2] == "offline" and row[-1] == "$0.0000" for row in rows.values())
-    total = out[-1].split()
+    # The offline provider's tokens: estimated with the bench's tokenizer, marked as such.
+    assert all(row[5].startswith("~") and row[6].startswith("~") for row in rows.values())
+    assert all(int(row[5][1:].replace(",", "")) > 0 for row in rows.values())
+    total = out[end].split()
     assert total[0] == "total" and int(total[1]) == sum(spent.values())
+    assert total[3:5] == ["0", "0"]  # nothing a server billed
+    assert out[end + 1].startswith("~: our estimate of the offline provider's tokens")
 
     # Every guild, and a guild with nothing spent.
     assert await asyncio.to_thread(main, ["usage", "--days", "1"]) == 0

@@ -37,7 +37,14 @@ class MeteredModel(LLMProvider):
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         answer = await self._offline.complete(request)
-        return replace(answer, provider="", model="", input_tokens=600, output_tokens=100)
+        return replace(
+            answer,
+            provider="",
+            model="",
+            input_tokens=600,
+            output_tokens=100,
+            tokens_estimated=False,
+        )
 
 
 def _settings(tmp_path: Path, **values: object) -> Settings:
@@ -74,13 +81,15 @@ async def test_calls_are_counted_by_purpose_and_model_and_priced(
         "purpose",
         "model",
         "calls",
+        "failed",
         "input",
         "output",
         "est.",
         "cost",
     ]
-    day, purpose, model, n, tokens_in, tokens_out, cost = row.split()
+    day, purpose, model, n, failed, tokens_in, tokens_out, cost = row.split()
     assert (day, purpose, model) == (NOW.date().isoformat(), "daily_summary", "local-model")
+    assert failed == "0"
     assert int(n) == calls and tokens_in == f"{600 * calls:,}" and tokens_out == f"{100 * calls:,}"
     assert cost == f"${calls * (600 * 1 + 100 * 2) / 1e6:.4f}"
     assert total.split()[-1] == cost

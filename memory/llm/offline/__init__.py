@@ -5,5 +5,14 @@ from __future__ import annotations
 
 from memory.llm.offline._claims import contradicts, same_claim
 from memory.llm.offline._provider import HANDLERS, OfflineProvider
+from memory.llm.offline._tokens import count_tokens, estimated_tokens, tokenizer_name
 
-__all__ = ["HANDLERS", "OfflineProvider", "contradicts", "same_claim"]
+__all__ = [
+    "HANDLERS",
+    "OfflineProvider",
+    "contradicts",
+    "count_tokens",
+    "estimated_tokens",
+    "same_claim",
+    "tokenizer_name",
+]

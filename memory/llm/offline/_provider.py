@@ -22,6 +22,7 @@ from memory.llm.offline import _extractive as extractive
 from memory.llm.offline import _facts as offline_facts
 from memory.llm.offline import _learn as offline_learn
 from memory.llm.offline._line_index import LineIndex
+from memory.llm.offline._tokens import estimated_tokens
 from memory.llm.providers import (
     LLMBadOutput,
     LLMProvider,
@@ -240,16 +241,21 @@ class OfflineProvider(LLMProvider):
         inputs = request.inputs
         if request.purpose in _READS_PROMPT:
             inputs = {**inputs, "prompt": request.prompt}
-        try:
-            if request.purpose in _THREADED:
-                answer = await asyncio.to_thread(handler, inputs)
-            else:
-                answer = handler(inputs)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise LLMRequestRejected(
-                f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
-            ) from exc
-        return _response(request, answer)
+        if request.purpose in _THREADED:  # counting a day's prompt's tokens too
+            return await asyncio.to_thread(_answer, request, handler, inputs)
+        return _answer(request, handler, inputs)
+
+
+def _answer(
+    request: LLMRequest, handler: Callable[[Inputs], Answer], inputs: Inputs
+) -> LLMResponse:
+    try:
+        answer = handler(inputs)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LLMRequestRejected(
+            f"offline {request.purpose}: inputs incomplete ({type(exc).__name__}: {exc})"
+        ) from exc
+    return _response(request, answer)
 
 
 # Purposes whose inputs can be a whole day of chat run in a worker thread, so the event loop
@@ -275,4 +281,13 @@ def _response(request: LLMRequest, answer: Answer) -> LLMResponse:
         text = parsed.model_dump_json()
     else:
         text = answer if isinstance(answer, str) else str(answer.get("text", ""))
-    return LLMResponse(text=text, parsed=parsed, provider="offline", model="extractive")
+    # What a model would have billed for this prompt and answer, counted by us: an estimate.
+    return LLMResponse(
+        text=text,
+        parsed=parsed,
+        provider="offline",
+        model="extractive",
+        input_tokens=estimated_tokens(request.prompt) + estimated_tokens(request.system or ""),
+        output_tokens=estimated_tokens(text),
+        tokens_estimated=True,
+    )

@@ -110,6 +110,9 @@ class LLMResponse:
     input_tokens: int | None = None
     output_tokens: int | None = None
     retries: int = 0
+    # The tokens are our estimate (the offline provider's), not a server's count: usage shows
+    # them marked, and the daily token budget leaves them out.
+    tokens_estimated: bool = False
 
 
 class LLMProvider(abc.ABC):

@@ -22,6 +22,7 @@ from typing import Protocol
 from aiolimiter import AsyncLimiter
 
 from memory.core.telemetry import Telemetry
+from memory.llm.providers._attempts import Attempts
 from memory.llm.providers._base import (
     LLMBadOutput,
     LLMError,
@@ -217,14 +218,19 @@ class ProviderChain(LLMProvider):
                     retries=0,
                     error="breaker open",
                     fallback_to=None if is_last else names[index + 1],
+                    attempt_errors=[],  # no request was sent
                 )
                 continue
+            attempts = Attempts()
             try:
-                response = await self._within_deadline(guarded, model, request)
+                response = await self._within_deadline(guarded, model, request, attempts)
             except asyncio.CancelledError:
                 # The caller's budget ran out (reply path); record it, then let it propagate.
                 self.breakers.released(name, model)
-                self._emit(request, name, model, started, outcome="cancelled", retries=0)
+                unanswered = {"attempt_errors": attempts.ended_unanswered("CancelledError")}
+                self._emit(
+                    request, name, model, started, outcome="cancelled", retries=0, **unanswered
+                )
                 raise
             except _GaveUp as gave_up:
                 last_error = gave_up.error
@@ -239,6 +245,7 @@ class ProviderChain(LLMProvider):
                     retries=gave_up.retries,
                     error=f"{type(gave_up.error).__name__}: {gave_up.error}"[:300],
                     fallback_to=None if is_last else names[index + 1],
+                    attempt_errors=attempts.errors,
                 )
                 if not is_last:
                     _log.info(
@@ -258,7 +265,9 @@ class ProviderChain(LLMProvider):
                 retries=response.retries,
                 input_tokens=response.input_tokens,
                 output_tokens=response.output_tokens,
+                tokens_estimated=response.tokens_estimated or None,
                 fallback_from=names[index - 1] if index else None,
+                attempt_errors=attempts.errors,
             )
             answered = _answered_by.get()
             if answered is not None:
@@ -268,23 +277,24 @@ class ProviderChain(LLMProvider):
         raise last_error
 
     async def _within_deadline(
-        self, guarded: _Guarded, model: str, request: LLMRequest
+        self, guarded: _Guarded, model: str, request: LLMRequest, attempts: Attempts
     ) -> LLMResponse:
         deadline = self.policy.deadline_for(request.purpose, guarded.provider.name)
         if deadline is None:
-            return await self._with_retries(guarded, model, request)
+            return await self._with_retries(guarded, model, request, attempts)
         try:
             async with asyncio.timeout(deadline):
-                return await self._with_retries(guarded, model, request)
+                return await self._with_retries(guarded, model, request, attempts)
         except TimeoutError:
             error = LLMUnavailable(
                 f"{guarded.provider.name}: no answer within the {deadline}s an interactive"
                 f" {request.purpose} may wait"
             )
+            attempts.errors = attempts.ended_unanswered(type(error).__name__)
             raise _GaveUp(error, 0) from None
 
     async def _with_retries(
-        self, guarded: _Guarded, model: str, request: LLMRequest
+        self, guarded: _Guarded, model: str, request: LLMRequest, attempts: Attempts
     ) -> LLMResponse:
         retries = 0
         bad_output_left = self.policy.bad_output_retries
@@ -293,6 +303,7 @@ class ProviderChain(LLMProvider):
         while True:
             try:
                 # A retry goes in the slot its first attempt took: rate-limit slots are for work.
+                attempts.started += 1
                 response = await self._attempt(guarded, model, request, take_slot=retries == 0)
                 self.breakers.succeeded(name, model)
                 return replace(
@@ -303,8 +314,10 @@ class ProviderChain(LLMProvider):
                 )
             except LLMError as exc:
                 error: LLMError = exc
+                attempts.errors.append(type(exc).__name__)
                 self.breakers.failed(name, model, error)
             except Exception as exc:  # a provider bug must not take the whole chain down
+                attempts.errors.append(type(exc).__name__)
                 _log.exception("provider %s crashed on %s", guarded.provider.name, request.purpose)
                 raise _GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
             # One more try on unparseable output: it is usually a sampling or truncation
