@@ -47,7 +47,6 @@ from memory.llm.providers._chain import (
     RetryPolicy,
     Sleep,
     local_limiter,
-    track_providers,
 )
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._problems import ProblemLog
@@ -55,6 +54,7 @@ from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES,
 from memory.llm.providers._registry import PROVIDERS, build_provider, provider_class
 from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
 from memory.llm.providers._tools import Tool, ToolCall, ToolUse
+from memory.llm.providers._tracking import track_providers
 
 __all__ = [
     "DAILY_PURPOSES",

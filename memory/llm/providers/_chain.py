@@ -13,9 +13,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -36,33 +34,11 @@ from memory.llm.providers._base import (
 )
 from memory.llm.providers._breaker import CircuitBreakers, breaker_listener
 from memory.llm.providers._retry import RetryPolicy
+from memory.llm.providers._tracking import answered_by
 
 _log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-_answered_by: ContextVar[list[str] | None] = ContextVar("llm_answered_by", default=None)
-
-
-@contextmanager
-def track_providers() -> Iterator[list[str]]:
-    """Collect which providers answered the LLM calls made inside the block.
-
-    Lets a caller tell a real model's answer from a fallback's without changing any task
-    signature, e.g. to avoid persisting a daily summary the offline fallback produced while
-    Gemini was briefly down:
-
-        with track_providers() as answered:
-            summaries = await llm.summarize_day(...)
-        degraded = "offline" in answered
-    """
-    answered: list[str] = []
-    token = _answered_by.set(answered)
-    try:
-        yield answered
-    finally:
-        _answered_by.reset(token)
 
 
 class LLMQueueTimeout(LLMRateLimited):
@@ -193,33 +169,9 @@ class ProviderChain(LLMProvider):
             model = guarded.provider.model_for(request.purpose)
             started = time.perf_counter()
             is_last = index == len(names) - 1
-            if request.urgent and name in self.policy.provider_deadlines and not is_last:
-                # A burst: a slow local model would keep every member waiting; the next
-                # provider answers at once.
-                self._emit(
-                    request,
-                    name,
-                    model,
-                    started,
-                    outcome="skipped",
-                    retries=0,
-                    error="burst: a slow model is skipped",
-                    fallback_to=names[index + 1],
-                )
-                continue
-            if not self.breakers.allow(name, model):
-                last_error = LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
-                self._emit(
-                    request,
-                    name,
-                    model,
-                    started,
-                    outcome="error" if is_last else "skipped",
-                    retries=0,
-                    error="breaker open",
-                    fallback_to=None if is_last else names[index + 1],
-                    attempt_errors=[],  # no request was sent
-                )
+            skipped, error = self._passed_over(request, names, index, model, started)
+            if skipped:
+                last_error = error or last_error
                 continue
             attempts = Attempts()
             try:
@@ -269,12 +221,47 @@ class ProviderChain(LLMProvider):
                 fallback_from=names[index - 1] if index else None,
                 attempt_errors=attempts.errors,
             )
-            answered = _answered_by.get()
+            answered = answered_by.get()
             if answered is not None:
                 answered.append(name)
             return response
         assert last_error is not None
         raise last_error
+
+    def _passed_over(
+        self, request: LLMRequest, names: list[str], index: int, model: str, started: float
+    ) -> tuple[bool, LLMError | None]:
+        """Is this provider passed over without a request (its event emitted)? A slow local
+        model in a burst would keep every member waiting; an open breaker means it is down."""
+        name, is_last = names[index], index == len(names) - 1
+        next_name = None if is_last else names[index + 1]
+        if request.urgent and name in self.policy.provider_deadlines and not is_last:
+            self._emit(
+                request,
+                name,
+                model,
+                started,
+                outcome="skipped",
+                retries=0,
+                error="burst: a slow model is skipped",
+                fallback_to=next_name,
+                attempt_errors=[],
+            )
+            return True, None
+        if self.breakers.allow(name, model):
+            return False, None
+        self._emit(
+            request,
+            name,
+            model,
+            started,
+            outcome="error" if is_last else "skipped",
+            retries=0,
+            error="breaker open",
+            fallback_to=next_name,
+            attempt_errors=[],  # no request was sent
+        )
+        return True, LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
 
     async def _within_deadline(
         self, guarded: _Guarded, model: str, request: LLMRequest, attempts: Attempts

@@ -28,8 +28,8 @@ from memory.llm.providers._chain import (
     ProviderChain,
     ProviderLimits,
     RetryPolicy,
-    track_providers,
 )
+from memory.llm.providers._tracking import track_providers
 from memory.llm.tasks._schemas import Intent
 from tests.memory.llm.conftest import RecordingSleep
 
