@@ -42,6 +42,8 @@ T = TypeVar("T", bound=BaseModel)
 # The reply prompt's own sections: a reply that writes them repeats the prompt.
 _PROMPT_MARKUP = re.compile(
     r"</?(task|memories|memory|conversation|recalled|message|persona|rules|summary)\b"
+    # a tool call written out as text instead of made (chatml-function-calling servers)
+    r"|^\s*functions\.\w+\s*:|&#34;|\{\s*\"(name|arguments|query|member)\"\s*:"
 )
 
 __all__ = [

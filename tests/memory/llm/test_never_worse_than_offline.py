@@ -240,3 +240,21 @@ async def test_a_router_echo_is_routed_offline(
     offline = await OFFLINE.route(text=text, bot_name="Bot", author_name="bob")
     assert intent == offline and intent.statement == "alice plays the violin"
     assert _degraded(telemetry)[0]["purpose"] == "route"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "functions.learned_facts:\n{ &#34;member&#34; : &#34;alice&#34;}",  # a call as text
+        "<memories>alice: lives in Lisbon</memories>",  # the prompt's own markup
+    ],
+)
+async def test_a_reply_that_is_no_answer_is_the_offline_reply(
+    model: MemoryLLM, fake_http: FakeHTTPServer, telemetry: Telemetry, said: str
+) -> None:
+    fake_http.queue(Reply(body=openai_text(said)), Reply(body=openai_text(said)))
+    inputs = {"message": "hi", "author_name": "alice", "bot_name": "Bot", "memories": []}
+    text = await model.reply(prompt="<message>hi</message>", inputs=inputs, guild_id=5)
+    offline = await OFFLINE.reply(prompt="<message>hi</message>", inputs=inputs, guild_id=5)
+    assert text == offline and text
+    assert [e["purpose"] for e in _degraded(telemetry)] == ["reply"]
