@@ -24,7 +24,14 @@ from db import episodes as store
 from memory.core.intent import addressed_text
 from memory.core.telemetry import Telemetry
 from memory.core.text import truncate
-from memory.llm import LLMBadOutput, LLMRequest, MemoryLLM, OfflineProvider
+from memory.llm import (
+    LLMBadOutput,
+    LLMRequest,
+    MemoryLLM,
+    OfflineProvider,
+    example_texts,
+    unusable_text,
+)
 from memory.members import MemberDirectory
 from prompts.loader import Raw, element, escape_body, render
 
@@ -180,7 +187,51 @@ class EpisodeSummarizer:
         parsed = response.parsed
         if not isinstance(parsed, EpisodesAnswer):
             raise LLMBadOutput("episode: provider returned no EpisodesAnswer")
+        if response.provider != "offline":
+            parsed = await self._floored(request, batch, parsed, response.provider)
         return response.provider, parsed
+
+    async def _floored(
+        self,
+        request: LLMRequest,
+        batch: Sequence[dict[str, Any]],
+        parsed: EpisodesAnswer,
+        provider: str,
+    ) -> EpisodesAnswer:
+        """Never worse than offline: an episode whose title or summary echoes the prompt's
+        example, says nothing or is not grounded in its lines gets the offline answer's."""
+        examples = example_texts(request.prompt, request.schema)
+        answers = {answer.id: answer for answer in parsed.episodes}
+        wrong: dict[int, str] = {}
+        for item in batch:
+            answer = answers.get(item["id"])
+            said = "\n".join(f"{line['author']}: {line['text']}" for line in item["lines"])
+            names = [line["author"] for line in item["lines"]]
+            problem = (
+                "missing"
+                if answer is None
+                else unusable_text(f"{answer.title} {answer.summary}", said, examples, names=names)
+            )
+            if problem:
+                wrong[item["id"]] = problem
+        if not wrong:
+            return parsed
+        offline = (await self._offline.complete(request)).parsed
+        assert isinstance(offline, EpisodesAnswer)
+        for answer in offline.episodes:
+            if answer.id in wrong:
+                answers[answer.id] = answer
+        self._telemetry.emit(
+            "llm_call",
+            outcome="degraded",
+            reason="unusable_output",
+            detail=", ".join(sorted(set(wrong.values()))),
+            items=len(wrong),
+            provider=provider,
+            purpose="episode",
+            guild_id=request.guild_id,
+        )
+        return EpisodesAnswer(episodes=list(answers.values()))
 
     async def _run(
         self, guild_id: int, batch: Sequence[dict[str, Any]], *, close: bool, model: bool

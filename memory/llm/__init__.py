@@ -28,12 +28,14 @@ from memory.llm.tasks import (
     PromptMessage,
     compact_lines,
     compact_transcript,
+    example_texts,
     forgotten_constraints,
     history_elements,
     member_elements,
     message_elements,
     reduce_elements,
     target_legend,
+    unusable_text,
 )
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "compact_lines",
     "compact_transcript",
     "contradicts",
+    "example_texts",
     "forgotten_constraints",
     "history_elements",
     "member_elements",
@@ -68,4 +71,5 @@ __all__ = [
     "target_legend",
     "third_person",
     "track_providers",
+    "unusable_text",
 ]

@@ -24,6 +24,7 @@ from memory.llm.tasks._schemas import (
 )
 from memory.llm.tasks._tasks import MemoryLLM
 from memory.llm.tasks._transcript import compact_lines, compact_transcript, target_legend
+from memory.llm.tasks._vetting import example_texts, unusable_text
 
 __all__ = [
     "DailySummaries",
@@ -37,6 +38,7 @@ __all__ = [
     "by_member",
     "compact_lines",
     "compact_transcript",
+    "example_texts",
     "forgotten_constraints",
     "history_elements",
     "member_elements",
@@ -45,4 +47,5 @@ __all__ = [
     "reduce_elements",
     "split_keyed",
     "target_legend",
+    "unusable_text",
 ]

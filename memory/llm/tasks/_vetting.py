@@ -116,3 +116,15 @@ def flat_sources(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return ""
     return json.dumps(value) if not isinstance(value, int | float) else ""
+
+
+def unusable_text(
+    text: str, sources: str, examples: list[str], *, names: Iterable[str] = ()
+) -> str:
+    """Why a free-text item of an answer cannot be used ("" when it can): for tasks outside
+    MemoryLLM (episode titles and summaries) that check item by item themselves."""
+    if not text.strip():
+        return "missing"
+    if echoes(text, examples):
+        return "echo"
+    return "" if grounded(text, sources, names=names) else "ungrounded"
