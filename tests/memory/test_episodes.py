@@ -259,3 +259,35 @@ async def test_a_busy_channels_summary_so_far_in_a_catch_up_leaves_out_what_was_
 
     assert "bake sale" in caught_up, caught_up
     assert "allergic" not in caught_up, caught_up
+
+
+async def test_a_model_echoing_the_example_gets_each_episode_the_offline_summary(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """Issue 33: titles and summaries a model copied from the prompt's `"..."` example, or
+    left out, are the offline answer's, item by item, and the swap is told in telemetry."""
+    from memory.llm import MemoryLLM
+    from tests.fakes import ScriptedProvider
+
+    def echo(request):  # the first episode echoed, the second left out
+        first = request.inputs["episodes"][0]["id"]
+        return {"episodes": [{"id": first, "title": "...", "summary": "...", "open_loops": []}]}
+
+    telemetry = Telemetry()
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    llm = MemoryLLM(ScriptedProvider({"episode": echo}))
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=llm
+    ) as memory:
+        await insert_messages(db_pool, lines(TRIP + BUILD, at=START))
+        await memory.episodes.cut_guild(G)
+        await memory.episodes.sweep()
+        await memory.guild_settings.update(G, digest=(C, "08:00"))
+        await memory.episodes.digest_preview(G, START.date())
+        listed = await memory.episodes.listing(G, channel_id=C)
+    assert len(listed) == 2
+    assert all(episode.title not in ("", "...") for episode in listed)
+    assert all(episode.summary and episode.summary != "..." for episode in listed)
+    [degraded] = [e for e in telemetry.recent("llm_call") if e.get("outcome") == "degraded"]
+    assert degraded["purpose"] == "episode" and degraded["items"] == 2
+    assert degraded["detail"] == "missing, ungrounded"  # "..." says nothing of its lines
