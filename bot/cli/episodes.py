@@ -11,6 +11,7 @@ import sys
 from datetime import UTC, date, datetime, time, timedelta
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.bounds import whole
 from memory import Memory, PrivacyError, listing_line
 from memory.core.settings import Settings
 
@@ -55,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--guild", required=True, help="guild id or exact name")
     listing.add_argument("--channel", help="only this channel (id or name)")
     listing.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD, guild time zone)")
-    listing.add_argument("--limit", type=int, default=50, help="how many (default 50)")
+    listing.add_argument(
+        "--limit", type=whole(1, 10_000), default=50, help="how many, 1-10000 (default 50)"
+    )
     listing.set_defaults(handler=handle_episodes)
     digest = subparsers.add_parser(
         "digest",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import NO_DATABASE_IN_CONTAINER
+from bot.cli.bounds import decimal
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
 from memory import DatabaseUnavailable, breaker_report, check_database
 from memory.core.paths import in_container
@@ -22,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--max-age",
-        type=float,
+        type=decimal(1, 86_400),
         default=MAX_AGE_SECONDS,
         help=f"oldest acceptable heartbeat in seconds (default {MAX_AGE_SECONDS:.0f})",
     )

@@ -14,6 +14,7 @@ import json
 import sys
 
 from bot.cli import CliError, guild_name, open_cli_memory
+from bot.cli.bounds import decimal
 from bot.cli.progress import llm_models, working
 from memory import PrivacyError, format_report
 from memory.core.settings import Settings
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--now", help="ISO date or timestamp to build the memory as of")
     show.add_argument(
         "--budget",
-        type=float,
+        type=decimal(0, 3600),
         default=None,
         help="seconds to wait like a reply does (default: wait for the full build)",
     )

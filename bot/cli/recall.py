@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.bounds import whole
 from memory import PrivacyError, RecallHit
 from memory.core.settings import Settings
 from memory.core.viewer import Viewer
@@ -28,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--guild", required=True, help="guild id or exact name")
     parser.add_argument("--user", help="only what this member said or was mentioned in")
-    parser.add_argument("--limit", type=int, default=10, help="how many hits (default 10)")
+    parser.add_argument(
+        "--limit", type=whole(1, 1000), default=10, help="how many hits, 1-1000 (default 10)"
+    )
     parser.add_argument("query", nargs="+", help="what to look for")
     parser.set_defaults(handler=handle)
 

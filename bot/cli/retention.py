@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.bounds import whole
 from memory.core.settings import Settings
 
 
@@ -17,7 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Delete raw messages older than RETENTION_DAYS in bounded batches. "
         "Facts, fact history and summaries are kept.",
     )
-    run.add_argument("--days", type=int, default=None, help="override RETENTION_DAYS")
+    run.add_argument(
+        "--days", type=whole(1, 36_500), default=None, help="override RETENTION_DAYS (1-36500)"
+    )
     run.add_argument("--dry-run", action="store_true", help="only count what would be deleted")
     run.add_argument("--now", default=None, help="pretend it is this ISO time (or MEMORYBOT_NOW)")
     run.set_defaults(handler=handle)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.bounds import whole
 from memory import (
     InvalidDigestTime,
     InvalidSetting,
@@ -56,7 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--digest-time", help="when to post it, HH:MM in the guild's time zone")
     parser.add_argument("--digest-off", action="store_true", help="stop the daily digest")
     parser.add_argument(
-        "--episode-silence", type=int, help="minutes of silence that start a new episode"
+        "--episode-silence",
+        type=whole(10, 1440),
+        help="minutes of silence that start a new episode (10-1440)",
     )
     parser.set_defaults(handler=handle)
 

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bot.cli import CliError
+from bot.cli.bounds import whole
 from memory import (
     TELEMETRY_FILE,
     DatabaseUnavailable,
@@ -76,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tail.add_argument(
         "-n",
         "--lines",
-        type=int,
+        type=whole(1, 1_000_000),
         default=None,
         help=f"how many past events to show (default {DEFAULT_LINES}; all with --since)",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import CliError, open_cli_memory
+from bot.cli.bounds import whole
 from memory import PrivacyError
 from memory.core.settings import Settings
 
@@ -26,7 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--guild", default=None, help="one guild (id or exact name); all by default"
     )
-    parser.add_argument("--days", type=int, default=7, help="how many days back, today included")
+    parser.add_argument(
+        "--days",
+        type=whole(1, 3650),
+        default=7,
+        help="how many days back, today included (1-3650)",
+    )
     parser.set_defaults(handler=handle)
 
 
