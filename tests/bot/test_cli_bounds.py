@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from bot.cli import build_parser, main
 
-
 # The bounded types (bounds.whole/decimal return `parse`) and the unbounded ones.
 NUMERIC = ("parse", "int", "float")
 
