@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import date
 
 from bot.console_text import explain_report, plural
-from memory import IncomingMessage, Memory, asks_catch_up, describe_mine
+from memory import DayOutOfRange, IncomingMessage, Memory, asks_catch_up, describe_mine
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
@@ -319,6 +319,10 @@ class ConsoleSession:
         if day is None:
             timezone = await self.memory.manager.timezone(self.guild_id)
             day = local_day(self.memory.clock.now(), timezone)
+        try:
+            await self.memory.manager.check_day(self.guild_id, day)
+        except DayOutOfRange as exc:
+            return [f"(nothing to summarise: {exc})"]
         result = await self.memory.manager.summarize_day(self.guild_id, day)
         if result.reason == "expired":
             lines = [f"(kept the stored summary of {day}: retention removed its messages)"]

@@ -357,3 +357,13 @@ async def save_historical(
         summary,
         source_hash,
     )
+
+
+async def stored_span(db: Executor, guild_id: int) -> tuple[datetime | None, date | None]:
+    """The oldest stored message's time and the oldest stored day summary of a guild."""
+    row = await db.fetchrow(
+        "SELECT (SELECT min(created_at) FROM messages WHERE guild_id = $1) AS first_message,"
+        " (SELECT min(day) FROM daily_summaries WHERE guild_id = $1) AS first_day",
+        guild_id,
+    )
+    return row["first_message"], row["first_day"]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from memory._open import Memory, migrate_database, open_memory
     from memory._shards import ShardTaken
     from memory.commands import CommandResult, RepliedMessage
-    from memory.context import format_report, report_details, report_heading
+    from memory.context import DayOutOfRange, format_report, report_details, report_heading
     from memory.core.report import ContextReport
     from memory.episodes import (
         Episode,
@@ -85,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "embedded_exists": "memory._database",
     "ContextReport": "memory.core.report",
     "DayResult": "memory.summaries",
+    "DayOutOfRange": "memory.context",
     "Episode": "memory.episodes",
     "InvalidDigestTime": "memory.episodes",
     "PendingDigest": "memory.episodes",
@@ -141,6 +142,7 @@ __all__ = [
     "CommandResult",
     "ContextReport",
     "DatabaseUnavailable",
+    "DayOutOfRange",
     "DayResult",
     "Episode",
     "EventFilter",

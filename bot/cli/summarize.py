@@ -11,7 +11,7 @@ from datetime import date
 
 from bot.cli import CliError, guild_name, open_cli_memory, plural
 from bot.cli.progress import llm_models, working
-from memory import DayResult, PrivacyError
+from memory import DayOutOfRange, DayResult, PrivacyError
 from memory.core.settings import Settings
 
 
@@ -40,7 +40,8 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
         try:
             guild_id = await memory.privacy.guild(args.guild)
-        except PrivacyError as exc:
+            await memory.manager.check_day(guild_id, day)
+        except (PrivacyError, DayOutOfRange) as exc:
             raise CliError(str(exc)) from None
         print(
             f"summarising guild {args.guild}, {day}: one batched LLM call for the day "

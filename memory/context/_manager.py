@@ -28,6 +28,7 @@ from cachetools import TTLCache
 from db.guilds import get_timezone
 from db.summaries import day_states
 from memory.context._build import Built, ContextBuilder
+from memory.context._days import check_asked_day
 from memory.context._merge import ContextInputs, ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
 from memory.context._warm import WarmContexts
@@ -259,6 +260,11 @@ class MemoryManager:
             self._builder.day_changed(guild_id, day)
             self.invalidate_guild(guild_id)
         return result
+
+    async def check_day(self, guild_id: int, day: date) -> None:
+        """DayOutOfRange for a day asked for that is in the future or before anything stored."""
+        timezone = await self.timezone(guild_id)
+        await check_asked_day(self._pool, guild_id, day, self._clock.now(), timezone)
 
     async def close_day(self, guild_id: int, day: date) -> DayResult:
         """A worker's job: close one past day (its summaries and learned facts); when that day is

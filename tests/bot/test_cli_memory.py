@@ -122,6 +122,22 @@ async def test_summarize_forces_one_day(cli_env, db_pool, capsys) -> None:
     assert await asyncio.to_thread(_run, ["summarize", "--guild", str(GUILD), "--date", "x"]) == 1
 
 
+async def test_summarize_refuses_a_day_in_the_future_or_before_anything_stored(
+    cli_env, db_pool, capsys
+) -> None:
+    """Issue 37.8: one line naming what works, exit 1, nothing stored."""
+    await _seed(db_pool)
+    for day, said in (("1900-01-01", "before anything stored"), ("2099-01-01", "in the future")):
+        argv = ["summarize", "--guild", str(GUILD), "--date", day]
+        assert await asyncio.to_thread(_run, argv) == 1
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err
+    first = (NOW - timedelta(days=3, hours=2)).date().isoformat()
+    await asyncio.to_thread(_run, ["summarize", "--guild", str(GUILD), "--date", "1900-01-01"])
+    assert f"use a day from {first}" in capsys.readouterr().err
+    assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") == 0
+
+
 def _export_message(message_id: int, author: dict, content: str, when: str, **extra) -> dict:
     data = {
         "id": str(message_id),

@@ -94,6 +94,19 @@ async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line:
         assert output and ("unknown" in output[0] or "usage" in output[0] or "date" in output[0])
 
 
+async def test_console_refuses_to_summarise_a_future_day(db_pool, telemetry, tmp_path) -> None:
+    """Issue 37.8: not "summarised 0 messages" for a day nothing can be said about."""
+    async with open_memory(
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
+    ) as memory:
+        session = ConsoleSession(memory)
+        await session.handle_line("hello there")
+        [said] = await session.handle_line("/summarize 2099-01-01")
+        assert "in the future" in said and "summarised" not in said
+        [said] = await session.handle_line("/summarize 1999-01-01")
+        assert "before anything stored" in said
+
+
 async def test_console_speaks_in_an_imported_server_with_its_members(
     db_pool, telemetry, tmp_path
 ) -> None:
