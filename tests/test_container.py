@@ -440,3 +440,28 @@ def test_file_secrets_are_readable_by_the_bots_group() -> None:
     recipe = (ROOT / "docker-compose.secrets.yml").read_text()
     assert "umask 077" in recipe and "chmod 640 secrets/discord_token" in recipe
     assert "SECRETS_GID=$(id -g)" in recipe
+
+
+def test_the_bot_is_healthy_only_with_a_gateway_heartbeat_and_the_worker_without_one(
+    compose: dict,
+) -> None:
+    """Issue 37.15: a bot whose gateway never connected is unhealthy under Compose."""
+    assert compose["services"]["bot"]["healthcheck"]["test"] == [
+        "CMD",
+        "memorybot",
+        "health",
+        "--require-bot",
+    ]
+    scale = yaml.safe_load((ROOT / "docker-compose.scale.yml").read_text())
+    assert "--require-bot" not in scale["services"]["worker"]["healthcheck"]["test"]
+
+
+def test_each_settings_template_says_which_file_it_is_and_holds_only_its_own() -> None:
+    """Issue 37.12: the bot's template never holds Compose's password; Compose's has it."""
+    bot = (ROOT / ".env.example").read_text()
+    assert "`memorybot.env` beside docker-compose.yml" in bot[:600]
+    assert not [line for line in bot.splitlines() if line.startswith("POSTGRES_PASSWORD")]
+    assert "so that Compose default applies" not in bot
+    own = (ROOT / "compose.env.example").read_text()
+    assert own.startswith("# Docker Compose's own settings: copy this file to `.env`")
+    assert "\nPOSTGRES_PASSWORD=\n" in own

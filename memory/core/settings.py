@@ -51,7 +51,17 @@ PROVIDERS: tuple[ProviderName, ...] = ("gemini", "openai", "offline")
 _OPENAI_COMPATIBLE = ("ollama", "llama.cpp", "llamacpp", "vllm", "lmstudio", "lm-studio")
 
 # Variables read outside Settings that may sit in `.env` or the environment.
-EXTRA_NAMES = frozenset({"MEMORYBOT_NOW", "MEMORYBOT_IN_CONTAINER", "MEMORYBOT_SECRETS_DIR"})
+EXTRA_NAMES = frozenset(
+    {
+        "MEMORYBOT_NOW",
+        "MEMORYBOT_IN_CONTAINER",
+        "MEMORYBOT_SECRETS_DIR",
+        # Compose's own `.env` (compose.env.example) lives where the CLI reads `.env` too.
+        "SECRETS_GID",
+        "POSTGRES_IMAGE",
+        "OLLAMA_IMAGE",
+    }
+)
 # Docker/Compose secrets: a file per setting (`discord_token`, `database_url`, ...) read when
 # the variable is not set; the directory is MEMORYBOT_SECRETS_DIR, else /run/secrets.
 SECRETS_DIR = Path("/run/secrets")
