@@ -14,9 +14,17 @@ import re
 import shlex
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 from bot.console_text import explain_report, plural
-from memory import DayOutOfRange, IncomingMessage, Memory, asks_catch_up, describe_mine
+from memory import (
+    DayOutOfRange,
+    IncomingMessage,
+    Memory,
+    asks_catch_up,
+    describe_mine,
+    to_json,
+)
 from memory.core.clock import local_day
 from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
@@ -280,7 +288,19 @@ class ConsoleSession:
                 by_admin=False,
             )
             return [f"(done: {name} is remembered from now on)"]
-        return [describe_mine(await privacy.export(subject), optout_command="/optout")]
+        document = await privacy.export(subject)
+        path = self._write_export(document)
+        where = f"Everything, as JSON, is in {path} (the same document as `memorybot user export`)."
+        return [describe_mine(document, optout_command="/optout", where=where)]
+
+    def _write_export(self, document: dict) -> Path:
+        """The whole export as a file only its owner may read (the console has no attachments)."""
+        folder = Path(self.memory.settings.data_dir) / "exports"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"mine-{self.guild_id}-{self.speaker.user_id}.json"
+        path.touch(mode=0o600)
+        path.write_text(to_json(document), encoding="utf-8")
+        return path
 
     def _stop(self, _: list[str]) -> list[str]:
         self._quit = True

@@ -258,9 +258,18 @@ class PrivacyDesk:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def describe_mine(document: dict[str, Any], *, optout_command: str = "/memory optout") -> str:
+ATTACHED = "Everything, as JSON, is attached (the same document as `user export`)."
+
+
+def describe_mine(
+    document: dict[str, Any],
+    *,
+    optout_command: str = "/memory optout",
+    where: str = ATTACHED,
+) -> str:
     """What `/memory mine` says in words about an export document (`optout_command`: how this
-    front end spells opting out, `/optout` in the console)."""
+    front end spells opting out, `/optout` in the console; `where`: where the whole document
+    is, attached on Discord, a file in the console)."""
     facts = (document.get("facts") or {}).get("blob") or ""
     messages = document.get("messages") or []
     days = sorted(
@@ -283,7 +292,7 @@ def describe_mine(document: dict[str, Any], *, optout_command: str = "/memory op
         lines.append(f"Day summaries that mention you: {len(days)} (latest: {shown}).")
     else:
         lines.append("Day summaries that mention you: none.")
-    lines.append("Everything, as JSON, is attached (the same document as `user export`).")
+    lines.append(where)
     return "\n".join(lines)
 
 

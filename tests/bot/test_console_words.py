@@ -3,6 +3,7 @@ unknown name, one line for a member who opted out, counts that read as English."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,10 @@ from tests.bot.console_support import console_settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _read_export(path: Path) -> tuple[dict, int]:
+    return json.loads(path.read_text(encoding="utf-8")), path.stat().st_mode
+
+
 async def test_console_words(db_pool, telemetry, tmp_path) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
@@ -25,6 +30,12 @@ async def test_console_words(db_pool, telemetry, tmp_path) -> None:
 
         mine = "\n".join(await session.handle_line("/mine"))
         assert "/optout" in mine and "/memory optout" not in mine  # the console's own command
+        # Issue 37.4: the console has no attachments: the document is written, and said where.
+        assert "attached" not in mine
+        path = Path(mine.split("Everything, as JSON, is in ", 1)[1].split(" (", 1)[0])
+        exported, mode = _read_export(path)
+        assert any("tomatoes" in row["content"] for row in exported["messages"])
+        assert mode & 0o077 == 0  # only its owner reads it
 
         assert await session.handle_line("/memory nobody") == [
             "no member named nobody (/as NAME speaks as a new one)"
