@@ -57,7 +57,12 @@ async def open_database(
             async with pool.acquire() as connection:
                 applied = await migrate(connection)
             if applied:
-                _log.info("applied migrations %s", applied)
+                _log.info(
+                    "database schema: applied %d migration(s), V%03d to V%03d",
+                    len(applied),
+                    min(applied),
+                    max(applied),
+                )
             yield pool
         finally:
             await pool.close()

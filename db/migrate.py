@@ -91,7 +91,7 @@ async def migrate(connection: asyncpg.Connection, directory: Path = MIGRATIONS_D
                         f"migration V{migration.version:03d} was changed after it was applied"
                     )
                 continue
-            _log.info("applying migration V%03d__%s", migration.version, migration.name)
+            _log.debug("applying migration V%03d__%s", migration.version, migration.name)
             try:
                 async with connection.transaction():
                     await connection.execute(migration.sql)

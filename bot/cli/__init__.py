@@ -178,5 +178,5 @@ def open_cli_memory(
         _log.warning("creating a new database: %s", where)
     locations = settings.locations
     settings_from = locations.describe() if locations is not None else "given settings"
-    _log.info("database: %s; logs: %s; %s", where, settings.log_dir, settings_from)
+    _log.info("database: %s; logs: %s; settings: %s", where, settings.log_dir, settings_from)
     return open_memory(settings, clock=clock, telemetry_stdout=False)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import sys
+from pathlib import Path
 
 from bot.banner import memory_chain, startup_lines, version
-from bot.cli import CliError, open_cli_memory
+from bot.cli import CliError, log_format, open_cli_memory
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
 from bot.console_input import LineReader, interrupted
 from memory import PrivacyError, describe_database
@@ -62,6 +64,8 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
         # What `run` logs on Discord: the version and the models each purpose uses.
         lines = startup_lines(settings, version=version(), chain_for=chain_for, model_for=model_for)
         print("\n".join(lines), file=sys.stderr, flush=True)
+        log_file = logs_to_file(settings.log_dir)
+        print(f"(log lines go to {log_file}; errors still show here)", file=sys.stderr)
         guild_id = CONSOLE_GUILD_ID
         if getattr(args, "guild", None):
             try:
@@ -80,6 +84,20 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
     if not finished:  # Ctrl-C: memory is closed above, the database stopped; leave as /quit
         print("\nbye", flush=True)
     return 0
+
+
+def logs_to_file(log_dir: Path) -> Path:
+    """The chat is the screen: once the console is open, log lines go to a file and only
+    errors reach the terminal (a WARNING with a raw id before a friendly answer is noise)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / "console.log"
+    root = logging.getLogger()
+    for handler in root.handlers:
+        handler.setLevel(max(handler.level, logging.ERROR))
+    to_file = logging.FileHandler(path, encoding="utf-8")
+    to_file.setFormatter(logging.Formatter(log_format()))
+    root.addHandler(to_file)
+    return path
 
 
 async def _converse(session: ConsoleSession, interactive: bool) -> bool:

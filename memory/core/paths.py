@@ -42,7 +42,7 @@ class Locations:
     def describe(self) -> str:
         where = "the project directory" if self.mode == "project" else "the per-user place"
         env = self.env_file if self.env_file.exists() else f"{self.env_file} (not present)"
-        return f"{where}: settings {env}"
+        return f"{env} ({where})"
 
 
 def is_project_dir(directory: Path) -> bool:

@@ -26,6 +26,7 @@ from db.consent import (
     record_consent,
     unconsented_members,
 )
+from db.guilds import guild_names
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -94,6 +95,10 @@ class PrivacyDesk:
     async def guild(self, text: str) -> int:
         """A guild id, or the exact name of a known guild (PrivacyError otherwise)."""
         return await resolve_guild(self._pool, text)
+
+    async def guild_names(self, guild_ids: list[int]) -> dict[int, str]:
+        """The names of known guilds (ids it does not know are left out): for admin output."""
+        return await guild_names(self._pool, guild_ids)
 
     async def subject(self, guild_id: int, text: str) -> Subject:
         """The member named by an id, a mention or any name (PrivacyError otherwise); a

@@ -45,12 +45,16 @@ class RetentionReport:
     dry_run: bool = False
     latency_ms: float = 0.0
 
-    def describe(self) -> str:
+    def describe(self, names: dict[int, str] | None = None) -> str:
+        """One line; guilds by name where `names` has them."""
+        names = names or {}
         older = f"older than {self.cutoff.isoformat()} ({self.retention_days} days)"
         if not self.deleted:
             verb = "would delete" if self.dry_run else "deleted"
             return f"retention: no messages {older}, so nothing {verb}; facts and summaries kept"
-        guilds = ", ".join(f"guild {g}: {n}" for g, n in sorted(self.by_guild.items()))
+        guilds = ", ".join(
+            f"{names.get(g) or f'guild {g}'}: {n}" for g, n in sorted(self.by_guild.items())
+        )
         detail = f" ({guilds})" if guilds else ""
         messages = plural(self.deleted, "message")
         if self.dry_run:
@@ -82,8 +86,10 @@ async def run_retention(
     telemetry: Telemetry,
     batch_size: int = DEFAULT_BATCH_SIZE,
     dry_run: bool = False,
+    log: bool = True,
 ) -> RetentionReport:
-    """Delete messages older than the retention period, `batch_size` rows per statement."""
+    """Delete messages older than the retention period, `batch_size` rows per statement;
+    `log=False` when the caller prints the report itself (the CLI: not twice on a terminal)."""
     days = effective_days(retention_days)
     cutoff = clock.now() - timedelta(days=days)
     started = time.perf_counter()
@@ -119,7 +125,8 @@ async def run_retention(
         dry_run=dry_run,
         latency_ms=round((time.perf_counter() - started) * 1000, 2),
     )
-    _log.info("%s", report.describe())
+    if log:
+        _log.info("%s", report.describe())
     telemetry.emit(
         "retention",
         outcome="skipped" if dry_run else "ok",
@@ -191,6 +198,7 @@ class RetentionJob:
             telemetry=self._telemetry,
             batch_size=self._batch_size,
             dry_run=dry_run,
+            log=False,
         )
 
     async def run_once(self) -> RetentionReport | None:

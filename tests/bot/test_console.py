@@ -49,6 +49,9 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
             "bob: Bot, what do you know about alice?",
             "/whois alice",
             "/memory alice",
+            "bob: Bot, remember that alice " + "likes tea " * 300,  # too long
+            "/as dave",
+            "/optout",
             "/quit",
         ]
     )
@@ -72,9 +75,13 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     answers = [line for line in result.stdout.splitlines() if line.startswith("Bot: ")]
-    assert len(answers) == 3, result.stdout
+    assert len(answers) == 4, result.stdout
     assert "violin" in answers[1] and "violin" in answers[2]
     assert "Traceback" not in result.stderr
+    # Issue 37.9: once the console is open, log lines go to a file, not between the answers.
+    after = result.stderr.split("(log lines go to ", 1)[1].splitlines()[1:]
+    assert not [line for line in after if " WARNING " in line or " INFO " in line], after
+    assert (tmp_path / "logs" / "console.log").read_text(encoding="utf-8")
     # Piped lines are echoed, so the transcript reads as a conversation.
     lines = result.stdout.splitlines()
     said = lines.index("guest> bob: Bot, remember that alice plays the violin")
