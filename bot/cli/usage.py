@@ -37,8 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
-    if args.days < 1:
-        raise CliError("--days must be at least 1")
     async with open_cli_memory(settings) as memory:
         guild_id = None
         if args.guild is not None:

@@ -8,6 +8,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from bot.cli import main
 from tests.memory.export_samples import GUILD_ID, export, sample_messages, write
 
@@ -51,4 +53,6 @@ async def test_usage_prints_the_calls_of_an_import_and_a_summarise(cli_env: Path
     assert capsys.readouterr().out.splitlines()[0].endswith("all guilds")
     assert await asyncio.to_thread(main, ["usage", "--guild", "nowhere"]) == 1
     assert "nowhere" in capsys.readouterr().err
-    assert await asyncio.to_thread(main, ["usage", "--days", "0"]) == 1
+    with pytest.raises(SystemExit) as refused:  # argparse: one line naming the range
+        await asyncio.to_thread(main, ["usage", "--days", "0"])
+    assert refused.value.code == 2 and "use 1 to 3650" in capsys.readouterr().err
