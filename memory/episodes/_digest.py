@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from memory.core.text import truncate
 from memory.episodes._views import Episode
 
 DIGEST_CHARS = 1_500
@@ -45,6 +46,21 @@ def day_bounds(day: date, timezone: str) -> tuple[datetime, datetime]:
     return start, datetime.combine(day + timedelta(days=1), time(), zone)
 
 
+# Names shown per episode; the rest are counted ("and 37 others").
+SHOWN_PARTICIPANTS = 3
+# How long each episode's summary may be, tried in turn until every episode fits.
+SUMMARY_LENGTHS = (200, 120, 60, 0)
+
+
+def participants(member_ids: Sequence[int], names: Mapping[int, str]) -> str:
+    """`Alice, Bob, Carol and 37 others`: a busy episode does not crowd out the others."""
+    shown = [names.get(user_id, f"user {user_id}") for user_id in member_ids[:SHOWN_PARTICIPANTS]]
+    rest = len(member_ids) - len(shown)
+    if rest > 0:
+        return f"{', '.join(shown)} and {rest} other{'s' if rest > 1 else ''}"
+    return ", ".join(shown)
+
+
 def compose(
     day: date,
     episodes: Sequence[Episode],
@@ -53,21 +69,22 @@ def compose(
     max_chars: int = DIGEST_CHARS,
 ) -> str:
     """The digest text ('' when there is nothing to say): one entry per episode, oldest
-    first, with who took part, its open loops and a jump link; channels as `<#id>` (they
-    never ping)."""
-    said = [episode for episode in episodes if episode.message_count > 1]
+    first, with who took part (a few named), its open loops and a jump link; channels as
+    `<#id>` (they never ping). Summaries are shortened until every episode fits; only when
+    even bare entries do not is the rest counted."""
+    said = sorted(
+        (episode for episode in episodes if episode.message_count > 1),
+        key=lambda item: (item.started_at, item.id),
+    )
     if not said:
         return ""
     head = f"**What happened on {day:%A, %B} {day.day}**"
+    for length in SUMMARY_LENGTHS:
+        entries = [_entry(episode, names, length) for episode in said]
+        if len("\n".join([head, *entries])) <= max_chars:
+            return "\n".join([head, *entries])
     lines = [head]
-    for shown, episode in enumerate(sorted(said, key=lambda item: (item.started_at, item.id))):
-        who = ", ".join(names.get(user_id, f"user {user_id}") for user_id in episode.member_ids)
-        entry = f"• <#{episode.channel_id}> **{episode.label}** ({who})"
-        if episode.summary:
-            entry += f": {episode.one_line(200)}"
-        if episode.open_loops:
-            entry += f" Open: {'; '.join(episode.open_loops[:2])}"
-        entry += f" <{episode.jump_url}>"
+    for shown, entry in enumerate(entries):
         rest = len(said) - shown - 1
         tail = f"\n…and {rest} more" if rest else ""
         if len("\n".join([*lines, entry])) + len(tail) > max_chars:
@@ -75,3 +92,23 @@ def compose(
             break
         lines.append(entry)
     return "\n".join(lines)
+
+
+def _entry(episode: Episode, names: Mapping[int, str], summary_chars: int) -> str:
+    entry = (
+        f"• <#{episode.channel_id}> **{episode.label}** ({participants(episode.member_ids, names)})"
+    )
+    summary = _without_roll_call(episode.summary)
+    summary = truncate(summary, summary_chars) if summary_chars and summary else ""
+    if summary:
+        entry += f": {summary}"
+    if episode.open_loops:
+        entry += f" Open: {'; '.join(episode.open_loops[:2])}"
+    return entry + f" <{episode.jump_url}>"
+
+
+def _without_roll_call(summary: str) -> str:
+    """The offline summary opens with who talked ("Alice, Bob talked."): the entry already
+    says who took part, so it is not said twice."""
+    head, found, rest = summary.partition(" talked. ")
+    return rest if (found and "," in head) or (found and " " not in head.strip()) else summary
