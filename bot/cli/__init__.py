@@ -14,11 +14,13 @@ import contextlib
 import importlib
 import inspect
 import logging
+import shutil
 import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 
 from bot.banner import version
 from memory import DatabaseUnavailable, Memory, describe_database, embedded_exists, open_memory
@@ -141,6 +143,20 @@ def stop_event() -> asyncio.Event:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop.set)
     return stop
+
+
+def program() -> str:
+    """How to type this CLI again, for hints: `memorybot` when that is on PATH, else the path
+    it was started by (`.venv/bin/memorybot` after `make run`), else `python -m bot`."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    on_path = shutil.which("memorybot")
+    if started is None or started.name not in ("memorybot", "__main__.py"):
+        return "memorybot" if on_path else f"{sys.executable} -m bot"
+    if started.name == "__main__.py":
+        return "python -m bot"
+    if on_path and Path(on_path).resolve() == started.resolve():
+        return "memorybot"
+    return str(started)
 
 
 def guild_name(typed: str) -> str | None:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
-from bot.cli import CliError, open_cli_memory, plural
+from bot.cli import CliError, open_cli_memory, plural, program
 from bot.cli.progress import ProgressBar
 from memory import ExportFormatError, ImportResult, Memory
 from memory.core.clock import local_day
@@ -218,8 +218,8 @@ async def explain_window(
             hint = ""
             if last_day < window_start:
                 hint = (
-                    " To see a member's memory as of the end of this history: memorybot memory "
-                    f"show --guild {guild_arg} --user NAME --now {last_day}"
+                    " To see a member's memory as of the end of this history: "
+                    f"{program()} memory show --guild {guild_arg} --user NAME --now {last_day}"
                 )
             print(
                 "  Summaries: every day of it that is over is closed now (below); today is "
@@ -230,7 +230,7 @@ async def explain_window(
             print(
                 f"  Summaries: the bot summarises today and the {WINDOW_DAYS} days before "
                 f"({window_start} to {today}), so none of these days yet. To see the memory as "
-                f"of the end of this history: memorybot memory show --guild {guild_arg} "
+                f"of the end of this history: {program()} memory show --guild {guild_arg} "
                 f"--user NAME --now {last_day}",
                 file=out,
             )

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from bot.cli import open_cli_memory
+from bot.cli import open_cli_memory, program
 from memory.core.settings import Settings
 
 
@@ -44,5 +44,5 @@ async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | 
         for job in held:
             print(f"  {job.describe()}", file=out)
         if held:
-            print("`memorybot jobs retry` queues them again", file=out)
+            print(f"`{program()} jobs retry` queues them again", file=out)
     return 0
