@@ -58,9 +58,14 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     if not hits:
         print("nothing found", file=sys.stderr)
         return 1
-    for hit in hits:
+    for number, hit in enumerate(hits, 1):
         for line in (*_before(hit), hit, *_after(hit)):
-            print(_line(line, guild_id, indent=line is not hit))
+            label = (
+                f"{number}."
+                if line is hit
+                else ("  before" if line.side == "before" else "  after")
+            )
+            print(f"{label:<9}{_line(line, guild_id)}")
     return 0
 
 
@@ -72,9 +77,9 @@ def _after(hit: RecallHit) -> list[RecallHit]:
     return [line for line in hit.context if line.side != "before"]
 
 
-def _line(hit: RecallHit, guild_id: int, *, indent: bool) -> str:
-    """`Thu 2023-07-06 14:05  melanie  #general  text  link`; a hit's neighbours indented,
-    a day summary with its day only."""
+def _line(hit: RecallHit, guild_id: int) -> str:
+    """`Thu 2023-07-06 14:05  melanie  #general  text  link` (a day summary with its day only);
+    the caller labels it: the hit's number, or `before` / `after` for the lines around it."""
     if hit.kind != "message":
         return f"{hit.day_label}  {hit.author_name}  day summary  {hit.text}"
     where = f"#{hit.channel_name or hit.channel_id}"
@@ -82,4 +87,4 @@ def _line(hit: RecallHit, guild_id: int, *, indent: bool) -> str:
     text = " ".join(hit.text.split())
     dates = f"  [{'; '.join(hit.dates)}]" if hit.dates else ""
     link = hit.jump_url(guild_id)
-    return f"{'    ' if indent else ''}{when}  {hit.author_name}  {where}  {text}{dates}  {link}"
+    return f"{when}  {hit.author_name}  {where}  {text}{dates}  {link}"

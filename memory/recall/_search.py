@@ -72,6 +72,23 @@ HOP_HITS = 1
 NO_PREFIX = 1 << 16
 
 
+def one_exchange_each(
+    picked: list[MessageMatch], around: dict[int, tuple[MessageMatch, ...]]
+) -> list[tuple[MessageMatch, tuple[MessageMatch, ...]]]:
+    """Each line once: a hit already shown as a better hit's context is not a hit again, and
+    a hit's context leaves out lines shown already (hits of one exchange merge into the best
+    ranked one, which brings the others as its context)."""
+    shown: set[int] = set()
+    kept = []
+    for match in picked:
+        if match.message_id in shown:
+            continue
+        lines = tuple(n for n in around.get(match.message_id, ()) if n.message_id not in shown)
+        shown |= {match.message_id, *(n.message_id for n in lines)}
+        kept.append((match, lines))
+    return kept
+
+
 @dataclass(frozen=True, slots=True)
 class _Lanes:
     """What one search found, lane by lane, before it becomes hits."""
@@ -341,7 +358,8 @@ class RecallService:
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
         hits = [
-            message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
+            message_hit(m, members, zone, channels, lines)
+            for m, lines in one_exchange_each(picked, around)
         ]
         hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits

@@ -35,12 +35,41 @@ async def test_a_short_answer_is_printed_with_its_question(cli_env: Path, db_poo
     args = build_parser().parse_args(["recall", "--guild", str(GUILD), "lighthouse"])
     assert await args.handler(args, load_settings()) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("    Sat 2026-10-03 15:30  bob  #77  where did you hike yesterday?")
+    assert out[0].startswith("  before Sat 2026-10-03 15:30  bob  #77  where did you hike")
     assert "[yesterday = Fri 2026-10-02]" in out[0]
     assert out[1] == (
-        "Sat 2026-10-03 15:31  alice  #77  the old lighthouse"
+        "1.       Sat 2026-10-03 15:31  alice  #77  the old lighthouse"
         f"  https://discord.com/channels/{GUILD}/77/9102"
     )
+
+
+async def test_an_exchange_is_shown_once_with_its_lines_labelled(
+    cli_env: Path, db_pool, capsys
+) -> None:
+    """Issue 37.3: a hit shown as a better hit's context is not shown again as a hit, nor
+    the better hit again as its context; every line says what it is."""
+    await _seed(db_pool)
+    said = [
+        (9201, ALICE, "climbing trip on Saturday, who has gear?"),
+        (9202, BOB, "I can bring the ropes on Saturday"),
+        (9203, ALICE, "great, and carol brings the harnesses"),
+    ]
+    await insert_messages(
+        db_pool,
+        [
+            ChatMessage(mid, GUILD, 78, author, text, AT.replace(hour=18, minute=n))
+            for n, (mid, author, text) in enumerate(said)
+        ],
+    )
+    args = build_parser().parse_args(
+        ["recall", "--guild", str(GUILD), "who is bringing the ropes on Saturday?"]
+    )
+    assert await args.handler(args, load_settings()) == 0
+    out = capsys.readouterr().out.splitlines()
+    for _, _, text in said:
+        assert sum(text in line for line in out) == 1, out
+    labels = [line.split()[0] for line in out]
+    assert labels[:3] == ["before", "1.", "after"], out
 
 
 async def test_a_hundred_thousand_character_question(cli_env: Path, db_pool, capsys) -> None:
