@@ -219,6 +219,7 @@ class ConsoleSession:
         if not ids:
             return text
         names = await self.memory.guild_settings.channel_names(self.guild_id, ids)
+        names.setdefault(self.channel_id, CONSOLE_CHANNEL_NAME)  # its name may be unstored yet
         return _CHANNEL_MENTION.sub(
             lambda match: f"#{names.get(int(match.group(1)), match.group(1))}", text
         )

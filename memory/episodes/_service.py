@@ -235,12 +235,22 @@ class EpisodeService:
     async def _missed(
         self, guild_id: int, user_id: int, viewer: Viewer, since: datetime
     ) -> list[Episode]:
-        """Episodes of readable channels that went on after `since`, not the member's alone."""
-        return [
-            episode
-            for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3)
-            if episode.ended_at > since and user_id not in _only(episode)
-        ][:CATCH_UP_LIMIT]
+        """Episodes of readable channels that went on after `since` in which someone else said
+        something to the others: the member's own monologue, and questions to the bot (theirs
+        or anyone's), are nothing missed."""
+        missed = []
+        for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3):
+            if len(missed) == CATCH_UP_LIMIT:
+                break
+            fresh = episode.ended_at > since and user_id not in _only(episode)
+            if fresh and await self._others_talked(episode, user_id):
+                missed.append(episode)
+        return missed
+
+    async def _others_talked(self, episode: Episode, user_id: int) -> bool:
+        rows = await store.episode_messages(self._pool, episode_bounds(episode))
+        talk = self.summarizer.members_talk(rows, keep_alone=False)
+        return any(row["author_id"] != user_id for row in talk)
 
     async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
         """An open episode's summary so far for a catch-up: by the model for a busy channel
@@ -336,6 +346,17 @@ class EpisodeService:
 
     async def aclose(self) -> None:
         await self.cutter.aclose()
+
+
+def episode_bounds(episode: Episode) -> dict[str, object]:
+    """What `db.episodes.episode_messages` reads of an episode row."""
+    return {
+        "channel_id": episode.channel_id,
+        "started_at": episode.started_at,
+        "first_message_id": episode.first_message_id,
+        "ended_at": episode.ended_at,
+        "last_message_id": episode.last_message_id,
+    }
 
 
 def _only(episode: Episode) -> tuple[int, ...]:

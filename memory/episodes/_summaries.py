@@ -104,7 +104,7 @@ class EpisodeSummarizer:
         await self._run(guild_id, [item], close=False, model=model)
 
     async def _item(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
-        rows = self._members_talk(await store.episode_messages(self._pool, episode))
+        rows = self.members_talk(await store.episode_messages(self._pool, episode))
         names = await self._members.display_names(
             guild_id, sorted({row["author_id"] for row in rows})
         )
@@ -117,16 +117,17 @@ class EpisodeSummarizer:
         ]
         return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
 
-    def _members_talk(self, rows: list[asyncpg.Record]) -> list[asyncpg.Record]:
+    def members_talk(self, rows: list[Any], *, keep_alone: bool = True) -> list[Any]:
         """What members said to each other: lines addressed to the bot (questions, memory
         commands; its answers are not stored) say nothing of what a channel talked about, and a
-        forget command would repeat what was forgotten. An episode of nothing else keeps them."""
+        forget command would repeat what was forgotten. An episode of nothing else keeps them
+        (`keep_alone`), for a summary; a catch-up wants only the talk."""
         if not self._bot_name:
             return rows
         talk = [
             row for row in rows if addressed_text(row["content"], bot_name=self._bot_name) is None
         ]
-        return talk or rows
+        return talk or (rows if keep_alone else [])
 
     async def extract(self, guild_id: int, episode: asyncpg.Record) -> EpisodeAnswer:
         """An extractive title and summary of the episode as it is now, not stored (a reply

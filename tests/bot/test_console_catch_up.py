@@ -63,3 +63,21 @@ async def test_lines_to_the_bot_are_not_what_a_conversation_was_about(
 
         assert "canoe trip" in answer, answer
         assert "Mongolia" not in answer and "remember that" not in answer, answer
+
+
+async def test_questions_to_the_bot_alone_are_nothing_missed(db_pool, telemetry, tmp_path) -> None:
+    """Issue 37.5: a stretch of questions to the bot (the asker's or anyone's) is not a
+    conversation someone missed."""
+    clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))
+    async with open_memory(
+        console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=clock
+    ) as memory:
+        answer = await missed_by_bob(
+            memory,
+            clock,
+            "bob: Bot, what do you know about alice?",
+            "alice: Bot, what is the next trip?",
+            "bob: Bot, who is bringing the ropes?",
+        )
+
+        assert answer == "Bot: Nothing new since you were last here.", answer
