@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.cli import CliError, open_cli_memory, plural, program
-from bot.cli.progress import ProgressBar
+from bot.cli.progress import ProgressBar, working
 from memory import ExportFormatError, ImportResult, Memory
 from memory.core.clock import local_day
 from memory.core.settings import Settings
@@ -128,11 +128,15 @@ async def handle(
             results.append(result)
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
-        for guild_id in sorted({result.guild_id for result in results if result.guild_id}):
-            cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
+        names = {result.guild_id: result.guild_name for result in results if result.guild_id}
+        for guild_id in sorted(names):
+            name = names[guild_id] or f"guild {guild_id}"
+            with working(f"cutting {name} into episodes", stream=err):
+                cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
             if learn:  # closed episodes get their summaries (extractive unless configured)
-                await memory.episodes.summarize_guild(guild_id)
-            print(f"episodes of guild {guild_id}: {cut} cut", file=out)
+                with working(f"summarising the episodes of {name}", stream=err):
+                    await memory.episodes.summarize_guild(guild_id)
+            print(f"episodes of {name}: {cut} cut", file=out)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:

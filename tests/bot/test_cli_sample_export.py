@@ -50,6 +50,7 @@ async def test_importing_the_sample_folder_then_recalling_by_channel_name(
     assert "trips.json: #trips in Sample Hikers: 3 messages" in text
     # Five days were spoken on between 4 and 13 May: the other calendar days are not work.
     assert "closed 5 days of Sample Hikers" in text, text
+    assert "episodes of Sample Hikers: " in text and "episodes of guild" not in text  # 37.7
     # The days were just closed: no advice to run `summarize --date` for them.
     assert "older days only" not in text
     stored = await db_pool.fetchval("SELECT count(*) FROM messages WHERE guild_id = $1", GUILD)
