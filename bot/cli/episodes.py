@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
+from bot.cli.channels import named_channels, resolve_channel
 from memory import Memory, PrivacyError, listing_line
 from memory.core.settings import Settings
 
@@ -25,17 +26,7 @@ def _day(text: str) -> date:
 
 async def _channel(memory: Memory, guild_id: int, text: str | None) -> int | None:
     """A channel id, or the one channel called `text` ("general", "#general")."""
-    if text is None:
-        return None
-    digits = text.strip().removeprefix("<#").removesuffix(">").lstrip("#")
-    if digits.isdigit():
-        return int(digits)
-    found = await memory.guild_settings.channels_named(guild_id, text)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise CliError(f"no channel named {text!r} (give its id: Copy Channel ID on Discord)")
-    raise CliError(f"several channels are named {text!r}: {', '.join(map(str, found))}")
+    return None if text is None else await resolve_channel(memory, guild_id, text, "--channel")
 
 
 def _since(day: date | None, now: datetime) -> datetime:
@@ -106,6 +97,7 @@ async def handle_digest(args: argparse.Namespace, settings: Settings) -> int:
             raise CliError(str(exc)) from None
         await memory.episodes.refresh(_since(args.day, memory.clock.now()))
         text = await memory.episodes.digest_preview(guild_id, args.day)
+        text = await named_channels(memory, guild_id, text) if text else text
     if not text:
         print(f"nothing to say about {args.day}", file=sys.stderr)
         return 1

@@ -14,9 +14,11 @@ import argparse
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
+from bot.cli.channels import channel_labels, resolve_channel
 from memory import (
     InvalidDigestTime,
     InvalidSetting,
+    Memory,
     PrivacyError,
     describe_settings,
     parse_digest_time,
@@ -64,28 +66,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _channel(args: argparse.Namespace) -> int | None:
+def _check_pairs(args: argparse.Namespace) -> None:
     if (args.channel is None) != (args.visibility is None):
         raise CliError("--channel and --visibility go together")
-    if args.channel is None:
-        return None
-    try:
-        return int(args.channel.strip().lstrip("#"))
-    except ValueError:
-        raise CliError(f"--channel: expected a channel id, got {args.channel!r}") from None
-
-
-def _episode_changes(args: argparse.Namespace) -> dict[str, object]:
-    """--digest-channel with --digest-time (both or neither), --digest-off, --episode-silence."""
-    changes: dict[str, object] = {}
     if (args.digest_channel is None) != (args.digest_time is None):
         raise CliError("--digest-channel and --digest-time go together")
+
+
+async def _episode_changes(
+    args: argparse.Namespace, memory: Memory, guild_id: int
+) -> dict[str, object]:
+    """--digest-channel with --digest-time (both or neither), --digest-off, --episode-silence."""
+    changes: dict[str, object] = {}
     if args.digest_channel is not None:
-        channel = args.digest_channel.strip().removeprefix("<#").removesuffix(">").lstrip("#")
-        if not channel.isdigit():
-            raise CliError(f"{args.digest_channel!r} is not a channel id")
+        channel = await resolve_channel(memory, guild_id, args.digest_channel, "--digest-channel")
         try:
-            changes["digest"] = (int(channel), parse_digest_time(args.digest_time))
+            changes["digest"] = (channel, parse_digest_time(args.digest_time))
         except InvalidDigestTime as exc:
             raise CliError(str(exc)) from None
     if args.digest_off:
@@ -96,7 +92,7 @@ def _episode_changes(args: argparse.Namespace) -> dict[str, object]:
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
-    channel_id = _channel(args)
+    _check_pairs(args)
     changes = {
         "timezone": args.timezone,
         "search_config": args.search_config,
@@ -104,10 +100,13 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     }
     changed = {key: value for key, value in changes.items() if value is not None}
     marked = ""
-    changed.update(_episode_changes(args))
     async with open_cli_memory(settings) as memory:
         try:
             guild_id = await memory.privacy.guild(args.guild)
+            channel_id = None
+            if args.channel is not None:
+                channel_id = await resolve_channel(memory, guild_id, args.channel, "--channel")
+            changed.update(await _episode_changes(args, memory, guild_id))
             guilds = memory.guild_settings
             current = await (
                 guilds.update(guild_id, **changed) if changed else guilds.refresh(guild_id)
@@ -115,17 +114,22 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             if channel_id is not None:
                 public = args.visibility == "public"
                 did = await memory.visibility.mark(guild_id, channel_id, public=public)
-                marked = f"Channel {channel_id} marked {args.visibility}" + (
+                label = (await channel_labels(memory, guild_id, [channel_id]))[channel_id]
+                marked = f"Channel {label} marked {args.visibility}" + (
                     " (its days will be summarised again)\n" if did else " (unchanged)\n"
                 )
             channels = await memory.visibility.channels(guild_id)
+            shown = {*channels, *current.ignored_channel_ids}
+            if current.digest_channel_id is not None:
+                shown.add(current.digest_channel_id)
+            labels = await channel_labels(memory, guild_id, shown)
         except (PrivacyError, InvalidSetting) as exc:
             raise CliError(str(exc)) from None
-    restricted = sorted(str(cid) for cid, (public, _, _) in channels.items() if not public)
+    restricted = sorted(labels[cid] for cid, (public, _, _) in channels.items() if not public)
     print(
         marked
         + ("Settings updated\n" if changed else "")
-        + describe_settings(current)
+        + describe_settings(current, labels.__getitem__)
         + "\nRestricted channels (not in shared memory): "
         + (", ".join(restricted) or "none")
     )

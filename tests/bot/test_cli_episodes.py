@@ -51,7 +51,7 @@ async def test_episodes_lists_a_channels_day_and_digest_prints_it(cli_env, db_po
     )
     digest = capsys.readouterr().out
     assert "**What happened on Thursday, March 12**" in digest
-    assert f"<#{GENERAL}> **planning the camping trip" in digest and "(alice, bob)" in digest
+    assert f"#{GENERAL} **planning the camping trip" in digest and "(alice, bob)" in digest
     assert f"https://discord.com/channels/{GUILD}/{GENERAL}/9000" in digest
     assert "let's book the campsite" in digest  # an open loop: a plan made
     assert len(digest) <= 1_500
@@ -84,6 +84,22 @@ async def test_episodes_take_a_channel_by_name_and_show_channel_names(
     assert await asyncio.to_thread(_run, argv) == 0
     [line] = capsys.readouterr().out.splitlines()
     assert " #general [" in line and "planning the camping trip" in line
+    # Issue 37.7: the digest and the settings name channels too, and take names.
+    digest = ["digest", "--guild", "Tea Club", "--day", "2026-03-12"]
+    assert await asyncio.to_thread(_run, digest) == 0
+    shown = capsys.readouterr().out
+    assert "#general **planning the camping trip" in shown and "<#" not in shown
+    on = [
+        "settings",
+        "--guild",
+        "Tea Club",
+        "--digest-channel",
+        "#general",
+        "--digest-time",
+        "8:00",
+    ]
+    assert await asyncio.to_thread(_run, on) == 0
+    assert "Daily digest: #general at 08:00" in capsys.readouterr().out
 
     unknown = ["episodes", "--guild", "Tea Club", "--channel", "nowhere"]
     assert await asyncio.to_thread(_run, unknown) != 0
@@ -102,7 +118,18 @@ async def test_settings_turn_the_digest_on_and_off(cli_env, db_pool, capsys) -> 
         "8:00",
     ]
     assert await asyncio.to_thread(_run, on) == 0
-    assert f"Daily digest: <#{GENERAL}> at 08:00" in capsys.readouterr().out
+    assert f"Daily digest: #{GENERAL} at 08:00" in capsys.readouterr().out  # no name stored
+    unknown = [
+        "settings",
+        "--guild",
+        str(GUILD),
+        "--digest-channel",
+        "999",
+        "--digest-time",
+        "8:00",
+    ]
+    assert await asyncio.to_thread(_run, unknown) == 1
+    assert "--digest-channel: no channel 999 is known in this guild" in capsys.readouterr().err
     bad = ["settings", "--guild", str(GUILD), "--digest-channel", "41", "--digest-time", "25:00"]
     assert await asyncio.to_thread(_run, bad) == 1
     assert "'25:00' is not a time of day; use HH:MM" in capsys.readouterr().err

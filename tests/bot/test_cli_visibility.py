@@ -70,8 +70,8 @@ async def test_marking_an_imported_channel_restricted_rebuilds_its_days(
     mark = ["settings", "--guild", "Bakers", "--channel", str(STAFF), "--visibility", "restricted"]
     assert await asyncio.to_thread(_run, mark) == 0
     out = capsys.readouterr().out
-    assert f"Channel {STAFF} marked restricted (its days will be summarised again)" in out
-    assert f"Restricted channels (not in shared memory): {STAFF}" in out
+    assert f"Channel #{STAFF} marked restricted (its days will be summarised again)" in out
+    assert f"Restricted channels (not in shared memory): #{STAFF}" in out
     assert await _stale(db_pool)
     assert await asyncio.to_thread(_run, [*summarize, "--if-changed"]) == 0
     summary = await _summary(db_pool)
@@ -107,7 +107,7 @@ async def test_bad_visibility_arguments_are_one_clear_error(cli_env, db_pool) ->
     bad = build_parser().parse_args(
         ["settings", "--guild", str(GUILD), "--channel", "staff", "--visibility", "public"]
     )
-    with pytest.raises(CliError, match="expected a channel id"):
+    with pytest.raises(CliError, match="--channel: no channel named 'staff'"):
         await bad.handler(bad, settings)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["settings", "--guild", "1", "--memory-sources", "some"])
