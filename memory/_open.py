@@ -97,12 +97,13 @@ class Memory:
         )
         return render_stats(report) + "\n" + self.usage_recorder.today_line()
 
-    async def usage_text(self, *, guild_id: int | None, days: int) -> str:
-        """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost."""
+    async def usage_text(self, *, guild_id: int | None, days: int, label: str = "") -> str:
+        """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost
+        (`label`: the guild as the admin knows it)."""
         await self.usage_recorder.flush()  # this process's own calls count too
         first_day = datetime.now(UTC).date() - timedelta(days=days - 1)
         rows = await usage_since(self.pool, first_day, guild_id=guild_id)
-        scope = f"guild {guild_id}" if guild_id is not None else "all guilds"
+        scope = label or (f"guild {guild_id}" if guild_id is not None else "all guilds")
         return render_usage(rows, self.usage_recorder.prices, first_day=first_day, scope=scope)
 
     async def needs_command_sync(self, scope: str, tree_hash: str) -> bool:

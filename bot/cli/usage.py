@@ -38,11 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
-        guild_id = None
+        guild_id, label = None, ""
         if args.guild is not None:
             try:
                 guild_id = await memory.privacy.guild(args.guild)
             except PrivacyError as exc:
                 raise CliError(str(exc)) from None
-        print(await memory.usage_text(guild_id=guild_id, days=args.days))
+            named = await memory.privacy.guild_names([guild_id])
+            label = f"{named[guild_id]} (guild {guild_id})" if guild_id in named else ""
+        print(await memory.usage_text(guild_id=guild_id, days=args.days, label=label))
     return 0

@@ -35,7 +35,9 @@ async def test_usage_prints_the_calls_of_an_import_and_a_summarise(cli_env: Path
     out = capsys.readouterr().out.splitlines()
     spent = _llm_calls(cli_env / "logs")
     assert spent and sum(spent.values()) >= 2  # the import closed the day, summarise redid it
-    assert out[0].startswith("LLM usage since ") and out[0].endswith(f"guild {GUILD_ID}")
+    assert out[0].startswith("LLM usage since ") and out[0].endswith(
+        f"Café ☕ (guild {GUILD_ID})"
+    )  # 37.7
     end = next(i for i, line in enumerate(out) if line.startswith("total"))
     rows = {line.split()[1]: line.split() for line in out[2:end]}
     assert {purpose: int(row[3]) for purpose, row in rows.items()} == dict(spent)
