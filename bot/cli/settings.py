@@ -11,10 +11,12 @@ when it sees the channel); unmarked channels count as public.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from bot.cli import CliError, open_cli_memory
+from bot.cli import CliError, open_cli_memory, plural
 from bot.cli.bounds import whole
 from bot.cli.channels import channel_labels, resolve_channel
+from bot.cli.progress import working
 from memory import (
     InvalidDigestTime,
     InvalidSetting,
@@ -118,6 +120,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
                 marked = f"Channel {label} marked {args.visibility}" + (
                     " (its days will be summarised again)\n" if did else " (unchanged)\n"
                 )
+                if did:  # now, not when a worker gets to it: learned facts come back at once
+                    with working("summarising the days it changed", stream=sys.stderr):
+                        rebuilt = await memory.manager.close_due_days(guild_id)
+                    marked += f"Summarised again now: {plural(len(rebuilt), 'day')}\n"
             channels = await memory.visibility.channels(guild_id)
             shown = {*channels, *current.ignored_channel_ids}
             if current.digest_channel_id is not None:

@@ -4,8 +4,9 @@ reply's time budget with a fallback when the build is late or the LLM is down.
 
 from __future__ import annotations
 
+from memory.context._config import ContextConfig
 from memory.context._days import DayOutOfRange
-from memory.context._manager import ContextConfig, MemoryManager
+from memory.context._manager import MemoryManager
 from memory.context._report_text import format_report, report_details, report_heading
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import asyncpg
 
@@ -31,3 +31,13 @@ async def check_asked_day(
         raise DayOutOfRange(
             f"{day} is before anything stored: use a day from {min(firsts)} to {today}"
         )
+
+
+async def stored_days(
+    pool: asyncpg.Pool, guild_id: int, now: datetime, timezone: str
+) -> tuple[date, date] | None:
+    """The first day with a stored message and yesterday (the days that can be closed)."""
+    first_message, _ = await stored_span(pool, guild_id)
+    if first_message is None:
+        return None
+    return local_day(first_message, timezone), local_day(now, timezone) - timedelta(days=1)

@@ -18,7 +18,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -28,14 +27,14 @@ from cachetools import TTLCache
 from db.guilds import get_timezone
 from db.summaries import day_states
 from memory.context._build import Built, ContextBuilder
-from memory.context._days import check_asked_day
+from memory.context._config import ContextConfig
+from memory.context._days import check_asked_day, stored_days
 from memory.context._merge import ContextInputs, ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
 from memory.context._warm import WarmContexts
 from memory.core.cache import SingleFlight
 from memory.core.clock import Clock, day_bounds, local_day
 from memory.core.report import ContextReport
-from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import LLMError, MemoryLLM
 from memory.members import MemberReads
@@ -44,40 +43,12 @@ from memory.summaries import (
     DailySummarizer,
     DayResult,
     HistoricalSummarizer,
-    SummaryConfig,
 )
 
 _log = logging.getLogger(__name__)
 
 # A guild's timezone is re-read this often (another process may change it).
 ZONE_TTL_SECONDS = 300
-
-
-@dataclass(frozen=True, slots=True)
-class ContextConfig:
-    """What building contexts reads of the settings: the context length, the default day
-    boundaries, cache sizes, how many days may be summarised at once (each pins a pool
-    connection), and the summarisers' own settings."""
-
-    context_max_chars: int = 1200
-    default_timezone: str = "UTC"
-    cache_today_size: int = 256
-    cache_context_size: int = 4096
-    max_parallel_days: int = 3
-    max_parallel_builds: int = 3
-    summaries: SummaryConfig = field(default_factory=SummaryConfig)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ContextConfig:
-        return cls(
-            context_max_chars=settings.context_max_chars,
-            default_timezone=settings.default_timezone,
-            cache_today_size=settings.cache_today_size,
-            cache_context_size=settings.cache_context_size,
-            max_parallel_days=max(1, settings.db_pool_max // 3),
-            max_parallel_builds=max(1, settings.db_pool_max // 3),
-            summaries=SummaryConfig.from_settings(settings),
-        )
 
 
 class MemoryManager:
@@ -260,6 +231,17 @@ class MemoryManager:
             self._builder.day_changed(guild_id, day)
             self.invalidate_guild(guild_id)
         return result
+
+    async def close_due_days(self, guild_id: int) -> list[date]:
+        """Close now every past day that no stored summary describes (after a visibility
+        change: what the worker would do later, done by the process that made the change)."""
+        span = await stored_days(
+            self._pool, guild_id, self._clock.now(), await self.timezone(guild_id)
+        )
+        days = await self.days_to_close(guild_id, *span) if span else []
+        for day in days:
+            await self.close_day(guild_id, day)
+        return days
 
     async def check_day(self, guild_id: int, day: date) -> None:
         """DayOutOfRange for a day asked for that is in the future or before anything stored."""

@@ -72,8 +72,8 @@ async def test_marking_an_imported_channel_restricted_rebuilds_its_days(
     out = capsys.readouterr().out
     assert f"Channel #{STAFF} marked restricted (its days will be summarised again)" in out
     assert f"Restricted channels (not in shared memory): #{STAFF}" in out
-    assert await _stale(db_pool)
-    assert await asyncio.to_thread(_run, [*summarize, "--if-changed"]) == 0
+    assert "Summarised again now: 1 day" in out  # by this command, not a worker later
+    assert not await _stale(db_pool)
     summary = await _summary(db_pool)
     assert "quitting" not in summary and "rye bread" in summary
 
@@ -111,3 +111,30 @@ async def test_bad_visibility_arguments_are_one_clear_error(cli_env, db_pool) ->
         await bad.handler(bad, settings)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["settings", "--guild", "1", "--memory-sources", "some"])
+
+
+async def _learned(db_pool) -> list[str]:
+    rows = await db_pool.fetch(
+        "SELECT statement FROM learned_facts WHERE guild_id = $1 AND current", GUILD
+    )
+    return [row["statement"] for row in rows]
+
+
+async def test_a_visibility_round_trip_brings_learned_facts_back_at_once(
+    cli_env, db_pool, capsys
+) -> None:
+    """Issue 37.2: restricted then public again, the facts learned from the channel are back
+    when the command returns, not after a worker ran."""
+    await _seed(db_pool)
+    await insert_messages(
+        db_pool, [ChatMessage(5003, GUILD, STAFF, ALICE, "I live in Porto.", DAY.replace(hour=13))]
+    )
+    summarize = ["summarize", "--guild", str(GUILD), "--date", DAY.date().isoformat()]
+    assert await asyncio.to_thread(_run, summarize) == 0
+    assert any("Porto" in fact for fact in await _learned(db_pool))
+    mark = ["settings", "--guild", "Bakers", "--channel", str(STAFF), "--visibility"]
+    assert await asyncio.to_thread(_run, [*mark, "restricted"]) == 0
+    assert not any("Porto" in fact for fact in await _learned(db_pool))
+    assert await asyncio.to_thread(_run, [*mark, "public"]) == 0
+    assert "Summarised again now: 1 day" in capsys.readouterr().out
+    assert any("Porto" in fact for fact in await _learned(db_pool))
