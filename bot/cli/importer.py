@@ -11,6 +11,7 @@ raw messages retention will delete later (with how to keep them).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -74,6 +75,16 @@ def export_paths(names: list[str]) -> list[Path]:
     return paths
 
 
+def _kept(result: ImportResult) -> str:
+    """What a stopped import of one file kept: batches are committed as they are written."""
+    if not result.new:
+        return "nothing imported from it"
+    return (
+        f"{result.new:,} messages of it were stored; importing it again goes on from there"
+        " (stored messages are skipped)"
+    )
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -101,18 +112,26 @@ async def handle(
             bar = ProgressBar(
                 path.name, size, stream=err, enabled=False if args.no_progress else None
             )
+            result = ImportResult(path=path)
             try:
-                result = await importer.import_file(path, progress=bar.update)
+                await importer.import_file(path, progress=bar.update, result=result)
             except ExportFormatError as exc:
                 bar.finish()
-                print(f"memorybot import: {path}: {exc}; nothing imported from it", file=err)
+                print(f"memorybot import: {path}: {exc}; {_kept(result)}", file=err)
                 failures += 1
                 continue
+            except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say how far it got
+                bar.finish()
+                print(
+                    f"memorybot import: interrupted in {path} after {result.seen:,} messages;"
+                    f" {_kept(result)}",
+                    file=err,
+                )
+                raise
             except Exception as exc:  # e.g. the database went away: report it, go on
                 bar.finish()
                 print(
-                    f"memorybot import: {path}: failed ({type(exc).__name__}); nothing imported"
-                    " from it",
+                    f"memorybot import: {path}: failed ({type(exc).__name__}); {_kept(result)}",
                     file=err,
                 )
                 failures += 1

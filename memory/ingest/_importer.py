@@ -102,14 +102,18 @@ class ExportImporter:
         self._telemetry = telemetry
         self._batch_size = batch_size
 
-    async def import_file(self, path: Path, progress: Progress | None = None) -> ImportResult:
-        """Import one export; raises ExportFormatError (nothing stored) when it is unusable."""
+    async def import_file(
+        self, path: Path, progress: Progress | None = None, result: ImportResult | None = None
+    ) -> ImportResult:
+        """Import one export; raises ExportFormatError when it is unusable. Each batch is
+        committed as it is written, so an interrupted or failed import keeps what it stored
+        (`result`, when given, says how far it got) and importing again skips it."""
         started = time.perf_counter()
-        result = ImportResult(path=path)
+        result = result if result is not None else ImportResult(path=path)
         try:
             with path.open("rb") as source:
                 stream = ObjectStream(source, stream_keys=frozenset({"messages"}))
-                async with self._pool.acquire() as connection, connection.transaction():
+                async with self._pool.acquire() as connection:
                     await self._write(connection, stream, result, progress)
         except ExportFormatError:
             raise
@@ -176,7 +180,7 @@ class ExportImporter:
             else:
                 batch.append(message)
             if len(batch) >= self._batch_size:
-                await self._flush(connection, batch, result)
+                await self._flush(connection, batch, result, members)
             if progress is not None:
                 progress(stream.bytes_read, result.seen)
         if header.guild_id is None or header.channel_id is None:
@@ -189,8 +193,7 @@ class ExportImporter:
             )
         if result.seen == 0:
             await self._begin(connection, header, result)
-        await self._flush(connection, batch, result)
-        await member_store.upsert_members(connection, members.values())
+        await self._flush(connection, batch, result, members)
         result.members = len(members)
         if progress is not None:
             progress(stream.bytes_read, result.seen)
@@ -212,10 +215,21 @@ class ExportImporter:
             )
 
     async def _flush(
+        self,
+        connection: asyncpg.Connection,
+        batch: list[ChatMessage],
+        result: ImportResult,
+        members: dict[int, Member],
+    ) -> None:
+        """One batch and the members seen so far, committed together."""
+        async with connection.transaction():
+            await member_store.upsert_members(connection, members.values())
+            if batch:
+                await self._flush_batch(connection, batch, result)
+
+    async def _flush_batch(
         self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult
     ) -> None:
-        if not batch:
-            return
         new = await self._insert(connection, batch, result)
         refused = await consent_store.unstorable_authors(
             connection, batch[0].guild_id, [m.author_id for m in batch]

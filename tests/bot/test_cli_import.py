@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from bot.cli import build_parser
 from bot.cli.importer import ProgressBar, handle
@@ -105,3 +106,36 @@ async def test_recent_import_says_how_long_it_is_kept(
     assert "2025-03-01 to 2025-03-01 are within the bot's window" in out.getvalue()
     assert "keeps the oldest of them until 2025-03-31" in out.getvalue()
     assert "warning" not in err.getvalue()
+
+
+async def test_an_interrupted_import_keeps_what_it_stored_and_says_how_far_it_got(
+    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 37.6: Ctrl-C part way keeps the committed batches, says so in one line, and
+    importing again goes on (what is stored is skipped)."""
+    big = write(
+        tmp_path / "big.json",
+        export([message(100_000 + i, f"line {i}", minute=i % 60) for i in range(2_500)]),
+    )
+    real_update = ProgressBar.update
+
+    def interrupt_late(self, done: int, seen: int, force: bool = False) -> None:
+        if seen >= 2_200:  # two batches of 1,000 are committed by now
+            raise KeyboardInterrupt
+        real_update(self, done, seen, force=force)
+
+    monkeypatch.setattr(ProgressBar, "update", interrupt_late)
+    args = build_parser().parse_args(["import", str(big), "--no-progress"])
+    settings = _settings(database_dsn, tmp_path)
+    err = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        await handle(args, settings, out=io.StringIO(), err=err)
+    said = err.getvalue()
+    assert "memorybot import: interrupted in" in said and "2,000 messages of it were stored" in said
+    assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2_000
+
+    monkeypatch.setattr(ProgressBar, "update", real_update)
+    out = io.StringIO()
+    assert await handle(args, settings, out=out, err=io.StringIO()) == 0
+    assert "500 new, 2000 already stored" in out.getvalue()
+    assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2_500
