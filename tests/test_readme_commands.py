@@ -61,9 +61,22 @@ def test_every_command_and_flag_is_in_the_readme_table() -> None:
     assert not missing, f"not in the README's command table: {missing}"
 
 
-def test_the_readme_says_how_to_quit_the_console_and_what_it_may_do() -> None:
-    text = README.read_text(encoding="utf-8")
-    offline = text[text.index("Offline (`memorybot console`") : text.index("## Command line")]
+def test_the_usage_guide_says_how_to_quit_the_console_and_what_it_may_do() -> None:
+    text = (README.parent / "docs" / "usage.md").read_text(encoding="utf-8")
+    offline = text[text.index("Offline (`memorybot console`") :]
     assert "/quit" in offline and "Ctrl-D" in offline and "Ctrl-C" in offline
     assert "Manage Server" in offline
     assert "`/help` on Discord lists the bot's commands" in offline
+
+
+def test_the_readme_opens_with_a_first_ten_minutes_then_its_contents() -> None:
+    """Issue 37.16: the first screen takes a newcomer from clone to an answer (at most 40
+    lines: run, talk, import, ask, costs), then a table of contents."""
+    text = README.read_text(encoding="utf-8")
+    first = text[text.index("## The first ten minutes") : text.index("## Contents")]
+    assert len(first.splitlines()) <= 40
+    for step in ("make run", "Bot, remember that", "import docs/sample-export", "console --guild"):
+        assert step in first, step
+    assert "memorybot usage" in first and "DISCORD_TOKEN" in first
+    assert text.index("## Contents") < text.index("## Quick start")
+    assert "](docs/usage.md)" in text[text.index("## Contents") :]
