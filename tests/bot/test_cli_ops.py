@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -121,9 +122,10 @@ def test_tail_follow_prints_new_events_across_rotation(log_dir: Path) -> None:
 
 
 async def test_retention_run_deletes_old_messages_and_prints_counts(
-    cli_env: Path, db_pool, capsys
+    cli_env: Path, db_pool, capsys, caplog
 ) -> None:
     now = datetime(2025, 6, 30, 12, tzinfo=UTC)
+    await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES (10, 'Tea Club')")
     await insert_messages(
         db_pool,
         [
@@ -136,9 +138,12 @@ async def test_retention_run_deletes_old_messages_and_prints_counts(
     assert "would delete 1 message older" in capsys.readouterr().out
     assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2
 
+    caplog.set_level(logging.INFO)
     assert await asyncio.to_thread(main, argv) == 0
     out = capsys.readouterr().out
-    assert out.startswith("retention: deleted 1 message older") and "guild 10: 1" in out
+    assert out.startswith("retention: deleted 1 message older") and "(Tea Club: 1)" in out
+    # Issue 37.9: printed once, not logged again beside it.
+    assert not [r for r in caplog.records if "retention: deleted" in r.getMessage()]
     assert "in 1 batch;" in out  # words, not "1 messages ... in 1 batches"
     assert [r["content"] for r in await db_pool.fetch("SELECT content FROM messages")] == ["new"]
     logged = (cli_env / "logs" / TELEMETRY_FILE).read_text().splitlines()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import asyncpg
@@ -45,7 +46,8 @@ async def _tables(dsn: str) -> set[str]:
     return {row["tablename"] for row in rows}
 
 
-async def test_migrations_apply_to_empty_database_and_are_idempotent(pg_server) -> None:
+async def test_migrations_apply_to_empty_database_and_are_idempotent(pg_server, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="db.migrate")
     dsn = await _fresh(pg_server, "migrate_empty")
     connection = await asyncpg.connect(dsn)
     try:
@@ -56,6 +58,8 @@ async def test_migrations_apply_to_empty_database_and_are_idempotent(pg_server) 
     assert first == [migration.version for migration in discover()]
     assert second == []
     assert await _tables(dsn) >= EXPECTED_TABLES
+    # Issue 37.9: a first start does not print a line per migration file.
+    assert not [r for r in caplog.records if r.levelno >= logging.INFO and r.name == "db.migrate"]
 
 
 async def test_concurrent_migrators_apply_each_version_once(pg_server) -> None:
