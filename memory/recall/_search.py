@@ -75,16 +75,13 @@ NO_PREFIX = 1 << 16
 def one_exchange_each(
     picked: list[MessageMatch], around: dict[int, tuple[MessageMatch, ...]]
 ) -> list[tuple[MessageMatch, tuple[MessageMatch, ...]]]:
-    """Each line once: a hit already shown as a better hit's context is not a hit again, and
-    a hit's context leaves out lines shown already (hits of one exchange merge into the best
-    ranked one, which brings the others as its context)."""
-    shown: set[int] = set()
+    """Each line once: a line that is a hit itself is not shown again as another hit's
+    context, and a context line two hits share stays with the better ranked one."""
+    shown = {match.message_id for match in picked}
     kept = []
     for match in picked:
-        if match.message_id in shown:
-            continue
         lines = tuple(n for n in around.get(match.message_id, ()) if n.message_id not in shown)
-        shown |= {match.message_id, *(n.message_id for n in lines)}
+        shown |= {n.message_id for n in lines}
         kept.append((match, lines))
     return kept
 
@@ -347,20 +344,17 @@ class RecallService:
                 summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         picked = kept[:message_room]
+        exchanges = one_exchange_each(picked, await self._context(guild_id, picked, exclude, keep))
         summary_hits = summary_hits[: limit - len(picked)]
         chosen = {m.message_id for m in picked}
         own = [m for m in lanes.own if m.message_id not in chosen and not keep.drops(m.content)]
         own = own[:statement_slots]
         shown = sorted({m.channel_id for m in [*picked, *own]})
         channels = await self._channel_names(guild_id, shown)
-        around = await self._context(guild_id, picked, exclude, keep)
-        extra = {n.author_id for lines in around.values() for n in lines} - set(members)
+        extra = {n.author_id for _, lines in exchanges for n in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
-        hits = [
-            message_hit(m, members, zone, channels, lines)
-            for m, lines in one_exchange_each(picked, around)
-        ]
+        hits = [message_hit(m, members, zone, channels, lines) for m, lines in exchanges]
         hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits
 
