@@ -46,6 +46,10 @@ CONSOLE = [
     "/undo alice",
     "Bot who is allergic to wasps?",
     "Bot what did I miss?",
+    # A small model at a reply's temperature answers with markup now and then: three chances
+    # for "a reply carries the model's own answer".
+    "Bot how are you today?",
+    "Bot any plans for the weekend?",
 ]
 TOOL_CONSOLE = ["Bot what is the next trip?"]
 SERVER_START_SECONDS = 180.0

@@ -61,3 +61,30 @@ async def test_importing_the_sample_folder_then_recalling_by_channel_name(
     first = capsys.readouterr().out.splitlines()[0]
     assert "#trips" in first and "lighthouse loop" in first, first
     assert "#800000000000000003" not in first
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal: progress is drawn."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_import_shows_progress_while_it_cuts_episodes_on_a_terminal(cli_env, db_pool) -> None:
+    """Issue 37.11: cutting episodes after an import (seconds on a big export) shows that it is
+    working, on a terminal."""
+    args = build_parser().parse_args(["import", str(SAMPLE)])
+    err = _Terminal()
+    assert await args.handler(args, load_settings(), out=io.StringIO(), err=err) == 0
+    assert "cutting Sample Hikers into episodes" in err.getvalue()
+
+
+def test_operations_guide_agrees_with_the_commands() -> None:
+    """Issue 37.14: every /memory settings option is documented, and the embedded server's
+    backup goes through `memorybot db serve`, not Python one-liners."""
+    guide = (SAMPLE.parent / "operations.md").read_text(encoding="utf-8")
+    row = next(line for line in guide.splitlines() if line.startswith("| `/memory settings`"))
+    for option in ("timezone", "ignore_channel", "forget_others", "storage", "search_config"):
+        assert f"`{option}`" in row, option
+    assert "`memory_sources`" in row
+    assert "memorybot db serve" in guide and "get_server(" not in guide
