@@ -35,7 +35,7 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.providers import TOKENIZER, fast_tokens
-from bench.quality_data import ALL_KINDS, KINDS, QualityChat, Question, generate
+from bench.quality_data import DAY_KIND, QualityChat, Question, generate
 from bench.quality_days import StoredEpisode
 from bench.quality_episodes import score_episodes, summarised_episodes
 from bench.quality_score import Score, score
@@ -97,10 +97,15 @@ async def run(
     days: int = 150,
     per_kind: int = 10,
     seed: int = 0,
+    split: str = "tuned",
 ) -> list[Asked]:
-    """Generate, import, ask; print the figures and return every question's outcome."""
-    chat = generate(seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind)
+    """Generate, import, ask; print the figures and return every question's outcome.
+    `split`: the tuned templates, or the held-out ones changes are judged on."""
+    chat = generate(
+        seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind, split=split
+    )
     params = {
+        "split": split,
         "members": members,
         "sessions": sessions,
         "days": days,
@@ -164,11 +169,11 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
     have them; the day questions are reported on their own, so "all" compares with runs
     before they were added)."""
     common = {"tokenizer": TOKENIZER, **params}
-    for kind in (*ALL_KINDS, "all"):
+    for kind in (*dict.fromkeys(a.question.kind for a in asked), "all"):
         mine = [
             a
             for a in asked
-            if a.question.kind == kind or (kind == "all" and a.question.kind in KINDS)
+            if a.question.kind == kind or (kind == "all" and a.question.kind != DAY_KIND)
         ]
         if not mine:
             continue
@@ -203,6 +208,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=150)
     parser.add_argument("--per-kind", type=int, default=10, help="questions of each kind")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--split", choices=("tuned", "heldout", "both"), default="both")
     parser.add_argument("--large", action="store_true", help=f"a larger run: {LARGE}")
     parser.add_argument("--show", action="store_true", help="print each question's outcome")
     args = parser.parse_args(argv)
@@ -215,8 +221,11 @@ async def main(argv: list[str] | None = None) -> int:
     if args.large:
         sizes = dict(LARGE)
     report = Reporter()
+    splits = ("tuned", "heldout") if args.split == "both" else (args.split,)
+    asked = []
     async with bench_server() as server:
-        asked = await run_in(server, report, seed=args.seed, **sizes)
+        for split in splits:
+            asked += await run_in(server, report, seed=args.seed, split=split, **sizes)
     if args.show:
         for item in asked:
             print(json.dumps(_outcome(item), ensure_ascii=False), file=sys.stderr)
