@@ -40,7 +40,7 @@ _NEIGHBOURS = f"""
          FROM messages m
          WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {{keep}}
            AND m.created_at <= h.at + interval '{NEIGHBOUR_HOURS} hours'
-         ORDER BY m.message_id LIMIT 1)
+         ORDER BY m.message_id LIMIT $8)
     ) n
 """.format(
     keep="m.guild_id = $1 AND NOT m.deleted AND m.content <> ''"
@@ -55,9 +55,10 @@ async def neighbours(
     guild_id: int,
     hits: Sequence[tuple[int, int, datetime]],
     exclude: Exclusions,
+    after: int = 1,
 ) -> list[Neighbour]:
-    """The message before and the one after each (message id, channel id, time) in its
-    channel, within NEIGHBOUR_HOURS, skipping what `exclude` names (the same channel: the
+    """The message before and the `after` ones after each (message id, channel id, time) in
+    its channel, within NEIGHBOUR_HOURS, skipping what `exclude` names (the same channel: the
     viewer may read it since it may read the hit)."""
     if not hits:
         return []
@@ -70,6 +71,7 @@ async def neighbours(
         list(exclude.message_ids),
         exclude.bot_id,
         exclude.bot_pattern,
+        after,
     )
     return [Neighbour(**dict(row)) for row in rows]
 

@@ -35,6 +35,7 @@ from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._concepts import related_words, without_idioms
 from memory.recall._dates import without_dates
+from memory.recall._exchanges import THEIRS_POOL, one_exchange_each, theirs_first
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -62,28 +63,14 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# A hit shorter than this many words is shown with the lines around it.
-SHORT_LINE_WORDS = 8
+# Lines after a hit that come with it: the other's reply, and the answer to that.
+EXCHANGE_AFTER = 2
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
 OVERFETCH = 3
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
 # A minimum prefix length no word reaches: term counts of whole words only.
 NO_PREFIX = 1 << 16
-
-
-def one_exchange_each(
-    picked: list[MessageMatch], around: dict[int, tuple[MessageMatch, ...]]
-) -> list[tuple[MessageMatch, tuple[MessageMatch, ...]]]:
-    """Each line once: a line that is a hit itself is not shown again as another hit's
-    context, and a context line two hits share stays with the better ranked one."""
-    shown = {match.message_id for match in picked}
-    kept = []
-    for match in picked:
-        lines = tuple(n for n in around.get(match.message_id, ()) if n.message_id not in shown)
-        shown |= {n.message_id for n in lines}
-        kept.append((match, lines))
-    return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +210,7 @@ class RecallService:
             bot_name=self._bot_name,
         )
         lanes = _Lanes(messages, similar, day_summaries, own)
-        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
+        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted, named=named)
 
     async def _lanes(
         self,
@@ -326,9 +313,12 @@ class RecallService:
         limit: int,
         summary_slots: int,
         statement_slots: int,
+        *,
+        named: list[int] | None = None,
     ) -> list[RecallHit]:
         """Matches as hits (messages, the member's statements, day summaries), without
-        forgotten statements, the matched messages with their context."""
+        forgotten statements, the matched messages with their exchange; with members named
+        in the question, the exchanges they took part in first."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
@@ -343,6 +333,10 @@ class RecallService:
             if text:
                 summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
+        if named:
+            pool = [m for m in ordered[: len(kept) * THEIRS_POOL] if not keep.drops(m.content)]
+            around = await self._context(guild_id, pool, exclude, keep)
+            kept = theirs_first(pool, kept, named, around)
         picked = kept[:message_room]
         exchanges = one_exchange_each(picked, await self._context(guild_id, picked, exclude, keep))
         summary_hits = summary_hits[: limit - len(picked)]
@@ -374,13 +368,10 @@ class RecallService:
         exclude: Exclusions,
         keep: Forgetting,
     ) -> dict[int, tuple[MessageMatch, ...]]:
-        """The lines around each hit that is a short line or an answer (a reply)."""
-        wanted = [
-            (m.message_id, m.channel_id, m.created_at)
-            for m in picked
-            if m.reply_to_id is not None or len(m.content.split()) < SHORT_LINE_WORDS
-        ]
-        found = await neighbours(self._pool, guild_id, wanted, exclude)
+        """Each hit's exchange: the line it answers and the turns that answer it (a question's
+        words are often in the turn before the answer, and an answer may take two turns)."""
+        wanted = [(m.message_id, m.channel_id, m.created_at) for m in picked]
+        found = await neighbours(self._pool, guild_id, wanted, exclude, after=EXCHANGE_AFTER)
         around: dict[int, list[MessageMatch]] = {}
         for n in found:
             if keep.drops(n.content):
