@@ -29,11 +29,10 @@ def theirs_first(
     named: list[int],
     around: dict[int, tuple[MessageMatch, ...]],
 ) -> list[MessageMatch]:
-    """ "What is Dana's favourite board game?": the matching line may be someone else's
-    question ("what's your go-to board game?", asked of several members in turn), and Dana's
-    answer the turn after it. A line said more than once is one hit (`distinct`); here that
-    hit becomes the instance whose exchange a named member took part in, where there is one.
-    The order of the hits is not changed."""
+    """A question about a named member may match someone else's question to them, with the
+    member's answer in the turn after it; the same question, asked of several members in
+    turn, is one hit (`distinct`). Here that hit becomes the instance whose exchange a named
+    member took part in, where there is one. The order of the hits is not changed."""
 
     def took_part(match: MessageMatch) -> bool:
         lines = around.get(match.message_id, ())
