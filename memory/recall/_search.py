@@ -30,11 +30,13 @@ from db.recall import (
     search_summaries,
     term_stats,
 )
-from db.recall_hits import channel_names, guild_forgotten, neighbours
+from db.recall_exchange import around
+from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._concepts import related_words, without_idioms
 from memory.recall._dates import without_dates
+from memory.recall._exchange import Exchange, exchanges
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -62,10 +64,13 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# A hit shorter than this many words is shown with the lines around it.
-SHORT_LINE_WORDS = 8
-# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
+# Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
+EXCHANGE_CANDIDATES = 2
+# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters,
+# one line said again and again, a member named in the question preferring their exchanges).
 OVERFETCH = 3
+# Hits wanted at least when fetching (a search for one hit still picks among a few).
+MIN_FETCH = 5
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
 # A minimum prefix length no word reaches: term counts of whole words only.
@@ -80,6 +85,7 @@ class _Lanes:
     similar: list[MessageMatch]
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
+    named: tuple[int, ...] = ()  # the members the question names
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +214,7 @@ class RecallService:
             limit=limit * OVERFETCH,
             bot_name=self._bot_name,
         )
-        lanes = _Lanes(messages, similar, day_summaries, own)
+        lanes = _Lanes(messages, similar, day_summaries, own, tuple(named))
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     async def _lanes(
@@ -237,7 +243,7 @@ class RecallService:
             if found is None:
                 return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
-            fetch = limit * OVERFETCH
+            fetch = max(limit, MIN_FETCH) * OVERFETCH
             messages = await search_messages(
                 db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
             )
@@ -329,22 +335,47 @@ class RecallService:
             if text:
                 summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
-        picked = kept[:message_room]
-        summary_hits = summary_hits[: limit - len(picked)]
-        chosen = {m.message_id for m in picked}
-        own = [m for m in lanes.own if m.message_id not in chosen and not keep.drops(m.content)]
+        groups = await self._exchanges(guild_id, kept, exclude, keep, message_room, lanes.named)
+        summary_hits = summary_hits[: limit - len(groups)]
+        shown = set().union(*(group.ids for group in groups))
+        own = [m for m in lanes.own if m.message_id not in shown and not keep.drops(m.content)]
         own = own[:statement_slots]
-        shown = sorted({m.channel_id for m in [*picked, *own]})
-        channels = await self._channel_names(guild_id, shown)
-        around = await self._context(guild_id, picked, exclude, keep)
-        extra = {n.author_id for lines in around.values() for n in lines} - set(members)
+        lines = [m for group in groups for m, _ in group.lines.values()]
+        channels = await self._channel_names(
+            guild_id, sorted({m.channel_id for m in [*(g.hit for g in groups), *own]})
+        )
+        extra = {m.author_id for m in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
         hits = [
-            message_hit(m, members, zone, channels, around.get(m.message_id, ())) for m in picked
+            message_hit(g.hit, members, zone, channels, tuple(g.lines.values())) for g in groups
         ]
         hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits
+
+    async def _exchanges(
+        self,
+        guild_id: int,
+        kept: list[MessageMatch],
+        exclude: Exclusions,
+        keep: Forgetting,
+        room: int,
+        named: tuple[int, ...],
+    ) -> list[Exchange]:
+        """The best `room` matches with their exchanges (`_exchange.py`), matches sharing a
+        line merged, those the `named` members took part in first; no line restating a
+        forgotten statement."""
+        if room <= 0:
+            return []
+        candidates = kept[: room * (OVERFETCH if named else EXCHANGE_CANDIDATES)]
+        rows = await around(
+            self._pool,
+            guild_id,
+            [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in candidates],
+            exclude,
+        )
+        rows = [row for row in rows if not keep.drops(row.content)]
+        return exchanges(candidates, rows, limit=room, named=named)
 
     async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
         """Channel names when the database records them (a missing table stays missing for
@@ -354,28 +385,3 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
-
-    async def _context(
-        self,
-        guild_id: int,
-        picked: list[MessageMatch],
-        exclude: Exclusions,
-        keep: Forgetting,
-    ) -> dict[int, tuple[MessageMatch, ...]]:
-        """The lines around each hit that is a short line or an answer (a reply)."""
-        wanted = [
-            (m.message_id, m.channel_id, m.created_at)
-            for m in picked
-            if m.reply_to_id is not None or len(m.content.split()) < SHORT_LINE_WORDS
-        ]
-        found = await neighbours(self._pool, guild_id, wanted, exclude)
-        around: dict[int, list[MessageMatch]] = {}
-        for n in found:
-            if keep.drops(n.content):
-                continue
-            line = MessageMatch(
-                n.message_id, n.channel_id, n.author_id, n.created_at, n.content, 0.0
-            )
-            lines = around.setdefault(n.hit_id, [])
-            lines.insert(0, line) if n.side == "before" else lines.append(line)
-        return {hit: tuple(lines) for hit, lines in around.items()}

@@ -21,6 +21,7 @@ budget does (a hit is never cut).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from memory.core.tokens import estimate_tokens
 from memory.recall import RecallHit
@@ -32,59 +33,84 @@ def _normal(text: str) -> str:
 
 
 def _line(number: int, hit: RecallHit, guild_id: int) -> Raw:
+    # The lines of a hit's exchange share its channel; the link points at the match.
+    context = hit.side != "match"
     return element(
         "recalled",
         hit.text,
         hit=number,
-        kind=hit.kind,
+        kind=None if context else hit.kind,
         role=hit.side,
         date=hit.day_label,
         time=hit.at.strftime("%H:%M") if hit.at else None,
         author=hit.author_name,
-        channel=hit.channel_name,
-        link=hit.jump_url(guild_id),
+        channel=None if context else hit.channel_name,
+        link=None if context else hit.jump_url(guild_id),
         dates="; ".join(hit.dates) or None,
     )
 
 
 def hit_lines(hit: RecallHit) -> list[RecallHit]:
-    """The hit and its context lines in the order they were said."""
-    before = [line for line in hit.context if line.side == "before"]
-    after = [line for line in hit.context if line.side != "before"]
-    return [*before, hit, *after]
+    """The hit and its exchange's lines in the order they were said."""
+    return sorted([hit, *hit.context], key=lambda line: line.message_id or 0)
 
 
 def render_recalled(
     hits: Iterable[RecallHit], guild_id: int, *, budget: int, known: Iterable[str] = ()
 ) -> tuple[Raw, list[tuple[int, RecallHit]]]:
     """The `<recalled>` elements of the hits that fit `budget` tokens and are not already in
-    `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered."""
+    `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered.
+    Hits come first with the nearest line of each neighbouring turn (tier 1: the question a
+    match answers, the answer it got), then, while the budget lasts, the rest of their
+    exchanges; a line is rendered once."""
     seen = [_normal(text) for text in known if text]
-    rendered: list[tuple[int, RecallHit]] = []
-    used = number = 0
+    chosen: list[tuple[RecallHit, list[RecallHit]]] = []
+    shown: set[tuple[str, int | None, str]] = set()
+    used = 0
     for hit in hits:
         said = _normal(hit.text)
         # Already in a member's memories: left out, unless it resolves a relative date (the
         # memories say "yesterday I ...", not which day that was).
         if said and not hit.dates and any(said in text for text in seen):
             continue
-        lines = [(number + 1, line) for line in hit_lines(hit)]
-        cost = _cost(lines, guild_id)
-        if used + cost > budget and hit.context:  # the hit alone may still fit
-            lines = [(number + 1, hit)]
-            cost = _cost(lines, guild_id)
+        if _key(hit) in shown:
+            continue
+        core = [hit, *(line for line in hit.context if line.tier <= 1 and _key(line) not in shown)]
+        cost = _cost(core, guild_id)
+        if used + cost > budget:  # the hit alone may still fit
+            core, cost = [hit], _cost([hit], guild_id)
         if used + cost > budget:
             continue
-        number += 1
-        rendered.extend(lines)
+        chosen.append((hit, core))
+        shown.update(_key(line) for line in core)
         used += cost
         seen.append(said)
+    for hit, lines in chosen:  # the rest of the exchanges, nearest lines first
+        for line in sorted(
+            hit.context, key=lambda c: (c.tier, abs((c.message_id or 0) - (hit.message_id or 0)))
+        ):
+            if _key(line) in shown:
+                continue
+            cost = _cost([line], guild_id)
+            if used + cost <= budget:
+                lines.append(line)
+                shown.add(_key(line))
+                used += cost
+    rendered = [
+        (number, line)
+        for number, (hit, lines) in enumerate(chosen, start=1)
+        for line in hit_lines(replace(hit, context=tuple(lines[1:])))
+    ]
     fragments = [_line(n, line, guild_id) for n, line in rendered]
     return (join(fragments) if fragments else Raw("")), rendered
 
 
-def _cost(lines: list[tuple[int, RecallHit]], guild_id: int) -> int:
-    return sum(estimate_tokens(_line(n, line, guild_id)) + 1 for n, line in lines)
+def _key(line: RecallHit) -> tuple[str, int | None, str]:
+    return (line.kind, line.message_id, line.text if line.message_id is None else "")
+
+
+def _cost(lines: list[RecallHit], guild_id: int) -> int:
+    return sum(estimate_tokens(_line(0, line, guild_id)) + 1 for line in lines)
 
 
 def recalled_inputs(lines: list[tuple[int, RecallHit]], guild_id: int) -> list[dict[str, object]]:
