@@ -117,6 +117,17 @@ def _after(hit: MessageMatch, rows: list[Around]) -> list[tuple[MessageMatch, in
     return taken
 
 
+def _answering(hit: MessageMatch, lines: list[tuple[MessageMatch, int]]) -> list[MessageMatch]:
+    """The first turn after a hit by someone else: who answered it."""
+    after = sorted((line for line, _ in lines if line.message_id > hit.message_id), key=_id)
+    others = [line for line in after if line.author_id != hit.author_id]
+    return [line for line in others if line.author_id == others[0].author_id][:TURN_LINES]
+
+
+def _id(line: MessageMatch) -> int:
+    return line.message_id
+
+
 def exchanges(
     hits: Iterable[MessageMatch],
     rows: Iterable[Around],
@@ -126,8 +137,8 @@ def exchanges(
 ) -> list[Exchange]:
     """At most `limit` exchanges of `hits` (best first), hits sharing a line merged into the
     best ranked of them; lines beyond MAX_LINES (the farthest, the least needed) left out.
-    With members `named` in the question, the exchanges they took part in (they said the hit
-    or the nearest line of a neighbouring turn) come first: "where did Jonah go?" is answered
+    With members `named` in the question, the exchanges they took part in (they said the hit,
+    or the hit asked and they answered) come first: "where did Jonah go?" is answered
     where Jonah was asked, even when another line says the question's words better."""
     by_hit: dict[int, list[Around]] = {}
     for row in rows:
@@ -138,8 +149,8 @@ def exchanges(
         lines = _before(hit, mine) + _after(hit, mine)
         lines = sorted(lines, key=lambda item: (item[1], abs(item[0].message_id - hit.message_id)))
         lines = lines[:MAX_LINES]
-        took_part = hit.author_id in named or any(
-            line.author_id in named for line, tier in lines if tier <= 1
+        took_part = hit.author_id in named or (
+            _asks(hit) and any(line.author_id in named for line in _answering(hit, lines))
         )
         planned.append((not took_part, hit, lines))
     if named:

@@ -335,47 +335,56 @@ class RecallService:
             if text:
                 summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
-        groups = await self._exchanges(guild_id, kept, exclude, keep, message_room, lanes.named)
+        own = [m for m in lanes.own if not keep.drops(m.content)]
+        groups, own_groups = await self._exchanges(
+            guild_id, kept, own, exclude, keep, (message_room, statement_slots), lanes.named
+        )
         summary_hits = summary_hits[: limit - len(groups)]
-        shown = set().union(*(group.ids for group in groups))
-        own = [m for m in lanes.own if m.message_id not in shown and not keep.drops(m.content)]
-        own = own[:statement_slots]
-        lines = [m for group in groups for m, _ in group.lines.values()]
+        lines = [m for g in [*groups, *own_groups] for m, _ in g.lines.values()]
         channels = await self._channel_names(
-            guild_id, sorted({m.channel_id for m in [*(g.hit for g in groups), *own]})
+            guild_id, sorted({g.hit.channel_id for g in [*groups, *own_groups]})
         )
         extra = {m.author_id for m in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
         hits = [
-            message_hit(g.hit, members, zone, channels, tuple(g.lines.values())) for g in groups
+            message_hit(g.hit, members, zone, channels, tuple(g.lines.values()))
+            for g in [*groups, *own_groups]
         ]
-        hits += [message_hit(m, members, zone, channels, ()) for m in own]
         return hits + summary_hits
 
     async def _exchanges(
         self,
         guild_id: int,
         kept: list[MessageMatch],
+        own: list[MessageMatch],
         exclude: Exclusions,
         keep: Forgetting,
-        room: int,
+        rooms: tuple[int, int],
         named: tuple[int, ...],
-    ) -> list[Exchange]:
-        """The best `room` matches with their exchanges (`_exchange.py`), matches sharing a
-        line merged, those the `named` members took part in first; no line restating a
-        forgotten statement."""
-        if room <= 0:
-            return []
-        candidates = kept[: room * (OVERFETCH if named else EXCHANGE_CANDIDATES)]
+    ) -> tuple[list[Exchange], list[Exchange]]:
+        """The best matches with their exchanges (`_exchange.py`; `rooms[0]` of them), matches
+        sharing a line merged, those the `named` members took part in first; then the member
+        lane's statements (`rooms[1]`) with theirs, without a line already shown. No line
+        restates a forgotten statement. One round trip for both."""
+        room, statement_room = rooms
+        candidates = kept[: room * (OVERFETCH if named else EXCHANGE_CANDIDATES)] if room else []
+        statements = own[: statement_room * EXCHANGE_CANDIDATES] if statement_room else []
+        wanted = {m.message_id: m for m in [*candidates, *statements]}.values()
         rows = await around(
             self._pool,
             guild_id,
-            [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in candidates],
+            [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in wanted],
             exclude,
         )
         rows = [row for row in rows if not keep.drops(row.content)]
-        return exchanges(candidates, rows, limit=room, named=named)
+        groups = exchanges(candidates, rows, limit=room, named=named) if room else []
+        shown = set().union(*(group.ids for group in groups))
+        fresh = [m for m in statements if m.message_id not in shown]
+        told = exchanges(fresh, rows, limit=statement_room) if statement_room else []
+        for group in told:
+            group.lines = {key: line for key, line in group.lines.items() if key not in shown}
+        return groups, told
 
     async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
         """Channel names when the database records them (a missing table stays missing for
