@@ -1,7 +1,7 @@
 """Exchanges: the unit a recalled message brings along.
 
 A line found by its words is often half of what answers a question: the words sit in one turn
-and the answer in the next ("seen any good films lately?" / "that one about the lighthouse,
+and the answer in the next ("seen any good films lately?" / "that one about the old mill,
 twice"), or the answer runs over two messages of one speaker. So a hit comes with its
 exchange, read in its channel within its episode (db/recall_exchange.py):
 
@@ -138,8 +138,8 @@ def exchanges(
     """At most `limit` exchanges of `hits` (best first), hits sharing a line merged into the
     best ranked of them; lines beyond MAX_LINES (the farthest, the least needed) left out.
     With members `named` in the question, the exchanges they took part in (they said the hit,
-    or the hit asked and they answered) come first: "where did Jonah go?" is answered
-    where Jonah was asked, even when another line says the question's words better."""
+    or the hit asked and they answered) come first: "where did Sam go?" is answered
+    where Sam was asked, even when another line says the question's words better."""
     by_hit: dict[int, list[Around]] = {}
     for row in rows:
         by_hit.setdefault(row.hit_id, []).append(row)

@@ -34,9 +34,9 @@ from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
-from memory.recall._concepts import related_words, without_idioms
 from memory.recall._dates import without_dates
 from memory.recall._exchange import Exchange, exchanges
+from memory.recall._feedback import expansion, feedback_words
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -157,7 +157,6 @@ class RecallService:
         words = query_terms(question)
         if not words or limit < 1:
             return []
-        words = without_idioms(question[:MAX_QUESTION_CHARS], words)
         asking = asking or Asking()
         exclude = Exclusions(
             (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
@@ -182,7 +181,7 @@ class RecallService:
                 named,
                 exclude,
                 limit,
-                related=related_words(head, words),
+                feedback=True,
             )
             if named and messages:
                 messages = await self._follow_thread(
@@ -228,18 +227,16 @@ class RecallService:
         exclude: Exclusions,
         limit: int,
         *,
-        related: list[str] | None = None,
+        feedback: bool = False,
     ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
-        """The message and summary lanes for `words` (and the question's concept words,
-        `related`), and the plan they were searched with."""
+        """The message and summary lanes for `words`, and the plan they were searched with;
+        with `feedback`, the message lane searched again with the words its best hits add
+        (`_feedback.py`)."""
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            near = []
-            if related:  # whole words only: no prefix counts to read
-                near, _ = await term_stats(db, guild_id, related, min_prefix=NO_PREFIX)
-            found = plan(stats, total, names=name_words, related=near)
+            found = plan(stats, total, names=name_words)
             if found is None and name_words:  # only a name was asked about: search the name
-                found = plan(stats, total, related=near)
+                found = plan(stats, total)
             if found is None:
                 return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
@@ -250,6 +247,18 @@ class RecallService:
             summaries = await search_summaries(
                 db, scope, found.candidates, found.terms, limit=fetch
             )
+            shares = feedback_words(messages, set(words) | name_words) if feedback else {}
+            if shares:
+                near, _ = await term_stats(db, guild_id, list(shares), min_prefix=NO_PREFIX)
+                related = expansion(near, shares, total)
+                wider_plan = plan(stats, total, names=name_words, related=related)
+                if related and wider_plan is not None:
+                    found = wider_plan
+                    scope = self._scope(guild_id, reader, user_id, named, found)
+                    again = await search_messages(
+                        db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
+                    )
+                    messages = again or messages
             if named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
                 own = await search_messages(
                     db,
