@@ -1,6 +1,6 @@
 """Recall search: find anything said in a guild again from a natural question.
 
-"When did Melanie go to the museum?" becomes the terms `museum` (Melanie, a member named in
+"When did Sam fix the boat?" becomes the terms `fix` and `boat` (Sam, a member named in
 it, is a boost for what she wrote or was mentioned in, not a word to match), weighted by how
 rare each word is in the guild (`memory/recall/_terms.py`), and searched in PostgreSQL
 (`db/recall.py`) in two lanes: messages, and day summaries, which never push a message out.
@@ -292,8 +292,8 @@ class RecallService:
         messages: list[MessageMatch],
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
-        words ("changed my mind, getting a Skoda instead of a Subaru" brings "I'm buying a
-        Subaru next month"), placed right after it (also when the first hop ranked it lower),
+        words ("changed my mind, the blue bike not the red one" brings "I'm buying the
+        red bike on Friday"), placed right after it (also when the first hop ranked it lower),
         so a story told over sessions arrives whole."""
         top = messages[0]
         if top.author_id not in named:

@@ -4,7 +4,7 @@ The question is cut to MAX_QUESTION_CHARS and MAX_WORDS distinct words before an
 (a 100,000-character question costs what a long sentence does); the database then says how
 many of the guild's messages hold each word, and the MAX_TERMS most selective words are kept,
 weighted by inverse document frequency (BM25's idf): a name said in every other message
-counts little, "museum" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
+counts little, "boat" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
 ("climb" finds "climbing"), at PREFIX_WEIGHT of its weight; a shorter one only as itself.
 """
 

@@ -1,21 +1,24 @@
 """How recalled hits enter the reply prompt: one `<recalled>` element per line, attributes
 the model (and the offline provider) can answer from.
 
-    <recalled hit="1" kind="message" role="before" date="Mon 2023-05-08" time="14:02"
-      author="Caroline" channel="general" link="https://discord.com/channels/G/C/M"
+    <recalled hit="1" role="before" date="Mon 2023-05-08" time="14:02" author="Alex"
       >how was your weekend?</recalled>
     <recalled hit="1" kind="message" role="match" date="Mon 2023-05-08" time="14:05"
-      author="Melanie" channel="general" link="..." dates="yesterday = Sun 2023-05-07"
-      >Yesterday I took the kids to the museum</recalled>
-    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Melanie"
+      author="Sam" channel="general" link="https://discord.com/channels/G/C/M"
+      dates="yesterday = Sun 2023-05-07">Yesterday we finally fixed the boat</recalled>
+    <recalled hit="1" role="after" date="Mon 2023-05-08" time="14:06" author="Alex"
+      >about time!</recalled>
+    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Sam"
       >...</recalled>
 
 (each element on one line in the prompt).
-`hit` numbers the hits best first; the lines of one hit share it and come in the order they
-were said (`role` before / match / after). `channel` is left out when its name is not known,
-`dates` when the line holds no relative date. A hit whose text is already in a member's
-memories is left out (unless it resolves a relative date), and hits stop where the token
-budget does (a hit is never cut).
+`hit` numbers the hits best first; the lines of one hit are its exchange (memory/recall/
+_exchange.py) and come in the order they were said (`role` before / match / after); they
+share the match's channel and link, given once on it. `channel` is left out when its name is
+not known, `dates` when the line holds no relative date. A hit whose text is already in a
+member's memories is left out (unless it resolves a relative date); every hit's nearest turns
+come before the rest of any exchange, and hits stop where the token budget does (a line is
+never cut, never repeated).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ When a member asks about the past, the reply composer puts the messages search f
 prompt as `<recalled date=".." author="..">what was said</recalled>` (attributes vary: `day`,
 `date` with or without its weekday, `channel`, `url`). Without a model the honest answer is
 the message itself: the hit(s) sharing the question's rarest words, quoted with who said it
-and when ("On Thu 2023-07-06 Melanie said: ...").
+and when ("On Thu 2023-07-06 Sam said: ...").
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
 
 
 def said(hit: Recalled) -> str:
-    """`On Thu 2023-07-06 at 14:05 Melanie said in #general: "..."` (parts the prompt lacked
+    """`On Thu 2023-07-06 at 14:05 Sam said in #general: "..."` (parts the prompt lacked
     left out)."""
     at = f" at {hit.time}" if hit.time and hit.when else ""
     when = f"On {hit.when}{at} " if hit.when else ""
