@@ -14,6 +14,7 @@ import pytest
 from bench import quality
 from bench.database import BenchServer
 from bench.quality_data import ALL_KINDS, DAY_KIND, KINDS, date_words, generate, words
+from bench.quality_heldout import HELDOUT_KINDS
 from bench.quality_days import StoredEpisode
 from bench.quality_score import score
 from bench.report import Reporter
@@ -159,4 +160,8 @@ async def test_the_command_line_runs(pg_server: EmbeddedPostgres, monkeypatch, c
     lines = [json.loads(line) for line in captured.out.splitlines() if line.strip()]
     assert {line["metric"] for line in lines} >= {"evidence_in_prompt", "false_evidence"}
     shown = [json.loads(line) for line in captured.err.splitlines() if line.startswith("{")]
-    assert len(shown) == len(ALL_KINDS)
+    assert len(shown) == len(ALL_KINDS) + len(HELDOUT_KINDS)  # both splits, one question a kind
+    assert {line["split"] for line in lines if line["metric"] == "evidence_in_prompt"} == {
+        "tuned",
+        "heldout",
+    }
