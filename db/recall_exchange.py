@@ -41,6 +41,9 @@ _KEEP = (
     " AND ($7::bigint IS NULL OR (m.author_id <> $7 AND NOT $7 = ANY(m.mention_ids)))"
     " AND ($8::text IS NULL OR m.content !~* $8)"
 )
+# The episode and time bounds are written as expressions no index serves, so the channel's
+# (channel_id, message_id) index is read in order from the hit and stopped by LIMIT (a few
+# rows); as index conditions the planner read thousands of entries per hit (a bitmap scan).
 _COLUMNS = "m.message_id, m.channel_id, m.author_id, m.created_at, m.content, m.reply_to_id"
 _AROUND = f"""
     SELECT h.hit_id, n.rel, n.message_id, n.channel_id, n.author_id, n.created_at, n.content,
@@ -57,14 +60,14 @@ _AROUND = f"""
     CROSS JOIN LATERAL (
         (SELECT 'before' AS rel, {_COLUMNS} FROM messages m
          WHERE m.channel_id = h.channel_id AND m.message_id < h.hit_id AND {_KEEP}
-           AND m.message_id >= coalesce(ep.first_id, 0)
-           AND m.created_at BETWEEN h.at - interval '{NEIGHBOUR_HOURS} hours' AND h.at
+           AND m.message_id + 0 >= coalesce(ep.first_id, 0)
+           AND (m.created_at - h.at) BETWEEN interval '-{NEIGHBOUR_HOURS} hours' AND interval '0'
          ORDER BY m.message_id DESC LIMIT {LINES_BEFORE})
         UNION ALL
         (SELECT 'after', {_COLUMNS} FROM messages m
          WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {_KEEP}
-           AND m.message_id <= coalesce(ep.last_id, 9223372036854775807)
-           AND m.created_at BETWEEN h.at AND h.at + interval '{NEIGHBOUR_HOURS} hours'
+           AND m.message_id - 0 <= coalesce(ep.last_id, 9223372036854775807)
+           AND (m.created_at - h.at) BETWEEN interval '0' AND interval '{NEIGHBOUR_HOURS} hours'
          ORDER BY m.message_id LIMIT {LINES_AFTER})
         UNION ALL
         (SELECT 'answered', {_COLUMNS} FROM messages m
