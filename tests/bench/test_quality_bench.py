@@ -14,8 +14,8 @@ import pytest
 from bench import quality
 from bench.database import BenchServer
 from bench.quality_data import ALL_KINDS, DAY_KIND, KINDS, date_words, generate, words
-from bench.quality_heldout import HELDOUT_KINDS
 from bench.quality_days import StoredEpisode
+from bench.quality_heldout import HELDOUT_KINDS
 from bench.quality_score import score
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
