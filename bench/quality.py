@@ -1,7 +1,7 @@
 """Reply quality: do the messages that answer a question reach the reply prompt?
 
     python -m bench.quality [--members 5] [--sessions 30] [--days 150] [--per-kind 10]
-                            [--seed 0] [--large]
+                            [--seed 0] [--large] [--split tuned|heldout|both]
 
 A seeded chat (bench/quality_data.py: members meeting in sessions over months, planted facts,
 dated events, changes of mind, filler) is imported as a DiscordChatExporter file through the
@@ -14,6 +14,11 @@ provider. Per kind of question: the share whose evidence messages are all in the
 answer words are, the never-said questions that carry false evidence (their unsaid term echoed
 back, e.g. by recalling the question itself), prompt tokens p50 and the console turn's time
 (reply overhead, the model answering instantly) p50/p99.
+
+Two splits, each figure tagged with its `split`: `tuned` (bench/quality_data.py, the chats the
+retrieval code grew up with) and `heldout` (bench/quality_heldout.py: other people, topics and
+phrasings, answers said in exchanges and over two messages, lines that share a question's
+words without answering it; nothing in memory/ or db/ names it). Judge changes on `heldout`.
 """
 
 from __future__ import annotations
@@ -35,9 +40,10 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.providers import TOKENIZER, fast_tokens
-from bench.quality_data import DAY_KIND, QualityChat, Question, generate
+from bench.quality_data import ALL_KINDS, KINDS, QualityChat, Question, generate
 from bench.quality_days import StoredEpisode
 from bench.quality_episodes import score_episodes, summarised_episodes
+from bench.quality_heldout import HELDOUT_KINDS, TWO_KIND, generate_heldout
 from bench.quality_score import Score, score
 from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
@@ -56,6 +62,7 @@ ANSWER = "Let me think about that."
 # Longer than the window's hard decay (30 minutes): each question starts a fresh conversation.
 QUESTION_GAP = timedelta(minutes=31)
 LARGE = {"members": 8, "sessions": 60, "days": 365, "per_kind": 12}
+SPLITS = ("tuned", "heldout")
 
 
 class RecordingProvider(LLMProvider):
@@ -99,11 +106,10 @@ async def run(
     seed: int = 0,
     split: str = "tuned",
 ) -> list[Asked]:
-    """Generate, import, ask; print the figures and return every question's outcome.
-    `split`: the tuned templates, or the held-out ones changes are judged on."""
-    chat = generate(
-        seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind, split=split
-    )
+    """Generate `split`'s chat, import, ask; print the figures and return every question's
+    outcome."""
+    make = generate_heldout if split == "heldout" else generate
+    chat = make(seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind)
     params = {
         "split": split,
         "members": members,
@@ -169,11 +175,12 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
     have them; the day questions are reported on their own, so "all" compares with runs
     before they were added)."""
     common = {"tokenizer": TOKENIZER, **params}
-    for kind in (*dict.fromkeys(a.question.kind for a in asked), "all"):
+    recall_kinds = HELDOUT_KINDS if params.get("split") == "heldout" else KINDS
+    for kind in (*ALL_KINDS, TWO_KIND, "all"):
         mine = [
             a
             for a in asked
-            if a.question.kind == kind or (kind == "all" and a.question.kind != DAY_KIND)
+            if a.question.kind == kind or (kind == "all" and a.question.kind in recall_kinds)
         ]
         if not mine:
             continue
@@ -197,8 +204,16 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> list[Asked]:
     """`run` in a fresh database of `server`."""
-    async with server.pool("quality") as pool:
+    async with server.pool(f"quality_{options.get('split', 'tuned')}") as pool:
         return await run(pool, report, **options)
+
+
+async def run_splits(server: BenchServer, report: Reporter, **options: Any) -> list[Asked]:
+    """`run_in` for each split (the tuned one first)."""
+    asked = []
+    for split in SPLITS:
+        asked += await run_in(server, report, split=split, **options)
+    return asked
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -208,9 +223,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=150)
     parser.add_argument("--per-kind", type=int, default=10, help="questions of each kind")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--split", choices=("tuned", "heldout", "both"), default="both")
     parser.add_argument("--large", action="store_true", help=f"a larger run: {LARGE}")
     parser.add_argument("--show", action="store_true", help="print each question's outcome")
+    parser.add_argument("--split", choices=(*SPLITS, "both"), default="both")
     args = parser.parse_args(argv)
     sizes = {
         "members": args.members,
@@ -221,11 +236,11 @@ async def main(argv: list[str] | None = None) -> int:
     if args.large:
         sizes = dict(LARGE)
     report = Reporter()
-    splits = ("tuned", "heldout") if args.split == "both" else (args.split,)
-    asked = []
     async with bench_server() as server:
-        for split in splits:
-            asked += await run_in(server, report, seed=args.seed, split=split, **sizes)
+        if args.split == "both":
+            asked = await run_splits(server, report, seed=args.seed, **sizes)
+        else:
+            asked = await run_in(server, report, seed=args.seed, split=args.split, **sizes)
     if args.show:
         for item in asked:
             print(json.dumps(_outcome(item), ensure_ascii=False), file=sys.stderr)
@@ -236,6 +251,7 @@ def _outcome(item: Asked) -> dict[str, Any]:
     question = item.question
     return {
         "kind": question.kind,
+        "subject": question.subject,
         "question": question.text,
         "evidence": item.score.evidence,
         "answer": item.score.answer,

@@ -27,7 +27,6 @@ from typing import Any
 
 from bench import quality_pools as pools
 from bench.quality_days import DAY_KIND, day_questions
-from bench.quality_heldout import HELD_OUT_PER_KIND, TWO_KIND, HeldOutPlanner
 from bench.quality_plan import (
     CHANGE_SLOTS,
     FIRST_CHANNEL_ID,
@@ -44,19 +43,14 @@ from bench.quality_plan import (
     write_sessions,
 )
 
-# The recall kinds ("all" figures are over these) and, apart, the day questions. The held-out
-# split has `two_messages` questions where the tuned one has changes of mind.
+# The recall kinds ("all" figures are over these) and, apart, the day questions.
 KINDS = ("single_fact", "when", "across_sessions", "never_said")
-HELD_OUT_KINDS = ("single_fact", "when", TWO_KIND, "never_said")
 ALL_KINDS = (*KINDS, DAY_KIND)
-SPLITS = ("tuned", "heldout")
 __all__ = [
     "ALL_KINDS",
     "DAY_KIND",
-    "HELD_OUT_KINDS",
     "KINDS",
     "MAX_PER_KIND",
-    "SPLITS",
     "ChatLine",
     "QualityChat",
     "Question",
@@ -135,26 +129,19 @@ def generate(
     days: int = 120,
     per_kind: int = 6,
     channels: int = 1,
-    split: str = "tuned",
 ) -> QualityChat:
     """A chat of `members` over `sessions` sessions in `days` days, with `per_kind` questions
-    of every kind (KINDS); `split="heldout"` writes it from the held-out templates
-    (bench/quality_heldout.py), which have `two_messages` questions instead of changes of
-    mind."""
+    of every kind (KINDS)."""
     if not 2 <= members <= len(pools.NAMES):
         raise ValueError(f"members must be 2..{len(pools.NAMES)}")
     if not 1 <= per_kind <= min(MAX_PER_KIND, members * len(CHANGE_SLOTS)):
         raise ValueError(
             f"per_kind must be 1..{MAX_PER_KIND} and at most {len(CHANGE_SLOTS)} per member"
         )
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(SPLITS)}")
-    if split == "heldout" and per_kind > HELD_OUT_PER_KIND:
-        raise ValueError(f"the held-out split has words for {HELD_OUT_PER_KIND} per kind")
     rng = random.Random(seed)
     names = list(pools.NAMES[:members])
     planned = spread_channels(schedule(rng, names, sessions, days), max(1, channels))
-    planner = (HeldOutPlanner if split == "heldout" else Planner)(rng, names, planned)
+    planner = Planner(rng, names, planned)
     for _ in range(per_kind):
         planner.single_fact()
         planner.when()

@@ -82,8 +82,6 @@ class Plant:
     author: str
     text: str
     key: object  # ties the message to the question(s) it answers
-    # Lines said right after it, in order: (author, text, key) - an exchange.
-    follow: tuple[tuple[str, str, object], ...] = ()
 
 
 def date_words(day: date) -> tuple[str, ...]:
@@ -171,19 +169,10 @@ class Planner:
         asked = Question(kind, self._asker(subject), subject, text.format(name=subject), **extra)
         self.questions.append((asked, keys))
 
-    def plant(
-        self, session: int, author: str, text: str, follow: tuple[tuple[str, str], ...] = ()
-    ) -> object:
-        """A planted line (and the lines said right after it); its key."""
+    def plant(self, session: int, author: str, text: str) -> object:
         key = object()
-        keyed = tuple((who, said, object()) for who, said in follow)
-        self.plants.append(Plant(session, author, text, key, keyed))
+        self.plants.append(Plant(session, author, text, key))
         return key
-
-    def follow_key(self, key: object, index: int) -> object:
-        """The key of the `index`th line said right after the plant `key`."""
-        plant = next(p for p in self.plants if p.key is key)
-        return plant.follow[index][2]
 
     def single_fact(self) -> None:
         name, where = self._subject("single_fact")
@@ -307,14 +296,12 @@ def write_sessions(
     sequence = 0
     for session in schedule:
         who = list(session.members)
-        blocks: list[list[tuple[str, str, object | None]]] = [
-            [(author, _filler(rng, author, [m for m in who if m != author]), None)]
+        said: list[tuple[str, str, object | None]] = [
+            (author, _filler(rng, author, [m for m in who if m != author]), None)
             for author in (rng.choice(who) for _ in range(rng.randint(10, 18)))
         ]
         for plant in (p for p in plants if p.session == session.index):
-            block = [(plant.author, plant.text, plant.key), *plant.follow]
-            blocks.insert(rng.randrange(1, len(blocks) + 1), block)  # an exchange stays whole
-        said = [line for block in blocks for line in block]
+            said.insert(rng.randrange(1, len(said) + 1), (plant.author, plant.text, plant.key))
         at = session.start
         mine: list[int] = []
         for author, text, key in said:

@@ -1,7 +1,7 @@
 """A named member's most informative statements, for the recall search's member lane.
 
-"Which new hobbies has Dana taken up?" shares no word with "tried pottery for the first time
-today, loved it"; what finds it is that it is one of the few things Dana said that carries
+"What is Sam into these days?" shares no word with "tried glazing for the first time
+today, loved it"; what finds it is that it is one of the few things Sam said that carries
 news. A statement's information is how rare its words are in the guild (`recall_terms`, the
 counts the rarity ranking already keeps): a word said in FLOOR_SHARE of the guild's messages
 or more (at least FLOOR_DOCS) counts nothing ("work was chaos again", "I need coffee"), a

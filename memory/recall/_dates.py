@@ -1,6 +1,6 @@
 """Relative dates in a recalled message, resolved against the day it was said.
 
-"Yesterday I took the kids to the museum", said on Mon 2023-05-08, means Sun 2023-05-07: the
+"Yesterday we finally fixed the boat", said on Mon 2023-05-08, means Sun 2023-05-07: the
 model reading it months later cannot know that unless it is told. Each phrase found is turned
 into `phrase = date` ("yesterday = Sun 2023-05-07"); the text itself is left as it was said.
 English phrases only; anything else passes unresolved.

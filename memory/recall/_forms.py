@@ -1,4 +1,4 @@
-"""Irregular English verb forms: "where did Milo grow up?" must find "I grew up in Nantes".
+"""Irregular English verb forms: "where did Sam grow up?" must find "I grew up by the sea".
 
 Full-text search matches words (and long words by prefix); no stemmer maps "grew" to "grow".
 A question's irregular verb brings its other forms along as search words (each weighted by its

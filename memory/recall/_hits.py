@@ -3,7 +3,7 @@ helpers that turn database rows into them (time zone, names, forgotten statement
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -19,8 +19,9 @@ from memory.recall._hybrid import fuse
 @dataclass(frozen=True, slots=True)
 class RecallHit:
     """One thing found: a message (with what a jump link needs) or a day summary. `at` is in
-    the guild's time zone; `context` holds the lines said just before and after a short line
-    or an answer; `dates` resolves its relative dates ("yesterday = Sun 2023-05-07")."""
+    the guild's time zone; `context` holds the rest of its exchange (the turn it answers, the
+    turns answering it) in the order said; `dates` resolves its relative dates ("yesterday =
+    Sun 2023-05-07")."""
 
     kind: str  # "message" or "summary"
     at: datetime | None
@@ -35,6 +36,9 @@ class RecallHit:
     dates: tuple[str, ...] = ()
     context: tuple[RecallHit, ...] = ()
     side: str = "match"  # "before" / "after" for a line of another hit's context
+    # A context line's need (memory/recall/_exchange.py): 0 another match merged into this
+    # hit, 1 the nearest line of a neighbouring turn, 2 the rest of the exchange.
+    tier: int = 0
 
     def jump_url(self, guild_id: int) -> str | None:
         if self.message_id is None or self.channel_id is None:
@@ -103,9 +107,12 @@ def message_hit(
     members: dict[int, Member],
     zone: ZoneInfo,
     channels: dict[int, str],
-    around: tuple[MessageMatch, ...],
+    around: Sequence[tuple[MessageMatch, int]],
     side: str = "match",
+    tier: int = 0,
 ) -> RecallHit:
+    """A match as a hit; `around`: its exchange's lines with their tiers, in any order (the
+    hit holds them in the order they were said)."""
     at = match.created_at.astimezone(zone)
     context = tuple(
         message_hit(
@@ -115,8 +122,9 @@ def message_hit(
             channels,
             (),
             "before" if line.message_id < match.message_id else "after",
+            need,
         )
-        for line in around
+        for line, need in sorted(around, key=lambda item: item[0].message_id)
     )
     return RecallHit(
         "message",
@@ -132,6 +140,7 @@ def message_hit(
         tuple(resolve_dates(match.content, at.date())),
         context,
         side,
+        tier,
     )
 
 

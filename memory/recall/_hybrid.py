@@ -1,7 +1,7 @@
 """Hybrid ranking: full-text and semantic results fused by reciprocal rank (RRF).
 
 Full-text ranks words ("climbing gym" finds "climbing gym"); embeddings rank meaning
-("bouldering" answers "climbing"). Their scores are not comparable, their orders are: each hit
+("a cello recital" answers "music"). Their scores are not comparable, their orders are: each hit
 scores the sum over the lists it appears in of 1 / (K + its position), so a row both searches
 found comes first, and a row only one found still ranks by how high that one put it.
 """

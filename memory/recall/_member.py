@@ -1,7 +1,7 @@
 """The member lane: when a question names a member, what they said that carries news.
 
-"Which new hobbies has Dana taken up?" or "what does Milo do for work?" are answered by
-statements that need not share a word with the question ("tried pottery for the first time
+"What is Sam into these days?" or "what does Alex do all day?" are answered by
+statements that need not share a word with the question ("tried glazing for the first time
 today", "I just started at the hospital"), while the member's chatter that does share one
 ("work was chaos again") says nothing. So besides the matches, a reply gets the named
 member's most informative statements over their history (`db/recall_statements.py`: rare

@@ -1,6 +1,6 @@
 """Recall search: find anything said in a guild again from a natural question.
 
-"When did Melanie go to the museum?" becomes the terms `museum` (Melanie, a member named in
+"When did Sam fix the boat?" becomes the terms `fix` and `boat` (Sam, a member named in
 it, is a boost for what she wrote or was mentioned in, not a word to match), weighted by how
 rare each word is in the guild (`memory/recall/_terms.py`), and searched in PostgreSQL
 (`db/recall.py`) in two lanes: messages, and day summaries, which never push a message out.
@@ -30,12 +30,13 @@ from db.recall import (
     search_summaries,
     term_stats,
 )
-from db.recall_hits import channel_names, guild_forgotten, neighbours
+from db.recall_exchange import around
+from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
-from memory.recall._concepts import related_words, without_idioms
 from memory.recall._dates import without_dates
-from memory.recall._exchanges import THEIRS_POOL, one_exchange_each, theirs_first
+from memory.recall._exchange import Exchange, exchanges
+from memory.recall._feedback import expansion, feedback_words
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
@@ -63,10 +64,13 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# Lines after a hit that come with it: the other's reply, and the answer to that.
-EXCHANGE_AFTER = 2
-# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters).
+# Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
+EXCHANGE_CANDIDATES = 2
+# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters,
+# one line said again and again, a member named in the question preferring their exchanges).
 OVERFETCH = 3
+# Hits wanted at least when fetching (a search for one hit still picks among a few).
+MIN_FETCH = 5
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
 # A minimum prefix length no word reaches: term counts of whole words only.
@@ -81,6 +85,7 @@ class _Lanes:
     similar: list[MessageMatch]
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
+    named: tuple[int, ...] = ()  # the members the question names
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +157,6 @@ class RecallService:
         words = query_terms(question)
         if not words or limit < 1:
             return []
-        words = without_idioms(question[:MAX_QUESTION_CHARS], words)
         asking = asking or Asking()
         exclude = Exclusions(
             (asking.message_id,) if asking.message_id else (), asking.bot_id, self._bot_pattern
@@ -177,7 +181,7 @@ class RecallService:
                 named,
                 exclude,
                 limit,
-                related=related_words(head, words),
+                feedback=True,
             )
             if named and messages:
                 messages = await self._follow_thread(
@@ -209,8 +213,8 @@ class RecallService:
             limit=limit * OVERFETCH,
             bot_name=self._bot_name,
         )
-        lanes = _Lanes(messages, similar, day_summaries, own)
-        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted, named=named)
+        lanes = _Lanes(messages, similar, day_summaries, own, tuple(named))
+        return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     async def _lanes(
         self,
@@ -223,28 +227,38 @@ class RecallService:
         exclude: Exclusions,
         limit: int,
         *,
-        related: list[str] | None = None,
+        feedback: bool = False,
     ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
-        """The message and summary lanes for `words` (and the question's concept words,
-        `related`), and the plan they were searched with."""
+        """The message and summary lanes for `words`, and the plan they were searched with;
+        with `feedback`, the message lane searched again with the words its best hits add
+        (`_feedback.py`)."""
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            near = []
-            if related:  # whole words only: no prefix counts to read
-                near, _ = await term_stats(db, guild_id, related, min_prefix=NO_PREFIX)
-            found = plan(stats, total, names=name_words, related=near)
+            found = plan(stats, total, names=name_words)
             if found is None and name_words:  # only a name was asked about: search the name
-                found = plan(stats, total, related=near)
+                found = plan(stats, total)
             if found is None:
                 return [], [], None
             scope = self._scope(guild_id, reader, user_id, named, found)
-            fetch = limit * OVERFETCH
+            fetch = max(limit, MIN_FETCH) * OVERFETCH
             messages = await search_messages(
                 db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
             )
             summaries = await search_summaries(
                 db, scope, found.candidates, found.terms, limit=fetch
             )
+            shares = feedback_words(messages, set(words) | name_words) if feedback else {}
+            if shares:
+                near, _ = await term_stats(db, guild_id, list(shares), min_prefix=NO_PREFIX)
+                related = expansion(near, shares, total)
+                wider_plan = plan(stats, total, names=name_words, related=related)
+                if related and wider_plan is not None:
+                    found = wider_plan
+                    scope = self._scope(guild_id, reader, user_id, named, found)
+                    again = await search_messages(
+                        db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
+                    )
+                    messages = again or messages
             if named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
                 own = await search_messages(
                     db,
@@ -278,8 +292,8 @@ class RecallService:
         messages: list[MessageMatch],
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
-        words ("changed my mind, getting a Skoda instead of a Subaru" brings "I'm buying a
-        Subaru next month"), placed right after it (also when the first hop ranked it lower),
+        words ("changed my mind, the blue bike not the red one" brings "I'm buying the
+        red bike on Friday"), placed right after it (also when the first hop ranked it lower),
         so a story told over sessions arrives whole."""
         top = messages[0]
         if top.author_id not in named:
@@ -313,12 +327,9 @@ class RecallService:
         limit: int,
         summary_slots: int,
         statement_slots: int,
-        *,
-        named: list[int] | None = None,
     ) -> list[RecallHit]:
         """Matches as hits (messages, the member's statements, day summaries), without
-        forgotten statements, the matched messages with their exchange; with members named
-        in the question, the exchanges they took part in first."""
+        forgotten statements, the matched messages with their context."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
@@ -333,24 +344,56 @@ class RecallService:
             if text:
                 summary_hits.append(summary_hit(s, text, name_of(members, s.user_id)))
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
-        if named:
-            pool = [m for m in ordered[: len(kept) * THEIRS_POOL] if not keep.drops(m.content)]
-            around = await self._context(guild_id, pool, exclude, keep)
-            kept = theirs_first(pool, kept, named, around)
-        picked = kept[:message_room]
-        exchanges = one_exchange_each(picked, await self._context(guild_id, picked, exclude, keep))
-        summary_hits = summary_hits[: limit - len(picked)]
-        chosen = {m.message_id for m in picked}
-        own = [m for m in lanes.own if m.message_id not in chosen and not keep.drops(m.content)]
-        own = own[:statement_slots]
-        shown = sorted({m.channel_id for m in [*picked, *own]})
-        channels = await self._channel_names(guild_id, shown)
-        extra = {n.author_id for _, lines in exchanges for n in lines} - set(members)
+        own = [m for m in lanes.own if not keep.drops(m.content)]
+        groups, own_groups = await self._exchanges(
+            guild_id, kept, own, exclude, keep, (message_room, statement_slots), lanes.named
+        )
+        summary_hits = summary_hits[: limit - len(groups)]
+        lines = [m for g in [*groups, *own_groups] for m, _ in g.lines.values()]
+        channels = await self._channel_names(
+            guild_id, sorted({g.hit.channel_id for g in [*groups, *own_groups]})
+        )
+        extra = {m.author_id for m in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
-        hits = [message_hit(m, members, zone, channels, lines) for m, lines in exchanges]
-        hits += [message_hit(m, members, zone, channels, ()) for m in own]
+        hits = [
+            message_hit(g.hit, members, zone, channels, tuple(g.lines.values()))
+            for g in [*groups, *own_groups]
+        ]
         return hits + summary_hits
+
+    async def _exchanges(
+        self,
+        guild_id: int,
+        kept: list[MessageMatch],
+        own: list[MessageMatch],
+        exclude: Exclusions,
+        keep: Forgetting,
+        rooms: tuple[int, int],
+        named: tuple[int, ...],
+    ) -> tuple[list[Exchange], list[Exchange]]:
+        """The best matches with their exchanges (`_exchange.py`; `rooms[0]` of them), matches
+        sharing a line merged, those the `named` members took part in first; then the member
+        lane's statements (`rooms[1]`) with theirs, without a line already shown. No line
+        restates a forgotten statement. One round trip for both."""
+        room, statement_room = rooms
+        candidates = kept[: room * (OVERFETCH if named else EXCHANGE_CANDIDATES)] if room else []
+        statements = own[: statement_room * EXCHANGE_CANDIDATES] if statement_room else []
+        wanted = {m.message_id: m for m in [*candidates, *statements]}.values()
+        rows = await around(
+            self._pool,
+            guild_id,
+            [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in wanted],
+            exclude,
+        )
+        rows = [row for row in rows if not keep.drops(row.content)]
+        groups = exchanges(candidates, rows, limit=room, named=named) if room else []
+        shown = set().union(*(group.ids for group in groups))
+        fresh = [m for m in statements if m.message_id not in shown]
+        told = exchanges(fresh, rows, limit=statement_room) if statement_room else []
+        for group in told:
+            group.lines = {key: line for key, line in group.lines.items() if key not in shown}
+        return groups, told
 
     async def _channel_names(self, guild_id: int, channel_ids: list[int]) -> dict[int, str]:
         """Channel names when the database records them (a missing table stays missing for
@@ -360,25 +403,3 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
-
-    async def _context(
-        self,
-        guild_id: int,
-        picked: list[MessageMatch],
-        exclude: Exclusions,
-        keep: Forgetting,
-    ) -> dict[int, tuple[MessageMatch, ...]]:
-        """Each hit's exchange: the line it answers and the turns that answer it (a question's
-        words are often in the turn before the answer, and an answer may take two turns)."""
-        wanted = [(m.message_id, m.channel_id, m.created_at) for m in picked]
-        found = await neighbours(self._pool, guild_id, wanted, exclude, after=EXCHANGE_AFTER)
-        around: dict[int, list[MessageMatch]] = {}
-        for n in found:
-            if keep.drops(n.content):
-                continue
-            line = MessageMatch(
-                n.message_id, n.channel_id, n.author_id, n.created_at, n.content, 0.0
-            )
-            lines = around.setdefault(n.hit_id, [])
-            lines.insert(0, line) if n.side == "before" else lines.append(line)
-        return {hit: tuple(lines) for hit, lines in around.items()}

@@ -4,7 +4,7 @@ The question is cut to MAX_QUESTION_CHARS and MAX_WORDS distinct words before an
 (a 100,000-character question costs what a long sentence does); the database then says how
 many of the guild's messages hold each word, and the MAX_TERMS most selective words are kept,
 weighted by inverse document frequency (BM25's idf): a name said in every other message
-counts little, "museum" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
+counts little, "boat" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
 ("climb" finds "climbing"), at PREFIX_WEIGHT of its weight; a shorter one only as itself.
 """
 
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from db.recall import TermStat, Weighted, lexeme_query
 from memory.core.text import wordset
-from memory.recall._concepts import MAX_RELATED, RELATED_WEIGHT
 from memory.recall._forms import other_forms
 
 MAX_QUESTION_CHARS = 2000
@@ -161,6 +160,12 @@ STOP_WORDS = _RUSSIAN | frozenset(
         "going",
         "get",
         "got",
+        # A light verb, like go and get: with a particle it says how, not what ("take up").
+        "take",
+        "takes",
+        "taking",
+        "took",
+        "taken",
         "one",
         "ones",
         "thing",
@@ -239,14 +244,15 @@ def plan(
     total: int,
     *,
     names: Iterable[str] = (),
-    related: Sequence[TermStat] = (),
+    related: Sequence[tuple[TermStat, float]] = (),
 ) -> Plan | None:
     """The MAX_TERMS rarest words the guild's messages hold, weighted (words no message holds
     come last, for the summaries). Words in `names` (a named member's names) are not terms:
     rows saying them get the named member's boost, and they help pick the candidate rows;
-    None when no other word is left. `related` (the question's concept words,
-    `_concepts.py`): the MAX_RELATED rarest said in the guild join as whole-word terms at
-    RELATED_WEIGHT, and as candidates while the candidate rows stay within budget."""
+    None when no other word is left. `related` (words the guild's own messages add to the
+    question, `_feedback.py`, each with the share of its rarity weight it gets): said in the
+    guild, they join as whole-word terms, and as candidates while the candidate rows stay
+    within budget (the rarest first)."""
     wanted = {word.lower() for word in names}
     named = [s for s in stats if s.word in wanted or s.lexeme in wanted]
     kept = [s for s in stats if s not in named]
@@ -274,9 +280,12 @@ def plan(
     candidates = _candidates(chosen)
     rows = sum(_docs(s) for s in chosen if _operand(s) in candidates)
     own = {s.lexeme for s in stats}
-    extra = sorted((s for s in related if s.exact > 0 and s.lexeme not in own), key=_docs)
-    for stat in extra[:MAX_RELATED]:
-        terms += (Weighted(stat.lexeme, RELATED_WEIGHT * idf(stat.exact, total)),)
+    extra = sorted(
+        ((s, f) for s, f in related if s.exact > 0 and s.lexeme not in own),
+        key=lambda item: _docs(item[0]),
+    )
+    for stat, factor in extra:
+        terms += (Weighted(stat.lexeme, factor * idf(stat.exact, total)),)
         if rows + stat.exact <= CANDIDATE_BUDGET:
             candidates += (lexeme_query(stat.lexeme),)
             rows += stat.exact

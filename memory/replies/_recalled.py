@@ -1,26 +1,30 @@
 """How recalled hits enter the reply prompt: one `<recalled>` element per line, attributes
 the model (and the offline provider) can answer from.
 
-    <recalled hit="1" kind="message" role="before" date="Mon 2023-05-08" time="14:02"
-      author="Caroline" channel="general" link="https://discord.com/channels/G/C/M"
+    <recalled hit="1" role="before" date="Mon 2023-05-08" time="14:02" author="Alex"
       >how was your weekend?</recalled>
     <recalled hit="1" kind="message" role="match" date="Mon 2023-05-08" time="14:05"
-      author="Melanie" channel="general" link="..." dates="yesterday = Sun 2023-05-07"
-      >Yesterday I took the kids to the museum</recalled>
-    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Melanie"
+      author="Sam" channel="general" link="https://discord.com/channels/G/C/M"
+      dates="yesterday = Sun 2023-05-07">Yesterday we finally fixed the boat</recalled>
+    <recalled hit="1" role="after" date="Mon 2023-05-08" time="14:06" author="Alex"
+      >about time!</recalled>
+    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Sam"
       >...</recalled>
 
 (each element on one line in the prompt).
-`hit` numbers the hits best first; the lines of one hit share it and come in the order they
-were said (`role` before / match / after). `channel` is left out when its name is not known,
-`dates` when the line holds no relative date. A hit whose text is already in a member's
-memories is left out (unless it resolves a relative date), and hits stop where the token
-budget does (a hit is never cut).
+`hit` numbers the hits best first; the lines of one hit are its exchange (memory/recall/
+_exchange.py) and come in the order they were said (`role` before / match / after); they
+share the match's channel and link, given once on it. `channel` is left out when its name is
+not known, `dates` when the line holds no relative date. A hit whose text is already in a
+member's memories is left out (unless it resolves a relative date); every hit's nearest turns
+come before the rest of any exchange, and hits stop where the token budget does (a line is
+never cut, never repeated).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from memory.core.tokens import estimate_tokens
 from memory.recall import RecallHit
@@ -32,59 +36,84 @@ def _normal(text: str) -> str:
 
 
 def _line(number: int, hit: RecallHit, guild_id: int) -> Raw:
+    # The lines of a hit's exchange share its channel; the link points at the match.
+    context = hit.side != "match"
     return element(
         "recalled",
         hit.text,
         hit=number,
-        kind=hit.kind,
+        kind=None if context else hit.kind,
         role=hit.side,
         date=hit.day_label,
         time=hit.at.strftime("%H:%M") if hit.at else None,
         author=hit.author_name,
-        channel=hit.channel_name,
-        link=hit.jump_url(guild_id),
+        channel=None if context else hit.channel_name,
+        link=None if context else hit.jump_url(guild_id),
         dates="; ".join(hit.dates) or None,
     )
 
 
 def hit_lines(hit: RecallHit) -> list[RecallHit]:
-    """The hit and its context lines in the order they were said."""
-    before = [line for line in hit.context if line.side == "before"]
-    after = [line for line in hit.context if line.side != "before"]
-    return [*before, hit, *after]
+    """The hit and its exchange's lines in the order they were said."""
+    return sorted([hit, *hit.context], key=lambda line: line.message_id or 0)
 
 
 def render_recalled(
     hits: Iterable[RecallHit], guild_id: int, *, budget: int, known: Iterable[str] = ()
 ) -> tuple[Raw, list[tuple[int, RecallHit]]]:
     """The `<recalled>` elements of the hits that fit `budget` tokens and are not already in
-    `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered."""
+    `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered.
+    Hits come first with the nearest line of each neighbouring turn (tier 1: the question a
+    match answers, the answer it got), then, while the budget lasts, the rest of their
+    exchanges; a line is rendered once."""
     seen = [_normal(text) for text in known if text]
-    rendered: list[tuple[int, RecallHit]] = []
-    used = number = 0
+    chosen: list[tuple[RecallHit, list[RecallHit]]] = []
+    shown: set[tuple[str, int | None, str]] = set()
+    used = 0
     for hit in hits:
         said = _normal(hit.text)
         # Already in a member's memories: left out, unless it resolves a relative date (the
         # memories say "yesterday I ...", not which day that was).
         if said and not hit.dates and any(said in text for text in seen):
             continue
-        lines = [(number + 1, line) for line in hit_lines(hit)]
-        cost = _cost(lines, guild_id)
-        if used + cost > budget and hit.context:  # the hit alone may still fit
-            lines = [(number + 1, hit)]
-            cost = _cost(lines, guild_id)
+        if _key(hit) in shown:
+            continue
+        core = [hit, *(line for line in hit.context if line.tier <= 1 and _key(line) not in shown)]
+        cost = _cost(core, guild_id)
+        if used + cost > budget:  # the hit alone may still fit
+            core, cost = [hit], _cost([hit], guild_id)
         if used + cost > budget:
             continue
-        number += 1
-        rendered.extend(lines)
+        chosen.append((hit, core))
+        shown.update(_key(line) for line in core)
         used += cost
         seen.append(said)
+    for hit, lines in chosen:  # the rest of the exchanges, nearest lines first
+        for line in sorted(
+            hit.context, key=lambda c: (c.tier, abs((c.message_id or 0) - (hit.message_id or 0)))
+        ):
+            if _key(line) in shown:
+                continue
+            cost = _cost([line], guild_id)
+            if used + cost <= budget:
+                lines.append(line)
+                shown.add(_key(line))
+                used += cost
+    rendered = [
+        (number, line)
+        for number, (hit, lines) in enumerate(chosen, start=1)
+        for line in hit_lines(replace(hit, context=tuple(lines[1:])))
+    ]
     fragments = [_line(n, line, guild_id) for n, line in rendered]
     return (join(fragments) if fragments else Raw("")), rendered
 
 
-def _cost(lines: list[tuple[int, RecallHit]], guild_id: int) -> int:
-    return sum(estimate_tokens(_line(n, line, guild_id)) + 1 for n, line in lines)
+def _key(line: RecallHit) -> tuple[str, int | None, str]:
+    return (line.kind, line.message_id, line.text if line.message_id is None else "")
+
+
+def _cost(lines: list[RecallHit], guild_id: int) -> int:
+    return sum(estimate_tokens(_line(0, line, guild_id)) + 1 for line in lines)
 
 
 def recalled_inputs(lines: list[tuple[int, RecallHit]], guild_id: int) -> list[dict[str, object]]:

@@ -30,7 +30,9 @@ def _said(text: str, guild: int = G, message_id: int | None = None):
 
 
 async def _texts(db_pool, guild: int, question: str) -> set[str]:
-    return {hit.text for hit in await RecallService(db_pool).search(guild, question, limit=10)}
+    """What a search matched: its hits and the matches merged into their exchanges."""
+    hits = await RecallService(db_pool).search(guild, question, limit=10)
+    return {line.text for hit in hits for line in (hit, *hit.context) if line.tier == 0}
 
 
 async def _seed(db_pool) -> None:

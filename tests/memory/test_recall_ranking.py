@@ -216,13 +216,15 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
     far = _said(KIM, "unrelated, much later", days_ago=1)
     await insert_messages(db_pool, [question, answer, after, far])
     hits = await RecallService(db_pool).search(G, "pottery", limit=5)
-    top = next(hit for hit in hits if hit.message_id == answer.message_id)
-    # The question matches too: it is a hit of its own, so it is not repeated as context, and
-    # the exchange's last line comes once, with the better ranked of the two.
-    shown = [hit.text for hit in hits] + [line.text for hit in hits for line in hit.context]
-    assert shown.count("did you like the pottery workshop?") == 1 and shown.count("nice!") == 1
-    assert "loved the pottery, going back on Saturday" in [hit.text for hit in hits]
-    assert top.dates == ("on saturday = Sat 2023-04-29 (past) or Sat 2023-05-13 (coming)",)
+    # The question and its answer both match: one exchange, each line once, in said order.
+    assert len(hits) == 1
+    lines = sorted([hits[0], *hits[0].context], key=lambda line: line.message_id)
+    assert [line.text for line in lines] == [
+        "did you like the pottery workshop?",
+        "loved the pottery, going back on Saturday",
+        "nice!",
+    ]
+    assert lines[1].dates == ("on saturday = Sat 2023-04-29 (past) or Sat 2023-05-13 (coming)",)
 
 
 async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory.recall import RecallHit
-from memory.replies._recalled import render_recalled
+from memory.replies._recalled import _cost, render_recalled
 
 AT = datetime(2023, 6, 13, 9, 50, tzinfo=UTC)
 
@@ -28,3 +28,49 @@ def test_a_hit_the_memories_hold_is_left_out_unless_it_resolves_a_date() -> None
 
     assert [line.text for _, line in lines] == ["yesterday I went to the aquarium"]
     assert 'dates="yesterday = Mon 2023-06-12"' in str(xml)
+
+
+def _line(message_id: int, text: str, side: str, tier: int) -> RecallHit:
+    return RecallHit(
+        "message", AT, "2023-06-13", 8, "Ravi", text, 0.0, 5, message_id, side=side, tier=tier
+    )
+
+
+def test_each_hit_brings_its_nearest_turns_before_any_hit_brings_the_rest() -> None:
+    first = RecallHit(
+        "message",
+        AT,
+        "2023-06-13",
+        7,
+        "Dana",
+        "where did you end up going?",
+        2.0,
+        5,
+        20,
+        context=(
+            _line(18, "the far opener of the chat", "before", 2),
+            _line(21, "a small town by the coast", "after", 1),
+            _line(22, "and then further north for a week", "after", 2),
+        ),
+    )
+    second = RecallHit("message", AT, "2023-06-13", 7, "Dana", "the coast was windy", 1.0, 5, 40)
+    core = render_recalled([first, second], 1, budget=100_000)[1]
+    everything = [line.text for _, line in core]
+    assert everything == [
+        "the far opener of the chat",
+        "where did you end up going?",
+        "a small town by the coast",
+        "and then further north for a week",
+        "the coast was windy",
+    ]
+    # A budget for both hits and their nearest lines, not for the rest: the rest waits.
+    budget = _cost([first, first.context[1], second], 1) + 5
+    _, kept = render_recalled([first, second], 1, budget=budget)
+    assert [line.text for _, line in kept] == [
+        "where did you end up going?",
+        "a small town by the coast",
+        "the coast was windy",
+    ]
+    # Context lines carry no link of their own: the hit's link points at the conversation.
+    xml = str(render_recalled([first], 1, budget=100_000)[0])
+    assert xml.count("link=") == 1

@@ -4,7 +4,7 @@ When a member asks about the past, the reply composer puts the messages search f
 prompt as `<recalled date=".." author="..">what was said</recalled>` (attributes vary: `day`,
 `date` with or without its weekday, `channel`, `url`). Without a model the honest answer is
 the message itself: the hit(s) sharing the question's rarest words, quoted with who said it
-and when ("On Thu 2023-07-06 Melanie said: ...").
+and when ("On Thu 2023-07-06 Sam said: ...").
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class Recalled:
     # The question this line answers: the line just before it in its hit, when that one asks.
     asked: str = ""
     asked_by: str = ""
+    time: str = ""  # "14:05" when the prompt gave it
 
 
 def _attributes(raw: str) -> dict[str, str]:
@@ -89,9 +90,41 @@ def recalled_messages(prompt: str) -> list[Recalled]:
                 url=attributes.get("url", "") or attributes.get("link", ""),
                 hit=attributes.get("hit", ""),
                 kind=attributes.get("kind", "message") or "message",
+                time=attributes.get("time", ""),
             )
         )
-    return _answers_paired(hits)
+    return _answers_paired(_with_their_hit(_once(hits)))
+
+
+def _once(hits: list[Recalled]) -> list[Recalled]:
+    """Each line once, however many hits brought it (by link, else by who said what when)."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for hit in hits:
+        key = (hit.url,) if hit.url else (hit.author, hit.when, hit.time, hit.text)
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept
+
+
+def _with_their_hit(hits: list[Recalled]) -> list[Recalled]:
+    """The lines of a hit's exchange share its channel and its link (the conversation): the
+    prompt gives them once, on the match."""
+    lead: dict[str, Recalled] = {}
+    for hit in hits:
+        if hit.hit and (hit.url or hit.channel):
+            lead.setdefault(hit.hit, hit)
+    return [
+        replace(
+            hit,
+            channel=hit.channel or lead[hit.hit].channel,
+            url=hit.url or lead[hit.hit].url,
+        )
+        if hit.hit in lead
+        else hit
+        for hit in hits
+    ]
 
 
 def _answers_paired(hits: list[Recalled]) -> list[Recalled]:
@@ -156,8 +189,10 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
 
 
 def said(hit: Recalled) -> str:
-    """`On Thu 2023-07-06 Melanie said in #general: "..."` (parts the prompt lacked left out)."""
-    when = f"On {hit.when} " if hit.when else ""
+    """`On Thu 2023-07-06 at 14:05 Sam said in #general: "..."` (parts the prompt lacked
+    left out)."""
+    at = f" at {hit.time}" if hit.time and hit.when else ""
+    when = f"On {hit.when}{at} " if hit.when else ""
     who = hit.author or "someone"
     where = f" in {hit.channel}" if hit.channel else ""
     asked = f' (answering {hit.asked_by or "someone"}: "{truncate(hit.asked, 120)}")'
