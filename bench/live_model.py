@@ -14,9 +14,11 @@ checks of the issue decide the exit code of `python -m bench.live_model`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +55,9 @@ CONSOLE = [
 ]
 TOOL_CONSOLE = ["Bot what is the next trip?"]
 SERVER_START_SECONDS = 180.0
+# The most one CLI command of the flows may take (a reply from a CPU-only model: 10-60 s).
+COMMAND_SECONDS = 600.0
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def llm_python() -> Path:
@@ -81,6 +86,20 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """In the server's process: Linux ends it when the harness dies, however it dies (a CI
+    timeout's SIGTERM or SIGKILL included), so no model server is ever left running."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def served_model(base: str) -> str:
+    """The model id the server reports (telemetry names it as the server does)."""
+    with urllib.request.urlopen(f"{base}/models", timeout=5) as answer:
+        return str(json.load(answer)["data"][0]["id"])
+
+
 @contextlib.contextmanager
 def llama_server(python: Path, model: str, log: Path, *extra: str) -> Iterator[str]:
     """One server on a free loopback port, stopped on exit (also on failure or Ctrl-C); its
@@ -89,7 +108,9 @@ def llama_server(python: Path, model: str, log: Path, *extra: str) -> Iterator[s
     command = [str(python), "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1"]
     command += ["--port", str(port), "--n_ctx", "8192", *extra]
     with log.open("w") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+        )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + SERVER_START_SECONDS
@@ -127,7 +148,7 @@ class Project:
             **env,
         }
 
-    def cli(self, *args: str, stdin: str | None = None, timeout: float = 900) -> str:
+    def cli(self, *args: str, stdin: str | None = None, timeout: float = COMMAND_SECONDS) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "bot", *args],
             input=stdin,
@@ -180,11 +201,11 @@ def run(report: Reporter, workdir: Path) -> Checks:
     floor = offline.flows()
     live_env = {
         "LLM_PROVIDER": "openai",
-        "OPENAI_MODEL": "smollm2",
         "LLM_LOCAL_INTERACTIVE_TIMEOUT_SECONDS": "240",
         "REPLY_TOOL_CALLS": "1",
     }
     with llama_server(python, model, workdir / "server.log") as base:
+        live_env["OPENAI_MODEL"] = served_model(base)
         live = Project(workdir / "live", OPENAI_BASE_URL=base, **live_env)
         seen = live.flows()
     with llama_server(
@@ -217,6 +238,8 @@ def run(report: Reporter, workdir: Path) -> Checks:
 
 def main() -> int:
     logging.basicConfig(level=logging.WARNING)
+    # SIGTERM (a CI timeout, `kill` of make) unwinds like Ctrl-C: the servers stop in `finally`.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     report = Reporter()
     with tempfile.TemporaryDirectory(prefix="memorybot-live-") as tmp:
         workdir = Path(tmp)
