@@ -14,7 +14,6 @@ restates a statement forgotten in the guild (about any member).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
 import asyncpg
@@ -34,6 +33,7 @@ from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
+from memory.recall._asking import Asking, addressing
 from memory.recall._dates import without_dates
 from memory.recall._exchange import Exchange, exchanges
 from memory.recall._feedback import expansion, feedback_words
@@ -88,22 +88,6 @@ class _Lanes:
     named: tuple[int, ...] = ()  # the members the question names
 
 
-@dataclass(frozen=True, slots=True)
-class Asking:
-    """Who asks, from where: what the search must leave out besides the viewer's filter."""
-
-    message_id: int | None = None  # the message being answered
-    bot_id: int | None = None
-
-
-def _addressing(bot_name: str) -> str | None:
-    """A PostgreSQL regex for a message starting with the bot's name (a question to it)."""
-    name = bot_name.strip()
-    if not name:
-        return None
-    return r"^\s*@?" + re.sub(r"([^\w\s])", r"\\\1", name) + r"($|[^[:alnum:]_-])"
-
-
 class RecallService:
     """Searches one guild at a time; never another guild's rows. Members named in a question
     are found with the guild's name index (`names`, shared with the reply path when given)."""
@@ -122,7 +106,7 @@ class RecallService:
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
         self._bot_name = bot_name
-        self._bot_pattern = _addressing(bot_name)
+        self._bot_pattern = addressing(bot_name)
         self._no_channel_table = False
 
     @staticmethod
