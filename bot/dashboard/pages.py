@@ -54,7 +54,9 @@ async def overview(request: web.Request) -> web.StreamResponse:
     counts = await asyncio.gather(
         *(activity.messages(g.guild_id, g.timezone, days=DAYS, now=now) for g in guilds)
     )
-    usage = await activity.usage(days=DAYS, now=now)
+    # LLM usage is counted on the real UTC day its calls happened (as `memorybot usage`), while
+    # messages follow the clock a --now / MEMORYBOT_NOW may fix to an imported history's days.
+    usage = await activity.usage(days=DAYS, now=datetime.now(UTC))
     labels = [line.day.strftime("%m-%d") for line in usage]
     models = sorted({model for line in usage for model in line.tokens_by_model})
     charts = [
@@ -77,7 +79,7 @@ async def overview(request: web.Request) -> web.StreamResponse:
             fmt=money,
         ),
     ]
-    today = now.astimezone(UTC).date()
+    today = datetime.now(UTC).date()
     budget = memory.token_budget
     queue = memory.worker.queue
     sizes, held = await asyncio.gather(queue.sizes(), queue.held())

@@ -21,7 +21,7 @@ PAGES = (
 
 
 async def test_nothing_is_served_without_the_token(seeded) -> None:
-    async with client(allow_changes=True) as (http, sessions):
+    async with client(allow_changes=True) as (http, _):
         for path in (*PAGES, "/telemetry/events", "/action/retry", "/nowhere"):
             response = await http.get(path, allow_redirects=False)
             assert response.status == 401, path
