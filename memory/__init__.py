@@ -22,6 +22,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memory._admin import AdminViews, admin_views
     from memory._database import (
         DatabaseUnavailable,
         check_database,
@@ -78,6 +79,8 @@ if TYPE_CHECKING:
 
 # name -> module that defines it, loaded on first attribute access.
 _EXPORTS: dict[str, str] = {
+    "AdminViews": "memory._admin",
+    "admin_views": "memory._admin",
     "CommandResult": "memory.commands",
     "DatabaseUnavailable": "memory._database",
     "check_database": "memory._database",
@@ -139,6 +142,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "OPS",
     "TELEMETRY_FILE",
+    "AdminViews",
     "CommandResult",
     "ContextReport",
     "DatabaseUnavailable",
@@ -165,6 +169,7 @@ __all__ = [
     "ShardTaken",
     "Subject",
     "UsageRollup",
+    "admin_views",
     "asks_catch_up",
     "breaker_report",
     "build_stats",

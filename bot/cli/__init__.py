@@ -53,6 +53,7 @@ COMMAND_MODULES = (
     "bot.cli.health",
     "bot.cli.episodes",
     "bot.cli.usage",
+    "bot.cli.dashboard",
 )
 
 NO_DATABASE_IN_CONTAINER = (

@@ -206,6 +206,8 @@ class Settings(BaseSettings):
     telemetry_stdout: bool = True
     telemetry_file_max_bytes: int = Field(default=10_000_000, ge=10_000)
     telemetry_file_backups: int = Field(default=5, ge=0)
+    # `memorybot dashboard`: the port it listens on (127.0.0.1 unless --host says otherwise).
+    dashboard_port: int = Field(default=8765, ge=1, le=65535)
 
     _locations: Locations | None = PrivateAttr(default=None)
 

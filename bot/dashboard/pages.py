@@ -1,0 +1,237 @@
+"""The read-only pages: overview, a guild, a member, a guild's settings.
+
+Privacy as the bot keeps it: a member who opted out shows as "opted out" with nothing held;
+episodes of restricted channels show as such, without their words; a member's facts and their
+history come through `admin_views`, which take forgotten statements out first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import defaultdict
+from datetime import UTC, date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from aiohttp import web
+
+from bot.dashboard.app import Dashboard, dashboard_of, render
+from bot.dashboard.charts import bar_chart, money, stacked_chart
+from bot.dashboard.events import last_errors
+from memory import breaker_report, describe_settings
+
+DAYS = 30
+
+
+def _int(request: web.Request, name: str) -> int:
+    text = request.match_info.get(name) or request.query.get(name, "")
+    if not text.isdigit():
+        raise web.HTTPBadRequest(text=f"{name} must be a number")
+    return int(text)
+
+
+async def _guild(request: web.Request) -> tuple[int, str, str]:
+    """(id, name, time zone) of the guild in the path; 404 for one the bot does not know."""
+    board = dashboard_of(request)
+    guild_id = _int(request, "guild_id")
+    names = await board.memory.privacy.guild_names([guild_id])
+    if guild_id not in names:
+        raise web.HTTPNotFound(text="no such guild")
+    timezone = (await board.memory.guild_settings.get(guild_id)).timezone
+    return guild_id, names[guild_id], timezone
+
+
+def local(moment: datetime, timezone: str) -> str:
+    return moment.astimezone(ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
+
+
+async def overview(request: web.Request) -> web.StreamResponse:
+    board = dashboard_of(request)
+    memory, activity = board.memory, board.views.activity
+    now = memory.clock.now()
+    guilds = await activity.guilds()
+    counts = await asyncio.gather(
+        *(activity.messages(g.guild_id, g.timezone, days=DAYS, now=now) for g in guilds)
+    )
+    # LLM usage is counted on the real UTC day its calls happened (as `memorybot usage`), while
+    # messages follow the clock a --now / MEMORYBOT_NOW may fix to an imported history's days.
+    usage = await activity.usage(days=DAYS, now=datetime.now(UTC))
+    labels = [line.day.strftime("%m-%d") for line in usage]
+    models = sorted({model for line in usage for model in line.tokens_by_model})
+    charts = [
+        stacked_chart(
+            "Messages per day",
+            [c.day.strftime("%m-%d") for c in counts[0]] if counts else labels,
+            {g.name: [c.count for c in rows] for g, rows in zip(guilds, counts, strict=True)},
+        ),
+        bar_chart("Replies per day", labels, [line.replies for line in usage]),
+        bar_chart("LLM calls per day", labels, [line.calls for line in usage]),
+        stacked_chart(
+            "Tokens per day and model",
+            labels,
+            {m: [line.tokens_by_model.get(m, 0) for line in usage] for m in models},
+        ),
+        stacked_chart(
+            "Estimated cost per day and model (USD)",
+            labels,
+            {m: [line.cost_by_model.get(m, 0.0) for line in usage] for m in models},
+            fmt=money,
+        ),
+    ]
+    today = datetime.now(UTC).date()
+    budget = memory.token_budget
+    queue = memory.worker.queue
+    sizes, held = await asyncio.gather(queue.sizes(), queue.held())
+    return render(
+        request,
+        "overview.html",
+        title="Overview",
+        guilds=[(g, sum(c.count for c in rows)) for g, rows in zip(guilds, counts, strict=True)],
+        charts=charts,
+        totals=_totals(usage),
+        budget_limit=budget.limit,
+        budget_spent=await budget.spent(today),
+        breakers=breaker_report(memory.settings.log_dir) or "all closed",
+        jobs=[job for job in sizes if job.status in ("queued", "picked")],
+        held=held,
+        errors=last_errors(memory.settings.log_dir, limit=10),
+        money=money,
+    )
+
+
+def _totals(usage: list[Any]) -> dict[str, object]:
+    return {
+        "calls": sum(line.calls for line in usage),
+        "failed": sum(line.failed for line in usage),
+        "tokens": sum(line.input_tokens + line.output_tokens for line in usage),
+        "cost": sum(line.cost for line in usage),
+        "unpriced": any(line.unpriced for line in usage),
+    }
+
+
+async def guild(request: web.Request) -> web.StreamResponse:
+    board = dashboard_of(request)
+    memory = board.memory
+    guild_id, name, timezone = await _guild(request)
+    visibility = await memory.visibility.channels(guild_id)
+    episodes = await memory.episodes.listing(guild_id, limit=200)
+    channel_ids = set(visibility) | {episode.channel_id for episode in episodes}
+    names = await memory.guild_settings.channel_names(guild_id, channel_ids)
+    restricted = {cid for cid, (public, _, _) in visibility.items() if not public}
+    channels = [
+        (names.get(cid, f"#{cid}"), "restricted" if cid in restricted else "public")
+        for cid in sorted(channel_ids, key=lambda cid: names.get(cid, str(cid)))
+    ]
+    by_day: dict[date, list[tuple[str, object, bool]]] = defaultdict(list)
+    for episode in episodes:
+        day = episode.started_at.astimezone(ZoneInfo(timezone)).date()
+        hidden = episode.channel_id in restricted
+        by_day[day].append(
+            (names.get(episode.channel_id, f"#{episode.channel_id}"), episode, hidden)
+        )
+    members = await memory.members.all(guild_id)
+    opted_out = await board.views.members.opted_out(guild_id)
+    chosen = request.query.get("day")
+    digest_day = date.fromisoformat(chosen) if chosen else (max(by_day) if by_day else None)
+    digest = await memory.episodes.digest_text(guild_id, digest_day) if digest_day else ""
+    counts = await board.views.activity.messages(
+        guild_id, timezone, days=DAYS, now=memory.clock.now()
+    )
+    chart = bar_chart(
+        f"Messages per day ({timezone})",
+        [c.day.strftime("%m-%d") for c in counts],
+        [c.count for c in counts],
+    )
+    return render(
+        request,
+        "guild.html",
+        title=name,
+        guild_id=guild_id,
+        guild_name=name,
+        timezone=timezone,
+        chart=chart,
+        channels=channels,
+        members=sorted(members, key=lambda m: m.display_name.lower()),
+        opted_out=opted_out,
+        days=sorted(by_day.items(), reverse=True),
+        digest_day=digest_day,
+        digest=await _named_channels(board, guild_id, digest),
+        local=lambda moment: local(moment, timezone),
+    )
+
+
+async def _named_channels(board: Dashboard, guild_id: int, text: str) -> str:
+    """A digest mentions channels as <#id>: show their names."""
+    ids = {int(match) for match in re.findall(r"<#(\d+)>", text)}
+    if not ids:
+        return text
+    names = await board.memory.guild_settings.channel_names(guild_id, ids)
+    return re.sub(r"<#(\d+)>", lambda m: "#" + names.get(int(m[1]), m[1]), text)
+
+
+async def member(request: web.Request) -> web.StreamResponse:
+    board = dashboard_of(request)
+    memory = board.memory
+    guild_id, guild_name, timezone = await _guild(request)
+    user_id = _int(request, "user_id")
+    consent = await memory.privacy.consent(guild_id, user_id)
+    if consent is not None and consent.state == "out":
+        return render(
+            request, "opted_out.html", title="Opted out", guild_id=guild_id, guild_name=guild_name
+        )
+    known = (await memory.members.get(guild_id, [user_id])).get(user_id)
+    if known is None:
+        raise web.HTTPNotFound(text="no such member")
+    report = await memory.manager.stored_context(guild_id, user_id)
+    learned = await board.views.members.learned(guild_id, user_id, known.names)
+    history = await board.views.members.history(guild_id, user_id, known.names)
+    people = {f.said_by for f in learned if f.said_by} | {e.actor_id for e in history if e.actor_id}
+    names = await memory.members.display_names(guild_id, sorted(people))
+    return render(
+        request,
+        "member.html",
+        title=known.display_name,
+        guild_id=guild_id,
+        guild_name=guild_name,
+        member=known,
+        report=report,
+        blob=await memory.facts.blob(guild_id, user_id),
+        learned=learned,
+        history=history,
+        names=names,
+        local=lambda moment: local(moment, timezone),
+        timezone=timezone,
+    )
+
+
+async def settings(request: web.Request) -> web.StreamResponse:
+    board = dashboard_of(request)
+    memory = board.memory
+    guild_id, guild_name, _ = await _guild(request)
+    current = await memory.guild_settings.refresh(guild_id)
+    visibility = await memory.visibility.channels(guild_id)
+    shown = {*visibility, *current.ignored_channel_ids}
+    if current.digest_channel_id is not None:
+        shown.add(current.digest_channel_id)
+    names = await memory.guild_settings.channel_names(guild_id, shown)
+    return render(
+        request,
+        "settings.html",
+        title=f"{guild_name}: settings",
+        guild_id=guild_id,
+        guild_name=guild_name,
+        settings=current,
+        described=describe_settings(current, lambda cid: "#" + names.get(cid, str(cid))),
+        channels=[
+            (cid, names.get(cid, str(cid)), public)
+            for cid, (public, _, _) in sorted(visibility.items())
+        ],
+    )
+
+
+def add_routes(router: web.UrlDispatcher) -> None:
+    router.add_get("/", overview)
+    router.add_get("/guild/{guild_id}", guild)
+    router.add_get("/guild/{guild_id}/member/{user_id}", member)
+    router.add_get("/guild/{guild_id}/settings", settings)

@@ -1,0 +1,74 @@
+"""Read-only counts for the admin's dashboard: guilds at a glance and messages per local day.
+
+Counts only, never content: the dashboard draws them. Messages per day read the
+`(guild_id, created_at)` index for one guild (an index-only range scan), grouped by the day in
+the guild's time zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import asyncpg
+
+Executor = asyncpg.Pool | asyncpg.Connection
+
+
+@dataclass(frozen=True, slots=True)
+class GuildRow:
+    guild_id: int
+    name: str | None
+    timezone: str
+    members: int
+
+
+async def guild_rows(db: Executor) -> list[GuildRow]:
+    """Every known guild with its member count, by name."""
+    rows = await db.fetch(
+        """
+        SELECT g.guild_id, g.name, g.timezone,
+               (SELECT count(*) FROM members m WHERE m.guild_id = g.guild_id) AS members
+        FROM guilds g ORDER BY lower(coalesce(g.name, '')), g.guild_id
+        """
+    )
+    return [GuildRow(**dict(row)) for row in rows]
+
+
+async def messages_per_day(
+    db: Executor, guild_id: int, start: datetime, end: datetime, timezone: str
+) -> dict[date, int]:
+    """Stored messages of one guild per local day in [start, end)."""
+    rows = await db.fetch(
+        """
+        SELECT (created_at AT TIME ZONE $4)::date AS day, count(*) AS n
+        FROM messages WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3
+        GROUP BY 1
+        """,
+        guild_id,
+        start,
+        end,
+        timezone,
+    )
+    return {row["day"]: int(row["n"]) for row in rows}
+
+
+async def fact_sources(db: Executor, message_ids: list[int]) -> dict[int, int]:
+    """message id -> channel id of stored messages, for jump links to a fact's provenance."""
+    if not message_ids:
+        return {}
+    rows = await db.fetch(
+        "SELECT message_id, channel_id FROM messages WHERE message_id = ANY($1::bigint[])",
+        message_ids,
+    )
+    return {row["message_id"]: row["channel_id"] for row in rows}
+
+
+async def opted_out(db: Executor, guild_id: int) -> list[int]:
+    """Members of the guild who opted out (nothing else of theirs is held)."""
+    rows = await db.fetch(
+        "SELECT user_id FROM member_consent WHERE guild_id = $1 AND state = 'out'"
+        " ORDER BY changed_at",
+        guild_id,
+    )
+    return [row["user_id"] for row in rows]

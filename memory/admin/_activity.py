@@ -1,0 +1,129 @@
+"""Guilds, messages per local day and LLM usage per day and model, for the overview's charts.
+
+Closed days do not change (a delete aside), so their message counts are kept for a few minutes
+and only today is counted on every page: the chart of a guild of a million messages stays
+cheap to draw again (docs/performance.md has the figures).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import asyncpg
+
+from db.activity import guild_rows, messages_per_day
+from db.usage import usage_since
+from memory.core.prices import Prices
+
+# How long the message counts of closed days are trusted.
+CLOSED_DAYS_SECONDS = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSummary:
+    guild_id: int
+    name: str
+    timezone: str
+    members: int
+
+
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    day: date
+    count: int
+
+
+@dataclass(slots=True)
+class UsageDay:
+    """One UTC day of LLM attempts: answered calls, failed attempts, tokens, cost by model."""
+
+    day: date
+    calls: int = 0
+    failed: int = 0
+    replies: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    unpriced: bool = False
+    tokens_by_model: dict[str, int] = field(default_factory=dict)
+    cost_by_model: dict[str, float] = field(default_factory=dict)
+
+
+class ActivityViews:
+    """Counts for charts; never message text."""
+
+    def __init__(self, pool: asyncpg.Pool, prices: Prices) -> None:
+        self._pool = pool
+        self._prices = prices
+        # (guild, time zone, first day, last closed day) -> (read at, counts)
+        self._closed: dict[tuple[int, str, date, date], tuple[float, dict[date, int]]] = {}
+
+    async def guilds(self) -> list[GuildSummary]:
+        rows = await guild_rows(self._pool)
+        return [
+            GuildSummary(
+                row.guild_id, row.name or f"guild {row.guild_id}", row.timezone, row.members
+            )
+            for row in rows
+        ]
+
+    async def messages(
+        self, guild_id: int, timezone: str, *, days: int, now: datetime
+    ) -> list[DayCount]:
+        """Messages per local day, the last `days` days up to today, zeros included."""
+        zone = ZoneInfo(timezone)
+        today = now.astimezone(zone).date()
+        first = today - timedelta(days=days - 1)
+        start = datetime.combine(first, datetime.min.time(), zone).astimezone(UTC)
+        midnight = datetime.combine(today, datetime.min.time(), zone).astimezone(UTC)
+        key = (guild_id, timezone, first, today - timedelta(days=1))
+        kept = self._closed.get(key)
+        if kept is None or time.monotonic() - kept[0] > CLOSED_DAYS_SECONDS:
+            closed = await messages_per_day(self._pool, guild_id, start, midnight, timezone)
+            self._closed[key] = (time.monotonic(), closed)
+            for old in [k for k in self._closed if k[0] == guild_id and k != key]:
+                del self._closed[old]
+        else:
+            closed = kept[1]
+        current = await messages_per_day(
+            self._pool, guild_id, midnight, midnight + timedelta(days=1), timezone
+        )
+        counts = {**closed, **current}
+        return [
+            DayCount(first + timedelta(days=n), counts.get(first + timedelta(days=n), 0))
+            for n in range(days)
+        ]
+
+    async def usage(
+        self, *, days: int, now: datetime, guild_id: int | None = None
+    ) -> list[UsageDay]:
+        """LLM attempts per UTC day (all guilds, or one), zeros included, priced per model."""
+        today = now.astimezone(UTC).date()
+        first = today - timedelta(days=days - 1)
+        by_day = {
+            first + timedelta(days=n): UsageDay(first + timedelta(days=n)) for n in range(days)
+        }
+        for row in await usage_since(self._pool, first, guild_id=guild_id):
+            line = by_day.get(row.day)
+            if line is None:
+                continue
+            if row.outcome not in ("ok", "degraded"):
+                line.failed += row.calls
+                continue
+            line.calls += row.calls
+            line.replies += row.calls if row.purpose == "reply" else 0
+            line.input_tokens += row.input_tokens
+            line.output_tokens += row.output_tokens
+            model = f"{row.provider}:{row.model}" if row.model else row.provider
+            tokens = row.input_tokens + row.output_tokens
+            line.tokens_by_model[model] = line.tokens_by_model.get(model, 0) + tokens
+            cost = self._prices.cost(row.provider, row.model, row.input_tokens, row.output_tokens)
+            if cost is None:
+                line.unpriced = True
+                continue
+            line.cost += cost
+            line.cost_by_model[model] = line.cost_by_model.get(model, 0.0) + cost
+        return list(by_day.values())
