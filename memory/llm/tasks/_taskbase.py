@@ -125,28 +125,6 @@ class TaskBase:
             raise LLMBadOutput(f"{purpose}: provider returned no {schema.__name__}")
         return Answered(parsed, request, response)
 
-    async def _structured(
-        self,
-        purpose: Purpose,
-        prompt: str,
-        schema: type[T],
-        inputs: dict[str, object],
-        *,
-        guild_id: int | None = None,
-        temperature: float = 0.0,
-        max_output_tokens: int | None = None,
-    ) -> T:
-        answered = await self._ask(
-            purpose,
-            prompt,
-            schema,
-            inputs,
-            guild_id=guild_id,
-            temperature=temperature,
-            max_output_tokens=max_output_tokens,
-        )
-        return answered.parsed
-
     async def _vetted(
         self,
         purpose: Purpose,
