@@ -26,9 +26,9 @@ from memory import (
     to_json,
 )
 from memory.core.clock import local_day
-from memory.core.intent import addressed_text
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
+from memory.language import addressed_text
 
 _log = logging.getLogger(__name__)
 

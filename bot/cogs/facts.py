@@ -19,8 +19,8 @@ from discord.ext import commands
 from bot.convert import to_member
 from bot.interactions import followup_in_parts, reply_in_parts
 from memory import CommandResult, Memory, RepliedMessage
-from memory.core.intent import addressed_text, prefilter
 from memory.core.surrogates import clean_text
+from memory.language import addressed_text, prefilter
 
 _log = logging.getLogger(__name__)
 

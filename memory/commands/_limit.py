@@ -10,7 +10,7 @@ from __future__ import annotations
 from memory.core.ratelimit import Admission
 from memory.core.ratelimit import RateLimiter as CommandRateLimiter
 
-# The command kinds (memory.core.intent.CommandKind) that count against the limit.
+# The command kinds (memory.language.CommandKind) that count against the limit.
 WRITES = frozenset({"remember", "remember_this", "forget", "forget_this"})
 
 __all__ = ["WRITES", "Admission", "CommandRateLimiter"]

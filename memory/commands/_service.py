@@ -26,11 +26,11 @@ from memory.commands._types import (
     Target,
 )
 from memory.core.clock import Clock
-from memory.core.intent import ParsedCommand, prefilter, third_person
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.facts import FactService
 from memory.guilds import GuildSettingsCache
+from memory.language import ParsedCommand, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
 from memory.members import MemberResolver, Resolution
 

@@ -20,7 +20,6 @@ import asyncpg
 
 from db import episode_reads as reads
 from memory.core.clock import Clock
-from memory.core.intent import asks_what_was_talked_about
 from memory.core.text import truncate
 from memory.core.viewer import Viewer
 from memory.episodes import _asked as asked
@@ -28,6 +27,7 @@ from memory.episodes._listing import listing_rows
 from memory.episodes._summaries import SUMMARY_CHARS, EpisodeSummarizer
 from memory.episodes._views import Episode, local_span, working_memory
 from memory.guilds import GuildSettingsCache
+from memory.language import asks_what_was_talked_about
 
 _log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from cachetools import LRUCache
 from pydantic import BaseModel, Field
 
 from db import episodes as store
-from memory.core.intent import addressed_text
 from memory.core.telemetry import Telemetry
 from memory.core.text import truncate
+from memory.language import addressed_text
 from memory.llm import (
     LLMBadOutput,
     LLMRequest,

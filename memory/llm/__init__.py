@@ -4,7 +4,7 @@ tasks that render prompt files and validate what comes back.
 
 from __future__ import annotations
 
-from memory.core.third_person import third_person
+from memory.language import third_person
 from memory.llm._factory import build_llm
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
 from memory.llm.offline import OfflineProvider, contradicts, same_claim

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import asyncpg
 
 from db.members import find_by_name, get_member
-from memory.core.intent import (
+from memory.core.models import Member
+from memory.language import (
     is_self_reference,
     mention_id,
     starts_in_first_person,
     subject_candidates,
 )
-from memory.core.models import Member
 
 _log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import asyncpg
 
 from db.embeddings import nearest_messages
 from db.recall import Exclusions, MessageMatch
-from memory.core.intent import addressed_text
 from memory.core.viewer import Viewer
+from memory.language import addressed_text
 from memory.recall._index import EmbeddingIndex
 from memory.recall._terms import MAX_QUESTION_CHARS
 

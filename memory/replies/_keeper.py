@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memory.core.intent import is_forget_command
 from memory.core.models import Member
+from memory.language import is_forget_command
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.replies._gate import WindowGate
 from memory.replies._window import ConversationWindows, Turn

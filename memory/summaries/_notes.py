@@ -25,9 +25,9 @@ from db.members import get_members
 from db.summaries import day_messages
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
-from memory.core.intent import is_memory_command
 from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
+from memory.language import is_memory_command
 from memory.llm import (
     MemoryLLM,
     PromptMember,

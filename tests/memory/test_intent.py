@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.core.intent import (
+from memory.language import (
     ParsedCommand,
     addressed_text,
     is_memory_command,
@@ -151,7 +151,7 @@ def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: 
 
 
 def test_forget_commands_are_told_from_other_messages() -> None:
-    from memory.core.intent import is_forget_command
+    from memory.language import is_forget_command
 
     assert is_forget_command("Bot forget that I am a nurse", bot_name="Bot")
     assert is_forget_command("<@123> forget that alice is Sergey", bot_name="Bot")

@@ -1,5 +1,5 @@
 """Facts as simple claims: "same subject, same predicate" detection, over sentences phrased in
-the third person (`memory.core.third_person`).
+the third person (`memory.language`).
 
 The offline provider uses this to merge a new fact the way a careful person would: "alice
 lives in Berlin" replaces "Alice lives in Paris", while "alice likes sushi" sits next to

@@ -20,7 +20,7 @@ from memory.core.text import (
     split_sentences,
     truncate,
 )
-from memory.core.third_person import third_person
+from memory.language import third_person
 from memory.llm.offline._claims import contradicts, same_claim
 
 

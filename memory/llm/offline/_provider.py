@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from memory.core.intent import addressed_text, prefilter
+from memory.language import addressed_text, prefilter
 from memory.llm.offline import _answers as offline_answers
 from memory.llm.offline import _episode as offline_episode
 from memory.llm.offline import _extractive as extractive

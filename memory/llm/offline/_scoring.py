@@ -1,9 +1,10 @@
 """How much a sentence of chat tells about the person who said it.
 
 A day note has room for a few quotes, so the offline provider must pick: a member's sentences
-with words the rest of the day does not use ("the bakery", "Lyon"), named things, and what
-they say of themselves ("I finally got the job") go before greetings, reactions and the
-small talk everyone shares ("good morning!", "lol ok", "how are you?").
+with words the rest of the day does not use, named things, and what they say of themselves
+(news in the past tense, a mood, a lasting fact: `memory.language.personal_news`) go before
+greetings, reactions and the small talk everyone shares ("good morning!", "lol ok", "how are
+you?").
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from memory.core.text import content_tokens, words, wordset
+from memory.language import personal_news
 
 # Chat filler that makes a message look long without saying anything.
 FILLER = wordset(
@@ -21,24 +23,6 @@ FILLER = wordset(
     lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
     thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
     hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
-    """
-)
-# Words that usually mark something worth remembering about a person's day or life.
-LIFE_EVENTS = wordset(
-    """
-    job work interview boss promoted promotion fired quit hired salary exam exams test
-    grade graduated graduation school university college class course thesis moved move
-    moving house apartment flat rent bought buy sold car birthday wedding married engaged
-    divorce girlfriend boyfriend partner wife husband baby pregnant kid kids son daughter
-    mom dad mother father brother sister family sick ill hospital doctor surgery covid flu
-    injured vacation holiday trip travel flight visiting visit concert game tournament won
-    lost started finished launched release project deadline diet gym marathon dog cat pet
-    """
-)
-MOOD = wordset(
-    """
-    happy sad tired exhausted excited angry annoyed stressed anxious nervous worried scared
-    lonely bored depressed proud glad upset frustrated thrilled relieved sick hate love
     """
 )
 FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
@@ -73,7 +57,7 @@ class Rarity:
 
 
 def _named_things(sentence: str) -> int:
-    """Capitalised words past the first: places, people, brands ("Lyon", "Mia", "Dune")."""
+    """Capitalised words past the first: places, people, titles."""
     found = [w for w in words(sentence)[1:] if w[:1].isupper() and w.lower() not in FIRST_PERSON]
     return len(found)
 
@@ -88,8 +72,9 @@ def sentence_score(sentence: str, rarity: Rarity) -> float:
     score = sum(weights[:6])
     if FIRST_PERSON.intersection(tokens):
         score += 1.5
-    score += 1.5 * min(2, len(LIFE_EVENTS.intersection(tokens)))
-    score += 1.0 * min(2, len(MOOD.intersection(tokens)))
+    news = personal_news(sentence)
+    score += 1.5 * min(2, news.events + news.facts)
+    score += 1.0 * min(2, news.moods)
     score += 0.75 * min(3, _named_things(sentence))
     if any(token.isdigit() for token in tokens):
         score += 0.5
@@ -111,8 +96,9 @@ def informativeness(text: str) -> float:
     score = min(len(content), 12) * 0.5
     if FIRST_PERSON.intersection(tokens):
         score += 1.5
-    score += 2.0 * min(2, len(LIFE_EVENTS.intersection(tokens)))
-    score += 1.5 * min(2, len(MOOD.intersection(tokens)))
+    news = personal_news(text)
+    score += 2.0 * min(2, news.events + news.facts)
+    score += 1.5 * min(2, news.moods)
     if any(token.isdigit() for token in tokens):
         score += 0.5
     score += 0.5 * min(3, _named_things(text))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 import re
 
-from memory.core.intent import asks_what_was_talked_about
 from memory.core.text import truncate
+from memory.language import asks_what_was_talked_about
 
 _EPISODE = re.compile(r"<episode\b[^>]*>(?P<body>.*?)</episode\s*>", re.S | re.I)
 # An asked episode's line: an optional channel, then its local start "YYYY-MM-DD HH:MM".

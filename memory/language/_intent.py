@@ -17,8 +17,8 @@ from functools import lru_cache
 from typing import Literal
 
 # Re-exported: the command parser's callers rewrite statements with them.
-from memory.core.third_person import starts_in_first_person as starts_in_first_person
-from memory.core.third_person import third_person as third_person
+from memory.language._third_person import starts_in_first_person as starts_in_first_person
+from memory.language._third_person import third_person as third_person
 
 _log = logging.getLogger(__name__)
 

@@ -49,6 +49,12 @@ def _looks_past(word: str) -> bool:
     return word.endswith("ed") and not word.endswith("eed") and len(word) > 3
 
 
+def is_past(word: str) -> bool:
+    """A past tense or participle: "moved", "went", "taught" (not "need", "feed")."""
+    lower = word.lower()
+    return lower in _PAST or _looks_past(lower)
+
+
 def conjugate(word: str) -> str:
     """The verb after "I" as it follows a name: "like" -> "likes", "am" -> "is"; past tenses,
     modals and anything not a plain lowercase word stay as they are."""

@@ -1,0 +1,50 @@
+"""The language the memory reads and writes, in one place.
+
+What is English about the product lives here and nowhere else in these modules: recognising
+memory commands and their targets (`_intent`), turning a member's first-person statement into
+the third person (`_third_person`), telling a plain statement from a joke, a quote or a
+hypothetical (`_statements`), and reading durable facts from chat by its grammar (`_learner`,
+with the closed word classes of English in `_english`). A second language would sit beside
+these modules behind the same functions.
+"""
+
+from memory.language._intent import (
+    CommandKind,
+    ParsedCommand,
+    addressed_text,
+    asks_what_was_talked_about,
+    is_forget_command,
+    is_memory_command,
+    is_self_reference,
+    mention_id,
+    prefilter,
+    subject_candidates,
+)
+from memory.language._learned import Learned
+from memory.language._learner import durable_statements
+from memory.language._news import PersonalNews, personal_news
+from memory.language._statements import clean_value, is_clean_fact, own_statements
+from memory.language._third_person import conjugate, starts_in_first_person, third_person
+
+__all__ = [
+    "CommandKind",
+    "Learned",
+    "ParsedCommand",
+    "PersonalNews",
+    "addressed_text",
+    "asks_what_was_talked_about",
+    "clean_value",
+    "conjugate",
+    "durable_statements",
+    "is_clean_fact",
+    "is_forget_command",
+    "is_memory_command",
+    "is_self_reference",
+    "mention_id",
+    "own_statements",
+    "personal_news",
+    "prefilter",
+    "starts_in_first_person",
+    "subject_candidates",
+    "third_person",
+]

@@ -1,0 +1,161 @@
+"""A sentence cut into clauses, and a clause's object cut to what it says for good.
+
+"oh btw I play tennis at the club, and my sister Mia is visiting" holds two statements;
+"I love camping trips with my fam" holds one ("camping trips") and a detail the learner
+cannot resolve ("with my fam"). These helpers do the cutting by grammar alone: punctuation,
+conjunctions, prepositions, pronouns and time words (`_english`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from memory.language._english import (
+    CLAUSE_BREAKS,
+    CLAUSE_OPENERS,
+    DEICTIC,
+    INTERJECTIONS,
+    LEAD_PHRASES,
+    MOMENT,
+    MOMENT_PHRASES,
+    NEW_SUBJECT,
+    PREPOSITIONS,
+    SUBORDINATORS,
+    TRAILING_TIME,
+)
+
+_LEAD = re.compile(
+    r"^(?:[\w ]{1,20}:\s+)?(?:(?:"
+    + "|".join(re.escape(word) for word in sorted({*INTERJECTIONS, *LEAD_PHRASES}, key=len)[::-1])
+    + r")\b[,:!.]*\s+)*",
+    re.IGNORECASE,
+)
+_PUNCTUATION = re.compile(r"\s*(?:[;:!,()]|\s[-–—]\s|\.\.+)\s*")
+_EDGE = " .!?…'\"“”*_~"
+# Words longer than this after the verb are a story, not a fact.
+MAX_OBJECT_WORDS = 10
+MAX_CORE_WORDS = 5
+
+
+def without_lead(sentence: str) -> str:
+    """The sentence without the interjections it opens with ("oh, btw I ..." -> "I ...")."""
+    return _LEAD.sub("", sentence.strip(), count=1)
+
+
+def clauses(sentence: str) -> list[list[str]]:
+    """The clauses of a sentence that state something, as word lists: cut at punctuation and
+    conjunctions, and at "and" when a new subject follows it ("and my sister ...", not
+    "pizza and beer"); a clause of background ("when I moved to Boston") is left out."""
+    found: list[list[str]] = []
+    for piece in _PUNCTUATION.split(sentence):
+        words = [word.strip(_EDGE) for word in piece.split()]
+        found.extend(_cut(word for word in words if word))
+    return [clause for clause in found if clause]
+
+
+def _cut(words: Iterable[str]) -> list[list[str]]:
+    found: list[list[str]] = []
+    current: list[str] = []
+    background = False
+    listed = list(words)
+    for index, word in enumerate(listed):
+        lower = word.lower()
+        following = listed[index + 1].lower() if index + 1 < len(listed) else ""
+        subordinate = lower in SUBORDINATORS and following in NEW_SUBJECT
+        if lower in CLAUSE_BREAKS or subordinate or (lower == "and" and following in NEW_SUBJECT):
+            if not background:
+                found.append(current)
+            current, background = [], subordinate
+            continue
+        current.append(word)
+    if not background:
+        found.append(current)
+    return found
+
+
+def lowered(words: list[str]) -> list[str]:
+    return [word.lower().replace("’", "'") for word in words]
+
+
+def is_momentary(words: list[str]) -> bool:
+    """Pinned to now: "today", "again", "right now", "this morning"."""
+    lower = lowered(words)
+    if MOMENT.intersection(lower):
+        return True
+    text = " ".join(lower)
+    return any(f" {phrase} " in f" {text} " for phrase in MOMENT_PHRASES)
+
+
+_WHEN = re.compile(
+    r"(?:^| )(?:(?:last|this|next) \w+|(?:a|one|two|three|four|five|\d+) \w+ ago|in \d{4})$"
+)
+
+
+def without_trailing_time(words: list[str]) -> list[str]:
+    """ "in Porto these days" -> "in Porto", "a dog named Pepper last spring" -> "a dog named
+    Pepper": the time phrase says when, not what."""
+    words = list(words)
+    changed = True
+    while words and changed:
+        changed = False
+        text = " ".join(lowered(words))
+        for phrase in TRAILING_TIME:
+            if text == phrase or text.endswith(" " + phrase):
+                words = words[: len(words) - len(phrase.split())]
+                changed = True
+                break
+        match = None if changed else _WHEN.search(text)
+        if match:
+            words = words[: len(words) - len(match.group(0).split())]
+            changed = True
+    return words
+
+
+def _segments(words: list[str]) -> list[list[str]]:
+    """The object and each prepositional detail after it: "tennis | at the club | on Sundays"."""
+    segments: list[list[str]] = [[]]
+    for index, word in enumerate(words):
+        opens_detail = word.lower() in PREPOSITIONS and index > 0 and segments[-1]
+        if opens_detail and not (word.lower() == "to" and words[index - 1].lower() == "up"):
+            segments.append([])
+        segments[-1].append(word)
+    return [segment for segment in segments if segment]
+
+
+def _clean(segment: list[str]) -> bool:
+    return not DEICTIC.intersection(lowered(segment))
+
+
+def object_phrase(words: list[str]) -> str | None:
+    """What a verb says of its subject, cut to the details that stay true and resolvable:
+    "camping trips with my fam" -> "camping trips"; None when the object itself is a
+    pronoun, a clause ("how it's relaxing") or a thing of the moment ("the new update")."""
+    words = without_trailing_time(words)
+    if not words:
+        return None
+    lower = lowered(words)
+    if lower[0] in DEICTIC or lower[0] in CLAUSE_OPENERS:
+        return None
+    if lower[0] == "the" and len(lower) > 1 and lower[1] in {"new", "latest", "current"}:
+        return None
+    segments = _segments(words)
+    if not _clean(segments[0]) or len(segments[0]) > MAX_CORE_WORDS + 1:
+        return None
+    kept = [segments[0]]
+    for segment in segments[1:]:
+        if not _clean(segment) and segment[0].lower() == "of":
+            if len(kept) == 1:
+                return None  # "the color of this vase": the object needs what it cannot say
+            kept.pop()  # "for most of my life": the detail needs it too
+            break
+        if not _clean(segment) or sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
+            break
+        kept.append(segment)
+    return " ".join(word for segment in kept for word in segment)
+
+
+def head_of(phrase: str) -> str:
+    """The object without its details, lowercased: the subject key of a learned fact."""
+    segments = _segments(phrase.split())
+    return " ".join(lowered(segments[0])) if segments else ""

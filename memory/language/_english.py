@@ -1,0 +1,124 @@
+"""The closed word classes of English the fact learner reads grammar with.
+
+Only function words and grammar live here: pronouns, determiners, prepositions, auxiliaries,
+adverbs of time and frequency, verbs of thinking and saying, the few verbs whose past tense
+leaves a lasting state ("moved", "grew up"). No open-class lists (no jobs, foods, places,
+instruments, hobbies): what a member does, likes or is comes from their own words.
+"""
+
+from __future__ import annotations
+
+from memory.core.text import wordset
+
+# Said before a statement without changing it: "oh, I moved to Lisbon", "btw I'm a nurse".
+INTERJECTIONS = wordset(
+    """
+    oh ah well yeah yes yep so btw actually also and but honestly ok okay anyway fyi hey hi
+    hello omg wow update news alright hmm um
+    """
+)
+LEAD_PHRASES = ("fun fact", "guess what", "big news", "good news", "for the record")
+# Adverbs between "I" and the verb that do not change what is stated: "I really love".
+SOFT_ADVERBS = wordset(
+    """
+    really also still usually always often sometimes actually mostly just finally recently
+    currently now originally absolutely totally truly genuinely definitely seriously
+    generally normally mainly literally basically officially
+    """
+)
+# Adverbs that make a statement negative: not learned (a careful reader asks again).
+NEGATIONS = wordset(
+    """
+    not never don't dont didn't didnt can't cant cannot won't wont no hardly barely rarely
+    doesn't isn't aren't wasn't weren't haven't hasn't ain't
+    """
+)
+# Auxiliaries and modals: "I can", "I will", "I should" state no fact of the speaker.
+MODALS = wordset("can could will would shall should may might must 'd 'll d ll")
+# Verbs of thinking, saying, wanting and perceiving: their object is a thought, not a fact.
+MENTAL_VERBS = wordset(
+    """
+    think thought guess mean meant know knew see saw agree hope need want feel felt bet wonder
+    suppose believe doubt remember forget understand wish miss promise swear care mind say
+    said tell told thank thanks get got ask asked reckon assume expect imagine figure hear
+    heard notice noticed realize realise regret appreciate apologize apologise admit
+    try tried let
+    """
+)
+# Past tenses that leave a lasting state: the learner says the state, not the event.
+LASTING_PAST = wordset("moved relocated grew was graduated studied adopted")
+# Particles of phrasal verbs that say a habit began: "I've taken up pottery".
+TAKEN_UP = wordset("taken took picked started begun began")
+# Verbs a progressive still states a lasting fact with: "I'm living in Oslo".
+LASTING_PROGRESSIVE = wordset("living working studying based teaching training")
+# Words and phrases that pin a statement to this moment: "I'm so tired today", "I'm stuck in
+# traffic again", "I'm at the gym right now".
+MOMENT = wordset("today tonight tomorrow yesterday rn atm again later soon tmr tmrw tonite")
+MOMENT_PHRASES = (
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "this week",
+    "this weekend",
+    "right now",
+    "just now",
+    "last night",
+    "next week",
+    "next month",
+    "next year",
+)
+# Time phrases that end a lasting statement and are dropped from it ("I live in Porto now").
+TRAILING_TIME = (
+    "these days",
+    "nowadays",
+    "now",
+    "originally",
+    "anymore",
+    "lately",
+    "at the moment",
+    "for now",
+    "last year",
+    "last month",
+    "a while ago",
+    "recently",
+    "too",
+    "as well",
+)
+# Pronouns and pointing words: left in a learned fact they make it a riddle.
+DEICTIC = wordset(
+    """
+    i me my mine myself we us our ours you your yours u ur ya y'all yall he him his she her
+    hers they them their theirs it its this that these those there here everyone everybody
+    everything something anything nothing someone somebody anyone whatever stuff things
+    """
+)
+# Words that open a clause, not a noun phrase: "I love how it's relaxing", "I hate when...".
+CLAUSE_OPENERS = wordset("how what when where why who which whether if that because the_way")
+# Prepositions that open the detail of a statement ("at the hospital", "on weekends").
+PREPOSITIONS = wordset(
+    """
+    at in on with for from to of by near about into during since around across over under
+    after before through without within outside inside like as per via until every each
+    """
+)
+DETERMINERS = wordset("a an the some any two three four five six seven eight nine ten few many")
+NUMBER_WORDS = wordset("two three four five six seven eight nine ten eleven twelve")
+# Conjunctions that start a new clause: the statement ends before them.
+CLAUSE_BREAKS = wordset("but because cause cuz coz so though although whereas then plus")
+# Conjunctions that start a clause of background ("when I moved to Boston it was snowing"):
+# what follows them is not stated for its own sake. Before a noun they are prepositions
+# ("I cycle before work").
+SUBORDINATORS = wordset("when while whenever until unless after before since once if")
+# Words after "and" that start a new clause rather than another object.
+NEW_SUBJECT = wordset("i we he she they it my our his her their you then now also that this")
+# Degree words that make "I'm a bit tired" a mood, not an identity.
+DEGREE = wordset("bit little tad lot kind sort")
+# Capitalised words that are not names: "my sister Monday" is not a sister called Monday.
+NOT_NAMES = wordset(
+    """
+    I The A An And But So Is Was Just Really Very My Our This That It He She They We You
+    Today Yesterday Tomorrow Monday Tuesday Wednesday Thursday Friday Saturday Sunday
+    January February March April May June July August September October November December
+    Lol Omg Haha
+    """
+)

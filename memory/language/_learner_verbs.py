@@ -1,0 +1,77 @@
+"""The two verb forms whose statements last only sometimes: a past that leaves a state ("I
+moved to Madrid" means she lives there) and a progressive that is a way of life ("I'm living
+in Oslo", "I'm learning the oboe these days") rather than what one is doing now."""
+
+from __future__ import annotations
+
+from memory.language._clauses import head_of, lowered, object_phrase
+from memory.language._english import LASTING_PROGRESSIVE
+from memory.language._learned import Learned
+
+_PLACE_JOINERS = frozenset({"de", "do", "da", "del", "la", "of", "upon", "am", "on"})
+_DURATION = frozenset({"years", "months", "year", "ages", "lately", "nowadays"})
+
+
+def _learned(subject: str, statement: str) -> Learned:
+    return Learned(subject, statement)
+
+
+def _place(words: list[str]) -> str | None:
+    """The capitalised name that starts `words`: "New York", "Rio de Janeiro"."""
+    taken: list[str] = []
+    for index, word in enumerate(words[:5]):
+        if word[:1].isupper() or (
+            word.lower() in _PLACE_JOINERS
+            and index + 1 < len(words)
+            and words[index + 1][:1].isupper()
+        ):
+            taken.append(word)
+        else:
+            break
+    return " ".join(taken) or None
+
+
+def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
+    """ "I moved to Madrid" -> lives in Madrid; "I grew up in Porto", "I was born in Lyon",
+    "I graduated from ...", "I studied law", "I adopted a greyhound"."""
+    lower = lowered(words)
+    if verb in {"moved", "relocated"}:
+        while lower and lower[0] in {"back", "recently", "just", "finally", "all", "the", "way"}:
+            words, lower = words[1:], lower[1:]
+        place = _place(words[1:]) if lower[:1] == ["to"] else None
+        return _learned("home", f"{name} lives in {place}.") if place else None
+    if verb == "grew" and lower[:1] == ["up"]:
+        phrase = object_phrase(words[1:])
+        return _learned("origin", f"{name} grew up {phrase}.") if phrase else None
+    if verb == "was" and lower[:1] == ["born"]:
+        phrase = object_phrase(words[1:])
+        if phrase is None:
+            return None
+        place = phrase.split()[0].lower() == "in" and phrase.split()[-1][:1].isupper()
+        return _learned("birthplace" if place else "born", f"{name} was born {phrase}.")
+    if verb in {"graduated", "studied", "adopted"}:
+        phrase = object_phrase(words)
+        return _learned(f"{verb}:{head_of(phrase)}", f"{name} {verb} {phrase}.") if phrase else None
+    return None
+
+
+def progressive(words: list[str], name: str) -> Learned | None:
+    """ "I'm living in Oslo", "I'm working as a welder", "I'm learning Greek these days"; not
+    "I'm eating lunch" (what one does now)."""
+    lower = lowered(words)
+    verb = lower[0]
+    lasting = verb in LASTING_PROGRESSIVE or _DURATION.intersection(lower)
+    if not lasting and "these days" not in " ".join(lower):
+        return None
+    phrase = object_phrase(words[1:])
+    if phrase is None:
+        return None
+    statement = f"{name} is {verb} {phrase}."
+    first = phrase.split()
+    if verb == "living" and first[0].lower() == "in" and first[-1][:1].isupper():
+        return _learned("home", statement)
+    if verb == "working" and first[0].lower() in {"at", "for"} and first[1][:1].isupper():
+        return _learned("employer", statement)
+    if verb == "working" and first[0].lower() == "as":
+        return _learned("job", statement)
+    return _learned(f"is {verb}:{head_of(phrase)}", statement)
