@@ -22,7 +22,7 @@ from memory.language._intent import (
 )
 from memory.language._learned import Learned
 from memory.language._learner import durable_statements
-from memory.language._news import PersonalNews, personal_news
+from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
 from memory.language._statements import clean_value, is_clean_fact, own_statements
 from memory.language._third_person import conjugate, starts_in_first_person, third_person
 
@@ -32,6 +32,7 @@ __all__ = [
     "ParsedCommand",
     "PersonalNews",
     "addressed_text",
+    "asks_what_is_new",
     "asks_what_was_talked_about",
     "clean_value",
     "conjugate",
@@ -39,6 +40,7 @@ __all__ = [
     "is_clean_fact",
     "is_forget_command",
     "is_memory_command",
+    "is_news",
     "is_self_reference",
     "mention_id",
     "own_statements",

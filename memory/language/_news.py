@@ -58,6 +58,25 @@ def personal_news(sentence: str) -> PersonalNews:
     return PersonalNews(events=events, moods=moods, facts=facts)
 
 
+# A question about what changed for someone: "which new hobbies has Robin taken up?", "what
+# has Sam been up to lately?", "anything new with Alex?" (a perfect tense or a word of newness).
+_CHANGE = re.compile(
+    r"\b(?:new|newly|recently|lately|latest|nowadays|these days|up to)\b"
+    r"|\bha(?:s|ve)\s+(?:\w+\s+){0,2}?(?:\w+ed|\w+en|been|begun|got|started)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_is_new(question: str) -> bool:
+    """The question asks what happened or changed, so news ranks before lasting facts."""
+    return bool(_CHANGE.search(question))
+
+
+def is_news(text: str) -> bool:
+    """The line tells something that happened to its speaker (not only a lasting fact)."""
+    return personal_news(text).events > 0
+
+
 def _dropped_subject(words: list[str]) -> bool:
     """Chat drops "I": "tried pottery for the first time", "training for the marathon"."""
     if len(words) < 3 or not words[0].isalpha():

@@ -19,6 +19,7 @@ import asyncpg
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, search_session
 from db.recall_statements import member_statements
 from memory.core.viewer import Viewer
+from memory.language import is_news
 
 _log = logging.getLogger(__name__)
 
@@ -38,25 +39,31 @@ async def member_lane(
     reader: Viewer,
     exclude: Exclusions,
     wanted: int,
+    news_first: bool = False,
 ) -> list[MessageMatch]:
     """`member_id`'s best statements the reader may read, best first (`wanted` of them and
     some spare); nothing when none are wanted, or when it runs out of time (the matches of
-    the search still come)."""
+    the search still come). `news_first`: the question asks what is new with the member, so
+    what happened to them ("tried pottery for the first time") goes before what lasts ("my
+    rabbit is called Bun"), each kind best first."""
     if wanted < 1:
         return []
     try:
         async with search_session(pool) as db:
-            return await member_statements(
+            found = await member_statements(
                 db,
                 Scope(guild_id, reader.channel_ids),
                 member_id,
                 terms,
                 exclude=exclude,
-                limit=wanted * OVERFETCH,
+                limit=wanted * OVERFETCH * (2 if news_first else 1),
             )
     except (asyncpg.QueryCanceledError, TimeoutError):
         _log.warning("recall member lane in guild %s hit its time limit", guild_id)
         return []
+    if news_first:
+        found = sorted(found, key=lambda match: not is_news(match.content))
+    return found
 
 
 def statements_of(member_id: int, messages: list[MessageMatch]) -> int:

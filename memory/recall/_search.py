@@ -32,6 +32,7 @@ from db.recall import (
 from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
+from memory.language import asks_what_is_new
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._dates import without_dates
@@ -185,6 +186,7 @@ class RecallService:
             reader=reader,
             exclude=exclude,
             wanted=wanted,
+            news_first=asks_what_is_new(head),
         )
         similar = await nearest(
             self._pool,

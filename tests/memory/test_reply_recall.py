@@ -225,3 +225,27 @@ async def test_which_hobbies_brings_both_from_different_months(memory, db_pool) 
     assert "joined a climbing club downtown, my arms are jelly" in recalled
     assert "my first salsa class was chaos but so fun" in recalled
     assert "took the dog out, freezing" not in recalled, "'taken up' is not 'took'"
+
+
+async def test_asking_what_is_new_brings_news_before_lasting_facts(memory, db_pool) -> None:
+    # Kim's lasting facts have rarer words than her news; "what's new" wants the news.
+    facts = (
+        "my chinchilla is called Biscuit and she hates the vacuum cleaner",
+        "I grew up in Valparaíso near the funicular by the harbour",
+        "I work as a cartographer for the hydrographic office downtown",
+        "my favourite opera is Rusalka, the aria gets me every single time",
+    )
+    news = (
+        "tried rowing on the canal for the first time, loved it",
+        "signed up for a ceramics course at the community centre",
+    )
+    await insert_messages(
+        db_pool,
+        [
+            *_chatter(KIM, _SMALL_TALK, first_day=90),
+            *[_said(KIM, text, days_ago=60 - i) for i, text in enumerate(facts)],
+            *[_said(KIM, text, days_ago=30 - 10 * i) for i, text in enumerate(news)],
+        ],
+    )
+    _, recalled = await _ask(memory, db_pool, JUDY, "Bot, what has Kim been up to lately?")
+    assert set(news) <= set(recalled), recalled
