@@ -72,6 +72,8 @@ EXCHANGE_CANDIDATES = 2
 OVERFETCH = 3
 # Hits wanted at least when fetching (a search for one hit still picks among a few).
 MIN_FETCH = 5
+# A question about what is new with a member gets this many more of their statements.
+NEWS_SLOTS = 2
 # A named member's best match brings at most this many of their messages sharing its words.
 HOP_HITS = 1
 # A minimum prefix length no word reaches: term counts of whole words only.
@@ -176,8 +178,11 @@ class RecallService:
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
         wanted = 0  # the member lane's slots: what the matches left
+        news_first = asks_what_is_new(head)
         if named and user_id in (None, named[0]):
-            wanted = max(0, statements - statements_of(named[0], messages[:limit]))
+            # What is new with someone is a list of news: room for two more of them.
+            slots = statements + NEWS_SLOTS if news_first and statements else statements
+            wanted = max(0, slots - statements_of(named[0], messages[:limit]))
         own = await member_lane(
             self._pool,
             guild_id,
@@ -186,7 +191,7 @@ class RecallService:
             reader=reader,
             exclude=exclude,
             wanted=wanted,
-            news_first=asks_what_is_new(head),
+            news_first=news_first,
         )
         similar = await nearest(
             self._pool,
