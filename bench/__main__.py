@@ -1,7 +1,7 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e,
-                             dead_endpoint,live_model] [--quick]
+                             dead_endpoint,live_model] [--quick] [--write-docs]
 
 `live_model` runs only when asked for: it needs the live model server that `make test-llm`
 installs (bench/live_model.py).
@@ -9,6 +9,8 @@ installs (bench/live_model.py).
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
 `--quick` runs every benchmark at a tiny size (seconds; what the smoke test does).
+`--write-docs` keeps the run's figures in docs/figures/<bench>.jsonl and rewrites the tables of
+docs/performance.md from them (bench/docs.py): the page's figures are never typed by hand.
 Uses DATABASE_URL when set (throwaway databases are created and dropped there), else an
 embedded PostgreSQL in a temporary directory.
 """
@@ -27,6 +29,7 @@ from typing import Any
 
 from bench import (
     dead_endpoint,
+    docs,
     economy,
     latency,
     live_model,
@@ -233,7 +236,14 @@ async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated benches")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="keep the figures in docs/figures/ and rewrite docs/performance.md's tables",
+    )
     args = parser.parse_args(argv)
+    if args.write_docs and args.quick:
+        parser.error("--write-docs keeps full-size figures only (drop --quick)")
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = set(chosen) - set(BENCHES) - set(ON_REQUEST)
     if unknown:
@@ -251,6 +261,8 @@ async def main(argv: list[str] | None = None) -> int:
     async with bench_server() as server:
         await run_all(server, report, chosen, sizes)
     report("run", "total_seconds", time.perf_counter() - started, "s", quick=args.quick)
+    if args.write_docs:
+        docs.write_docs(report.figures, chosen, TARGETS, (*BENCHES, *ON_REQUEST))
     return 0
 
 

@@ -49,7 +49,7 @@ def read_figures(lines: Iterable[str]) -> list[dict[str, Any]]:
     return figures
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, float):
@@ -68,9 +68,9 @@ def figure_table(figures: list[dict[str, Any]], bench: str) -> str:
         if item["bench"] != bench:
             continue
         params = ", ".join(
-            f"{key}={_fmt(value)}" for key, value in item.items() if key not in _PARAMETER_KEYS
+            f"{key}={fmt(value)}" for key, value in item.items() if key not in _PARAMETER_KEYS
         )
-        rows.append(f"| {item['metric']} | {_fmt(item['value'])} | {item['unit']} | {params} |")
+        rows.append(f"| {item['metric']} | {fmt(item['value'])} | {item['unit']} | {params} |")
     return "\n".join(rows)
 
 
@@ -86,8 +86,8 @@ def scale_table(figures: list[dict[str, Any]]) -> str:
     header += [title for _, title in _SCALE_COLUMNS]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (sweep, guilds, members, messages), values in cases.items():
-        cells = [sweep, _fmt(guilds), _fmt(members), _fmt(messages)]
-        cells += [_fmt(values.get(metric)) for metric, _ in _SCALE_COLUMNS]
+        cells = [sweep, fmt(guilds), fmt(members), fmt(messages)]
+        cells += [fmt(values.get(metric)) for metric, _ in _SCALE_COLUMNS]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
