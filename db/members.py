@@ -82,23 +82,6 @@ async def upsert_members(
     )
 
 
-async def set_nickname(db: Executor, guild_id: int, user_id: int, nickname: str | None) -> None:
-    """Explicitly set (or clear) a nickname; the previous one becomes an alias."""
-    await db.execute(
-        """
-        UPDATE members SET
-            aliases = CASE WHEN nickname IS NOT NULL AND nickname IS DISTINCT FROM $3
-                           AND NOT nickname = ANY(aliases)
-                      THEN aliases || nickname ELSE aliases END,
-            nickname = $3, updated_at = now()
-        WHERE guild_id = $1 AND user_id = $2
-        """,
-        guild_id,
-        user_id,
-        clean_name(nickname),
-    )
-
-
 async def add_alias(db: Executor, guild_id: int, user_id: int, alias: str) -> None:
     """Record another name for a member ("alice is Sergey" makes Sergey an alias)."""
     await db.execute(

@@ -38,7 +38,3 @@ class Viewer:
         if self.channel_ids is None or channel_id is None:
             return True
         return channel_id in self.channel_ids
-
-    @property
-    def sees_everything(self) -> bool:
-        return self.channel_ids is None

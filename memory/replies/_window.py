@@ -184,9 +184,6 @@ class ConversationWindows:
             await self._decay(channel_id, window)
             return WindowView(window.summary, tuple(window.turns))
 
-    def forget_channel(self, channel_id: int) -> None:
-        self._channels.pop(channel_id, None)
-
     async def _decay(self, channel_id: int, window: ChannelWindow) -> None:
         if window.last_activity is None:
             return

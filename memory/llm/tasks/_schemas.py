@@ -5,7 +5,7 @@ Output models double as the JSON schema sent to providers for structured output.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -96,8 +96,3 @@ class Intent(Answer):
     kind: IntentKind
     target: str | None = None
     statement: str | None = None
-
-
-class DayText(BaseModel):
-    day: date
-    text: str
