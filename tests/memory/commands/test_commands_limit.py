@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memory.core.clock import FixedClock
-from tests.memory.test_commands import ALICE, BOB, G, build, members, say
+from tests.memory.commands.test_commands import ALICE, BOB, G, build, members, say
 
 __all__ = ["members"]  # the fixture, used by name below
 

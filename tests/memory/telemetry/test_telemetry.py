@@ -108,7 +108,7 @@ def test_attached_sinks_write_until_closed(tmp_path: Path) -> None:
     assert [line["guild_id"] for line in _lines(tmp_path / TELEMETRY_FILE)] == [1]
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 _EMITTED = re.compile(r"\.(?:emit|span)\(\s*\"([a-z_]+)\"")
 
 

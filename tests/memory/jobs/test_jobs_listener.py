@@ -13,7 +13,7 @@ import pytest
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.jobs import JobHandlers, JobWorker, WorkerConfig
-from tests.memory.test_jobs import NOW
+from tests.memory.jobs.test_jobs import NOW
 from tests.support import eventually
 
 CONFIG = WorkerConfig(sweep_seconds=3600, heartbeat_timeout_seconds=2, listener_probe_seconds=0.5)

@@ -18,7 +18,7 @@ from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from memory.llm.providers._chain import ProviderChain
-from tests.memory.test_jobs import say
+from tests.memory.jobs.test_jobs import say
 
 G = 5150
 NOW = datetime.now(UTC)

@@ -25,9 +25,9 @@ from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLM
 from memory.llm.providers._chain import ProviderChain
 from memory.llm.providers._retry import RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
+from tests.memory.jobs.test_jobs import say
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply
-from tests.memory.test_jobs import say
 
 G = 3301
 NOW = datetime.now(UTC)
