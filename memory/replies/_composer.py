@@ -21,6 +21,7 @@ from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.recall import Asking, RecallHit, worth_searching
+from memory.replies._budget import PromptBudget
 from memory.replies._gate import WindowGate
 from memory.replies._keeper import WindowKeeper
 from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
@@ -235,13 +236,17 @@ class ReplyComposer:
         )
 
     def _fitted(
-        self, message_text: str, message: IncomingMessage, memories: Raw, fitted: WindowView
+        self,
+        message_text: str,
+        message: IncomingMessage,
+        memories: Raw,
+        fitted: WindowView,
+        budget: PromptBudget,
     ) -> tuple[str, WindowView]:
         """The prompt within its token budget: estimates ignore XML overhead, so the real
         prompt is measured and the window trimmed in order (oldest turns, then its summary)."""
         prompt = self._render(message_text, message, memories, fitted)
-        while estimate_tokens(prompt) > self.config.prompt_token_budget:
-            excess = estimate_tokens(prompt) - self.config.prompt_token_budget
+        while excess := budget.over(prompt):
             if fitted.turns:
                 fitted = WindowView(fitted.summary, fitted.turns[1:])
             elif fitted.summary:
@@ -286,25 +291,25 @@ class ReplyComposer:
         names = {user_id: member.display_name for user_id, member in members.items()}
         message_text = render_mentions(message.content, names)
         # Fixed parts are never trimmed: persona, rules and the message itself.
-        fixed = self._render(message_text, message, Raw(""), WindowView("", ()))
-        remaining = max(0, self.config.prompt_token_budget - estimate_tokens(fixed))
-        memories_xml = self._memories_xml(user_ids, members, memories, remaining // 2)
+        tokens = PromptBudget(
+            self.config.prompt_token_budget, self.config.window_token_budget
+        ).with_fixed(self._render(message_text, message, Raw(""), WindowView("", ())))
+        memories_xml = self._memories_xml(user_ids, members, memories, tokens.members)
         recalled, recalled_lines = render_recalled(
-            hits, message.guild_id, budget=remaining // 3, known=memories.values()
+            hits, message.guild_id, budget=tokens.recalled, known=memories.values()
         )
         if recalled:
             memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
         episode = (
-            element("episode", trim_to_tokens(episode_text, remaining // 8))
-            if episode_text and remaining // 8 > 0
+            element("episode", trim_to_tokens(episode_text, tokens.episode))
+            if episode_text and tokens.episode > 0
             else Raw("")
         )
         if episode:
             memories_xml = join([memories_xml, episode]) if memories_xml else episode
-        remaining -= estimate_tokens(memories_xml)
-        window_budget = max(0, min(self.config.window_token_budget, remaining - 16))
+        window_budget = tokens.window(estimate_tokens(memories_xml))
         prompt, fitted = self._fitted(
-            message_text, message, memories_xml, window.fitted(window_budget)
+            message_text, message, memories_xml, window.fitted(window_budget), tokens
         )
 
         inputs: dict[str, object] = {
