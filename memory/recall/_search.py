@@ -14,7 +14,7 @@ restates a statement forgotten in the guild (about any member).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import asyncpg
 
@@ -91,6 +91,21 @@ class _Lanes:
     named: tuple[int, ...] = ()  # the members the question names
 
 
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """One search's question as the lanes read it: its words, who reads and who is asked
+    about, what to leave out, how many hits."""
+
+    guild_id: int
+    words: list[str]
+    name_words: frozenset[str]  # the named members' names, not topics
+    reader: Viewer
+    user_id: int | None  # only this member's messages (None: anyone's)
+    named: tuple[int, ...]  # the members the question names
+    exclude: Exclusions
+    limit: int
+
+
 class RecallService:
     """Searches one guild at a time; never another guild's rows. Members named in a question
     are found with the guild's name index (`names`, shared with the reply path when given)."""
@@ -158,22 +173,13 @@ class RecallService:
         people = await self._members.get(guild_id, named) if named else {}
         name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
+        query = _Query(
+            guild_id, words, frozenset(name_words), reader, user_id, tuple(named), exclude, limit
+        )
         try:
-            messages, day_summaries, found = await self._lanes(
-                guild_id,
-                words,
-                name_words,
-                reader,
-                user_id,
-                named,
-                exclude,
-                limit,
-                feedback=True,
-            )
+            messages, day_summaries, found = await self._lanes(query, feedback=True)
             if named and messages:
-                messages = await self._follow_thread(
-                    guild_id, words, name_words, reader, named, exclude, messages
-                )
+                messages = await self._follow_thread(query, messages)
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
@@ -208,21 +214,13 @@ class RecallService:
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     async def _lanes(
-        self,
-        guild_id: int,
-        words: list[str],
-        name_words: set[str],
-        reader: Viewer,
-        user_id: int | None,
-        named: list[int],
-        exclude: Exclusions,
-        limit: int,
-        *,
-        feedback: bool = False,
+        self, query: _Query, *, feedback: bool = False
     ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
-        """The message and summary lanes for `words`, and the plan they were searched with;
-        with `feedback`, the message lane searched again with the words its best hits add
-        (`_feedback.py`)."""
+        """The message and summary lanes for the query's words, and the plan they were
+        searched with; with `feedback`, the message lane searched again with the words its
+        best hits add (`_feedback.py`)."""
+        guild_id, words, name_words = query.guild_id, query.words, set(query.name_words)
+        exclude, limit = query.exclude, query.limit
         async with search_session(self._pool) as db:
             stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
             found = plan(stats, total, names=name_words)
@@ -230,7 +228,7 @@ class RecallService:
                 found = plan(stats, total)
             if found is None:
                 return [], [], None
-            scope = self._scope(guild_id, reader, user_id, named, found)
+            scope = self._scope(query, found)
             fetch = max(limit, MIN_FETCH) * OVERFETCH
             messages = await search_messages(
                 db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
@@ -245,12 +243,12 @@ class RecallService:
                 wider_plan = plan(stats, total, names=name_words, related=related)
                 if related and wider_plan is not None:
                     found = wider_plan
-                    scope = self._scope(guild_id, reader, user_id, named, found)
+                    scope = self._scope(query, found)
                     again = await search_messages(
                         db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
                     )
                     messages = again or messages
-            if named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
+            if query.named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
                 own = await search_messages(
                     db,
                     scope,
@@ -273,42 +271,41 @@ class RecallService:
         return messages, summaries, found
 
     async def _follow_thread(
-        self,
-        guild_id: int,
-        words: list[str],
-        name_words: set[str],
-        reader: Viewer,
-        named: list[int],
-        exclude: Exclusions,
-        messages: list[MessageMatch],
+        self, query: _Query, messages: list[MessageMatch]
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
         words ("changed my mind, the blue bike not the red one" brings "I'm buying the
         red bike on Friday"), placed right after it (also when the first hop ranked it lower),
         so a story told over sessions arrives whole."""
         top = messages[0]
-        if top.author_id not in named:
+        if top.author_id not in query.named:
             return messages
-        asked = set(words) | name_words
+        asked = set(query.words) | query.name_words
         new_words = [w for w in query_terms(without_dates(top.content)) if w not in asked]
         if not new_words:
             return messages
         author = top.author_id
-        hop, _, _ = await self._lanes(
-            guild_id, new_words, name_words, reader, author, [author], exclude, HOP_HITS + 1
+        hop_query = replace(
+            query, words=new_words, user_id=author, named=(author,), limit=HOP_HITS + 1
         )
+        hop, _, _ = await self._lanes(hop_query)
         # A message the first hop already ranked lower moves up too: the story's parts first.
         found = [m for m in hop if m.message_id != top.message_id and m.author_id == author]
         moved = {m.message_id for m in found[:HOP_HITS]}
         return [top, *found[:HOP_HITS], *(m for m in messages[1:] if m.message_id not in moved)]
 
     @staticmethod
-    def _scope(
-        guild_id: int, reader: Viewer, user_id: int | None, named: list[int], found: Plan
-    ) -> Scope:
+    def _scope(query: _Query, found: Plan) -> Scope:
         # A named member's row ranks as if it held the question's rarest word once more.
-        boost = max(found.top_weight, 1.0) if named else 0.0
-        return Scope(guild_id, reader.channel_ids, user_id, tuple(named), boost, found.names)
+        boost = max(found.top_weight, 1.0) if query.named else 0.0
+        return Scope(
+            query.guild_id,
+            query.reader.channel_ids,
+            query.user_id,
+            query.named,
+            boost,
+            found.names,
+        )
 
     async def _hits(
         self,
