@@ -1,10 +1,10 @@
 """A named member's most informative statements, for the recall search's member lane.
 
-"What is Sam into these days?" shares no word with "tried glazing for the first time
-today, loved it"; what finds it is that it is one of the few things Sam said that carries
+"What is Sam into these days?" shares no word with "finally ran my first ten
+kilometres, legs are gone"; what finds it is that it is one of the few things Sam said that carries
 news. A statement's information is how rare its words are in the guild (`recall_terms`, the
 counts the rarity ranking already keeps): a word said in FLOOR_SHARE of the guild's messages
-or more (at least FLOOR_DOCS) counts nothing ("work was chaos again", "I need coffee"), a
+or more (at least FLOOR_DOCS) counts nothing ("the weather is awful again", "I need coffee"), a
 rarer word counts its inverse document frequency above that floor, so a line holding a named
 thing or an unusual word ranks first. A first-person statement ("I", "my", "we"...) counts
 half as much again; the question's own words still count as in the main search, so among a

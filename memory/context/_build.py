@@ -132,7 +132,7 @@ class ContextBuilder:
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
-        # Today's pass may just have learned something about the member ("I moved to Lisbon"):
+        # Today's pass may just have learned something about the member ("I moved to Paraty"):
         # this very build says it.
         learned = await learned_store.current_facts(self._pool, guild_id, user_id)
         inputs.facts = with_learned(inputs.told, learned)

@@ -93,8 +93,8 @@ _WHEN = re.compile(
 
 
 def without_trailing_time(words: list[str]) -> list[str]:
-    """ "in Porto these days" -> "in Porto", "a dog named Pepper last spring" -> "a dog named
-    Pepper": the time phrase says when, not what."""
+    """ "in Recife these days" -> "in Recife", "a mare named Juno last spring" -> "a mare named
+    Juno": the time phrase says when, not what."""
     words = list(words)
     changed = True
     while words and changed:

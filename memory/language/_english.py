@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from memory.core.text import wordset
 
-# Said before a statement without changing it: "oh, I moved to Lisbon", "btw I'm a nurse".
+# Said before a statement without changing it: "oh, I moved to Paraty", "btw I'm a nurse".
 INTERJECTIONS = wordset(
     """
     oh ah well yeah yes yep so btw actually also and but honestly ok okay anyway fyi hey hi
@@ -47,9 +47,9 @@ MENTAL_VERBS = wordset(
 )
 # Past tenses that leave a lasting state: the learner says the state, not the event.
 LASTING_PAST = wordset("moved relocated grew was graduated studied adopted")
-# Particles of phrasal verbs that say a habit began: "I've taken up pottery".
+# Particles of phrasal verbs that say a habit began: "I've taken up the viola".
 TAKEN_UP = wordset("taken took picked started begun began")
-# Verbs a progressive still states a lasting fact with: "I'm living in Oslo".
+# Verbs a progressive still states a lasting fact with: "I'm living in Turku".
 LASTING_PROGRESSIVE = wordset("living working studying based teaching training")
 # Words and phrases that pin a statement to this moment: "I'm so tired today", "I'm stuck in
 # traffic again", "I'm at the gym right now".
@@ -67,7 +67,7 @@ MOMENT_PHRASES = (
     "next month",
     "next year",
 )
-# Time phrases that end a lasting statement and are dropped from it ("I live in Porto now").
+# Time phrases that end a lasting statement and are dropped from it ("I live in Recife now").
 TRAILING_TIME = (
     "these days",
     "nowadays",

@@ -1,9 +1,9 @@
 """Durable facts a member states about themself, read from the grammar of their sentence.
 
 "I work as a nurse at the children's hospital", "oh btw I play tennis at the club", "my
-sister Mia is visiting", "I've taken up pottery": the subject is "I" (or "my <someone>
+sister Mia is visiting", "I've taken up the viola": the subject is "I" (or "my <someone>
 <Name>"), the verb says whether the statement lasts (a state or a habit in the present, a
-past that leaves a state: "I moved to Madrid", "I grew up in Porto") or is an event of the
+past that leaves a state: "I moved to Madrid", "I grew up in Recife") or is an event of the
 day ("I went to the museum", "I'm so tired today"), and the object is cut at the clause's
 end and at details it cannot resolve. The result is the same clause in the third person,
 with a subject key so a later statement on the same subject replaces it ("lives in").
@@ -176,7 +176,7 @@ def _not_doing(words: list[str], name: str) -> Learned | None:
 
 
 def _present(verb: str, words: list[str], name: str) -> Learned | None:
-    """A habit or state in the present simple: "I play the oboe", "I live in Porto"."""
+    """A habit or state in the present simple: "I play the oboe", "I live in Recife"."""
     phrase = object_phrase(words)
     if phrase is None:
         return None
@@ -194,7 +194,7 @@ def _present(verb: str, words: list[str], name: str) -> Learned | None:
 
 
 def _being(words: list[str], name: str) -> Learned | None:
-    """ "I'm a welder", "I'm from Lyon", "I'm allergic to latex", "I'm 34 years old"."""
+    """ "I'm a welder", "I'm from Lyon", "I'm allergic to mustard", "I'm 34 years old"."""
     while words and words[0].lower() in SOFT_ADVERBS:
         words = words[1:]
     if not words:
@@ -232,7 +232,7 @@ def _identity_word(word: str) -> bool:
 
 
 def _having(words: list[str], name: str) -> Learned | None:
-    """ "I have two cats", "I have a dog named Max", "I've taken up pottery", "I've been
+    """ "I have two cats", "I have a dog named Max", "I've taken up the viola", "I've been
     learning the oboe for years", "I've lived here since 2019"."""
     lower = lowered(words)
     if lower[0] == "got":

@@ -1,6 +1,6 @@
 """The two verb forms whose statements last only sometimes: a past that leaves a state ("I
 moved to Madrid" means she lives there) and a progressive that is a way of life ("I'm living
-in Oslo", "I'm learning the oboe these days") rather than what one is doing now."""
+in Turku", "I'm learning the oboe these days") rather than what one is doing now."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _place(words: list[str]) -> str | None:
 
 
 def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
-    """ "I moved to Madrid" -> lives in Madrid; "I grew up in Porto", "I was born in Lyon",
+    """ "I moved to Madrid" -> lives in Madrid; "I grew up in Recife", "I was born in Lyon",
     "I graduated from ...", "I studied law", "I adopted a greyhound"."""
     lower = lowered(words)
     if verb in {"moved", "relocated"}:
@@ -56,7 +56,7 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
 
 
 def progressive(words: list[str], name: str) -> Learned | None:
-    """ "I'm living in Oslo", "I'm working as a welder", "I'm learning Greek these days"; not
+    """ "I'm living in Turku", "I'm working as a welder", "I'm learning Greek these days"; not
     "I'm eating lunch" (what one does now)."""
     lower = lowered(words)
     verb = lower[0]

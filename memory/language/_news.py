@@ -58,7 +58,7 @@ def personal_news(sentence: str) -> PersonalNews:
     return PersonalNews(events=events, moods=moods, facts=facts)
 
 
-# A question about what changed for someone: "which new hobbies has Robin taken up?", "what
+# A question about what changed for someone: "what new sports has Ines picked up?", "what
 # has Sam been up to lately?", "anything new with Alex?" (a perfect tense or a word of newness).
 _CHANGE = re.compile(
     r"\b(?:new|newly|recently|lately|latest|nowadays|these days|up to)\b"
@@ -78,7 +78,7 @@ def is_news(text: str) -> bool:
 
 
 def _dropped_subject(words: list[str]) -> bool:
-    """Chat drops "I": "tried pottery for the first time", "training for the marathon"."""
+    """Chat drops "I": "tried kitesurfing last week", "training for the marathon"."""
     if len(words) < 3 or not words[0].isalpha():
         return False
     verb_like = is_past(words[0]) or (words[0].endswith("ing") and len(words[0]) > 5)

@@ -4,7 +4,7 @@ are clean enough to keep.
 A learned fact is stored and shown as the bot's memory of a person, so the offline learner
 keeps to what it can be sure of: a plain first-person statement, not quoted or reported speech
 (`my brother said "I moved to Paris"`), not a joke ("I'm allergic to mondays lol"), not a
-hypothetical, wish or question ("if I moved to Lisbon..."). What it writes must read as a
+hypothetical, wish or question ("if I moved to Paraty..."). What it writes must read as a
 whole third-person sentence: no pronoun left unresolved, no clause cut off ("Melanie loves
 to.").
 """
@@ -71,7 +71,7 @@ def own_statements(text: str) -> list[str]:
 
 
 def clean_value(value: str, *, max_words: int = 5) -> str | None:
-    """A captured object ("camping", "Lisbon", "to paint"), or None when it is not one whole
+    """A captured object ("camping", "Paraty", "to paint"), or None when it is not one whole
     phrase: too long, holding a pronoun, or ending on a word that leaves it unfinished."""
     value = value.strip(" ,;:-–—'’").rstrip(".!")
     tokens = [token.lower() for token in _WORD.findall(value)]

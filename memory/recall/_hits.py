@@ -78,7 +78,7 @@ def merged(first: list[Any], second: list[Any], *, key: Callable[[Any], Hashable
 
 
 def distinct(messages: Iterable[MessageMatch]) -> list[MessageMatch]:
-    """Each member's line once: "work was chaos again" said on ten days is one hit (the best
+    """Each member's line once: "the weather is awful again" said on ten days is one hit (the best
     ranked), not ten that push out everything else."""
     seen: set[tuple[int, str]] = set()
     kept = []

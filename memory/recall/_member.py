@@ -1,9 +1,9 @@
 """The member lane: when a question names a member, what they said that carries news.
 
 "What is Sam into these days?" or "what does Alex do all day?" are answered by
-statements that need not share a word with the question ("tried glazing for the first time
-today", "I just started at the hospital"), while the member's chatter that does share one
-("work was chaos again") says nothing. So besides the matches, a reply gets the named
+statements that need not share a word with the question ("finally ran my first ten
+kilometres", "I just started at the hospital"), while the member's chatter that does share one
+("the weather is awful again") says nothing. So besides the matches, a reply gets the named
 member's most informative statements over their history (`db/recall_statements.py`: rare
 words, named things, first person; greetings and reactions score nothing), the question's
 own words still counting, so the statements about what was asked come first. These are the
@@ -44,8 +44,8 @@ async def member_lane(
     """`member_id`'s best statements the reader may read, best first (`wanted` of them and
     some spare); nothing when none are wanted, or when it runs out of time (the matches of
     the search still come). `news_first`: the question asks what is new with the member, so
-    what happened to them ("tried pottery for the first time") goes before what lasts ("my
-    rabbit is called Bun"), each kind best first."""
+    what happened to them ("finally ran my first ten kilometres") goes before what lasts ("my
+    ferret is called Bun"), each kind best first."""
     if wanted < 1:
         return []
     try:

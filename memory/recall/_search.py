@@ -274,8 +274,8 @@ class RecallService:
         self, query: _Query, messages: list[MessageMatch]
     ) -> list[MessageMatch]:
         """A second hop for a named member's best match: their other messages sharing its rare
-        words ("changed my mind, the blue bike not the red one" brings "I'm buying the
-        red bike on Friday"), placed right after it (also when the first hop ranked it lower),
+        words ("actually the blue bike, not the red one" brings "I'm buying the red
+        bike on Friday"), placed right after it (also when the first hop ranked it lower),
         so a story told over sessions arrives whole."""
         top = messages[0]
         if top.author_id not in query.named:

@@ -2,7 +2,7 @@
 
 They come out of the same call that reads the stretch (no call of their own). A statement on a
 subject the member already has a current fact for replaces it when it says something else (moved
-from Porto to Madrid: Madrid is current, Porto kept as history) and confirms it otherwise. A
+from Recife to Madrid: Madrid is current, Recife kept as history) and confirms it otherwise. A
 statement restating something the member asked to forget is never stored.
 """
 

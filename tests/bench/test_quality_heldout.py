@@ -100,3 +100,34 @@ def test_no_product_code_names_the_heldout_split() -> None:
             if found and str(path.relative_to(ROOT)) not in NOT_YET:
                 named[str(path.relative_to(ROOT))] = found
     assert not named, named
+
+
+def _tuned_sentences() -> set[str]:
+    """Runs of five or more words the tuned split's chats are made of: its filler lines and the
+    fixed words of the templates that plant answers (between their {placeholders})."""
+    from bench import quality_pools as tuned
+
+    source = (ROOT / "bench" / "quality_plan.py").read_text("utf-8")
+    literals = re.findall(r'f?"([^"\n]{12,})"', source)
+    texts = [*tuned.FILLER, *(part for text in literals for part in re.split(r"\{[^}]*\}", text))]
+    found = set()
+    for text in texts:
+        run = " ".join(re.findall(r"[a-z']+", text.lower()))
+        if len(run.split()) >= 5:
+            found.add(run)
+    return found
+
+
+def test_no_product_code_quotes_the_tuned_split() -> None:
+    """Docstrings and comments explain with their own examples, not the bench's sentences
+    (a quoted bench line is a sign the code was fitted to it)."""
+    sentences = _tuned_sentences()
+    assert len(sentences) > 20
+    quoted = {}
+    for folder in ("memory", "db"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = " ".join(re.findall(r"[a-z']+", path.read_text("utf-8").lower()))
+            hits = sorted(s for s in sentences if f" {s} " in f" {text} ")
+            if hits:
+                quoted[str(path.relative_to(ROOT))] = hits
+    assert not quoted, quoted
