@@ -52,6 +52,12 @@ class CrossProcessCaches:
         self._member_changed(guild_id, user_id)
         self._publish(kind="member", guild_id=guild_id, user_id=user_id)
 
+    def learned(self, guild_id: int, user_id: int) -> None:
+        """Chat taught something new about a member: their merged context goes, here and in
+        every process (names, consent and today's notes are untouched)."""
+        self._manager.learned_changed(guild_id, user_id)
+        self._publish(kind="learned", guild_id=guild_id, user_id=user_id)
+
     def guild(self, guild_id: int) -> None:
         self._guild_changed(guild_id)
         self._publish(kind="guild", guild_id=guild_id)
@@ -124,6 +130,8 @@ class CrossProcessCaches:
         guild_id, user_id = _id(event.get("guild_id")), _id(event.get("user_id"))
         if kind == "member":
             self._member_changed(guild_id, user_id)
+        elif kind == "learned":
+            self._manager.learned_changed(guild_id, user_id)
         elif kind == "guild":
             self._guild_changed(guild_id)
         elif kind == "gone":

@@ -228,7 +228,7 @@ def _services(
     writer.on_messages_stored = episodes.note
     guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
     writer.on_messages_changed = caches.messages  # edits/deletes make days stale
-    manager.on_learned(caches.member)  # a fact learned from chat shows at once, everywhere
+    manager.on_learned(caches.learned)  # a fact learned from chat shows at once, everywhere
     facts = _facts(settings, telemetry, pool, llm, caches)
     commands = _commands(settings, clock, telemetry, pool, llm, manager, facts, guild_settings)
     privacy = _privacy(settings, clock, telemetry, pool, manager, caches, writer, episodes, consent)

@@ -315,6 +315,11 @@ class ContextBuilder:
         dropped += self.today.invalidate(lambda key: key[0] == guild_id)
         return dropped + self.history.cache.invalidate(lambda key: key[:2] == member)
 
+    def forget_merges(self, guild_id: int, user_id: int) -> int:
+        """Drop a member's cached merges only (their learned facts changed)."""
+        member = (guild_id, user_id)
+        return self.contexts.invalidate(lambda key: key[:2] == member)
+
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted: today's notes held in memory may carry the
         old words, so they are read again (only the changed stretches) on next use."""

@@ -223,6 +223,15 @@ class MemoryManager:
         self._builds.detach(lambda key: key == member)
         _log.debug("invalidated %d cached entries for %s/%s", dropped, guild_id, user_id)
 
+    def learned_changed(self, guild_id: int, user_id: int) -> None:
+        """Chat taught something new about a member: their merged context is stale, nothing
+        else is (today's notes and histories are what it was learned from), so only their
+        warm build, cached merges and builds under way are dropped."""
+        member = (guild_id, user_id)
+        self._warm.invalidate(guild_id, user_id)
+        self._builder.forget_merges(guild_id, user_id)
+        self._builds.detach(lambda key: key == member)
+
     async def summarize_day(self, guild_id: int, day: date, force: bool = True) -> DayResult:
         """(Re)summarise one guild-day now; `force` recomputes even an up-to-date day."""
         timezone = await self.timezone(guild_id)

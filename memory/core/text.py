@@ -98,16 +98,27 @@ def content_tokens(text: str, *, ignore: Iterable[str] = ()) -> set[str]:
 
     Names are compared as whole words, not stems, so a member called "Liv" does not hide
     "lives"."""
-    ignored = {_fold(word) for name in ignore for word in words(name)}
-    tokens = set()
+    return without_names(content_words(text), ignore)
+
+
+def content_words(text: str) -> tuple[tuple[str, str], ...]:
+    """(whole word folded, its stem) for each meaningful word: read once, then filtered for
+    each member's names with `without_names` (cheaper than reading the text per member)."""
+    found = []
     for word in words(text):
         folded = _fold(word)
-        if folded in STOPWORDS or folded in ignored:
+        if folded in STOPWORDS:
             continue
         token = stem(word)
         if token and token not in STOPWORDS:
-            tokens.add(token)
-    return tokens
+            found.append((folded, token))
+    return tuple(found)
+
+
+def without_names(pairs: Iterable[tuple[str, str]], names: Iterable[str]) -> set[str]:
+    """The stems of `pairs` (from `content_words`) whose whole word is not one of `names`'."""
+    ignored = {_fold(word) for name in names for word in words(name)}
+    return {token for folded, token in pairs if folded not in ignored}
 
 
 def jaccard(left: set[str], right: set[str]) -> float:

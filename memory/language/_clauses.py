@@ -15,6 +15,7 @@ from memory.language._english import (
     CLAUSE_BREAKS,
     CLAUSE_OPENERS,
     DEICTIC,
+    DETERMINERS,
     INTERJECTIONS,
     LEAD_PHRASES,
     MOMENT,
@@ -127,6 +128,17 @@ def _clean(segment: list[str]) -> bool:
     return not DEICTIC.intersection(lowered(segment))
 
 
+def _word_salad(core: list[str]) -> bool:
+    """A bare object of many words with no article, number, name, "and" or "-ing" to hold it
+    together ("good beach gym pizza") is not a noun phrase: English puts a determiner before
+    a long one ("a small bakery downtown") or lists it with "and"."""
+    lower = lowered(core)
+    if len(lower) <= 2 or lower[0] in DETERMINERS or lower[0] in PREPOSITIONS:
+        return False
+    held = any(w[:1].isupper() or w.isdigit() or w.endswith("ing") for w in core)
+    return not held and "and" not in lower and "or" not in lower
+
+
 def object_phrase(words: list[str]) -> str | None:
     """What a verb says of its subject, cut to the details that stay true and resolvable:
     "camping trips with my fam" -> "camping trips"; None when the object itself is a
@@ -141,6 +153,8 @@ def object_phrase(words: list[str]) -> str | None:
         return None
     segments = _segments(words)
     if not _clean(segments[0]) or len(segments[0]) > MAX_CORE_WORDS + 1:
+        return None
+    if _word_salad(segments[0]):
         return None
     kept = [segments[0]]
     for segment in segments[1:]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.language._clauses import clauses, lowered, without_lead
 from memory.language._english import (
@@ -37,6 +38,7 @@ class PersonalNews:
     facts: int = 0
 
 
+@lru_cache(maxsize=8192)
 def personal_news(sentence: str) -> PersonalNews:
     events = moods = 0
     for clause in clauses(without_lead(_DEGREE.sub(r"\1 ", sentence))):

@@ -16,20 +16,45 @@ import asyncpg
 
 from db import learned as store
 from memory.core.models import ChatMessage
-from memory.core.text import content_tokens, jaccard, restates, restates_any
+from memory.core.text import (
+    content_tokens,
+    content_words,
+    jaccard,
+    restates,
+    restates_any,
+    without_names,
+)
 from memory.llm import LearnedItem
 from memory.summaries._forgetting import ForgottenAbout
 
 _log = logging.getLogger(__name__)
 
 
+MessageTokens = list[tuple[ChatMessage, set[str]]]
+
+
+def _message_tokens(
+    messages: Sequence[ChatMessage],
+    read: dict[int, tuple[tuple[str, str], ...]],
+    names: Sequence[str],
+) -> MessageTokens:
+    """Each message's content words without the member's names: each message is read once
+    per stretch (`read`), then filtered for each member's names."""
+    found = []
+    for message in messages:
+        if message.message_id not in read:
+            read[message.message_id] = content_words(message.content)
+        found.append((message, without_names(read[message.message_id], names)))
+    return found
+
+
 def _provenance(
-    item_tokens: set[str], user_id: int, messages: Sequence[ChatMessage], names: Sequence[str]
+    item_tokens: set[str], user_id: int, messages: MessageTokens
 ) -> tuple[list[int], int | None]:
     """The messages the statement came from (its author's first, then anyone naming them)."""
     scored = []
-    for message in messages:
-        overlap = jaccard(item_tokens, content_tokens(message.content, ignore=names))
+    for message, tokens in messages:
+        overlap = jaccard(item_tokens, tokens)
         if overlap > 0:
             scored.append((message.author_id != user_id, -overlap, message))
     scored.sort(key=lambda entry: (entry[0], entry[1]))
@@ -46,10 +71,13 @@ async def store_learned(
     forgotten: Sequence[ForgottenAbout],
     names: dict[int, list[str]],
 ) -> set[int]:
-    """Merge a stretch's learned items into the store; the members whose learned facts were
-    added to or confirmed (their cached contexts are stale)."""
+    """Merge a stretch's learned items into the store; the members whose learned facts changed
+    as a context shows them (a new fact, or one said again on a later day): their cached
+    contexts are stale. A fact said again the same day changes nothing a context shows."""
     stored: set[int] = set()
     by_member = {about.user_id: about for about in forgotten}
+    words_of: dict[int, tuple[tuple[str, str], ...]] = {}
+    read: dict[int, MessageTokens] = {}
     for item in items:
         try:
             user_id = int(item.user_id.strip().strip("<@!>"))
@@ -64,21 +92,25 @@ async def store_learned(
         ):
             continue  # forgotten at the member's request: never learned again
         tokens = content_tokens(statement, ignore=member_names)
-        ids, said_by = _provenance(tokens, user_id, messages, member_names)
+        if user_id not in read:
+            read[user_id] = _message_tokens(messages, words_of, member_names)
+        ids, said_by = _provenance(tokens, user_id, read[user_id])
         current = await store.current_on_subject(conn, guild_id, user_id, subject)
         if current is not None and restates(current.statement, statement, names=member_names):
             await store.confirm_fact(conn, current.id, day, ids)
-        else:
-            await store.insert_fact(
-                conn,
-                guild_id,
-                user_id,
-                subject=subject,
-                statement=statement,
-                said_by=said_by,
-                message_ids=ids,
-                day=day,
-            )
+            if day > current.last_seen:  # said again on a later day: its date moves
+                stored.add(user_id)
+            continue  # said again the same day: what a context shows of it is unchanged
+        await store.insert_fact(
+            conn,
+            guild_id,
+            user_id,
+            subject=subject,
+            statement=statement,
+            said_by=said_by,
+            message_ids=ids,
+            day=day,
+        )
         stored.add(user_id)
     return stored
 
