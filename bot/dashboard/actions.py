@@ -50,7 +50,7 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
         held = await memory.worker.queue.held()
         return f"Queue the {len(held)} held job(s) again now."
     if name == "visibility":
-        return channels.describe(await channels.asked_mark(memory, fields))
+        return await channels.describe(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
         return "Change the settings of this guild: " + (
             ", ".join(f"{key} = {value}" for key, value in _changes(fields).items()) or "nothing"

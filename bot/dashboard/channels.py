@@ -49,8 +49,15 @@ async def asked_mark(memory: Memory, fields: dict[str, str]) -> ChannelMark:
     )
 
 
-def describe(mark: ChannelMark) -> str:
+async def describe(memory: Memory, mark: ChannelMark) -> str:
     """What marking will do, for the confirmation page."""
+    settings = await memory.guild_settings.get(mark.guild_id)
+    if not mark.public and settings.memory_sources == "all":
+        return (
+            f"Mark #{mark.name} restricted: members who cannot read it never get its words "
+            "through the bot. This guild builds shared memory from all channels "
+            "(memory_sources=all), so notes and summaries keep drawing from it."
+        )
     if mark.public:
         return (
             f"Mark #{mark.name} public: everyone can read it, so shared memory (notes, "

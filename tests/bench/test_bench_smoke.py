@@ -88,7 +88,7 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
         (memory_footprint, "--guilds 1 --members-per-guild 5 --messages-per-day 10"),
         (scale, "--sweeps guilds --max-members 20 --requested 5 --warm-requests 5"),
         (recall, "--messages 300 --members 25 --days 5 --repeats 1 --no-english"),
-        (dashboard, "--messages 300 --members 10 --days 3 --repeats 1"),
+        (dashboard, "--messages 300 --members 25 --days 3 --repeats 1"),
     ],
     ids=["ingest", "economy", "latency", "memory", "scale", "recall", "dashboard"],
 )
