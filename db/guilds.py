@@ -152,3 +152,16 @@ async def channels_named(db: Executor, guild_id: int, name: str) -> list[int]:
         name.strip().lstrip("#"),
     )
     return [row["channel_id"] for row in rows]
+
+
+async def guild_channels(db: Executor, guild_id: int) -> dict[int, str]:
+    """Every channel of the guild an import, Discord or a visibility mark named: id -> name
+    (the id as text where only a mark without a name knows it)."""
+    rows = await db.fetch(
+        "SELECT channel_id, name FROM channel_names WHERE guild_id = $1"
+        " UNION ALL SELECT channel_id, coalesce(name, channel_id::text) FROM channel_visibility v"
+        " WHERE guild_id = $1 AND NOT EXISTS ("
+        "   SELECT 1 FROM channel_names n WHERE n.channel_id = v.channel_id)",
+        guild_id,
+    )
+    return {row["channel_id"]: row["name"] for row in rows}

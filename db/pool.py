@@ -18,6 +18,12 @@ import asyncpg
 
 _log = logging.getLogger(__name__)
 
+# The one statement timeout of every process (the bot, workers, the CLI, the dashboard): every
+# call on a pool connection is cancelled on the server past it (asyncpg's command_timeout), a
+# TimeoutError for the caller. Recall's searches set a tighter one of their own (db/recall.py).
+# Read when a pool is created.
+COMMAND_TIMEOUT_SECONDS = 60.0
+
 
 class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
     """A pooled connection that skips the reset round trip when it holds no session state."""
@@ -58,13 +64,14 @@ def mark_session_state(connection: Any) -> None:
 
 
 async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
-    """Create the process-wide pool; every connection gets the json/jsonb codecs."""
+    """Create the process-wide pool; every connection gets the json/jsonb codecs and the
+    statement timeout (COMMAND_TIMEOUT_SECONDS)."""
     pool = await asyncpg.create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
         init=_init_connection,
-        command_timeout=60,
+        command_timeout=COMMAND_TIMEOUT_SECONDS,
         connection_class=PooledConnection,
     )
     if pool is None:  # pragma: no cover - asyncpg returns None only when not awaited

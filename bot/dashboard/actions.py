@@ -1,10 +1,12 @@
-"""Admin actions: forget a fact, undo, purge a member, retry held jobs, change a guild setting.
+"""Admin actions: forget a fact, undo, purge a member, retry held jobs, change a guild setting,
+mark a channel restricted or public.
 
 Only with `--allow-changes`; otherwise every action answers 403 and says how to enable them.
 Each is a GET that shows what will happen (the confirmation) and a POST from that page that
 does it, through the same `memory` services and permission rules as the commands (the operator
 is an admin, like the console's: Manage Server), and leaves a `dashboard_action` line in
-telemetry. The line names the action, guild and member, never the words of a forget.
+telemetry. The line names the action, guild and member (or channel), never the words of a
+forget.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.dashboard import channels
 from bot.dashboard.app import dashboard_of, render
 from bot.dashboard.auth import COOKIE
 from memory import InvalidSetting, PrivacyError, export_summary
@@ -21,7 +24,7 @@ from memory.core.models import Member
 
 # The operator as the commands see them: no Discord account, an admin's rights.
 OPERATOR_ID = 0
-ACTIONS = ("forget", "undo", "purge", "retry", "settings")
+ACTIONS = ("forget", "undo", "purge", "retry", "settings", "visibility")
 
 
 def _fields(request: web.Request, form: Any) -> dict[str, str]:
@@ -46,6 +49,8 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
     if name == "retry":
         held = await memory.worker.queue.held()
         return f"Queue the {len(held)} held job(s) again now."
+    if name == "visibility":
+        return await channels.describe(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
         return "Change the settings of this guild: " + (
             ", ".join(f"{key} = {value}" for key, value in _changes(fields).items()) or "nothing"
@@ -101,14 +106,20 @@ async def action(request: web.Request) -> web.StreamResponse:
         outcome, message, back = await _do(request, name, fields)
     except (PrivacyError, InvalidSetting) as exc:
         outcome, message, back = "refused", str(exc), "/"
-    board.memory.telemetry.emit(
-        "dashboard_action",
-        outcome=outcome,
-        action=name,
-        guild_id=int(fields["guild_id"]) if fields.get("guild_id", "").isdigit() else None,
-        user_id=int(fields["user_id"]) if fields.get("user_id", "").isdigit() else None,
-    )
+    board.memory.telemetry.emit("dashboard_action", outcome=outcome, action=name, **_audit(fields))
     return render(request, "done.html", title="Done", message=message, outcome=outcome, back=back)
+
+
+def _audit(fields: dict[str, str]) -> dict[str, Any]:
+    """Who and what the audit line names: ids and the mark asked for, never a forget's words."""
+    audit: dict[str, Any] = {
+        key: int(fields[key]) if fields.get(key, "").isdigit() else None
+        for key in ("guild_id", "user_id")
+    }
+    if fields.get("channel_id", "").isdigit():
+        audit["channel_id"] = int(fields["channel_id"])
+        audit["visibility"] = fields.get("visibility")
+    return audit
 
 
 async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[str, str, str]:
@@ -117,6 +128,8 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
     if name == "retry":
         count = await memory.worker.queue.retry_held()
         return "ok", f"Queued {count} held job(s) again.", "/"
+    if name == "visibility":
+        return await channels.apply(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
         guild_id = int(fields.get("guild_id", "0"))
         await memory.guild_settings.update(guild_id, **_changes(fields))

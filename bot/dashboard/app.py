@@ -81,6 +81,20 @@ async def _gate(request: web.Request, handler: Handler) -> web.StreamResponse:
     return response
 
 
+@web.middleware
+async def _unanswered(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A query past the statement timeout every process shares (the pool's) fails the page
+    with 503 and says so, rather than a bare 500."""
+    try:
+        return await handler(request)
+    except TimeoutError:
+        _log.warning("dashboard: %s: the database did not answer in time", request.path)
+        return web.Response(
+            status=503,
+            text="The database did not answer within the statement timeout; try again.",
+        )
+
+
 async def login(request: web.Request) -> web.StreamResponse:
     """`/login?token=...` (the printed link) or the login form's POST."""
     board = dashboard_of(request)
@@ -108,7 +122,7 @@ async def login(request: web.Request) -> web.StreamResponse:
 def build_app(memory: Memory, *, sessions: Sessions, allow_changes: bool) -> web.Application:
     from bot.dashboard import actions, pages, tail  # the handlers need the helpers above
 
-    app = web.Application(middlewares=[_gate])
+    app = web.Application(middlewares=[_gate, _unanswered])
     app[DASHBOARD] = Dashboard(memory, admin_views(memory), sessions, allow_changes, _environment())
     app.router.add_route("GET", "/login", login)
     app.router.add_route("POST", "/login", login)

@@ -211,10 +211,11 @@ async def settings(request: web.Request) -> web.StreamResponse:
     guild_id, guild_name, _ = await _guild(request)
     current = await memory.guild_settings.refresh(guild_id)
     visibility = await memory.visibility.channels(guild_id)
+    known = await memory.guild_settings.channels(guild_id)
     shown = {*visibility, *current.ignored_channel_ids}
     if current.digest_channel_id is not None:
         shown.add(current.digest_channel_id)
-    names = await memory.guild_settings.channel_names(guild_id, shown)
+    names = {**known, **await memory.guild_settings.channel_names(guild_id, shown)}
     return render(
         request,
         "settings.html",
@@ -223,10 +224,14 @@ async def settings(request: web.Request) -> web.StreamResponse:
         guild_name=guild_name,
         settings=current,
         described=describe_settings(current, lambda cid: "#" + names.get(cid, str(cid))),
-        channels=[
-            (cid, names.get(cid, str(cid)), public)
-            for cid, (public, _, _) in sorted(visibility.items())
-        ],
+        # Every channel the guild knows; unmarked ones count as public, as the bot reads them.
+        channels=sorted(
+            (
+                (cid, names.get(cid, str(cid)), visibility.get(cid, (True,))[0])
+                for cid in {*known, *visibility}
+            ),
+            key=lambda channel: (channel[1].lower(), channel[0]),
+        ),
     )
 
 

@@ -1,13 +1,12 @@
 """Guilds, messages per local day and LLM usage per day and model, for the overview's charts.
 
-Closed days do not change (a delete aside), so their message counts are kept for a few minutes
-and only today is counted on every page: the chart of a guild of a million messages stays
-cheap to draw again (docs/performance.md has the figures).
+Message counts come from the quarter-hour counts the database keeps (V025), so a chart of a
+guild of a million messages costs a few milliseconds, the first render after a start included,
+and is never stale (docs/performance.md has the figures).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -17,9 +16,6 @@ import asyncpg
 from db.activity import guild_rows, messages_per_day
 from db.usage import usage_since
 from memory.core.prices import Prices
-
-# How long the message counts of closed days are trusted.
-CLOSED_DAYS_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +54,6 @@ class ActivityViews:
     def __init__(self, pool: asyncpg.Pool, prices: Prices) -> None:
         self._pool = pool
         self._prices = prices
-        # (guild, time zone, first day, last closed day) -> (read at, counts)
-        self._closed: dict[tuple[int, str, date, date], tuple[float, dict[date, int]]] = {}
 
     async def guilds(self) -> list[GuildSummary]:
         rows = await guild_rows(self._pool)
@@ -78,20 +72,8 @@ class ActivityViews:
         today = now.astimezone(zone).date()
         first = today - timedelta(days=days - 1)
         start = datetime.combine(first, datetime.min.time(), zone).astimezone(UTC)
-        midnight = datetime.combine(today, datetime.min.time(), zone).astimezone(UTC)
-        key = (guild_id, timezone, first, today - timedelta(days=1))
-        kept = self._closed.get(key)
-        if kept is None or time.monotonic() - kept[0] > CLOSED_DAYS_SECONDS:
-            closed = await messages_per_day(self._pool, guild_id, start, midnight, timezone)
-            self._closed[key] = (time.monotonic(), closed)
-            for old in [k for k in self._closed if k[0] == guild_id and k != key]:
-                del self._closed[old]
-        else:
-            closed = kept[1]
-        current = await messages_per_day(
-            self._pool, guild_id, midnight, midnight + timedelta(days=1), timezone
-        )
-        counts = {**closed, **current}
+        end = datetime.combine(today + timedelta(days=1), datetime.min.time(), zone)
+        counts = await messages_per_day(self._pool, guild_id, start, end.astimezone(UTC), timezone)
         return [
             DayCount(first + timedelta(days=n), counts.get(first + timedelta(days=n), 0))
             for n in range(days)

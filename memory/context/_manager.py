@@ -241,13 +241,17 @@ class MemoryManager:
             self.invalidate_guild(guild_id)
         return result
 
-    async def close_due_days(self, guild_id: int) -> list[date]:
-        """Close now every past day that no stored summary describes (after a visibility
-        change: what the worker would do later, done by the process that made the change)."""
+    async def due_days(self, guild_id: int) -> list[date]:
+        """Every past day that no stored summary describes (see `days_to_close`)."""
         span = await stored_days(
             self._pool, guild_id, self._clock.now(), await self.timezone(guild_id)
         )
-        days = await self.days_to_close(guild_id, *span) if span else []
+        return await self.days_to_close(guild_id, *span) if span else []
+
+    async def close_due_days(self, guild_id: int) -> list[date]:
+        """Close now every past day that no stored summary describes (after a visibility
+        change: what the worker would do later, done by the process that made the change)."""
+        days = await self.due_days(guild_id)
         for day in days:
             await self.close_day(guild_id, day)
         return days

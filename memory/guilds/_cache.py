@@ -43,6 +43,10 @@ class GuildSettingsCache:
         """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
         return await guild_store.channel_names(self._pool, guild_id, channel_ids)
 
+    async def channels(self, guild_id: int) -> dict[int, str]:
+        """Every channel of the guild known by name or by a visibility mark: id -> name."""
+        return await guild_store.guild_channels(self._pool, guild_id)
+
     async def channels_named(self, guild_id: int, name: str) -> list[int]:
         """Ids of the guild's channels called `name` ("general" or "#general")."""
         return await guild_store.channels_named(self._pool, guild_id, name)

@@ -79,7 +79,7 @@ OPS: dict[str, str] = {
     "retention": "old raw messages deleted (count, batches, cutoff)",
     "privacy_export": "everything held about a member exported (count = rows)",
     "privacy_purge": "everything held about a member deleted (count = rows, stale_days)",
-    "dashboard_action": "an admin action taken on the dashboard (action, guild, member, outcome)",
+    "dashboard_action": "an admin action on the dashboard (action, guild, member/channel, outcome)",
     "dashboard_login": "a browser logged in to the dashboard with the printed token (or failed)",
     "privacy_optout": "a member opted out: purged, and kept out from now on (count = late rows)",
     "privacy_optin": "a member opted in (stored from now on)",

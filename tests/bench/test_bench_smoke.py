@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench import __main__ as bench_main
-from bench import economy, ingest, latency, memory_footprint, recall, scale, table
+from bench import dashboard, economy, ingest, latency, memory_footprint, recall, scale, table
 from bench.database import BenchServer
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
@@ -63,6 +63,10 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     )
     assert report.value("recall", "answer_in_top5", config="simple") == 1.0
     assert report.value("recall", "hits_per_search", scope="guild", config="english") > 0
+    # The dashboard: every page timed, its first render after a fresh start too.
+    for page in ("overview", "guild", "member", "settings", "telemetry", "slowest"):
+        assert report.value("dashboard", "page_render_cold_ms", page=page) > 0
+        assert report.value("dashboard", "page_render_p95_ms", page=page) > 0
     targets = [line for line in lines if line["bench"] == "targets"]
     measured = {t[1] for t in bench_main.TARGETS if t[0] not in bench_main.ON_REQUEST}
     assert {line["metric"] for line in targets} == measured
@@ -84,8 +88,9 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
         (memory_footprint, "--guilds 1 --members-per-guild 5 --messages-per-day 10"),
         (scale, "--sweeps guilds --max-members 20 --requested 5 --warm-requests 5"),
         (recall, "--messages 300 --members 25 --days 5 --repeats 1 --no-english"),
+        (dashboard, "--messages 300 --members 25 --days 3 --repeats 1"),
     ],
-    ids=["ingest", "economy", "latency", "memory", "scale", "recall"],
+    ids=["ingest", "economy", "latency", "memory", "scale", "recall", "dashboard"],
 )
 async def test_each_bench_command_line_runs(
     module: Any, args: str, pg_server: EmbeddedPostgres, monkeypatch, capsys

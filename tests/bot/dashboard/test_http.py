@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from bot.dashboard.app import DASHBOARD
 from bot.dashboard.auth import COOKIE
 from tests.bot.dashboard.conftest import ALICE, BOB, CAROL, GUILD, SECRET_WORDS, client
 
@@ -99,3 +100,36 @@ async def test_actions_need_allow_changes_a_confirmation_and_leave_an_audit_line
         audit = [json.loads(line) for line in log.splitlines() if "dashboard_action" in line]
         assert audit and audit[-1]["action"] == "forget" and audit[-1]["user_id"] == ALICE
         assert "tomatoes" not in json.dumps(audit)
+
+
+async def test_marking_a_channel_checks_what_it_is_asked(seeded) -> None:
+    general = {"guild_id": str(GUILD), "channel_id": "800000000000000002"}
+    restrict = {**general, "visibility": "restricted"}
+    async with client(allow_changes=True) as (http, sessions):
+        await http.get(f"/login?token={sessions.token}")
+        unknown = await http.get("/action/visibility", params={**restrict, "channel_id": "12"})
+        assert unknown.status == 404
+        odd = await http.get("/action/visibility", params={**general, "visibility": "hidden"})
+        assert odd.status == 400
+        cookie = http.session.cookie_jar.filter_cookies(http.make_url("/"))[COOKIE].value
+        form = {**general, "visibility": "public", "confirm": "yes"}
+        same = await http.post(
+            "/action/visibility", data={**form, "form_token": sessions.form_token(cookie)}
+        )
+        assert same.status == 200
+        assert "#general was already marked public" in await same.text()  # unmarked: public
+    log = (seeded / "logs" / "telemetry.jsonl").read_text(encoding="utf-8")
+    audit = [json.loads(line) for line in log.splitlines() if "dashboard_action" in line]
+    assert [(a["action"], a["outcome"]) for a in audit] == [("visibility", "unchanged")]
+
+
+async def test_the_confirmation_of_a_mark_says_what_it_does_in_this_guild(seeded) -> None:
+    asked = {"guild_id": str(GUILD), "channel_id": "800000000000000002"}
+    async with client(allow_changes=True) as (http, sessions):
+        await http.get(f"/login?token={sessions.token}")
+        page = await http.get("/action/visibility", params={**asked, "visibility": "restricted"})
+        assert "goes now" in await page.text()
+        await http.app[DASHBOARD].memory.guild_settings.update(GUILD, memory_sources="all")
+        page = await http.get("/action/visibility", params={**asked, "visibility": "restricted"})
+        text = await page.text()
+        assert "memory_sources=all" in text and "goes now" not in text
