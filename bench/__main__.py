@@ -225,6 +225,9 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "cold"}, 500, "max"),
     ("reply_e2e", "reply_e2e_concurrent100_p99_ms", {"memories": "warm"}, 500, "max"),
     ("dead_endpoint", "reply_overhead_max_ms", {}, 1500, "max"),
+    # Issue 34: search on a 1M-message guild with expansion on (both text configurations).
+    ("recall", "search_p99_ms", {"scope": "guild", "config": "simple"}, 100, "max"),
+    ("recall", "search_p99_ms", {"scope": "guild", "config": "english"}, 100, "max"),
     # Issue 36: every page of the dashboard on a guild of a million messages, its first render
     # after a fresh start included (the slowest page's figures).
     ("dashboard", "page_render_p95_ms", {"page": "slowest"}, 200, "max"),
