@@ -10,9 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 @dataclass(frozen=True, slots=True)

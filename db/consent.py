@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 # True when the author of row `{row}` may be stored in its guild: not opted out, and opted in
 # when the guild stores only members who opted in (guilds.settings->>'storage' = 'opted-in').

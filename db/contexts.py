@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 @dataclass(frozen=True, slots=True)

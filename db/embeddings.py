@@ -15,8 +15,7 @@ from datetime import datetime
 import asyncpg
 
 from db.recall import MessageMatch
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 # A message's text, as the embedding was made from it.
 _CURRENT = "e.content_md5 = md5(m.content)"

@@ -10,7 +10,7 @@ from datetime import datetime
 
 import asyncpg
 
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 _FILTER = "($%d::bigint[] IS NULL OR channel_id = ANY($%d::bigint[]))"
 
@@ -64,7 +64,7 @@ async def last_message_at(
     db: Executor, guild_id: int, user_id: int, before: datetime
 ) -> datetime | None:
     """When the member last wrote in the guild before `before` (their newest live message)."""
-    return await db.fetchval(
+    value: datetime | None = await db.fetchval(
         """
         SELECT max(created_at) FROM messages
         WHERE guild_id = $1 AND author_id = $2 AND NOT deleted AND created_at < $3
@@ -73,6 +73,7 @@ async def last_message_at(
         user_id,
         before,
     )
+    return value
 
 
 async def search(

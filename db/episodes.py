@@ -7,13 +7,14 @@ so two processes cutting one channel never interleave.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor
 
 # Advisory lock namespace (first key) of a channel's segmentation.
 LOCK_NAMESPACE = 18
@@ -32,7 +33,7 @@ class NewEpisode:
     closed: bool
 
 
-async def lock_channel(connection: asyncpg.Connection, channel_id: int) -> None:
+async def lock_channel(connection: Connection, channel_id: int) -> None:
     """Hold the channel's segmentation lock until the transaction ends."""
     await connection.execute(
         "SELECT pg_advisory_xact_lock($1, hashtext($2::bigint::text))",
@@ -77,7 +78,7 @@ async def messages_from(
 
 
 async def replace_stretch(
-    connection: asyncpg.Connection,
+    connection: Connection,
     guild_id: int,
     channel_id: int,
     start: tuple[datetime, int] | None,
@@ -219,7 +220,9 @@ async def due_summary(
     )
 
 
-async def episode_messages(db: Executor, episode: asyncpg.Record) -> list[asyncpg.Record]:
+async def episode_messages(
+    db: Executor, episode: asyncpg.Record | Mapping[str, Any]
+) -> list[asyncpg.Record]:
     """An episode's live messages, oldest first."""
     return await db.fetch(
         """

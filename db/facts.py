@@ -11,7 +11,7 @@ from datetime import datetime
 
 import asyncpg
 
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor, fetch_one
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ def _history(row: asyncpg.Record) -> HistoryRecord:
     return HistoryRecord(**{key: row[key] for key in HistoryRecord.__slots__})
 
 
-async def lock_facts(connection: asyncpg.Connection, guild_id: int, user_id: int) -> FactRecord:
+async def lock_facts(connection: Connection, guild_id: int, user_id: int) -> FactRecord:
     """Create the member's row if missing and lock it for the rest of the transaction.
 
     The insert comes first so there is always a row to lock: two first-ever writers for one
@@ -95,7 +95,8 @@ async def lock_facts(connection: asyncpg.Connection, guild_id: int, user_id: int
         guild_id,
         user_id,
     )
-    row = await connection.fetchrow(
+    row = await fetch_one(
+        connection,
         "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts"
         " WHERE guild_id = $1 AND user_id = $2 FOR UPDATE",
         guild_id,
@@ -106,15 +107,16 @@ async def lock_facts(connection: asyncpg.Connection, guild_id: int, user_id: int
     )
 
 
-async def write_blob(connection: asyncpg.Connection, guild_id: int, user_id: int, blob: str) -> int:
+async def write_blob(connection: Connection, guild_id: int, user_id: int, blob: str) -> int:
     """Store a new blob (the row must be locked by `lock_facts`); returns the new version."""
-    return await connection.fetchval(
+    value: int = await connection.fetchval(
         "UPDATE user_facts SET blob = $3, version = version + 1, updated_at = now()"
         " WHERE guild_id = $1 AND user_id = $2 RETURNING version",
         guild_id,
         user_id,
         blob,
     )
+    return value
 
 
 async def add_history(
@@ -134,7 +136,7 @@ async def add_history(
 ) -> int:
     """Append one change to the member's history; returns its id. `operation` is what the
     change did (remember, forget, undo, purge); `command` is what the member typed."""
-    return await connection.fetchval(
+    value: int = await connection.fetchval(
         "INSERT INTO fact_history (guild_id, user_id, version, old_blob, new_blob, actor_id,"
         " command, statement, source_message_id, reverts_id, operation)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
@@ -150,6 +152,7 @@ async def add_history(
         reverts_id,
         operation,
     )
+    return value
 
 
 async def get_history(
@@ -194,7 +197,7 @@ async def get_forgotten_records(db: Executor, guild_id: int, user_id: int) -> li
 async def add_forgotten(
     db: Executor, guild_id: int, user_id: int, statement: str, actor_id: int | None
 ) -> int:
-    return await db.fetchval(
+    value: int = await db.fetchval(
         "INSERT INTO forgotten_statements (guild_id, user_id, statement, actor_id)"
         " VALUES ($1, $2, $3, $4) RETURNING id",
         guild_id,
@@ -202,6 +205,7 @@ async def add_forgotten(
         statement,
         actor_id,
     )
+    return value
 
 
 async def remove_forgotten(db: Executor, guild_id: int, user_id: int, ids: list[int]) -> int:

@@ -6,9 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor, fetch_one
 
 
 async def ensure_guild(
@@ -68,7 +66,7 @@ async def get_settings(db: Executor, guild_id: int) -> dict[str, Any]:
 
 
 async def lock_settings(
-    connection: asyncpg.Connection, guild_id: int, *, default_timezone: str = "UTC"
+    connection: Connection, guild_id: int, *, default_timezone: str = "UTC"
 ) -> tuple[str, dict[str, Any]]:
     """(timezone, settings) of the guild, row-locked until the transaction ends; the row is
     created when missing (with `default_timezone`) so two admins changing settings at once
@@ -78,8 +76,8 @@ async def lock_settings(
         guild_id,
         default_timezone,
     )
-    row = await connection.fetchrow(
-        "SELECT timezone, settings FROM guilds WHERE guild_id = $1 FOR UPDATE", guild_id
+    row = await fetch_one(
+        connection, "SELECT timezone, settings FROM guilds WHERE guild_id = $1 FOR UPDATE", guild_id
     )
     value = row["settings"]
     if isinstance(value, str):  # a connection without the jsonb codec

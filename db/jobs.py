@@ -15,14 +15,16 @@ from pgqueuer import Queries
 from pgqueuer.domain.settings import db_settings
 
 from db.summaries import NEEDS_CLOSE
+from db.types import Connection
 from db.visibility import shared_source
 
 _log = logging.getLogger(__name__)
 
 
-async def ensure_job_queue(connection: asyncpg.Connection) -> None:
+async def ensure_job_queue(connection: Connection) -> None:
     """Install pgqueuer's tables on a new database, upgrade them on an old one."""
-    queries = Queries.from_asyncpg_connection(connection)
+    # pgqueuer types its argument as a plain connection; a pooled one behaves the same.
+    queries = Queries.from_asyncpg_connection(connection)  # type: ignore[arg-type]
     if not await queries.schema_is_installed():
         _log.info("installing the job queue tables")
         await queries.install()
@@ -43,7 +45,7 @@ def close_day_key(guild_id: int, day: date) -> str:
 
 
 async def due_days(
-    db: asyncpg.Pool | asyncpg.Connection,
+    db: asyncpg.Pool | Connection,
     *,
     now: datetime,
     lookback: timedelta,

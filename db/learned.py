@@ -7,7 +7,7 @@ from datetime import date
 
 import asyncpg
 
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +128,7 @@ async def delete_facts(db: Executor, fact_ids: list[int]) -> int:
 
 
 async def unlearn_said_by(
-    connection: asyncpg.Connection, guild_id: int, user_id: int
+    connection: Connection, guild_id: int, user_id: int
 ) -> tuple[int, int, list[int]]:
     """What chat taught about others from one member's words goes with the member ("bob is
     allergic to kiwiberry jam", said by alice); a fact drawn from several members' messages

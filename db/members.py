@@ -6,10 +6,9 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
+from db.types import Executor
 from memory.core.models import Member
 from memory.core.surrogates import clean_name, clean_text
-
-Executor = asyncpg.Pool | asyncpg.Connection
 
 _COLUMNS = "guild_id, user_id, username, global_name, nickname, aliases, is_bot"
 

@@ -11,10 +11,9 @@ from collections.abc import Sequence
 import asyncpg
 
 from db.consent import STORABLE
+from db.types import Executor, fetch_one
 from memory.core.models import ChatMessage
 from memory.core.surrogates import clean_text
-
-Executor = asyncpg.Pool | asyncpg.Connection
 
 _COLUMNS = (
     "message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,"
@@ -115,7 +114,8 @@ async def apply_edits(
     """
     if not messages:
         return (0, 0)
-    row = await db.fetchrow(
+    row = await fetch_one(
+        db,
         f"""
         WITH incoming AS ({_INCOMING}),
         changed AS (

@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from db.jobs import ensure_job_queue
+from db.types import Connection
 
 _log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ _FILE_PATTERN = re.compile(r"^V(\d{3,})__([a-z0-9_]+)\.sql$")
 MIGRATION_LOCK_ID = 0x6D656D6F7279
 
 
-async def ensure_embeddings(connection: asyncpg.Connection, directory: Path) -> None:
+async def ensure_embeddings(connection: Connection, directory: Path) -> None:
     """Run V012 again: it creates pgvector's table once the extension can be created (e.g.
     installed after V012 first ran without it), and does nothing otherwise."""
     for migration in discover(directory):
@@ -64,7 +65,7 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return sorted(migrations, key=lambda migration: migration.version)
 
 
-async def migrate(connection: asyncpg.Connection, directory: Path = MIGRATIONS_DIR) -> list[int]:
+async def migrate(connection: Connection, directory: Path = MIGRATIONS_DIR) -> list[int]:
     """Apply pending migrations; return the versions applied by this call."""
     migrations = discover(directory)
     await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK_ID)

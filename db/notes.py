@@ -10,11 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-import asyncpg
-
+from db.types import Connection, Executor
 from db.visibility import shared_source
-
-Executor = asyncpg.Pool | asyncpg.Connection
 
 # Which messages a stretch holds, and each one's edit time: any edit, delete or late arrival
 # changes it. Deleted messages are left out (their content is gone), and so are messages that
@@ -41,7 +38,7 @@ class StoredPass:
 
 async def stretch_fingerprint(db: Executor, guild_id: int, start: datetime, end: datetime) -> str:
     """The live fingerprint of the guild's messages in [start, end)."""
-    return await db.fetchval(
+    value: str = await db.fetchval(
         f"""
         SELECT {_FINGERPRINT} FROM messages m
         WHERE m.guild_id = $1 AND m.created_at >= $2 AND m.created_at < $3 AND NOT m.deleted
@@ -51,6 +48,7 @@ async def stretch_fingerprint(db: Executor, guild_id: int, start: datetime, end:
         start,
         end,
     )
+    return value
 
 
 async def day_passes(db: Executor, guild_id: int, day: date) -> list[StoredPass]:
@@ -76,7 +74,7 @@ async def day_passes(db: Executor, guild_id: int, day: date) -> list[StoredPass]
 
 
 async def save_pass(
-    connection: asyncpg.Connection,
+    connection: Connection,
     guild_id: int,
     day: date,
     *,
@@ -154,7 +152,7 @@ async def noted_chars_before(
     return {row["user_id"]: row["chars"] for row in rows}
 
 
-async def delete_passes(connection: asyncpg.Connection, guild_id: int, day: date) -> None:
+async def delete_passes(connection: Connection, guild_id: int, day: date) -> None:
     """Forget how a day was read (a forced re-summary reads it again from scratch)."""
     await connection.execute(
         "DELETE FROM day_passes WHERE guild_id = $1 AND day = $2", guild_id, day

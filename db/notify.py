@@ -20,6 +20,8 @@ from typing import Any
 
 import asyncpg
 
+from db.types import Connection
+
 _log = logging.getLogger(__name__)
 
 CHANNEL = "memorybot_invalidate"
@@ -34,7 +36,7 @@ def new_origin() -> str:
 Handler = Callable[[dict[str, Any]], None]
 
 
-async def publish(db: asyncpg.Pool | asyncpg.Connection, origin: str, **event: Any) -> None:
+async def publish(db: asyncpg.Pool | Connection, origin: str, **event: Any) -> None:
     payload = json.dumps({**event, "origin": origin}, separators=(",", ":"))
     await db.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
 
@@ -72,9 +74,9 @@ class InvalidationListener:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def _deliver(self, connection: object, pid: int, channel: str, payload: str) -> None:
+    def _deliver(self, connection: object, pid: int, channel: str, payload: object) -> None:
         try:
-            event = json.loads(payload)
+            event = json.loads(str(payload))
         except json.JSONDecodeError:
             _log.warning("ignored a malformed invalidation event")
             return

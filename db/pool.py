@@ -16,6 +16,8 @@ from typing import Any
 
 import asyncpg
 
+from db.types import Connection
+
 _log = logging.getLogger(__name__)
 
 # The one statement timeout of every process (the bot, workers, the CLI, the dashboard): every
@@ -25,7 +27,7 @@ _log = logging.getLogger(__name__)
 COMMAND_TIMEOUT_SECONDS = 60.0
 
 
-class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+class PooledConnection(asyncpg.Connection):
     """A pooled connection that skips the reset round trip when it holds no session state."""
 
     _session_state = False
@@ -36,7 +38,8 @@ class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
         self._session_state = True
 
     async def reset(self, *, timeout: float | None = None) -> None:  # noqa: ASYNC109 (asyncpg API)
-        listening = bool(self._listeners or self._log_listeners)
+        # asyncpg's own record of LISTEN callbacks (private, not in its type stubs).
+        listening = bool(getattr(self, "_listeners", None) or getattr(self, "_log_listeners", None))
         if listening or self._session_state:
             self._session_state = False
             await super().reset(timeout=timeout)
@@ -46,7 +49,7 @@ class PooledConnection(asyncpg.Connection):  # type: ignore[misc]
         await self._reset()
 
 
-async def _init_connection(connection: asyncpg.Connection) -> None:
+async def _init_connection(connection: Connection) -> None:
     await connection.set_type_codec(
         "jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
     )

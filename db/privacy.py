@@ -12,11 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import asyncpg
-
 from db.learned import unlearn_said_by
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor
 
 # Tables this module handles by name; everything else goes through the generic sweep.
 KNOWN_TABLES = frozenset(
@@ -234,7 +231,7 @@ _OWN_ROWS: tuple[tuple[str, str], ...] = (
 class _Purge:
     """One purge's connection, subject and running counts."""
 
-    def __init__(self, connection: asyncpg.Connection, guild_id: int, user_id: int) -> None:
+    def __init__(self, connection: Connection, guild_id: int, user_id: int) -> None:
         self.connection = connection
         self.g, self.u = guild_id, user_id
         self.counts = PurgeCounts()
@@ -245,7 +242,7 @@ class _Purge:
 
 
 async def purge_member_rows(
-    connection: asyncpg.Connection,
+    connection: Connection,
     guild_id: int,
     user_id: int,
     *,

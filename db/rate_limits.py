@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor, fetch_one
 
 _RESERVE = """
 INSERT INTO llm_rate_slots AS r (key, next_slot) VALUES ($1, clock_timestamp() + $2)
@@ -23,7 +21,7 @@ RETURNING r.next_slot - $2 AS slot, clock_timestamp() AS now
 
 async def reserve_slot(db: Executor, key: str, spacing: timedelta) -> timedelta:
     """Reserve the next request slot of `key`; how long to wait before using it."""
-    row = await db.fetchrow(_RESERVE, key, spacing)
+    row = await fetch_one(db, _RESERVE, key, spacing)
     slot: datetime = row["slot"]
     now: datetime = row["now"]
     return max(timedelta(0), slot - now)

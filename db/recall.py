@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Connection, Executor, fetch_one
 
 # The guild's configuration as a query-time constant (no row lock: readers never wait).
 _GUILD_CONFIG = "coalesce((SELECT search_config FROM guilds WHERE guild_id = $1), 'simple')"
@@ -104,7 +104,7 @@ class Scope:
 @asynccontextmanager
 async def search_session(
     pool: asyncpg.Pool, timeout_ms: int = STATEMENT_TIMEOUT_MS
-) -> AsyncIterator[asyncpg.Connection]:
+) -> AsyncIterator[Connection]:
     """One connection in a read-only transaction whose statements PostgreSQL cancels past
     `timeout_ms` (asyncpg.QueryCanceledError)."""
     async with pool.acquire() as connection, connection.transaction(readonly=True):
@@ -224,7 +224,7 @@ _SUMMARIES = f"""
 """
 
 
-def _term_args(terms: Sequence[Weighted]) -> list[list]:
+def _term_args(terms: Sequence[Weighted]) -> list[list[object]]:
     return [
         [lexeme_query(t.lexeme) for t in terms],
         [t.weight for t in terms],
@@ -299,7 +299,7 @@ async def get_search_config(db: Executor, guild_id: int) -> str:
     return value or "simple"
 
 
-async def set_search_config(connection: asyncpg.Connection, guild_id: int, config: str) -> None:
+async def set_search_config(connection: Connection, guild_id: int, config: str) -> None:
     """Store the guild's configuration (after `lock_settings`): vectors written from now on
     use it; `reindex_guild` then re-makes the stored ones."""
     await connection.execute(
@@ -353,7 +353,8 @@ async def reindex_guild(db: Executor, guild_id: int, *, batch: int = REINDEX_BAT
             break
         total += row["changed"]
         at, message_id = row["created_at"], row["message_id"]
-    span = await db.fetchrow(
+    span = await fetch_one(
+        db,
         "SELECT min(day) AS first, max(day) AS last FROM daily_summaries WHERE guild_id = $1",
         guild_id,
     )

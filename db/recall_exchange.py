@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from db.recall import Exclusions, Executor
+from db.recall import Exclusions
 from db.recall_hits import NEIGHBOUR_HOURS
+from db.types import Executor
 
 # Lines read on each side of a hit (the exchange keeps fewer: see memory/recall/_exchange.py).
 LINES_BEFORE = 4

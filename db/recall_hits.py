@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from db.recall import Exclusions, Executor
+from db.recall import Exclusions
+from db.types import Executor
 
 # A neighbour further than this from its hit in time is another conversation.
 NEIGHBOUR_HOURS = 6

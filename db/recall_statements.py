@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from db.recall import Exclusions, Executor, MessageMatch, Scope, Weighted, lexeme_query
+from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
+from db.types import Executor
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 async def delete_messages_before(db: Executor, cutoff: datetime, *, limit: int) -> dict[int, int]:

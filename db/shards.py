@@ -15,6 +15,8 @@ from typing import Any
 
 import asyncpg
 
+from db.types import Connection
+
 OWNER_PREFIX = "shard_owner:"
 
 
@@ -24,22 +26,22 @@ def shard_lock_key(count: str, shard: str) -> int:
     return int.from_bytes(digest.digest(), "big", signed=True)
 
 
-async def try_lock(connection: asyncpg.Connection, key: int) -> bool:
+async def try_lock(connection: Connection, key: int) -> bool:
     return bool(await connection.fetchval("SELECT pg_try_advisory_lock($1)", key))
 
 
-async def unlock(connection: asyncpg.Connection, key: int) -> None:
+async def unlock(connection: Connection, key: int) -> None:
     await connection.execute("SELECT pg_advisory_unlock($1)", key)
 
 
-async def owner_of(db: asyncpg.Pool | asyncpg.Connection, count: str, shard: str) -> dict[str, Any]:
+async def owner_of(db: asyncpg.Pool | Connection, count: str, shard: str) -> dict[str, Any]:
     """The stored description of a shard's holder ({} when none was ever written)."""
     value = await db.fetchval("SELECT value FROM bot_state WHERE key = $1", _key(count, shard))
     return json.loads(value) if value else {}
 
 
 async def describe_owner(
-    db: asyncpg.Pool | asyncpg.Connection, count: str, shard: str, owner: dict[str, Any]
+    db: asyncpg.Pool | Connection, count: str, shard: str, owner: dict[str, Any]
 ) -> None:
     await db.execute(
         "INSERT INTO bot_state (key, value) VALUES ($1, $2)"
@@ -50,7 +52,7 @@ async def describe_owner(
 
 
 async def other_counts(
-    db: asyncpg.Pool | asyncpg.Connection, count: str
+    db: asyncpg.Pool | Connection, count: str
 ) -> Sequence[tuple[str, str, dict[str, Any]]]:
     """(count, shard, owner) of every shard ever described under another shard count."""
     rows = await db.fetch(

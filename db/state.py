@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 async def get_state(db: Executor, key: str) -> str | None:
-    return await db.fetchval("SELECT value FROM bot_state WHERE key = $1", key)
+    value: str | None = await db.fetchval("SELECT value FROM bot_state WHERE key = $1", key)
+    return value
 
 
 async def set_state(db: Executor, key: str, value: str) -> None:

@@ -19,8 +19,7 @@ from datetime import date
 import asyncpg
 
 from db.contexts import MergedContext
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 @dataclass(frozen=True, slots=True)

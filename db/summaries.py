@@ -12,15 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-import asyncpg
-
 from db.messages import message_from_row
+from db.types import Connection, Executor, fetch_one
 from db.visibility import shared_source
 from memory.core.models import ChatMessage, Member
 
 _log = logging.getLogger(__name__)
 
-Executor = asyncpg.Pool | asyncpg.Connection
 
 _MESSAGE_COLUMNS = (
     "message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,"
@@ -77,7 +75,10 @@ class DayState:
 
 async def guild_timezone(db: Executor, guild_id: int) -> str | None:
     """The guild's configured timezone, or None when the guild has no row."""
-    return await db.fetchval("SELECT timezone FROM guilds WHERE guild_id = $1", guild_id)
+    value: str | None = await db.fetchval(
+        "SELECT timezone FROM guilds WHERE guild_id = $1", guild_id
+    )
+    return value
 
 
 # When a day must be closed (again), in SQL, so the worker's sweep (db/jobs.due_days) and a
@@ -192,7 +193,7 @@ async def member_daily_summaries(
     return [(row["day"], row["summary"]) for row in rows]
 
 
-async def clear_stale(connection: asyncpg.Connection, guild_id: int, day: date) -> bool:
+async def clear_stale(connection: Connection, guild_id: int, day: date) -> bool:
     """Clear the day's stale flag before recomputing; True when it was set.
 
     Clearing first means an edit that lands while the LLM works sets it again and survives the
@@ -218,7 +219,7 @@ async def mark_day_stale(db: Executor, guild_id: int, day: date) -> bool:
 
 
 async def save_day(
-    connection: asyncpg.Connection,
+    connection: Connection,
     guild_id: int,
     day: date,
     *,
@@ -361,7 +362,8 @@ async def save_historical(
 
 async def stored_span(db: Executor, guild_id: int) -> tuple[datetime | None, date | None]:
     """The oldest stored message's time and the oldest stored day summary of a guild."""
-    row = await db.fetchrow(
+    row = await fetch_one(
+        db,
         "SELECT (SELECT min(created_at) FROM messages WHERE guild_id = $1) AS first_message,"
         " (SELECT min(day) FROM daily_summaries WHERE guild_id = $1) AS first_day",
         guild_id,

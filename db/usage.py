@@ -6,9 +6,7 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 from datetime import date
 
-import asyncpg
-
-Executor = asyncpg.Pool | asyncpg.Connection
+from db.types import Executor
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import asyncpg
-
+from db.types import Connection, Executor
 from memory.core.channels import ChannelView
-
-Executor = asyncpg.Pool | asyncpg.Connection
 
 # A message row aliased `{m}` may feed shared memory. Unknown channels count as public.
 SHARED_SOURCE = """
@@ -33,7 +30,7 @@ def shared_source(alias: str = "m") -> str:
 
 
 async def record_channels(
-    connection: asyncpg.Connection,
+    connection: Connection,
     guild_id: int,
     channels: Sequence[ChannelView],
     *,
@@ -129,7 +126,7 @@ async def mark_channel_days_stale(
 
 
 async def drop_shared_memory(
-    connection: asyncpg.Connection, guild_id: int, channel_ids: Sequence[int], timezone: str
+    connection: Connection, guild_id: int, channel_ids: Sequence[int], timezone: str
 ) -> int:
     """What shared memory holds of days with messages of these channels (now restricted),
     so no fallback serves it before those days are rebuilt: the passes (and their notes) whose

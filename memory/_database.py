@@ -21,6 +21,7 @@ import asyncpg
 from db.embedded import EmbeddedPostgres, EmbeddedPostgresError
 from db.lifecycle import open_database
 from db.llm_capabilities import load_capabilities
+from db.types import Connection
 from memory.core.settings import Settings
 
 # Where db.lifecycle keeps the embedded server inside DATA_DIR.
@@ -158,7 +159,7 @@ async def check_database(
     return describe_database(settings)
 
 
-async def negotiated_formats(connection: asyncpg.Connection) -> list[str]:
+async def negotiated_formats(connection: Connection) -> list[str]:
     """`model at endpoint: structured output as json_object_schema, no tools` per stored row
     (none before V020 is applied)."""
     if not await connection.fetchval("SELECT to_regclass('llm_capabilities') IS NOT NULL"):

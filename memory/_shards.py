@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 from db.shards import (
     describe_owner,
@@ -35,6 +36,7 @@ from db.shards import (
     try_lock,
     unlock,
 )
+from db.types import Connection
 from memory.core.shards import ShardPlan
 
 _log = logging.getLogger(__name__)
@@ -72,7 +74,7 @@ class _Claim:
             "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "shards": plan.describe(),
         }
-        self.connection: asyncpg.Connection | None = None
+        self.connection: PoolConnectionProxy | None = None
 
     async def take(self) -> None:
         """Acquire a connection and every shard's lock on it, or raise ShardTaken (having
@@ -107,7 +109,7 @@ class _Claim:
         if connection is not None:
             await self._release(connection)
 
-    async def _release(self, connection: asyncpg.Connection) -> None:
+    async def _release(self, connection: PoolConnectionProxy) -> None:
         """Unlock (a lost session has dropped its locks already) and give the connection back."""
         with contextlib.suppress(*_LOST):
             for shard in self._shards:
@@ -159,7 +161,7 @@ async def _watch(claim: _Claim, on_lost: Callable[[], None] | None, seconds: flo
             _log.warning("could not claim the shards again yet: %s", exc)
 
 
-async def _refuse_other_counts(connection: asyncpg.Connection, count: str) -> None:
+async def _refuse_other_counts(connection: Connection, count: str) -> None:
     """A live holder under another SHARD_COUNT owns some of our guilds: refuse. Descriptions
     whose lock is free are left-overs of stopped processes."""
     for other, shard, owner in await other_counts(connection, count):

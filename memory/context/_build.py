@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
@@ -29,7 +29,8 @@ from db import contexts as context_store
 from db import learned as learned_store
 from db import summaries as store
 from db.facts import get_forgotten
-from db.stored_memory import StoredMemory, stored_memory
+from db.learned import LearnedFact
+from db.stored_memory import LearnedLine, StoredMemory, stored_memory
 from memory.context._merge import HISTORY_DAYS, ContextInputs, ContextMerger, attached
 from memory.core.cache import AsyncCache
 from memory.core.clock import Clock, day_bounds, ensure_aware, local_day
@@ -56,7 +57,9 @@ class Built:
     stats: BuildStats
 
 
-def with_learned(told: str, learned: list, max_chars: int = LEARNED_CHARS) -> str:
+def with_learned(
+    told: str, learned: Sequence[LearnedFact | LearnedLine], max_chars: int = LEARNED_CHARS
+) -> str:
     """The facts a member was told (they win) followed by what chat revealed, most recently
     confirmed first, within `max_chars`, each marked with the day it was learned."""
     lines: list[str] = []
@@ -323,7 +326,12 @@ class ContextBuilder:
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted: today's notes held in memory may carry the
         old words, so they are read again (only the changed stretches) on next use."""
-        self.today.invalidate(lambda key: self._changed.add(key) is None)
+
+        def changed(key: tuple[int, date, int]) -> bool:
+            self._changed.add(key)
+            return True
+
+        self.today.invalidate(changed)
 
     def day_changed(self, guild_id: int, day: date) -> None:
         self.today.invalidate(lambda key: key[0] == guild_id and key[1] == day)

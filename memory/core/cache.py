@@ -102,7 +102,7 @@ class AsyncCache(Generic[K, V]):
         self._telemetry = telemetry
 
     @classmethod
-    def lru(cls, name: str, maxsize: int, *, telemetry: Telemetry) -> AsyncCache:
+    def lru(cls, name: str, maxsize: int, *, telemetry: Telemetry) -> AsyncCache[K, V]:
         return cls(name, LRUCache(maxsize=maxsize), telemetry=telemetry)
 
     @classmethod
@@ -114,8 +114,12 @@ class AsyncCache(Generic[K, V]):
         *,
         timer: Callable[[], float] | None = None,
         telemetry: Telemetry,
-    ) -> AsyncCache:
-        storage = TTLCache(maxsize=maxsize, ttl=ttl, **({"timer": timer} if timer else {}))
+    ) -> AsyncCache[K, V]:
+        storage: TTLCache[K, V] = (
+            TTLCache(maxsize=maxsize, ttl=ttl, timer=timer)
+            if timer
+            else TTLCache(maxsize=maxsize, ttl=ttl)
+        )
         return cls(name, storage, telemetry=telemetry)
 
     def peek(self, key: K) -> V | None:

@@ -34,4 +34,5 @@ def loop_policy() -> asyncio.AbstractEventLoopPolicy:
         import uvloop
     except ImportError:
         return asyncio.DefaultEventLoopPolicy()
-    return uvloop.EventLoopPolicy()
+    policy: asyncio.AbstractEventLoopPolicy = uvloop.EventLoopPolicy()
+    return policy

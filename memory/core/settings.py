@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
@@ -309,7 +309,7 @@ class Settings(BaseSettings):
         for name in self.llm_fallback.split(","):
             name = name.strip().lower()
             if name and name in PROVIDERS and name not in chain:
-                chain.append(name)  # type: ignore[arg-type]
+                chain.append(name)
         return chain
 
     def chain_for(self, purpose: str) -> list[ProviderName]:
@@ -321,7 +321,7 @@ class Settings(BaseSettings):
         for name in override.split(","):
             name = name.strip().lower()
             if name in PROVIDERS and name not in chain:
-                chain.append(name)  # type: ignore[arg-type]
+                chain.append(name)
         return chain
 
 
@@ -340,7 +340,7 @@ def check_provider(name: str) -> ProviderName:
     """A provider name, or a ValueError naming the closest valid one."""
     clean = name.strip().lower()
     if clean in PROVIDERS:
-        return clean  # type: ignore[return-value]
+        return clean
     if difflib.get_close_matches(clean, _OPENAI_COMPATIBLE, n=1, cutoff=0.7):
         hint = "did you mean openai? it serves Ollama and other OpenAI-compatible servers at"
         hint += " OPENAI_BASE_URL"
@@ -377,7 +377,7 @@ def load_settings(
         check_secret_files(secrets, Settings.model_fields)
         overrides.setdefault("_secrets_dir", secrets)
     try:
-        settings = Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
+        settings = Settings(_env_file=env_file, **cast(dict[str, Any], overrides))
     except ValidationError as exc:
         raise SettingsError(describe_error(exc)) from None
     except SourceError as exc:  # e.g. a secret file this process may not read

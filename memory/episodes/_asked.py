@@ -105,7 +105,9 @@ def _dated(month: int, day: int, year: int | None, today: date, weekday: int | N
         if (found := _valid(today.year - back, month, day)) is not None and found <= today
     ]
     matching = [found for found in candidates if weekday is None or found.weekday() == weekday]
-    return (matching or candidates or [None])[0]
+    if matching or candidates:
+        return (matching or candidates)[0]
+    return None
 
 
 def _valid(year: int, month: int, day: int) -> date | None:

@@ -238,7 +238,7 @@ class EpisodeService:
         """Episodes of readable channels that went on after `since` in which someone else said
         something to the others: the member's own monologue, and questions to the bot (theirs
         or anyone's), are nothing missed."""
-        missed = []
+        missed: list[Episode] = []
         for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3):
             if len(missed) == CATCH_UP_LIMIT:
                 break

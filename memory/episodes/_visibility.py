@@ -12,11 +12,12 @@ from collections.abc import Iterable
 
 import asyncpg
 
+from db.types import Connection
 from db.visibility import restricted_channels
 
 
 async def public_channel_ids(
-    db: asyncpg.Pool | asyncpg.Connection, guild_id: int, channel_ids: Iterable[int]
+    db: asyncpg.Pool | Connection, guild_id: int, channel_ids: Iterable[int]
 ) -> frozenset[int]:
     """The channels among `channel_ids` that every member of the guild can read."""
     restricted = await restricted_channels(db, guild_id)

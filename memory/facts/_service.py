@@ -29,6 +29,7 @@ import asyncpg
 
 from db import facts as store
 from db import learned as learned_store
+from db.types import Connection
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -245,7 +246,7 @@ class FactService:
 
     async def _write(
         self,
-        connection: asyncpg.Connection,
+        connection: Connection,
         locked: store.FactRecord,
         plan: Plan,
         origin: Provenance,

@@ -24,6 +24,7 @@ from db.recall import (
     set_search_config,
     text_search_configs,
 )
+from db.types import Connection
 from db.visibility import (
     drop_shared_memory,
     forget_learned_from,
@@ -110,7 +111,7 @@ def validate_timezone(name: str) -> str:
     )
 
 
-async def validate_search_config(db: asyncpg.Pool | asyncpg.Connection, name: str) -> str:
+async def validate_search_config(db: asyncpg.Pool | Connection, name: str) -> str:
     """The configuration named `name` (case-insensitive) if the server has it, else
     InvalidSetting listing the ones it has, so the admin can pick one."""
     known = await text_search_configs(db)
@@ -159,7 +160,9 @@ def _from_stored(
         timezone=timezone,
         ignored_channel_ids=_channel_ids(stored.get(IGNORED_CHANNELS_KEY)),
         forget_others=_forget_others(stored.get(FORGET_OTHERS_KEY), default_forget),
-        storage=stored.get(STORAGE_KEY) if stored.get(STORAGE_KEY) in STORAGE_MODES else "everyone",
+        storage=str(stored[STORAGE_KEY])
+        if stored.get(STORAGE_KEY) in STORAGE_MODES
+        else "everyone",
         search_config=search_config,
         memory_sources=("all" if stored.get(MEMORY_SOURCES_KEY) == "all" else "public"),
         episode_silence_minutes=_int_or_none(stored.get(EPISODE_SILENCE_KEY)),
@@ -176,7 +179,7 @@ def _int_or_none(value: Any) -> int | None:
 
 
 async def load_guild_settings(
-    db: asyncpg.Pool | asyncpg.Connection, guild_id: int, defaults: GuildDefaults
+    db: asyncpg.Pool | Connection, guild_id: int, defaults: GuildDefaults
 ) -> GuildSettings:
     """The guild's settings, with the process-wide defaults for whatever it never set."""
     timezone = await get_timezone(db, guild_id, defaults.default_timezone)
@@ -250,7 +253,7 @@ async def update_guild_settings(
 
 
 async def _sources_changed(
-    connection: asyncpg.Connection, guild_id: int, public_only: bool, timezone: str
+    connection: Connection, guild_id: int, public_only: bool, timezone: str
 ) -> None:
     """Days holding restricted channels' messages are summarised again; back to public only,
     what shared memory drew from those channels goes at once (no fallback serves it)."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from memory.ingest._batch import is_transient
-from memory.ingest._importer import ExportFormatError, ExportImporter, ImportResult
+from memory.ingest._export_rows import ExportFormatError
+from memory.ingest._importer import ExportImporter, ImportResult
 from memory.ingest._writer import BatchedWriter
 
 __all__ = ["BatchedWriter", "ExportFormatError", "ExportImporter", "ImportResult", "is_transient"]

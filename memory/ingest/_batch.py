@@ -114,7 +114,6 @@ def operation_ids(operation: Operation) -> dict[str, int]:
             return {"guild_id": member.guild_id, "user_id": member.user_id}
         case GuildSeen(guild_id, _):
             return {"guild_id": guild_id}
-    return {}
 
 
 def describe_operation(operation: Operation) -> str:

@@ -24,6 +24,7 @@ from db import consent as consent_store
 from db import guilds as guild_store
 from db import members as member_store
 from db import messages as message_store
+from db.types import Connection
 from memory.core.models import ChatMessage, Member
 from memory.core.surrogates import clean_name
 from memory.core.telemetry import Telemetry
@@ -138,7 +139,7 @@ class ExportImporter:
 
     async def _write(
         self,
-        connection: asyncpg.Connection,
+        connection: Connection,
         stream: ObjectStream,
         result: ImportResult,
         progress: Progress | None,
@@ -198,9 +199,7 @@ class ExportImporter:
         if progress is not None:
             progress(stream.bytes_read, result.seen)
 
-    async def _begin(
-        self, connection: asyncpg.Connection, header: _Header, result: ImportResult
-    ) -> None:
+    async def _begin(self, connection: Connection, header: _Header, result: ImportResult) -> None:
         assert header.guild_id is not None and header.channel_id is not None
         if header.guild_id == 0:
             raise ExportFormatError("a direct-message export; only server channels are imported")
@@ -216,7 +215,7 @@ class ExportImporter:
 
     async def _flush(
         self,
-        connection: asyncpg.Connection,
+        connection: Connection,
         batch: list[ChatMessage],
         result: ImportResult,
         members: dict[int, Member],
@@ -228,7 +227,7 @@ class ExportImporter:
                 await self._flush_batch(connection, batch, result)
 
     async def _flush_batch(
-        self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult
+        self, connection: Connection, batch: list[ChatMessage], result: ImportResult
     ) -> None:
         new = await self._insert(connection, batch, result)
         refused = await consent_store.unstorable_authors(
@@ -244,7 +243,7 @@ class ExportImporter:
         batch.clear()
 
     async def _insert(
-        self, connection: asyncpg.Connection, batch: list[ChatMessage], result: ImportResult
+        self, connection: Connection, batch: list[ChatMessage], result: ImportResult
     ) -> int:
         """Insert a batch; when the database refuses it, row by row, so only the refused rows
         are left out (each named)."""

@@ -129,7 +129,7 @@ class JobQueue:
             " ORDER BY job_id, created DESC",
             ids,
         )
-        return {int(row["job_id"]): _error_line(row["traceback"]) for row in rows}
+        return {int(str(row["job_id"])): _error_line(row["traceback"]) for row in rows}
 
     async def sizes(self) -> list[QueuedJob]:
         """Jobs waiting or running, per entrypoint and status (for admins and tests)."""

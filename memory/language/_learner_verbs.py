@@ -47,8 +47,8 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
         phrase = object_phrase(words[1:])
         if phrase is None:
             return None
-        place = phrase.split()[0].lower() == "in" and phrase.split()[-1][:1].isupper()
-        return _learned("birthplace" if place else "born", f"{name} was born {phrase}.")
+        in_place = phrase.split()[0].lower() == "in" and phrase.split()[-1][:1].isupper()
+        return _learned("birthplace" if in_place else "born", f"{name} was born {phrase}.")
     if verb in {"graduated", "studied", "adopted"}:
         phrase = object_phrase(words)
         return _learned(f"{verb}:{head_of(phrase)}", f"{name} {verb} {phrase}.") if phrase else None

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import asyncpg
 
-from memory.core.settings import PURPOSES, ProviderName, Settings
+from memory.core.purposes import PURPOSES
+from memory.core.settings import ProviderName, Settings
 from memory.core.telemetry import Telemetry
 from memory.llm.offline import OfflineProvider
 from memory.llm.providers import (

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from db.members import find_by_name, get_member
+from db.types import Connection
 from memory.core.models import Member
 from memory.language import (
     is_self_reference,
@@ -57,7 +58,7 @@ def describe(member: Member) -> str:
 class MemberResolver:
     """Looks members up in the guild's directory (db.members)."""
 
-    def __init__(self, db: asyncpg.Pool | asyncpg.Connection) -> None:
+    def __init__(self, db: asyncpg.Pool | Connection) -> None:
         self._db = db
 
     async def resolve(

@@ -29,6 +29,7 @@ from db.privacy import (
     member_has_data,
     purge_member_rows,
 )
+from db.types import Connection
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -100,7 +101,7 @@ def _parse_id(text: str) -> int | None:
     return int(match.group(1) or match.group(2))
 
 
-async def resolve_guild(db: asyncpg.Pool | asyncpg.Connection, text: str) -> int:
+async def resolve_guild(db: asyncpg.Pool | Connection, text: str) -> int:
     """A guild id, or the exact (case-insensitive) name of a known guild."""
     guild_id = _parse_id(text)
     if guild_id is not None:
@@ -116,9 +117,7 @@ async def resolve_guild(db: asyncpg.Pool | asyncpg.Connection, text: str) -> int
     return matches[0]
 
 
-async def resolve_subject(
-    db: asyncpg.Pool | asyncpg.Connection, guild_id: int, text: str
-) -> Subject:
+async def resolve_subject(db: asyncpg.Pool | Connection, guild_id: int, text: str) -> Subject:
     """The member named by an id, a `<@id>` mention or any of their names or aliases."""
     user_id = _parse_id(text)
     if user_id is not None:
@@ -180,7 +179,8 @@ async def export_member(
 async def purge_preview(pool: asyncpg.Pool, subject: Subject) -> dict[str, Any]:
     """What a purge would delete, shaped like an export but not reported as one."""
     data = await fetch_member_data(pool, subject.guild_id, subject.user_id)
-    return _jsonable(data)
+    preview: dict[str, Any] = _jsonable(data)
+    return preview
 
 
 def row_count(export: dict[str, Any]) -> int:

@@ -309,7 +309,7 @@ def _candidates(rarest_first: Sequence[TermStat]) -> tuple[str, ...]:
     common words are never asked for: their postings cost more to intersect than their rows
     could rank). A row holding none of these holds only common words and could not outrank
     them."""
-    used, rare = 0, []
+    used, rare = 0, list[TermStat]()
     for stat in rarest_first:
         if rare and used + _docs(stat) > CANDIDATE_BUDGET:
             break

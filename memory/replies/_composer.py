@@ -92,10 +92,8 @@ class ReplyComposer:
         """May this message get a reply? Each reply is an LLM call, so a member (or a channel)
         sending a burst is answered at most REPLIES_PER_MINUTE (CHANNEL_REPLIES_PER_MINUTE)
         times a minute; the first refusal is told once (WARN), the rest get silence."""
-        member = self._member_limit.admit(message.guild_id, message.author_id)
-        if member is not Admission.ALLOWED:
-            outcome = member
-        else:
+        outcome: Admission = self._member_limit.admit(message.guild_id, message.author_id)
+        if outcome is Admission.ALLOWED:
             outcome = self._channel_limit.admit(message.guild_id, message.channel_id)
         if outcome is not Admission.ALLOWED:
             self._telemetry.emit(

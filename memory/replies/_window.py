@@ -296,10 +296,14 @@ class ConversationWindows:
                         window.turns[index] = dataclasses.replace(turn, content=kept)
                     else:
                         cut.add(turn.message_id)
-                removed += _remove(window, lambda turn, cut=cut: turn.message_id in cut)
+                removed += _remove(window, _among(cut))
                 if window.summary:
                     window.summary = drop_restating(window.summary, [statement], names=names)[0]
         return removed
+
+
+def _among(message_ids: set[int]) -> Callable[[Turn], bool]:
+    return lambda turn: turn.message_id in message_ids
 
 
 def _remove(window: ChannelWindow, gone: Callable[[Turn], bool]) -> int:

@@ -25,6 +25,7 @@ from db import notes as notes_store
 from db import summaries as store
 from db.day_locks import guild_day_lock
 from db.members import get_members
+from db.types import Connection, fetch_one
 from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
@@ -183,7 +184,7 @@ class DailySummarizer:
 
     async def _close(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         day: date,
         timezone: str,
@@ -246,10 +247,11 @@ class DailySummarizer:
 
     @staticmethod
     async def _fingerprint(
-        conn: asyncpg.Connection, guild_id: int, start: datetime, end: datetime
+        conn: Connection, guild_id: int, start: datetime, end: datetime
     ) -> tuple[int, int | None]:
         """What `summary_days` remembers of the messages a closed day was made from."""
-        row = await conn.fetchrow(
+        row = await fetch_one(
+            conn,
             "SELECT count(*) AS n, max(message_id) AS max_id FROM messages m"
             " WHERE guild_id = $1 AND created_at >= $2 AND created_at < $3 AND NOT deleted"
             f" AND {shared_source('m')}",
@@ -275,7 +277,7 @@ class DailySummarizer:
 
     async def _summaries(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         notes: dict[int, list[str]],
         stats: BuildStats,
@@ -301,7 +303,7 @@ class DailySummarizer:
 
     async def _condense(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         parts: dict[int, list[str]],
         stats: BuildStats,

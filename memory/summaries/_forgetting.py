@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from db.summaries import forgotten_in_guild
+from db.types import Connection
 from memory.core.models import Member
 from memory.core.text import drop_restating, drop_sentences, mentions_name, restates_any
 
@@ -68,7 +69,7 @@ def drop_guild_forgotten(
 
 
 async def load_guild_forgotten(
-    db: asyncpg.Pool | asyncpg.Connection, guild_id: int
+    db: asyncpg.Pool | Connection, guild_id: int
 ) -> list[ForgottenAbout]:
     """Everything forgotten in the guild, by member, ready for `drop_guild_forgotten`."""
     return forgotten_about(await forgotten_in_guild(db, guild_id))

@@ -15,6 +15,7 @@ from datetime import date
 import asyncpg
 
 from db import learned as store
+from db.types import Connection
 from memory.core.models import ChatMessage
 from memory.core.text import (
     content_tokens,
@@ -63,7 +64,7 @@ def _provenance(
 
 
 async def store_learned(
-    conn: asyncpg.Connection,
+    conn: Connection,
     guild_id: int,
     day: date,
     items: Sequence[LearnedItem],

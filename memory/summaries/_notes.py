@@ -23,6 +23,7 @@ from db import notes as store
 from db.day_locks import guild_day_lock
 from db.members import get_members
 from db.summaries import day_messages
+from db.types import Connection
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
 from memory.core.models import ChatMessage, Member
@@ -163,7 +164,7 @@ class DayNotes:
 
     async def fold_locked(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         day: date,
         timezone: str,
@@ -192,7 +193,7 @@ class DayNotes:
             await self._read_new(conn, guild_id, day, timezone, last_end, cutoff, stats)
         return await store.day_notes(conn, guild_id, day)
 
-    async def providers(self, conn: asyncpg.Connection, guild_id: int, day: date) -> list[str]:
+    async def providers(self, conn: Connection, guild_id: int, day: date) -> list[str]:
         """Who answered each pass that read messages, in order (one entry per such pass: a
         fallback's notes are told from the primary's, and their count is the day's chunks)."""
         return [
@@ -203,7 +204,7 @@ class DayNotes:
 
     async def _read_new(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         day: date,
         timezone: str,
@@ -253,7 +254,7 @@ class DayNotes:
 
     async def _read(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         day: date,
         timezone: str,
@@ -298,7 +299,7 @@ class DayNotes:
         )
 
     async def _caps(
-        self, conn: asyncpg.Connection, guild_id: int, day: date, start: datetime, ids: list[int]
+        self, conn: Connection, guild_id: int, day: date, start: datetime, ids: list[int]
     ) -> dict[int, int]:
         """Room left for each target's note: a member's later notes get what earlier passes
         left of DAY_ROOM, never less than NOTE_FLOOR (news late in the day still gets a
@@ -314,7 +315,7 @@ class DayNotes:
 
     async def _notes(
         self,
-        conn: asyncpg.Connection,
+        conn: Connection,
         guild_id: int,
         day: date,
         timezone: str,
@@ -372,7 +373,7 @@ class DayNotes:
 
 
 async def _prompt_members(
-    conn: asyncpg.Connection, guild_id: int, messages: Sequence[ChatMessage]
+    conn: Connection, guild_id: int, messages: Sequence[ChatMessage]
 ) -> dict[int, Member]:
     """Everyone the messages name, with display names made distinct: what a pass prompt is
     rendered from and sized by, so its transcript and the keys answers use agree."""

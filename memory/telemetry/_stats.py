@@ -71,7 +71,7 @@ def _is_hit(event: dict[str, Any]) -> bool | None:
         return bool(event["hit"])
     outcome = event.get("outcome")
     if outcome in ("hit", "miss"):
-        return outcome == "hit"
+        return bool(outcome == "hit")
     return None
 
 

@@ -77,6 +77,24 @@ def _failed_attempts(event: dict[str, Any], outcome: str) -> list[str]:
     return [error.split(":", 1)[0] if ":" in error else ""] * (1 + retries)
 
 
+def _row(key: Key, sums: list[int]) -> UsageRow:
+    day, guild_id, purpose, provider, model, outcome, error_class, estimated = key
+    calls, input_tokens, output_tokens = sums
+    return UsageRow(
+        day,
+        guild_id,
+        purpose,
+        provider,
+        model,
+        calls,
+        input_tokens,
+        output_tokens,
+        outcome=outcome,
+        error_class=error_class,
+        estimated=estimated,
+    )
+
+
 class UsageRecorder:
     """Counts every attempt of `llm_call` events (answered, failed, degraded); `flush()`
     writes them."""
@@ -148,10 +166,7 @@ class UsageRecorder:
 
     async def flush(self) -> None:
         pending, self._pending = self._pending, {}
-        rows = [
-            UsageRow(*key[:5], *sums, outcome=key[5], error_class=key[6], estimated=key[7])
-            for key, sums in pending.items()
-        ]
+        rows = [_row(key, sums) for key, sums in pending.items()]
         try:
             await add_usage(self._pool, rows)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:

@@ -24,11 +24,13 @@ class OpenAIEmbeddings:
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         sized = self.model.startswith("text-embedding-3")  # the ones that take a size
-        extra = {"dimensions": EMBEDDING_DIMENSIONS} if sized else {}
         try:
-            response = await self._client.embeddings.create(
-                model=self.model, input=list(texts), **extra
-            )
+            if sized:
+                response = await self._client.embeddings.create(
+                    model=self.model, input=list(texts), dimensions=EMBEDDING_DIMENSIONS
+                )
+            else:
+                response = await self._client.embeddings.create(model=self.model, input=list(texts))
         except openai.APIError as exc:
             raise LLMUnavailable(f"embeddings from {self.base_url} ({self.model}): {exc}") from exc
         return [list(item.embedding) for item in sorted(response.data, key=lambda d: d.index)]

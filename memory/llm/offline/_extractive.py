@@ -273,8 +273,8 @@ def condense(
         if len(_render_labelled(trial)) <= max_chars:
             chosen = trial
     if not chosen and units:
-        best = min(units, key=lambda u: (-u[3], u[0]))
-        return truncate(_render_labelled([best]), max_chars)
+        top = min(units, key=lambda u: (-u[3], u[0]))
+        return truncate(_render_labelled([top]), max_chars)
     return _render_labelled(chosen)
 
 

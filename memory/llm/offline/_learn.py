@@ -14,9 +14,11 @@ from typing import Any
 from memory.language import durable_statements, own_statements
 
 
-def learn(messages: Sequence[Mapping[str, Any]], targets: Mapping[int, str]) -> list[dict]:
+def learn(
+    messages: Sequence[Mapping[str, Any]], targets: Mapping[int, str]
+) -> list[dict[str, str]]:
     """Statements members made about themselves, as `LearnedItem` dicts (user_id as text)."""
-    found: dict[tuple[int, str], dict] = {}
+    found: dict[tuple[int, str], dict[str, str]] = {}
     for message in messages:
         author = int(str(message.get("author_id")))
         name = targets.get(author)

@@ -22,9 +22,14 @@ _WORD = re.compile(r"\w+")
 
 
 class IndexedLine(Protocol):
-    author_id: int
-    text: str
-    replied_author_id: int | None
+    @property
+    def author_id(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def replied_author_id(self) -> int | None: ...
 
 
 def fold(word: str) -> str:

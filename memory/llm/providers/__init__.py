@@ -44,7 +44,6 @@ from memory.llm.providers._chain import (
     ProviderChain,
     ProviderLimits,
     RequestLimiter,
-    RetryPolicy,
     Sleep,
     local_limiter,
 )
@@ -52,6 +51,7 @@ from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._problems import ProblemLog
 from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES, pick_model
 from memory.llm.providers._registry import PROVIDERS, build_provider, provider_class
+from memory.llm.providers._retry import RetryPolicy
 from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
 from memory.llm.providers._tools import Tool, ToolCall, ToolUse
 from memory.llm.providers._tracking import track_providers

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from memory.core.purposes import Purpose
+from memory.core.purposes import Purpose as Purpose
 from memory.llm.providers._tools import ToolUse
 
 if TYPE_CHECKING:

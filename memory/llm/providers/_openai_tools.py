@@ -58,7 +58,7 @@ async def create_with_tools(
         if not offer and calls:
             rounds.unusable = "the last round asked for more tool calls instead of answering"
             return rounds
-        if not calls:
+        if not calls or message is None:
             if message is None or not (message.content or "").strip():
                 rounds.unusable = "no answer after the tool rounds"
             return rounds

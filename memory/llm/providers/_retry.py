@@ -51,4 +51,4 @@ class RetryPolicy:
         """
         if hint is not None:
             return None if hint > self.backoff_max else hint
-        return min(self.backoff_max, self.backoff_base * (2**retry)) * (0.5 + jitter)
+        return float(min(self.backoff_max, self.backoff_base * (2**retry)) * (0.5 + jitter))

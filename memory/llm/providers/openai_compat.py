@@ -160,8 +160,12 @@ class OpenAICompatibleProvider(LLMProvider):
             kwargs = dict(extra)
             if request.max_output_tokens:
                 kwargs["max_tokens"] = request.max_output_tokens
+            # The SDK types each message as a TypedDict per role; ours are built as plain dicts.
             return await self._client.chat.completions.create(
-                model=model, messages=sent, temperature=request.temperature, **kwargs
+                model=model,
+                messages=sent,  # type: ignore[arg-type]
+                temperature=request.temperature,
+                **kwargs,
             )
 
         try:

@@ -10,7 +10,7 @@ Each replacement leaves an `llm_call` event with `outcome: degraded, reason: unu
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -96,7 +96,8 @@ class TaskBase:
         """Input tokens a prompt for `purpose` may hold (None: no known limit)."""
         per_purpose = getattr(self.provider, "token_limit_for", None)
         if per_purpose is not None:
-            return per_purpose(purpose)
+            limit: int | None = per_purpose(purpose)
+            return limit
         return self.provider.prompt_token_limit
 
     async def _ask(
@@ -104,7 +105,7 @@ class TaskBase:
         purpose: Purpose,
         prompt: str,
         schema: type[T],
-        inputs: dict[str, object],
+        inputs: Mapping[str, object],
         *,
         guild_id: int | None = None,
         temperature: float = 0.0,
@@ -115,7 +116,7 @@ class TaskBase:
             prompt=prompt,
             schema=schema,
             temperature=temperature,
-            inputs=inputs,
+            inputs=dict(inputs),
             guild_id=guild_id,
             max_output_tokens=max_output_tokens or output_budget(purpose),
         )
@@ -130,7 +131,7 @@ class TaskBase:
         purpose: Purpose,
         prompt: str,
         schema: type[T],
-        inputs: dict[str, object],
+        inputs: Mapping[str, object],
         problem: Callable[[T, list[str]], str | None],
         *,
         guild_id: int | None = None,
