@@ -3,7 +3,8 @@
 What is English about the product lives here and nowhere else in these modules: recognising
 memory commands and their targets (`_intent`), turning a member's first-person statement into
 the third person (`_third_person`), telling a plain statement from a joke, a quote or a
-hypothetical (`_statements`), and reading durable facts from chat by its grammar (`_learner`,
+hypothetical (`_statements`), the words a search leaves out and the verb forms it adds
+(`_search_words`), and reading durable facts from chat by its grammar (`_learner`,
 with the closed word classes of English in `_english`). A second language would sit beside
 these modules behind the same functions.
 """
@@ -23,10 +24,13 @@ from memory.language._intent import (
 from memory.language._learned import Learned
 from memory.language._learner import durable_statements
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
+from memory.language._search_words import SEARCH_STOP_WORDS, SMALL_TALK, other_forms
 from memory.language._statements import clean_value, is_clean_fact, own_statements
 from memory.language._third_person import conjugate, starts_in_first_person, third_person
 
 __all__ = [
+    "SEARCH_STOP_WORDS",
+    "SMALL_TALK",
     "CommandKind",
     "Learned",
     "ParsedCommand",
@@ -43,6 +47,7 @@ __all__ = [
     "is_news",
     "is_self_reference",
     "mention_id",
+    "other_forms",
     "own_statements",
     "personal_news",
     "prefilter",

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from db.recall import TermStat, Weighted, lexeme_query
-from memory.core.text import wordset
-from memory.recall._forms import other_forms
+from memory.language import SEARCH_STOP_WORDS as STOP_WORDS
+from memory.language import SMALL_TALK, other_forms
 
 MAX_QUESTION_CHARS = 2000
 MAX_WORDS = 32
@@ -30,163 +30,9 @@ CANDIDATE_BUDGET = 2000
 # this many rarest terms are scored.
 PAIRED_TERMS = 5
 
-# Words that carry the question, not its subject (English and Russian; other languages pass
-# through). They would weigh little by rarity anyway, but each would take one of the MAX_TERMS
-# places and widen the candidate rows.
-_RUSSIAN = wordset(
-    """
-    и а но или да нет не ни же ли бы вот ну в во на с со к ко по о об обо от до из за у для
-    про при под над без через после перед между это этот эта эти то тот та те что чего как
-    какой какая какие кто кого где куда когда зачем почему сколько я меня мне мой моя мы нас
-    наш ты тебя твой вы вас ваш он его ему она её ее они их им был была было были быть есть
-    будет уже ещё еще тоже также только очень так там тут здесь сказал сказала сказали говорил
-    говорила говорили знаешь помнишь бот пожалуйста расскажи скажи
-    """
-)
-STOP_WORDS = _RUSSIAN | frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "about",
-        "into",
-        "over",
-        "after",
-        "before",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "done",
-        "have",
-        "has",
-        "had",
-        "having",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "there",
-        "here",
-        "any",
-        "some",
-        "all",
-        "no",
-        "not",
-        "yes",
-        "so",
-        "very",
-        "just",
-        "also",
-        "too",
-        "then",
-        "than",
-        "as",
-        "up",
-        "down",
-        "out",
-        "off",
-        "again",
-        "ever",
-        "say",
-        "said",
-        "says",
-        "tell",
-        "told",
-        "know",
-        "knew",
-        "remember",
-        "recall",
-        "bot",
-        "please",
-        "go",
-        "went",
-        "gone",
-        "going",
-        "get",
-        "got",
-        # A light verb, like go and get: with a particle it says how, not what ("take up").
-        "take",
-        "takes",
-        "taking",
-        "took",
-        "taken",
-        "one",
-        "ones",
-        "thing",
-        "things",
-        "time",
-    }
-)
 # Apostrophes split words, as the text search parser splits them in the stored vectors: "kim's"
 # searches "kim" (a lone "s" would be a prefix of half the guild's words).
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-# A message made only of these (and stop words) greets or thanks: nothing to search for.
-SMALL_TALK = wordset(
-    """
-    hi hello hey heya hiya yo sup howdy hola thanks thank thx ty cheers bye goodbye night
-    morning evening afternoon good ok okay lol lmao haha hah nice cool great awesome welcome
-    sorry np gn gm cya later nope yep yeah yup sure how are doing whats up fine well much lot
-    everyone guys folks friend buddy man dude
-    привет спасибо пока ок хорошо
-    """
-)
 
 
 def query_terms(question: str, *, forms: bool = True) -> list[str]:
