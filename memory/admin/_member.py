@@ -17,7 +17,7 @@ import asyncpg
 from db.activity import fact_sources, opted_out
 from db.facts import get_forgotten, get_history
 from db.learned import current_facts
-from memory.core.text import drop_restating, restates_any
+from memory.language import drop_restating, restates_any
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memory.core.models import Member
-from memory.core.text import drop_sentences, mentions_name, restates_any
+from memory.core.text import drop_sentences, mentions_name
 from memory.episodes._views import Episode
+from memory.language import restates_any
 
 Forgotten = list[tuple[int, tuple[str, ...], tuple[str, ...]]]  # (member, names, statements)
 

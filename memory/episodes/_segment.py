@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from memory.core.text import content_tokens
+from memory.language import content_tokens
 
 MARKER = re.compile(
     r"^\W*(?:anyway|anyways|anyhow|new topic|different topic|change of (?:topic|subject)"

@@ -19,7 +19,6 @@ from db.summaries import forgotten_in_guild
 from memory.core.clock import Clock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
-from memory.core.text import content_tokens
 from memory.core.viewer import Viewer
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
@@ -31,6 +30,7 @@ from memory.episodes._summaries import EpisodeSummarizer
 from memory.episodes._views import Episode, catch_up_line
 from memory.episodes._visibility import public_channel_ids
 from memory.guilds import GuildSettingsCache
+from memory.language import content_tokens
 from memory.llm import MemoryLLM
 from memory.members import MemberDirectory, ReadForgotten
 

@@ -33,7 +33,6 @@ from db.types import Connection
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.core.text import restates
 from memory.facts._merging import FactMerger
 from memory.facts._model import (
     Compute,
@@ -48,6 +47,7 @@ from memory.facts._model import (
     prompt_member,
 )
 from memory.facts._text import covers, normalise_statement, strip_forgotten
+from memory.language import restates
 from memory.llm import LLMError, MemoryLLM
 
 _log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory.core.text import drop_restating, restates
+from memory.language import drop_restating, restates
 
 _WORDS = re.compile(r"[\w']+")
 # "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".

@@ -3,8 +3,9 @@
 What is English about the product lives here and nowhere else in these modules: recognising
 memory commands and their targets (`_intent`), turning a member's first-person statement into
 the third person (`_third_person`), telling a plain statement from a joke, a quote or a
-hypothetical (`_statements`), the words a search leaves out and the verb forms it adds
-(`_search_words`), and reading durable facts from chat by its grammar (`_learner`,
+hypothetical (`_statements`), which words carry meaning and whether a sentence restates a
+statement (`_meaning`, English and Russian), the words a search leaves out and the verb forms it
+adds (`_search_words`), and reading durable facts from chat by its grammar (`_learner`,
 with the closed word classes of English in `_english`). A second language would sit beside
 these modules behind the same functions.
 """
@@ -23,6 +24,15 @@ from memory.language._intent import (
 )
 from memory.language._learned import Learned
 from memory.language._learner import durable_statements
+from memory.language._meaning import (
+    content_tokens,
+    content_words,
+    drop_restating,
+    jaccard,
+    restates,
+    restates_any,
+    without_names,
+)
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
 from memory.language._search_words import SEARCH_STOP_WORDS, SMALL_TALK, other_forms
 from memory.language._statements import clean_value, is_clean_fact, own_statements
@@ -40,18 +50,25 @@ __all__ = [
     "asks_what_was_talked_about",
     "clean_value",
     "conjugate",
+    "content_tokens",
+    "content_words",
+    "drop_restating",
     "durable_statements",
     "is_clean_fact",
     "is_forget_command",
     "is_memory_command",
     "is_news",
     "is_self_reference",
+    "jaccard",
     "mention_id",
     "other_forms",
     "own_statements",
     "personal_news",
     "prefilter",
+    "restates",
+    "restates_any",
     "starts_in_first_person",
     "subject_candidates",
     "third_person",
+    "without_names",
 ]

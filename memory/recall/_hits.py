@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from db.recall import MessageMatch, SummaryMatch
 from memory.core.models import Member
-from memory.core.text import drop_restating, restates_any
+from memory.language import drop_restating, restates_any
 from memory.recall._dates import day_label, resolve_dates
 from memory.recall._hybrid import fuse
 

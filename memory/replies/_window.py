@@ -18,8 +18,9 @@ from cachetools import TTLCache
 
 from memory.core.clock import Clock
 from memory.core.telemetry import Telemetry
-from memory.core.text import drop_restating, mentions_name
+from memory.core.text import mentions_name
 from memory.core.tokens import estimate_tokens, trim_to_tokens
+from memory.language import drop_restating
 from memory.llm import PromptMessage
 
 _log = logging.getLogger(__name__)

@@ -20,7 +20,8 @@ import asyncpg
 from db.summaries import forgotten_in_guild
 from db.types import Connection
 from memory.core.models import Member
-from memory.core.text import drop_restating, drop_sentences, mentions_name, restates_any
+from memory.core.text import drop_sentences, mentions_name
+from memory.language import drop_restating, restates_any
 
 _log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import asyncpg
 from db import learned as store
 from db.types import Connection
 from memory.core.models import ChatMessage
-from memory.core.text import (
+from memory.language import (
     content_tokens,
     content_words,
     jaccard,

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.core.text import collapse, content_tokens
+from memory.core.text import collapse
+from memory.language import content_tokens
 
 SELF = "@self"
 

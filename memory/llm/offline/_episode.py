@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from memory.core.text import content_tokens, truncate
+from memory.core.text import truncate
+from memory.language import content_tokens
 
 _PLAN = re.compile(r"\b(let's|lets|we'll|we will|i'll|i will|going to|plan|tomorrow)\b", re.I)
 

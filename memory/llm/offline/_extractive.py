@@ -15,17 +15,15 @@ from datetime import date, datetime
 
 from memory.core.text import (
     collapse,
-    content_tokens,
     end_sentence,
     fit,
-    jaccard,
     name_pattern,
-    restates_any,
     split_sentences,
     truncate,
     words,
     wordset,
 )
+from memory.language import content_tokens, jaccard, restates_any
 from memory.llm.offline._line_index import LineIndex
 from memory.llm.offline._scoring import Rarity, informativeness, sentence_score
 

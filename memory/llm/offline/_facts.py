@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory.core.text import (
-    content_tokens,
-    drop_restating,
-    end_sentence,
-    jaccard,
-    restates_any,
-    split_sentences,
-    truncate,
-)
-from memory.language import third_person
+from memory.core.text import end_sentence, split_sentences, truncate
+from memory.language import content_tokens, drop_restating, jaccard, restates_any, third_person
 from memory.llm.offline._claims import contradicts, same_claim
 
 

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date
 
-from memory.core.text import content_tokens, truncate
+from memory.core.text import truncate
+from memory.language import content_tokens
 
 _RECALLED = re.compile(r"<recalled\b(?P<attrs>[^>]*)>(?P<body>.*?)</recalled\s*>", re.S | re.I)
 _MESSAGE = re.compile(r"<message\b[^>]*>(?P<body>.*?)</message\s*>", re.S | re.I)

@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from memory.core.text import content_tokens, words, wordset
-from memory.language import personal_news
+from memory.core.text import words, wordset
+from memory.language import content_tokens, personal_news
 
 # Chat filler that makes a message look long without saying anything.
 FILLER = wordset(

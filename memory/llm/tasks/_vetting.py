@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memory.core.text import content_tokens, words
+from memory.core.text import words
+from memory.language import content_tokens
 
 # Of an item's content words, at least this share must occur in its sources.
 GROUNDED_SHARE = 0.5

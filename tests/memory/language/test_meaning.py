@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory.core.text import drop_restating, restates, split_sentences
+from memory.core.text import split_sentences
 from memory.facts._text import covers, strip_forgotten
+from memory.language import drop_restating, restates
 from memory.llm.offline._facts import forget as offline_forget
 from memory.summaries import drop_forgotten
 
