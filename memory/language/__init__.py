@@ -5,11 +5,13 @@ memory commands and their targets (`_intent`), turning a member's first-person s
 the third person (`_third_person`), telling a plain statement from a joke, a quote or a
 hypothetical (`_statements`), which words carry meaning and whether a sentence restates a
 statement (`_meaning`, English and Russian), the words a search leaves out and the verb forms it
-adds (`_search_words`), and reading durable facts from chat by its grammar (`_learner`,
+adds (`_search_words`), the register of chat (`_chat`: filler, greetings, the first person),
+and reading durable facts from chat by its grammar (`_learner`,
 with the closed word classes of English in `_english`). A second language would sit beside
 these modules behind the same functions.
 """
 
+from memory.language._chat import ADDRESSING, FILLER, FIRST_PERSON, SOCIAL_OPENER
 from memory.language._intent import (
     CommandKind,
     ParsedCommand,
@@ -39,8 +41,12 @@ from memory.language._statements import clean_value, is_clean_fact, own_statemen
 from memory.language._third_person import conjugate, starts_in_first_person, third_person
 
 __all__ = [
+    "ADDRESSING",
+    "FILLER",
+    "FIRST_PERSON",
     "SEARCH_STOP_WORDS",
     "SMALL_TALK",
+    "SOCIAL_OPENER",
     "CommandKind",
     "Learned",
     "ParsedCommand",

@@ -21,9 +21,8 @@ from memory.core.text import (
     split_sentences,
     truncate,
     words,
-    wordset,
 )
-from memory.language import content_tokens, jaccard, restates_any
+from memory.language import ADDRESSING, content_tokens, jaccard, restates_any
 from memory.llm.offline._line_index import LineIndex
 from memory.llm.offline._scoring import Rarity, informativeness, sentence_score
 
@@ -44,13 +43,6 @@ _OWN_BONUS = 1.0
 _SECOND_HAND = 0.75
 # Sentences of one message considered (their order within the day: line order * this + n).
 _PER_LINE = 64
-# Words by which a reply speaks to the member it answers; a reply without them (nor their
-# name) is its author's news, already in the author's own note, not news about the member.
-_ADDRESSING = wordset(
-    """
-    you your you're youre yours yourself you've you'll u ur congrats congratulations
-    """
-)
 
 
 @dataclass(frozen=True)
@@ -218,7 +210,7 @@ def _own_sentences(line: ChatLine, label: str) -> list[tuple[str, Utterance]]:
 
 def _addresses(text: str) -> bool:
     """Whether a reply speaks to the one it answers ("you", "your", "congrats")."""
-    return bool(_ADDRESSING.intersection(token.lower() for token in words(text)))
+    return bool(ADDRESSING.intersection(token.lower() for token in words(text)))
 
 
 def _without_leading_mention(text: str, mention: re.Pattern[str] | None) -> str:

@@ -10,31 +10,11 @@ you?").
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable
 
-from memory.core.text import words, wordset
-from memory.language import content_tokens, personal_news
-
-# Chat filler that makes a message look long without saying anything.
-FILLER = wordset(
-    """
-    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
-    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
-    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
-    """
-)
-FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
-# Openers of greetings, thanks and reactions: the sentence is social, not news.
-_SOCIAL = re.compile(
-    r"^\W*(?:hey|hi|hello|heya|hiya|yo|morning|good (?:morning|night|evening|afternoon)|gm|gn"
-    r"|thanks|thank you|thx|ty|congrats|congratulations|lol|lmao|haha\w*|omg|wow|aww+|nice"
-    r"|cool|same|true|ok|okay|sure|yeah|yep|nope|no worries|welcome|bye|see (?:you|ya)|cya"
-    r"|(?:it'?s |so )?(?:great|good|nice) to (?:see|hear|meet)|how (?:are|r) (?:you|u)"
-    r"|how'?s it going|what'?s up|long time)\b",
-    re.IGNORECASE,
-)
+from memory.core.text import words
+from memory.language import FILLER, FIRST_PERSON, SOCIAL_OPENER, content_tokens, personal_news
 
 
 class Rarity:
@@ -80,7 +60,7 @@ def sentence_score(sentence: str, rarity: Rarity) -> float:
         score += 0.5
     if sentence.rstrip().endswith("?"):
         score *= 0.35  # questions reveal interests but say less than statements
-    if _SOCIAL.match(sentence):
+    if SOCIAL_OPENER.match(sentence):
         score *= 0.3
     return round(score, 3)
 

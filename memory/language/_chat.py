@@ -1,0 +1,34 @@
+"""The register of chat, for telling news from noise: filler, greetings and thanks, the first
+person, the words a reply speaks to someone with. English (and a few chat abbreviations)."""
+
+from __future__ import annotations
+
+import re
+
+from memory.core.text import wordset
+
+# Chat filler that makes a message look long without saying anything.
+FILLER = wordset(
+    """
+    lol lmao lmfao rofl haha hahaha hehe xd xdd ok okay k kk yeah yea yep yes nope nah
+    thanks thank thx ty np hi hello hey yo sup gg wp nice cool wow omg idk tbh ikr ngl
+    hmm hm ah oh uh um yay welcome sure great good bad same true fr bruh
+    """
+)
+FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
+# Openers of greetings, thanks and reactions: the sentence is social, not news.
+SOCIAL_OPENER = re.compile(
+    r"^\W*(?:hey|hi|hello|heya|hiya|yo|morning|good (?:morning|night|evening|afternoon)|gm|gn"
+    r"|thanks|thank you|thx|ty|congrats|congratulations|lol|lmao|haha\w*|omg|wow|aww+|nice"
+    r"|cool|same|true|ok|okay|sure|yeah|yep|nope|no worries|welcome|bye|see (?:you|ya)|cya"
+    r"|(?:it'?s |so )?(?:great|good|nice) to (?:see|hear|meet)|how (?:are|r) (?:you|u)"
+    r"|how'?s it going|what'?s up|long time)\b",
+    re.IGNORECASE,
+)
+# Words by which a reply speaks to the member it answers; a reply without them (nor their
+# name) is its author's news, already in the author's own note, not news about the member.
+ADDRESSING = wordset(
+    """
+    you your you're youre yours yourself you've you'll u ur congrats congratulations
+    """
+)
