@@ -197,6 +197,9 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("ingest", "messages_per_s", {}, 10_000, "min"),
     ("ingest", "loop_lag_p99_ms", {}, 5, "max"),
     ("economy", "restart_calls_completed_days", {}, 0, "max"),
+    # Wave 3: LLM tokens against the raw chat, at 5% and 20% of messages addressed to the bot.
+    ("economy", "hierarchy_to_raw_token_ratio", {"request_rate": 0.05}, 3.0, "max"),
+    ("economy", "hierarchy_to_raw_token_ratio", {"request_rate": 0.2}, 4.0, "max"),
     ("latency", "warm_p99_ms", {}, 1.0, "max"),
     ("latency", "concurrent_builds", {}, 1, "max"),
     ("latency", "restart_llm_calls", {}, 0, "max"),
