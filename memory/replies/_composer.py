@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from memory.core.models import Member
@@ -47,6 +48,17 @@ Remembered = Callable[[int, int], Awaitable[bool]]
 Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
 # (guild, channel, question, viewer) -> the channel's current episode and any asked about.
 EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class _Gathered:
+    """What one reply's prompt is made of, gathered concurrently."""
+
+    window: WindowView
+    members: dict[int, Member]
+    memories: dict[int, str]
+    hits: list[RecallHit]
+    episode_text: str
 
 
 class ReplyComposer:
@@ -266,58 +278,26 @@ class ReplyComposer:
     async def _compose(self, message: IncomingMessage, budget: float, *, busy: bool) -> ReplyResult:
         started = time.perf_counter()
         user_ids = await self.relevant_members(message)
-        memories_task = asyncio.ensure_future(
-            self._gather_memories(message.guild_id, user_ids, budget, busy=busy)
-        )
-        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content, budget))
-        episode_task = asyncio.ensure_future(self._episode_text(message, budget))
-        try:
-            window = await self._windows.view(message.channel_id)
-            # The message itself may already be in the window (observed first): it is <message>.
-            window = WindowView(
-                window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
-            )
-            mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
-            members = await self._load_members(message.guild_id, mention_targets)
-            memories = await memories_task
-            hits = await recall_task
-            episode_text = await episode_task
-        finally:
-            recall_task.cancel()
-            episode_task.cancel()
-
-        names = {user_id: member.display_name for user_id, member in members.items()}
+        found = await self._gather(message, user_ids, budget, busy=busy)
+        names = {user_id: member.display_name for user_id, member in found.members.items()}
         message_text = render_mentions(message.content, names)
         # Fixed parts are never trimmed: persona, rules and the message itself.
         tokens = PromptBudget(
             self.config.prompt_token_budget, self.config.window_token_budget
         ).with_fixed(self._render(message_text, message, Raw(""), WindowView("", ())))
-        memories_xml = self._memories_xml(user_ids, members, memories, tokens.members)
-        recalled, recalled_lines = render_recalled(
-            hits, message.guild_id, budget=tokens.recalled, known=memories.values()
-        )
-        if recalled:
-            memories_xml = join([memories_xml, recalled]) if memories_xml else recalled
-        episode = (
-            element("episode", trim_to_tokens(episode_text, tokens.episode))
-            if episode_text and tokens.episode > 0
-            else Raw("")
-        )
-        if episode:
-            memories_xml = join([memories_xml, episode]) if memories_xml else episode
+        memories_xml, recalled_lines = self._memory_parts(message, user_ids, found, tokens)
         window_budget = tokens.window(estimate_tokens(memories_xml))
         prompt, fitted = self._fitted(
-            message_text, message, memories_xml, window.fitted(window_budget), tokens
+            message_text, message, memories_xml, found.window.fitted(window_budget), tokens
         )
-
         inputs: dict[str, object] = {
             "message": message_text,
             "author_name": message.author_name,
             "bot_name": self.config.bot_name,
             "memories": [
-                {"user_id": uid, "name": names.get(uid, f"user {uid}"), "context": memories[uid]}
+                {"user_id": uid, "name": names.get(uid, f"user {uid}"), "context": context}
                 for uid in user_ids
-                if uid in memories
+                if (context := found.memories.get(uid)) is not None
             ],
             "window_summary": fitted.summary,
             "turns": [{"author": t.author_name, "content": t.content} for t in fitted.turns],
@@ -335,13 +315,55 @@ class ReplyComposer:
             guild_id=message.guild_id,
             channel_id=message.channel_id,
             members=len(user_ids),
-            memories=len(memories),
+            memories=len(found.memories),
             prompt_tokens=prompt_tokens,
             window_turns=len(fitted.turns),
             recalled=len({number for number, _ in recalled_lines}),
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
-        return ReplyResult(text, prompt, user_ids, len(memories), prompt_tokens)
+        return ReplyResult(text, prompt, user_ids, len(found.memories), prompt_tokens)
+
+    async def _gather(
+        self, message: IncomingMessage, user_ids: list[int], budget: float, *, busy: bool
+    ) -> _Gathered:
+        """Everything a prompt is made of, at once: the members' memories, recall, the episode
+        (each within `budget`), the window and the members' names."""
+        memories_task = asyncio.ensure_future(
+            self._gather_memories(message.guild_id, user_ids, budget, busy=busy)
+        )
+        recall_task = asyncio.ensure_future(self._recall_hits(message, message.content, budget))
+        episode_task = asyncio.ensure_future(self._episode_text(message, budget))
+        try:
+            window = await self._windows.view(message.channel_id)
+            # The message itself may already be in the window (observed first): it is <message>.
+            window = WindowView(
+                window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
+            )
+            mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
+            members = await self._load_members(message.guild_id, mention_targets)
+            return _Gathered(
+                window, members, await memories_task, await recall_task, await episode_task
+            )
+        finally:
+            recall_task.cancel()
+            episode_task.cancel()
+
+    def _memory_parts(
+        self,
+        message: IncomingMessage,
+        user_ids: list[int],
+        found: _Gathered,
+        tokens: PromptBudget,
+    ) -> tuple[Raw, list[tuple[int, RecallHit]]]:
+        """The members' contexts, the recalled lines and the episode, each within its share."""
+        memories_xml = self._memories_xml(user_ids, found.members, found.memories, tokens.members)
+        recalled, recalled_lines = render_recalled(
+            found.hits, message.guild_id, budget=tokens.recalled, known=found.memories.values()
+        )
+        parts = [part for part in (memories_xml, recalled) if part]
+        if found.episode_text and tokens.episode > 0:
+            parts.append(element("episode", trim_to_tokens(found.episode_text, tokens.episode)))
+        return join(parts) if parts else Raw(""), recalled_lines
 
     async def _episode_text(self, message: IncomingMessage, budget: float) -> str:
         """The channel's current episode as working memory (and any asked about), within the
