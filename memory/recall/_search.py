@@ -165,17 +165,9 @@ class RecallService:
         )
         reader = viewer or Viewer.everything()
         head = question[:MAX_QUESTION_CHARS]
-        named = list(
-            dict.fromkeys([*mentioned_ids(head), *(await self._names.get(guild_id)).named_in(head)])
-        )
-        if asking.bot_id in named:
-            named.remove(asking.bot_id)
-        people = await self._members.get(guild_id, named) if named else {}
-        name_words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
+        named, name_words = await self._named_in(guild_id, head, asking)
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        query = _Query(
-            guild_id, words, frozenset(name_words), reader, user_id, tuple(named), exclude, limit
-        )
+        query = _Query(guild_id, words, name_words, reader, user_id, named, exclude, limit)
         try:
             messages, day_summaries, found = await self._lanes(query, feedback=True)
             if named and messages:
@@ -210,8 +202,21 @@ class RecallService:
             limit=limit * OVERFETCH,
             bot_name=self._bot_name,
         )
-        lanes = _Lanes(messages, similar, day_summaries, own, tuple(named))
+        lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
+
+    async def _named_in(
+        self, guild_id: int, head: str, asking: Asking
+    ) -> tuple[tuple[int, ...], frozenset[str]]:
+        """The members a question names (mentions first, then names, never the bot) and the
+        words of their names (not topics to search)."""
+        index = await self._names.get(guild_id)
+        named = [*dict.fromkeys([*mentioned_ids(head), *index.named_in(head)])]
+        if asking.bot_id in named:
+            named.remove(asking.bot_id)
+        people = await self._members.get(guild_id, named) if named else {}
+        words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
+        return tuple(named), frozenset(words)
 
     async def _lanes(
         self, query: _Query, *, feedback: bool = False
