@@ -87,7 +87,7 @@ FULL: dict[str, dict[str, Any]] = {
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
-    "economy": {"members": 6, "messages_per_day": 30, "days": 2, "rates": (0.1,)},
+    "economy": {"members": 6, "messages_per_day": 30, "days": 2, "rates": (0.05, 0.2)},
     "latency": {
         "members": 8,
         "messages_per_day": 30,
