@@ -29,11 +29,6 @@ from memory.replies import (
 )
 from memory.summaries import learned_lines
 
-# Hits a reply's first search brings (each with its neighbours); tools may search further.
-REPLY_RECALL_HITS = 5
-# Besides them, a named member's most informative statements (the member lane).
-REPLY_STATEMENT_HITS = 3
-
 
 def open_reply_composer(
     settings: Settings,
@@ -76,10 +71,10 @@ def open_reply_composer(
         return await recall.search(
             guild_id,
             question,
-            limit=REPLY_RECALL_HITS,
+            limit=settings.reply_recall_hits,
             viewer=viewer,
             asking=asking,
-            statements=REPLY_STATEMENT_HITS,
+            statements=settings.reply_statement_hits,
         )
 
     toolbox = ReplyToolbox(

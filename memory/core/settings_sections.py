@@ -187,6 +187,16 @@ class RepliesSection(BaseModel):
     reply_cooldown_seconds: float = Field(default=2.0, ge=0)
     replies_per_minute: int = Field(default=6, ge=1)
     channel_replies_per_minute: int = Field(default=20, ge=1)
+    # Hits a reply's first search brings (each with its exchange), and besides them up to this
+    # many of a named member's most informative statements (the member lane).
+    reply_recall_hits: int = Field(default=5, ge=1, le=20)
+    reply_statement_hits: int = Field(default=3, ge=0, le=10)
+    # A burst: past this many replies composing at once, each waits at most
+    # REPLY_BUSY_BUDGET_SECONDS for memory and answers with what is ready.
+    reply_busy_replies: int = Field(default=10, ge=1)
+    reply_busy_budget_seconds: float = Field(default=0.25, gt=0)
+    # Recall searches at once; in a burst the others wait for a slot within their budget.
+    reply_parallel_recalls: int = Field(default=4, ge=1)
 
 
 class IngestSection(BaseModel):

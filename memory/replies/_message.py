@@ -4,8 +4,10 @@ the result (kept apart from the composer so the window keeper and gate can name 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from memory.core.settings import Settings
+from memory.core.settings_sections import RepliesSection
 from memory.core.viewer import Viewer
 
 
@@ -43,6 +45,10 @@ class ReplyResult:
     prompt_tokens: int = 0
 
 
+def _default(name: str) -> Any:
+    return RepliesSection.model_fields[name].default
+
+
 @dataclass(frozen=True)
 class ReplyConfig:
     bot_name: str
@@ -52,15 +58,16 @@ class ReplyConfig:
     memory_budget_seconds: float
     max_members: int
     context_max_chars: int
-    replies_per_minute: int = 6
-    channel_replies_per_minute: int = 20
+    # The rest default to the settings' own defaults (one default per knob).
+    replies_per_minute: int = _default("replies_per_minute")
+    channel_replies_per_minute: int = _default("channel_replies_per_minute")
     # A burst: past `busy_replies` replies composing at once, each waits at most
     # `busy_budget_seconds` for memory (recall, members, episode) and answers with what is ready.
-    busy_replies: int = 10
-    busy_budget_seconds: float = 0.25
+    busy_replies: int = _default("reply_busy_replies")
+    busy_budget_seconds: float = _default("reply_busy_budget_seconds")
     # Recall searches at once: in a burst the others wait for a slot within their budget
     # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
-    parallel_recalls: int = 4
+    parallel_recalls: int = _default("reply_parallel_recalls")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReplyConfig:
@@ -74,4 +81,7 @@ class ReplyConfig:
             context_max_chars=settings.context_max_chars,
             replies_per_minute=settings.replies_per_minute,
             channel_replies_per_minute=settings.channel_replies_per_minute,
+            busy_replies=settings.reply_busy_replies,
+            busy_budget_seconds=settings.reply_busy_budget_seconds,
+            parallel_recalls=settings.reply_parallel_recalls,
         )
