@@ -8,6 +8,7 @@ from typing import Protocol
 
 from memory.core.models import Member
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +70,11 @@ class CommandsConfig:
     """What memory commands read of the settings: the bot's name (the router's prompt), the
     per-member rate and the default forget policy for guilds without their own."""
 
-    bot_name: str = "Bot"
-    commands_per_minute: int = 6
-    forget_others_requires_manage_guild: bool = True
+    bot_name: str = setting_default("bot_name")
+    commands_per_minute: int = setting_default("commands_per_minute")
+    forget_others_requires_manage_guild: bool = setting_default(
+        "forget_others_requires_manage_guild"
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CommandsConfig:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 from memory.summaries import SummaryConfig
 
 
@@ -14,10 +15,10 @@ class ContextConfig:
     boundaries, cache sizes, how many days may be summarised at once (each pins a pool
     connection), and the summarisers' own settings."""
 
-    context_max_chars: int = 1200
-    default_timezone: str = "UTC"
-    cache_today_size: int = 256
-    cache_context_size: int = 4096
+    context_max_chars: int = setting_default("context_max_chars")
+    default_timezone: str = setting_default("default_timezone")
+    cache_today_size: int = setting_default("cache_today_size")
+    cache_context_size: int = setting_default("cache_context_size")
     max_parallel_days: int = 3
     max_parallel_builds: int = 3
     summaries: SummaryConfig = field(default_factory=SummaryConfig)

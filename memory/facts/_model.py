@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from db import facts as store
 from memory.core.models import Member
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 from memory.llm import PromptMember
 
 
@@ -63,9 +64,9 @@ class FactsConfig:
     """The settings the facts service reads (FACT_STATEMENT_MAX_CHARS, FACTS_MAX_CHARS, and the
     LLM timeout that bounds a merge made while holding the member's row lock)."""
 
-    fact_statement_max_chars: int = 500
-    facts_max_chars: int = 1500
-    llm_timeout_seconds: float = 30.0
+    fact_statement_max_chars: int = setting_default("fact_statement_max_chars")
+    facts_max_chars: int = setting_default("facts_max_chars")
+    llm_timeout_seconds: float = setting_default("llm_timeout_seconds")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FactsConfig:

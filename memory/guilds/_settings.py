@@ -33,6 +33,7 @@ from db.visibility import (
 )
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 
 _log = logging.getLogger(__name__)
 
@@ -54,8 +55,10 @@ class GuildDefaults:
     """What a guild that never changed its settings gets (DEFAULT_TIMEZONE and
     FORGET_OTHERS_REQUIRES_MANAGE_GUILD)."""
 
-    default_timezone: str = "UTC"
-    forget_others_requires_manage_guild: bool = True
+    default_timezone: str = setting_default("default_timezone")
+    forget_others_requires_manage_guild: bool = setting_default(
+        "forget_others_requires_manage_guild"
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GuildDefaults:

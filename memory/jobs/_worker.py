@@ -27,6 +27,7 @@ from db.jobs import due_days
 from db.state import get_state, set_state
 from memory.core.clock import Clock
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 from memory.core.telemetry import Telemetry
 from memory.jobs._consumer import QueueConsumer
 from memory.jobs._queue import (
@@ -57,12 +58,12 @@ RESTART_SECONDS = 5.0
 class WorkerConfig:
     """What the worker reads of the settings; the retry delays are for tests to shorten."""
 
-    concurrency: int = 2
-    max_attempts: int = 5
-    sweep_seconds: float = 300.0
-    heartbeat_timeout_seconds: float = 60.0
-    retention_interval: timedelta = timedelta(days=1)
-    default_timezone: str = "UTC"
+    concurrency: int = setting_default("job_concurrency")
+    max_attempts: int = setting_default("job_max_attempts")
+    sweep_seconds: float = setting_default("job_sweep_seconds")
+    heartbeat_timeout_seconds: float = setting_default("job_heartbeat_timeout_seconds")
+    retention_interval: timedelta = timedelta(hours=setting_default("retention_interval_hours"))
+    default_timezone: str = setting_default("default_timezone")
     retry_initial_delay: timedelta = timedelta(seconds=30)
     retry_max_delay: timedelta = timedelta(hours=1)
     listener_probe_seconds: float = 10.0

@@ -4,10 +4,9 @@ the result (kept apart from the composer so the window keeper and gate can name 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from memory.core.settings import Settings
-from memory.core.settings_sections import RepliesSection
+from memory.core.settings_sections import setting_default
 from memory.core.viewer import Viewer
 
 
@@ -45,10 +44,6 @@ class ReplyResult:
     prompt_tokens: int = 0
 
 
-def _default(name: str) -> Any:
-    return RepliesSection.model_fields[name].default
-
-
 @dataclass(frozen=True)
 class ReplyConfig:
     bot_name: str
@@ -59,15 +54,15 @@ class ReplyConfig:
     max_members: int
     context_max_chars: int
     # The rest default to the settings' own defaults (one default per knob).
-    replies_per_minute: int = _default("replies_per_minute")
-    channel_replies_per_minute: int = _default("channel_replies_per_minute")
+    replies_per_minute: int = setting_default("replies_per_minute")
+    channel_replies_per_minute: int = setting_default("channel_replies_per_minute")
     # A burst: past `busy_replies` replies composing at once, each waits at most
     # `busy_budget_seconds` for memory (recall, members, episode) and answers with what is ready.
-    busy_replies: int = _default("reply_busy_replies")
-    busy_budget_seconds: float = _default("reply_busy_budget_seconds")
+    busy_replies: int = setting_default("reply_busy_replies")
+    busy_budget_seconds: float = setting_default("reply_busy_budget_seconds")
     # Recall searches at once: in a burst the others wait for a slot within their budget
     # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
-    parallel_recalls: int = _default("reply_parallel_recalls")
+    parallel_recalls: int = setting_default("reply_parallel_recalls")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReplyConfig:

@@ -30,6 +30,7 @@ from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
 from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
@@ -61,11 +62,11 @@ class SummaryConfig:
     """What the summarisers read of the settings: lengths, the prompt cap, the history cache
     and the bot's name (memory commands addressed to it are left out of a day)."""
 
-    bot_name: str = "Bot"
-    daily_summary_chars: int = 300
-    historical_summary_chars: int = 500
-    daily_prompt_max_chars: int | None = None
-    cache_history_size: int = 4096
+    bot_name: str = setting_default("bot_name")
+    daily_summary_chars: int = setting_default("daily_summary_chars")
+    historical_summary_chars: int = setting_default("historical_summary_chars")
+    daily_prompt_max_chars: int | None = setting_default("daily_prompt_max_chars")
+    cache_history_size: int = setting_default("cache_history_size")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SummaryConfig:
