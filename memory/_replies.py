@@ -5,6 +5,7 @@ Split from the composition root (`memory/_open.py`) so each stays small.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
@@ -30,6 +31,44 @@ from memory.replies import (
 from memory.summaries import learned_lines
 
 
+@dataclass(frozen=True)
+class WindowFolder:
+    """Folds a channel's oldest turns into its running summary with the LLM."""
+
+    llm: MemoryLLM
+    max_chars: int
+
+    async def __call__(self, summary: str, turns: list[Turn]) -> str:
+        return await self.llm.fold_window(
+            summary=summary,
+            turns=[turn.as_prompt_message() for turn in turns],
+            max_chars=self.max_chars,
+            guild_id=None,
+        )
+
+
+@dataclass(frozen=True)
+class ReplySearch:
+    """A reply's first search: the best hits with their exchanges, and a named member's own
+    statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS)."""
+
+    recall: RecallService
+    hits: int
+    statements: int
+
+    async def __call__(
+        self, guild_id: int, question: str, viewer: Viewer, asking: Asking
+    ) -> list[RecallHit]:
+        return await self.recall.search(
+            guild_id,
+            question,
+            limit=self.hits,
+            viewer=viewer,
+            asking=asking,
+            statements=self.statements,
+        )
+
+
 def open_reply_composer(
     settings: Settings,
     clock: Clock,
@@ -45,38 +84,15 @@ def open_reply_composer(
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget;
     `recall` and its member `names` are the ones the front door's `Memory.recall` uses."""
-    # The window keeps its summary within a third of its token budget (~4 chars/token).
-    fold_chars = settings.window_token_budget * 4 // 3
-
-    async def fold(summary: str, turns: list[Turn]) -> str:
-        return await llm.fold_window(
-            summary=summary,
-            turns=[turn.as_prompt_message() for turn in turns],
-            max_chars=fold_chars,
-            guild_id=None,
-        )
-
     windows = ConversationWindows(
-        fold,
+        # The window keeps its summary within a third of its token budget (~4 chars/token).
+        WindowFolder(llm, max_chars=settings.window_token_budget * 4 // 3),
         clock,
         token_budget=settings.window_token_budget,
         soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),
         hard_decay=timedelta(minutes=settings.window_hard_decay_minutes),
         telemetry=telemetry,
     )
-
-    async def recalled(
-        guild_id: int, question: str, viewer: Viewer, asking: Asking
-    ) -> list[RecallHit]:
-        return await recall.search(
-            guild_id,
-            question,
-            limit=settings.reply_recall_hits,
-            viewer=viewer,
-            asking=asking,
-            statements=settings.reply_statement_hits,
-        )
-
     toolbox = ReplyToolbox(
         build_tool_sources(recall, directory, manager, partial(learned_lines, pool)),
         telemetry,
@@ -91,7 +107,7 @@ def open_reply_composer(
         load_members=directory.get,
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
-        recall=recalled,
+        recall=ReplySearch(recall, settings.reply_recall_hits, settings.reply_statement_hits),
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
         episode=episodes.reply_context,
         remembered=consent.remembered,
