@@ -22,12 +22,11 @@ from db import episode_reads as reads
 from memory.core.clock import Clock
 from memory.core.text import truncate
 from memory.core.viewer import Viewer
-from memory.episodes import _asked as asked
 from memory.episodes._listing import listing_rows
 from memory.episodes._summaries import SUMMARY_CHARS, EpisodeSummarizer
 from memory.episodes._views import Episode, local_span, working_memory
 from memory.guilds import GuildSettingsCache
-from memory.language import asks_what_was_talked_about
+from memory.language import asked_channel, asked_channel_name, asked_day, asks_what_was_talked_about
 
 _log = logging.getLogger(__name__)
 
@@ -71,7 +70,7 @@ class EpisodeReplyMemory:
     async def _asked(self, guild_id: int, text: str, reader: Viewer) -> list[str]:
         settings = await self._guilds.get(guild_id)
         today = self._clock.now().astimezone(ZoneInfo(settings.timezone)).date()
-        day = asked.asked_day(text, today)
+        day = asked_day(text, today)
         if day is None and not asks_what_was_talked_about(text):
             return []
         channel_id = await self._asked_channel(guild_id, text)
@@ -96,10 +95,10 @@ class EpisodeReplyMemory:
         return lines
 
     async def _asked_channel(self, guild_id: int, text: str) -> int | None:
-        mentioned = asked.asked_channel(text)
+        mentioned = asked_channel(text)
         if mentioned is not None:
             return mentioned
-        name = asked.asked_channel_name(text)
+        name = asked_channel_name(text)
         if name is None:
             return None
         found = await self._guilds.channels_named(guild_id, name)

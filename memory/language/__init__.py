@@ -1,17 +1,25 @@
 """The language the memory reads and writes, in one place.
 
-What is English about the product lives here and nowhere else in these modules: recognising
-memory commands and their targets (`_intent`), turning a member's first-person statement into
-the third person (`_third_person`), telling a plain statement from a joke, a quote or a
-hypothetical (`_statements`), which words carry meaning and whether a sentence restates a
-statement (`_meaning`, English and Russian), the words a search leaves out and the verb forms it
-adds (`_search_words`), the register of chat (`_chat`: filler, greetings, the first person),
-and reading durable facts from chat by its grammar (`_learner`,
-with the closed word classes of English in `_english`). A second language would sit beside
-these modules behind the same functions.
+What is English (and Russian) about the product lives here and nowhere else in these modules:
+recognising memory commands and their targets (`_intent`), turning a member's first-person
+statement into the third person (`_third_person`), telling a plain statement from a joke, a
+quote or a hypothetical (`_statements`), which words carry meaning and whether a sentence
+restates a statement (`_meaning`), the words a search leaves out and the verb forms it adds
+(`_search_words`), the register of chat (`_chat`: filler, greetings, the first person), dates
+and days in words (`_dates`, `_asked`: "last Friday", "on March 31", "6 марта"), and reading
+durable facts and news from chat by its grammar (`_learner`, `_news`, with the closed word
+classes of English in `_english`). A second language would sit beside these modules behind the
+same functions.
 """
 
+from memory.language._asked import (
+    asked_channel,
+    asked_channel_name,
+    asked_day,
+    asks_catch_up,
+)
 from memory.language._chat import ADDRESSING, FILLER, FIRST_PERSON, SOCIAL_OPENER
+from memory.language._dates import day_label, resolve_dates, without_dates
 from memory.language._intent import (
     CommandKind,
     ParsedCommand,
@@ -52,12 +60,17 @@ __all__ = [
     "ParsedCommand",
     "PersonalNews",
     "addressed_text",
+    "asked_channel",
+    "asked_channel_name",
+    "asked_day",
+    "asks_catch_up",
     "asks_what_is_new",
     "asks_what_was_talked_about",
     "clean_value",
     "conjugate",
     "content_tokens",
     "content_words",
+    "day_label",
     "drop_restating",
     "durable_statements",
     "is_clean_fact",
@@ -71,10 +84,12 @@ __all__ = [
     "own_statements",
     "personal_news",
     "prefilter",
+    "resolve_dates",
     "restates",
     "restates_any",
     "starts_in_first_person",
     "subject_candidates",
     "third_person",
+    "without_dates",
     "without_names",
 ]

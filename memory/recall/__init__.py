@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memory.language import day_label, resolve_dates
 from memory.recall._asking import Asking
-from memory.recall._dates import day_label, resolve_dates
 from memory.recall._hits import RecallHit
 from memory.recall._index import EmbeddingIndex, open_embedding_index
 from memory.recall._search import RecallService

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from db.recall import MessageMatch, TermStat
-from memory.recall._dates import without_dates
+from memory.language import without_dates
 from memory.recall._terms import idf, query_terms
 
 # First-pass messages taken as relevant.

@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from db.recall import MessageMatch, SummaryMatch
 from memory.core.models import Member
-from memory.language import drop_restating, restates_any
-from memory.recall._dates import day_label, resolve_dates
+from memory.language import day_label, drop_restating, resolve_dates, restates_any
 from memory.recall._hybrid import fuse
 
 

@@ -32,10 +32,9 @@ from db.recall import (
 from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
-from memory.language import asks_what_is_new
+from memory.language import asks_what_is_new, without_dates
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
-from memory.recall._dates import without_dates
 from memory.recall._exchange import Exchange, exchanges
 from memory.recall._feedback import expansion, feedback_words
 from memory.recall._hits import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from memory.episodes._asked import asked_channel, asked_channel_name, asked_day
 from memory.episodes._views import Episode, working_memory
+from memory.language import asked_channel, asked_channel_name, asked_day
 
 TODAY = date(2024, 3, 5)  # a Tuesday
 
