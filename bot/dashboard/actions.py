@@ -16,8 +16,8 @@ from typing import Any
 from aiohttp import web
 
 from bot.dashboard import channels
-from bot.dashboard.app import dashboard_of, render
 from bot.dashboard.auth import COOKIE
+from bot.dashboard.base import dashboard_of, render
 from memory import InvalidSetting, PrivacyError, export_summary
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.models import Member

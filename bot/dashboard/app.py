@@ -1,4 +1,4 @@
-"""The dashboard's web application: routes, the login gate and page rendering.
+"""The dashboard's web application: routes and the login gate (`base.py`: what handlers share).
 
 An adapter like the CLI: every read and every change goes through the `memory` front door (its
 services and `admin_views`), never the database; pages are Jinja2 templates with autoescape on,
@@ -8,64 +8,15 @@ so whatever a member wrote is shown as text.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
-import jinja2
 from aiohttp import web
 
+from bot.dashboard import actions, pages, tail
 from bot.dashboard.auth import COOKIE, SESSION_SECONDS, Sessions
-from memory import AdminViews, Memory, admin_views
+from bot.dashboard.base import DASHBOARD, Dashboard, Handler, dashboard_of, environment, render
+from memory import Memory, admin_views
 
 _log = logging.getLogger(__name__)
-
-TEMPLATES = Path(__file__).parent / "templates"
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    """What every handler needs: memory, its admin views, the sessions and the mode."""
-
-    memory: Memory
-    views: AdminViews
-    sessions: Sessions
-    allow_changes: bool
-    templates: jinja2.Environment
-
-
-DASHBOARD: web.AppKey[Dashboard] = web.AppKey("dashboard", Dashboard)
-
-
-def dashboard_of(request: web.Request) -> Dashboard:
-    return request.app[DASHBOARD]
-
-
-def render(
-    request: web.Request, template: str, *, status: int = 200, **values: Any
-) -> web.Response:
-    board = dashboard_of(request)
-    cookie = request.cookies.get(COOKIE, "")
-    page = board.templates.get_template(template).render(
-        allow_changes=board.allow_changes,
-        form_token=board.sessions.form_token(cookie) if cookie else "",
-        path=request.path,
-        **values,
-    )
-    return web.Response(text=page, status=status, content_type="text/html", charset="utf-8")
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["q"] = lambda value: quote(str(value), safe="")
-    return env
 
 
 @web.middleware
@@ -120,10 +71,8 @@ async def login(request: web.Request) -> web.StreamResponse:
 
 
 def build_app(memory: Memory, *, sessions: Sessions, allow_changes: bool) -> web.Application:
-    from bot.dashboard import actions, pages, tail  # the handlers need the helpers above
-
     app = web.Application(middlewares=[_gate, _unanswered])
-    app[DASHBOARD] = Dashboard(memory, admin_views(memory), sessions, allow_changes, _environment())
+    app[DASHBOARD] = Dashboard(memory, admin_views(memory), sessions, allow_changes, environment())
     app.router.add_route("GET", "/login", login)
     app.router.add_route("POST", "/login", login)
     pages.add_routes(app.router)

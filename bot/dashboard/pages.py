@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.dashboard.app import Dashboard, dashboard_of, render
+from bot.dashboard.base import Dashboard, dashboard_of, render
 from bot.dashboard.charts import bar_chart, money, stacked_chart
 from bot.dashboard.events import last_errors
 from memory import breaker_report, describe_settings

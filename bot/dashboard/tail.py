@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.dashboard.app import dashboard_of, render
+from bot.dashboard.base import dashboard_of, render
 from bot.dashboard.events import parse, recent_events, row
 from memory import OPS, TELEMETRY_FILE, FileFollower
 

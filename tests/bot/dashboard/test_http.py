@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from bot.dashboard.app import DASHBOARD
 from bot.dashboard.auth import COOKIE
+from bot.dashboard.base import DASHBOARD
 from tests.bot.dashboard.conftest import ALICE, BOB, CAROL, GUILD, SECRET_WORDS, client
 
 PAGES = (

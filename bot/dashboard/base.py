@@ -1,0 +1,62 @@
+"""What every dashboard handler shares: the dashboard's state on the application, and pages
+rendered from the Jinja2 templates (autoescape on, so whatever a member wrote is shown as text).
+The routes' modules and the application all import it; it imports none of them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+from aiohttp import web
+
+from bot.dashboard.auth import COOKIE, Sessions
+from memory import AdminViews, Memory
+
+TEMPLATES = Path(__file__).parent / "templates"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """What every handler needs: memory, its admin views, the sessions and the mode."""
+
+    memory: Memory
+    views: AdminViews
+    sessions: Sessions
+    allow_changes: bool
+    templates: jinja2.Environment
+
+
+DASHBOARD: web.AppKey[Dashboard] = web.AppKey("dashboard", Dashboard)
+
+
+def dashboard_of(request: web.Request) -> Dashboard:
+    return request.app[DASHBOARD]
+
+
+def render(
+    request: web.Request, template: str, *, status: int = 200, **values: Any
+) -> web.Response:
+    board = dashboard_of(request)
+    cookie = request.cookies.get(COOKIE, "")
+    page = board.templates.get_template(template).render(
+        allow_changes=board.allow_changes,
+        form_token=board.sessions.form_token(cookie) if cookie else "",
+        path=request.path,
+        **values,
+    )
+    return web.Response(text=page, status=status, content_type="text/html", charset="utf-8")
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["q"] = lambda value: quote(str(value), safe="")
+    return env
