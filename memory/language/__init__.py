@@ -18,7 +18,13 @@ from memory.language._asked import (
     asked_day,
     asks_catch_up,
 )
-from memory.language._chat import ADDRESSING, FILLER, FIRST_PERSON, SOCIAL_OPENER
+from memory.language._chat import (
+    ADDRESSING,
+    FILLER,
+    FIRST_PERSON,
+    QUESTION_WORDS,
+    SOCIAL_OPENER,
+)
 from memory.language._dates import day_label, resolve_dates, without_dates
 from memory.language._intent import (
     CommandKind,
@@ -52,6 +58,7 @@ __all__ = [
     "ADDRESSING",
     "FILLER",
     "FIRST_PERSON",
+    "QUESTION_WORDS",
     "SEARCH_STOP_WORDS",
     "SMALL_TALK",
     "SOCIAL_OPENER",

@@ -32,3 +32,7 @@ ADDRESSING = wordset(
     you your you're youre yours yourself you've you'll u ur congrats congratulations
     """
 )
+# Words of a question that say what kind of answer it wants, not what it is about.
+QUESTION_WORDS = wordset(
+    "what when where who whom why how which many much times ever remember know bot"
+)

@@ -12,15 +12,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memory.core.text import end_sentence, mentions_name, truncate, wordset
+from memory.core.text import end_sentence, mentions_name, truncate
+from memory.language import QUESTION_WORDS
 from memory.llm.offline._recalled import best_hits, question_of, recalled_messages, said
 from memory.llm.offline._talked import talked_answer
 
 REPLY_MAX_CHARS = 1800  # under Discord's 2000, so the offline reply is one message
-# Words of a question that say what kind of answer it wants, not what it is about.
-_QUESTION_WORDS = sorted(
-    wordset("what when where who whom why how which many much times ever remember know bot")
-)
 _ABOUT_SELF = re.compile(r"\b(?:about me|who am i|know me|remember me|my name)\b", re.IGNORECASE)
 
 
@@ -82,7 +79,7 @@ def _from_recalled(inputs: Mapping[str, Any], message: str, author: str, max_cha
     hits = recalled_messages(prompt) if "<recalled" in prompt else []
     if not hits:
         return ""
-    ignore = [str(inputs.get("bot_name") or ""), author, *_QUESTION_WORDS]
+    ignore = [str(inputs.get("bot_name") or ""), author, *sorted(QUESTION_WORDS)]
     chosen = best_hits(message or question_of(prompt), hits, ignore=ignore)
     kept: list[str] = []
     budget = max_chars
