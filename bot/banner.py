@@ -110,7 +110,8 @@ def memory_chain(memory: object) -> tuple[ChainFor, ModelFor]:
 
     def chain_for(purpose: str) -> Sequence[str]:
         if hasattr(chain, "chain_for"):
-            return chain.chain_for(purpose)
+            names: Sequence[str] = chain.chain_for(purpose)
+            return names
         return [chain.name]
 
     def model_for(provider: str, purpose: str) -> str:

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from bot.console_text import explain_report, plural
 from memory import (
@@ -294,7 +295,7 @@ class ConsoleSession:
         where = f"Everything, as JSON, is in {path} (the same document as `memorybot user export`)."
         return [describe_mine(document, optout_command="/optout", where=where)]
 
-    def _write_export(self, document: dict) -> Path:
+    def _write_export(self, document: dict[str, Any]) -> Path:
         """The whole export as a file only its owner may read (the console has no attachments)."""
         folder = Path(self.memory.settings.data_dir) / "exports"
         folder.mkdir(parents=True, exist_ok=True)

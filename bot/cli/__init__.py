@@ -27,7 +27,8 @@ from memory import DatabaseUnavailable, Memory, describe_database, embedded_exis
 from memory.core import event_loop
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
-from memory.core.settings import Settings, SettingsError, load_settings
+from memory.core.settings import Settings, load_settings
+from memory.core.settings_errors import SettingsError
 from memory.core.text import plural
 
 _log = logging.getLogger(__name__)

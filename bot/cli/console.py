@@ -30,7 +30,7 @@ Discord, put DISCORD_TOKEN in {env_file} (see README: "Creating the Discord appl
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("console", help="offline terminal chat with the bot")
     parser.add_argument(
         "--as", dest="speaker", default=DEFAULT_SPEAKER, help="who you speak as at first"

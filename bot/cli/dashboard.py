@@ -16,7 +16,7 @@ from bot.dashboard import Sessions, running
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "dashboard",
         help="a local web dashboard: usage and activity charts, members' memories, live telemetry",

@@ -14,7 +14,7 @@ from memory import serve_database
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("db", help="the embedded database")
     commands = parser.add_subparsers(dest="db_command", metavar="SUBCOMMAND")
     serve = commands.add_parser(

@@ -37,7 +37,7 @@ def _since(day: date | None, now: datetime) -> datetime:
     return datetime.combine(day, time(), UTC) - timedelta(days=1)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = subparsers.add_parser(
         "episodes",
         help="list a guild's conversations as episodes (title, summary, open loops)",

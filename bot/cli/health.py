@@ -14,7 +14,7 @@ from memory.core.paths import in_container
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "health",
         help="exit 0 when the database answers and a running bot's heartbeat is recent",

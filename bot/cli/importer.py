@@ -29,7 +29,7 @@ WINDOW_DAYS = 7
 __all__ = ["ProgressBar", "explain_window", "export_paths", "handle", "register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "import",
         help="import DiscordChatExporter JSON exports",
@@ -189,14 +189,14 @@ async def learn_days(
     for guild_id, (first_at, last_at) in spans.items():
         timezone = await memory.manager.timezone(guild_id)
         today = local_day(memory.clock.now(), timezone)
-        first = local_day(first_at, timezone)
-        last = min(local_day(last_at, timezone), today - timedelta(days=1))
+        first_day = local_day(first_at, timezone)
+        last_day = min(local_day(last_at, timezone), today - timedelta(days=1))
         # Only days with messages not yet closed: empty calendar days are not work.
-        days = await memory.manager.days_to_close(guild_id, first, last)
+        days = await memory.manager.days_to_close(guild_id, first_day, last_day)
         closed = 0
         for index, day in enumerate(days, start=1):
-            result = await memory.manager.summarize_day(guild_id, day, force=False)
-            closed += int(result.computed)
+            summarized = await memory.manager.summarize_day(guild_id, day, force=False)
+            closed += int(summarized.computed)
             if live is not None:
                 print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
                 live.flush()

@@ -14,7 +14,7 @@ from bot.cli import open_cli_memory, program
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "jobs",
         help="show the background job queue (waiting, running, held after failing)",
@@ -41,8 +41,8 @@ async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | 
             print(f"queue: {job.entrypoint} {state}: {job.count}", file=out)
         held = await queue.held()
         print(f"held after failing: {len(held)}", file=out)
-        for job in held:
-            print(f"  {job.describe()}", file=out)
+        for held_job in held:
+            print(f"  {held_job.describe()}", file=out)
         if held:
             print(f"`{program()} jobs retry` queues them again", file=out)
     return 0

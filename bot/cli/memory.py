@@ -20,7 +20,7 @@ from memory import PrivacyError, format_report
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("memory", help="inspect the memory the bot holds")
     commands = parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
     show = commands.add_parser(

@@ -8,7 +8,7 @@ from memory import migrate_database
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("migrate", help="apply pending database migrations")
     parser.set_defaults(handler=handle)
 

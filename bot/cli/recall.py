@@ -20,7 +20,7 @@ from memory.core.viewer import Viewer
 ALL_CHANNELS = "(admin search: every channel, including channels most members cannot read)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "recall",
         help="search what was said in a guild (messages and day summaries)",

@@ -9,7 +9,7 @@ from bot.cli.bounds import whole
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("retention", help="delete old raw messages")
     commands = parser.add_subparsers(dest="retention_command", metavar="SUBCOMMAND")
     run = commands.add_parser(

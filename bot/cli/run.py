@@ -12,7 +12,7 @@ from memory.core.settings import Settings
 _log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run", help="start the Discord bot (the offline console when DISCORD_TOKEN is unset)"
     )

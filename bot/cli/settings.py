@@ -31,7 +31,7 @@ from memory.core.settings import Settings
 VISIBILITIES = ("restricted", "public")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "settings",
         help="show or change a guild's memory settings",

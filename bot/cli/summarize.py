@@ -15,7 +15,7 @@ from memory import DayOutOfRange, DayResult, PrivacyError
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "summarize",
         help="(re)summarise one guild-day",

@@ -45,7 +45,7 @@ _log = logging.getLogger(__name__)
 DEFAULT_LINES = 20
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("telemetry", help="read the telemetry log")
     commands = parser.add_subparsers(dest="telemetry_command", metavar="SUBCOMMAND")
     tail = commands.add_parser(
@@ -108,20 +108,25 @@ def _open_names(settings: Settings) -> NameLookup | None:
 
 def _resolve(args: argparse.Namespace, names: NameLookup | None) -> tuple[int | None, int | None]:
     """--guild and --user as ids; a name is looked up in the database (one line if it can't)."""
-    guild_id = user_id = None
+    guild_id: int | None = None
+    user_id: int | None = None
     try:
         if args.guild is not None:
-            guild_id = _as_id(args.guild, "--guild", names and names.guild_id)
+            guild_id = _as_id(args.guild, "--guild", names.guild_id if names else None)
         if args.user is not None:
             if guild_id is None and not args.user.strip().isdigit():
                 raise CliError("--user NAME needs --guild (names belong to a guild)")
-            by_name = names and guild_id is not None and names.user_id
-            user_id = _as_id(
-                args.user, "--user", by_name and (lambda text: by_name(guild_id, text))
-            )
+            user_id = _as_id(args.user, "--user", _user_lookup(names, guild_id))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return guild_id, user_id
+
+
+def _user_lookup(names: NameLookup | None, guild_id: int | None) -> Callable[[str], int] | None:
+    """A member's id by name in the guild, when names can be looked up there."""
+    if names is None or guild_id is None:
+        return None
+    return lambda text: names.user_id(guild_id, text)
 
 
 def _as_id(text: str, option: str, by_name: Callable[[str], int] | None) -> int:

@@ -15,7 +15,7 @@ from memory import PrivacyError
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "usage",
         help="LLM calls, failed attempts, tokens and estimated cost per day, purpose and model",

@@ -19,7 +19,7 @@ from memory.core.settings import Settings
 Confirm = Callable[[str], bool]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("user", help="export or purge what is held about a member")
     commands = parser.add_subparsers(dest="user_command", metavar="SUBCOMMAND")
 
@@ -84,6 +84,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 async def _subject(memory: Memory, args: argparse.Namespace) -> Subject:
+    guild_id: int | None
     try:
         guild_id = await memory.privacy.guild(args.guild)
     except PrivacyError as exc:
@@ -152,6 +153,7 @@ async def handle_purge(
 async def _anyone(memory: Memory, args: argparse.Namespace) -> Subject:
     """The member, also by a bare id neither the guild nor the member was seen with yet."""
     try:
+        guild_id: int | None
         try:
             guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError:

@@ -18,7 +18,7 @@ from memory.core.settings import Settings
 _log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "worker",
         help="run background jobs (closing days, retention) from the job queue, no Discord",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -136,7 +137,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
                 " yesterday's conversations of public channels.",
             )
 
-        command = app_commands.Command(
+        command: app_commands.Command[Any, Any, None] = app_commands.Command(
             name="digest",
             description="Post a daily digest of yesterday's conversations (admins)",
             callback=digest,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 import discord
 from cachetools import LRUCache
@@ -149,10 +150,12 @@ class IngestCog(commands.Cog, name="Ingest"):
             self._channel_seen(after)
 
     def _channel_seen(self, channel: discord.abc.GuildChannel) -> None:
-        self.writer.submit_guild(channel.guild.id, None, [(channel.id, clean_name(channel.name))])
+        self.writer.submit_guild(
+            channel.guild.id, None, [(channel.id, clean_name(channel.name) or "")]
+        )
 
     def _guild_seen(self, guild: discord.Guild) -> None:
-        channels = [(channel.id, clean_name(channel.name)) for channel in guild.text_channels]
+        channels = [(channel.id, clean_name(channel.name) or "") for channel in guild.text_channels]
         self.writer.submit_guild(guild.id, clean_name(guild.name), channels)
         for member in guild.members:
             self.member_seen(member, guild.id)
@@ -166,12 +169,12 @@ class IngestCog(commands.Cog, name="Ingest"):
         # process also reconciles the retention window (deletes made while we were offline).
         self._start_backfill(self.bot.guilds)
 
-    def _start_backfill(self, guilds: list[discord.Guild]) -> None:
+    def _start_backfill(self, guilds: Sequence[discord.Guild]) -> None:
         if self.backfill_task is not None and not self.backfill_task.done():
             return
         self.backfill_task = asyncio.create_task(self._backfill(guilds), name="backfill")
 
-    async def _backfill(self, guilds: list[discord.Guild]) -> int:
+    async def _backfill(self, guilds: Sequence[discord.Guild]) -> int:
         reconcile = [guild for guild in guilds if guild.id not in self._reconciled]
         try:
             for guild in guilds:  # know every guild's ignored channels before reading history

@@ -341,13 +341,17 @@ class ConfirmOptOut(discord.ui.View):
         return interaction.user.id == self.user_id
 
     @discord.ui.button(label="Yes, forget me", style=discord.ButtonStyle.danger)
-    async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+    async def confirm(
+        self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmOptOut]
+    ) -> None:
         self.confirmed = True
         await interaction.response.edit_message(content="Forgetting you now...", view=None)
         self.stop()
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
-    async def cancel(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+    async def cancel(
+        self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmOptOut]
+    ) -> None:
         self.confirmed = False
         await interaction.response.edit_message(content=NOTHING_CHANGED, view=None)
         self.stop()

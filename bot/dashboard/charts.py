@@ -44,7 +44,7 @@ def stacked_chart(
         f'<text x="{LEFT - 4}" y="{TOP + plot_h}" text-anchor="end" class="axis">0</text>',
     ]
     for i, label in enumerate(labels):
-        x, base = LEFT + i * step + step * 0.15, TOP + plot_h
+        x, base = LEFT + i * step + step * 0.15, float(TOP + plot_h)
         for n, (name, values) in enumerate(series.items()):
             value = values[i]
             if value <= 0:
