@@ -9,7 +9,7 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
-Executor: TypeAlias = asyncpg.Pool | asyncpg.Connection | PoolConnectionProxy
+Executor: TypeAlias = asyncpg.Pool | Connection
 
 
 async def fetch_one(db: Executor, query: str, *args: object) -> asyncpg.Record:

@@ -312,7 +312,7 @@ class ContextBuilder:
     def forget_member(self, guild_id: int, user_id: int) -> int:
         """Drop a member's cached merges and histories; returns entries dropped."""
         member = (guild_id, user_id)
-        dropped = self.contexts.invalidate(lambda key: key[:2] == member)
+        dropped = self.forget_merges(guild_id, user_id)
         # Today's notes of the guild are read again (a purge took the member's messages out;
         # the stretches that changed are re-read, the others cost one query).
         dropped += self.today.invalidate(lambda key: key[0] == guild_id)

@@ -12,10 +12,6 @@ _PLACE_JOINERS = frozenset({"de", "do", "da", "del", "la", "of", "upon", "am", "
 _DURATION = frozenset({"years", "months", "year", "ages", "lately", "nowadays"})
 
 
-def _learned(subject: str, statement: str) -> Learned:
-    return Learned(subject, statement)
-
-
 def _place(words: list[str]) -> str | None:
     """The capitalised name that starts `words`: "New York", "Rio de Janeiro"."""
     taken: list[str] = []
@@ -39,19 +35,19 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
         while lower and lower[0] in {"back", "recently", "just", "finally", "all", "the", "way"}:
             words, lower = words[1:], lower[1:]
         place = _place(words[1:]) if lower[:1] == ["to"] else None
-        return _learned("home", f"{name} lives in {place}.") if place else None
+        return Learned("home", f"{name} lives in {place}.") if place else None
     if verb == "grew" and lower[:1] == ["up"]:
         phrase = object_phrase(words[1:])
-        return _learned("origin", f"{name} grew up {phrase}.") if phrase else None
+        return Learned("origin", f"{name} grew up {phrase}.") if phrase else None
     if verb == "was" and lower[:1] == ["born"]:
         phrase = object_phrase(words[1:])
         if phrase is None:
             return None
         in_place = phrase.split()[0].lower() == "in" and phrase.split()[-1][:1].isupper()
-        return _learned("birthplace" if in_place else "born", f"{name} was born {phrase}.")
+        return Learned("birthplace" if in_place else "born", f"{name} was born {phrase}.")
     if verb in {"graduated", "studied", "adopted"}:
         phrase = object_phrase(words)
-        return _learned(f"{verb}:{head_of(phrase)}", f"{name} {verb} {phrase}.") if phrase else None
+        return Learned(f"{verb}:{head_of(phrase)}", f"{name} {verb} {phrase}.") if phrase else None
     return None
 
 
@@ -69,9 +65,9 @@ def progressive(words: list[str], name: str) -> Learned | None:
     statement = f"{name} is {verb} {phrase}."
     first = phrase.split()
     if verb == "living" and first[0].lower() == "in" and first[-1][:1].isupper():
-        return _learned("home", statement)
+        return Learned("home", statement)
     if verb == "working" and first[0].lower() in {"at", "for"} and first[1][:1].isupper():
-        return _learned("employer", statement)
+        return Learned("employer", statement)
     if verb == "working" and first[0].lower() == "as":
-        return _learned("job", statement)
-    return _learned(f"is {verb}:{head_of(phrase)}", statement)
+        return Learned("job", statement)
+    return Learned(f"is {verb}:{head_of(phrase)}", statement)
