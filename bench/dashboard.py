@@ -30,10 +30,10 @@ from bench.recall_data import NOW, RecallGuild, fill
 from bench.report import Reporter, percentile
 from bot.dashboard import Sessions, running
 from db.pool import create_pool
-from memory import open_memory
 from memory.core import event_loop
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
+from memory.wiring import open_memory
 
 BENCH = "dashboard"
 GUILD = 9

@@ -21,10 +21,10 @@ from bench.database import BenchServer
 from bench.report import Reporter, percentile
 from bot.console import ConsoleSession
 from db.pool import create_pool
-from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.wiring import open_memory
 
 LINES = (
     "Bot, how is alice doing?",

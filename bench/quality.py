@@ -48,12 +48,12 @@ from bench.quality_score import Score, score
 from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
-from memory import open_memory
 from memory.core import event_loop
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, Purpose
+from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ async def run(
         llm=MemoryLLM(recorder),
     ) as memory:
         with tempfile.TemporaryDirectory(prefix="memorybot-quality-") as folder:
-            importer = memory.importer(include_bots=False)
+            importer = memory.operations.importer(include_bots=False)
             results = []
             for channel_id in chat.channels:
                 path = Path(folder) / f"{channel_id}.json"

@@ -15,7 +15,7 @@ from typing import Any
 from bench.quality_data import QualityChat
 from bench.quality_days import StoredEpisode
 from bench.report import Reporter
-from memory import Memory
+from memory.wiring import Memory
 
 BENCH = "quality"
 # Far more than a bench chat's episodes: the listing must hold them all.

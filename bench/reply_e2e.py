@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.report import Reporter, percentile
-from memory import open_memory
 from memory.core import event_loop
 from memory.core.clock import SystemClock
 from memory.core.telemetry import Telemetry
+from memory.wiring import open_memory
 
 if TYPE_CHECKING:
     from bench.reply_fake import FakeProcess

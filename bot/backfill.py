@@ -26,11 +26,11 @@ from typing import Protocol
 import discord
 
 from bot.convert import is_storable, to_chat_message
-from memory import is_transient
 from memory.core.clock import Clock
 from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.ports import is_transient
 
 _log = logging.getLogger(__name__)
 

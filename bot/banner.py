@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 from urllib.parse import urlencode
 
-from memory import describe_database
 from memory.core.purposes import PURPOSES
 from memory.core.settings import Settings
 from memory.core.text import plural
+from memory.ports import FrontDoor, describe_database
 
 # View Channels (1 << 10), Send Messages (1 << 11), Read Message History (1 << 16).
 INVITE_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 16)
@@ -102,20 +102,6 @@ def guild_lines(
     return lines
 
 
-def memory_chain(memory: object) -> tuple[ChainFor, ModelFor]:
-    """chain_for/model_for read from an opened memory's provider chain (duck-typed: bot/ does
-    not import the LLM package)."""
-    chain = memory.llm.provider  # type: ignore[attr-defined]
-    providers = {provider.name: provider for provider in getattr(chain, "providers", [chain])}
-
-    def chain_for(purpose: str) -> Sequence[str]:
-        if hasattr(chain, "chain_for"):
-            names: Sequence[str] = chain.chain_for(purpose)
-            return names
-        return [chain.name]
-
-    def model_for(provider: str, purpose: str) -> str:
-        found = providers.get(provider)
-        return found.model_for(purpose) if found is not None else ""
-
-    return chain_for, model_for
+def memory_chain(memory: FrontDoor) -> tuple[ChainFor, ModelFor]:
+    """chain_for/model_for of an opened memory's provider chain."""
+    return memory.operations.chain_for, memory.operations.model_for

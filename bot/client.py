@@ -29,10 +29,11 @@ from discord.ext import commands
 
 from bot.rate_buckets import AmortisedBucketClearing
 from bot.readers import ChannelReaders
-from memory import DatabaseUnavailable, Memory, ShardTaken, open_memory
 from memory.core import event_loop
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
+from memory.ports import DatabaseUnavailable, FrontDoor, ShardTaken
+from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class MemoryBot(commands.AutoShardedBot):
 
     def __init__(
         self,
-        memory: Memory,
+        memory: FrontDoor,
         *,
         extensions: list[str] | None = None,
         sync_commands: bool = True,
@@ -120,7 +121,9 @@ class MemoryBot(commands.AutoShardedBot):
             scopes.append(discord.Object(dev_guild))
         for guild in scopes:
             scope = "global" if guild is None else str(guild.id)
-            if guild is None and not await self.memory.needs_command_sync(scope, tree_hash):
+            if guild is None and not await self.memory.operations.needs_command_sync(
+                scope, tree_hash
+            ):
                 _log.info("slash commands unchanged since the last sync; not syncing")
                 continue
             try:
@@ -128,7 +131,7 @@ class MemoryBot(commands.AutoShardedBot):
             except discord.HTTPException as exc:
                 _log.warning("could not sync slash commands (%s): %s", scope, exc)
                 continue
-            await self.memory.command_synced(scope, tree_hash)
+            await self.memory.operations.command_synced(scope, tree_hash)
             _log.info("synced %d slash commands (%s)", len(synced), scope)
 
     async def on_ready(self) -> None:
@@ -165,7 +168,7 @@ class MemoryBot(commands.AutoShardedBot):
             pending_ready.cancel()
         await super().close()
         try:
-            await asyncio.wait_for(self.memory.writer.flush(), 30)
+            await asyncio.wait_for(self.memory.chat.flush(), 30)
         except Exception as exc:
             _log.warning("pending writes not flushed at bot close: %s", exc)
 
@@ -292,7 +295,7 @@ async def serve(
         memory_opened = open_memory(settings, clock=SystemClock(), background=True)
         async with (
             memory_opened as memory,
-            memory.claim_shards(on_lost=stop.set),  # another process runs them: stop
+            memory.operations.claim_shards(on_lost=stop.set),  # another process runs them: stop
             MemoryBot(memory) as bot,
         ):
             memory.telemetry.bind(shards=settings.shards.describe())

@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from bot.console_text import explain_report, plural
-from memory import (
-    DayOutOfRange,
-    IncomingMessage,
-    Memory,
-    asks_catch_up,
-    describe_mine,
-    to_json,
-)
 from memory.core.clock import local_day
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.language import addressed_text
+from memory.ports import (
+    DayOutOfRange,
+    FrontDoor,
+    IncomingMessage,
+    asks_catch_up,
+    describe_mine,
+    to_json,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class ConsoleSession:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: FrontDoor,
         *,
         speaker: str = DEFAULT_SPEAKER,
         guild_id: int = CONSOLE_GUILD_ID,
@@ -89,9 +89,9 @@ class ConsoleSession:
         self._sequence = 0
         self._quit = False
         self._public: frozenset[int] | None = None
-        memory.replies.bot_user_id = BOT_USER_ID
+        memory.conversation.bot_user_id = BOT_USER_ID
         # Output names the channel ("#console") rather than its id.
-        memory.writer.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
+        memory.chat.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
 
     @property
     def finished(self) -> bool:
@@ -108,14 +108,14 @@ class ConsoleSession:
     def _member(self, name: str) -> Member:
         clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
         member = Member(self.guild_id, user_id_for(clean), username=clean)
-        self.memory.writer.submit_member(member)
+        self.memory.chat.submit_member(member)
         return member
 
     async def viewer(self, speaker: Member) -> Viewer:
         """Whose eyes a reply is for: the console is one channel, so its own messages plus
         the guild's public channels (an imported server's restricted ones stay out)."""
         if self._public is None:
-            self._public = await self.memory.visibility.public_channels(self.guild_id)
+            self._public = await self.memory.admin.public_channels(self.guild_id)
         return Viewer.of_channels(speaker.user_id, self._public | {self.channel_id})
 
     def _next_id(self) -> int:
@@ -146,7 +146,7 @@ class ConsoleSession:
     async def _say(self, speaker: Member, text: str) -> list[str]:
         memory = self.memory
         message_id = self._next_id()
-        memory.writer.submit(
+        memory.chat.submit(
             ChatMessage(
                 message_id=message_id,
                 guild_id=self.guild_id,
@@ -165,14 +165,14 @@ class ConsoleSession:
             text,
             viewer=Viewer.of_channels(speaker.user_id, {self.channel_id}),
         )
-        await memory.replies.observe(incoming)
+        await memory.conversation.observe(incoming)
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
-        await memory.writer.flush()  # commands resolve names from the directory
+        await memory.chat.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
-        await memory.episodes.settled()
-        result = await memory.commands.handle(
+        await memory.reports.settled()
+        result = await memory.member_commands.handle(
             self.guild_id,
             speaker,
             addressed,
@@ -181,15 +181,15 @@ class ConsoleSession:
         )
         if result is not None:
             return self._answer(result.reply)
-        consent = await memory.privacy.consent(self.guild_id, speaker.user_id)
+        consent = await memory.admin.consent(self.guild_id, speaker.user_id)
         if consent is not None and consent.state == "out":
             return self._answer(NOT_REMEMBERED)
         if asks_catch_up(addressed):  # "Bot, what did I miss?", as on Discord
-            caught_up = await memory.episodes.catch_up(
+            caught_up = await memory.reports.catch_up(
                 self.guild_id, speaker.user_id, await self.viewer(speaker)
             )
             return self._answer(await self._channel_names(caught_up))
-        reply = await memory.replies.compose(
+        reply = await memory.conversation.compose(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -200,7 +200,7 @@ class ConsoleSession:
                 viewer=await self.viewer(speaker),
             )
         )
-        await memory.replies.observe(
+        await memory.conversation.observe(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -219,7 +219,7 @@ class ConsoleSession:
         ids = {int(found) for found in _CHANNEL_MENTION.findall(text)}
         if not ids:
             return text
-        names = await self.memory.guild_settings.channel_names(self.guild_id, ids)
+        names = await self.memory.admin.channel_names(self.guild_id, ids)
         names.setdefault(self.channel_id, CONSOLE_CHANNEL_NAME)  # its name may be unstored yet
         return _CHANNEL_MENTION.sub(
             lambda match: f"#{names.get(int(match.group(1)), match.group(1))}", text
@@ -231,14 +231,16 @@ class ConsoleSession:
     async def _existing_or_new(self, name: str) -> Member:
         """A member of the guild answering to `name` (an imported server's people), else a new
         console member of that name."""
-        await self.memory.writer.flush()
-        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
+        await self.memory.chat.flush()
+        found = await self.memory.member_commands.find_members(
+            self.guild_id, name.strip().lstrip("@")
+        )
         return found[0] if len(found) == 1 else self._member(name)
 
     async def _target(self, name: str) -> Member:
         """A known member by any name, else a console member of that name."""
-        await self.memory.writer.flush()
-        found = await self.memory.members.find(self.guild_id, name)
+        await self.memory.chat.flush()
+        found = await self.memory.member_commands.find_members(self.guild_id, name)
         return found[0] if len(found) == 1 else self._member(name)
 
     async def _slash(self, line: str) -> list[str]:
@@ -275,8 +277,8 @@ class ConsoleSession:
 
     async def _privacy(self, command: str) -> list[str]:
         """The member controls, as the current speaker."""
-        privacy = self.memory.privacy
-        await self.memory.writer.flush()
+        privacy = self.memory.admin
+        await self.memory.chat.flush()
         subject = await privacy.subject_or_id(self.guild_id, str(self.speaker.user_id))
         name = self.speaker.display_name
         if command == "/optout":
@@ -310,7 +312,7 @@ class ConsoleSession:
 
     async def _memory_command(self, command: str, args: list[str]) -> str | None:
         target = await self._target(args[0])
-        result = await self.memory.commands.slash(
+        result = await self.memory.member_commands.slash(
             command.lstrip("/"),
             self.guild_id,
             self.speaker,
@@ -321,15 +323,17 @@ class ConsoleSession:
         return result.reply
 
     async def _show(self, name: str) -> list[str]:
-        await self.memory.writer.flush()
-        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
+        await self.memory.chat.flush()
+        found = await self.memory.member_commands.find_members(
+            self.guild_id, name.strip().lstrip("@")
+        )
         if not found:
             return [f"no member named {name.strip()} (/as NAME speaks as a new one)"]
         if len(found) > 1:
             names = ", ".join(member.display_name for member in found)
             return [f"{len(found)} members answer to {name.strip()}: {names}; use a fuller name"]
         target = found[0]
-        report = await self.memory.manager.wait_for_context(self.guild_id, target.user_id)
+        report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
 
     async def _summarize(self, day_text: str | None) -> list[str]:
@@ -337,15 +341,15 @@ class ConsoleSession:
             day = date.fromisoformat(day_text) if day_text else None
         except ValueError:
             return [f"not a date: {day_text} (use YYYY-MM-DD)"]
-        await self.memory.writer.flush()
+        await self.memory.chat.flush()
         if day is None:
-            timezone = await self.memory.manager.timezone(self.guild_id)
+            timezone = await self.memory.reports.timezone(self.guild_id)
             day = local_day(self.memory.clock.now(), timezone)
         try:
-            await self.memory.manager.check_day(self.guild_id, day)
+            await self.memory.reports.check_day(self.guild_id, day)
         except DayOutOfRange as exc:
             return [f"(nothing to summarise: {exc})"]
-        result = await self.memory.manager.summarize_day(self.guild_id, day)
+        result = await self.memory.reports.summarize_day(self.guild_id, day)
         if result.reason == "expired":
             lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
         else:
@@ -353,7 +357,9 @@ class ConsoleSession:
                 f"(summarised {day}: {plural(result.message_count, 'message')}, "
                 f"{plural(result.llm_calls, 'LLM call')})"
             ]
-        names = await self.memory.members.display_names(self.guild_id, list(result.summaries))
+        names = await self.memory.member_commands.display_names(
+            self.guild_id, list(result.summaries)
+        )
         for user_id, summary in result.summaries.items():
             if summary:
                 lines.append(f"  {names[user_id]}: {summary}")

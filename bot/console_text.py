@@ -3,8 +3,8 @@ without cache keys or source ids (`memorybot memory show` keeps the detailed vie
 
 from __future__ import annotations
 
-from memory import ContextReport
 from memory.core.text import plural
+from memory.ports import ContextReport
 
 __all__ = ["explain_report", "plural"]
 

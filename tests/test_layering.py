@@ -1,5 +1,6 @@
 """Dependencies go one way, checked by the import-linter contracts in pyproject.toml:
-bot -> the memory front door -> capability packages -> llm/telemetry -> db/prompts -> core;
+bot -> wiring -> ports -> capability packages -> llm/telemetry -> db/prompts -> language -> core;
+bot/ sees memory only through the ports (the entry points also open it through the wiring);
 memory never imports discord or bot; db imports only the core; a capability package is used by
 the others only through its __init__. Planting a forbidden import must break the check."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -56,8 +58,33 @@ def test_a_bot_module_importing_db_breaks_the_check(tree_copy: Path) -> None:
     _plant(tree_copy, "bot/cogs/replies.py", "from db import pool")
     result = _lint(tree_copy)
     assert result.returncode != 0
-    assert "bot/ uses memory only through its front door" in result.stdout
+    assert "bot/ uses memory only through the ports" in result.stdout
     assert "bot.cogs.replies -> db.pool" in result.stdout
+
+
+def test_a_cog_reaching_past_the_ports_into_a_service_breaks_the_check(tree_copy: Path) -> None:
+    _plant(tree_copy, "bot/cogs/facts.py", "from memory.facts import FactService")
+    _plant(tree_copy, "bot/cogs/ingest.py", "from memory.wiring import Memory")
+    result = _lint(tree_copy)
+    assert result.returncode != 0
+    assert "bot.cogs.facts -> memory.facts" in result.stdout
+    assert "bot.cogs.ingest -> memory.wiring" in result.stdout
+
+
+def test_every_memory_package_but_the_ports_is_closed_to_bot() -> None:
+    """A new capability package is forbidden to bot/ from the day it exists: the contract
+    names every package of memory/ except the ports, the core and the language."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (bot_contract,) = [c for c in contracts if c.get("source_modules") == ["bot"]]
+    packages = {
+        f"memory.{path.name}"
+        for path in (ROOT / "memory").iterdir()
+        if (path / "__init__.py").exists()
+    }
+    open_to_bot = {"memory.ports", "memory.core", "memory.language"}
+    assert packages - open_to_bot <= set(bot_contract["forbidden_modules"])
+    assert open_to_bot <= packages
 
 
 def test_reaching_into_another_package_breaks_the_check(tmp_path: Path) -> None:

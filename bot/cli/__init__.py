@@ -23,13 +23,14 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from bot.banner import version
-from memory import DatabaseUnavailable, Memory, describe_database, embedded_exists, open_memory
 from memory.core import event_loop
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
 from memory.core.settings import Settings, load_settings
 from memory.core.settings_errors import SettingsError
 from memory.core.text import plural
+from memory.ports import DatabaseUnavailable, FrontDoor, describe_database, embedded_exists
+from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -174,7 +175,7 @@ class CliError(Exception):
 
 def open_cli_memory(
     settings: Settings, now: str | None = None, *, create: bool = False
-) -> AbstractAsyncContextManager[Memory]:
+) -> AbstractAsyncContextManager[FrontDoor]:
     """Memory for one command: the clock fixed by `--now`/MEMORYBOT_NOW when given, and
     telemetry kept off stdout (which carries the command's own output).
 

@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterable
 
 from bot.cli import CliError
-from memory import Memory
+from memory.ports import FrontDoor
 
 _MENTION = re.compile(r"<#(\d+)>")
 
 
-async def resolve_channel(memory: Memory, guild_id: int, text: str, option: str) -> int:
+async def resolve_channel(memory: FrontDoor, guild_id: int, text: str, option: str) -> int:
     """The channel `text` names (an id, `<#id>`, `#name` or `name`), known to the guild;
     a CliError naming the option otherwise."""
     digits = text.strip().removeprefix("<#").removesuffix(">").lstrip("#")
@@ -23,7 +23,7 @@ async def resolve_channel(memory: Memory, guild_id: int, text: str, option: str)
                 " import name it); give a channel's name or id"
             )
         return channel_id
-    found = await memory.guild_settings.channels_named(guild_id, text)
+    found = await memory.admin.channels_named(guild_id, text)
     if len(found) == 1:
         return found[0]
     if not found:
@@ -31,23 +31,23 @@ async def resolve_channel(memory: Memory, guild_id: int, text: str, option: str)
     raise CliError(f"{option}: several channels are named {text!r}: {', '.join(map(str, found))}")
 
 
-async def _known(memory: Memory, guild_id: int, channel_id: int) -> bool:
+async def _known(memory: FrontDoor, guild_id: int, channel_id: int) -> bool:
     """A channel the guild's messages, an import or a visibility mark has named."""
-    if channel_id in await memory.guild_settings.channel_names(guild_id, [channel_id]):
+    if channel_id in await memory.admin.channel_names(guild_id, [channel_id]):
         return True
-    if channel_id in await memory.visibility.channels(guild_id):
+    if channel_id in await memory.admin.visibility(guild_id):
         return True
-    return channel_id in await memory.visibility.public_channels(guild_id)
+    return channel_id in await memory.admin.public_channels(guild_id)
 
 
-async def channel_labels(memory: Memory, guild_id: int, ids: Iterable[int]) -> dict[int, str]:
+async def channel_labels(memory: FrontDoor, guild_id: int, ids: Iterable[int]) -> dict[int, str]:
     """`#name` for each id (the id itself where no name is stored)."""
     wanted = set(ids)
-    names = await memory.guild_settings.channel_names(guild_id, wanted)
+    names = await memory.admin.channel_names(guild_id, wanted)
     return {cid: f"#{names.get(cid, cid)}" for cid in wanted}
 
 
-async def named_channels(memory: Memory, guild_id: int, text: str) -> str:
+async def named_channels(memory: FrontDoor, guild_id: int, text: str) -> str:
     """Discord's `<#id>` mentions in `text` as `#name`: a terminal draws no mentions."""
     ids = {int(found) for found in _MENTION.findall(text)}
     if not ids:

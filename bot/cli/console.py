@@ -18,9 +18,9 @@ from bot.banner import memory_chain, startup_lines, version
 from bot.cli import CliError, log_format, open_cli_memory
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
 from bot.console_input import LineReader, interrupted
-from memory import PrivacyError, describe_database
 from memory.core import event_loop
 from memory.core.settings import Settings
+from memory.ports import PrivacyError, describe_database
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
 connecting to Discord: it reads and posts nothing on any server. Everything else is real: the
@@ -69,14 +69,16 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
         guild_id = CONSOLE_GUILD_ID
         if getattr(args, "guild", None):
             try:
-                guild_id = await memory.privacy.guild(args.guild)
+                guild_id = await memory.admin.guild(args.guild)
             except PrivacyError as exc:
                 raise CliError(str(exc)) from None
         session = ConsoleSession(
             memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
         )
         if guild_id != CONSOLE_GUILD_ID:
-            existing = await memory.members.find(guild_id, session.speaker.username or "")
+            existing = await memory.member_commands.find_members(
+                guild_id, session.speaker.username or ""
+            )
             if len(existing) == 1:
                 session.speaker = existing[0]
         print(session.banner(), flush=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 
 from bot.cli import stop_event
-from memory import serve_database
 from memory.core.settings import Settings
+from memory.ports import serve_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

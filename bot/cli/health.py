@@ -9,9 +9,9 @@ import argparse
 from bot.cli import NO_DATABASE_IN_CONTAINER
 from bot.cli.bounds import decimal
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
-from memory import DatabaseUnavailable, breaker_report, check_database
 from memory.core.paths import in_container
 from memory.core.settings import Settings
+from memory.ports import DatabaseUnavailable, breaker_report, check_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

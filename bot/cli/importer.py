@@ -19,9 +19,9 @@ from typing import TextIO
 
 from bot.cli import CliError, open_cli_memory, plural, program
 from bot.cli.progress import ProgressBar, working
-from memory import ExportFormatError, ImportResult, Memory
 from memory.core.clock import local_day
 from memory.core.settings import Settings
+from memory.ports import ExportFormatError, FrontDoor, ImportResult
 
 # Days a member's context reads: today plus the days before it rolled into the history.
 WINDOW_DAYS = 7
@@ -106,7 +106,7 @@ async def handle(
     results: list[ImportResult] = []
     paths = export_paths(args.files)
     async with open_cli_memory(settings, create=True) as memory:
-        importer = memory.importer(include_bots=include_bots)
+        importer = memory.operations.importer(include_bots=include_bots)
         for path in paths:
             size = _size(path)
             bar = ProgressBar(
@@ -151,10 +151,10 @@ async def handle(
         for guild_id in sorted(names):
             name = names[guild_id] or f"guild {guild_id}"
             with working(f"cutting {name} into episodes", stream=err):
-                cut = await memory.episodes.cut_guild(guild_id)  # the same cuts as live chat
+                cut = await memory.reports.cut_guild(guild_id)  # the same cuts as live chat
             if learn:  # closed episodes get their summaries (extractive unless configured)
                 with working(f"summarising the episodes of {name}", stream=err):
-                    await memory.episodes.summarize_guild(guild_id)
+                    await memory.reports.summarize_episodes(guild_id)
             print(f"episodes of {name}: {cut} cut", file=out)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
@@ -170,7 +170,7 @@ async def handle(
 
 
 async def learn_days(
-    memory: Memory, results: list[ImportResult], *, out: TextIO, progress: TextIO | None = None
+    memory: FrontDoor, results: list[ImportResult], *, out: TextIO, progress: TextIO | None = None
 ) -> None:
     """Close every imported day that is over, so what it revealed about members (learned
     facts) is kept before retention deletes the raw messages: at most one pass per day that
@@ -187,15 +187,15 @@ async def learn_days(
         spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
     live = progress if progress is not None and progress.isatty() else None
     for guild_id, (first_at, last_at) in spans.items():
-        timezone = await memory.manager.timezone(guild_id)
+        timezone = await memory.reports.timezone(guild_id)
         today = local_day(memory.clock.now(), timezone)
         first_day = local_day(first_at, timezone)
         last_day = min(local_day(last_at, timezone), today - timedelta(days=1))
         # Only days with messages not yet closed: empty calendar days are not work.
-        days = await memory.manager.days_to_close(guild_id, first_day, last_day)
+        days = await memory.reports.days_to_close(guild_id, first_day, last_day)
         closed = 0
         for index, day in enumerate(days, start=1):
-            summarized = await memory.manager.summarize_day(guild_id, day, force=False)
+            summarized = await memory.reports.summarize_day(guild_id, day, force=False)
             closed += int(summarized.computed)
             if live is not None:
                 print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
@@ -213,7 +213,7 @@ async def learn_days(
 
 
 async def explain_window(
-    memory: Memory,
+    memory: FrontDoor,
     results: list[ImportResult],
     *,
     out: TextIO,
@@ -228,7 +228,7 @@ async def explain_window(
     retention = memory.settings.retention_days
     now = memory.clock.now()
     for guild_id, items in guilds.items():
-        timezone = await memory.manager.timezone(guild_id)
+        timezone = await memory.reports.timezone(guild_id)
         first = min(item.first_at for item in items if item.first_at is not None)
         last = max(item.last_at for item in items if item.last_at is not None)
         first_day, last_day = local_day(first, timezone), local_day(last, timezone)

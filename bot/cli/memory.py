@@ -16,8 +16,8 @@ import sys
 from bot.cli import CliError, guild_name, open_cli_memory
 from bot.cli.bounds import decimal
 from bot.cli.progress import llm_models, working
-from memory import PrivacyError, format_report
 from memory.core.settings import Settings
+from memory.ports import PrivacyError, format_report
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,12 +57,12 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings, args.now) as memory:
         try:
-            guild_id = await memory.privacy.guild(args.guild)
-            subject = await memory.privacy.subject(guild_id, args.user)
+            guild_id = await memory.admin.guild(args.guild)
+            subject = await memory.admin.subject(guild_id, args.user)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         if args.no_build:
-            report = await memory.manager.stored_context(guild_id, subject.user_id)
+            report = await memory.member_commands.stored_context(guild_id, subject.user_id)
         else:
             print(
                 f"building the memory of {subject.label}: what is missing or stale is computed "
@@ -72,9 +72,11 @@ async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
             )
             with working(f"building the memory of {subject.label}"):
                 if args.budget is None:
-                    report = await memory.manager.wait_for_context(guild_id, subject.user_id)
+                    report = await memory.member_commands.wait_for_context(
+                        guild_id, subject.user_id
+                    )
                 else:
-                    report = await memory.manager.build_context(
+                    report = await memory.member_commands.build_context(
                         guild_id, subject.user_id, budget=args.budget
                     )
     if args.json:

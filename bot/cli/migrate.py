@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from memory import migrate_database
 from memory.core.settings import Settings
+from memory.ports import migrate_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

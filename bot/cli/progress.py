@@ -20,7 +20,7 @@ from rich.progress import (
 )
 
 from bot.banner import memory_chain
-from memory import Memory
+from memory.ports import FrontDoor
 
 
 def _console(stream: TextIO, *, force: bool | None = None) -> Console:
@@ -38,7 +38,7 @@ def working(text: str, *, stream: TextIO | None = None) -> Iterator[None]:
         yield
 
 
-def llm_models(memory: Memory, purposes: tuple[str, ...] = ("merge", "daily_summary")) -> str:
+def llm_models(memory: FrontDoor, purposes: tuple[str, ...] = ("merge", "daily_summary")) -> str:
     """`gemini (gemini-2.5-flash-lite), daily_summary: gemini (gemini-2.5-flash)`-style text."""
     chain_for, model_for = memory_chain(memory)
     parts = []

@@ -13,9 +13,9 @@ import sys
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
-from memory import PrivacyError, RecallHit
 from memory.core.settings import Settings
 from memory.core.viewer import Viewer
+from memory.ports import PrivacyError, RecallHit
 
 ALL_CHANNELS = "(admin search: every channel, including channels most members cannot read)"
 
@@ -41,18 +41,18 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.privacy.guild(args.guild)
+            guild_id = await memory.admin.guild(args.guild)
             user_id = None
             if args.user:
-                user_id = (await memory.privacy.subject(guild_id, args.user)).user_id
+                user_id = (await memory.admin.subject(guild_id, args.user)).user_id
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         print(ALL_CHANNELS, file=sys.stderr)
         question = " ".join(args.query)
-        note = memory.recall.capped(question)
+        note = memory.member_commands.capped(question)
         if note:
             print(note, file=sys.stderr)
-        hits = await memory.recall.search(
+        hits = await memory.member_commands.search(
             guild_id, question, user_id=user_id, limit=args.limit, viewer=Viewer.everything()
         )
     if not hits:

@@ -37,7 +37,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     if days < 1:
         raise CliError("--days must be at least 1")
     async with open_cli_memory(settings, args.now) as memory:
-        report = await memory.retention.run(retention_days=days, dry_run=args.dry_run)
-        names = await memory.privacy.guild_names(list(report.by_guild))
+        report = await memory.operations.run_retention(retention_days=days, dry_run=args.dry_run)
+        names = await memory.admin.guild_names(list(report.by_guild))
     print(report.describe(names))
     return 0

@@ -6,8 +6,8 @@ import argparse
 import logging
 
 from bot.cli import log_format
-from memory import describe_database, embedded_exists
 from memory.core.settings import Settings
+from memory.ports import describe_database, embedded_exists
 
 _log = logging.getLogger(__name__)
 

@@ -17,16 +17,16 @@ from bot.cli import CliError, open_cli_memory, plural
 from bot.cli.bounds import whole
 from bot.cli.channels import channel_labels, resolve_channel
 from bot.cli.progress import working
-from memory import (
+from memory.core.channels import MEMORY_SOURCES
+from memory.core.settings import Settings
+from memory.ports import (
+    FrontDoor,
     InvalidDigestTime,
     InvalidSetting,
-    Memory,
     PrivacyError,
     describe_settings,
     parse_digest_time,
 )
-from memory.core.channels import MEMORY_SOURCES
-from memory.core.settings import Settings
 
 VISIBILITIES = ("restricted", "public")
 
@@ -76,7 +76,7 @@ def _check_pairs(args: argparse.Namespace) -> None:
 
 
 async def _episode_changes(
-    args: argparse.Namespace, memory: Memory, guild_id: int
+    args: argparse.Namespace, memory: FrontDoor, guild_id: int
 ) -> dict[str, object]:
     """--digest-channel with --digest-time (both or neither), --digest-off, --episode-silence."""
     changes: dict[str, object] = {}
@@ -104,27 +104,29 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     marked = ""
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.privacy.guild(args.guild)
+            guild_id = await memory.admin.guild(args.guild)
             channel_id = None
             if args.channel is not None:
                 channel_id = await resolve_channel(memory, guild_id, args.channel, "--channel")
             changed.update(await _episode_changes(args, memory, guild_id))
-            guilds = memory.guild_settings
+            admin = memory.admin
             current = await (
-                guilds.update(guild_id, **changed) if changed else guilds.refresh(guild_id)
+                admin.update_settings(guild_id, **changed)
+                if changed
+                else admin.refresh_settings(guild_id)
             )
             if channel_id is not None:
                 public = args.visibility == "public"
-                did = await memory.visibility.mark(guild_id, channel_id, public=public)
+                did = await memory.admin.mark_channel(guild_id, channel_id, public=public)
                 label = (await channel_labels(memory, guild_id, [channel_id]))[channel_id]
                 marked = f"Channel {label} marked {args.visibility}" + (
                     " (its days will be summarised again)\n" if did else " (unchanged)\n"
                 )
                 if did:  # now, not when a worker gets to it: learned facts come back at once
                     with working("summarising the days it changed", stream=sys.stderr):
-                        rebuilt = await memory.manager.close_due_days(guild_id)
+                        rebuilt = await memory.reports.close_due_days(guild_id)
                     marked += f"Summarised again now: {plural(len(rebuilt), 'day')}\n"
-            channels = await memory.visibility.channels(guild_id)
+            channels = await memory.admin.visibility(guild_id)
             shown = {*channels, *current.ignored_channel_ids}
             if current.digest_channel_id is not None:
                 shown.add(current.digest_channel_id)

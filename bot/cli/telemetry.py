@@ -22,7 +22,9 @@ from rich.text import Text
 
 from bot.cli import CliError
 from bot.cli.bounds import whole
-from memory import (
+from memory.core.settings import Settings
+from memory.core.telemetry import json_line
+from memory.ports import (
     TELEMETRY_FILE,
     DatabaseUnavailable,
     EventFilter,
@@ -37,8 +39,6 @@ from memory import (
     render_header,
     render_row,
 )
-from memory.core.settings import Settings
-from memory.core.telemetry import json_line
 
 _log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import argparse
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
-from memory import PrivacyError
 from memory.core.settings import Settings
+from memory.ports import PrivacyError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,10 +41,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         guild_id, label = None, ""
         if args.guild is not None:
             try:
-                guild_id = await memory.privacy.guild(args.guild)
+                guild_id = await memory.admin.guild(args.guild)
             except PrivacyError as exc:
                 raise CliError(str(exc)) from None
-            named = await memory.privacy.guild_names([guild_id])
+            named = await memory.admin.guild_names([guild_id])
             label = f"{named[guild_id]} (guild {guild_id})" if guild_id in named else ""
-        print(await memory.usage_text(guild_id=guild_id, days=args.days, label=label))
+        print(await memory.operations.usage_text(guild_id=guild_id, days=args.days, label=label))
     return 0

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.cli import CliError, open_cli_memory, plural
-from memory import Memory, PrivacyError, Subject, export_summary, to_json
 from memory.core.settings import Settings
+from memory.ports import FrontDoor, PrivacyError, Subject, export_summary, to_json
 
 Confirm = Callable[[str], bool]
 
@@ -83,21 +83,21 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-async def _subject(memory: Memory, args: argparse.Namespace) -> Subject:
+async def _subject(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     guild_id: int | None
     try:
-        guild_id = await memory.privacy.guild(args.guild)
+        guild_id = await memory.admin.guild(args.guild)
     except PrivacyError as exc:
         # A guild known only by an objection recorded before any import (`user optout`).
         guild_id = parse_id(args.guild)
         if guild_id is None:
             raise CliError(str(exc)) from None
         try:
-            return await memory.privacy.subject(guild_id, args.user)
+            return await memory.admin.subject(guild_id, args.user)
         except PrivacyError:
             raise CliError(str(exc)) from None
     try:
-        return await memory.privacy.subject(guild_id, args.user)
+        return await memory.admin.subject(guild_id, args.user)
     except PrivacyError as exc:
         raise CliError(str(exc)) from None
 
@@ -106,7 +106,7 @@ async def handle_export(args: argparse.Namespace, settings: Settings) -> int:
     # Telemetry stays off stdout: the export itself may be going there.
     async with open_cli_memory(settings) as memory:
         subject = await _subject(memory, args)
-        export = await memory.privacy.export(subject)
+        export = await memory.admin.export(subject)
     text = to_json(export)
     if args.out is None:
         sys.stdout.write(text)
@@ -133,7 +133,7 @@ async def handle_purge(
     async with open_cli_memory(settings) as memory:
         subject = await _subject(memory, args)
         if not args.yes:
-            preview = await memory.privacy.preview(subject)
+            preview = await memory.admin.preview(subject)
             prompt = (
                 f"This deletes everything held about {subject.label} in guild "
                 f"{subject.guild_id}:\n{export_summary(preview)}\n"
@@ -142,7 +142,7 @@ async def handle_purge(
             if not confirm(prompt):
                 print("purge cancelled; nothing was deleted", file=sys.stderr)
                 return 1
-        report = await memory.privacy.purge(subject)
+        report = await memory.admin.purge(subject)
     print(report.describe())
     if report.resummarized:
         days = ", ".join(day.isoformat() for day in report.resummarized)
@@ -150,17 +150,17 @@ async def handle_purge(
     return 0
 
 
-async def _anyone(memory: Memory, args: argparse.Namespace) -> Subject:
+async def _anyone(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     """The member, also by a bare id neither the guild nor the member was seen with yet."""
     try:
         guild_id: int | None
         try:
-            guild_id = await memory.privacy.guild(args.guild)
+            guild_id = await memory.admin.guild(args.guild)
         except PrivacyError:
             guild_id = parse_id(args.guild)
             if guild_id is None:
                 raise
-        return await memory.privacy.subject_or_id(guild_id, args.user)
+        return await memory.admin.subject_or_id(guild_id, args.user)
     except PrivacyError as exc:
         raise CliError(str(exc)) from None
 
@@ -180,7 +180,7 @@ async def handle_optout(
             if not confirm(prompt):
                 print("opt-out cancelled; nothing was changed", file=sys.stderr)
                 return 1
-        report = await memory.privacy.opt_out(subject, actor_id=None, by_admin=True)
+        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True)
     print(f"opted out {subject.label} of guild {subject.guild_id}; {report.describe()}")
     return 0
 
@@ -188,7 +188,7 @@ async def handle_optout(
 async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
         subject = await _anyone(memory, args)
-        await memory.privacy.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
+        await memory.admin.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
     label = subject.label
     if subject.member is None and parse_id(args.user) is None:  # found by a name they had
         label = f"{args.user.strip()} (id {subject.user_id})"
@@ -206,10 +206,10 @@ async def handle_purge_unconsented(
 ) -> int:
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.privacy.guild(args.guild)
+            guild_id = await memory.admin.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        members = await memory.privacy.unconsented(guild_id)
+        members = await memory.admin.unconsented(guild_id)
         if not members:
             print(f"nobody in guild {guild_id} is held without having opted in")
             return 0
@@ -222,6 +222,6 @@ async def handle_purge_unconsented(
         if not args.yes and not confirm(prompt):
             print("purge cancelled; nothing was deleted", file=sys.stderr)
             return 1
-        purged = await memory.privacy.purge_unconsented(guild_id, actor_id=None)
+        purged = await memory.admin.purge_unconsented(guild_id, actor_id=None)
     print(f"purged {plural(purged, 'member')} of guild {guild_id} who never opted in")
     return 0

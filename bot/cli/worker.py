@@ -11,9 +11,9 @@ import argparse
 import logging
 
 from bot.cli import stop_event
-from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
+from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
     stop = stop_event()
     async with open_memory(settings, clock=SystemClock()) as memory:
-        memory.worker.start()
+        memory.operations.start_worker()
         _log.info("worker started: taking jobs from the queue until stopped")
         await stop.wait()
         _log.info("stopping: running jobs get a few seconds, then go back to the queue")

@@ -4,7 +4,7 @@ telemetry event, so command bodies hold no catch-alls."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -12,7 +12,10 @@ from discord.ext import commands
 
 from bot.checks import NeedsManageServer
 from bot.interactions import respond
-from memory import Memory
+from memory.ports import FrontDoor
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -23,7 +26,7 @@ SERVER_ONLY = "This only works in a server."
 class ErrorsCog(commands.Cog, name="Errors"):
     """Answers every failed slash command; installs itself as the command tree's error hook."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot | commands.AutoShardedBot, memory: FrontDoor) -> None:
         self.bot = bot
         self.memory = memory
         self._previous: Any = None
@@ -72,5 +75,5 @@ class ErrorsCog(commands.Cog, name="Errors"):
             _log.warning("could not tell the member that /%s failed", interaction.command)
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(ErrorsCog(bot, bot.memory))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(ErrorsCog(bot, bot.memory))

@@ -1,7 +1,7 @@
 """Facts cog: memory commands on Discord - freeform ("Bot, remember that alice is Sergey") and
 slash (/remember, /forget, /whois; `/memory undo` lives in the `/memory` group cog).
 
-Only translation lives here: discord.py objects in, `memory.commands.MemoryCommands` does the
+Only translation lives here: discord.py objects in, `memory.member_commands.MemoryCommands` does the
 work, its reply goes out with every mention disabled. Messages addressed to the bot that are
 not memory commands are left alone and announced as the `addressed_message` event
 (`on_addressed_message(message, text)`), so the replies cog answers them without deciding
@@ -11,6 +11,7 @@ again whether they were commands.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -18,9 +19,12 @@ from discord.ext import commands
 
 from bot.convert import to_member
 from bot.interactions import followup_in_parts, reply_in_parts
-from memory import CommandResult, Memory, RepliedMessage
 from memory.core.surrogates import clean_text
 from memory.language import addressed_text, prefilter
+from memory.ports import CommandResult, FrontDoor, RepliedMessage
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -30,7 +34,7 @@ FAILED = "Sorry, something went wrong while I was handling that. Please try agai
 class FactsCog(commands.Cog, name="Facts"):
     """Remember, forget and what-do-you-know, for messages and slash commands."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot | commands.AutoShardedBot, memory: FrontDoor) -> None:
         self.bot = bot
         self.memory = memory
 
@@ -40,7 +44,7 @@ class FactsCog(commands.Cog, name="Facts"):
     async def on_message(self, message: discord.Message) -> None:
         if message.guild is None or message.author.bot or self.bot.user is None:
             return
-        if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+        if self.memory.chat.settings(message.guild.id).ignores(message.channel.id):
             return  # an admin excluded this channel: the bot neither stores nor answers here
         referenced = await self._referenced(message, fetch=False)
         reply_to_bot = referenced is not None and referenced.author.id == self.bot.user.id
@@ -77,7 +81,7 @@ class FactsCog(commands.Cog, name="Facts"):
         ]
         try:
             async with message.channel.typing():
-                return await self.memory.commands.handle(
+                return await self.memory.member_commands.handle(
                     message.guild.id,
                     to_member(author, message.guild.id),
                     text,
@@ -142,7 +146,7 @@ class FactsCog(commands.Cog, name="Facts"):
         assert guild_id is not None  # guild_only
         # Merges call a model; answer within Discord's 3 seconds by deferring first.
         await interaction.response.defer(thinking=True)
-        result = await self.memory.commands.slash(
+        result = await self.memory.member_commands.slash(
             kind,
             guild_id,
             to_member(interaction.user, guild_id),
@@ -165,5 +169,5 @@ def _replied(message: discord.Message | None) -> RepliedMessage | None:
     )
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(FactsCog(bot, bot.memory))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(FactsCog(bot, bot.memory))

@@ -6,11 +6,16 @@ loaded; the freeform phrases are the ones the README's "Using the bot" table sho
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.interactions import MESSAGE_LIMIT, fit, respond
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 
 def command_lines(tree: app_commands.CommandTree) -> list[str]:
@@ -46,14 +51,14 @@ def help_text(bot_name: str, tree: app_commands.CommandTree) -> str:
 class HelpCog(commands.Cog, name="Help"):
     """`/help`: the bot's commands, ephemeral."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MemoryBot) -> None:
         self.bot = bot
 
     @app_commands.command(name="help", description="What this bot does and its commands")
     async def help_command(self, interaction: discord.Interaction) -> None:
-        bot_name = self.bot.memory.settings.bot_name  # type: ignore[attr-defined]
+        bot_name = self.bot.memory.settings.bot_name
         await respond(interaction, help_text(bot_name, self.bot.tree), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MemoryBot) -> None:
     await bot.add_cog(HelpCog(bot))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import discord
 from cachetools import LRUCache
@@ -17,9 +18,12 @@ from discord.ext import commands
 
 from bot.backfill import BackfillConfig, Backfiller
 from bot.convert import is_storable, to_chat_message, to_member
-from memory import Memory
 from memory.core.models import Member
 from memory.core.surrogates import clean_name
+from memory.ports import FrontDoor
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -29,17 +33,17 @@ KNOWN_MEMBERS = 50_000
 class IngestCog(commands.Cog, name="Ingest"):
     """Stores the conversation and keeps the member directory fresh."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot | commands.AutoShardedBot, memory: FrontDoor) -> None:
         self.bot = bot
         self.memory = memory
-        self.writer = memory.writer
+        self.chat = memory.chat
         self.settings = memory.settings
         # Last names written per (guild, user): a chatty member is not re-upserted per message.
         self._known: LRUCache[tuple[int, int], Member] = LRUCache(maxsize=KNOWN_MEMBERS)
         self.backfill_task: asyncio.Task[int] | None = None
         self._reconciled: set[int] = set()  # guilds reconciled since this process started
         self.backfiller = Backfiller(
-            self.writer,
+            self.chat,
             config=BackfillConfig.from_settings(self.settings),
             clock=memory.clock,
             telemetry=memory.telemetry,
@@ -57,7 +61,7 @@ class IngestCog(commands.Cog, name="Ingest"):
 
     def ignored(self, guild_id: int, channel_id: int) -> bool:
         """Channels an admin excluded with `/memory settings` (no database wait: cached)."""
-        return self.memory.guild_settings.peek(guild_id).ignores(channel_id)
+        return self.memory.chat.settings(guild_id).ignores(channel_id)
 
     def _storable(self, message: discord.Message) -> bool:
         if message.guild is not None and self.ignored(message.guild.id, message.channel.id):
@@ -74,7 +78,7 @@ class IngestCog(commands.Cog, name="Ingest"):
             return
         self._known[key] = member
         # a plain User (left the guild, webhook) says nothing about the guild nickname
-        self.writer.submit_member(member, nickname_known=isinstance(user, discord.Member))
+        self.chat.submit_member(member, nickname_known=isinstance(user, discord.Member))
 
     # ----------------------------------------------------------------- messages
 
@@ -85,7 +89,7 @@ class IngestCog(commands.Cog, name="Ingest"):
         assert message.guild is not None
         self.member_seen(message.author, message.guild.id)
         stored = to_chat_message(message, max_chars=self.settings.max_message_chars)
-        self.writer.submit(stored)
+        self.chat.submit(stored)
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
@@ -93,18 +97,18 @@ class IngestCog(commands.Cog, name="Ingest"):
         if payload.guild_id is None or not self._storable(message):
             return
         edited = to_chat_message(message, max_chars=self.settings.max_message_chars)
-        self.writer.submit_edit(edited)
+        self.chat.submit_edit(edited)
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
-            self.writer.submit_delete(payload.message_id)
+            self.chat.submit_delete(payload.message_id)
 
     @commands.Cog.listener()
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
             for message_id in payload.message_ids:
-                self.writer.submit_delete(message_id)
+                self.chat.submit_delete(message_id)
 
     # ----------------------------------------------------------------- directory
 
@@ -136,7 +140,7 @@ class IngestCog(commands.Cog, name="Ingest"):
     @commands.Cog.listener()
     async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
         if before.name != after.name:
-            self.writer.submit_guild(after.id, clean_name(after.name))
+            self.chat.submit_guild(after.id, clean_name(after.name))
 
     @commands.Cog.listener()
     async def on_guild_channel_create(self, channel: discord.abc.GuildChannel) -> None:
@@ -150,13 +154,13 @@ class IngestCog(commands.Cog, name="Ingest"):
             self._channel_seen(after)
 
     def _channel_seen(self, channel: discord.abc.GuildChannel) -> None:
-        self.writer.submit_guild(
+        self.chat.submit_guild(
             channel.guild.id, None, [(channel.id, clean_name(channel.name) or "")]
         )
 
     def _guild_seen(self, guild: discord.Guild) -> None:
         channels = [(channel.id, clean_name(channel.name) or "") for channel in guild.text_channels]
-        self.writer.submit_guild(guild.id, clean_name(guild.name), channels)
+        self.chat.submit_guild(guild.id, clean_name(guild.name), channels)
         for member in guild.members:
             self.member_seen(member, guild.id)
 
@@ -178,7 +182,7 @@ class IngestCog(commands.Cog, name="Ingest"):
         reconcile = [guild for guild in guilds if guild.id not in self._reconciled]
         try:
             for guild in guilds:  # know every guild's ignored channels before reading history
-                await self.memory.guild_settings.refresh(guild.id)
+                await self.memory.admin.refresh_settings(guild.id)
             total = await self.backfiller.run(reconcile, reconcile=True)
             self._reconciled.update(guild.id for guild in reconcile)
             total += await self.backfiller.run([g for g in guilds if g not in reconcile])
@@ -194,5 +198,5 @@ class IngestCog(commands.Cog, name="Ingest"):
         return await task if task is not None else 0
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(IngestCog(bot, bot.memory))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(IngestCog(bot, bot.memory))

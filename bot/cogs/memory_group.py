@@ -1,6 +1,6 @@
 """The `/memory` command group: undo for members; stats, context, purge and settings for admins.
 
-Translation only: every answer comes from the memory front door (`Memory.stats_text`, the
+Translation only: every answer comes from the memory front door (`Operations.stats_text`, the
 context report renderer, the privacy desk, the guild settings). Answers are ephemeral and ping
 nobody. Manage Server is checked per command (`bot.checks`), because the group also holds
 commands every member may use; failures are answered by the errors cog.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import available_timezones
 
 import discord
@@ -20,10 +20,12 @@ from discord.ext import commands
 from bot.checks import manage_server_only
 from bot.convert import to_member
 from bot.interactions import MESSAGE_LIMIT, NO_PINGS, code_block, fit, followup_in_parts, respond
-from memory import (
+from memory.core.ratelimit import Admission, RateLimiter
+from memory.core.text import plural
+from memory.ports import (
     ContextReport,
+    FrontDoor,
     InvalidSetting,
-    Memory,
     PrivacyError,
     describe_mine,
     describe_settings,
@@ -31,8 +33,9 @@ from memory import (
     report_details,
     to_json,
 )
-from memory.core.ratelimit import Admission, RateLimiter
-from memory.core.text import plural
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -81,7 +84,7 @@ class MemoryGroupCog(
 ):
     """`/memory ...`: member controls and admin views of the memory."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory) -> None:
+    def __init__(self, bot: commands.Bot | commands.AutoShardedBot, memory: FrontDoor) -> None:
         self.bot = bot
         self.memory = memory
         self._mine_limit = RateLimiter(MINE_LIMIT, clock=memory.clock)
@@ -109,7 +112,7 @@ class MemoryGroupCog(
     async def undo(self, interaction: discord.Interaction, user: discord.Member) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
-        result = await self.memory.commands.slash(
+        result = await self.memory.member_commands.slash(
             "undo",
             interaction.guild_id,
             to_member(interaction.user, interaction.guild_id),
@@ -127,7 +130,7 @@ class MemoryGroupCog(
             await respond(interaction, "You just asked; please wait a minute before asking again.")
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        privacy = self.memory.privacy
+        privacy = self.memory.admin
         subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
         document = await privacy.export(subject)
         export = discord.File(io.BytesIO(to_json(document).encode()), filename="memory.json")
@@ -150,7 +153,7 @@ class MemoryGroupCog(
             if view.confirmed is None:  # timed out
                 await interaction.followup.send(NOTHING_CHANGED, ephemeral=True)
             return
-        privacy = self.memory.privacy
+        privacy = self.memory.admin
         subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
         report = await privacy.opt_out(subject, actor_id=interaction.user.id, by_admin=False)
         await interaction.followup.send(
@@ -163,7 +166,7 @@ class MemoryGroupCog(
     @app_commands.command(name="optin", description="Be remembered here (again) from now on")
     async def optin(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
-        await self.memory.privacy.opt_in(
+        await self.memory.admin.opt_in(
             interaction.guild_id, interaction.user.id, actor_id=interaction.user.id, by_admin=False
         )
         await respond(
@@ -181,7 +184,7 @@ class MemoryGroupCog(
     )
     @manage_server_only()
     async def stats(self, interaction: discord.Interaction) -> None:
-        text = code_block(fit(self.memory.stats_text(), MESSAGE_LIMIT - 40))
+        text = code_block(fit(self.memory.operations.stats_text(), MESSAGE_LIMIT - 40))
         await respond(interaction, "**Memory stats**\n" + text)
         self._emit(interaction, "stats")
 
@@ -196,7 +199,7 @@ class MemoryGroupCog(
     async def context(self, interaction: discord.Interaction, user: discord.Member) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        report = await self.memory.manager.build_context(
+        report = await self.memory.member_commands.build_context(
             interaction.guild_id, user.id, budget=CONTEXT_BUDGET_SECONDS
         )
         await respond(interaction, render_context(report))
@@ -221,7 +224,7 @@ class MemoryGroupCog(
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         name = discord.utils.escape_markdown(user.display_name)
-        privacy = self.memory.privacy
+        privacy = self.memory.admin
         try:
             subject = await privacy.subject(interaction.guild_id, str(user.id))
         except PrivacyError:
@@ -295,12 +298,12 @@ class MemoryGroupCog(
             "memory_sources": memory_sources,
         }
         changed = {key: value for key, value in changes.items() if value is not None}
-        guilds = self.memory.guild_settings
+        admin = self.memory.admin
         try:
             if changed:
-                current = await guilds.update(interaction.guild_id, **changed)
+                current = await admin.update_settings(interaction.guild_id, **changed)
             else:
-                current = await guilds.refresh(interaction.guild_id)
+                current = await admin.refresh_settings(interaction.guild_id)
         except InvalidSetting as exc:
             await respond(interaction, f"Nothing changed: {exc}.")
             self._emit(interaction, "settings", "invalid")
@@ -308,7 +311,7 @@ class MemoryGroupCog(
         title = "Settings updated" if changed else "Settings of this server"
         text = f"**{title}**\n{describe_settings(current)}"
         if storage == "opted-in":
-            held = len(await self.memory.privacy.unconsented(interaction.guild_id))
+            held = len(await self.memory.admin.unconsented(interaction.guild_id))
             text += (
                 f"\nNothing was deleted: {plural(held, 'member')} "
                 f"{'is' if held == 1 else 'are'} held without having opted in."
@@ -325,7 +328,7 @@ class MemoryGroupCog(
     ) -> list[app_commands.Choice[str]]:
         """The database's text search configurations containing what was typed."""
         needle = current.strip().lower()
-        names = await self.memory.guild_settings.search_configs()
+        names = await self.memory.admin.search_configs()
         return [app_commands.Choice(name=name, value=name) for name in names if needle in name][:25]
 
 
@@ -357,5 +360,5 @@ class ConfirmOptOut(discord.ui.View):
         self.stop()
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(MemoryGroupCog(bot, bot.memory))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(MemoryGroupCog(bot, bot.memory))

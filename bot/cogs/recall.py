@@ -3,13 +3,18 @@ with jump links to the messages), only in the channels you can read now."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.interactions import MESSAGE_LIMIT, fit, respond
 from bot.readers import ChannelReaders
-from memory import Memory, RecallHit
+from memory.ports import FrontDoor, RecallHit
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 
 def render_hits(hits: list[RecallHit], guild_id: int) -> str:
@@ -28,7 +33,12 @@ def render_hits(hits: list[RecallHit], guild_id: int) -> str:
 class RecallCog(commands.Cog, name="Recall"):
     """Search what was said, by question."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory, readers: ChannelReaders) -> None:
+    def __init__(
+        self,
+        bot: commands.Bot | commands.AutoShardedBot,
+        memory: FrontDoor,
+        readers: ChannelReaders,
+    ) -> None:
         self.bot = bot
         self.memory = memory
         self.readers = readers
@@ -41,9 +51,11 @@ class RecallCog(commands.Cog, name="Recall"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         # Ephemeral: only the asking member sees it, so everything they can read.
         viewer = self.readers.search_viewer(interaction.guild, interaction.user)
-        hits = await self.memory.recall.search(interaction.guild_id, query, limit=5, viewer=viewer)
+        hits = await self.memory.member_commands.search(
+            interaction.guild_id, query, limit=5, viewer=viewer
+        )
         await respond(interaction, render_hits(hits, interaction.guild_id))
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(RecallCog(bot, bot.memory, bot.readers))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(RecallCog(bot, bot.memory, bot.readers))

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import discord
 from cachetools import LRUCache
@@ -20,12 +21,15 @@ from discord.ext import commands
 
 from bot.interactions import NO_PINGS
 from bot.readers import ChannelReaders
-from memory import IncomingMessage, Memory, asks_catch_up
 from memory.core.keyed_lock import KeyedLock
 from memory.core.ratelimit import Admission
 from memory.core.split import reply_parts
 from memory.core.surrogates import clean_text
 from memory.core.viewer import Viewer
+from memory.ports import FrontDoor, IncomingMessage, asks_catch_up
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -64,12 +68,15 @@ class RepliesCog(commands.Cog, name="Replies"):
     """Conversation: memories of the people involved plus the channel's recent window."""
 
     def __init__(
-        self, bot: commands.Bot, memory: Memory, readers: ChannelReaders | None = None
+        self,
+        bot: commands.Bot | commands.AutoShardedBot,
+        memory: FrontDoor,
+        readers: ChannelReaders | None = None,
     ) -> None:
         self.bot = bot
         self.memory = memory
         self.readers = readers or ChannelReaders()
-        self.composer = memory.replies
+        self.conversation = memory.conversation
         # One reply at a time per channel; locks of quiet channels are dropped.
         self._locks = KeyedLock()
         # Members told how to opt in (once each, per process).
@@ -78,23 +85,23 @@ class RepliesCog(commands.Cog, name="Replies"):
 
     async def cog_load(self) -> None:
         if self.bot.user is not None:
-            self.composer.bot_user_id = self.bot.user.id
+            self.conversation.bot_user_id = self.bot.user.id
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         if self.bot.user is not None:
-            self.composer.bot_user_id = self.bot.user.id
+            self.conversation.bot_user_id = self.bot.user.id
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         """Every member message joins the channel's window (the bot's own are added on send)."""
         if message.guild is None or message.author.bot or not message.content:
             return
-        if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
+        if self.memory.conversation.settings(message.guild.id).ignores(message.channel.id):
             return
         try:
             seen_by = Viewer.of_channels(message.author.id, {message.channel.id})
-            await self.composer.observe(incoming(message, viewer=seen_by))
+            await self.conversation.observe(incoming(message, viewer=seen_by))
         except Exception:
             _log.exception("could not add message %s to the window", message.id)
 
@@ -104,7 +111,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         if payload.guild_id is None:
             return
         try:
-            await self.composer.keeper.message_edited(
+            await self.conversation.message_edited(
                 payload.guild_id, payload.message_id, clean_text(payload.message.content)
             )
         except Exception:
@@ -114,12 +121,12 @@ class RepliesCog(commands.Cog, name="Replies"):
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         """A deleted message leaves the window (with the bot's answer to it)."""
         if payload.guild_id is not None:
-            await self.composer.keeper.messages_deleted([payload.message_id])
+            await self.conversation.messages_deleted([payload.message_id])
 
     @commands.Cog.listener()
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
-            await self.composer.keeper.messages_deleted(list(payload.message_ids))
+            await self.conversation.messages_deleted(list(payload.message_ids))
 
     @commands.Cog.listener()
     async def on_addressed_message(self, message: discord.Message, text: str) -> None:
@@ -131,14 +138,14 @@ class RepliesCog(commands.Cog, name="Replies"):
         channel_id = message.channel.id
         # Words from a restricted channel only where every reader of this channel may read them.
         viewer = self.readers.reply_viewer(message.guild, message.author, message.channel)  # type: ignore[arg-type]
-        admission = self.composer.admit(incoming(message, text, viewer))
+        admission = self.conversation.admit(incoming(message, text, viewer))
         if admission is Admission.SILENT:
             return
         if admission is Admission.WARN:
             with contextlib.suppress(discord.HTTPException):
                 await message.reply(SLOW_DOWN, mention_author=False, allowed_mentions=NO_PINGS)
             return
-        consent = await self.memory.privacy.consent(message.guild.id, message.author.id)
+        consent = await self.memory.conversation.consent(message.guild.id, message.author.id)
         if consent is not None and consent.state == "out":
             with contextlib.suppress(discord.HTTPException):
                 await message.reply(NOT_REMEMBERED, mention_author=False, allowed_mentions=NO_PINGS)
@@ -148,9 +155,9 @@ class RepliesCog(commands.Cog, name="Replies"):
             try:
                 # In a burst the answers need Discord's request budget (50 a second for the
                 # whole bot): no typing indicator for replies that come within a second anyway.
-                indicator = not self.composer.busy
+                indicator = not self.conversation.busy
                 async with _typing_beside(message.channel, show=indicator):
-                    result = await self.composer.compose(incoming(message, text, viewer))
+                    result = await self.conversation.compose(incoming(message, text, viewer))
                 parts = reply_parts(result.text) or [APOLOGY]
                 parts = await self._with_opt_in_hint(message, parts)
             except Exception as exc:
@@ -171,9 +178,9 @@ class RepliesCog(commands.Cog, name="Replies"):
         did not says once how to."""
         assert message.guild is not None
         key = (message.guild.id, message.author.id)
-        if self._hinted.get(key) or self.memory.guild_settings.peek(key[0]).storage != "opted-in":
+        if self._hinted.get(key) or self.memory.conversation.settings(key[0]).storage != "opted-in":
             return parts
-        consent = await self.memory.privacy.consent(*key)
+        consent = await self.memory.conversation.consent(*key)
         if consent is not None and consent.state == "in":
             return parts
         self._hinted[key] = True
@@ -197,7 +204,7 @@ class RepliesCog(commands.Cog, name="Replies"):
             _log.exception("could not send the reply to message %s", message.id)
             return
         if self.bot.user is not None and message.guild is not None:
-            await self.composer.observe(
+            await self.conversation.observe(
                 IncomingMessage(
                     guild_id=message.guild.id,
                     channel_id=message.channel.id,
@@ -233,5 +240,5 @@ async def _typing_beside(channel: discord.abc.Messageable, *, show: bool) -> Asy
             await typing.__aexit__(None, None, None)
 
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(RepliesCog(bot, bot.memory, bot.readers))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    await bot.add_cog(RepliesCog(bot, bot.memory, bot.readers))

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
 from bot.banner import guild_lines, memory_chain, startup_lines, version
 from bot.heartbeat import INTERVAL_SECONDS, remove_heartbeat, write_heartbeat
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -18,9 +22,9 @@ _log = logging.getLogger(__name__)
 class Status(commands.Cog):
     """Banner on start and on first READY; heartbeat while the gateway is up."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MemoryBot) -> None:
         self.bot = bot
-        self.memory = bot.memory  # type: ignore[attr-defined]
+        self.memory = bot.memory
         self._announced = False
 
     async def cog_load(self) -> None:
@@ -68,5 +72,5 @@ class Status(commands.Cog):
             _log.warning("cannot write the heartbeat file: %s", exc)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MemoryBot) -> None:
     await bot.add_cog(Status(bot))

@@ -12,14 +12,18 @@ shared memory of days whose channels changed (memory/guilds/_visibility.py).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
 from bot.backfill import active_threads
 from bot.readers import Channel, ChannelReaders, channel_view, guild_channels, has_messages
-from memory import Memory
 from memory.core.channels import ChannelView
+from memory.ports import FrontDoor
+
+if TYPE_CHECKING:
+    from bot.client import MemoryBot
 
 _log = logging.getLogger(__name__)
 
@@ -27,7 +31,12 @@ _log = logging.getLogger(__name__)
 class VisibilityCog(commands.Cog, name="Visibility"):
     """Channel visibility from Discord's permissions, into memory."""
 
-    def __init__(self, bot: commands.Bot, memory: Memory, readers: ChannelReaders) -> None:
+    def __init__(
+        self,
+        bot: commands.Bot | commands.AutoShardedBot,
+        memory: FrontDoor,
+        readers: ChannelReaders,
+    ) -> None:
         self.bot = bot
         self.memory = memory
         self.readers = readers
@@ -44,7 +53,7 @@ class VisibilityCog(commands.Cog, name="Visibility"):
         if not views:
             return
         try:
-            await self.memory.visibility.record(guild.id, views)
+            await self.memory.chat.record_channels(guild.id, views)
         except Exception:
             _log.exception("could not record the visibility of %d channel(s)", len(views))
             return
@@ -138,6 +147,6 @@ class VisibilityCog(commands.Cog, name="Visibility"):
             await self.record(message.guild, [channel])  # type: ignore[list-item]
 
 
-async def setup(bot: commands.Bot) -> None:
-    readers: ChannelReaders = bot.readers  # type: ignore[attr-defined]
-    await bot.add_cog(VisibilityCog(bot, bot.memory, readers))  # type: ignore[attr-defined]
+async def setup(bot: MemoryBot) -> None:
+    readers: ChannelReaders = bot.readers
+    await bot.add_cog(VisibilityCog(bot, bot.memory, readers))

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from bot.dashboard.app import build_app
 from bot.dashboard.auth import Sessions
-from memory import Memory
+from memory.ports import FrontDoor
 
 __all__ = ["Sessions", "build_app", "running", "url_host"]
 
@@ -28,7 +28,7 @@ def url_host(host: str) -> str:
 
 @asynccontextmanager
 async def running(
-    memory: Memory, *, host: str, port: int, sessions: Sessions, allow_changes: bool
+    memory: FrontDoor, *, host: str, port: int, sessions: Sessions, allow_changes: bool
 ) -> AsyncIterator[str]:
     """Serve while the block runs; yields the login link (with the real port when 0 was asked)."""
     app = build_app(memory, sessions=sessions, allow_changes=allow_changes)

@@ -18,9 +18,9 @@ from aiohttp import web
 from bot.dashboard import channels
 from bot.dashboard.auth import COOKIE
 from bot.dashboard.base import dashboard_of, render
-from memory import InvalidSetting, PrivacyError, export_summary
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.models import Member
+from memory.ports import InvalidSetting, PrivacyError, export_summary
 
 # The operator as the commands see them: no Discord account, an admin's rights.
 OPERATOR_ID = 0
@@ -37,7 +37,7 @@ async def _member(request: web.Request, fields: dict[str, str]) -> tuple[int, Me
     guild_id, user_id = fields.get("guild_id", ""), fields.get("user_id", "")
     if not (guild_id.isdigit() and user_id.isdigit()):
         raise web.HTTPBadRequest(text="guild_id and user_id must be numbers")
-    found = await board.memory.members.get(int(guild_id), [int(user_id)])
+    found = await board.memory.member_commands.known_members(int(guild_id), [int(user_id)])
     if int(user_id) not in found:
         raise web.HTTPNotFound(text="no such member")
     return int(guild_id), found[int(user_id)]
@@ -47,7 +47,7 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
     """What the action will do, in words, for the confirmation page."""
     memory = dashboard_of(request).memory
     if name == "retry":
-        held = await memory.worker.queue.held()
+        held = await memory.operations.held_jobs()
         return f"Queue the {len(held)} held job(s) again now."
     if name == "visibility":
         return await channels.describe(memory, await channels.asked_mark(memory, fields))
@@ -62,8 +62,8 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
         return f"Forget “{fields['statement']}” about {member.display_name}."
     if name == "undo":
         return f"Undo the latest change of {member.display_name}'s facts."
-    subject = await memory.privacy.subject(guild_id, str(member.user_id))
-    preview = export_summary(await memory.privacy.preview(subject))
+    subject = await memory.admin.subject(guild_id, str(member.user_id))
+    preview = export_summary(await memory.admin.preview(subject))
     return f"Delete everything held about {member.display_name}: {preview} This cannot be undone."
 
 
@@ -126,27 +126,29 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
     """(outcome, what happened, where to go back to)."""
     memory = dashboard_of(request).memory
     if name == "retry":
-        count = await memory.worker.queue.retry_held()
+        count = await memory.operations.retry_held_jobs()
         return "ok", f"Queued {count} held job(s) again.", "/"
     if name == "visibility":
         return await channels.apply(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
         guild_id = int(fields.get("guild_id", "0"))
-        await memory.guild_settings.update(guild_id, **_changes(fields))
+        await memory.admin.update_settings(guild_id, **_changes(fields))
         return "ok", "Settings updated.", f"/guild/{guild_id}/settings"
     guild_id, member = await _member(request, fields)
     back = f"/guild/{guild_id}/member/{member.user_id}"
     operator = Member(guild_id, OPERATOR_ID, username="dashboard")
     if name == "purge":
-        subject = await memory.privacy.subject(guild_id, str(member.user_id))
-        report = await memory.privacy.purge(subject, actor_id=None, wait=False)
+        subject = await memory.admin.subject(guild_id, str(member.user_id))
+        report = await memory.admin.purge(subject, actor_id=None, wait=False)
         return "ok", report.describe(), f"/guild/{guild_id}"
     if name == "forget":
-        result = await memory.commands.forget(
+        result = await memory.member_commands.forget(
             guild_id, operator, member, fields["statement"], can_manage_guild=True
         )
     else:
-        result = await memory.commands.undo(guild_id, operator, member, can_manage_guild=True)
+        result = await memory.member_commands.undo(
+            guild_id, operator, member, can_manage_guild=True
+        )
     return result.outcome, result.reply or "", back
 
 

@@ -14,7 +14,7 @@ from aiohttp import web
 from bot.dashboard import actions, pages, tail
 from bot.dashboard.auth import COOKIE, SESSION_SECONDS, Sessions
 from bot.dashboard.base import DASHBOARD, Dashboard, Handler, dashboard_of, environment, render
-from memory import Memory, admin_views
+from memory.ports import FrontDoor
 
 _log = logging.getLogger(__name__)
 
@@ -70,9 +70,11 @@ async def login(request: web.Request) -> web.StreamResponse:
     raise response
 
 
-def build_app(memory: Memory, *, sessions: Sessions, allow_changes: bool) -> web.Application:
+def build_app(memory: FrontDoor, *, sessions: Sessions, allow_changes: bool) -> web.Application:
     app = web.Application(middlewares=[_gate, _unanswered])
-    app[DASHBOARD] = Dashboard(memory, admin_views(memory), sessions, allow_changes, environment())
+    app[DASHBOARD] = Dashboard(
+        memory, memory.operations.views, sessions, allow_changes, environment()
+    )
     app.router.add_route("GET", "/login", login)
     app.router.add_route("POST", "/login", login)
     pages.add_routes(app.router)

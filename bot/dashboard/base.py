@@ -14,7 +14,7 @@ import jinja2
 from aiohttp import web
 
 from bot.dashboard.auth import COOKIE, Sessions
-from memory import AdminViews, Memory
+from memory.ports import AdminViews, FrontDoor
 
 TEMPLATES = Path(__file__).parent / "templates"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -24,7 +24,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Dashboard:
     """What every handler needs: memory, its admin views, the sessions and the mode."""
 
-    memory: Memory
+    memory: FrontDoor
     views: AdminViews
     sessions: Sessions
     allow_changes: bool

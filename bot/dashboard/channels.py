@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from memory import Memory
+from memory.ports import FrontDoor
 
 _log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class ChannelMark:
         return "public" if self.public else "restricted"
 
 
-async def asked_mark(memory: Memory, fields: dict[str, str]) -> ChannelMark:
+async def asked_mark(memory: FrontDoor, fields: dict[str, str]) -> ChannelMark:
     """The mark the form asks for, of a channel the guild knows (400/404 otherwise)."""
     guild_id, channel_id = fields.get("guild_id", ""), fields.get("channel_id", "")
     if not (guild_id.isdigit() and channel_id.isdigit()):
@@ -41,7 +41,7 @@ async def asked_mark(memory: Memory, fields: dict[str, str]) -> ChannelMark:
     visibility = fields.get("visibility", "")
     if visibility not in VISIBILITIES:
         raise web.HTTPBadRequest(text="visibility must be restricted or public")
-    known = await memory.guild_settings.channels(int(guild_id))
+    known = await memory.admin.channels(int(guild_id))
     if int(channel_id) not in known:
         raise web.HTTPNotFound(text="no such channel in this guild")
     return ChannelMark(
@@ -49,9 +49,9 @@ async def asked_mark(memory: Memory, fields: dict[str, str]) -> ChannelMark:
     )
 
 
-async def describe(memory: Memory, mark: ChannelMark) -> str:
+async def describe(memory: FrontDoor, mark: ChannelMark) -> str:
     """What marking will do, for the confirmation page."""
-    settings = await memory.guild_settings.get(mark.guild_id)
+    settings = await memory.admin.settings(mark.guild_id)
     if not mark.public and settings.memory_sources == "all":
         return (
             f"Mark #{mark.name} restricted: members who cannot read it never get its words "
@@ -71,14 +71,14 @@ async def describe(memory: Memory, mark: ChannelMark) -> str:
     )
 
 
-async def apply(memory: Memory, mark: ChannelMark) -> tuple[str, str, str]:
+async def apply(memory: FrontDoor, mark: ChannelMark) -> tuple[str, str, str]:
     """(outcome, what happened, where to go back to)."""
     back = f"/guild/{mark.guild_id}/settings"
-    changed = await memory.visibility.mark(mark.guild_id, mark.channel_id, public=mark.public)
+    changed = await memory.admin.mark_channel(mark.guild_id, mark.channel_id, public=mark.public)
     if not changed:
         return "unchanged", f"#{mark.name} was already marked {mark.visibility}.", back
-    days = await memory.manager.due_days(mark.guild_id)
-    queued = [day for day in days if await memory.worker.queue.close_day(mark.guild_id, day)]
+    days = await memory.reports.due_days(mark.guild_id)
+    queued = [day for day in days if await memory.operations.queue_close_day(mark.guild_id, day)]
     _log.info(
         "guild %s: channel %s marked %s from the dashboard, %d day(s) queued",
         mark.guild_id,

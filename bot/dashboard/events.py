@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from memory import TELEMETRY_FILE
+from memory.ports import TELEMETRY_FILE
 
 TAIL_BYTES = 256 * 1024
 # Fields shown in their own column; the rest go in "details".

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from bot.dashboard.base import dashboard_of, render
 from bot.dashboard.events import parse, recent_events, row
-from memory import OPS, TELEMETRY_FILE, FileFollower
+from memory.ports import OPS, TELEMETRY_FILE, FileFollower
 
 POLL_SECONDS = 0.3
 PING_SECONDS = 15.0
@@ -67,7 +67,7 @@ class _Names:
         if guild_id.isdigit() and user_id.isdigit():
             key = (int(guild_id), int(user_id))
             if key not in self.members:
-                found = await self._board.memory.members.display_names(key[0], [key[1]])
+                found = await self._board.memory.member_commands.display_names(key[0], [key[1]])
                 self.members[key] = found.get(key[1], f"user {user_id}")
         zone = self.zones.get(int(guild_id)) if guild_id.isdigit() else None
         return row(event, zone, self.guilds, self.members)

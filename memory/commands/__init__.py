@@ -5,6 +5,6 @@ bot's answer (intent, member resolution, permissions, rate limits, wording).
 from __future__ import annotations
 
 from memory.commands._service import MemoryCommands
-from memory.commands._types import CommandResult, CommandsConfig, RepliedMessage
+from memory.commands._types import CommandResult, CommandsConfig, RepliedMessage, Target
 
-__all__ = ["CommandResult", "CommandsConfig", "MemoryCommands", "RepliedMessage"]
+__all__ = ["CommandResult", "CommandsConfig", "MemoryCommands", "RepliedMessage", "Target"]

@@ -96,10 +96,10 @@ async def test_a_forgotten_learned_fact_stays_gone(cli_env: Path, db_pool, capsy
     sam = int(SAM["id"])
     assert any("peanuts" in f.statement for f in await all_facts(db_pool, GUILD, sam))
 
-    from memory import open_memory
     from memory.core.clock import FixedClock
     from memory.core.models import Member
     from memory.core.settings import load_settings
+    from memory.wiring import open_memory
 
     async with open_memory(load_settings(), clock=FixedClock(START + timedelta(days=12))) as memory:
         member = Member(GUILD, sam, username="sam", nickname="Sam")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.console import ConsoleSession
-from memory import open_memory
 from memory.core.clock import SystemClock
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ async def test_console_speaks_in_an_imported_server_with_its_members(
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
-        await memory.importer(include_bots=False).import_file(
+        await memory.operations.importer(include_bots=False).import_file(
             write(tmp_path / "general.json", export(sample_messages()))
         )
         guild = await memory.privacy.guild("Café ☕")  # by name, as `console --guild` does

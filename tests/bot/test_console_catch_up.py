@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.console import ConsoleSession
-from memory import Memory, open_memory
 from memory.core.clock import FixedClock
+from memory.wiring import Memory, open_memory
 from tests.bot.console_support import console_settings
 
 

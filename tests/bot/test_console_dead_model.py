@@ -11,9 +11,10 @@ import pytest
 
 from bot.cli import main
 from bot.console import ConsoleSession
-from memory import breaker_report, open_memory
 from memory.core.clock import SystemClock
 from memory.core.telemetry import Telemetry
+from memory.ports import breaker_report
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 from tests.dead_endpoint import ConnectionCount
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 from bot.console import ConsoleSession
 from db.members import find_by_name
-from memory import open_memory
 from memory.core.clock import FixedClock
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 MORNING = datetime(2026, 11, 12, 10, 5, tzinfo=UTC)

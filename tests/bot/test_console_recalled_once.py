@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from bot.console import ConsoleSession
-from memory import open_memory
 from memory.core.clock import SystemClock
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 

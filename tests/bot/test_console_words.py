@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from bot.console import ConsoleSession
-from memory import open_memory
 from memory.core.clock import SystemClock
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,11 +24,11 @@ import pytest
 
 from bot.client import MemoryBot
 from db.members import find_by_name
-from memory import open_memory
 from memory.core.clock import Clock, SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
+from memory.wiring import open_memory
 from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
 from tests.support import eventually
 

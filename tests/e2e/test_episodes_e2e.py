@@ -11,10 +11,10 @@ from typing import Any
 import asyncpg
 
 from db.pool import create_pool
-from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.wiring import open_memory
 from tests.e2e.conftest import StartBot, settled, until_stored
 from tests.e2e.fake_discord import GENERAL_ID, GUILD_ID, RANDOM_ID, SECRET_ID, FakeDiscord
 from tests.support import eventually

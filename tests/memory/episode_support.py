@@ -10,11 +10,11 @@ from pathlib import Path
 
 import asyncpg
 
-from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.wiring import Memory, open_memory
 from tests.support import chat_message
 
 

@@ -14,10 +14,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main
 from bot.dashboard import Sessions, build_app
-from memory import Memory, open_memory
 from memory.core.clock import clock_from_env
 from memory.core.models import Member
 from memory.core.settings import load_settings
+from memory.wiring import Memory, open_memory
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "docs" / "sample-export"

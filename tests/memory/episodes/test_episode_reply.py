@@ -14,9 +14,10 @@ import pytest
 
 from db.guilds import ensure_channel_names
 from db.messages import insert_messages
-from memory import IncomingMessage, Memory
 from memory.core.models import Member
 from memory.core.viewer import Viewer
+from memory.ports import IncomingMessage
+from memory.wiring import Memory
 from tests.memory.episode_support import episode_lines, memory_at
 
 G, GENERAL, MODS = 990, 991, 992

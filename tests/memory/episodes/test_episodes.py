@@ -12,13 +12,13 @@ import pytest
 
 from db.facts import add_forgotten
 from db.messages import insert_messages
-from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
+from memory.wiring import Memory, open_memory
 from tests.memory.episode_support import episode_lines, memory_at
 from tests.support import chat_message, eventually
 

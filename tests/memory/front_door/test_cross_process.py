@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from db.pool import create_pool
-from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
@@ -17,6 +16,7 @@ from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.replies import IncomingMessage
+from memory.wiring import Memory, open_memory
 from tests.fakes import RecordingProvider
 from tests.support import chat_message, eventually
 

@@ -12,10 +12,11 @@ import asyncpg
 import pytest
 
 from db.pool import create_pool
-from memory import Memory, ShardTaken, open_memory
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.ports import ShardTaken
+from memory.wiring import Memory, open_memory
 from tests.support import eventually
 
 
@@ -43,25 +44,27 @@ async def opener(database_dsn: str, tmp_path) -> AsyncIterator:
 
 async def test_a_second_owner_of_a_shard_is_refused_naming_the_holder(opener) -> None:
     first, second = await opener(), await opener()
-    async with first.claim_shards():
+    async with first.operations.claim_shards():
         with pytest.raises(ShardTaken) as refused:
-            async with second.claim_shards():
+            async with second.operations.claim_shards():
                 pytest.fail("two owners of shard 0/1")
         message = str(refused.value)
         assert "\n" not in message
         assert "shard 0/1 is already run against this database" in message
         assert f"pid {os.getpid()}" in message
-    async with second.claim_shards():  # the first stopped: the shard is free again
+    async with second.operations.claim_shards():  # the first stopped: the shard is free again
         pass
 
 
 async def test_shards_of_one_count_split_and_another_count_is_refused(opener) -> None:
     zero, one, whole = await opener("2", "0"), await opener("2", "1"), await opener("1")
-    async with zero.claim_shards(), one.claim_shards():
+    async with zero.operations.claim_shards(), one.operations.claim_shards():
         with pytest.raises(ShardTaken, match="already run with SHARD_COUNT=2"):
-            async with whole.claim_shards():
+            async with whole.operations.claim_shards():
                 pytest.fail("a process of another shard count overlapped")
-    async with whole.claim_shards():  # the left-over descriptions of stopped shards are no owners
+    async with (
+        whole.operations.claim_shards()
+    ):  # the left-over descriptions of stopped shards are no owners
         pass
 
 
@@ -83,7 +86,7 @@ async def _cut_the_claims_session(pool: asyncpg.Pool) -> int:
 async def test_a_lost_session_is_claimed_again_or_the_owner_stops(opener, db_pool) -> None:
     first, second = await opener(), await opener()
     lost = asyncio.Event()
-    async with first.claim_shards(on_lost=lost.set, watch_seconds=0.05):
+    async with first.operations.claim_shards(on_lost=lost.set, watch_seconds=0.05):
         # The session ends, and nobody else claims: the first claims its shard again.
         cut = await _cut_the_claims_session(db_pool)
 
@@ -92,17 +95,17 @@ async def test_a_lost_session_is_claimed_again_or_the_owner_stops(opener, db_poo
 
         await eventually(claimed_again, timeout=10)
         with pytest.raises(ShardTaken):
-            async with second.claim_shards():
+            async with second.operations.claim_shards():
                 pytest.fail("two owners after a lost session")
         assert not lost.is_set()
 
     # The session ends and another process claims before the next check: the first stops.
-    async with first.claim_shards(on_lost=lost.set, watch_seconds=1.0):
+    async with first.operations.claim_shards(on_lost=lost.set, watch_seconds=1.0):
         await _cut_the_claims_session(db_pool)
 
         async def freed() -> bool:
             return await _holder_session(db_pool) is None
 
         await eventually(freed, timeout=1)
-        async with second.claim_shards():
+        async with second.operations.claim_shards():
             await asyncio.wait_for(lost.wait(), 10)

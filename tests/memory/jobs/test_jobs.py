@@ -12,11 +12,11 @@ import asyncpg
 
 from db.messages import insert_messages, mark_deleted
 from db.pool import create_pool
-from memory import open_memory
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.jobs import JobHandlers, JobWorker, WorkerConfig
+from memory.wiring import open_memory
 from tests.support import chat_message, eventually
 
 G, H = 970, 971

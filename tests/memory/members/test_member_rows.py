@@ -4,10 +4,10 @@ writer stores, an alias remembered or forgotten, another process's change."""
 from __future__ import annotations
 
 from bot.console import ConsoleSession
-from memory import open_memory
 from memory.core.clock import SystemClock
 from memory.core.models import Member
 from memory.members import MemberDirectory
+from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 GUILD = 1

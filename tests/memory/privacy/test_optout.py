@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from db.messages import insert_messages
-from memory import Memory, describe_mine, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
+from memory.ports import describe_mine
+from memory.wiring import Memory, open_memory
 from tests.memory.export_samples import export, sample_messages, write
 from tests.support import chat_message
 
@@ -104,7 +105,7 @@ async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_pat
     subject = await memory.privacy.subject_or_id(guild, str(author))  # never seen: an id works
     await memory.privacy.opt_out(subject, actor_id=None, by_admin=True)
     path = write(tmp_path / "general.json", export(messages))
-    result = await memory.importer(include_bots=True).import_file(path)
+    result = await memory.operations.importer(include_bots=True).import_file(path)
     stored = await db_pool.fetch("SELECT author_id FROM messages WHERE guild_id = $1", guild)
     assert stored and author not in {row["author_id"] for row in stored}
     theirs = sum(1 for m in messages if int(m["author"]["id"]) == author)

@@ -14,10 +14,10 @@ import pytest
 
 from db.embeddings import messages_to_embed, nearest_messages
 from db.messages import insert_messages
-from memory import Memory, open_memory
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.wiring import Memory, open_memory
 from tests.memory.embedding_support import concept_vector, embeddings_reply
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply
 from tests.support import chat_message, eventually

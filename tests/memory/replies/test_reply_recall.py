@@ -12,12 +12,13 @@ import pytest
 
 from db.members import upsert_members
 from db.messages import insert_messages, mark_deleted
-from memory import IncomingMessage, open_memory
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
+from memory.ports import IncomingMessage
+from memory.wiring import open_memory
 from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from memory import open_memory
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from memory.llm.providers._chain import ProviderChain
+from memory.wiring import open_memory
 from tests.memory.jobs.test_jobs import say
 
 G = 5150
@@ -73,8 +73,8 @@ async def test_calls_are_counted_by_purpose_and_model_and_priced(
     ) as memory:
         await memory.manager.summarize_day(G, yesterday, force=True)
         calls = len([e for e in telemetry.recent("llm_call") if e["outcome"] == "ok"])
-        text = await memory.usage_text(guild_id=G, days=1)
-        assert "Estimated LLM cost today (this process): $" in memory.stats_text()
+        text = await memory.operations.usage_text(guild_id=G, days=1)
+        assert "Estimated LLM cost today (this process): $" in memory.operations.stats_text()
     [_, columns, row, total] = text.splitlines()
     assert columns.split() == [
         "day",

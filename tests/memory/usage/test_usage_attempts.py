@@ -15,7 +15,6 @@ import asyncpg
 import pytest
 
 from db.usage import UsageRow, add_usage, tokens_on
-from memory import open_memory
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
@@ -25,6 +24,7 @@ from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLM
 from memory.llm.providers._chain import ProviderChain
 from memory.llm.providers._retry import RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
+from memory.wiring import open_memory
 from tests.memory.jobs.test_jobs import say
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply
@@ -91,8 +91,8 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
         llm=MemoryLLM(chain),
     ) as memory:
         await memory.manager.summarize_day(G, YESTERDAY, force=True)
-        text = await memory.usage_text(guild_id=G, days=1)
-        stats = memory.stats_text()
+        text = await memory.operations.usage_text(guild_id=G, days=1)
+        stats = memory.operations.stats_text()
     events = telemetry.recent("llm_call")
     fell_back = [e for e in events if e["provider"] == "openai" and e["outcome"] == "fallback"]
     answered = [e for e in events if e["provider"] == "offline" and e["outcome"] == "ok"]
@@ -158,7 +158,7 @@ async def test_retried_cancelled_and_degraded_attempts_are_counted_and_skips_are
             error="breaker open",
             attempt_errors=[],
         )
-        text = await memory.usage_text(guild_id=G, days=1)
+        text = await memory.operations.usage_text(guild_id=G, days=1)
     rows = _rows(text)
     # One answer; three tries without one (two retried, one cancelled).
     assert rows[("route", "llama3.1")][3:7] == ["1", "3", "40", "6"]
@@ -196,7 +196,7 @@ async def test_the_token_budget_counts_what_servers_reported_not_estimates(
     ) as memory:
         for past in days:
             await memory.worker._handlers.close_day(G + 1, past)
-        text = await memory.usage_text(guild_id=G + 1, days=1)
+        text = await memory.operations.usage_text(guild_id=G + 1, days=1)
         assert not await memory.token_budget.exhausted()
     closed = await db_pool.fetch("SELECT day FROM summary_days WHERE guild_id = $1", G + 1)
     assert {row["day"] for row in closed} == set(days)

@@ -11,7 +11,6 @@ from datetime import date, timedelta
 
 import asyncpg
 
-from memory._caches import CrossProcessCaches
 from memory.context import MemoryManager
 from memory.core.clock import Clock
 from memory.core.prices import Prices
@@ -23,6 +22,7 @@ from memory.llm import MemoryLLM
 from memory.privacy import RetentionJob
 from memory.recall import EmbeddingIndex
 from memory.usage import DailyTokenBudget, UsageRecorder
+from memory.wiring._caches import CrossProcessCaches
 
 
 def open_usage(

@@ -197,3 +197,9 @@ async def serve_embedded(settings: Settings) -> AsyncIterator[str]:
 
 
 serve_database = serve_embedded
+
+
+async def migrate_database(settings: Settings) -> int:
+    """Open the configured database, apply pending migrations; the schema version."""
+    async with open_configured_database(settings) as pool:
+        return int(await pool.fetchval("SELECT max(version) FROM schema_migrations"))

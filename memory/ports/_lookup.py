@@ -16,8 +16,8 @@ from typing import Any
 import asyncpg
 
 from db.guilds import guild_names
-from memory._database import DatabaseUnavailable, embedded_exists, open_configured_database
 from memory.core.settings import Settings
+from memory.database import DatabaseUnavailable, embedded_exists, open_configured_database
 from memory.members import MemberDirectory
 from memory.privacy import PrivacyError, resolve_guild, resolve_subject
 

@@ -12,6 +12,7 @@ import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
 from memory.context import MemoryManager
+from memory.core.models import Member
 from memory.replies import ReplyComposer
 
 _log = logging.getLogger(__name__)
@@ -79,6 +80,10 @@ class CrossProcessCaches:
         gate reads the consent this drops)."""
         self._member_changed(guild_id, user_id)
         self._publish(kind="back", guild_id=guild_id, user_id=user_id)
+
+    async def forgot_about(self, guild_id: int, member: Member, statement: str) -> None:
+        """A fact service's forget listener: `forgot` for the member it was about."""
+        await self.forgot(guild_id, member.user_id, statement, member.names)
 
     async def forgot(
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]

@@ -1,0 +1,145 @@
+"""The ports: what a front end (the Discord adapter in `bot/`, the console, the CLI, the
+dashboard) may do with memory, and the value types and renderers it shows.
+
+    async with open_memory(settings, clock=SystemClock()) as memory:   # memory.wiring
+        memory.chat.submit(message)
+        result = await memory.member_commands.handle(...)
+        reply = await memory.conversation.compose(...)
+
+Six faces, each a small class over the services that do the work: `ChatEvents` (events in),
+`Conversation` (replies out), `MemberCommands` (remember, forget, what-do-you-know, search),
+`Administration` (privacy, guild settings, channel visibility), `Reports` (episodes, digests,
+closed days) and `Operations` (usage, jobs, retention, imports, shards). `FrontDoor` is the
+protocol a front end is typed against. bot/ imports memory only through this package, the core
+and the language package (import-linter holds it to that, `tests/test_layering.py`); the entry
+points that open memory also reach `memory.wiring.open_memory`.
+"""
+
+from __future__ import annotations
+
+from memory.commands import CommandResult, RepliedMessage
+from memory.context import DayOutOfRange, format_report, report_details, report_heading
+from memory.core.report import ContextReport
+from memory.database import (
+    DatabaseUnavailable,
+    ShardTaken,
+    check_database,
+    describe_database,
+    embedded_exists,
+    migrate_database,
+    serve_database,
+)
+from memory.episodes import (
+    Episode,
+    InvalidDigestTime,
+    PendingDigest,
+    asks_catch_up,
+    listing_line,
+    parse_digest_time,
+)
+from memory.guilds import GuildSettings, InvalidSetting, describe_settings
+from memory.ingest import ExportFormatError, ImportResult, is_transient
+from memory.llm import breaker_report
+from memory.ports._admin import Administration
+from memory.ports._chat import ChatEvents
+from memory.ports._conversation import Conversation
+from memory.ports._front_door import FrontDoor
+from memory.ports._lookup import NameLookup
+from memory.ports._member_commands import MemberCommands
+from memory.ports._operations import AdminViews, ImportSettings, Operations
+from memory.ports._reports import Reports
+from memory.privacy import (
+    PrivacyError,
+    PurgeReport,
+    RetentionReport,
+    Subject,
+    describe_mine,
+    export_summary,
+    to_json,
+)
+from memory.recall import RecallHit
+from memory.replies import IncomingMessage, ReplyResult
+from memory.summaries import DayResult
+from memory.telemetry import (
+    OPS,
+    TELEMETRY_FILE,
+    EventFilter,
+    FileFollower,
+    UsageRollup,
+    build_stats,
+    check_ops,
+    filter_events,
+    follow_events,
+    outcome_style,
+    parse_since,
+    read_events,
+    render_header,
+    render_row,
+    render_stats,
+)
+
+__all__ = [
+    "OPS",
+    "TELEMETRY_FILE",
+    "AdminViews",
+    "Administration",
+    "ChatEvents",
+    "CommandResult",
+    "ContextReport",
+    "Conversation",
+    "DatabaseUnavailable",
+    "DayOutOfRange",
+    "DayResult",
+    "Episode",
+    "EventFilter",
+    "ExportFormatError",
+    "FileFollower",
+    "FrontDoor",
+    "GuildSettings",
+    "ImportResult",
+    "ImportSettings",
+    "IncomingMessage",
+    "InvalidDigestTime",
+    "InvalidSetting",
+    "MemberCommands",
+    "NameLookup",
+    "Operations",
+    "PendingDigest",
+    "PrivacyError",
+    "PurgeReport",
+    "RecallHit",
+    "RepliedMessage",
+    "ReplyResult",
+    "Reports",
+    "RetentionReport",
+    "ShardTaken",
+    "Subject",
+    "UsageRollup",
+    "asks_catch_up",
+    "breaker_report",
+    "build_stats",
+    "check_database",
+    "check_ops",
+    "describe_database",
+    "describe_mine",
+    "describe_settings",
+    "embedded_exists",
+    "export_summary",
+    "filter_events",
+    "follow_events",
+    "format_report",
+    "is_transient",
+    "listing_line",
+    "migrate_database",
+    "outcome_style",
+    "parse_digest_time",
+    "parse_since",
+    "read_events",
+    "render_header",
+    "render_row",
+    "render_stats",
+    "report_details",
+    "report_heading",
+    "serve_database",
+    "to_json",
+]

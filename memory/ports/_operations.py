@@ -1,0 +1,176 @@
+"""What keeps the bot running: usage and stats for admins, the job queue, retention, imports,
+shards, slash-command syncs, and which LLM answers each purpose.
+
+The client, the status cog, the dashboard and the CLI's operational commands see only this face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from db.state import get_state, set_state
+from db.usage import usage_since
+from memory.admin import ActivityViews, MemberViews
+from memory.core.shards import ShardPlan
+from memory.core.telemetry import Telemetry
+from memory.database import hold_shards
+from memory.ingest import BatchedWriter, ExportImporter
+from memory.jobs import HeldJob, JobWorker, QueuedJob
+from memory.llm import MemoryLLM
+from memory.privacy import RetentionJob, RetentionReport
+from memory.telemetry import UsageRollup, build_stats, render_stats
+from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
+
+
+@dataclass(frozen=True, slots=True)
+class AdminViews:
+    """The dashboard's read-only views (counts for charts, a member's facts with privacy
+    applied), over the same pool and statement timeout as every service."""
+
+    activity: ActivityViews
+    members: MemberViews
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSettings:
+    """What an export import needs to know of the settings."""
+
+    max_message_chars: int
+    default_timezone: str
+
+
+class Operations:
+    """The running bot as an operator sees it."""
+
+    def __init__(
+        self,
+        *,
+        pool: asyncpg.Pool,
+        telemetry: Telemetry,
+        llm: MemoryLLM,
+        writer: BatchedWriter,
+        worker: JobWorker,
+        retention: RetentionJob,
+        usage: UsageRollup,
+        usage_recorder: UsageRecorder,
+        token_budget: DailyTokenBudget,
+        shards: ShardPlan,
+        imports: ImportSettings,
+    ) -> None:
+        self._pool = pool
+        self._telemetry = telemetry
+        self._llm = llm
+        self._writer = writer
+        self._worker = worker
+        self._retention = retention
+        self._usage = usage
+        self._recorder = usage_recorder
+        self._budget = token_budget
+        self._shards = shards
+        self._imports = imports
+        self.views = AdminViews(
+            activity=ActivityViews(pool, usage_recorder.prices), members=MemberViews(pool)
+        )
+
+    # --- usage --------------------------------------------------------------------------
+
+    def stats_text(self) -> str:
+        """LLM usage, cache hit rates, queue depth and recent fallbacks, for an admin."""
+        report = build_stats(
+            self._usage,
+            self._telemetry.recent(),
+            now=datetime.now(UTC),
+            queue_depth=self._writer.depth,
+        )
+        return render_stats(report) + "\n" + self._recorder.today_line()
+
+    async def usage_text(self, *, guild_id: int | None, days: int, label: str = "") -> str:
+        """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost
+        (`label`: the guild as the admin knows it)."""
+        await self._recorder.flush()  # this process's own calls count too
+        first_day = datetime.now(UTC).date() - timedelta(days=days - 1)
+        rows = await usage_since(self._pool, first_day, guild_id=guild_id)
+        scope = label or (f"guild {guild_id}" if guild_id is not None else "all guilds")
+        return render_usage(rows, self._recorder.prices, first_day=first_day, scope=scope)
+
+    @property
+    def token_budget(self) -> int | None:
+        """LLM_DAILY_TOKEN_BUDGET (None: no limit)."""
+        return self._budget.limit
+
+    async def tokens_spent(self, day: date) -> int:
+        return await self._budget.spent(day)
+
+    def chain_for(self, purpose: str) -> Sequence[str]:
+        """The providers tried, in order, for an LLM purpose."""
+        chain: Any = self._llm.provider
+        if hasattr(chain, "chain_for"):
+            return list(chain.chain_for(purpose))
+        return [chain.name]
+
+    def model_for(self, provider: str, purpose: str) -> str:
+        """The model `provider` uses for `purpose` ('' when it names none)."""
+        chain: Any = self._llm.provider
+        for member in getattr(chain, "providers", [chain]):
+            if member.name == provider:
+                return str(member.model_for(purpose))
+        return ""
+
+    # --- background work ----------------------------------------------------------------
+
+    def start_worker(self) -> None:
+        self._worker.start()
+
+    async def queued_jobs(self) -> list[QueuedJob]:
+        """Jobs waiting or running, per entrypoint and status."""
+        return await self._worker.queue.sizes()
+
+    async def held_jobs(self, limit: int = 50) -> list[HeldJob]:
+        """Jobs held as failed, newest first, with the last error each logged."""
+        return await self._worker.queue.held(limit)
+
+    async def retry_held_jobs(self) -> int:
+        return await self._worker.queue.retry_held()
+
+    async def queue_close_day(self, guild_id: int, day: date) -> bool:
+        """Queue the close of one guild-day; False when it is already queued or running."""
+        return await self._worker.queue.close_day(guild_id, day)
+
+    async def run_retention(
+        self, *, retention_days: int | None = None, dry_run: bool = False
+    ) -> RetentionReport:
+        return await self._retention.run(retention_days=retention_days, dry_run=dry_run)
+
+    def importer(self, *, include_bots: bool) -> ExportImporter:
+        """An importer for DiscordChatExporter files into this database."""
+        return ExportImporter(
+            self._pool,
+            include_bots=include_bots,
+            max_chars=self._imports.max_message_chars,
+            default_timezone=self._imports.default_timezone,
+            telemetry=self._telemetry,
+        )
+
+    # --- this process on Discord --------------------------------------------------------
+
+    async def needs_command_sync(self, scope: str, tree_hash: str) -> bool:
+        """Whether the slash command tree (its hash) differs from what was last synced to
+        `scope` (global, or a guild): Discord rate-limits syncs, so unchanged trees are not."""
+        return await get_state(self._pool, f"command_tree:{scope}") != tree_hash
+
+    async def command_synced(self, scope: str, tree_hash: str) -> None:
+        await set_state(self._pool, f"command_tree:{scope}", tree_hash)
+
+    def claim_shards(
+        self, on_lost: Callable[[], None] | None = None, *, watch_seconds: float = 15.0
+    ) -> AbstractAsyncContextManager[None]:
+        """Hold this process's shards (SHARD_COUNT/SHARD_IDS) while the block runs; raises
+        ShardTaken, naming the holder, when another live process runs one of them. `on_lost`
+        is called if another process took them after the database session was lost."""
+        return hold_shards(self._pool, self._shards, on_lost=on_lost, watch_seconds=watch_seconds)
