@@ -6,7 +6,7 @@ the services that run on their own once memory is open.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import asyncpg
@@ -59,20 +59,12 @@ def open_background(
         interval=timedelta(hours=settings.retention_interval_hours),
     )
 
-    async def close_day(guild_id: int, day: date) -> object:
-        if await budget.exhausted():
-            return None  # the day stays due: a sweep queues it again, tomorrow it closes
-        result = await manager.close_day(guild_id, day)
-        if result.computed:
-            caches.guild(guild_id)  # every process's warm contexts of the guild are stale
-        return result
-
     worker = JobWorker(
         pool,
         JobHandlers(
-            close_day=close_day,
+            close_day=DayCloser(manager, caches, budget),
             retention=retention.run,
-            embed_guild=within_budget(embeddings.index_guild, budget),
+            embed_guild=GuildEmbedder(embeddings, budget),
             embeddings_on=embeddings.ready,
             episodes_sweep=episodes.sweep,
             summarize_episodes=episodes.summarize_guild,
@@ -85,14 +77,33 @@ def open_background(
     return retention, worker
 
 
-def within_budget(
-    embed: Callable[[int], Awaitable[bool]], budget: DailyTokenBudget
-) -> Callable[[int], Awaitable[bool]]:
+@dataclass(frozen=True, slots=True)
+class DayCloser:
+    """The worker's close of a guild-day: held once the day's tokens are spent (the day stays
+    due, a sweep queues it again, tomorrow it closes); a closed day makes every process's warm
+    contexts of the guild stale."""
+
+    manager: MemoryManager
+    caches: CrossProcessCaches
+    budget: DailyTokenBudget
+
+    async def __call__(self, guild_id: int, day: date) -> object:
+        if await self.budget.exhausted():
+            return None
+        result = await self.manager.close_day(guild_id, day)
+        if result.computed:
+            self.caches.guild(guild_id)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class GuildEmbedder:
     """Embedding a guild waits for tomorrow once the daily token budget is spent."""
 
-    async def embed_guild(guild_id: int) -> bool:
-        if await budget.exhausted():
-            return False
-        return await embed(guild_id)
+    embeddings: EmbeddingIndex
+    budget: DailyTokenBudget
 
-    return embed_guild
+    async def __call__(self, guild_id: int) -> bool:
+        if await self.budget.exhausted():
+            return False
+        return await self.embeddings.index_guild(guild_id)

@@ -4,13 +4,12 @@
 directory first, then contexts and the caches that invalidate them across processes, then
 episodes, facts, commands, privacy, background work, recall and the reply path; last the six
 faces a front end sees (`memory.ports`). Every collaborator is a named service or one of its
-bound methods; the only closures left are the two adapters at the bottom of this module.
+bound methods, or one of the small named objects of `_collaborators.py`; no closures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 
 import asyncpg
 
@@ -36,11 +35,13 @@ from memory.ports import (
     Reports,
 )
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
-from memory.recall import RecallService, open_embedding_index
+from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
+from memory.replies import ReplyComposer
 from memory.telemetry import UsageRollup
 from memory.usage import DailyTokenBudget, UsageRecorder
 from memory.wiring._background import open_background, open_usage
 from memory.wiring._caches import CrossProcessCaches
+from memory.wiring._collaborators import AskedMemories, SharedResummary
 from memory.wiring._memory import Memory
 from memory.wiring._replies import open_reply_composer
 
@@ -68,84 +69,149 @@ def writer_for(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> 
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Core:
+    """Contexts and the services that change what they are built from."""
+
+    guild_settings: GuildSettingsCache
+    held: HeldMembers
+    manager: MemoryManager
+    caches: CrossProcessCaches
+    episodes: EpisodeService
+    facts: FactService
+    commands: MemoryCommands
+    privacy: PrivacyDesk
+
+
+@dataclass(frozen=True, slots=True)
+class _Background:
+    """Work that runs beside the chat: embeddings, usage, retention, the job worker."""
+
+    embeddings: EmbeddingIndex
+    recorder: UsageRecorder
+    budget: DailyTokenBudget
+    retention: RetentionJob
+    worker: JobWorker
+
+
 def build_memory(opened: Opened) -> Memory:
-    settings, telemetry, pool, llm = opened.settings, opened.telemetry, opened.pool, opened.llm
+    """Every service in the order they depend on each other, then the faces over them."""
+    core = _core(opened)
+    background = _background(opened, core)
+    settings, members = opened.settings, core.held.directory
+    # One search (and one member-name index) for the reply path and the member commands.
+    names = NameIndexCache(members.all)
+    recall = RecallService(
+        opened.pool, names, background.embeddings, bot_name=settings.bot_name, members=members
+    )
+    replies = open_reply_composer(
+        settings,
+        opened.clock,
+        opened.telemetry,
+        opened.pool,
+        opened.llm,
+        core.manager,
+        core.episodes,
+        recall,
+        names,
+        members,
+        core.held.consent,
+    )
+    core.caches.replies = replies  # gone words leave the windows of every process
+    return _assembled(opened, core, background, recall, replies)
+
+
+def _core(opened: Opened) -> _Core:
+    settings, pool, llm = opened.settings, opened.pool, opened.llm
     guild_settings = GuildSettingsCache(pool, GuildDefaults.from_settings(settings))
     # One member directory for the reply path, recall and episodes, its rows kept a minute, and
     # members' consent and forgotten statements kept as long; every member change drops them
     # in every process, and a rename the writer stores at once in this one.
-    held = HeldMembers.open(pool, telemetry=telemetry)
+    held = HeldMembers.open(pool, telemetry=opened.telemetry)
     manager = MemoryManager(
         pool,
         llm,
         ContextConfig.from_settings(settings),
         clock=opened.clock,
-        telemetry=telemetry,
+        telemetry=opened.telemetry,
         reads=held.reads(),
     )
     caches = _caches(opened, manager, held, guild_settings)
     episodes = _episodes(opened, guild_settings, held)
     opened.writer.on_messages_stored = episodes.note
     facts = _facts(opened, caches)
-    commands = _commands(opened, manager, facts, guild_settings)
-    privacy = _privacy(opened, manager, caches, episodes, held.consent)
-    embeddings = open_embedding_index(pool, settings, telemetry)
-    recorder, budget = open_usage(settings, telemetry, pool, llm)
-    retention, worker = open_background(
-        settings, opened.clock, telemetry, pool, manager, caches, embeddings, episodes, budget
+    return _Core(
+        guild_settings=guild_settings,
+        held=held,
+        manager=manager,
+        caches=caches,
+        episodes=episodes,
+        facts=facts,
+        commands=_commands(opened, manager, facts, guild_settings),
+        privacy=_privacy(opened, manager, caches, episodes, held.consent),
     )
-    # One search (and one member-name index) for the reply path and the member commands.
-    members = held.directory
-    names = NameIndexCache(members.all)
-    recall = RecallService(pool, names, embeddings, bot_name=settings.bot_name, members=members)
-    replies = open_reply_composer(
+
+
+def _background(opened: Opened, core: _Core) -> _Background:
+    settings, telemetry, pool = opened.settings, opened.telemetry, opened.pool
+    embeddings = open_embedding_index(pool, settings, telemetry)
+    recorder, budget = open_usage(settings, telemetry, pool, opened.llm)
+    retention, worker = open_background(
         settings,
         opened.clock,
         telemetry,
         pool,
-        llm,
-        manager,
-        episodes,
-        recall,
-        names,
-        members,
-        held.consent,
+        core.manager,
+        core.caches,
+        embeddings,
+        core.episodes,
+        budget,
     )
-    caches.replies = replies  # gone words leave the windows of every process
+    return _Background(embeddings, recorder, budget, retention, worker)
+
+
+def _assembled(
+    opened: Opened,
+    core: _Core,
+    background: _Background,
+    recall: RecallService,
+    replies: ReplyComposer,
+) -> Memory:
     visibility = ChannelVisibility(
-        pool, default_timezone=settings.default_timezone, on_change=caches.guild
+        opened.pool, default_timezone=opened.settings.default_timezone, on_change=core.caches.guild
     )
-    usage = _usage_rollup(telemetry)
+    usage = _usage_rollup(opened.telemetry)
+    members = core.held.directory
     return Memory(
-        settings=settings,
+        settings=opened.settings,
         clock=opened.clock,
-        telemetry=telemetry,
-        pool=pool,
-        llm=llm,
+        telemetry=opened.telemetry,
+        pool=opened.pool,
+        llm=opened.llm,
         writer=opened.writer,
-        guild_settings=guild_settings,
+        guild_settings=core.guild_settings,
         members=members,
-        manager=manager,
-        facts=facts,
-        commands=commands,
+        manager=core.manager,
+        facts=core.facts,
+        commands=core.commands,
         replies=replies,
-        privacy=privacy,
-        retention=retention,
+        privacy=core.privacy,
+        retention=background.retention,
         usage=usage,
         recall=recall,
-        caches=caches,
-        worker=worker,
-        embeddings=embeddings,
+        caches=core.caches,
+        worker=background.worker,
+        embeddings=background.embeddings,
         visibility=visibility,
-        episodes=episodes,
-        usage_recorder=recorder,
-        token_budget=budget,
-        chat=ChatEvents(opened.writer, guild_settings, visibility),
-        conversation=Conversation(replies, guild_settings, held.consent),
-        member_commands=MemberCommands(commands, facts, manager, recall, members),
-        admin=Administration(privacy, guild_settings, visibility),
-        reports=Reports(episodes, manager),
-        operations=_operations(opened, worker, retention, usage, recorder, budget),
+        episodes=core.episodes,
+        usage_recorder=background.recorder,
+        token_budget=background.budget,
+        chat=ChatEvents(opened.writer, core.guild_settings, visibility),
+        conversation=Conversation(replies, core.guild_settings, core.held.consent),
+        member_commands=MemberCommands(core.commands, core.facts, core.manager, recall, members),
+        admin=Administration(core.privacy, core.guild_settings, visibility),
+        reports=Reports(core.episodes, core.manager),
+        operations=_operations(opened, background, usage),
     )
 
 
@@ -247,52 +313,20 @@ def _privacy(
     )
 
 
-def _operations(
-    opened: Opened,
-    worker: JobWorker,
-    retention: RetentionJob,
-    usage: UsageRollup,
-    recorder: UsageRecorder,
-    budget: DailyTokenBudget,
-) -> Operations:
+def _operations(opened: Opened, background: _Background, usage: UsageRollup) -> Operations:
     return Operations(
         pool=opened.pool,
         telemetry=opened.telemetry,
         llm=opened.llm,
         writer=opened.writer,
-        worker=worker,
-        retention=retention,
+        worker=background.worker,
+        retention=background.retention,
         usage=usage,
-        usage_recorder=recorder,
-        token_budget=budget,
+        usage_recorder=background.recorder,
+        token_budget=background.budget,
         shards=opened.settings.shards,
         imports=ImportSettings(
             max_message_chars=opened.settings.max_message_chars,
             default_timezone=opened.settings.default_timezone,
         ),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class AskedMemories:
-    """What-do-you-know was asked for: wait for a member's build up to one LLM timeout."""
-
-    manager: MemoryManager
-    budget: float
-
-    async def __call__(self, guild_id: int, user_id: int) -> str | None:
-        return await self.manager.get_memories(guild_id, user_id, budget=self.budget)
-
-
-@dataclass(frozen=True, slots=True)
-class SharedResummary:
-    """A day re-summarized after a purge; other processes' contexts of the guild go stale."""
-
-    manager: MemoryManager
-    caches: CrossProcessCaches
-
-    async def __call__(self, guild_id: int, day: date) -> object:
-        result = await self.manager.summarize_day(guild_id, day, force=False)
-        if result.computed:
-            self.caches.guild(guild_id)
-        return result
