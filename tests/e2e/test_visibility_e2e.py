@@ -163,24 +163,30 @@ async def test_memory_sources_all_builds_shared_memory_from_every_channel(
     assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
 
 
-async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory(
-    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
-) -> None:
-    yesterday = datetime.now(UTC) - timedelta(days=1)
-    fake_discord.add_member(FakeMember(MIA_ID, "mia", "Mia"))
-    fake_discord.add_history(
+def _mia_yesterday(fake: FakeDiscord, yesterday: datetime) -> None:
+    """mia, and what was said of her yesterday (before the bot started): her cat in #random,
+    her hiking in #general."""
+    fake.add_member(FakeMember(MIA_ID, "mia", "Mia"))
+    fake.add_history(
         "my cat is called Pixel and she is mine",
         author="mia",
         channel="random",
         created_at=yesterday,
     )
-    fake_discord.add_history(
+    fake.add_history(
         f"<@{MIA_ID}> loves hiking in the Alps",
         author="alice",
         channel="general",
         mentions=["mia"],
         created_at=yesterday,
     )
+
+
+async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory(
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
+) -> None:
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    _mia_yesterday(fake_discord, yesterday)
     provider = RecordingProvider()
     bot = await start(start_bot, provider, "mia")
     random = fake_discord.channel_named("random")

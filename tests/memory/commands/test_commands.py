@@ -1,5 +1,6 @@
-"""MemoryCommands end to end below Discord: real PostgreSQL, the offline provider (and a scripted
-model for the LLM router path). Each test reads like a conversation with the bot."""
+"""MemoryCommands end to end below Discord: real PostgreSQL, the offline provider (a scripted
+model where a test needs one; the LLM router path is in test_commands_router.py). Each test
+reads like a conversation with the bot."""
 
 from __future__ import annotations
 
@@ -9,52 +10,12 @@ import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
 from db.members import find_by_name, upsert_members
-from memory.commands import CommandResult, CommandsConfig, MemoryCommands, RepliedMessage
-from memory.core.clock import FixedClock, SystemClock
+from memory.commands import RepliedMessage
+from memory.core.clock import FixedClock
 from memory.core.models import Member
-from memory.core.settings import Settings
-from memory.facts import FactsConfig, FactService, identity_alias
-from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.tasks._schemas import Intent
+from memory.facts import identity_alias
+from tests.memory.commands.commands_support import ADMIN, ALICE, BOB, G, build, say
 from tests.memory.facts_support import scripted_memory_model
-
-G = 300
-ALICE = Member(G, 1, username="alice", global_name="Alice")
-BOB = Member(G, 2, username="bob", nickname="Bobby")
-SAM_A = Member(G, 3, username="sam_a", nickname="Sam")
-SAM_B = Member(G, 4, username="sam_b", global_name="Sam")
-ADMIN = Member(G, 5, username="admin")
-
-
-def build(db_pool, telemetry, provider=None, clock=None, **overrides) -> MemoryCommands:
-    settings = Settings(_env_file=None, **{"commands_per_minute": 100, **overrides})
-    llm = MemoryLLM(provider or OfflineProvider())
-    facts = FactService(db_pool, llm, FactsConfig.from_settings(settings), telemetry=telemetry)
-    return MemoryCommands(
-        db_pool,
-        facts,
-        llm,
-        CommandsConfig.from_settings(settings),
-        telemetry=telemetry,
-        clock=clock or SystemClock(),
-    )
-
-
-@pytest.fixture
-async def members(db_pool) -> None:
-    await upsert_members(db_pool, [ALICE, BOB, SAM_A, SAM_B, ADMIN])
-
-
-@pytest.fixture
-async def bot(db_pool, telemetry, members) -> MemoryCommands:
-    return build(db_pool, telemetry)
-
-
-async def say(bot: MemoryCommands, author: Member, text: str, **kwargs) -> CommandResult:
-    result = await bot.handle(G, author, text, **kwargs)
-    assert result is not None, f"{text!r} was not taken as a command"
-    return result
 
 
 async def test_remember_that_alice_is_sergey_adds_an_alias(bot, db_pool) -> None:
@@ -223,48 +184,6 @@ async def test_model_failure_changes_nothing_and_says_so(db_pool, telemetry, mem
     result = await say(bot, ALICE, "remember that I like jam")
     assert result.outcome == "failed" and "nothing was changed" in (result.reply or "")
     assert await bot.facts.blob(G, 1) == "Alice likes tea."
-
-
-async def test_llm_router_path_with_a_scripted_model(db_pool, telemetry, members) -> None:
-    def route(request):
-        text = request.inputs["text"]
-        if "drop" in text:
-            return Intent(kind="forget", target="me", statement="Alice is vegan")
-        if "vegan" in text:
-            return Intent(kind="remember", target="alice", statement="Alice is vegan")
-        return Intent(kind="none")
-
-    provider = scripted_memory_model(route=route)
-    bot = build(db_pool, telemetry, provider)
-    result = await say(bot, BOB, "keep in mind that alice is vegan")
-    assert result.outcome == "ok" and result.target_id == 1
-    assert provider.calls["route"] == 1
-    assert "Alice is vegan" in await bot.facts.blob(G, 1)
-    route_request = provider.requests[0]
-    assert route_request.purpose == "route" and route_request.inputs["author_name"] == "Bobby"
-
-    forgot = await say(bot, ALICE, "please drop what you remember about me being vegan")
-    assert forgot.kind == "forget" and forgot.outcome == "ok"
-    assert "vegan" not in await bot.facts.blob(G, 1)
-
-    # the router says it is chat: the command layer stays out of it
-    assert await bot.handle(G, BOB, "do you remember the game yesterday?") is None
-    provider.fail("route")
-    assert await bot.handle(G, BOB, "do you remember the game yesterday?") is None
-
-
-async def test_rules_misreading_a_sentence_ask_the_router(db_pool, telemetry, members) -> None:
-    provider = scripted_memory_model()  # its router says "none"
-    bot = build(db_pool, telemetry, provider)
-    assert await bot.handle(G, BOB, "remember that the weather was nice") is None
-    assert provider.calls["route"] == 1 and provider.calls["remember"] == 0
-
-
-async def test_chat_costs_no_llm_call(db_pool, telemetry, members) -> None:
-    provider = scripted_memory_model()
-    bot = build(db_pool, telemetry, provider)
-    assert await bot.handle(G, BOB, "how are you today?") is None
-    assert sum(provider.calls.values()) == 0
 
 
 async def test_whois_uses_the_full_memory_context_when_given(bot) -> None:

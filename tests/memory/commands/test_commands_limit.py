@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memory.core.clock import FixedClock
-from tests.memory.commands.test_commands import ALICE, BOB, G, build, members, say
-
-__all__ = ["members"]  # the fixture, used by name below
+from tests.memory.commands.commands_support import ALICE, BOB, G, build, say
 
 
 async def test_reads_are_not_counted_and_the_wait_is_the_real_one(

@@ -41,6 +41,13 @@ def _msg(mid: int, author: int, day: date, content: str, *, hour: int = 12, **kw
 
 
 async def _seed(db: asyncpg.Pool) -> None:
+    """Two guilds with alice, bob and carol: what they said, their facts, and their summaries."""
+    await _seed_chat(db)
+    await _seed_facts(db)
+    await _seed_summaries(db)
+
+
+async def _seed_chat(db: asyncpg.Pool) -> None:
     await db.execute(
         "INSERT INTO guilds (guild_id, name, timezone) VALUES ($1, 'Tea Club', $3),"
         " ($2, 'Other Place', 'UTC')",
@@ -72,6 +79,9 @@ async def _seed(db: asyncpg.Pool) -> None:
             ChatMessage(7, G2, 6, ALICE, "other guild", _at(DAY1, 10)),
         ],
     )
+
+
+async def _seed_facts(db: asyncpg.Pool) -> None:
     facts = [(G, ALICE, "Alice has a cat named Tom."), (G, BOB, "Bob cooks."), (G2, ALICE, "x")]
     await db.executemany(
         "INSERT INTO user_facts (guild_id, user_id, blob, version) VALUES ($1, $2, $3, 1)", facts
@@ -90,6 +100,9 @@ async def _seed(db: asyncpg.Pool) -> None:
         " VALUES ($1, $2, $3, $4)",
         [(G, ALICE, "Alice hates dogs", ALICE), (G, BOB, "Bob is rude", ALICE)],
     )
+
+
+async def _seed_summaries(db: asyncpg.Pool) -> None:
     await db.executemany(
         "INSERT INTO summary_days (guild_id, day, message_count, max_message_id)"
         " VALUES ($1, $2, 2, 2)",

@@ -1,0 +1,19 @@
+"""Fixtures of the MemoryCommands tests: the guild's members stored, and a bot on them."""
+
+from __future__ import annotations
+
+import pytest
+
+from db.members import upsert_members
+from memory.commands import MemoryCommands
+from tests.memory.commands.commands_support import ADMIN, ALICE, BOB, SAM_A, SAM_B, build
+
+
+@pytest.fixture
+async def members(db_pool) -> None:
+    await upsert_members(db_pool, [ALICE, BOB, SAM_A, SAM_B, ADMIN])
+
+
+@pytest.fixture
+async def bot(db_pool, telemetry, members) -> MemoryCommands:
+    return build(db_pool, telemetry)
