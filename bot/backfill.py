@@ -159,17 +159,7 @@ class Backfiller:
         started = time.perf_counter()
         stored = deleted = 0
         seen: set[int] = set()
-        known: set[int] = set()
-        if reconcile_up_to > after_id:
-            try:
-                known = set(
-                    await self._writer.stored_message_ids(
-                        channel.id, after_id=after_id, up_to_id=reconcile_up_to
-                    )
-                )
-            except Exception as exc:  # no reconcile this time; the backfill still runs
-                _log.warning("cannot reconcile #%s (%d): %s", channel.name, channel.id, exc)
-                after_id = reconcile_up_to
+        known, after_id = await self._stored_between(channel, after_id, reconcile_up_to)
         include_bots = self._config.include_bots
         try:
             async for message in channel.history(
@@ -216,6 +206,23 @@ class Backfiller:
                 deleted,
             )
         return stored
+
+    async def _stored_between(
+        self, channel: Readable, after_id: int, reconcile_up_to: int
+    ) -> tuple[set[int], int]:
+        """The stored ids a reconcile compares with Discord, and where the backfill starts:
+        without a reconcile (none asked, or the database did not answer) nothing is known and
+        the backfill starts after what was reconciled last."""
+        if reconcile_up_to <= after_id:
+            return set(), after_id
+        try:
+            stored = await self._writer.stored_message_ids(
+                channel.id, after_id=after_id, up_to_id=reconcile_up_to
+            )
+        except Exception as exc:  # no reconcile this time; the backfill still runs
+            _log.warning("cannot reconcile #%s (%d): %s", channel.name, channel.id, exc)
+            return set(), reconcile_up_to
+        return set(stored), after_id
 
     async def _last_stored(self, channel_ids: list[int]) -> dict[int, int]:
         """Where each channel's backfill starts; waits (with backoff) for the database."""

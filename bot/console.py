@@ -13,22 +13,16 @@ import logging
 import re
 import shlex
 from collections.abc import Callable
-from datetime import date
-from pathlib import Path
-from typing import Any
 
-from bot.console_text import explain_report, plural
-from memory.core.clock import local_day
+from bot.console_commands import member_controls, summarize_lines
+from bot.console_text import HELP, NOT_REMEMBERED, explain_report
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.language import addressed_text
 from memory.ports import (
-    DayOutOfRange,
     FrontDoor,
     IncomingMessage,
     asks_catch_up,
-    describe_mine,
-    to_json,
 )
 
 _log = logging.getLogger(__name__)
@@ -40,25 +34,6 @@ CONSOLE_CHANNEL_ID = 1
 CONSOLE_CHANNEL_NAME = "console"
 DISCORD_EPOCH_MS = 1_420_070_400_000
 BOT_USER_ID = 1 << 60
-
-HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
-  /as NAME                 speak as NAME from now on (a member is created on first use)
-  NAME: text               say one line as NAME
-  /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
-  /memory NAME             what the bot remembers about NAME, and where it came from
-  /summarize [YYYY-MM-DD]  summarise a day now (default: today)
-  /mine  /optout  /optin   what is kept about you; stop being remembered; be remembered again
-  /help  /quit (or Ctrl-D, Ctrl-C)
-You hold Manage Server here: you may forget or undo facts about anyone, which on Discord only
-the member themself or a Manage Server holder may.
-Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
-
-
-# An opted-out speaker who addresses the bot hears this instead of a reply made from memory.
-NOT_REMEMBERED = (
-    "you opted out here, so I don't remember you or answer from memory; /optin lets me "
-    "remember you again"
-)
 
 _CHANNEL_MENTION = re.compile(r"<#(\d+)>")
 
@@ -144,31 +119,11 @@ class ConsoleSession:
         return await self._say(speaker, line)
 
     async def _say(self, speaker: Member, text: str) -> list[str]:
-        memory = self.memory
-        message_id = self._next_id()
-        memory.chat.submit(
-            ChatMessage(
-                message_id=message_id,
-                guild_id=self.guild_id,
-                channel_id=self.channel_id,
-                author_id=speaker.user_id,
-                content=text,
-                created_at=memory.clock.now(),
-            )
-        )
-        incoming = IncomingMessage(
-            self.guild_id,
-            self.channel_id,
-            message_id,
-            speaker.user_id,
-            speaker.display_name,
-            text,
-            viewer=Viewer.of_channels(speaker.user_id, {self.channel_id}),
-        )
-        await memory.conversation.observe(incoming)
+        message_id = await self._hear(speaker, text)
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
+        memory = self.memory
         await memory.chat.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
         await memory.reports.settled()
@@ -189,7 +144,37 @@ class ConsoleSession:
                 self.guild_id, speaker.user_id, await self.viewer(speaker)
             )
             return self._answer(await self._channel_names(caught_up))
-        reply = await memory.conversation.compose(
+        return self._answer(await self._reply(speaker, addressed, message_id))
+
+    async def _hear(self, speaker: Member, text: str) -> int:
+        """A line said in the channel: stored as a message and heard by the window; its id."""
+        message_id = self._next_id()
+        self.memory.chat.submit(
+            ChatMessage(
+                message_id=message_id,
+                guild_id=self.guild_id,
+                channel_id=self.channel_id,
+                author_id=speaker.user_id,
+                content=text,
+                created_at=self.memory.clock.now(),
+            )
+        )
+        await self.memory.conversation.observe(
+            IncomingMessage(
+                self.guild_id,
+                self.channel_id,
+                message_id,
+                speaker.user_id,
+                speaker.display_name,
+                text,
+                viewer=Viewer.of_channels(speaker.user_id, {self.channel_id}),
+            )
+        )
+        return message_id
+
+    async def _reply(self, speaker: Member, addressed: str, message_id: int) -> str:
+        """The bot's reply to a line addressed to it, which then joins the window too."""
+        reply = await self.memory.conversation.compose(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -200,7 +185,7 @@ class ConsoleSession:
                 viewer=await self.viewer(speaker),
             )
         )
-        await memory.conversation.observe(
+        await self.memory.conversation.observe(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -212,7 +197,7 @@ class ConsoleSession:
                 reply_to_id=message_id,
             )
         )
-        return self._answer(reply.text)
+        return reply.text
 
     async def _channel_names(self, text: str) -> str:
         """Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them."""
@@ -270,41 +255,10 @@ class ConsoleSession:
         if command == "/memory":
             return await self._show(args[0])
         if command in ("/optout", "/optin", "/mine"):
-            return await self._privacy(command)
+            return await member_controls(self.memory, self.guild_id, self.speaker, command)
         if command == "/summarize":
-            return await self._summarize(args[0] if args else None)
+            return await summarize_lines(self.memory, self.guild_id, args[0] if args else None)
         return [f"unknown command {command}; /help lists them"]
-
-    async def _privacy(self, command: str) -> list[str]:
-        """The member controls, as the current speaker."""
-        privacy = self.memory.admin
-        await self.memory.chat.flush()
-        subject = await privacy.subject_or_id(self.guild_id, str(self.speaker.user_id))
-        name = self.speaker.display_name
-        if command == "/optout":
-            await privacy.opt_out(subject, actor_id=self.speaker.user_id, by_admin=False)
-            return [f"(done: nothing about {name} is kept any more, and nothing new will be)"]
-        if command == "/optin":
-            await privacy.opt_in(
-                self.guild_id,
-                self.speaker.user_id,
-                actor_id=self.speaker.user_id,
-                by_admin=False,
-            )
-            return [f"(done: {name} is remembered from now on)"]
-        document = await privacy.export(subject)
-        path = self._write_export(document)
-        where = f"Everything, as JSON, is in {path} (the same document as `memorybot user export`)."
-        return [describe_mine(document, optout_command="/optout", where=where)]
-
-    def _write_export(self, document: dict[str, Any]) -> Path:
-        """The whole export as a file only its owner may read (the console has no attachments)."""
-        folder = Path(self.memory.settings.data_dir) / "exports"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"mine-{self.guild_id}-{self.speaker.user_id}.json"
-        path.touch(mode=0o600)
-        path.write_text(to_json(document), encoding="utf-8")
-        return path
 
     def _stop(self, _: list[str]) -> list[str]:
         self._quit = True
@@ -335,32 +289,3 @@ class ConsoleSession:
         target = found[0]
         report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
-
-    async def _summarize(self, day_text: str | None) -> list[str]:
-        try:
-            day = date.fromisoformat(day_text) if day_text else None
-        except ValueError:
-            return [f"not a date: {day_text} (use YYYY-MM-DD)"]
-        await self.memory.chat.flush()
-        if day is None:
-            timezone = await self.memory.reports.timezone(self.guild_id)
-            day = local_day(self.memory.clock.now(), timezone)
-        try:
-            await self.memory.reports.check_day(self.guild_id, day)
-        except DayOutOfRange as exc:
-            return [f"(nothing to summarise: {exc})"]
-        result = await self.memory.reports.summarize_day(self.guild_id, day)
-        if result.reason == "expired":
-            lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
-        else:
-            lines = [
-                f"(summarised {day}: {plural(result.message_count, 'message')}, "
-                f"{plural(result.llm_calls, 'LLM call')})"
-            ]
-        names = await self.memory.member_commands.display_names(
-            self.guild_id, list(result.summaries)
-        )
-        for user_id, summary in result.summaries.items():
-            if summary:
-                lines.append(f"  {names[user_id]}: {summary}")
-        return lines

@@ -1,12 +1,32 @@
-"""The console's `/memory NAME` in words: what the bot remembers and where it came from,
-without cache keys or source ids (`memorybot memory show` keeps the detailed view)."""
+"""The console's words: its help, what an opted-out speaker hears, and `/memory NAME` in
+words (what the bot remembers and where it came from, without cache keys or source ids;
+`memorybot memory show` keeps the detailed view)."""
 
 from __future__ import annotations
 
 from memory.core.text import plural
 from memory.ports import ContextReport
 
-__all__ = ["explain_report", "plural"]
+__all__ = ["HELP", "NOT_REMEMBERED", "explain_report", "plural"]
+
+HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
+  /as NAME                 speak as NAME from now on (a member is created on first use)
+  NAME: text               say one line as NAME
+  /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
+  /memory NAME             what the bot remembers about NAME, and where it came from
+  /summarize [YYYY-MM-DD]  summarise a day now (default: today)
+  /mine  /optout  /optin   what is kept about you; stop being remembered; be remembered again
+  /help  /quit (or Ctrl-D, Ctrl-C)
+You hold Manage Server here: you may forget or undo facts about anyone, which on Discord only
+the member themself or a Manage Server holder may.
+Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
+
+
+# An opted-out speaker who addresses the bot hears this instead of a reply made from memory.
+NOT_REMEMBERED = (
+    "you opted out here, so I don't remember you or answer from memory; /optin lets me "
+    "remember you again"
+)
 
 _SOURCES = {
     "facts": 'facts members asked it to remember (/remember, "remember that ...")',

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
@@ -21,7 +21,7 @@ from bot.cli import CliError, open_cli_memory, plural, program
 from bot.cli.progress import ProgressBar, working
 from memory.core.clock import local_day
 from memory.core.settings import Settings
-from memory.ports import ExportFormatError, FrontDoor, ImportResult
+from memory.ports import ExportFormatError, ExportImporter, FrontDoor, ImportResult
 
 # Days a member's context reads: today plus the days before it rolled into the history.
 WINDOW_DAYS = 7
@@ -108,54 +108,15 @@ async def handle(
     async with open_cli_memory(settings, create=True) as memory:
         importer = memory.operations.importer(include_bots=include_bots)
         for path in paths:
-            size = _size(path)
-            bar = ProgressBar(
-                path.name, size, stream=err, enabled=False if args.no_progress else None
-            )
-            result = ImportResult(path=path)
-            try:
-                await importer.import_file(path, progress=bar.update, result=result)
-            except ExportFormatError as exc:
-                bar.finish()
-                print(f"memorybot import: {path}: {exc}; {_kept(result)}", file=err)
+            result = await _import_file(importer, path, args, out=out, err=err)
+            if result is None:
                 failures += 1
                 continue
-            except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say how far it got
-                bar.finish()
-                print(
-                    f"memorybot import: interrupted in {path} after {result.seen:,} messages;"
-                    f" {_kept(result)}",
-                    file=err,
-                )
-                raise
-            except Exception as exc:  # e.g. the database went away: report it, go on
-                bar.finish()
-                print(
-                    f"memorybot import: {path}: failed ({type(exc).__name__}); {_kept(result)}",
-                    file=err,
-                )
-                failures += 1
-                continue
-            bar.update(size, result.seen, force=True)
-            bar.finish()
-            print(result.summary(), file=out)
-            for message_id, reason in result.bad_rows:
-                print(
-                    f"memorybot import: {path}: message {message_id} left out: {reason}", file=err
-                )
             partial += bool(result.bad_rows)
             results.append(result)
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
-        names = {result.guild_id: result.guild_name for result in results if result.guild_id}
-        for guild_id in sorted(names):
-            name = names[guild_id] or f"guild {guild_id}"
-            with working(f"cutting {name} into episodes", stream=err):
-                cut = await memory.reports.cut_guild(guild_id)  # the same cuts as live chat
-            if learn:  # closed episodes get their summaries (extractive unless configured)
-                with working(f"summarising the episodes of {name}", stream=err):
-                    await memory.reports.summarize_episodes(guild_id)
-            print(f"episodes of {name}: {cut} cut", file=out)
+        await _cut_episodes(memory, results, learn=learn, out=out, err=err)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:
@@ -167,6 +128,61 @@ async def handle(
             file=err,
         )
     return 1 if failures or partial else 0
+
+
+async def _import_file(
+    importer: ExportImporter,
+    path: Path,
+    args: argparse.Namespace,
+    *,
+    out: TextIO,
+    err: TextIO,
+) -> ImportResult | None:
+    """One export file into the database with a progress bar; None when it failed (said on
+    `err`, with what was kept of it). Ctrl-C says how far it got and stops everything."""
+    size = _size(path)
+    bar = ProgressBar(path.name, size, stream=err, enabled=False if args.no_progress else None)
+    result = ImportResult(path=path)
+    try:
+        await importer.import_file(path, progress=bar.update, result=result)
+    except ExportFormatError as exc:
+        bar.finish()
+        print(f"memorybot import: {path}: {exc}; {_kept(result)}", file=err)
+        return None
+    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: say how far it got
+        bar.finish()
+        print(
+            f"memorybot import: interrupted in {path} after {result.seen:,} messages;"
+            f" {_kept(result)}",
+            file=err,
+        )
+        raise
+    except Exception as exc:  # e.g. the database went away: report it, go on
+        bar.finish()
+        print(f"memorybot import: {path}: failed ({type(exc).__name__}); {_kept(result)}", file=err)
+        return None
+    bar.update(size, result.seen, force=True)
+    bar.finish()
+    print(result.summary(), file=out)
+    for message_id, reason in result.bad_rows:
+        print(f"memorybot import: {path}: message {message_id} left out: {reason}", file=err)
+    return result
+
+
+async def _cut_episodes(
+    memory: FrontDoor, results: list[ImportResult], *, learn: bool, out: TextIO, err: TextIO
+) -> None:
+    """Each imported guild cut into episodes as live chat would be; with `learn`, the closed
+    ones summarised (extractive unless configured)."""
+    names = {result.guild_id: result.guild_name for result in results if result.guild_id}
+    for guild_id in sorted(names):
+        name = names[guild_id] or f"guild {guild_id}"
+        with working(f"cutting {name} into episodes", stream=err):
+            cut = await memory.reports.cut_guild(guild_id)
+        if learn:
+            with working(f"summarising the episodes of {name}", stream=err):
+                await memory.reports.summarize_episodes(guild_id)
+        print(f"episodes of {name}: {cut} cut", file=out)
 
 
 async def learn_days(
@@ -212,6 +228,63 @@ async def learn_days(
             print(f"{name}: every day that is over was closed already", file=out)
 
 
+def _summaries_line(
+    first_day: date, last_day: date, today: date, guild_arg: str, *, learned: bool
+) -> str:
+    """Which imported days get summaries, and how to see a memory as of an older history."""
+    window_start = today - timedelta(days=WINDOW_DAYS)
+    show = f"{program()} memory show --guild {guild_arg} --user NAME --now {last_day}"
+    if learned:
+        hint = f" To see a member's memory as of the end of this history: {show}"
+        return (
+            "  Summaries: every day of it that is over is closed now (below); today is "
+            f"summarised when a memory is first built.{hint if last_day < window_start else ''}"
+        )
+    if last_day < window_start:
+        return (
+            f"  Summaries: the bot summarises today and the {WINDOW_DAYS} days before "
+            f"({window_start} to {today}), so none of these days yet. To see the memory as "
+            f"of the end of this history: {show}"
+        )
+    return (
+        f"  Summaries: {max(first_day, window_start)} to {last_day} are within the "
+        f"bot's window (today and the {WINDOW_DAYS} days before) and are summarised when "
+        "a memory is first built; older days only with `summarize --date` or `--now`."
+    )
+
+
+def _say_retention(
+    retention: int,
+    first: datetime,
+    last: datetime,
+    now: datetime,
+    timezone: str,
+    *,
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    """How long RETENTION_DAYS keeps the imported messages; a warning when it deletes some."""
+    first_day, today = local_day(first, timezone), local_day(now, timezone)
+    cutoff = now - timedelta(days=retention)
+    if first < cutoff:
+        which = "all of them" if last < cutoff else f"those before {local_day(cutoff, timezone)}"
+        keep = (today - first_day).days + 1
+        print(
+            f"memorybot import: warning: RETENTION_DAYS={retention} keeps raw messages of "
+            f"the last {retention} days; {which} will be deleted by the next "
+            "`memorybot retention run` (the bot runs it every RETENTION_INTERVAL_HOURS). "
+            f"Facts and stored summaries stay. To keep them, set RETENTION_DAYS={keep} or "
+            "more before that runs.",
+            file=err,
+        )
+    else:
+        kept_until = first_day + timedelta(days=retention)
+        print(
+            f"  Retention: RETENTION_DAYS={retention} keeps the oldest of them until {kept_until}.",
+            file=out,
+        )
+
+
 async def explain_window(
     memory: FrontDoor,
     results: list[ImportResult],
@@ -233,55 +306,8 @@ async def explain_window(
         last = max(item.last_at for item in items if item.last_at is not None)
         first_day, last_day = local_day(first, timezone), local_day(last, timezone)
         today = local_day(now, timezone)
-        window_start = today - timedelta(days=WINDOW_DAYS)
         name = items[0].guild_name or str(guild_id)
         guild_arg = f'"{name}"' if " " in name else name
         print(f"{name}: messages from {first_day} to {last_day} ({timezone} days).", file=out)
-        if learned:
-            hint = ""
-            if last_day < window_start:
-                hint = (
-                    " To see a member's memory as of the end of this history: "
-                    f"{program()} memory show --guild {guild_arg} --user NAME --now {last_day}"
-                )
-            print(
-                "  Summaries: every day of it that is over is closed now (below); today is "
-                f"summarised when a memory is first built.{hint}",
-                file=out,
-            )
-        elif last_day < window_start:
-            print(
-                f"  Summaries: the bot summarises today and the {WINDOW_DAYS} days before "
-                f"({window_start} to {today}), so none of these days yet. To see the memory as "
-                f"of the end of this history: {program()} memory show --guild {guild_arg} "
-                f"--user NAME --now {last_day}",
-                file=out,
-            )
-        else:
-            print(
-                f"  Summaries: {max(first_day, window_start)} to {last_day} are within the "
-                f"bot's window (today and the {WINDOW_DAYS} days before) and are summarised when "
-                "a memory is first built; older days only with `summarize --date` or `--now`.",
-                file=out,
-            )
-        cutoff = now - timedelta(days=retention)
-        if first < cutoff:
-            which = (
-                "all of them" if last < cutoff else f"those before {local_day(cutoff, timezone)}"
-            )
-            keep = (today - first_day).days + 1
-            print(
-                f"memorybot import: warning: RETENTION_DAYS={retention} keeps raw messages of "
-                f"the last {retention} days; {which} will be deleted by the next "
-                "`memorybot retention run` (the bot runs it every RETENTION_INTERVAL_HOURS). "
-                f"Facts and stored summaries stay. To keep them, set RETENTION_DAYS={keep} or "
-                "more before that runs.",
-                file=err,
-            )
-        else:
-            kept_until = first_day + timedelta(days=retention)
-            print(
-                f"  Retention: RETENTION_DAYS={retention} keeps the oldest of them until "
-                f"{kept_until}.",
-                file=out,
-            )
+        print(_summaries_line(first_day, last_day, today, guild_arg, learned=learned), file=out)
+        _say_retention(retention, first, last, now, timezone, out=out, err=err)

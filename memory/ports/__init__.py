@@ -38,7 +38,7 @@ from memory.episodes import (
     parse_digest_time,
 )
 from memory.guilds import GuildSettings, InvalidSetting, describe_settings
-from memory.ingest import ExportFormatError, ImportResult, is_transient
+from memory.ingest import ExportFormatError, ExportImporter, ImportResult, is_transient
 from memory.llm import breaker_report
 from memory.ports._admin import Administration
 from memory.ports._chat import ChatEvents
@@ -93,6 +93,7 @@ __all__ = [
     "Episode",
     "EventFilter",
     "ExportFormatError",
+    "ExportImporter",
     "FileFollower",
     "FrontDoor",
     "GuildSettings",
