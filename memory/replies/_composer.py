@@ -26,10 +26,11 @@ from memory.replies._budget import PromptBudget
 from memory.replies._gate import WindowGate
 from memory.replies._keeper import WindowKeeper
 from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
+from memory.replies._prompt import fit_prompt, memories_xml, render_reply
 from memory.replies._recalled import recalled_inputs, render_recalled
 from memory.replies._tools import ReplyToolbox
 from memory.replies._window import ConversationWindows, WindowView
-from prompts.loader import Raw, element, join, render
+from prompts.loader import Raw, element, join
 
 _log = logging.getLogger(__name__)
 
@@ -43,11 +44,27 @@ class MemorySource(Protocol):
 MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
 # (guild id, user id) -> may the member's words be kept (not opted out, opted in where asked).
 Remembered = Callable[[int, int], Awaitable[bool]]
-# (guild id, question, viewer, who asks) -> what was said about it, best first: only from
-# channels the viewer may read, never the asking message, questions to the bot or its replies.
-Recall = Callable[[int, str, Viewer, Asking], Awaitable[list[RecallHit]]]
-# (guild, channel, question, viewer) -> the channel's current episode and any asked about.
-EpisodeMemory = Callable[[int, int, str, Viewer | None], Awaitable[str]]
+
+
+class ReplyRecall(Protocol):
+    """The reply's search (wired to `ReplySearch`)."""
+
+    async def recall_for_reply(
+        self, guild_id: int, question: str, viewer: Viewer, asking: Asking
+    ) -> list[RecallHit]:
+        """What was said about the question, best first: only from channels the viewer may
+        read, never the asking message, questions to the bot or its replies."""
+        ...
+
+
+class EpisodeMemory(Protocol):
+    """The reply's working memory (wired to `EpisodeService`)."""
+
+    async def reply_context(
+        self, guild_id: int, channel_id: int, text: str, viewer: Viewer | None
+    ) -> str:
+        """The channel's current episode, and any episodes the text asks about."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ class ReplyComposer:
         config: ReplyConfig,
         bot_user_id: int | None = None,
         telemetry: Telemetry,
-        recall: Recall | None = None,
+        recall: ReplyRecall | None = None,
         toolbox: ReplyToolbox | None = None,
         episode: EpisodeMemory | None = None,
         remembered: Remembered | None = None,
@@ -192,80 +209,12 @@ class ReplyComposer:
         asking = Asking(message.message_id, self.bot_user_id)
         try:
             async with asyncio.timeout(budget), self._searching:
-                return await self._recall(message.guild_id, text, reader_of(message), asking)
+                return await self._recall.recall_for_reply(
+                    message.guild_id, text, reader_of(message), asking
+                )
         except Exception as exc:  # recall is a help, never a reason not to answer
             _log.warning("recall for a reply failed: %s", type(exc).__name__)
             return []
-
-    def _memories_xml(
-        self, user_ids: list[int], members: dict[int, Member], memories: dict[int, str], budget: int
-    ) -> Raw:
-        fragments: list[Raw] = []
-        used = 0
-        for user_id in user_ids:
-            context = memories.get(user_id)
-            if not context:
-                continue
-            member = members.get(user_id)
-            name = member.display_name if member else f"user {user_id}"
-            cost = estimate_tokens(context) + estimate_tokens(name) + 12
-            if used + cost > budget:
-                context = trim_to_tokens(context, budget - used - estimate_tokens(name) - 12)
-                if not context:
-                    break
-                cost = budget - used
-            fragments.append(element("member", context, id=user_id, name=name))
-            used += cost
-        return join(fragments)
-
-    def _render(
-        self, message_text: str, message: IncomingMessage, memories: Raw, window: WindowView
-    ) -> str:
-        turns = join(
-            [
-                element(
-                    "turn",
-                    turn.content,
-                    author_id=turn.author_id,
-                    author=turn.author_name,
-                    at=turn.at.isoformat(timespec="seconds"),
-                )
-                for turn in window.turns
-            ]
-        )
-        return render(
-            "reply",
-            persona=self.config.persona,
-            bot_name=self.config.bot_name,
-            memories=memories,
-            window_summary=window.summary,
-            window_turns=turns,
-            author_id=message.author_id,
-            author_name=message.author_name,
-            message=message_text,
-        )
-
-    def _fitted(
-        self,
-        message_text: str,
-        message: IncomingMessage,
-        memories: Raw,
-        fitted: WindowView,
-        budget: PromptBudget,
-    ) -> tuple[str, WindowView]:
-        """The prompt within its token budget: estimates ignore XML overhead, so the real
-        prompt is measured and the window trimmed in order (oldest turns, then its summary)."""
-        prompt = self._render(message_text, message, memories, fitted)
-        while excess := budget.over(prompt):
-            if fitted.turns:
-                fitted = WindowView(fitted.summary, fitted.turns[1:])
-            elif fitted.summary:
-                keep = max(0, estimate_tokens(fitted.summary) - excess - 1)
-                fitted = WindowView(trim_to_tokens(fitted.summary, keep) if keep else "", ())
-            else:
-                break  # only the fixed parts and memories are left
-            prompt = self._render(message_text, message, memories, fitted)
-        return prompt, fitted
 
     async def compose(self, message: IncomingMessage) -> ReplyResult:
         """Answer `message`. Raises LLMError only when every provider failed."""
@@ -284,11 +233,16 @@ class ReplyComposer:
         # Fixed parts are never trimmed: persona, rules and the message itself.
         tokens = PromptBudget(
             self.config.prompt_token_budget, self.config.window_token_budget
-        ).with_fixed(self._render(message_text, message, Raw(""), WindowView("", ())))
+        ).with_fixed(render_reply(self.config, message_text, message, Raw(""), WindowView("", ())))
         memories_xml, recalled_lines = self._memory_parts(message, user_ids, found, tokens)
         window_budget = tokens.window(estimate_tokens(memories_xml))
-        prompt, fitted = self._fitted(
-            message_text, message, memories_xml, found.window.fitted(window_budget), tokens
+        prompt, fitted = fit_prompt(
+            self.config,
+            message_text,
+            message,
+            memories_xml,
+            found.window.fitted(window_budget),
+            tokens,
         )
         inputs: dict[str, object] = {
             "message": message_text,
@@ -356,11 +310,11 @@ class ReplyComposer:
         tokens: PromptBudget,
     ) -> tuple[Raw, list[tuple[int, RecallHit]]]:
         """The members' contexts, the recalled lines and the episode, each within its share."""
-        memories_xml = self._memories_xml(user_ids, found.members, found.memories, tokens.members)
+        members = memories_xml(user_ids, found.members, found.memories, tokens.members)
         recalled, recalled_lines = render_recalled(
             found.hits, message.guild_id, budget=tokens.recalled, known=found.memories.values()
         )
-        parts = [part for part in (memories_xml, recalled) if part]
+        parts = [part for part in (members, recalled) if part]
         if found.episode_text and tokens.episode > 0:
             parts.append(element("episode", trim_to_tokens(found.episode_text, tokens.episode)))
         return join(parts) if parts else Raw(""), recalled_lines
@@ -372,7 +326,7 @@ class ReplyComposer:
             return ""
         try:
             async with asyncio.timeout(budget):
-                text = await self._episode(
+                text = await self._episode.reply_context(
                     message.guild_id, message.channel_id, message.content, reader_of(message)
                 )
         except Exception as exc:  # working memory is a help, never a reason not to answer

@@ -56,7 +56,7 @@ class ReplySearch:
     hits: int
     statements: int
 
-    async def __call__(
+    async def recall_for_reply(
         self, guild_id: int, question: str, viewer: Viewer, asking: Asking
     ) -> list[RecallHit]:
         return await self.recall.search(
@@ -109,6 +109,6 @@ def open_reply_composer(
         telemetry=telemetry,
         recall=ReplySearch(recall, settings.reply_recall_hits, settings.reply_statement_hits),
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
-        episode=episodes.reply_context,
+        episode=episodes,
         remembered=consent.remembered,
     )

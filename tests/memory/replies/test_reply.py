@@ -242,18 +242,19 @@ async def test_at_most_parallel_recalls_searches_run_at_once(db_pool) -> None:
     running, most = 0, 0
     release = asyncio.Event()
 
-    async def recall(guild_id, question, viewer, asking):
-        nonlocal running, most
-        running += 1
-        most = max(most, running)
-        try:
-            await release.wait()
-            return []
-        finally:
-            running -= 1
+    class HeldRecall:
+        async def recall_for_reply(self, guild_id, question, viewer, asking):
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            try:
+                await release.wait()
+                return []
+            finally:
+                running -= 1
 
     composer = await _composer(
-        db_pool, StubMemory({}), provider, telemetry, recall=recall, parallel_recalls=2
+        db_pool, StubMemory({}), provider, telemetry, recall=HeldRecall(), parallel_recalls=2
     )
     replies = [
         asyncio.ensure_future(composer.compose(_message("what did bob say?", message_id=n)))
