@@ -159,7 +159,7 @@ class ConsoleSession:
                 created_at=self.memory.clock.now(),
             )
         )
-        await self.memory.conversation.observe(
+        await self.memory.conversation.hear(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -174,7 +174,7 @@ class ConsoleSession:
 
     async def _reply(self, speaker: Member, addressed: str, message_id: int) -> str:
         """The bot's reply to a line addressed to it, which then joins the window too."""
-        reply = await self.memory.conversation.compose(
+        reply = await self.memory.conversation.reply_to(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,
@@ -185,7 +185,7 @@ class ConsoleSession:
                 viewer=await self.viewer(speaker),
             )
         )
-        await self.memory.conversation.observe(
+        await self.memory.conversation.hear(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,

@@ -27,6 +27,7 @@ from memory.core.split import reply_parts
 from memory.core.surrogates import clean_text
 from memory.core.viewer import Viewer
 from memory.ports import FrontDoor, IncomingMessage, asks_catch_up
+from memory.ports.conversation import Conversation
 
 if TYPE_CHECKING:
     from bot.client import MemoryBot
@@ -76,7 +77,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         self.bot = bot
         self.memory = memory
         self.readers = readers or ChannelReaders()
-        self.conversation = memory.conversation
+        self.conversation: Conversation = memory.conversation
         # One reply at a time per channel; locks of quiet channels are dropped.
         self._locks = KeyedLock()
         # Members told how to opt in (once each, per process).
@@ -101,7 +102,7 @@ class RepliesCog(commands.Cog, name="Replies"):
             return
         try:
             seen_by = Viewer.of_channels(message.author.id, {message.channel.id})
-            await self.conversation.observe(incoming(message, viewer=seen_by))
+            await self.conversation.hear(incoming(message, viewer=seen_by))
         except Exception:
             _log.exception("could not add message %s to the window", message.id)
 
@@ -138,7 +139,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         channel_id = message.channel.id
         # Words from a restricted channel only where every reader of this channel may read them.
         viewer = self.readers.reply_viewer(message.guild, message.author, message.channel)  # type: ignore[arg-type]
-        admission = self.conversation.admit(incoming(message, text, viewer))
+        admission = self.conversation.admission(incoming(message, text, viewer))
         if admission is Admission.SILENT:
             return
         if admission is Admission.WARN:
@@ -157,7 +158,7 @@ class RepliesCog(commands.Cog, name="Replies"):
                 # whole bot): no typing indicator for replies that come within a second anyway.
                 indicator = not self.conversation.busy
                 async with _typing_beside(message.channel, show=indicator):
-                    result = await self.conversation.compose(incoming(message, text, viewer))
+                    result = await self.conversation.reply_to(incoming(message, text, viewer))
                 parts = reply_parts(result.text) or [APOLOGY]
                 parts = await self._with_opt_in_hint(message, parts)
             except Exception as exc:
@@ -204,7 +205,7 @@ class RepliesCog(commands.Cog, name="Replies"):
             _log.exception("could not send the reply to message %s", message.id)
             return
         if self.bot.user is not None and message.guild is not None:
-            await self.conversation.observe(
+            await self.conversation.hear(
                 IncomingMessage(
                     guild_id=message.guild.id,
                     channel_id=message.channel.id,

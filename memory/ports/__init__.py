@@ -40,14 +40,14 @@ from memory.episodes import (
 from memory.guilds import GuildSettings, InvalidSetting, describe_settings
 from memory.ingest import ExportFormatError, ExportImporter, ImportResult, is_transient
 from memory.llm import breaker_report
-from memory.ports._admin import Administration
-from memory.ports._chat import ChatEvents
-from memory.ports._conversation import Conversation
-from memory.ports._front_door import FrontDoor
 from memory.ports._lookup import NameLookup
-from memory.ports._member_commands import MemberCommands
-from memory.ports._operations import AdminViews, ImportSettings, Operations
-from memory.ports._reports import Reports
+from memory.ports.admin import Administration
+from memory.ports.chat import ChatEvents
+from memory.ports.conversation import Conversation
+from memory.ports.front_door import FrontDoor
+from memory.ports.member_commands import MemberCommands
+from memory.ports.operations import AdminViews, ImportSettings, Operations
+from memory.ports.reports import Reports
 from memory.privacy import (
     PrivacyError,
     PurgeReport,

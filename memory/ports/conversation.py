@@ -1,6 +1,6 @@
 """What the bot says: a reply composed from memory, and the conversation it keeps hearing.
 
-The replies cog (and the console) see only this face. `compose` is the reply path's one entry:
+The replies cog (and the console) see only this face. `reply_to` is the reply path's one entry:
 `ReplyComposer.compose` gathers the window, the members' memories and what recall finds, fits
 them to the prompt budget and asks the LLM.
 """
@@ -13,7 +13,11 @@ from db.consent import Consent
 from memory.core.ratelimit import Admission
 from memory.guilds import GuildSettings, GuildSettingsCache
 from memory.members import MemberConsent
-from memory.replies import IncomingMessage, ReplyComposer, ReplyResult
+from memory.replies import IncomingMessage, ReplyResult
+
+# From its own module (not the package face) so the reply path can be followed by name from
+# the cog to the composer; pyproject.toml allows this one import.
+from memory.replies._composer import ReplyComposer
 
 
 class Conversation:
@@ -38,7 +42,7 @@ class Conversation:
         """Known once the bot has logged in; its own messages are then told apart."""
         self._composer.bot_user_id = user_id
 
-    def admit(self, message: IncomingMessage) -> Admission:
+    def admission(self, message: IncomingMessage) -> Admission:
         """May this message get a reply now (per-member and per-channel rate limits)?"""
         return self._composer.admit(message)
 
@@ -47,10 +51,11 @@ class Conversation:
         """A burst of replies is composing: the typing indicator is skipped."""
         return self._composer.busy
 
-    async def compose(self, message: IncomingMessage) -> ReplyResult:
+    async def reply_to(self, message: IncomingMessage) -> ReplyResult:
+        """The bot's answer to a message addressed to it (`ReplyComposer.compose`)."""
         return await self._composer.compose(message)
 
-    async def observe(self, message: IncomingMessage) -> None:
+    async def hear(self, message: IncomingMessage) -> None:
         """A message the bot heard but does not answer still joins the channel's window."""
         await self._composer.observe(message)
 

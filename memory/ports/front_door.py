@@ -11,12 +11,12 @@ from typing import Protocol
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.ports._admin import Administration
-from memory.ports._chat import ChatEvents
-from memory.ports._conversation import Conversation
-from memory.ports._member_commands import MemberCommands
-from memory.ports._operations import Operations
-from memory.ports._reports import Reports
+from memory.ports.admin import Administration
+from memory.ports.chat import ChatEvents
+from memory.ports.conversation import Conversation
+from memory.ports.member_commands import MemberCommands
+from memory.ports.operations import Operations
+from memory.ports.reports import Reports
 
 
 class FrontDoor(Protocol):
