@@ -19,19 +19,18 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import asyncpg
-from cachetools import TTLCache
 
-from db.guilds import get_timezone
 from db.summaries import day_states
 from memory.context._build import Built, ContextBuilder
 from memory.context._config import ContextConfig
 from memory.context._days import check_asked_day, stored_days
-from memory.context._merge import ContextInputs, ContextMerger, fallback_context
+from memory.context._fallback import Fallbacks
+from memory.context._merge import ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
 from memory.context._warm import WarmContexts
+from memory.context._zones import GuildZones
 from memory.core.cache import SingleFlight
 from memory.core.clock import Clock, day_bounds, local_day
 from memory.core.report import ContextReport
@@ -46,9 +45,6 @@ from memory.summaries import (
 )
 
 _log = logging.getLogger(__name__)
-
-# A guild's timezone is re-read this often (another process may change it).
-ZONE_TTL_SECONDS = 300
 
 
 class MemoryManager:
@@ -102,7 +98,8 @@ class MemoryManager:
         # summary cannot change before then) unless invalidated. Serving it costs no database
         # round trip; everything it was built from invalidates it when it changes in-process.
         self._warm = WarmContexts(self._clock, config.cache_context_size)
-        self._zones: TTLCache[int, str] = TTLCache(maxsize=10_000, ttl=ZONE_TTL_SECONDS)
+        self._zones = GuildZones(pool, config.default_timezone)
+        self._fallbacks = Fallbacks(self._builder, clock, telemetry, self._max_chars)
         self._closed = False
 
     # --- public ---------------------------------------------------------------------------
@@ -186,7 +183,9 @@ class MemoryManager:
         if budget is not None and queued and not wait_in_queue:
             # A burst: this build starts only after the ones ahead of it, so the reply would
             # spend its whole budget waiting and then read the fallback anyway.
-            return await self._fallback(guild_id, user_id, "queued", None, budget, started, shared)
+            return await self._fallbacks.serve(
+                guild_id, user_id, "queued", None, budget, started, shared
+            )
         reason: str | None = None
         error: BaseException | None = None
         try:
@@ -204,7 +203,9 @@ class MemoryManager:
             _log.exception("memory build for %s/%s failed", guild_id, user_id)
             reason, error = "error", exc
         if reason is not None:
-            return await self._fallback(guild_id, user_id, reason, error, budget, started, shared)
+            return await self._fallbacks.serve(
+                guild_id, user_id, reason, error, budget, started, shared
+            )
         return report_of(
             served_context(built.inputs, built.parts, self._warm),
             built.stats,
@@ -291,7 +292,7 @@ class MemoryManager:
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""
         self._warm.invalidate_guild(guild_id)
-        self._zones.pop(guild_id, None)
+        self._zones.forget(guild_id)
 
     def messages_changed(self) -> None:
         """Stored messages were edited or deleted somewhere: past days may be stale, so no
@@ -302,22 +303,7 @@ class MemoryManager:
 
     async def timezone(self, guild_id: int) -> str:
         """The guild's timezone (guilds.timezone), else DEFAULT_TIMEZONE."""
-        cached = self._zones.get(guild_id)
-        if cached is not None:
-            return cached
-        name = await self._read_timezone(guild_id)
-        self._zones[guild_id] = name
-        return name
-
-    async def _read_timezone(self, guild_id: int) -> str:
-        default = self._config.default_timezone
-        name = await get_timezone(self._pool, guild_id, default)
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            _log.warning("guild %s has unknown timezone %r; using default", guild_id, name)
-            return default
-        return name
+        return await self._zones.timezone(guild_id)
 
     def now(self) -> datetime:
         return self._clock.now()
@@ -340,52 +326,3 @@ class MemoryManager:
                 self._running.discard((guild_id, user_id))
         self._warm.put(served_context(built.inputs, built.parts, self._warm), epoch=epoch)
         return built
-
-    # --- fallback -------------------------------------------------------------------------
-
-    async def _fallback(
-        self,
-        guild_id: int,
-        user_id: int,
-        reason: str,
-        error: BaseException | None,
-        budget: float | None,
-        started: float,
-        shared: bool,
-    ) -> ContextReport:
-        """Serve, in order: the last known good context (if built from the current facts and
-        forgotten statements), else facts + the latest summaries verbatim, else facts, else None.
-        """
-        text: str | None = None
-        served = "none"
-        inputs: ContextInputs | None = None
-        try:
-            # One round trip for the member's own rows (in a burst every query costs the
-            # event loop as much as the database).
-            inputs, stored = await self._builder.stored_inputs(guild_id, user_id)
-            text, served = fallback_context(stored, inputs, self._max_chars)
-        except Exception:
-            _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
-        self._telemetry.emit(
-            "fallback",
-            outcome="degraded" if text else "empty",
-            guild_id=guild_id,
-            user_id=user_id,
-            reason=reason,
-            served=served,
-            error=f"{type(error).__name__}: {error}"[:300] if error else None,
-            budget_s=budget,
-        )
-        return fallback_report(
-            inputs,
-            guild_id=guild_id,
-            user_id=user_id,
-            text=text,
-            served=served,
-            reason=reason,
-            today=local_day(self._clock.now(), "UTC"),
-            max_chars=self._max_chars,
-            budget=budget,
-            started=started,
-            shared=shared,
-        )

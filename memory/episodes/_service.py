@@ -20,6 +20,7 @@ from memory.core.clock import Clock
 from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
+from memory.episodes._catch_up import CatchUp
 from memory.episodes._cutting import EpisodeCutter
 from memory.episodes._digest import compose, day_bounds, due_day
 from memory.episodes._forgotten import forgotten_of, scrub_episodes
@@ -27,7 +28,7 @@ from memory.episodes._listing import listing_rows, readable_ids
 from memory.episodes._reply import EpisodeReplyMemory
 from memory.episodes._segment import SegmentRules
 from memory.episodes._summaries import EpisodeSummarizer
-from memory.episodes._views import Episode, catch_up_line
+from memory.episodes._views import Episode
 from memory.episodes._visibility import public_channel_ids
 from memory.guilds import GuildSettingsCache
 from memory.language import content_tokens
@@ -38,11 +39,6 @@ _log = logging.getLogger(__name__)
 
 # How far back the sweep looks for messages no episode covers.
 LOOKBACK = timedelta(days=8)
-CATCH_UP_HOURS = 24
-VISIT = timedelta(minutes=30)
-CATCH_UP_LIMIT = 10
-# An open episode this long without a summary is summarised so far for a catch-up.
-BUSY_MESSAGES = 30
 DIGEST_LEASE_SECONDS = 300.0
 
 
@@ -92,6 +88,7 @@ class EpisodeService:
         self._reply = EpisodeReplyMemory(
             pool, guild_settings, self.summarizer, self._scrubbed, clock=clock
         )
+        self._catch_up = CatchUp(pool, clock, self.summarizer, self, llm_summaries=llm_summaries)
         # Which channels everyone can read (the digest's only sources): see _visibility.py.
         self._public_channels = public_channels or (
             lambda guild_id, ids: public_channel_ids(pool, guild_id, ids)
@@ -207,67 +204,7 @@ class EpisodeService:
     ) -> str:
         """The episodes since the member last wrote (or the last `hours`), newest first, of
         channels the viewer may read: channel, title, one line, jump link."""
-        await self.settled()  # the messages just stored are in their episodes
-        now = self._clock.now()
-        since = now - timedelta(hours=hours or CATCH_UP_HOURS)
-        if hours is None:
-            # Their last visit: what they wrote just now (the question itself, a greeting on
-            # arrival) is this visit.
-            last = await reads.last_message_at(self._pool, guild_id, user_id, now - VISIT)
-            if last is not None:
-                since = max(last, now - timedelta(days=7))
-        episodes = await self._missed(guild_id, user_id, viewer, since)
-        if self._llm_summaries != "always" and any(
-            episode.state != "open" and not episode.summary for episode in episodes
-        ):
-            # Closed before the worker's job got to them: summarised now, extractively (no call).
-            await self.summarizer.summarize_guild(guild_id, model=False)
-            episodes = await self._missed(guild_id, user_id, viewer, since)
-        if not episodes:
-            return "Nothing new since you were last here."
-        lines = ["Since you were last here:"]
-        for episode in episodes:
-            if episode.state == "open" and not episode.summary:
-                episode = await self._summarised_so_far(guild_id, episode)
-            lines.append(catch_up_line(episode, f"<#{episode.channel_id}>"))
-        return "\n".join(lines)
-
-    async def _missed(
-        self, guild_id: int, user_id: int, viewer: Viewer, since: datetime
-    ) -> list[Episode]:
-        """Episodes of readable channels that went on after `since` in which someone else said
-        something to the others: the member's own monologue, and questions to the bot (theirs
-        or anyone's), are nothing missed."""
-        missed: list[Episode] = []
-        for episode in await self.listing(guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3):
-            if len(missed) == CATCH_UP_LIMIT:
-                break
-            fresh = episode.ended_at > since and user_id not in _only(episode)
-            if fresh and await self._others_talked(episode, user_id):
-                missed.append(episode)
-        return missed
-
-    async def _others_talked(self, episode: Episode, user_id: int) -> bool:
-        rows = await store.episode_messages(self._pool, episode_bounds(episode))
-        talk = self.summarizer.members_talk(rows, keep_alone=False)
-        return any(row["author_id"] != user_id for row in talk)
-
-    async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
-        """An open episode's summary so far for a catch-up: by the model for a busy channel
-        (the one call a catch-up may make), extractively otherwise (no call); served scrubbed
-        of forgotten statements like every listed episode."""
-        row = await reads.current(self._pool, guild_id, episode.channel_id)
-        if row is None:
-            return episode
-        busy = episode.message_count >= BUSY_MESSAGES
-        try:
-            await self.summarizer.summarize_open(
-                guild_id, row, model=busy and self._llm_summaries != "never"
-            )
-        except Exception as exc:  # a catch-up without it is still a catch-up
-            _log.warning("summary so far for a catch-up failed: %s", type(exc).__name__)
-            return episode
-        return await self.current(guild_id, episode.channel_id) or episode
+        return await self._catch_up.lines(guild_id, user_id, viewer, hours=hours)
 
     # --- the reply's working memory --------------------------------------------------------
 
@@ -346,19 +283,3 @@ class EpisodeService:
 
     async def aclose(self) -> None:
         await self.cutter.aclose()
-
-
-def episode_bounds(episode: Episode) -> dict[str, object]:
-    """What `db.episodes.episode_messages` reads of an episode row."""
-    return {
-        "channel_id": episode.channel_id,
-        "started_at": episode.started_at,
-        "first_message_id": episode.first_message_id,
-        "ended_at": episode.ended_at,
-        "last_message_id": episode.last_message_id,
-    }
-
-
-def _only(episode: Episode) -> tuple[int, ...]:
-    """Members of an episode only they spoke in (their own monologue is nothing missed)."""
-    return episode.member_ids if len(episode.member_ids) == 1 else ()
