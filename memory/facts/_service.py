@@ -29,7 +29,6 @@ import asyncpg
 
 from db import facts as store
 from db import learned as learned_store
-from db.types import Connection
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -46,7 +45,8 @@ from memory.facts._model import (
     StatementTooLong,
     prompt_member,
 )
-from memory.facts._text import covers, normalise_statement, strip_forgotten
+from memory.facts._stored import store_plan
+from memory.facts._text import covers, normalise_statement
 from memory.language import restates
 from memory.llm import LLMError, MemoryLLM
 
@@ -228,7 +228,7 @@ class FactService:
             async with self._pool.acquire() as connection, connection.transaction():
                 locked = await store.lock_facts(connection, guild_id, user_id)
                 if locked.version == version and locked.blob == old_blob:
-                    return await self._write(connection, locked, plan, origin)
+                    return await store_plan(connection, locked, plan, origin)
             self._telemetry.emit(
                 "facts_conflict", guild_id=guild_id, user_id=user_id, during=during
             )
@@ -242,60 +242,7 @@ class FactService:
                     plan = await compute(locked.blob, records)
             except TimeoutError as exc:
                 raise FactsUnavailable("the language model took too long") from exc
-            return await self._write(connection, locked, plan, origin)
-
-    async def _write(
-        self,
-        connection: Connection,
-        locked: store.FactRecord,
-        plan: Plan,
-        origin: Provenance,
-    ) -> FactChange:
-        """Store a plan; the member's row is locked by the caller's transaction."""
-        guild_id, user_id = locked.guild_id, locked.user_id
-        # Re-read under the lock: a forget committed since our read must still be honoured.
-        records = await store.get_forgotten_records(connection, guild_id, user_id)
-        banned = [record.statement for record in records if record.id not in plan.lift]
-        new_blob = strip_forgotten(plan.new_blob, banned, plan.names)
-        lifted = await store.remove_forgotten(connection, guild_id, user_id, list(plan.lift))
-        if plan.forget is not None:
-            wanted = normalise_statement(plan.forget)
-            if all(normalise_statement(record.statement) != wanted for record in records):
-                await store.add_forgotten(
-                    connection, guild_id, user_id, plan.forget, origin.actor_id
-                )
-        changed = new_blob != locked.blob
-        version = locked.version
-        if changed:
-            version = await store.write_blob(connection, guild_id, user_id, new_blob)
-        history_id = None
-        if changed or lifted or plan.reverts_id is not None:
-            history_id = await store.add_history(
-                connection,
-                guild_id=guild_id,
-                user_id=user_id,
-                version=version,
-                old_blob=locked.blob,
-                new_blob=new_blob,
-                actor_id=origin.actor_id,
-                command=origin.command,
-                statement=plan.statement,
-                source_message_id=origin.source_message_id,
-                reverts_id=plan.reverts_id,
-                operation=origin.operation,
-            )
-        return FactChange(
-            guild_id,
-            user_id,
-            locked.blob,
-            new_blob,
-            version,
-            changed=changed,
-            found=plan.found,
-            history_id=history_id,
-            unforgotten=lifted,
-            dropped=plan.dropped,
-        )
+            return await store_plan(connection, locked, plan, origin)
 
     def _remember_plan(self, member: Member, statement: str) -> Compute:
         guild_id = member.guild_id
@@ -346,7 +293,7 @@ class FactService:
                 ids = [r.id for r in records if normalise_statement(r.statement) == wanted]
                 lift = tuple(ids[-1:])
             plan = Plan(target.old_blob, target.statement or "", lift=lift, reverts_id=target.id)
-            return await self._write(connection, locked, plan, origin)
+            return await store_plan(connection, locked, plan, origin)
 
     async def _notify(self, guild_id: int, user_id: int) -> None:
         for listener in list(self._listeners):
