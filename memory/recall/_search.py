@@ -14,50 +14,40 @@ restates a statement forgotten in the guild (about any member).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import asyncpg
 
 from db.recall import (
-    CANDIDATE_CAP,
     Exclusions,
     MessageMatch,
-    Scope,
     SummaryMatch,
-    search_messages,
-    search_session,
-    search_summaries,
-    term_stats,
 )
 from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.viewer import Viewer
-from memory.language import asks_what_is_new, without_dates
+from memory.language import asks_what_is_new
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._exchange import Exchange, exchanges
-from memory.recall._feedback import expansion, feedback_words
 from memory.recall._hits import (
     Forgetting,
     RecallHit,
     distinct,
     fused,
-    merged,
     message_hit,
     name_of,
     summary_hit,
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
+from memory.recall._lanes import OVERFETCH, LaneSearch, Query
 from memory.recall._member import member_lane, statements_of
 from memory.recall._semantic import nearest
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
-    MIN_PREFIX,
     Plan,
-    fallback,
-    plan,
     query_terms,
     was_capped,
 )
@@ -66,17 +56,8 @@ _log = logging.getLogger(__name__)
 
 # Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
 EXCHANGE_CANDIDATES = 2
-# Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters,
-# one line said again and again, a member named in the question preferring their exchanges).
-OVERFETCH = 3
-# Hits wanted at least when fetching (a search for one hit still picks among a few).
-MIN_FETCH = 5
 # A question about what is new with a member gets this many more of their statements.
 NEWS_SLOTS = 2
-# A named member's best match brings at most this many of their messages sharing its words.
-HOP_HITS = 1
-# A minimum prefix length no word reaches: term counts of whole words only.
-NO_PREFIX = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,21 +69,6 @@ class _Lanes:
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
-
-
-@dataclass(frozen=True, slots=True)
-class _Query:
-    """One search's question as the lanes read it: its words, who reads and who is asked
-    about, what to leave out, how many hits."""
-
-    guild_id: int
-    words: list[str]
-    name_words: frozenset[str]  # the named members' names, not topics
-    reader: Viewer
-    user_id: int | None  # only this member's messages (None: anyone's)
-    named: tuple[int, ...]  # the members the question names
-    exclude: Exclusions
-    limit: int
 
 
 class RecallService:
@@ -125,6 +91,7 @@ class RecallService:
         self._bot_name = bot_name
         self._bot_pattern = addressing(bot_name)
         self._no_channel_table = False
+        self._lanes = LaneSearch(pool)
 
     @staticmethod
     def capped(question: str) -> str | None:
@@ -166,30 +133,15 @@ class RecallService:
         head = question[:MAX_QUESTION_CHARS]
         named, name_words = await self._named_in(guild_id, head, asking)
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        query = _Query(guild_id, words, name_words, reader, user_id, named, exclude, limit)
+        query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit)
         try:
-            messages, day_summaries, found = await self._lanes(query, feedback=True)
+            messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
-                messages = await self._follow_thread(query, messages)
+                messages = await self._lanes.follow_thread(query, messages)
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             return []
-        wanted = 0  # the member lane's slots: what the matches left
-        news_first = asks_what_is_new(head)
-        if named and user_id in (None, named[0]):
-            # What is new with someone is a list of news: room for two more of them.
-            slots = statements + NEWS_SLOTS if news_first and statements else statements
-            wanted = max(0, slots - statements_of(named[0], messages[:limit]))
-        own = await member_lane(
-            self._pool,
-            guild_id,
-            named[0] if named else 0,
-            found.terms if found else (),
-            reader=reader,
-            exclude=exclude,
-            wanted=wanted,
-            news_first=news_first,
-        )
+        own, wanted = await self._statements(query, head, found, messages, statements)
         similar = await nearest(
             self._pool,
             self._embeddings,
@@ -204,6 +156,34 @@ class RecallService:
         lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
+    async def _statements(
+        self,
+        query: Query,
+        head: str,
+        found: Plan | None,
+        messages: list[MessageMatch],
+        statements: int,
+    ) -> tuple[list[MessageMatch], int]:
+        """The member lane: up to `statements` of the first named member's most informative
+        statements, less those the matches already hold; and how many slots it was given."""
+        named, wanted = query.named, 0
+        news_first = asks_what_is_new(head)
+        if named and query.user_id in (None, named[0]):
+            # What is new with someone is a list of news: room for two more of them.
+            slots = statements + NEWS_SLOTS if news_first and statements else statements
+            wanted = max(0, slots - statements_of(named[0], messages[: query.limit]))
+        own = await member_lane(
+            self._pool,
+            query.guild_id,
+            named[0] if named else 0,
+            found.terms if found else (),
+            reader=query.reader,
+            exclude=query.exclude,
+            wanted=wanted,
+            news_first=news_first,
+        )
+        return own, wanted
+
     async def _named_in(
         self, guild_id: int, head: str, asking: Asking
     ) -> tuple[tuple[int, ...], frozenset[str]]:
@@ -216,100 +196,6 @@ class RecallService:
         people = await self._members.get(guild_id, named) if named else {}
         words = {w.lower() for m in people.values() for n in m.names for w in n.split()}
         return tuple(named), frozenset(words)
-
-    async def _lanes(
-        self, query: _Query, *, feedback: bool = False
-    ) -> tuple[list[MessageMatch], list[SummaryMatch], Plan | None]:
-        """The message and summary lanes for the query's words, and the plan they were
-        searched with; with `feedback`, the message lane searched again with the words its
-        best hits add (`_feedback.py`)."""
-        guild_id, words, name_words = query.guild_id, query.words, set(query.name_words)
-        exclude, limit = query.exclude, query.limit
-        async with search_session(self._pool) as db:
-            stats, total = await term_stats(db, guild_id, words, min_prefix=MIN_PREFIX)
-            found = plan(stats, total, names=name_words)
-            if found is None and name_words:  # only a name was asked about: search the name
-                found = plan(stats, total)
-            if found is None:
-                return [], [], None
-            scope = self._scope(query, found)
-            fetch = max(limit, MIN_FETCH) * OVERFETCH
-            messages = await search_messages(
-                db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
-            )
-            summaries = await search_summaries(
-                db, scope, found.candidates, found.terms, limit=fetch
-            )
-            shares = feedback_words(messages, set(words) | name_words) if feedback else {}
-            if shares:
-                near, _ = await term_stats(db, guild_id, list(shares), min_prefix=NO_PREFIX)
-                related = expansion(near, shares, total)
-                wider_plan = plan(stats, total, names=name_words, related=related)
-                if related and wider_plan is not None:
-                    found = wider_plan
-                    scope = self._scope(query, found)
-                    again = await search_messages(
-                        db, scope, found.candidates, found.terms, exclude=exclude, limit=fetch
-                    )
-                    messages = again or messages
-            if query.named and found.rows > CANDIDATE_CAP:  # the cap cut rows: score theirs all
-                own = await search_messages(
-                    db,
-                    scope,
-                    found.candidates,
-                    found.terms,
-                    exclude=exclude,
-                    limit=fetch,
-                    authored=True,
-                )
-                messages = merged(messages, own, key=lambda m: m.message_id)
-            wider = fallback(found)
-            if wider and len(messages) < limit:
-                more = await search_messages(
-                    db, scope, wider, found.terms, exclude=exclude, limit=fetch
-                )
-                messages = merged(messages, more, key=lambda m: m.message_id)
-            if wider and len(summaries) < limit:
-                more_days = await search_summaries(db, scope, wider, found.terms, limit=fetch)
-                summaries = merged(summaries, more_days, key=lambda s: (s.day, s.user_id))
-        return messages, summaries, found
-
-    async def _follow_thread(
-        self, query: _Query, messages: list[MessageMatch]
-    ) -> list[MessageMatch]:
-        """A second hop for a named member's best match: their other messages sharing its rare
-        words ("actually the blue bike, not the red one" brings "I'm buying the red
-        bike on Friday"), placed right after it (also when the first hop ranked it lower),
-        so a story told over sessions arrives whole."""
-        top = messages[0]
-        if top.author_id not in query.named:
-            return messages
-        asked = set(query.words) | query.name_words
-        new_words = [w for w in query_terms(without_dates(top.content)) if w not in asked]
-        if not new_words:
-            return messages
-        author = top.author_id
-        hop_query = replace(
-            query, words=new_words, user_id=author, named=(author,), limit=HOP_HITS + 1
-        )
-        hop, _, _ = await self._lanes(hop_query)
-        # A message the first hop already ranked lower moves up too: the story's parts first.
-        found = [m for m in hop if m.message_id != top.message_id and m.author_id == author]
-        moved = {m.message_id for m in found[:HOP_HITS]}
-        return [top, *found[:HOP_HITS], *(m for m in messages[1:] if m.message_id not in moved)]
-
-    @staticmethod
-    def _scope(query: _Query, found: Plan) -> Scope:
-        # A named member's row ranks as if it held the question's rarest word once more.
-        boost = max(found.top_weight, 1.0) if query.named else 0.0
-        return Scope(
-            query.guild_id,
-            query.reader.channel_ids,
-            query.user_id,
-            query.named,
-            boost,
-            found.names,
-        )
 
     async def _hits(
         self,
