@@ -3,33 +3,18 @@ they answer, the leading @name of a mention, a speaker's name repeated within a 
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 
 from memory.llm import MemoryLLM
 from memory.llm.offline._provider import OfflineProvider
-from memory.llm.tasks._schemas import PromptMember, PromptMessage
+from tests.memory.llm.offline_support import ALICE, BOB, CAROL, chat_messages
 
-MEMBERS = [
-    PromptMember(user_id=1, name="alice", aliases=["Ali"]),
-    PromptMember(user_id=2, name="bob"),
-    PromptMember(user_id=3, name="carol"),
-]
-START = datetime(2024, 5, 1, 8, tzinfo=UTC)
+MEMBERS = [ALICE, BOB, CAROL]
 
 
 async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
     """Each member's notes on `chat`: (author id, author name, content, reply-to index)."""
-    messages = [
-        PromptMessage(
-            message_id=100 + index,
-            reply_to_id=100 + reply if reply is not None else None,
-            timestamp=START + timedelta(minutes=5 * index),
-            author_id=author_id,
-            author_name=author,
-            content=content,
-        )
-        for index, (author_id, author, content, reply) in enumerate(chat)
-    ]
+    messages = chat_messages(chat)
     return await MemoryLLM(OfflineProvider()).summarize_day(
         guild_id=9,
         day=date(2024, 5, 1),
@@ -97,16 +82,7 @@ async def test_what_the_whole_day_talks_about_gives_way_to_a_members_own_news() 
         (2, "bob", "the goal in the last minute of the final game", None),
         (1, "alice", "Biscuit the greyhound arrives from Leeds tomorrow", None),
     ]
-    messages = [
-        PromptMessage(
-            message_id=100 + index,
-            timestamp=START + timedelta(minutes=5 * index),
-            author_id=author_id,
-            author_name=author,
-            content=content,
-        )
-        for index, (author_id, author, content, _) in enumerate(chat)
-    ]
+    messages = chat_messages(chat)
     notes = await MemoryLLM(OfflineProvider()).summarize_day(
         guild_id=9,
         day=date(2024, 5, 1),
