@@ -184,14 +184,7 @@ class ExportImporter:
                 await self._flush(connection, batch, result, members)
             if progress is not None:
                 progress(stream.bytes_read, result.seen)
-        if header.guild_id is None or header.channel_id is None:
-            raise ExportFormatError("no guild/channel: not a DiscordChatExporter JSON export")
-        if "messages" not in stream.arrays_seen:
-            raise ExportFormatError("'messages' is missing or not a list")
-        if declared_count is not None and declared_count != result.seen:
-            raise ExportFormatError(
-                f"messageCount says {declared_count} but the file holds {result.seen} messages"
-            )
+        _check_complete(header, stream, declared_count, result.seen)
         if result.seen == 0:
             await self._begin(connection, header, result)
         await self._flush(connection, batch, result, members)
@@ -265,6 +258,20 @@ class ExportImporter:
                 result.bad_rows.append((str(message.message_id), reason))
                 batch.remove(message)
         return new
+
+
+def _check_complete(
+    header: _Header, stream: ObjectStream, declared_count: int | None, seen: int
+) -> None:
+    """ExportFormatError when the file ended without being a whole export."""
+    if header.guild_id is None or header.channel_id is None:
+        raise ExportFormatError("no guild/channel: not a DiscordChatExporter JSON export")
+    if "messages" not in stream.arrays_seen:
+        raise ExportFormatError("'messages' is missing or not a list")
+    if declared_count is not None and declared_count != seen:
+        raise ExportFormatError(
+            f"messageCount says {declared_count} but the file holds {seen} messages"
+        )
 
 
 def _read_header(header: _Header, key: str, value: Any) -> None:

@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 import asyncpg
 
-from db import messages as message_store
 from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
 from memory.ingest._batch import (
@@ -43,6 +42,7 @@ from memory.ingest._batch import (
     write_batch,
     write_isolating_bad_rows,
 )
+from memory.ingest._batch_report import BatchReport
 
 _log = logging.getLogger(__name__)
 
@@ -156,20 +156,6 @@ class BatchedWriter:
             self._telemetry.emit(
                 "ingest_overflow", outcome="overflow", queue_depth=depth, queue_max=self.queue_max
             )
-
-    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
-        """Newest stored message id per channel: where a backfill picks up. Read from the
-        database after a flush, so queued messages count as stored."""
-        await self.flush()
-        return await message_store.last_message_ids(self._pool, channel_ids)
-
-    async def stored_message_ids(
-        self, channel_id: int, *, after_id: int, up_to_id: int
-    ) -> list[int]:
-        """Ids of a channel's stored, not deleted messages in (after_id, up_to_id], after a
-        flush: what a reconcile compares with what Discord still returns."""
-        await self.flush()
-        return await message_store.stored_ids(self._pool, channel_id, after_id, up_to_id)
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -312,36 +298,23 @@ class BatchedWriter:
                     time.monotonic() - self.failing_since,
                 )
                 self.failing_since = None
-            self._telemetry.emit(
-                "ingest_batch",
-                size=len(operations),
-                inserted=result.inserted,
-                updated=result.updated,
-                deleted=result.deleted,
-                members=result.members,
-                rejected=result.rejected,
-                queue_depth=len(self._queue) - len(operations),
-                attempts=attempt,
-                wait_ms=oldest_age_ms,
-                latency_ms=round((time.perf_counter() - started) * 1000, 2),
-            )
-            if self.on_messages_changed is not None and (
-                result.updated or result.deleted or has_late_messages(operations)
-            ):
-                self.on_messages_changed()
-            if self.on_members_stored is not None and result.members:
-                self.on_members_stored(
-                    [
-                        (op.member, op.nickname_known)
-                        for op in operations
-                        if isinstance(op, MemberSeen)
-                    ]
-                )
-            if self.on_messages_stored is not None:
-                stored = [op.message for op in operations if isinstance(op, NewMessage)]
-                if stored:
-                    self.on_messages_stored(stored)
+            written = BatchReport(operations, attempt, oldest_age_ms, started)
+            written.stored(self._telemetry, result, queue_depth=len(self._queue) - len(operations))
+            self._tell_listeners(result, operations)
             return
+
+    def _tell_listeners(self, result: BatchResult, operations: Sequence[Operation]) -> None:
+        """What a stored batch changed, to those who cache what it changed."""
+        if self.on_messages_changed is not None and (
+            result.updated or result.deleted or has_late_messages(operations)
+        ):
+            self.on_messages_changed()
+        if self.on_members_stored is not None and result.members:
+            seen = [op for op in operations if isinstance(op, MemberSeen)]
+            self.on_members_stored([(op.member, op.nickname_known) for op in seen])
+        stored = [op.message for op in operations if isinstance(op, NewMessage)]
+        if self.on_messages_stored is not None and stored:
+            self.on_messages_stored(stored)
 
     async def _wait_before_retry(
         self,
@@ -353,21 +326,8 @@ class BatchedWriter:
     ) -> None:
         if self.failing_since is None:
             self.failing_since = time.monotonic()
-        _log.warning(
-            "database cannot take writes (%s); retrying %d events in %.1fs",
-            describe_error(exc),
-            len(operations),
-            delay,
-        )
-        self._telemetry.emit(
-            "ingest_batch",
-            outcome="retry",
-            size=len(operations),
-            queue_depth=len(self._queue),
-            attempt=attempt,
-            latency_ms=round((time.perf_counter() - started) * 1000, 2),
-            error=describe_error(exc),
-        )
+        report = BatchReport(operations, attempt, 0.0, started)
+        report.failed(self._telemetry, exc, queue_depth=len(self._queue), delay=delay)
         if isinstance(exc, asyncpg.PostgresError) and not isinstance(
             exc, asyncpg.PostgresConnectionError
         ):

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from memory.core.channels import ChannelView
 from memory.core.models import ChatMessage, Member
 from memory.guilds import ChannelVisibility, GuildSettings, GuildSettingsCache
-from memory.ingest import BatchedWriter
+from memory.ingest import BatchedWriter, StoredMessages
 
 
 class ChatEvents:
@@ -21,10 +21,12 @@ class ChatEvents:
     def __init__(
         self,
         writer: BatchedWriter,
+        stored: StoredMessages,
         guild_settings: GuildSettingsCache,
         visibility: ChannelVisibility,
     ) -> None:
         self._writer = writer
+        self._stored = stored
         self._guild_settings = guild_settings
         self._visibility = visibility
 
@@ -51,14 +53,14 @@ class ChatEvents:
 
     async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
         """Each channel's newest stored message id: where a backfill starts."""
-        return await self._writer.last_stored_ids(channel_ids)
+        return await self._stored.last_stored_ids(channel_ids)
 
     async def stored_message_ids(
         self, channel_id: int, *, after_id: int, up_to_id: int
     ) -> list[int]:
         """A channel's stored, not deleted message ids in (after_id, up_to_id]: what a
         reconcile compares with what Discord still returns."""
-        return await self._writer.stored_message_ids(
+        return await self._stored.stored_message_ids(
             channel_id, after_id=after_id, up_to_id=up_to_id
         )
 

@@ -21,7 +21,7 @@ from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
 from memory.facts import FactsConfig, FactService
 from memory.guilds import ChannelVisibility, GuildDefaults, GuildSettingsCache
-from memory.ingest import BatchedWriter
+from memory.ingest import BatchedWriter, StoredMessages
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.members import HeldMembers, MemberConsent, NameIndexCache
@@ -206,7 +206,12 @@ def _assembled(
         episodes=core.episodes,
         usage_recorder=background.recorder,
         token_budget=background.budget,
-        chat=ChatEvents(opened.writer, core.guild_settings, visibility),
+        chat=ChatEvents(
+            opened.writer,
+            StoredMessages(opened.writer, opened.pool),
+            core.guild_settings,
+            visibility,
+        ),
         conversation=Conversation(replies, core.guild_settings, core.held.consent),
         member_commands=MemberCommands(core.commands, core.facts, core.manager, recall, members),
         admin=Administration(core.privacy, core.guild_settings, visibility),
