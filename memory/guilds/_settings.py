@@ -11,6 +11,7 @@ process-wide defaults.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -191,6 +192,12 @@ async def load_guild_settings(
     return _from_stored(guild_id, timezone, stored, defaults, search_config)
 
 
+def _check_choice(name: str, value: str | None, choices: Sequence[str]) -> None:
+    """InvalidSetting naming the choices when `value` is given and not one of them."""
+    if value is not None and value not in choices:
+        raise InvalidSetting(f"{name} must be one of {', '.join(choices)}")
+
+
 async def update_guild_settings(
     pool: asyncpg.Pool,
     guild_id: int,
@@ -211,14 +218,11 @@ async def update_guild_settings(
     `search_config` is stored first (writers wait for it, then use it), then the guild's
     stored messages and summaries are re-indexed in short batches before this returns
     (about a minute per million messages; meanwhile some stemmed matches are missed)."""
-    if storage is not None and storage not in STORAGE_MODES:
-        raise InvalidSetting(f"storage must be one of {', '.join(STORAGE_MODES)}")
-    if memory_sources is not None and memory_sources not in MEMORY_SOURCES:
-        raise InvalidSetting(f"memory_sources must be one of {', '.join(MEMORY_SOURCES)}")
+    _check_choice("storage", storage, STORAGE_MODES)
+    _check_choice("memory_sources", memory_sources, MEMORY_SOURCES)
+    _check_choice("forget_others", forget_others, FORGET_OTHERS)
     if timezone is not None:
         timezone = validate_timezone(timezone)
-    if forget_others is not None and forget_others not in FORGET_OTHERS:
-        raise InvalidSetting(f"forget_others must be one of {', '.join(FORGET_OTHERS)}")
     if search_config is not None:
         search_config = await validate_search_config(pool, search_config)
     async with pool.acquire() as connection, connection.transaction():
