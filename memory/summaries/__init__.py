@@ -4,7 +4,8 @@ rule that keeps forgotten statements out of both.
 
 from __future__ import annotations
 
-from memory.summaries._daily import DailySummarizer, DayResult, SummaryConfig
+from memory.summaries._daily import DailySummarizer
+from memory.summaries._day_types import DayResult, SummaryConfig
 from memory.summaries._forgetting import (
     ForgottenAbout,
     drop_forgotten,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 import asyncpg
@@ -29,8 +28,6 @@ from db.types import Connection, fetch_one
 from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
@@ -40,8 +37,9 @@ from memory.llm import (
     track_providers,
 )
 from memory.members import prompt_member
+from memory.summaries._day_types import DayResult, SummaryConfig
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
-from memory.summaries._notes import DayNotes, NotesConfig
+from memory.summaries._notes import DayNotes
 from memory.summaries._packing import pack, prompt_budget
 from memory.summaries._stats import BuildStats
 
@@ -57,55 +55,16 @@ VERBATIM_DAY = 4
 DEGRADED_RETRY = timedelta(hours=1)
 
 
-@dataclass(frozen=True, slots=True)
-class SummaryConfig:
-    """What the summarisers read of the settings: lengths, the prompt cap, the history cache
-    and the bot's name (memory commands addressed to it are left out of a day)."""
-
-    bot_name: str = setting_default("bot_name")
-    daily_summary_chars: int = setting_default("daily_summary_chars")
-    historical_summary_chars: int = setting_default("historical_summary_chars")
-    daily_prompt_max_chars: int | None = setting_default("daily_prompt_max_chars")
-    cache_history_size: int = setting_default("cache_history_size")
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SummaryConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            daily_summary_chars=settings.daily_summary_chars,
-            historical_summary_chars=settings.historical_summary_chars,
-            daily_prompt_max_chars=settings.daily_prompt_max_chars,
-            cache_history_size=settings.cache_history_size,
-        )
-
-    @property
-    def notes(self) -> NotesConfig:
-        return NotesConfig(
-            bot_name=self.bot_name,
-            note_chars=self.daily_summary_chars,
-            prompt_max_chars=self.daily_prompt_max_chars,
-        )
-
-
-@dataclass(frozen=True)
-class DayResult:
-    """One guild-day's per-member summaries and how they were obtained."""
-
-    guild_id: int
-    day: date
-    summaries: dict[int, str]
-    message_count: int
-    computed: bool = False
-    reason: str = "fresh"
-    chunks: int = 0
-    llm_calls: int = 0
-    targets: list[int] = field(default_factory=list)
-    # reason "expired": how many messages the kept summary was made from.
-    stored_messages: int = 0
-
-
 def _names(providers: list[str]) -> set[str]:
     return {name for label in providers for name in label.split("+")}
+
+
+async def _still_stale(conn: Connection, guild_id: int, day: date) -> None:
+    """A close that failed leaves a stale day marked stale, even when it was cancelled."""
+    try:
+        await asyncio.shield(store.mark_day_stale(conn, guild_id, day))
+    except Exception:
+        _log.warning("could not re-mark guild %s day %s stale", guild_id, day)
 
 
 def join_notes(notes: list[str]) -> str:
@@ -228,10 +187,7 @@ class DailySummarizer:
                     event.update(outcome="degraded", provider=provider)
         except BaseException:
             if was_stale:  # the old summaries are still outdated: keep saying so
-                try:
-                    await asyncio.shield(store.mark_day_stale(conn, guild_id, day))
-                except Exception:
-                    _log.warning("could not re-mark guild %s day %s stale", guild_id, day)
+                await _still_stale(conn, guild_id, day)
             raise
         stats.days_summarised.append(day)
         return DayResult(

@@ -32,7 +32,7 @@ from db import summaries as store
 from memory.core.cache import AsyncCache
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember, forgotten_constraints, history_elements
-from memory.summaries._daily import SummaryConfig
+from memory.summaries._day_types import SummaryConfig
 from memory.summaries._forgetting import drop_forgotten
 from memory.summaries._packing import pack, prompt_budget
 from memory.summaries._stats import BuildStats

@@ -40,9 +40,10 @@ from memory.llm import (
 from memory.members import distinct_names, prompt_member, referenced_ids, render_messages
 from memory.summaries._forgetting import drop_guild_forgotten, load_guild_forgotten
 from memory.summaries._learned import store_learned
+from memory.summaries._note_room import note_caps
 from memory.summaries._packing import prompt_chars
 from memory.summaries._stats import BuildStats
-from memory.summaries._stretches import involved_ids, split_stretch
+from memory.summaries._stretches import involved_ids, note_targets, split_stretch
 
 _log = logging.getLogger(__name__)
 
@@ -50,11 +51,6 @@ _log = logging.getLogger(__name__)
 _PROMPT_OVERHEAD = 2_500
 # Below this a stretch holds too little chat to be worth its own call.
 _MIN_STRETCH_CHARS = 2_000
-# The room a member's notes share in a day, in summary lengths: later passes get what earlier
-# ones left (at least NOTE_FLOOR), so a day's notes stay about one summary long.
-DAY_ROOM = 1.2
-# The least room a member's note gets in a pass, however much earlier passes noted.
-NOTE_FLOOR = 100
 # A pass may wait while fewer messages than this are unread and none concerns the member
 # asked about: their notes would not change, and the next pass reads the stretch in one go.
 SKIP_MAX_MESSAGES = 100
@@ -298,21 +294,6 @@ class DayNotes:
             notes=notes,
         )
 
-    async def _caps(
-        self, conn: Connection, guild_id: int, day: date, start: datetime, ids: list[int]
-    ) -> dict[int, int]:
-        """Room left for each target's note: a member's later notes get what earlier passes
-        left of DAY_ROOM, never less than NOTE_FLOOR (news late in the day still gets a
-        quote). The notes are the day's summary, and what the member's narrative reads."""
-        day_room = int(self._config.note_chars * DAY_ROOM)
-        used = await store.noted_chars_before(conn, guild_id, day, start)
-        caps = {}
-        for user_id in ids:
-            room = max(NOTE_FLOOR, day_room - used.get(user_id, 0) - 1)
-            if room < self._config.note_chars:
-                caps[user_id] = room
-        return caps
-
     async def _notes(
         self,
         conn: Connection,
@@ -324,18 +305,7 @@ class DayNotes:
         start: datetime,
     ) -> tuple[dict[int, str], list[PromptMember]]:
         members = await _prompt_members(conn, guild_id, messages)
-        authors = {message.message_id: message.author_id for message in messages}
-        wanted: dict[int, None] = {}
-        for message in messages:
-            for user_id in involved_ids(message, authors):
-                member = members.get(user_id)
-                if member is not None and member.is_bot:
-                    continue
-                if member is None and user_id != message.author_id:
-                    continue  # a mention of someone we know nothing about
-                if user_id == message.author_id and message.author_is_bot:
-                    continue
-                wanted.setdefault(user_id, None)
+        wanted = note_targets(messages, members)
         targets = [prompt_member(user_id, members) for user_id in wanted]
         if not targets:
             return {}, []
@@ -353,7 +323,7 @@ class DayNotes:
             messages=rendered,
             members=targets,
             max_chars=self._config.note_chars,
-            caps=await self._caps(conn, guild_id, day, start, list(wanted)),
+            caps=await note_caps(conn, guild_id, day, start, list(wanted), self._config.note_chars),
             forgotten=forgotten,
             part=part,
         )

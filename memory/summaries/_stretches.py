@@ -1,8 +1,9 @@
-"""Which members a message concerns, and cutting a stretch of chat into prompt-sized runs."""
+"""Which members a message concerns, whom a pass takes notes about, and cutting a stretch of
+chat into prompt-sized runs."""
 
 from __future__ import annotations
 
-from memory.core.models import ChatMessage
+from memory.core.models import ChatMessage, Member
 from memory.members import USER_MENTION
 
 
@@ -14,6 +15,24 @@ def involved_ids(message: ChatMessage, authors: dict[int, int]) -> list[int]:
     if message.reply_to_id is not None and message.reply_to_id in authors:
         ids.append(authors[message.reply_to_id])
     return ids
+
+
+def note_targets(messages: list[ChatMessage], members: dict[int, Member]) -> dict[int, None]:
+    """Whom a pass takes notes about, in order: everyone the messages concern but bots and
+    mentions of people nothing is known about."""
+    authors = {message.message_id: message.author_id for message in messages}
+    wanted: dict[int, None] = {}
+    for message in messages:
+        for user_id in involved_ids(message, authors):
+            member = members.get(user_id)
+            if member is not None and member.is_bot:
+                continue
+            if member is None and user_id != message.author_id:
+                continue  # a mention of someone we know nothing about
+            if user_id == message.author_id and message.author_is_bot:
+                continue
+            wanted.setdefault(user_id, None)
+    return wanted
 
 
 def split_stretch(

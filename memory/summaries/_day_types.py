@@ -1,0 +1,57 @@
+"""What the daily summariser is configured with and what closing a day returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from memory.core.settings import Settings
+from memory.core.settings_sections import setting_default
+from memory.summaries._notes import NotesConfig
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryConfig:
+    """What the summarisers read of the settings: lengths, the prompt cap, the history cache
+    and the bot's name (memory commands addressed to it are left out of a day)."""
+
+    bot_name: str = setting_default("bot_name")
+    daily_summary_chars: int = setting_default("daily_summary_chars")
+    historical_summary_chars: int = setting_default("historical_summary_chars")
+    daily_prompt_max_chars: int | None = setting_default("daily_prompt_max_chars")
+    cache_history_size: int = setting_default("cache_history_size")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SummaryConfig:
+        return cls(
+            bot_name=settings.bot_name,
+            daily_summary_chars=settings.daily_summary_chars,
+            historical_summary_chars=settings.historical_summary_chars,
+            daily_prompt_max_chars=settings.daily_prompt_max_chars,
+            cache_history_size=settings.cache_history_size,
+        )
+
+    @property
+    def notes(self) -> NotesConfig:
+        return NotesConfig(
+            bot_name=self.bot_name,
+            note_chars=self.daily_summary_chars,
+            prompt_max_chars=self.daily_prompt_max_chars,
+        )
+
+
+@dataclass(frozen=True)
+class DayResult:
+    """One guild-day's per-member summaries and how they were obtained."""
+
+    guild_id: int
+    day: date
+    summaries: dict[int, str]
+    message_count: int
+    computed: bool = False
+    reason: str = "fresh"
+    chunks: int = 0
+    llm_calls: int = 0
+    targets: list[int] = field(default_factory=list)
+    # reason "expired": how many messages the kept summary was made from.
+    stored_messages: int = 0
