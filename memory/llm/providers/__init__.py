@@ -39,14 +39,8 @@ from memory.llm.providers._capabilities import (
     DatabaseCapabilities,
     EndpointCapabilities,
 )
-from memory.llm.providers._chain import (
-    LLMQueueTimeout,
-    ProviderChain,
-    ProviderLimits,
-    RequestLimiter,
-    Sleep,
-    local_limiter,
-)
+from memory.llm.providers._chain import LLMQueueTimeout, ProviderChain, Sleep
+from memory.llm.providers._guarded import ProviderLimits, RequestLimiter, local_limiter
 from memory.llm.providers._jsonout import parse_structured, strict_json_schema
 from memory.llm.providers._problems import ProblemLog
 from memory.llm.providers._purposes import DAILY_PURPOSES, INTERACTIVE_PURPOSES, pick_model

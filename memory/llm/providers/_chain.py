@@ -14,10 +14,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
-
-from aiolimiter import AsyncLimiter
+from dataclasses import replace
 
 from memory.core.telemetry import Telemetry
 from memory.llm.providers._attempts import Attempts
@@ -33,6 +30,8 @@ from memory.llm.providers._base import (
     Purpose,
 )
 from memory.llm.providers._breaker import CircuitBreakers, breaker_listener
+from memory.llm.providers._chain_events import ChainEvents, GaveUp
+from memory.llm.providers._guarded import Guarded, ProviderLimits
 from memory.llm.providers._retry import RetryPolicy
 from memory.llm.providers._tracking import answered_by
 
@@ -47,58 +46,7 @@ class LLMQueueTimeout(LLMRateLimited):
     retryable = False
 
 
-@dataclass
-class ProviderLimits:
-    """Guards for one provider; None switches a guard off (the offline provider needs none)."""
-
-    requests_per_minute: float | None = None
-    max_concurrency: int | None = None
-    model_requests_per_minute: Mapping[str, float] = field(default_factory=dict)
-    # Makes a limiter shared with other processes, from a key and a rate; None: this process's.
-    shared: Callable[[str, float], RequestLimiter] | None = None
-
-
-class RequestLimiter(Protocol):
-    async def acquire(self) -> None: ...
-
-
-def local_limiter(requests_per_minute: float) -> AsyncLimiter:
-    """This process's limiter for a rate. AsyncLimiter needs a capacity of at least one
-    request; rates below one per minute stretch the period instead."""
-    capacity = max(1.0, requests_per_minute)
-    return AsyncLimiter(capacity, 60.0 * capacity / requests_per_minute)
-
-
-class _Guarded:
-    """A provider with its limiters (one per model) and semaphore."""
-
-    def __init__(self, provider: LLMProvider, limits: ProviderLimits) -> None:
-        self.provider = provider
-        self.limits = limits
-        self.semaphore = (
-            asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None
-        )
-        self._limiters: dict[str, RequestLimiter] = {}
-
-    def limiter(self, model: str) -> RequestLimiter | None:
-        rpm = self.limits.model_requests_per_minute.get(model, self.limits.requests_per_minute)
-        if not rpm:
-            return None
-        if model not in self._limiters and self.limits.shared is not None:
-            self._limiters[model] = self.limits.shared(f"{self.provider.name}:{model}", rpm)
-        if model not in self._limiters:
-            self._limiters[model] = local_limiter(rpm)
-        return self._limiters[model]
-
-
-class _GaveUp(Exception):
-    def __init__(self, error: LLMError, retries: int) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.retries = retries
-
-
-class ProviderChain(LLMProvider):
+class ProviderChain(ChainEvents, LLMProvider):
     """Try the purpose's providers in order; guard, retry and record each of them."""
 
     name = "chain"
@@ -119,7 +67,7 @@ class ProviderChain(LLMProvider):
             raise ValueError("a provider chain needs at least one provider")
         limits = limits or {}
         self._guarded = {
-            provider.name: _Guarded(provider, limits.get(provider.name, ProviderLimits()))
+            provider.name: Guarded(provider, limits.get(provider.name, ProviderLimits()))
             for provider in providers
         }
         self._default = [provider.name for provider in providers]
@@ -184,29 +132,10 @@ class ProviderChain(LLMProvider):
                     request, name, model, started, outcome="cancelled", retries=0, **unanswered
                 )
                 raise
-            except _GaveUp as gave_up:
+            except GaveUp as gave_up:
                 last_error = gave_up.error
-                self.breakers.released(name, model)
-                self.breakers.gave_up(name, model, gave_up.error)
-                self._emit(
-                    request,
-                    name,
-                    model,
-                    started,
-                    outcome="error" if is_last else "fallback",
-                    retries=gave_up.retries,
-                    error=f"{type(gave_up.error).__name__}: {gave_up.error}"[:300],
-                    fallback_to=None if is_last else names[index + 1],
-                    attempt_errors=attempts.errors,
-                )
-                if not is_last:
-                    _log.info(
-                        "llm %s via %s failed (%s); falling back to %s",
-                        request.purpose,
-                        name,
-                        type(gave_up.error).__name__,
-                        names[index + 1],
-                    )
+                following = None if is_last else names[index + 1]
+                self._gave_up(request, name, model, started, gave_up, attempts, following)
                 continue
             self._emit(
                 request,
@@ -228,43 +157,8 @@ class ProviderChain(LLMProvider):
         assert last_error is not None
         raise last_error
 
-    def _passed_over(
-        self, request: LLMRequest, names: list[str], index: int, model: str, started: float
-    ) -> tuple[bool, LLMError | None]:
-        """Is this provider passed over without a request (its event emitted)? A slow local
-        model in a burst would keep every member waiting; an open breaker means it is down."""
-        name, is_last = names[index], index == len(names) - 1
-        next_name = None if is_last else names[index + 1]
-        if request.urgent and name in self.policy.provider_deadlines and not is_last:
-            self._emit(
-                request,
-                name,
-                model,
-                started,
-                outcome="skipped",
-                retries=0,
-                error="burst: a slow model is skipped",
-                fallback_to=next_name,
-                attempt_errors=[],
-            )
-            return True, None
-        if self.breakers.allow(name, model):
-            return False, None
-        self._emit(
-            request,
-            name,
-            model,
-            started,
-            outcome="error" if is_last else "skipped",
-            retries=0,
-            error="breaker open",
-            fallback_to=next_name,
-            attempt_errors=[],  # no request was sent
-        )
-        return True, LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
-
     async def _within_deadline(
-        self, guarded: _Guarded, model: str, request: LLMRequest, attempts: Attempts
+        self, guarded: Guarded, model: str, request: LLMRequest, attempts: Attempts
     ) -> LLMResponse:
         deadline = self.policy.deadline_for(request.purpose, guarded.provider.name)
         if deadline is None:
@@ -278,10 +172,10 @@ class ProviderChain(LLMProvider):
                 f" {request.purpose} may wait"
             )
             attempts.errors = attempts.ended_unanswered(type(error).__name__)
-            raise _GaveUp(error, 0) from None
+            raise GaveUp(error, 0) from None
 
     async def _with_retries(
-        self, guarded: _Guarded, model: str, request: LLMRequest, attempts: Attempts
+        self, guarded: Guarded, model: str, request: LLMRequest, attempts: Attempts
     ) -> LLMResponse:
         retries = 0
         bad_output_left = self.policy.bad_output_retries
@@ -306,7 +200,7 @@ class ProviderChain(LLMProvider):
             except Exception as exc:  # a provider bug must not take the whole chain down
                 attempts.errors.append(type(exc).__name__)
                 _log.exception("provider %s crashed on %s", guarded.provider.name, request.purpose)
-                raise _GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
+                raise GaveUp(LLMUnavailable(f"{type(exc).__name__}: {exc}"), retries) from exc
             # One more try on unparseable output: it is usually a sampling or truncation
             # glitch that a second sample fixes, and costs at most one extra request.
             delay: float | None
@@ -323,7 +217,7 @@ class ProviderChain(LLMProvider):
             else:
                 delay = None
             if delay is None:
-                raise _GaveUp(error, retries)
+                raise GaveUp(error, retries)
             retries += 1
             _log.info(
                 "llm %s via %s: %s; retry %d in %.2fs",
@@ -337,7 +231,7 @@ class ProviderChain(LLMProvider):
                 await self._sleep(delay)
 
     async def _attempt(
-        self, guarded: _Guarded, model: str, request: LLMRequest, *, take_slot: bool = True
+        self, guarded: Guarded, model: str, request: LLMRequest, *, take_slot: bool = True
     ) -> LLMResponse:
         """One guarded call: wait for a slot (bounded), then call within the timeout."""
         semaphore = guarded.semaphore
@@ -365,29 +259,6 @@ class ProviderChain(LLMProvider):
         finally:
             if acquired and semaphore is not None:
                 semaphore.release()
-
-    def _emit(
-        self,
-        request: LLMRequest,
-        provider: str,
-        model: str,
-        started: float,
-        *,
-        outcome: str,
-        retries: int,
-        **fields: object,
-    ) -> None:
-        self.telemetry.emit(
-            "llm_call",
-            outcome=outcome,
-            provider=provider,
-            model=model or None,
-            purpose=request.purpose,
-            guild_id=request.guild_id,
-            latency_ms=round((time.perf_counter() - started) * 1000, 2),
-            retries=retries,
-            **fields,
-        )
 
     async def aclose(self) -> None:
         for guarded in self._guarded.values():

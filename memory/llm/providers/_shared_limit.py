@@ -15,7 +15,7 @@ from datetime import timedelta
 import asyncpg
 
 from db.rate_limits import reserve_slot
-from memory.llm.providers._chain import local_limiter
+from memory.llm.providers._guarded import local_limiter
 
 _log = logging.getLogger(__name__)
 
