@@ -29,7 +29,7 @@ from memory.context._days import check_asked_day, stored_days
 from memory.context._fallback import Fallbacks
 from memory.context._merge import ContextMerger, fallback_context
 from memory.context._reports import fallback_report, report_of, served_context
-from memory.context._warm import WarmContexts
+from memory.context._warm import ServedContext, WarmContexts
 from memory.context._zones import GuildZones
 from memory.core.cache import SingleFlight
 from memory.core.clock import Clock, day_bounds, local_day
@@ -160,12 +160,7 @@ class MemoryManager:
         started = time.perf_counter()
         warm = self._warm.get(guild_id, user_id)
         if warm is not None:
-            self._telemetry.emit("cache", cache="warm", hit=True, guild_id=guild_id)
-            stats = BuildStats()
-            stats.cache("warm", True)
-            return report_of(
-                warm, stats, self._max_chars, budget=budget, started=started, shared=False
-            )
+            return self._served_warm("warm", warm, guild_id, budget, started, shared=False)
         task, shared = self._builds.start(
             (guild_id, user_id), lambda: self._build(guild_id, user_id)
         )
@@ -173,12 +168,7 @@ class MemoryManager:
         if last is not None and not task.done():
             # A reply is never held hostage by memory building: the last good context of an
             # earlier hour today now, the build (started above) for the next reply.
-            self._telemetry.emit("cache", cache="warm_last", hit=True, guild_id=guild_id)
-            stats = BuildStats()
-            stats.cache("warm_last", True)
-            return report_of(
-                last, stats, self._max_chars, budget=budget, started=started, shared=shared
-            )
+            return self._served_warm("warm_last", last, guild_id, budget, started, shared=shared)
         queued = (guild_id, user_id) not in self._running and self._building.locked()
         if budget is not None and queued and not wait_in_queue:
             # A burst: this build starts only after the ones ahead of it, so the reply would
@@ -213,6 +203,24 @@ class MemoryManager:
             budget=budget,
             started=started,
             shared=shared,
+        )
+
+    def _served_warm(
+        self,
+        cache: str,
+        context: ServedContext,
+        guild_id: int,
+        budget: float | None,
+        started: float,
+        *,
+        shared: bool,
+    ) -> ContextReport:
+        """A context served from the warm path (`cache`: warm, or warm_last), counted a hit."""
+        self._telemetry.emit("cache", cache=cache, hit=True, guild_id=guild_id)
+        stats = BuildStats()
+        stats.cache(cache, True)
+        return report_of(
+            context, stats, self._max_chars, budget=budget, started=started, shared=shared
         )
 
     def invalidate(self, guild_id: int, user_id: int) -> None:

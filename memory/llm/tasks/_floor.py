@@ -108,6 +108,33 @@ async def floored_notes(
     return notes
 
 
+async def floored_stretch(
+    task: TaskBase,
+    answered: Answered[DailySummaries],
+    members: list[PromptMember],
+    max_chars: int,
+    transcript: str,
+) -> tuple[dict[int, str], list[LearnedItem]]:
+    """A stretch's notes and learned facts, each one the model got wrong (not grounded in
+    the `transcript`, an echo of the prompt's examples) replaced by the offline provider's."""
+    notes, learned = stretch_answer(answered.parsed, members, max_chars)
+    if not task.checks(answered):
+        return notes, learned
+    names = member_names(members)
+    examples = answered.examples()
+    problems = note_problems(notes, lambda _user_id: transcript, names, examples)
+    wrong_facts = fact_problems(learned, transcript, names, examples)
+    if not problems and not any(wrong_facts):
+        return notes, learned
+    offline_notes, offline_learned = stretch_answer(
+        await task.offline_answer(answered), members, max_chars
+    )
+    notes, replaced = filled_notes(notes, problems, offline_notes)
+    learned = floored_facts(learned, wrong_facts, offline_learned)
+    said_degraded(task, answered, replaced + [wrong for wrong in wrong_facts if wrong])
+    return notes, learned
+
+
 def said_degraded(task: TaskBase, answered: Answered[DailySummaries], problems: list[str]) -> None:
     """One degraded event for all of an answer's replaced items."""
     if problems:

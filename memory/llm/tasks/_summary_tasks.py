@@ -18,14 +18,8 @@ from memory.llm.tasks._elements import (
     reduce_elements,
 )
 from memory.llm.tasks._floor import (
-    fact_problems,
-    filled_notes,
-    floored_facts,
     floored_notes,
-    member_names,
-    note_problems,
-    said_degraded,
-    stretch_answer,
+    floored_stretch,
 )
 from memory.llm.tasks._schemas import (
     DailySummaries,
@@ -35,7 +29,13 @@ from memory.llm.tasks._schemas import (
     TextOutput,
 )
 from memory.llm.tasks._taskbase import TaskBase, echo_problem, output_budget
-from memory.llm.tasks._transcript import compact_transcript, target_legend
+from memory.llm.tasks._transcript import (
+    compact_transcript,
+    named_aliases,
+    not_targets,
+    target_legend,
+    targets_block,
+)
 from memory.llm.tasks._vetting import carries, flat_sources, grounded
 from prompts.loader import Raw, escape_body, render
 
@@ -95,12 +95,12 @@ class SummaryTasks(TaskBase):
         prompt = render(
             "daily_summary",
             max_chars=max_chars,
-            skip=_not_targets(messages, keys),
+            skip=not_targets(messages, keys),
             constraints=forgotten_constraints(all_forgotten),
             day=day.isoformat(),
             timezone=timezone,
             part=part,
-            targets=_targets_block(target_legend(_named_aliases(members, messages), keys, caps)),
+            targets=targets_block(target_legend(named_aliases(members, messages), keys, caps)),
             messages=compact_transcript(messages, timezone),
         )
         inputs = {
@@ -121,23 +121,8 @@ class SummaryTasks(TaskBase):
             guild_id=guild_id,
             max_output_tokens=output_budget("daily_summary", max_chars, len(members)),
         )
-        notes, learned = stretch_answer(answered.parsed, members, max_chars)
-        if not self.checks(answered):
-            return notes, learned
         transcript = "\n".join(f"{m.author_name}: {m.content}" for m in messages)
-        names = member_names(members)
-        examples = answered.examples()
-        problems = note_problems(notes, lambda _user_id: transcript, names, examples)
-        wrong_facts = fact_problems(learned, transcript, names, examples)
-        if not problems and not any(wrong_facts):
-            return notes, learned
-        offline_notes, offline_learned = stretch_answer(
-            await self.offline_answer(answered), members, max_chars
-        )
-        notes, replaced = filled_notes(notes, problems, offline_notes)
-        learned = floored_facts(learned, wrong_facts, offline_learned)
-        said_degraded(self, answered, replaced + [wrong for wrong in wrong_facts if wrong])
-        return notes, learned
+        return await floored_stretch(self, answered, members, max_chars, transcript)
 
     async def reduce_daily(
         self,
@@ -347,30 +332,3 @@ def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> d
         "previous": {"until": until.isoformat(), "text": text},
         "start_day": start.isoformat() if start else None,
     }
-
-
-def _targets_block(legend: Raw) -> Raw:
-    """`<targets>` with the legend, or nothing when no target needs a line."""
-    return Raw(f"<targets>\n{legend}\n</targets>\n") if legend else Raw("")
-
-
-def _not_targets(messages: list[PromptMessage], keys: list[str]) -> str:
-    """` (not X, Y)`: who writes in the stretch but gets no note (a bot), so the model spends
-    no answer on them."""
-    named = {key.casefold() for key in keys}
-    others = {m.author_name: None for m in messages if m.author_name.casefold() not in named}
-    return f" (not {', '.join(others)})" if others else ""
-
-
-def _named_aliases(
-    members: list[PromptMember], messages: list[PromptMessage]
-) -> list[PromptMember]:
-    """The members with only the aliases the chat uses: one the stretch never writes cannot
-    point at anyone in it, and costs the legend tokens on every pass."""
-    said = "\n".join(message.content for message in messages).casefold()
-    return [
-        member.model_copy(
-            update={"aliases": [alias for alias in member.aliases if alias.casefold() in said]}
-        )
-        for member in members
-    ]

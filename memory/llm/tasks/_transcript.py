@@ -12,6 +12,9 @@ answers name members as the transcript does (`Sam: note`), and a short legend li
 names the chat does not explain (aliases, shorter notes). Text is XML-escaped and a
 line break inside a message is shown as ` ↵ `, so no message can start a line that looks like
 another member speaking or close the transcript.
+
+The few words around a pass's transcript live here too: who gets no note (`not_targets`), the
+aliases the stretch actually uses (`named_aliases`), the `<targets>` block.
 """
 
 from __future__ import annotations
@@ -69,3 +72,28 @@ def target_legend(
         if aliases or cap:
             lines.append(f"{_one_line(key)}{_one_line(aliases)}{cap}")
     return Raw("\n".join(lines))
+
+
+def targets_block(legend: Raw) -> Raw:
+    """`<targets>` with the legend, or nothing when no target needs a line."""
+    return Raw(f"<targets>\n{legend}\n</targets>\n") if legend else Raw("")
+
+
+def not_targets(messages: list[PromptMessage], keys: list[str]) -> str:
+    """` (not X, Y)`: who writes in the stretch but gets no note (a bot), so the model spends
+    no answer on them."""
+    named = {key.casefold() for key in keys}
+    others = {m.author_name: None for m in messages if m.author_name.casefold() not in named}
+    return f" (not {', '.join(others)})" if others else ""
+
+
+def named_aliases(members: list[PromptMember], messages: list[PromptMessage]) -> list[PromptMember]:
+    """The members with only the aliases the chat uses: one the stretch never writes cannot
+    point at anyone in it, and costs the legend tokens on every pass."""
+    said = "\n".join(message.content for message in messages).casefold()
+    return [
+        member.model_copy(
+            update={"aliases": [alias for alias in member.aliases if alias.casefold() in said]}
+        )
+        for member in members
+    ]
