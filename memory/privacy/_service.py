@@ -27,8 +27,8 @@ from db.privacy import (
     guild_exists,
     guilds_named,
     member_has_data,
-    purge_member_rows,
 )
+from db.privacy_purge import purge_member_rows
 from db.types import Connection
 from memory.core.clock import Clock
 from memory.core.models import Member
