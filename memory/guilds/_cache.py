@@ -12,7 +12,7 @@ import asyncpg
 from cachetools import LRUCache
 
 from db import guilds as guild_store
-from db.recall import text_search_configs
+from db.search_config import text_search_configs
 from memory.guilds._settings import (
     GuildDefaults,
     GuildSettings,

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import asyncpg
 
 from db.guilds import get_settings, get_timezone, lock_settings, replace_settings
-from db.recall import (
+from db.search_config import (
     get_search_config,
     reindex_guild,
     set_search_config,

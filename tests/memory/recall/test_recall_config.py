@@ -11,7 +11,7 @@ import pytest
 
 from db.guilds import ensure_guild, lock_settings
 from db.messages import apply_edits, insert_messages
-from db.recall import reindex_guild, set_search_config
+from db.search_config import reindex_guild, set_search_config
 from db.summaries import save_day
 from memory.core.settings import load_settings
 from memory.guilds._settings import InvalidSetting, load_guild_settings, update_guild_settings
