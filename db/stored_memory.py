@@ -7,7 +7,8 @@ round trips a member, and in a burst of 100 replies to new members 70% of all qu
 costs the bot's one process more CPU (asyncpg, the event loop) than the database's work.
 Each part is the same rule as the query of its own module (`db.facts.get_facts`,
 `get_forgotten`, `db.learned.current_facts`, `db.notes.day_notes`,
-`db.contexts.get_merged_context`, `db.summaries.member_daily_summaries`, `latest_historical`).
+`db.contexts.get_merged_context`, `db.summaries.member_daily_summaries`,
+`db.historical.latest_historical`).
 """
 
 from __future__ import annotations

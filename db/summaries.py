@@ -1,5 +1,5 @@
-"""Queries of the transient memory hierarchy: day fingerprints, daily/historical summaries,
-and the per guild-day advisory lock (merged contexts live in db/contexts.py).
+"""Queries of the transient memory hierarchy: day fingerprints and daily summaries (historical
+summaries live in db/historical.py, merged contexts in db/contexts.py).
 
 A summarised day is valid while its stored fingerprint (live message count and max message id)
 matches the messages table and nobody marked it stale (edits and deletes do).
@@ -294,70 +294,6 @@ async def forgotten_in_guild(db: Executor, guild_id: int) -> list[tuple[Member, 
         )
         for row in rows
     ]
-
-
-async def get_historical(
-    db: Executor, guild_id: int, user_id: int, end_day: date
-) -> tuple[str, str] | None:
-    """(summary, source_hash) of the member's days-2-7 narrative ending on `end_day`."""
-    row = await db.fetchrow(
-        "SELECT summary, source_hash FROM historical_summaries"
-        " WHERE guild_id = $1 AND user_id = $2 AND end_day = $3",
-        guild_id,
-        user_id,
-        end_day,
-    )
-    return (row["summary"], row["source_hash"]) if row else None
-
-
-async def latest_historical(
-    db: Executor, guild_id: int, user_id: int, not_after: date
-) -> tuple[date, str] | None:
-    """The most recent non-empty historical narrative ending on or before `not_after`."""
-    row = await db.fetchrow(
-        "SELECT end_day, summary FROM historical_summaries"
-        " WHERE guild_id = $1 AND user_id = $2 AND end_day <= $3 AND summary <> ''"
-        " ORDER BY end_day DESC LIMIT 1",
-        guild_id,
-        user_id,
-        not_after,
-    )
-    return (row["end_day"], row["summary"]) if row else None
-
-
-async def rollable_historical(
-    db: Executor, guild_id: int, user_id: int, first: date, last: date
-) -> tuple[date, str, str] | None:
-    """(end day, summary, source_hash) of the member's latest non-empty narrative ending
-    between `first` and `last`: the one a new narrative may be rolled forward from."""
-    row = await db.fetchrow(
-        "SELECT end_day, summary, source_hash FROM historical_summaries"
-        " WHERE guild_id = $1 AND user_id = $2 AND end_day BETWEEN $3 AND $4"
-        " AND summary <> '' ORDER BY end_day DESC LIMIT 1",
-        guild_id,
-        user_id,
-        first,
-        last,
-    )
-    return (row["end_day"], row["summary"], row["source_hash"]) if row else None
-
-
-async def save_historical(
-    db: Executor, guild_id: int, user_id: int, end_day: date, summary: str, source_hash: str
-) -> None:
-    await db.execute(
-        """
-        INSERT INTO historical_summaries (guild_id, user_id, end_day, summary, source_hash)
-        VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (guild_id, user_id, end_day) DO UPDATE SET
-            summary = EXCLUDED.summary, source_hash = EXCLUDED.source_hash, computed_at = now()
-        """,
-        guild_id,
-        user_id,
-        end_day,
-        summary,
-        source_hash,
-    )
 
 
 async def stored_span(db: Executor, guild_id: int) -> tuple[datetime | None, date | None]:

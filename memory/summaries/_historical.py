@@ -28,6 +28,7 @@ from datetime import date, timedelta
 
 import asyncpg
 
+from db import historical
 from db import summaries as store
 from memory.core.cache import AsyncCache
 from memory.core.telemetry import Telemetry
@@ -116,7 +117,7 @@ class HistoricalSummarizer:
         limit = self._settings.historical_summary_chars
         source_hash = history_source_hash(cleaned, forgotten, limit)
         first = end_day - timedelta(days=WINDOW_DAYS - 1)
-        row = await store.rollable_historical(
+        row = await historical.rollable_historical(
             self._pool, guild_id, member.user_id, first, end_day - timedelta(days=1)
         )
         if row is None:
@@ -194,7 +195,7 @@ class HistoricalSummarizer:
         key = (guild_id, member.user_id, end_day, source_hash)
 
         async def load_or_compute() -> History:
-            stored = await store.get_historical(self._pool, guild_id, member.user_id, end_day)
+            stored = await historical.get_historical(self._pool, guild_id, member.user_id, end_day)
             if stored is not None and stored[1] == source_hash:
                 stats.cache("history_store", True)
                 return History(stored[0])
@@ -205,7 +206,7 @@ class HistoricalSummarizer:
                 stats.cache("history_attached", True)
                 return attached
             text = await self._compute(guild_id, member, end_day, plan, forgotten, stats)
-            await store.save_historical(
+            await historical.save_historical(
                 self._pool, guild_id, member.user_id, end_day, text, source_hash
             )
             return History(text)
@@ -247,14 +248,14 @@ class HistoricalSummarizer:
             if not cleaned:
                 continue
             limit = self._settings.historical_summary_chars
-            stored = await store.get_historical(self._pool, guild_id, user_id, end_day)
+            stored = await historical.get_historical(self._pool, guild_id, user_id, end_day)
             if stored is not None and stored[1] == history_source_hash(cleaned, forgotten, limit):
                 continue
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
             if user_id != asked_now and self.attached(plan) is not None:
                 continue  # served attached if asked again; rolled once the days outgrow that
             if plan.previous is not None and not plan.days:
-                await store.save_historical(
+                await historical.save_historical(
                     self._pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash
                 )
                 continue
@@ -306,7 +307,7 @@ class HistoricalSummarizer:
         for user_id, text in texts.items():
             member, forgotten = members[user_id]
             text = drop_forgotten(text, forgotten, [member.name, *member.aliases])[0]
-            await store.save_historical(
+            await historical.save_historical(
                 self._pool, guild_id, user_id, end_day, text, plans[user_id].source_hash
             )
 

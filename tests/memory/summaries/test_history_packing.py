@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from db import summaries as store
+from db import historical
 from memory.llm import MemoryLLM, PromptMember
 from memory.summaries import BuildStats, HistoricalSummarizer, SummaryConfig
 from memory.summaries._packing import pack
@@ -41,5 +41,5 @@ async def test_a_closing_batch_over_the_prompt_limit_is_split_and_every_member_r
     assert all(len(r.prompt) <= 3_000 for r in requests)
     assert sorted(m["user_id"] for r in requests for m in r.inputs["members"]) == sorted(members)
     for user_id in members:
-        stored = await store.get_historical(db_pool, GUILD, user_id, end)
+        stored = await historical.get_historical(db_pool, GUILD, user_id, end)
         assert stored is not None and f"Member{user_id - 100} over 3 days" in stored[0]
