@@ -1,7 +1,7 @@
 """Background work of a memory process: retention, the job worker and the daily token budget.
 
-Split from the composition root (`memory/_open.py`) so each stays small: these functions build
-the services that run on their own once memory is open.
+Beside `_services.build_memory` so each stays small: these build the services that run on
+their own once memory is open, and the named objects the worker calls.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The reply path's wiring: windows, recall, tools and episodes around one ReplyComposer.
 
-Split from the composition root (`memory/_open.py`) so each stays small.
+Beside `_services.build_memory` so each stays small; every collaborator is a named object
+(`WindowFolder`, `ReplySearch`) or a service's bound method.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def open_reply_composer(
     consent: MemberConsent,
 ) -> ReplyComposer:
     """The reply path: per-channel windows folded by the LLM, memories within the budget;
-    `recall` and its member `names` are the ones the front door's `Memory.recall` uses."""
+    `recall` and its member `names` are the ones the member commands' search uses."""
     windows = ConversationWindows(
         # The window keeps its summary within a third of its token budget (~4 chars/token).
         WindowFolder(llm, max_chars=settings.window_token_budget * 4 // 3),
