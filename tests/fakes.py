@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memory.llm.offline import OfflineProvider
-from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 
 Answer = Callable[[LLMRequest], Any | Awaitable[Any]]
 

@@ -15,8 +15,8 @@ from db.messages import get_message
 from memory.core.models import Member
 from memory.core.tokens import estimate_tokens
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
 from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 

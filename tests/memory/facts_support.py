@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memory.llm.providers._base import LLMRequest
-from memory.llm.tasks._schemas import ForgetOutput, Intent, TextOutput
+from memory.llm.providers import LLMRequest
+from memory.llm.tasks import ForgetOutput, Intent, TextOutput
 from tests.fakes import ScriptedProvider
 
 

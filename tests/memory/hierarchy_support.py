@@ -22,8 +22,8 @@ from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.llm.providers._base import LLMRequest
-from memory.llm.tasks._schemas import DailySummaries, TextOutput
+from memory.llm.providers import LLMRequest
+from memory.llm.tasks import DailySummaries, TextOutput
 from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 from tests.support import member as make_member

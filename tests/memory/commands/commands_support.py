@@ -9,7 +9,7 @@ from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.facts import FactsConfig, FactService
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
+from memory.llm.offline import OfflineProvider
 
 G = 300
 ALICE = Member(G, 1, username="alice", global_name="Alice")

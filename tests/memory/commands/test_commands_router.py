@@ -4,7 +4,7 @@ checked with it, and plain chat costs no model call."""
 
 from __future__ import annotations
 
-from memory.llm.tasks._schemas import Intent
+from memory.llm.tasks import Intent
 from tests.memory.commands.commands_support import ALICE, BOB, G, build, say
 from tests.memory.facts_support import scripted_memory_model
 

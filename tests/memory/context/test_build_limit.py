@@ -9,8 +9,8 @@ from typing import Any
 
 from memory.context import MemoryManager
 from memory.core.clock import FixedClock
-from memory.llm.providers._base import LLMRequest
-from memory.llm.tasks._schemas import DailySummaries, TextOutput
+from memory.llm.providers import LLMRequest
+from memory.llm.tasks import DailySummaries, TextOutput
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,

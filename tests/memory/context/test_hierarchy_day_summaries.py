@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
-from memory.llm.tasks._schemas import DailySummaries
+from memory.llm.tasks import DailySummaries
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,

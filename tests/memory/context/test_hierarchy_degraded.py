@@ -8,8 +8,8 @@ from datetime import timedelta
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import FixedClock
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import ProviderChain, RetryPolicy
 from tests.memory.hierarchy_support import (
     ALICE,
     GUILD,

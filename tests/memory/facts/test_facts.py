@@ -14,8 +14,8 @@ from memory.facts import FactsConfig, FactService, FactsFull, FactsUnavailable, 
 from memory.facts._service import OPTIMISTIC_ATTEMPTS
 from memory.facts._text import covers, strip_forgotten
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.tasks._schemas import TextOutput
+from memory.llm.offline import OfflineProvider
+from memory.llm.tasks import TextOutput
 from tests.memory.facts_support import merge, scripted_memory_model
 
 G = 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from memory.llm.tasks._schemas import PromptMember, PromptMessage
+from memory.llm.tasks import PromptMember, PromptMessage
 
 ALICE = PromptMember(user_id=1, name="alice", aliases=["Ali"])
 BOB = PromptMember(user_id=2, name="bob")

@@ -14,23 +14,23 @@ from memory.core.telemetry import Telemetry
 from memory.llm import breaker_report
 from memory.llm._factory import build_provider_chain, provider_limits
 from memory.llm.offline import OfflineProvider
-from memory.llm.providers._base import (
+from memory.llm.providers import (
+    BreakerPolicy,
+    CircuitBreakers,
     LLMRequest,
     LLMRequestRejected,
     LLMResponse,
     LLMTimedOut,
     LLMUnavailable,
     LLMUnreachable,
-)
-from memory.llm.providers._breaker import (
-    BreakerPolicy,
-    CircuitBreakers,
+    ProviderChain,
+    ProviderLimits,
+    RetryPolicy,
     breaker_listener,
     is_local_endpoint,
 )
-from memory.llm.providers._chain import ProviderChain, ProviderLimits, RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider, openai_client
-from memory.llm.tasks._schemas import Intent
+from memory.llm.tasks import Intent
 from tests.dead_endpoint import ConnectionCount
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text

@@ -12,25 +12,23 @@ from collections.abc import Callable
 import pytest
 
 from memory.core.telemetry import Telemetry
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._base import (
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
     LLMError,
     LLMProvider,
+    LLMQueueTimeout,
     LLMRateLimited,
     LLMRequest,
     LLMRequestRejected,
     LLMResponse,
     LLMUnavailable,
-    Purpose,
-)
-from memory.llm.providers._chain import (
-    LLMQueueTimeout,
     ProviderChain,
     ProviderLimits,
+    Purpose,
     RetryPolicy,
+    track_providers,
 )
-from memory.llm.providers._tracking import track_providers
-from memory.llm.tasks._schemas import Intent
+from memory.llm.tasks import Intent
 from tests.memory.llm.conftest import RecordingSleep
 
 

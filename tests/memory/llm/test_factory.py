@@ -10,7 +10,7 @@ from memory.core.settings import PROVIDERS as SETTINGS_PROVIDERS
 from memory.core.settings import Settings, SettingsError, load_settings
 from memory.core.telemetry import Telemetry
 from memory.llm._factory import build_llm, build_provider_chain, provider_limits, retry_policy
-from memory.llm.offline._provider import OfflineProvider
+from memory.llm.offline import OfflineProvider
 from memory.llm.providers import (
     PROVIDERS,
     LLMProvider,
@@ -21,7 +21,7 @@ from memory.llm.providers import (
 )
 from memory.llm.providers.gemini import GeminiProvider
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
-from memory.llm.tasks._schemas import Intent
+from memory.llm.tasks import Intent
 
 
 def _settings(**overrides: object) -> Settings:

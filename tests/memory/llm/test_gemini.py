@@ -13,18 +13,19 @@ from pydantic import BaseModel
 
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._base import (
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
     LLMBadOutput,
     LLMBlocked,
     LLMRateLimited,
     LLMRequest,
     LLMRequestRejected,
     LLMUnavailable,
+    ProviderChain,
+    RetryPolicy,
 )
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
 from memory.llm.providers.gemini import GeminiProvider
-from memory.llm.tasks._schemas import Intent, PromptMember, PromptMessage
+from memory.llm.tasks import Intent, PromptMember, PromptMessage
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import (
     GEMINI_429,

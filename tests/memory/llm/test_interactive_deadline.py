@@ -9,7 +9,7 @@ import asyncio
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm._factory import build_provider_chain, retry_policy
-from memory.llm.providers._base import LLMRequest
+from memory.llm.providers import LLMRequest
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text
 from tests.support import eventually
 

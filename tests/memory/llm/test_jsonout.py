@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory.llm import LLMBadOutput
-from memory.llm.providers._jsonout import parse_structured, strict_json_schema
-from memory.llm.tasks._schemas import ForgetOutput, Intent, TextOutput
+from memory.llm.providers import parse_structured, strict_json_schema
+from memory.llm.tasks import ForgetOutput, Intent, TextOutput
 
 
 @pytest.mark.parametrize(

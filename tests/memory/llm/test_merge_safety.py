@@ -13,7 +13,7 @@ from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.facts import FactsConfig, FactService, FactsUnavailable
 from memory.llm import MemoryLLM, OfflineProvider
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
+from memory.llm.providers import ProviderChain, RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text
 

@@ -11,13 +11,20 @@ from typing import Any
 import pytest
 
 from memory.core.telemetry import Telemetry
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers import DatabaseCapabilities, EndpointCapabilities
-from memory.llm.providers._base import LLMRequest, LLMRequestRejected
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
-from memory.llm.providers._tools import Tool, ToolCall, ToolUse
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
+    DatabaseCapabilities,
+    EndpointCapabilities,
+    LLMRequest,
+    LLMRequestRejected,
+    ProviderChain,
+    RetryPolicy,
+    Tool,
+    ToolCall,
+    ToolUse,
+)
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
-from memory.llm.tasks._schemas import ForgetOutput
+from memory.llm.tasks import ForgetOutput
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
 from tests.memory.llm.test_reply_tools import openai_call

@@ -15,8 +15,8 @@ import pytest
 
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember, PromptMessage
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import ProviderChain, RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text

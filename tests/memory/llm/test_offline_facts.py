@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.tasks._schemas import ForgetOutput
+from memory.llm.offline import OfflineProvider
+from memory.llm.tasks import ForgetOutput
 from tests.memory.llm.offline_support import ALICE
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory.llm import MemoryLLM
-from memory.llm.offline._provider import OfflineProvider
+from memory.llm.offline import OfflineProvider
 from tests.memory.llm.offline_support import ALICE, chat_messages
 
 

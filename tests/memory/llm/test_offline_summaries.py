@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from memory.llm import MemoryLLM
+from memory.llm.offline import OfflineProvider
 from memory.llm.offline import _provider as offline_module
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.tasks._schemas import PromptMember
+from memory.llm.tasks import PromptMember
 from tests.memory.llm.offline_support import ALICE, BOB, CAROL, DAY, chat_messages
 
 

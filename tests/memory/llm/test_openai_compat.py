@@ -10,17 +10,18 @@ import pytest
 
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember, PromptMessage
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._base import (
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import (
     LLMBadOutput,
     LLMBlocked,
     LLMRequest,
     LLMRequestRejected,
     LLMUnavailable,
+    ProviderChain,
+    RetryPolicy,
 )
-from memory.llm.providers._chain import ProviderChain, RetryPolicy
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
-from memory.llm.tasks._schemas import ForgetOutput, TextOutput
+from memory.llm.tasks import ForgetOutput, TextOutput
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
 

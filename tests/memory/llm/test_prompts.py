@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory.llm import MemoryLLM, PromptMember, PromptMessage, compact_lines
-from memory.llm.offline._provider import OfflineProvider
-from memory.llm.providers._base import LLMRequest, LLMResponse
+from memory.llm.offline import OfflineProvider
+from memory.llm.providers import LLMRequest, LLMResponse
 from prompts.loader import PROMPTS_DIR, Raw, element, join, render, template
 
 TEMPLATES = sorted(path.stem for path in PROMPTS_DIR.glob("*.xml"))

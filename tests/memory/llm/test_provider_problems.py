@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from memory.llm.providers._base import LLMRequest, LLMRequestRejected, LLMUnavailable
+from memory.llm.providers import LLMRequest, LLMRequestRejected, LLMUnavailable
 from memory.llm.providers.gemini import GeminiProvider
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.fake_http import (

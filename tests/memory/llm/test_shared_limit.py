@@ -10,9 +10,14 @@ import asyncpg
 from db.pool import create_pool
 from db.rate_limits import reserve_slot
 from memory.core.telemetry import Telemetry
-from memory.llm.providers._base import LLMRequest
-from memory.llm.providers._chain import ProviderChain, ProviderLimits, RetryPolicy
-from memory.llm.providers._shared_limit import SharedRateLimiter, SharedRateLimits
+from memory.llm.providers import (
+    LLMRequest,
+    ProviderChain,
+    ProviderLimits,
+    RetryPolicy,
+    SharedRateLimiter,
+    SharedRateLimits,
+)
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text
 

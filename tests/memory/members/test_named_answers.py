@@ -10,9 +10,8 @@ from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.llm import PromptMember
-from memory.llm.offline._provider import HANDLERS
-from memory.llm.tasks._elements import by_member, member_keys, split_keyed
-from memory.llm.tasks._schemas import DailySummaries
+from memory.llm.offline import HANDLERS
+from memory.llm.tasks import DailySummaries, by_member, member_keys, split_keyed
 from memory.members import distinct_names
 from tests.memory.hierarchy_support import (
     ALICE,

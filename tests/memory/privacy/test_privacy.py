@@ -13,7 +13,7 @@ from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import SystemClock
 from memory.core.models import ChatMessage, Member
-from memory.privacy._service import (
+from memory.privacy import (
     AmbiguousMember,
     Subject,
     UnknownGuild,

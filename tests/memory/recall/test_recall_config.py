@@ -14,7 +14,7 @@ from db.messages import apply_edits, insert_messages
 from db.search_config import reindex_guild, set_search_config
 from db.summaries import save_day
 from memory.core.settings import load_settings
-from memory.guilds._settings import InvalidSetting, load_guild_settings, update_guild_settings
+from memory.guilds import InvalidSetting, load_guild_settings, update_guild_settings
 from memory.recall import RecallService
 from tests.support import chat_message, eventually
 

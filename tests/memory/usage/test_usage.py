@@ -15,8 +15,7 @@ from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
-from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
-from memory.llm.providers._chain import ProviderChain
+from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable, ProviderChain
 from memory.wiring import open_memory
 from tests.memory.jobs.test_jobs import say
 

@@ -20,9 +20,14 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.llm.offline import count_tokens, estimated_tokens, tokenizer_name
-from memory.llm.providers._base import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
-from memory.llm.providers._chain import ProviderChain
-from memory.llm.providers._retry import RetryPolicy
+from memory.llm.providers import (
+    LLMProvider,
+    LLMRequest,
+    LLMResponse,
+    LLMUnavailable,
+    ProviderChain,
+    RetryPolicy,
+)
 from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from memory.wiring import open_memory
 from tests.memory.jobs.test_jobs import say
