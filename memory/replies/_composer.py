@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,7 +24,7 @@ from memory.members import NameIndexCache, mentioned_ids, render_mentions
 from memory.recall import Asking, RecallHit, worth_searching
 from memory.replies._budget import PromptBudget
 from memory.replies._gate import WindowGate
-from memory.replies._keeper import WindowKeeper
+from memory.replies._keeper import MemberRows, WindowKeeper
 from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
 from memory.replies._prompt import fit_prompt, memories_xml, render_reply
 from memory.replies._recalled import recalled_inputs, render_recalled
@@ -41,7 +41,6 @@ class MemorySource(Protocol):
     ) -> str | None: ...
 
 
-MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
 # (guild id, user id) -> may the member's words be kept (not opted out, opted in where asked).
 Remembered = Callable[[int, int], Awaitable[bool]]
 
@@ -88,7 +87,7 @@ class ReplyComposer:
         llm: MemoryLLM,
         windows: ConversationWindows,
         names: NameIndexCache,
-        load_members: MemberLoader,
+        member_rows: MemberRows,
         config: ReplyConfig,
         bot_user_id: int | None = None,
         telemetry: Telemetry,
@@ -101,7 +100,7 @@ class ReplyComposer:
         self._llm = llm
         self._windows = windows
         self._names = names
-        self._load_members = load_members
+        self._member_rows = member_rows
         self.config = config
         self.bot_user_id = bot_user_id
         self._telemetry = telemetry
@@ -114,7 +113,7 @@ class ReplyComposer:
         self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
         # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
         self.keeper = WindowKeeper(
-            windows, WindowGate(remembered), load_members, bot_name=config.bot_name, names=names
+            windows, WindowGate(remembered), member_rows, bot_name=config.bot_name, names=names
         )
 
     def admit(self, message: IncomingMessage) -> Admission:
@@ -294,7 +293,7 @@ class ReplyComposer:
                 window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
             )
             mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
-            members = await self._load_members(message.guild_id, mention_targets)
+            members = await self._member_rows.get(message.guild_id, mention_targets)
             return _Gathered(
                 window, members, await memories_task, await recall_task, await episode_task
             )

@@ -10,8 +10,8 @@ it, and a view waits for the turns announced before it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from memory.core.models import Member
 from memory.language import is_forget_command
@@ -22,7 +22,13 @@ from memory.replies._window import ConversationWindows, Turn
 if TYPE_CHECKING:
     from memory.replies._message import IncomingMessage
 
-MemberLoader = Callable[[int, Sequence[int]], Awaitable[dict[int, Member]]]
+
+class MemberRows(Protocol):
+    """Members by id (wired to the reply path's `MemberDirectory`)."""
+
+    async def get(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, Member]:
+        """The members of `user_ids` the guild's directory knows (unknown ids left out)."""
+        ...
 
 
 class WindowKeeper:
@@ -32,14 +38,14 @@ class WindowKeeper:
         self,
         windows: ConversationWindows,
         gate: WindowGate,
-        load_members: MemberLoader,
+        member_rows: MemberRows,
         *,
         bot_name: str,
         names: NameIndexCache,
     ) -> None:
         self._windows = windows
         self._gate = gate
-        self._load_members = load_members
+        self._member_rows = member_rows
         self._bot_name = bot_name
         self._names = names
 
@@ -69,7 +75,7 @@ class WindowKeeper:
 
     async def _rendered(self, guild_id: int, content: str) -> str:
         mentioned = mentioned_ids(content)
-        known = await self._load_members(guild_id, mentioned) if mentioned else {}
+        known = await self._member_rows.get(guild_id, mentioned) if mentioned else {}
         names = {uid: member.display_name for uid, member in known.items()}
         return render_mentions(content, names)
 

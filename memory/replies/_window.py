@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from cachetools import TTLCache
 
@@ -54,8 +55,13 @@ class Turn:
         )
 
 
-# Folds (running summary, turns to fold) into a new summary; usually MemoryLLM.fold_window.
-Folder = Callable[[str, list[Turn]], Awaitable[str]]
+class WindowFolding(Protocol):
+    """Folds a channel's oldest turns into its running summary (wired to `WindowFolder`,
+    which asks the LLM's `fold_window`)."""
+
+    async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
+        """The new running summary: `summary` with what `turns` said folded in."""
+        ...
 
 
 @dataclass
@@ -114,7 +120,7 @@ class ConversationWindows:
 
     def __init__(
         self,
-        folder: Folder,
+        folder: WindowFolding,
         clock: Clock,
         *,
         token_budget: int,
@@ -200,7 +206,7 @@ class ConversationWindows:
     async def _fold(self, channel_id: int, window: ChannelWindow, count: int, reason: str) -> None:
         folded, kept = window.turns[:count], window.turns[count:]
         try:
-            summary = await self._folder(window.summary, folded)
+            summary = await self._folder.fold_turns(window.summary, folded)
         except Exception as exc:  # any failure: keep the budget by dropping, never raise
             _log.warning("window fold failed in channel %s: %s", channel_id, exc)
             self._telemetry.emit(

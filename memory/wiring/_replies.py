@@ -39,7 +39,7 @@ class WindowFolder:
     llm: MemoryLLM
     max_chars: int
 
-    async def __call__(self, summary: str, turns: list[Turn]) -> str:
+    async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
         return await self.llm.fold_window(
             summary=summary,
             turns=[turn.as_prompt_message() for turn in turns],
@@ -105,7 +105,7 @@ def open_reply_composer(
         llm=llm,
         windows=windows,
         names=names,
-        load_members=directory.get,
+        member_rows=directory,
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
         recall=ReplySearch(recall, settings.reply_recall_hits, settings.reply_statement_hits),

@@ -40,6 +40,16 @@ class StubMemory:
         return self.contexts.get(user_id)
 
 
+class _Rows:
+    """Members read straight from the database, as the directory would."""
+
+    def __init__(self, pool) -> None:
+        self._pool = pool
+
+    async def get(self, guild_id, user_ids):
+        return await get_members(self._pool, guild_id, user_ids)
+
+
 async def _composer(db_pool, memory, provider, telemetry, **config) -> ReplyComposer:
     await upsert_members(
         db_pool,
@@ -52,11 +62,12 @@ async def _composer(db_pool, memory, provider, telemetry, **config) -> ReplyComp
     llm = MemoryLLM(provider)
     clock = FixedClock(datetime(2026, 11, 1, 12, tzinfo=UTC))
 
-    async def fold(summary, turns):
-        return await llm.fold_window(summary=summary, turns=[], max_chars=400, guild_id=G)
+    class Fold:
+        async def fold_turns(self, summary, turns):
+            return await llm.fold_window(summary=summary, turns=[], max_chars=400, guild_id=G)
 
     windows = ConversationWindows(
-        fold,
+        Fold(),
         clock,
         token_budget=config.pop("window_budget", 2000),
         soft_decay=timedelta(minutes=10),
@@ -80,7 +91,7 @@ async def _composer(db_pool, memory, provider, telemetry, **config) -> ReplyComp
         llm=llm,
         windows=windows,
         names=NameIndexCache(lambda guild: list_members(db_pool, guild)),
-        load_members=lambda guild, ids: get_members(db_pool, guild, ids),
+        member_rows=_Rows(db_pool),
         config=ReplyConfig(**settings),
         bot_user_id=BOT,
         telemetry=telemetry,

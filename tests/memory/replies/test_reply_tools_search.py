@@ -150,7 +150,7 @@ async def test_a_reply_offers_tools_bound_to_the_askers_viewer(db_pool, telemetr
             telemetry=telemetry,
         ),
         names=NameIndexCache(directory.all),
-        load_members=directory.get,
+        member_rows=directory,
         config=ReplyConfig("Bot", "You are kind.", 4000, 2000, 0.3, 6, 1200),
         telemetry=telemetry,
         toolbox=_toolbox(db_pool, telemetry),

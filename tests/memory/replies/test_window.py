@@ -21,7 +21,7 @@ class RecordingFolder:
         self.calls: list[tuple[str, list[Turn]]] = []
         self.fail = fail
 
-    async def __call__(self, summary: str, turns: list[Turn]) -> str:
+    async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
         self.calls.append((summary, list(turns)))
         if self.fail:
             raise RuntimeError("llm down")
@@ -126,11 +126,12 @@ def test_token_estimate_is_deterministic_and_monotonic(text: str) -> None:
 async def test_windows_held_in_memory_stay_bounded() -> None:
     clock = FixedClock(datetime(2026, 11, 1, 12, tzinfo=UTC))
 
-    async def never_folds(summary: str, turns: list[Turn]) -> str:
-        raise AssertionError("no fold expected")
+    class NeverFolds:
+        async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
+            raise AssertionError("no fold expected")
 
     windows = ConversationWindows(
-        never_folds,
+        NeverFolds(),
         clock,
         token_budget=2000,
         soft_decay=timedelta(minutes=10),
