@@ -93,9 +93,11 @@ def test_reaching_into_another_package_breaks_the_check(tmp_path: Path) -> None:
             ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
         )
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    _plant(tmp_path, "memory/replies/_window.py", "from memory.facts._service import FactService")
+    _plant(
+        tmp_path, "memory/replies/_window.py", "from memory.facts._fact_service import FactService"
+    )
     _plant(tmp_path, "memory/llm/tasks/_tasks.py", "import discord")
     result = _lint(tmp_path)
     assert result.returncode != 0
-    assert "memory.replies._window -> memory.facts._service" in result.stdout
+    assert "memory.replies._window -> memory.facts._fact_service" in result.stdout
     assert "memory.llm.tasks._tasks -> discord" in result.stdout

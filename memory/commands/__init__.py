@@ -4,7 +4,7 @@ bot's answer (intent, member resolution, permissions, rate limits, wording).
 
 from __future__ import annotations
 
-from memory.commands._service import MemoryCommands
+from memory.commands._memory_commands import MemoryCommands
 from memory.commands._types import CommandResult, CommandsConfig, RepliedMessage, Target
 
 __all__ = ["CommandResult", "CommandsConfig", "MemoryCommands", "RepliedMessage", "Target"]

@@ -22,7 +22,6 @@ import asyncpg
 from db.consent import is_remembered
 from db.members import add_alias, remove_alias
 from memory.commands._limit import Admission, CommandRateLimiter
-from memory.commands._replies import CommandReplies
 from memory.commands._types import (
     CommandContext,
     CommandResult,
@@ -32,6 +31,7 @@ from memory.commands._types import (
     Target,
     may_change_memory,
 )
+from memory.commands._wording import CommandReplies
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.text import split_sentences

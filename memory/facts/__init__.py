@@ -4,6 +4,7 @@ forget, with history, undo and forgetting that sticks.
 
 from __future__ import annotations
 
+from memory.facts._fact_service import FactService
 from memory.facts._model import (
     FactChange,
     FactError,
@@ -13,7 +14,6 @@ from memory.facts._model import (
     StatementTooLong,
     prompt_member,
 )
-from memory.facts._service import FactService
 from memory.facts._text import identity_alias
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memory.ingest._batch import is_transient
 from memory.ingest._export_rows import ExportFormatError
 from memory.ingest._importer import ExportImporter, ImportResult
-from memory.ingest._stored import StoredMessages
+from memory.ingest._stored_reads import StoredMessages
 from memory.ingest._writer import BatchedWriter
 
 __all__ = [

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from memory.privacy._desk import PrivacyDesk, PrivacyHooks, describe_mine
-from memory.privacy._retention import RetentionJob, RetentionReport, run_retention
-from memory.privacy._service import (
+from memory.privacy._export_purge import (
     AmbiguousMember,
     PrivacyError,
     PurgeReport,
@@ -20,6 +19,7 @@ from memory.privacy._service import (
     resolve_subject,
     to_json,
 )
+from memory.privacy._retention import RetentionJob, RetentionReport, run_retention
 
 __all__ = [
     "AmbiguousMember",

@@ -30,7 +30,7 @@ from db.guilds import guild_names
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.privacy._service import (
+from memory.privacy._export_purge import (
     AmbiguousMember,
     PurgeReport,
     Subject,

@@ -43,7 +43,7 @@ from memory.wiring._background import open_background, open_usage
 from memory.wiring._caches import CrossProcessCaches
 from memory.wiring._collaborators import AskedMemories, SharedResummary
 from memory.wiring._memory import Memory
-from memory.wiring._replies import open_reply_composer
+from memory.wiring._reply_path import open_reply_composer
 
 
 @dataclass(frozen=True, slots=True)

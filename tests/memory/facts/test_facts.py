@@ -11,7 +11,7 @@ from db.facts import get_facts, get_forgotten, get_history
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.facts import FactsConfig, FactService, FactsFull, FactsUnavailable, StatementTooLong
-from memory.facts._service import OPTIMISTIC_ATTEMPTS
+from memory.facts._fact_service import OPTIMISTIC_ATTEMPTS
 from memory.facts._text import covers, strip_forgotten
 from memory.llm import MemoryLLM
 from memory.llm.offline import OfflineProvider

@@ -16,7 +16,6 @@ import asyncpg
 from db.members import get_members
 from memory.commands._limit import WRITES, Admission, CommandRateLimiter
 from memory.commands._operations import CommandOperations
-from memory.commands._replies import CommandReplies
 from memory.commands._types import (
     CommandContext,
     CommandResult,
@@ -25,6 +24,7 @@ from memory.commands._types import (
     RepliedMessage,
     Target,
 )
+from memory.commands._wording import CommandReplies
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry

@@ -45,7 +45,7 @@ from memory.facts._model import (
     StatementTooLong,
     prompt_member,
 )
-from memory.facts._stored import store_plan
+from memory.facts._plan_store import store_plan
 from memory.facts._text import covers, normalise_statement
 from memory.language import restates
 from memory.llm import LLMError, MemoryLLM
