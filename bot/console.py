@@ -234,13 +234,13 @@ class ConsoleSession:
         except ValueError:
             words = line.split()
         command, args = words[0].lower(), words[1:]
-        handlers: dict[str, Callable[[list[str]], object]] = {
+        handlers: dict[str, Callable[[list[str]], list[str]]] = {
             "/help": lambda _: [HELP.format(bot=self.bot_name)],
             "/quit": self._stop,
             "/exit": self._stop,
         }
         if command in handlers:
-            return handlers[command](args)  # type: ignore[return-value]
+            return handlers[command](args)
         if command == "/as":
             if not args:
                 return ["usage: /as NAME"]

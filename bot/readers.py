@@ -11,6 +11,7 @@ changes (the visibility cog calls `forget_member` / `forget_guild`).
 from __future__ import annotations
 
 import logging
+from typing import TypeGuard
 
 import discord
 from cachetools import LRUCache
@@ -26,7 +27,7 @@ Channel = discord.abc.GuildChannel | discord.Thread
 MEMBERS_PER_GUILD = 5_000
 
 
-def has_messages(channel: object) -> bool:
+def has_messages(channel: object) -> TypeGuard[Channel]:
     """Guild channels and threads that hold messages (not categories, nor the partial channel
     objects discord.py makes for channels it has not cached)."""
     if isinstance(channel, discord.Thread):

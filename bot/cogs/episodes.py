@@ -97,7 +97,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
 
     # --- /memory episodes, /memory digest ------------------------------------------------
 
-    def _episodes_command(self) -> app_commands.Command:  # type: ignore[type-arg]
+    def _episodes_command(self) -> app_commands.Command[Any, ..., None]:
         memory = self.memory
         readers = self.readers
 
@@ -120,7 +120,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
             callback=episodes,
         )
 
-    def _digest_command(self) -> app_commands.Command:  # type: ignore[type-arg]
+    def _digest_command(self) -> app_commands.Command[Any, ..., None]:
         memory = self.memory
 
         @manage_server_only()

@@ -144,7 +144,7 @@ class VisibilityCog(commands.Cog, name="Visibility"):
         if message.guild is None or not has_messages(channel):
             return
         if (message.guild.id, channel.id) not in self._recorded:
-            await self.record(message.guild, [channel])  # type: ignore[list-item]
+            await self.record(message.guild, [channel])
 
 
 async def setup(bot: MemoryBot) -> None:
