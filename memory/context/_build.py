@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
@@ -91,7 +91,7 @@ class ContextBuilder:
         cache_context_size: int,
         clock: Clock,
         telemetry: Telemetry,
-        timezone: Callable[[int], object],
+        timezone: Callable[[int], Awaitable[str]],
         reads: MemberReads,
     ) -> None:
         self._pool = pool
@@ -204,7 +204,7 @@ class ContextBuilder:
         """What every context starts from (facts, forgotten statements, the member) and what
         is stored to serve without building (the fallback): one round trip for the member's
         own rows, the member and the guild's forgotten statements from the rows held."""
-        timezone = str(await self._timezone(guild_id))  # type: ignore[misc]
+        timezone = await self._timezone(guild_id)
         members = await self._reads.members(guild_id, [user_id])
         guild_forgotten = forgotten_about(await self._reads.forgotten(guild_id))
         today = local_day(self._clock.now(), timezone)
@@ -248,7 +248,7 @@ class ContextBuilder:
         for result in results:  # every day got its chance; now report the first failure
             if isinstance(result, BaseException):
                 raise result
-        return {result.day for result in results if result.computed}  # type: ignore[union-attr]
+        return {r.day for r in results if not isinstance(r, BaseException) and r.computed}
 
     async def batch_histories(self, guild_id: int, today: date) -> None:
         """Yesterday was just closed by a worker: build the histories of the members asked about

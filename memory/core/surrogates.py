@@ -75,7 +75,7 @@ def embed_surrogate(
 
 def embed_is_link_preview(url: str | None, content: str) -> bool:
     """Discord's automatic previews repeat a URL already in the text: not worth a surrogate."""
-    return bool(url) and url in content  # type: ignore[operator]
+    return url is not None and url != "" and url in content
 
 
 def compose_content(text: str, surrogates: Iterable[str | None], *, max_chars: int) -> str:

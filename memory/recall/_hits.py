@@ -154,4 +154,4 @@ def fused(messages: list[MessageMatch], similar: list[MessageMatch]) -> list[Mes
     messages (their scores do not compare, their orders do)."""
     by_id = {m.message_id: m for m in [*similar, *messages]}
     order = fuse([[m.message_id for m in messages], [m.message_id for m in similar]])
-    return [by_id[key] for key in order]  # type: ignore[index]
+    return [by_id[key] for key in order]

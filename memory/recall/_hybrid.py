@@ -9,15 +9,18 @@ found comes first, and a row only one found still ranks by how high that one put
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 # The usual RRF constant: damps the difference between the first few positions.
 K = 60
 
+Key = TypeVar("Key", bound=Hashable)
 
-def fuse(rankings: Sequence[Sequence[Hashable]]) -> list[Hashable]:
+
+def fuse(rankings: Sequence[Sequence[Key]]) -> list[Key]:
     """The keys of every ranking, best first by summed reciprocal rank; ties keep the order
     in which keys were first seen (earlier rankings, then earlier positions)."""
-    scores: dict[Hashable, float] = {}
+    scores: dict[Key, float] = {}
     for ranking in rankings:
         for position, key in enumerate(ranking):
             scores[key] = scores.get(key, 0.0) + 1.0 / (K + position + 1)

@@ -91,11 +91,11 @@ class ProviderChain(ChainEvents, LLMProvider):
         """The smallest prompt limit of the purpose's providers: a prompt must fit whichever
         of them ends up answering it."""
         limits = [
-            self._guarded[name].provider.prompt_token_limit
+            limit
             for name in self.chain_for(purpose)
-            if self._guarded[name].provider.prompt_token_limit is not None
+            if (limit := self._guarded[name].provider.prompt_token_limit) is not None
         ]
-        return min(limits) if limits else None  # type: ignore[type-var]
+        return min(limits) if limits else None
 
     def model_for(self, purpose: Purpose) -> str:
         names = self.chain_for(purpose)
