@@ -16,7 +16,6 @@ import asyncpg
 
 from db.state import get_state, set_state
 from db.usage import usage_since
-from memory.admin import ActivityViews, MemberViews
 from memory.core.shards import ShardPlan
 from memory.core.telemetry import Telemetry
 from memory.database import hold_shards
@@ -26,6 +25,7 @@ from memory.llm import MemoryLLM
 from memory.privacy import RetentionJob, RetentionReport
 from memory.telemetry import UsageRollup, build_stats, render_stats
 from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
+from memory.views import ActivityViews, MemberViews
 
 
 @dataclass(frozen=True, slots=True)

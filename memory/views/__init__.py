@@ -5,8 +5,8 @@ statements dropped, counts rather than words where a page only needs a shape).
 
 from __future__ import annotations
 
-from memory.admin._activity import ActivityViews, DayCount, GuildSummary, UsageDay
-from memory.admin._member import FactEvent, LearnedView, MemberViews
+from memory.views._activity import ActivityViews, DayCount, GuildSummary, UsageDay
+from memory.views._member import FactEvent, LearnedView, MemberViews
 
 __all__ = [
     "ActivityViews",
