@@ -20,7 +20,6 @@ from memory.wiring import open_memory
 from tests.memory.jobs.test_jobs import say
 
 G = 5150
-NOW = datetime.now(UTC)
 
 
 class MeteredModel(LLMProvider):
@@ -63,12 +62,13 @@ async def _closed(pool: asyncpg.Pool, day) -> bool:
 async def test_calls_are_counted_by_purpose_and_model_and_priced(
     db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
+    now = datetime.now(UTC)  # read per test: a run may cross midnight UTC
     telemetry = Telemetry()
     llm = MemoryLLM(ProviderChain([MeteredModel()], telemetry=telemetry))
-    yesterday = NOW.date() - timedelta(days=1)
+    yesterday = now.date() - timedelta(days=1)
     await say(db_pool, G, yesterday, "I adopted a cat called Miso")
     async with open_memory(
-        _settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=llm
+        _settings(tmp_path), clock=FixedClock(now), pool=db_pool, telemetry=telemetry, llm=llm
     ) as memory:
         await memory.manager.summarize_day(G, yesterday, force=True)
         calls = len([e for e in telemetry.recent("llm_call") if e["outcome"] == "ok"])
@@ -87,7 +87,7 @@ async def test_calls_are_counted_by_purpose_and_model_and_priced(
         "cost",
     ]
     day, purpose, model, n, failed, tokens_in, tokens_out, cost = row.split()
-    assert (day, purpose, model) == (NOW.date().isoformat(), "daily_summary", "local-model")
+    assert (day, purpose, model) == (now.date().isoformat(), "daily_summary", "local-model")
     assert failed == "0"
     assert int(n) == calls and tokens_in == f"{600 * calls:,}" and tokens_out == f"{100 * calls:,}"
     assert cost == f"${calls * (600 * 1 + 100 * 2) / 1e6:.4f}"
@@ -97,15 +97,16 @@ async def test_calls_are_counted_by_purpose_and_model_and_priced(
 async def test_a_spent_budget_holds_background_work_but_not_replies(
     db_pool: asyncpg.Pool, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    now = datetime.now(UTC)  # read per test: a run may cross midnight UTC
     caplog.set_level(logging.WARNING, logger="memory.usage")
     telemetry = Telemetry()
     chain = ProviderChain([MeteredModel()], telemetry=telemetry)
-    days = [NOW.date() - timedelta(days=n) for n in (1, 2)]
+    days = [now.date() - timedelta(days=n) for n in (1, 2)]
     for day in days:
         await say(db_pool, G, day, f"the climbing gym opened on {day}")
     settings = _settings(tmp_path, llm_daily_token_budget=700)
     async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
+        settings, clock=FixedClock(now), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
     ) as memory:
         close_day = memory.worker._handlers.close_day
         await close_day(G, days[0])  # 700 tokens: the budget is spent with this one

@@ -35,8 +35,6 @@ from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply
 
 G = 3301
-NOW = datetime.now(UTC)
-YESTERDAY = NOW.date() - timedelta(days=1)
 
 
 def _settings(tmp_path: Path, **values: object) -> Settings:
@@ -80,6 +78,8 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
     refusing_server: OpenAICompatibleProvider,
     fake_http: FakeHTTPServer,
 ) -> None:
+    now = datetime.now(UTC)  # read per test: a run may cross midnight UTC
+    yesterday = now.date() - timedelta(days=1)
     telemetry = Telemetry()
     chain = ProviderChain(
         [refusing_server, OfflineProvider()],
@@ -87,15 +87,15 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
         telemetry=telemetry,
         sleep=RecordingSleep(),
     )
-    await say(db_pool, G, YESTERDAY, "I adopted a cat called Miso and she sleeps all day")
+    await say(db_pool, G, yesterday, "I adopted a cat called Miso and she sleeps all day")
     async with open_memory(
         _settings(tmp_path),
-        clock=FixedClock(NOW),
+        clock=FixedClock(now),
         pool=db_pool,
         telemetry=telemetry,
         llm=MemoryLLM(chain),
     ) as memory:
-        await memory.manager.summarize_day(G, YESTERDAY, force=True)
+        await memory.manager.summarize_day(G, yesterday, force=True)
         text = await memory.operations.usage_text(guild_id=G, days=1)
         stats = memory.operations.stats_text()
     events = telemetry.recent("llm_call")
@@ -115,7 +115,7 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
     assert offline[6].startswith("~") and offline[7] == "$0.0000"
     assert any(line.startswith("~: our estimate") for line in text.splitlines())
     assert _attempt_lines(text) == [
-        [NOW.date().isoformat(), purpose, "llama3.1", "fallback", "LLMUnavailable", str(sent)],
+        [now.date().isoformat(), purpose, "llama3.1", "fallback", "LLMUnavailable", str(sent)],
     ]
     assert f"{sent} attempts got no answer" in stats
 
@@ -123,12 +123,13 @@ async def test_a_refusing_server_shows_its_failed_attempts_and_their_error_class
 async def test_retried_cancelled_and_degraded_attempts_are_counted_and_skips_are_not(
     db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
+    now = datetime.now(UTC)  # read per test: a run may cross midnight UTC
     telemetry = Telemetry()
     flaky = _Flaky()
     chain = ProviderChain([flaky, OfflineProvider()], telemetry=telemetry, sleep=RecordingSleep())
     async with open_memory(
         _settings(tmp_path),
-        clock=FixedClock(NOW),
+        clock=FixedClock(now),
         pool=db_pool,
         telemetry=telemetry,
         llm=MemoryLLM(chain),
@@ -167,7 +168,7 @@ async def test_retried_cancelled_and_degraded_attempts_are_counted_and_skips_are
     rows = _rows(text)
     # One answer; three tries without one (two retried, one cancelled).
     assert rows[("route", "llama3.1")][3:7] == ["1", "3", "40", "6"]
-    day = NOW.date().isoformat()
+    day = now.date().isoformat()
     assert _attempt_lines(text) == [
         [day, "route", "llama3.1", "cancelled", "CancelledError", "1"],
         [day, "route", "llama3.1", "degraded", "unusable_output", "1"],
@@ -178,7 +179,8 @@ async def test_retried_cancelled_and_degraded_attempts_are_counted_and_skips_are
 async def test_the_token_budget_counts_what_servers_reported_not_estimates(
     db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
-    day = NOW.date()
+    now = datetime.now(UTC)  # read per test: a run may cross midnight UTC
+    day = now.date()
     await add_usage(
         db_pool,
         [
@@ -197,7 +199,7 @@ async def test_the_token_budget_counts_what_servers_reported_not_estimates(
         await say(db_pool, G + 1, past, f"the climbing gym on fifth street opened on {past}")
     settings = _settings(tmp_path, llm_daily_token_budget=800)
     async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
+        settings, clock=FixedClock(now), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
     ) as memory:
         for past in days:
             await memory.worker._handlers.close_day(G + 1, past)
