@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
 from db.types import Executor
+from memory.language import FIRST_PERSON_ANY
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
@@ -38,11 +39,8 @@ FLOOR_SHARE = 0.01
 # In a small guild: a word in this many messages or more carries none either.
 FLOOR_DOCS = 3
 FIRST_PERSON_FACTOR = 1.5
-# English and Russian first person, as whole words (PostgreSQL's \m \M word boundaries).
-FIRST_PERSON = (
-    r"\m(i|i'm|im|i've|ive|i'll|i'd|my|me|mine|we|we're|our|us"
-    r"|я|мой|моя|мое|моё|мои|мне|меня|мы|наш|наша|наши)\M"
-)
+# The first person (memory.language), as whole words (PostgreSQL's \m \M word boundaries).
+FIRST_PERSON = r"\m(" + "|".join(FIRST_PERSON_ANY) + r")\M"
 
 _STATEMENTS = f"""
     WITH g AS (

@@ -1,8 +1,9 @@
 """Dependencies go one way, checked by the import-linter contracts in pyproject.toml:
 bot -> wiring -> ports -> capability packages -> llm/telemetry -> db/prompts -> language -> core;
 bot/ sees memory only through the ports (the entry points also open it through the wiring);
-memory never imports discord or bot; db imports only the core; a capability package is used by
-the others only through its __init__. Planting a forbidden import must break the check."""
+memory never imports discord or bot; db imports only the core and the language; a capability
+package is used by the others only through its __init__. Planting a forbidden import must break
+the check."""
 
 from __future__ import annotations
 
@@ -71,9 +72,10 @@ def test_a_cog_reaching_past_the_ports_into_a_service_breaks_the_check(tree_copy
     assert "bot.cogs.ingest -> memory.wiring" in result.stdout
 
 
-def test_every_memory_package_but_the_ports_is_closed_to_bot() -> None:
-    """A new capability package is forbidden to bot/ from the day it exists: the contract
-    names every package of memory/ except the ports, the core and the language."""
+def test_every_memory_package_but_the_ports_is_closed_to_bot_and_db() -> None:
+    """A new capability package is forbidden to bot/ (and db/) from the day it exists: the
+    contracts name every package of memory/ except the ports (for db/, not even those), the
+    core and the language."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
     (bot_contract,) = [c for c in contracts if c.get("source_modules") == ["bot"]]
@@ -85,6 +87,9 @@ def test_every_memory_package_but_the_ports_is_closed_to_bot() -> None:
     open_to_bot = {"memory.ports", "memory.core", "memory.language"}
     assert packages - open_to_bot <= set(bot_contract["forbidden_modules"])
     assert open_to_bot <= packages
+    (db_contract,) = [c for c in contracts if c.get("source_modules") == ["db"]]
+    open_to_db = {"memory.core", "memory.language"}
+    assert packages - open_to_db <= set(db_contract["forbidden_modules"])
 
 
 def test_reaching_into_another_package_breaks_the_check(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from memory.language._chat import (
     ADDRESSING,
     FILLER,
     FIRST_PERSON,
+    FIRST_PERSON_ANY,
     QUESTION_WORDS,
     SOCIAL_OPENER,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "ADDRESSING",
     "FILLER",
     "FIRST_PERSON",
+    "FIRST_PERSON_ANY",
     "QUESTION_WORDS",
     "SEARCH_STOP_WORDS",
     "SMALL_TALK",

@@ -1,5 +1,6 @@
 """The register of chat, for telling news from noise: filler, greetings and thanks, the first
-person, the words a reply speaks to someone with. English (and a few chat abbreviations)."""
+person, the words a reply speaks to someone with. English (and a few chat abbreviations; the
+first person of recall's ranking in Russian too)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,13 @@ FILLER = wordset(
     """
 )
 FIRST_PERSON = frozenset({"i", "i'm", "im", "i've", "ive", "i'll", "my", "me", "we", "our"})
+# The first person as recall ranks a member's own statements by it (their "I ..." and "my ..."
+# say more about them), English and Russian, matched as whole words in SQL.
+FIRST_PERSON_ANY = (
+    *("i", "i'm", "im", "i've", "ive", "i'll", "i'd", "my", "me", "mine"),
+    *("we", "we're", "our", "us"),
+    *("я", "мой", "моя", "мое", "моё", "мои", "мне", "меня", "мы", "наш", "наша", "наши"),
+)
 # Openers of greetings, thanks and reactions: the sentence is social, not news.
 SOCIAL_OPENER = re.compile(
     r"^\W*(?:hey|hi|hello|heya|hiya|yo|morning|good (?:morning|night|evening|afternoon)|gm|gn"
