@@ -32,12 +32,9 @@ from memory.facts import FactService
 from memory.guilds import GuildSettingsCache
 from memory.language import ParsedCommand, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
-from memory.members import MemberResolver, Resolution
+from memory.members import USER_MENTION, MemberResolver, Resolution
 
 _log = logging.getLogger(__name__)
-
-
-_MENTION = re.compile(r"<@!?(\d+)>")
 
 
 class MemoryCommands(CommandOperations):
@@ -288,7 +285,7 @@ class MemoryCommands(CommandOperations):
         """Statements are stored as text about named people: "I"/"my" become the author's name
         and mentions become names (ids change meaning nowhere, but names read better)."""
         text = third_person(statement.strip(), ctx.author.display_name, first_person_only=True)
-        ids = {int(value) for value in _MENTION.findall(text)}
+        ids = {int(value) for value in USER_MENTION.findall(text)}
         if not ids:
             return text
         names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
@@ -297,7 +294,7 @@ class MemoryCommands(CommandOperations):
             member = names.get(int(match.group(1)))
             return member.display_name if member else match.group(0)
 
-        return _MENTION.sub(name, text)
+        return USER_MENTION.sub(name, text)
 
 
 _WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)

@@ -1,20 +1,13 @@
 """The memory command operations: remember, forget, undo and whois once the target member
 is known, with the permission rules and the wording of each answer.
 
-Split from the service, which parses and routes what a member said (dispatch), while this
-base class acts on it.
-
-Memory commands without Discord: remember, forget, what-do-you-know and undo, as replies.
-
-Both front ends use this: the facts cog (freeform messages and slash commands) and the console.
-It owns everything between "a member said this" and "the bot answers that": intent, member
-resolution, permissions, rate limiting and the wording of every answer.
+Split from `MemoryCommands` (`_memory_commands.py`), which parses and routes what a member
+said, while this base class acts on it.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 
 import asyncpg
@@ -42,9 +35,6 @@ from memory.llm import third_person as claim_sentence
 from memory.members import MemberResolver, Resolution, describe
 
 _log = logging.getLogger(__name__)
-
-
-_MENTION = re.compile(r"<@!?(\d+)>")
 
 
 class CommandOperations:
