@@ -22,13 +22,15 @@ class BatchReport:
 
     operations: Sequence[Operation]
     attempt: int
-    oldest_age_ms: float
     started: float  # time.perf_counter() at the attempt's start
 
     def _latency_ms(self) -> float:
         return round((time.perf_counter() - self.started) * 1000, 2)
 
-    def stored(self, telemetry: Telemetry, result: BatchResult, *, queue_depth: int) -> None:
+    def stored(
+        self, telemetry: Telemetry, result: BatchResult, *, queue_depth: int, wait_ms: float
+    ) -> None:
+        """`wait_ms`: how long the batch's oldest event waited in the queue."""
         telemetry.emit(
             "ingest_batch",
             size=len(self.operations),
@@ -39,7 +41,7 @@ class BatchReport:
             rejected=result.rejected,
             queue_depth=queue_depth,
             attempts=self.attempt,
-            wait_ms=self.oldest_age_ms,
+            wait_ms=wait_ms,
             latency_ms=self._latency_ms(),
         )
 

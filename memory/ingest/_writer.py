@@ -298,8 +298,12 @@ class BatchedWriter:
                     time.monotonic() - self.failing_since,
                 )
                 self.failing_since = None
-            written = BatchReport(operations, attempt, oldest_age_ms, started)
-            written.stored(self._telemetry, result, queue_depth=len(self._queue) - len(operations))
+            BatchReport(operations, attempt, started).stored(
+                self._telemetry,
+                result,
+                queue_depth=len(self._queue) - len(operations),
+                wait_ms=oldest_age_ms,
+            )
             self._tell_listeners(result, operations)
             return
 
@@ -326,7 +330,7 @@ class BatchedWriter:
     ) -> None:
         if self.failing_since is None:
             self.failing_since = time.monotonic()
-        report = BatchReport(operations, attempt, 0.0, started)
+        report = BatchReport(operations, attempt, started)
         report.failed(self._telemetry, exc, queue_depth=len(self._queue), delay=delay)
         if isinstance(exc, asyncpg.PostgresError) and not isinstance(
             exc, asyncpg.PostgresConnectionError
