@@ -44,7 +44,7 @@ class FactsCog(commands.Cog, name="Facts"):
     async def on_message(self, message: discord.Message) -> None:
         if message.guild is None or message.author.bot or self.bot.user is None:
             return
-        if self.memory.chat.settings(message.guild.id).ignores(message.channel.id):
+        if self.memory.chat.cached_settings(message.guild.id).ignores(message.channel.id):
             return  # an admin excluded this channel: the bot neither stores nor answers here
         referenced = await self._referenced(message, fetch=False)
         reply_to_bot = referenced is not None and referenced.author.id == self.bot.user.id

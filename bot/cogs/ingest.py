@@ -61,7 +61,7 @@ class IngestCog(commands.Cog, name="Ingest"):
 
     def ignored(self, guild_id: int, channel_id: int) -> bool:
         """Channels an admin excluded with `/memory settings` (no database wait: cached)."""
-        return self.memory.chat.settings(guild_id).ignores(channel_id)
+        return self.memory.chat.cached_settings(guild_id).ignores(channel_id)
 
     def _storable(self, message: discord.Message) -> bool:
         if message.guild is not None and self.ignored(message.guild.id, message.channel.id):

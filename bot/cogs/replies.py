@@ -98,7 +98,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         """Every member message joins the channel's window (the bot's own are added on send)."""
         if message.guild is None or message.author.bot or not message.content:
             return
-        if self.memory.conversation.settings(message.guild.id).ignores(message.channel.id):
+        if self.memory.conversation.cached_settings(message.guild.id).ignores(message.channel.id):
             return
         try:
             seen_by = Viewer.of_channels(message.author.id, {message.channel.id})
@@ -179,7 +179,10 @@ class RepliesCog(commands.Cog, name="Replies"):
         did not says once how to."""
         assert message.guild is not None
         key = (message.guild.id, message.author.id)
-        if self._hinted.get(key) or self.memory.conversation.settings(key[0]).storage != "opted-in":
+        if (
+            self._hinted.get(key)
+            or self.memory.conversation.cached_settings(key[0]).storage != "opted-in"
+        ):
             return parts
         consent = await self.memory.conversation.consent(*key)
         if consent is not None and consent.state == "in":

@@ -72,7 +72,7 @@ class ChatEvents:
     def queue_depth(self) -> int:
         return self._writer.depth
 
-    def settings(self, guild_id: int) -> GuildSettings:
+    def cached_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings as cached (defaults until first read): never waits."""
         return self._guild_settings.peek(guild_id)
 

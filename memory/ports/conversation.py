@@ -65,7 +65,7 @@ class Conversation:
     async def messages_deleted(self, message_ids: Sequence[int]) -> int:
         return await self._composer.keeper.messages_deleted(message_ids)
 
-    def settings(self, guild_id: int) -> GuildSettings:
+    def cached_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings as cached (ignored channels, storage mode): never waits."""
         return self._guild_settings.peek(guild_id)
 
