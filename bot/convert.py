@@ -36,7 +36,7 @@ def is_storable(message: discord.Message, *, self_id: int | None, include_bots: 
 def surrogates(message: discord.Message) -> list[str]:
     """Text stand-ins for everything in the message besides its text."""
     parts: list[str] = [
-        attachment_surrogate(attachment.filename, attachment.content_type)
+        attachment_surrogate(attachment.filename, attachment.content_type, attachment.description)
         for attachment in message.attachments
     ]
     for embed in message.embeds:

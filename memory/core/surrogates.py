@@ -18,6 +18,7 @@ _KIND_BY_EXTENSION = {
     **dict.fromkeys(("mp3", "ogg", "wav", "flac", "m4a", "opus", "aac"), "audio"),
 }
 _MAX_LABEL = 100
+_MAX_DESCRIPTION = 300
 
 
 def clean_text(text: str) -> str:
@@ -41,10 +42,10 @@ def clean_name(name: str | None) -> str | None:
     return cleaned or None
 
 
-def _label(text: str) -> str:
+def _label(text: str, limit: int = _MAX_LABEL) -> str:
     """One line, no brackets that would end the surrogate early, bounded length."""
     single = " ".join(text.split()).replace("[", "(").replace("]", ")")
-    return single if len(single) <= _MAX_LABEL else single[: _MAX_LABEL - 1] + "…"
+    return single if len(single) <= limit else single[: limit - 1] + "…"
 
 
 def attachment_kind(filename: str, content_type: str | None = None) -> str:
@@ -57,8 +58,17 @@ def attachment_kind(filename: str, content_type: str | None = None) -> str:
     return _KIND_BY_EXTENSION.get(extension, "file")
 
 
-def attachment_surrogate(filename: str, content_type: str | None = None) -> str:
-    return f"[{attachment_kind(filename, content_type)}: {_label(filename)}]"
+def attachment_surrogate(
+    filename: str, content_type: str | None = None, description: str | None = None
+) -> str:
+    """ "[image: cat.png]"; with the attachment's description (Discord's alt text, or an
+    export's caption) "[image: cat.png: a cat asleep on a sofa]", so what a picture shows
+    can be remembered and searched like words."""
+    kind = attachment_kind(filename, content_type)
+    described = clean_name(description)
+    if described is None:
+        return f"[{kind}: {_label(filename)}]"
+    return f"[{kind}: {_label(filename)}: {_label(described, _MAX_DESCRIPTION)}]"
 
 
 def sticker_surrogate(name: str) -> str:

@@ -74,6 +74,10 @@ def _person(raw: Any, guild_id: int, what: str) -> Member:
     )
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _list(raw: dict[str, Any], key: str) -> list[Any]:
     value = raw.get(key) or []
     if not isinstance(value, list):
@@ -102,7 +106,10 @@ def parse_message(
         if raw.get("type", "Default") not in CONVERSATION_TYPES:
             return None, [author, *mentioned]
         surrogates: list[str | None] = [
-            attachment_surrogate(str(a.get("fileName") or a.get("url") or "file"))
+            attachment_surrogate(
+                str(a.get("fileName") or a.get("url") or "file"),
+                description=_text_or_none(a.get("description")),
+            )
             for a in _list(raw, "attachments")
             if isinstance(a, dict)
         ]

@@ -37,3 +37,11 @@ def test_compose_keeps_text_first_bounds_length_and_drops_nul() -> None:
     )
     assert compose_content("", ["[sticker: wave]"], max_chars=100) == "[sticker: wave]"
     assert compose_content("abcdef", [], max_chars=4) == "abc…"
+
+
+def test_an_attachment_description_is_kept_so_the_picture_can_be_remembered() -> None:
+    assert (
+        attachment_surrogate("IMG_1.jpg", None, "a photo of a dog on a beach [sunset]")
+        == "[image: IMG_1.jpg: a photo of a dog on a beach (sunset)]"
+    )
+    assert attachment_surrogate("IMG_1.jpg", None, "   ") == "[image: IMG_1.jpg]"

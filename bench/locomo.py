@@ -1,0 +1,237 @@
+"""The quality bench: LoCoMo's real long conversations through the real import and reply paths.
+
+    python -m bench.locomo [--conversations N] [--every K] [--show] [--data PATH]
+    python -m bench --only locomo [--write-docs]
+
+Each conversation (bench/locomo_data.py) becomes a guild through `memorybot import`'s code:
+the importer, then the import command's learning pass (every day closed with the offline
+provider). Then each question is asked in the console's code path (`bot.console.ConsoleSession`,
+"Bot, <question>" as the speaker it is not about, on the day after the last session, each in a
+channel of its own so no question sits in another's conversation window) with a recording
+model: the reply purpose answers a fixed line and keeps the exact prompt; every other purpose
+is the offline provider, the default install's.
+
+Per category (single_hop, multi_hop, temporal, open_domain, and "all" over the four; the
+adversarial ones have no answer to find): the share whose evidence turns are all in the
+prompt's memories, any of them, the answer's words, prompt tokens p50/p95 with a real
+tokenizer, and the console turn's time p50/p99 (reply overhead: the model answers at once).
+Reads the development half beside the checkout (../shared/data); without it the bench prints
+one line and skips, and under CI=true it fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from bench.database import BenchServer, bench_server
+from bench.harness import bench_settings
+from bench.locomo_data import ANSWERABLE, Conversation, DatasetMissing, Question, load
+from bench.locomo_score import Score, score
+from bench.providers import TOKENIZER, fast_tokens
+from bench.quality import RecordingProvider
+from bench.report import Reporter, percentile
+from bot.cli.importer import learn_days
+from bot.console import ConsoleSession
+from memory.core import event_loop
+from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.llm import MemoryLLM
+from memory.wiring import open_memory
+
+_log = logging.getLogger(__name__)
+
+BENCH = "locomo"
+QUESTION_GAP = timedelta(minutes=1)
+# Each question's channel: far from the conversation's own ids.
+CHANNEL_BASE = 500_000
+
+
+@dataclass(frozen=True)
+class Asked:
+    conversation: str
+    question: Question
+    score: Score
+    tokens: int | None
+    millis: float
+
+
+def available() -> list[Conversation] | None:
+    """The conversations, or None after one line saying why not (an error under CI=true)."""
+    try:
+        return load()
+    except DatasetMissing as missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            raise
+        print(f"locomo: skipped: {missing}", file=sys.stderr)
+        return None
+
+
+async def run(
+    pool: asyncpg.Pool, report: Reporter | None, chat: Conversation, *, every: int = 1
+) -> list[Asked]:
+    """Import one conversation, close its days, ask every `every`-th question."""
+    recorder = RecordingProvider()
+    clock = FixedClock(chat.ask_at)
+    settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
+    began = time.perf_counter()
+    async with open_memory(
+        settings,
+        clock=clock,
+        telemetry=Telemetry(keep_recent=100),
+        pool=pool,
+        llm=MemoryLLM(recorder),
+    ) as memory:
+        with tempfile.TemporaryDirectory(prefix="memorybot-locomo-") as folder:
+            path = Path(folder) / f"{chat.sample_id}.json"
+            path.write_text(json.dumps(chat.export()), encoding="utf-8")
+            result = await memory.operations.importer(include_bots=False).import_file(path)
+        await learn_days(memory, [result], out=io.StringIO())
+        if report is not None:
+            seconds = time.perf_counter() - began
+            report(BENCH, "import_and_learn_s", seconds, "s", conversation=chat.sample_id)
+        asked = []
+        for number, question in enumerate(chat.questions):
+            if number % every == 0:
+                asked.append(await _ask(memory, clock, recorder, chat, question))
+    return asked
+
+
+async def _ask(
+    memory: Any,
+    clock: FixedClock,
+    recorder: RecordingProvider,
+    chat: Conversation,
+    question: Question,
+) -> Asked:
+    """Ask as the question's asker in a channel of its own; the reply prompt, scored."""
+    clock.advance(QUESTION_GAP)
+    channel = chat.channel_id + CHANNEL_BASE + question.index
+    session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=channel)
+    await session.handle_line(f"/as {question.asker}")
+    before = len(recorder.prompts)
+    started = time.perf_counter()
+    await session.handle_line(f"{session.bot_name}, {question.text}")
+    millis = (time.perf_counter() - started) * 1000
+    prompt = recorder.prompts[-1] if len(recorder.prompts) > before else None
+    tokens = fast_tokens(prompt) if prompt is not None else None
+    return Asked(chat.sample_id, question, score(chat, question, prompt), tokens, millis)
+
+
+def _share(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def report_figures(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
+    """Per category, then "all" over the answerable ones."""
+    common = {"tokenizer": TOKENIZER, **params}
+    for category in (*ANSWERABLE, "adversarial", "all"):
+        mine = [
+            a
+            for a in asked
+            if a.question.category == category
+            or (category == "all" and a.question.category in ANSWERABLE)
+        ]
+        if not mine:
+            continue
+        line = {"category": category, "questions": len(mine), **common}
+        scored = [a.score for a in mine if a.score.scored]
+        report(
+            BENCH,
+            "evidence_all_in_memories",
+            _share([s.evidence_all for s in scored]),
+            "fraction",
+            **line,
+        )
+        report(
+            BENCH,
+            "evidence_any_in_memories",
+            _share([s.evidence_any for s in scored]),
+            "fraction",
+            **line,
+        )
+        if category != "adversarial":
+            report(
+                BENCH,
+                "answer_words_in_memories",
+                _share([a.score.answer_words for a in mine]),
+                "fraction",
+                **line,
+            )
+        tokens = [a.tokens for a in mine if a.tokens is not None]
+        report(BENCH, "prompt_tokens_p50", percentile(tokens, 0.5), "tokens", **line)
+        report(BENCH, "prompt_tokens_p95", percentile(tokens, 0.95), "tokens", **line)
+        report(BENCH, "no_reply_prompt", len(mine) - len(tokens), "questions", **line)
+        millis = [a.millis for a in mine]
+        report(BENCH, "reply_p50_ms", percentile(millis, 0.5), "ms", **line)
+        report(BENCH, "reply_p99_ms", percentile(millis, 0.99), "ms", **line)
+
+
+async def run_all(
+    server: BenchServer,
+    report: Reporter,
+    *,
+    conversations: int | None = None,
+    every: int = 1,
+) -> list[Asked]:
+    """Every conversation in a fresh database of `server`; the figures over all of them."""
+    chats = available()
+    if chats is None:
+        return []
+    chats = chats[:conversations] if conversations else chats
+    asked: list[Asked] = []
+    for chat in chats:
+        async with server.pool(f"locomo_{chat.sample_id.replace('-', '_')}") as pool:
+            asked += await run(pool, report, chat, every=every)
+    params = {"conversations": len(chats), "every": every}
+    report_figures(report, asked, params)
+    return asked
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, default=None, help="the first N only")
+    parser.add_argument("--every", type=int, default=1, help="ask every K-th question")
+    parser.add_argument("--show", action="store_true", help="each question's outcome on stderr")
+    args = parser.parse_args(argv)
+    report = Reporter()
+    async with bench_server() as server:
+        asked = await run_all(server, report, conversations=args.conversations, every=args.every)
+    if args.show:
+        for item in asked:
+            print(json.dumps(_outcome(item), ensure_ascii=False), file=sys.stderr)
+    return 0
+
+
+def _outcome(item: Asked) -> dict[str, Any]:
+    question = item.question
+    return {
+        "conversation": item.conversation,
+        "index": question.index,
+        "category": question.category,
+        "question": question.text,
+        "answer": question.answer,
+        "evidence": list(question.evidence),
+        "all": item.score.evidence_all,
+        "any": item.score.evidence_any,
+        "answer_words": item.score.answer_words,
+        "tokens": item.tokens,
+        "ms": round(item.millis, 1),
+    }
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    sys.exit(event_loop.run(main()))
