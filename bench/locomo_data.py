@@ -15,13 +15,14 @@ on the day after the last session.
 
 from __future__ import annotations
 
+import calendar
 import gzip
 import json
 import os
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,7 @@ GUILD_BASE = 900_000_000_000_000_000
 _SESSION_DATE = re.compile(
     r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})", re.I
 )
-_MONTHS = {
-    name: index
-    for index, name in enumerate(
-        (
-            "january february march april may june july august september october november december"
-        ).split(),
-        start=1,
-    )
-}
+_MONTHS = {name.lower(): index for index, name in enumerate(calendar.month_name) if name}
 
 
 class DatasetMissing(RuntimeError):

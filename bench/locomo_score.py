@@ -23,10 +23,13 @@ from bench.quality_score import contains_message, without_question
 
 # Words an answer shares with any text: not evidence of the answer.
 _FUNCTION_WORDS = frozenset(
-    "a an the and or of to in on at for by with from as is are was were be been it its this "
-    "that these those he she they them his her their i you we our my your me him us not no "
-    "yes do does did has have had will would can could should may might so than then there "
-    "about into over after before during".split()
+    re.findall(
+        r"[a-z]+",
+        """a an the and or of to in on at for by with from as is are was were be been it its this
+        that these those he she they them his her their i you we our my your me him us not no
+        yes do does did has have had will would can could should may might so than then there
+        about into over after before during""",
+    )
 )
 _MEMORIES = re.compile(r"<memories>(.*?)</memories>", re.S)
 
