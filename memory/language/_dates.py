@@ -52,8 +52,8 @@ MAX_PHRASES = 4
 
 
 def day_label(day: date) -> str:
-    """`Thu 2023-07-06`."""
-    return f"{day:%a} {day.isoformat()}"
+    """`Thu 6 July 2023`: the month by name, as people say it and ask about it ("in July")."""
+    return f"{day:%a} {day.day} {day:%B %Y}"
 
 
 def resolve_dates(text: str, said_on: date) -> list[str]:

@@ -87,12 +87,12 @@ def test_the_scorer_counts_evidence_and_answers_but_not_the_question_itself() ->
     fact = next(q for q in chat.questions if q.kind == "single_fact")
     never = next(q for q in chat.questions if q.kind == "never_said")
     said = chat.line(fact.evidence_ids[0]).content
-    quoted = f"<message>{fact.text}</message><recalled day='x'>{said} (Mon 2023-05-08)</recalled>"
+    quoted = f"<message>{fact.text}</message><recalled day='x'>{said} (Mon 8 May 2023)</recalled>"
     assert score(chat, fact, quoted).evidence and score(chat, fact, quoted).answer
     assert not score(chat, fact, f"<message>{fact.text}</message>").evidence
     # A hit annotated inside (a resolved date) still counts; the words alone, shuffled, do not.
     first, _, rest = said.partition(" ")
-    annotated = f"<recalled>{first} (Sun 2023-05-07, Dana, #general) {rest}</recalled>"
+    annotated = f"<recalled>{first} (Sun 7 May 2023, Dana, #general) {rest}</recalled>"
     assert score(chat, fact, annotated).evidence
     shuffled = " ".join(reversed(said.split()))
     assert not score(chat, fact, f"<recalled>{shuffled}</recalled>").evidence

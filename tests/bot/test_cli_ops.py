@@ -209,7 +209,9 @@ async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool
     )
     assert await args.handler(args, load_settings()) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("1.       Sat 2026-10-03 15:30  Alice  #77  we hiked up to the old")
+    assert out[0].startswith(
+        "1.       Sat 3 October 2026 15:30  Alice  #77  we hiked up to the old"
+    )
 
 
 # --- jobs ---------------------------------------------------------------------------------------

@@ -35,10 +35,10 @@ async def test_a_short_answer_is_printed_with_its_question(cli_env: Path, db_poo
     args = build_parser().parse_args(["recall", "--guild", str(GUILD), "lighthouse"])
     assert await args.handler(args, load_settings()) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("  before Sat 2026-10-03 15:30  bob  #77  where did you hike")
-    assert "[yesterday = Fri 2026-10-02]" in out[0]
+    assert out[0].startswith("  before Sat 3 October 2026 15:30  bob  #77  where did you hike")
+    assert "[yesterday = Fri 2 October 2026]" in out[0]
     assert out[1] == (
-        "1.       Sat 2026-10-03 15:31  alice  #77  the old lighthouse"
+        "1.       Sat 3 October 2026 15:31  alice  #77  the old lighthouse"
         f"  https://discord.com/channels/{GUILD}/77/9102"
     )
 

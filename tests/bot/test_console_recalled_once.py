@@ -28,5 +28,5 @@ async def test_a_recalled_line_is_quoted_once_and_labelled(db_pool, telemetry, t
     assert text.count("I'll bring the ropes") == 1, text
     quoted = [line for line in text.splitlines() if '"' in line]
     assert quoted
-    for line in quoted:  # who, where, when: "On Sat 2026-11-28 at 14:05 bob said in #console"
-        assert re.search(r"On \w{3} \d{4}-\d\d-\d\d at \d\d:\d\d \w+ said in #\w+", line), line
+    for line in quoted:  # who, where, when: "On Sat 28 November 2026 at 14:05 bob said in #console"
+        assert re.search(r"On \w{3} \d{1,2} \w+ \d{4} at \d\d:\d\d \w+ said in #\w+", line), line

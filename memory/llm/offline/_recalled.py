@@ -13,16 +13,17 @@ import html
 import math
 import re
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
 
 from memory.core.text import truncate
-from memory.language import content_tokens
+from memory.language import content_tokens, day_label
 
 _RECALLED = re.compile(r"<recalled\b(?P<attrs>[^>]*)>(?P<body>.*?)</recalled\s*>", re.S | re.I)
 _MESSAGE = re.compile(r"<message\b[^>]*>(?P<body>.*?)</message\s*>", re.S | re.I)
 _ATTR = re.compile(r"(?P<key>[\w:-]+)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')")
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_DATE_KEYS = ("date", "day", "at", "when", "timestamp", "time")
+_NAMED_DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
+_DATE_KEYS = ("date", "day", "at", "when", "timestamp")
 _AUTHOR_KEYS = ("author", "by", "speaker", "name", "member")
 _QUOTE_MAX = 300
 # A second hit is quoted too when it answers almost as well as the best one.
@@ -55,20 +56,32 @@ def _attributes(raw: str) -> dict[str, str]:
     return found
 
 
+def _lone_time(attributes: dict[str, str]) -> str:
+    """A `time` is the only date an element outside a hit has; a line of a hit without a
+    date was said on its match's day (`_with_their_hit`)."""
+    return "" if attributes.get("hit") else attributes.get("time", "")
+
+
 def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str:
     return next((attributes[key] for key in keys if attributes.get(key)), "")
 
 
-def _when(value: str) -> str:
-    """ "Thu 2023-07-06" from any date attribute that holds an ISO day; else as given."""
+def _day_of(value: str) -> date | None:
+    """The day a date attribute names: an ISO day, or "6 July 2023" (with a weekday or not)."""
     found = _ISO_DAY.search(value)
-    if found is None:
-        return value
     try:
-        day = date.fromisoformat(found.group(0))
+        if found is not None:
+            return date.fromisoformat(found.group(0))
+        named = _NAMED_DAY.search(value)
+        return datetime.strptime(named.group(0), "%d %B %Y").date() if named else None
     except ValueError:
-        return value
-    return f"{day.strftime('%a')} {day.isoformat()}"
+        return None
+
+
+def _when(value: str) -> str:
+    """ "Thu 6 July 2023" from any date attribute that names a day; else as given."""
+    day = _day_of(value)
+    return value if day is None else day_label(day)
 
 
 def recalled_messages(prompt: str) -> list[Recalled]:
@@ -86,7 +99,7 @@ def recalled_messages(prompt: str) -> list[Recalled]:
             Recalled(
                 text=text,
                 author=_first(attributes, _AUTHOR_KEYS),
-                when=_when(_first(attributes, _DATE_KEYS)),
+                when=_when(_first(attributes, _DATE_KEYS) or _lone_time(attributes)),
                 channel=channel,
                 url=attributes.get("url", "") or attributes.get("link", ""),
                 hit=attributes.get("hit", ""),
@@ -110,8 +123,8 @@ def _once(hits: list[Recalled]) -> list[Recalled]:
 
 
 def _with_their_hit(hits: list[Recalled]) -> list[Recalled]:
-    """The lines of a hit's exchange share its channel and its link (the conversation): the
-    prompt gives them once, on the match."""
+    """The lines of a hit's exchange share its channel and its link (the conversation), and
+    its day unless they say another: the prompt gives them once, on the match."""
     lead: dict[str, Recalled] = {}
     for hit in hits:
         if hit.hit and (hit.url or hit.channel):
@@ -121,6 +134,7 @@ def _with_their_hit(hits: list[Recalled]) -> list[Recalled]:
             hit,
             channel=hit.channel or lead[hit.hit].channel,
             url=hit.url or lead[hit.hit].url,
+            when=hit.when or lead[hit.hit].when,
         )
         if hit.hit in lead
         else hit
@@ -186,7 +200,7 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
         best = max(scores)
     ranked = sorted(range(size), key=lambda i: (-scores[i], i))
     chosen = [i for i in ranked[:_MAX_HITS] if scores[i] >= best * _CLOSE]
-    return [hits[i] for i in sorted(chosen, key=lambda i: (hits[i].when, i))]
+    return [hits[i] for i in sorted(chosen, key=lambda i: (_day_of(hits[i].when) or date.min, i))]
 
 
 def said(hit: Recalled) -> str:

@@ -63,7 +63,7 @@ MUSEUM_DAY = [
 async def test_a_question_is_answered_by_the_hit_with_its_rarest_words() -> None:
     answer = await _answer("Bot, when did Melanie go to the museum?", MUSEUM_DAY)
     assert answer == (
-        'On Thu 2023-07-06 Melanie said: "Yesterday I took the kids to the museum & the'
+        'On Thu 6 July 2023 Melanie said: "Yesterday I took the kids to the museum & the'
         ' dinosaurs were a hit"'
     )
     assert "beach" not in answer and "go go go" not in answer
@@ -74,7 +74,7 @@ async def test_attributes_the_composer_may_add_are_read_tolerantly() -> None:
         element(
             "recalled",
             'I signed up for the "Pride" pottery class',
-            date="Sat 2023-07-08",
+            date="Sat 8 July 2023",
             author="Caroline",
             channel="general",
             url="https://discord.com/channels/1/2/3",
@@ -84,7 +84,7 @@ async def test_attributes_the_composer_may_add_are_read_tolerantly() -> None:
     ]
     answer = await _answer("what pottery class did Caroline sign up for", recalled, "Melanie")
     assert answer.startswith(
-        'On Sat 2023-07-08 Caroline said in #general: "I signed up for the "Pride" pottery class"'
+        'On Sat 8 July 2023 Caroline said in #general: "I signed up for the "Pride" pottery class"'
     )
     assert answer.endswith("<https://discord.com/channels/1/2/3>")
 
@@ -105,7 +105,7 @@ async def test_an_answer_to_a_recalled_question_is_found_by_the_questions_words(
             hit="1",
             kind="message",
             role="match",
-            date="Mon 2026-05-04",
+            date="Mon 4 May 2026",
             author="Bob",
         ),
         element(
@@ -114,14 +114,14 @@ async def test_an_answer_to_a_recalled_question_is_found_by_the_questions_words(
             hit="1",
             kind="message",
             role="after",
-            date="Mon 2026-05-04",
+            date="Mon 4 May 2026",
             author="Alice",
         ),
     ]
 
     answer = await _answer("what did Alice say about her new flat?", flat, author="Carol")
 
-    assert answer.startswith("On Mon 2026-05-04 Alice said (answering Bob:")
+    assert answer.startswith("On Mon 4 May 2026 Alice said (answering Bob:")
     assert '"small but it has a balcony, so the tomatoes came with me"' in answer
 
 
@@ -132,7 +132,7 @@ async def test_a_message_that_answers_beats_a_day_summary_retelling_it() -> None
             "I'm allergic to wasps, so I always carry my epipen on trips",
             hit="1",
             kind="message",
-            date="Tue 2026-05-05",
+            date="Tue 5 May 2026",
             author="Bob",
         ),
         element(
@@ -140,7 +140,7 @@ async def test_a_message_that_answers_beats_a_day_summary_retelling_it() -> None
             'Bob said: "I\'m allergic to wasps, so I always carry my epipen on trips".',
             hit="2",
             kind="summary",
-            date="Tue 2026-05-05",
+            date="Tue 5 May 2026",
             author="Bob",
         ),
     ]

@@ -30,7 +30,7 @@ class Runner:
 
     async def __call__(self, call: ToolCall) -> str:
         self.calls.append(call)
-        return f"Thu 2023-07-06 Melanie: we went to the museum ({call.arguments.get('query')})"
+        return f"Thu 6 July 2023 Melanie: we went to the museum ({call.arguments.get('query')})"
 
 
 def gemini_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -118,11 +118,11 @@ async def test_gemini_runs_the_search_it_asks_for_and_answers_from_it(
     runner = Runner()
     fake_http.queue(
         Reply(body=gemini_call("search_memory", {"query": "museum"})),
-        Reply(body=gemini_text("On Thu 2023-07-06.", prompt_tokens=150)),
+        Reply(body=gemini_text("On Thu 6 July 2023.", prompt_tokens=150)),
     )
     response = await gemini.complete(_request(runner))
 
-    assert response.text == "On Thu 2023-07-06."
+    assert response.text == "On Thu 6 July 2023."
     assert runner.calls == [ToolCall("search_memory", {"query": "museum"})]
     first, second = (r.body for r in fake_http.requests)
     declared = first["tools"][0]["functionDeclarations"][0]
@@ -157,11 +157,11 @@ async def test_openai_compatible_runs_tool_calls_and_sends_results_back(
     runner = Runner()
     fake_http.queue(
         Reply(body=openai_call("search_memory", {"query": "museum"})),
-        Reply(body=openai_text("She went on Thu 2023-07-06.")),
+        Reply(body=openai_text("She went on Thu 6 July 2023.")),
     )
     response = await local_llm.complete(_request(runner))
 
-    assert response.text == "She went on Thu 2023-07-06."
+    assert response.text == "She went on Thu 6 July 2023."
     assert runner.calls == [ToolCall("search_memory", {"query": "museum"})]
     first, second = (r.body for r in fake_http.requests)
     assert first["tools"][0]["function"]["name"] == "search_memory"

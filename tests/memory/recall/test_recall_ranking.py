@@ -81,8 +81,8 @@ async def test_the_museum_message_beats_summaries_full_of_a_common_name(db_pool)
     )
     hits = await RecallService(db_pool).search(G, "When did Melanie go to the museum?", limit=5)
     assert hits[0].text == "Yesterday I took the kids to the museum"
-    assert hits[0].author_name == "melanie" and hits[0].day_label == "Thu 2023-03-09"
-    assert hits[0].dates == ("yesterday = Wed 2023-03-08",)
+    assert hits[0].author_name == "melanie" and hits[0].day_label == "Thu 9 March 2023"
+    assert hits[0].dates == ("yesterday = Wed 8 March 2023",)
     assert [hit.kind for hit in hits] == sorted((hit.kind for hit in hits), key="message".__ne__)
 
 
@@ -224,7 +224,7 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
         "loved the pottery, going back on Saturday",
         "nice!",
     ]
-    assert lines[1].dates == ("on saturday = Sat 2023-04-29 (past) or Sat 2023-05-13 (coming)",)
+    assert lines[1].dates == ("on saturday = Sat 29 April 2023 (past) or Sat 13 May 2023 (coming)",)
 
 
 async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -> None:

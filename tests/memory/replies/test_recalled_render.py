@@ -21,13 +21,13 @@ def test_a_hit_the_memories_hold_is_left_out_unless_it_resolves_a_date() -> None
     ]
     hits = [
         _hit("my gecko is called Pixel"),
-        _hit("yesterday I went to the aquarium", ("yesterday = Mon 2023-06-12",)),
+        _hit("yesterday I went to the aquarium", ("yesterday = Mon 12 June 2023",)),
     ]
 
     xml, lines = render_recalled(hits, 1, budget=1000, known=memories)
 
     assert [line.text for _, line in lines] == ["yesterday I went to the aquarium"]
-    assert 'dates="yesterday = Mon 2023-06-12"' in str(xml)
+    assert 'dates="yesterday = Mon 12 June 2023"' in str(xml)
 
 
 def _line(message_id: int, text: str, side: str, tier: int) -> RecallHit:

@@ -89,8 +89,8 @@ async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot
         memory, db_pool, CAROLINE, "Bot, When did Melanie go to the museum?"
     )
     assert recalled[0] == "Yesterday I took the kids to the museum"
-    assert 'dates="yesterday = Wed 2023-07-05"' in result.prompt
-    assert 'date="Thu 2023-07-06"' in result.prompt and 'author="melanie"' in result.prompt
+    assert 'dates="yesterday = Wed 5 July 2023"' in result.prompt
+    assert 'date="Thu 6 July 2023"' in result.prompt and 'author="melanie"' in result.prompt
     assert all("Bot" not in line and "?" not in line and "I think" not in line for line in recalled)
 
 
