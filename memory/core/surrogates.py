@@ -62,7 +62,7 @@ def attachment_surrogate(
     filename: str, content_type: str | None = None, description: str | None = None
 ) -> str:
     """ "[image: cat.png]"; with the attachment's description (Discord's alt text, or an
-    export's caption) "[image: cat.png: a cat asleep on a sofa]", so what a picture shows
+    export's caption) "[image: cat.png: a dog running on a beach]", so what a picture shows
     can be remembered and searched like words."""
     kind = attachment_kind(filename, content_type)
     described = clean_name(description)

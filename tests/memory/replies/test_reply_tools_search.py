@@ -15,7 +15,7 @@ from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM, ToolCall
 from memory.llm.providers import LLMRequest
 from memory.members import MemberDirectory, NameIndexCache
-from memory.recall import RecallService
+from memory.recall import RecallService, day_label
 from memory.replies import (
     ConversationWindows,
     IncomingMessage,
@@ -99,7 +99,7 @@ async def test_search_tool_keeps_to_the_dates_and_member_asked(db_pool, telemetr
 
     assert "back in their hive" in after and "swarmed" not in after
     assert "filed a report" in by_kim and "swarmed" not in by_kim
-    assert (DAY - timedelta(days=3)).strftime("%a %Y-%m-%d") in after
+    assert day_label((DAY - timedelta(days=3)).date()) in after
 
 
 async def test_member_tools_answer_by_name_and_say_when_nobody_matches(db_pool, telemetry) -> None:
