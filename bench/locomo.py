@@ -39,6 +39,7 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.locomo_data import ANSWERABLE, Conversation, DatasetMissing, Question, load
+from bench.locomo_learner import LearnerScore, judge, labels, learned_facts
 from bench.locomo_score import Score, score
 from bench.providers import TOKENIZER, fast_tokens
 from bench.quality import RecordingProvider
@@ -81,8 +82,9 @@ def available() -> list[Conversation] | None:
 
 async def run(
     pool: asyncpg.Pool, report: Reporter | None, chat: Conversation, *, every: int = 1
-) -> list[Asked]:
-    """Import one conversation, close its days, ask every `every`-th question."""
+) -> tuple[list[Asked], LearnerScore]:
+    """Import one conversation, close its days, judge what was learned, ask every `every`-th
+    question."""
     recorder = RecordingProvider()
     clock = FixedClock(chat.ask_at)
     settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
@@ -99,6 +101,7 @@ async def run(
             path.write_text(json.dumps(chat.export()), encoding="utf-8")
             result = await memory.operations.importer(include_bots=False).import_file(path)
         await learn_days(memory, [result], out=io.StringIO())
+        learner = judge(chat, await learned_facts(pool, chat))
         if report is not None:
             seconds = time.perf_counter() - began
             report(BENCH, "import_and_learn_s", seconds, "s", conversation=chat.sample_id)
@@ -106,7 +109,7 @@ async def run(
         for number, question in enumerate(chat.questions):
             if number % every == 0:
                 asked.append(await _ask(memory, clock, recorder, chat, question))
-    return asked
+    return asked, learner
 
 
 async def _ask(
@@ -192,12 +195,42 @@ async def run_all(
         return []
     chats = chats[:conversations] if conversations else chats
     asked: list[Asked] = []
+    learned: list[LearnerScore] = []
     for chat in chats:
         async with server.pool(f"locomo_{chat.sample_id.replace('-', '_')}") as pool:
-            asked += await run(pool, report, chat, every=every)
+            questions, learner = await run(pool, report, chat, every=every)
+        asked += questions
+        learned.append(learner)
     params = {"conversations": len(chats), "every": every}
     report_figures(report, asked, params)
+    report_learner(report, learned, {"conversations": len(chats)})
     return asked
+
+
+def report_learner(report: Reporter, scores: list[LearnerScore], params: dict[str, Any]) -> None:
+    """The learner's recall of the observations, and its precision on the labelled sample."""
+    observations = sum(score.observations for score in scores)
+    found = sum(score.found for score in scores)
+    report(
+        BENCH,
+        "learner_recall",
+        found / observations if observations else None,
+        "fraction",
+        observations=observations,
+        **params,
+    )
+    verdicts = labels()
+    sampled = [fact for score in scores for fact in score.sampled]
+    judged = [verdicts[fact.key] for fact in sampled if fact.key in verdicts]
+    report(
+        BENCH,
+        "learner_precision",
+        sum(judged) / len(judged) if judged else None,
+        "fraction",
+        labelled=len(judged),
+        sampled=len(sampled),
+        **params,
+    )
 
 
 async def main(argv: list[str] | None = None) -> int:

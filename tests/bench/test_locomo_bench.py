@@ -14,6 +14,7 @@ import pytest
 from bench import locomo
 from bench.database import BenchServer
 from bench.locomo_data import DatasetMissing, conversation, dataset_path, load, session_time
+from bench.locomo_learner import Learned, judge
 from bench.locomo_score import score
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
@@ -96,7 +97,7 @@ def test_only_the_memories_count_as_evidence() -> None:
 
 def test_a_missing_dataset_is_one_line_and_a_skip(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("LOCOMO_DATA", str(tmp_path / "absent.json.gz"))
-    with pytest.raises(DatasetMissing, match="absent.json.gz"):
+    with pytest.raises(DatasetMissing, match=r"absent\.json\.gz"):
         load()
     monkeypatch.delenv("CI", raising=False)
     assert locomo.available() is None
@@ -139,3 +140,16 @@ async def test_the_development_half_runs_when_it_is_there(pg_server: EmbeddedPos
         await server.aclose()
     assert asked and all(a.tokens for a in asked)
     assert 0 < report.value("locomo", "evidence_any_in_memories", category="all") <= 1
+
+
+def test_the_learner_is_credited_only_for_its_member_and_the_observation_turn() -> None:
+    chat = conversation(_sample(), 0)
+    ada = chat.member_id("Ada")
+    right = Learned("toy-1", ada, "Ada has a ferret named Biscuit.", ("D1:1",))
+    assert judge(chat, [right]).found == 1
+    other_turn = Learned("toy-1", ada, "Ada has a ferret.", ("D1:2",))
+    other_member = Learned("toy-1", chat.member_id("Ben"), "Ben has a ferret.", ("D1:1",))
+    unrelated = Learned("toy-1", ada, "Ada adopted Biscuit.", ("D1:1",))
+    for wrong in (other_turn, other_member, unrelated):
+        assert judge(chat, [wrong]).found == 0, wrong
+    assert judge(chat, [right]).observations == 1
