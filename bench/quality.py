@@ -1,7 +1,7 @@
 """Reply quality: do the messages that answer a question reach the reply prompt?
 
     python -m bench.quality [--members 5] [--sessions 30] [--days 150] [--per-kind 10]
-                            [--seed 0] [--large] [--split tuned|heldout|both]
+                            [--seed 0] [--large] [--split tuned|dev|both]
 
 A seeded chat (bench/quality_data.py: members meeting in sessions over months, planted facts,
 dated events, changes of mind, filler) is imported as a DiscordChatExporter file through the
@@ -15,10 +15,13 @@ answer words are, the never-said questions that carry false evidence (their unsa
 back, e.g. by recalling the question itself), prompt tokens p50 and the console turn's time
 (reply overhead, the model answering instantly) p50/p99.
 
-Two splits, each figure tagged with its `split`: `tuned` (bench/quality_data.py, the chats the
-retrieval code grew up with) and `heldout` (bench/quality_heldout.py: other people, topics and
+A fast smoke test of retrieval on chats generated from templates; memory changes are judged on
+real conversations (bench/locomo.py). Two splits, each figure tagged with its `split`: `tuned`
+(bench/quality_data.py, the chats the retrieval code grew up with) and `dev`
+(bench/quality_heldout.py, once called held-out: other people, topics and
 phrasings, answers said in exchanges and over two messages, lines that share a question's
-words without answering it; nothing in memory/ or db/ names it). Judge changes on `heldout`.
+words without answering it; nothing in memory/ or db/ names it). It was used to judge changes,
+so it is a development split, not a held-out one.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ ANSWER = "Let me think about that."
 # Longer than the window's hard decay (30 minutes): each question starts a fresh conversation.
 QUESTION_GAP = timedelta(minutes=31)
 LARGE = {"members": 8, "sessions": 60, "days": 365, "per_kind": 12}
-SPLITS = ("tuned", "heldout")
+SPLITS = ("tuned", "dev")
 
 
 class RecordingProvider(LLMProvider):
@@ -108,7 +111,7 @@ async def run(
 ) -> list[Asked]:
     """Generate `split`'s chat, import, ask; print the figures and return every question's
     outcome."""
-    make = generate_heldout if split == "heldout" else generate
+    make = generate_heldout if split == "dev" else generate
     chat = make(seed=seed, members=members, sessions=sessions, days=days, per_kind=per_kind)
     params = {
         "split": split,
@@ -175,7 +178,7 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
     have them; the day questions are reported on their own, so "all" compares with runs
     before they were added)."""
     common = {"tokenizer": TOKENIZER, **params}
-    recall_kinds = HELDOUT_KINDS if params.get("split") == "heldout" else KINDS
+    recall_kinds = HELDOUT_KINDS if params.get("split") == "dev" else KINDS
     for kind in (*ALL_KINDS, TWO_KIND, "all"):
         mine = [
             a

@@ -163,5 +163,5 @@ async def test_the_command_line_runs(pg_server: EmbeddedPostgres, monkeypatch, c
     assert len(shown) == len(ALL_KINDS) + len(HELDOUT_KINDS)  # both splits, one question a kind
     assert {line["split"] for line in lines if line["metric"] == "evidence_in_prompt"} == {
         "tuned",
-        "heldout",
+        "dev",
     }
