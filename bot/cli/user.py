@@ -14,7 +14,14 @@ from pathlib import Path
 
 from bot.cli import CliError, open_cli_memory, plural
 from memory.core.settings import Settings
-from memory.ports import FrontDoor, PrivacyError, Subject, export_summary, to_json
+from memory.ports import (
+    FrontDoor,
+    PrivacyError,
+    PurgeReport,
+    Subject,
+    export_summary,
+    to_json,
+)
 
 Confirm = Callable[[str], bool]
 
@@ -144,10 +151,14 @@ async def handle_purge(
                 return 1
         report = await memory.admin.purge(subject)
     print(report.describe())
+    _resummarized(report)
+    return 0
+
+
+def _resummarized(report: PurgeReport) -> None:
     if report.resummarized:
         days = ", ".join(day.isoformat() for day in report.resummarized)
         print(f"re-summarised without them: {days}")
-    return 0
 
 
 async def _anyone(memory: FrontDoor, args: argparse.Namespace) -> Subject:
@@ -180,8 +191,9 @@ async def handle_optout(
             if not confirm(prompt):
                 print("opt-out cancelled; nothing was changed", file=sys.stderr)
                 return 1
-        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True)
+        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True, wait=True)
     print(f"opted out {subject.label} of guild {subject.guild_id}; {report.describe()}")
+    _resummarized(report)
     return 0
 
 

@@ -57,9 +57,12 @@ class Administration:
         await self._privacy.opt_in(guild_id, user_id, actor_id=actor_id, by_admin=by_admin)
 
     async def opt_out(
-        self, subject: Subject, *, actor_id: int | None, by_admin: bool
+        self, subject: Subject, *, actor_id: int | None, by_admin: bool, wait: bool = False
     ) -> PurgeReport:
-        return await self._privacy.opt_out(subject, actor_id=actor_id, by_admin=by_admin)
+        """`wait`: the shared days are closed again before this returns (a command line);
+        otherwise in the background (an interaction answers at once). Either way what quoted
+        the member is gone when this returns."""
+        return await self._privacy.opt_out(subject, actor_id=actor_id, by_admin=by_admin, wait=wait)
 
     async def unconsented(self, guild_id: int) -> list[int]:
         return await self._privacy.unconsented(guild_id)

@@ -155,7 +155,7 @@ class PrivacyDesk:
         return await consent_of(self._pool, guild_id, user_id)
 
     async def opt_out(
-        self, subject: Subject, *, actor_id: int | None, by_admin: bool
+        self, subject: Subject, *, actor_id: int | None, by_admin: bool, wait: bool = False
     ) -> PurgeReport:
         """Stop storing the member and delete what is held, as `user purge` does. The choice is
         recorded first, so every write from then on (live, backfill, import, another process)
@@ -172,7 +172,7 @@ class PrivacyDesk:
             by_admin=by_admin,
             name_keys=[name_key(guild_id, name) for name in names],
         )
-        report = await self.purge(subject, actor_id=actor_id, wait=False)
+        report = await self.purge(subject, actor_id=actor_id, wait=wait)
         await self._hooks.flush_writes()
         swept = await delete_messages_of(self._pool, guild_id, user_id)
         if swept:
