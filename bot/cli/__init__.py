@@ -23,6 +23,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from bot.banner import version
+from bot.cli.ids import id_problem, level_problem
 from memory.core import event_loop
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
@@ -109,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
         parser.print_help()
+        return 2
+    problem = id_problem(args) or (args.log_level and level_problem(args.log_level))
+    if problem:
+        print(f"memorybot: {problem}", file=sys.stderr)
         return 2
     try:
         settings: Settings = load_settings()
