@@ -35,7 +35,16 @@ from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["CliError", "guild_name", "main", "open_cli_memory", "plural", "stop_event"]
+__all__ = [
+    "CliError",
+    "guild_label",
+    "guild_name",
+    "main",
+    "name_guild",
+    "open_cli_memory",
+    "plural",
+    "stop_event",
+]
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -172,6 +181,19 @@ def guild_name(typed: str) -> str | None:
     otherwise show only the id; None when they typed the id."""
     text = typed.strip()
     return None if not text or text.isdigit() else text
+
+
+def guild_label(typed: str, guild_id: int | None = None) -> str:
+    """The guild as the admin typed it ("Sample Hikers"), else its id: for output lines."""
+    name = guild_name(typed)
+    if name is not None:
+        return name
+    return str(guild_id) if guild_id is not None else typed.strip()
+
+
+def name_guild(message: str, guild_id: int, typed: str) -> str:
+    """A line from memory that says `guild <id>`, saying the guild as the admin typed it."""
+    return message.replace(f"guild {guild_id}", f"guild {guild_label(typed, guild_id)}")
 
 
 class CliError(Exception):
