@@ -147,9 +147,21 @@ async def test_her_words_leave_others_notes_and_summaries(
     assert await _run("summarize", "--guild", "Sample Hikers", "--date", day) == 0
     show = ("memory", "show", "--guild", "Sample Hikers", "--user", "bob", "--now", NOW)
     assert await _run(*show) == 0
+    episodes = ("episodes", "--guild", "Sample Hikers", "--day", day)
+    assert await _run(*episodes) == 0  # summarises the closed episodes, as the worker would
+    # The day's digest, as the digest job stores it before posting.
+    await db_pool.execute(
+        "INSERT INTO episode_digests (guild_id, day, channel_id, text) VALUES ($1, $2, $3, $4)",
+        GUILD,
+        DAY.date(),
+        CHANNEL,
+        "Yesterday: alice warned that bob is allergic to Kiwiberry jam; a hike is planned.",
+    )
     before = capsys.readouterr().out.lower()
     # The day closed with her words in bob's memory (else the test proves nothing).
     assert "kiwiberry" in before, before
+    told = await db_pool.fetchval("SELECT string_agg(summary, ' ') FROM episodes")
+    assert "kiwiberry" in (told or "").lower(), told  # the episode told it too
     held = await _derived_text(db_pool)
     assert "kiwiberry" in held
     if provider != "offline":  # the model's own words (a paraphrase) were stored
@@ -164,6 +176,7 @@ async def test_her_words_leave_others_notes_and_summaries(
     # And what the admin is shown of bob, stored or rebuilt, does not either.
     assert await _run(*show, "--no-build") == 0
     assert await _run(*show) == 0
+    assert await _run(*episodes) == 0
     after = capsys.readouterr().out.lower()
     for word in HERS:
         assert word not in after, (word, after)
