@@ -14,6 +14,7 @@ import contextlib
 import importlib
 import inspect
 import logging
+import re
 import shutil
 import signal
 import sys
@@ -34,6 +35,8 @@ from memory.ports import DatabaseUnavailable, FrontDoor, describe_database, embe
 from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
+
+_GUILD_ID = re.compile(r"\bguild \d+\b")
 
 __all__ = [
     "CliError",
@@ -147,8 +150,16 @@ def _fail(exc: Exception, args: argparse.Namespace, *, code: int) -> int:
     """One line on stderr; the traceback too with --verbose."""
     if getattr(args, "verbose", False):
         traceback.print_exception(exc, file=sys.stderr)
-    print(f"memorybot: {exc}", file=sys.stderr)
+    print(f"memorybot: {_guild_as_typed(str(exc), args)}", file=sys.stderr)
     return code
+
+
+def _guild_as_typed(message: str, args: argparse.Namespace) -> str:
+    """`guild 800000000000000001` in an error line said as the admin typed it (`--guild
+    "Sample Hikers"`): the id alone means nothing to them."""
+    typed = getattr(args, "guild", None)
+    name = guild_name(typed) if isinstance(typed, str) else None
+    return _GUILD_ID.sub(lambda _: f"guild {name}", message) if name else message
 
 
 def stop_event() -> asyncio.Event:

@@ -121,6 +121,22 @@ async def test_lines_name_the_guild_as_typed_and_optin_takes_yes(cli_env, db_poo
     assert f"guild {GUILD}" in capsys.readouterr().out
 
 
+TYPED = ("--guild", "Sample Hikers", "--user", "nobody")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("memory", "show", *TYPED), ("recall", *TYPED, "hike"), ("user", "export", *TYPED)],
+)
+async def test_error_lines_name_the_guild_as_typed(
+    argv: tuple[str, ...], cli_env, db_pool, capsys
+) -> None:
+    await _seed(db_pool)
+    assert await _cli(*argv) == 1
+    err = capsys.readouterr().err
+    assert "in guild Sample Hikers" in err and str(GUILD) not in err, err
+
+
 async def test_retention_days_given_does_not_speak_of_retention_days(
     cli_env, db_pool, capsys, caplog: pytest.LogCaptureFixture
 ) -> None:
