@@ -1,6 +1,8 @@
 """Purging one member of one guild: their rows deleted, their mentions in others' messages
-scrubbed, what others' summaries and contexts may carry of them dropped or marked stale, and
-any table a later migration adds with a member column swept too. Runs in one transaction.
+scrubbed, what others' notes, summaries, histories, contexts, episodes and digests may carry
+of them (by name, by quote, or paraphrased by a model) dropped at once (db/privacy_quotes.py)
+and their days marked stale to be closed again without them, and any table a later migration
+adds with a member column swept too. Runs in one transaction.
 """
 
 from __future__ import annotations
@@ -11,6 +13,14 @@ from typing import Any
 
 from db.learned import unlearn_said_by
 from db.privacy import PurgeCounts, ident, other_member_tables
+from db.privacy_quotes import (
+    blank_digests,
+    blank_episodes,
+    drop_day_summaries,
+    drop_passes_reading,
+    noted_days,
+    quotes_of,
+)
 from db.types import Connection
 
 # Text put where another member's message mentioned the purged member (`<@id>`).
@@ -90,13 +100,19 @@ async def purge_member_rows(
     # What chat taught about others from their words goes too (before their messages do).
     unlearned, pruned, said = await unlearn_said_by(connection, g, u)
     purge.counts.rows.update(learned_facts_said_by=unlearned, learned_facts_provenance=pruned)
+    quotes = await quotes_of(connection, g, u)
     days = await _affected_days(connection, g, u, timezone, mention, patterns)
+    days = sorted(set(days) | set(await noted_days(connection, g, patterns, quotes)))
+    # Others' notes that read or quote them, while their messages still find the passes.
+    purge.counts.rows["others_day_passes"] = await drop_passes_reading(
+        connection, g, u, mention=mention, patterns=patterns, quotes=quotes
+    )
     for label, sql in _OWN_ROWS[:1]:
         await purge.run(label, sql, g, u)
     await _scrub_mentions(purge, mention)
     for label, sql in _OWN_ROWS[1:]:
         await purge.run(label, sql, g, u)
-    await _drop_others_derived(purge, days, patterns)
+    await _drop_others_derived(purge, days, patterns, quotes)
     await _drop_contexts_of(purge, said)
     for table, column in await other_member_tables(connection):
         await purge.run(
@@ -161,46 +177,59 @@ async def _drop_contexts_of(purge: _Purge, others: list[int]) -> None:
     purge.counts.others_invalidated = sorted(set(purge.counts.others_invalidated) | set(others))
 
 
-async def _drop_others_derived(purge: _Purge, days: list[date], patterns: list[str]) -> None:
-    """Other members' derived text that may carry the member: recomputed on demand."""
+async def _drop_others_derived(
+    purge: _Purge, days: list[date], patterns: list[str], quotes: list[str]
+) -> None:
+    """Other members' derived text that may carry the member, by name, by quote or (written by
+    a model) by paraphrase: dropped, and recomputed on demand from what is left."""
     connection, counts, g, u = purge.connection, purge.counts, purge.g, purge.u
-    if days:
-        # Narratives ending within a window of her days read them; a later one rolled forward
-        # may still carry a sentence about her, so it goes too when it names her.
-        await purge.run(
-            "others_historical_summaries",
-            "DELETE FROM historical_summaries WHERE guild_id = $1 AND end_day >= $2::date"
-            " AND (end_day <= $3::date + 7 OR summary ~* ANY($4::text[]))",
-            g,
-            days[0],
-            days[-1],
-            patterns,
-        )
-    dropped_contexts = await connection.fetch(
-        """
-        DELETE FROM merged_contexts WHERE guild_id = $1
-          AND (context ~* ANY($3::text[]) OR sources::text LIKE '%' || $2::bigint::text || '%')
-        RETURNING user_id
-        """,
+    # Narratives ending within a window of her days read them; any other that names or quotes
+    # her (a later one rolled forward) goes too.
+    await purge.run(
+        "others_historical_summaries",
+        "DELETE FROM historical_summaries WHERE guild_id = $1"
+        " AND ((end_day >= $2::date AND end_day <= $3::date + 7)"
+        " OR summary ~* ANY($4::text[]) OR EXISTS (SELECT 1 FROM unnest($5::text[]) q"
+        " WHERE strpos(lower(summary), q) > 0))",
         g,
-        u,
+        days[0] if days else None,
+        days[-1] if days else None,
         patterns,
+        quotes,
     )
-    counts.rows["others_merged_contexts"] = counts.rows.get("others_merged_contexts", 0) + len(
-        dropped_contexts
-    )
-    counts.others_invalidated = sorted(row["user_id"] for row in dropped_contexts)
-    if days:
-        # their historical summaries were dropped above: their cached contexts are stale too
-        others = await connection.fetch(
+    # Everyone summarised on her days: their summaries go (the days are closed again without
+    # her), and so do their stored and cached contexts and histories.
+    others = {
+        row["user_id"]
+        for row in await connection.fetch(
             "SELECT DISTINCT user_id FROM daily_summaries WHERE guild_id = $1"
             " AND day = ANY($2::date[])",
             g,
             days,
         )
-        counts.others_invalidated = sorted(
-            set(counts.others_invalidated) | {row["user_id"] for row in others}
-        )
+    }
+    counts.rows["others_daily_summaries"] = await drop_day_summaries(connection, g, days)
+    dropped_contexts = await connection.fetch(
+        """
+        DELETE FROM merged_contexts WHERE guild_id = $1
+          AND (context ~* ANY($3::text[]) OR sources::text LIKE '%' || $2::bigint::text || '%'
+               OR user_id = ANY($4::bigint[])
+               OR EXISTS (SELECT 1 FROM unnest($5::text[]) q WHERE strpos(lower(context), q) > 0))
+        RETURNING user_id
+        """,
+        g,
+        u,
+        patterns,
+        sorted(others),
+        quotes,
+    )
+    counts.rows["others_merged_contexts"] = counts.rows.get("others_merged_contexts", 0) + len(
+        dropped_contexts
+    )
+    counts.rows["others_episodes"] = await blank_episodes(connection, g, patterns, quotes)
+    counts.rows["digests"] = await blank_digests(connection, g, days, patterns, quotes)
+    others |= {row["user_id"] for row in dropped_contexts}
+    counts.others_invalidated = sorted(others - {u})
 
 
 async def _settle_days(purge: _Purge, days: list[date], timezone: str) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import importlib
 import inspect
 import logging
+import re
 import shutil
 import signal
 import sys
@@ -23,6 +24,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from bot.banner import version
+from bot.cli.ids import id_problem, level_problem
 from memory.core import event_loop
 from memory.core.clock import clock_from_env
 from memory.core.paths import in_container
@@ -34,7 +36,18 @@ from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["CliError", "guild_name", "main", "open_cli_memory", "plural", "stop_event"]
+_GUILD_ID = re.compile(r"\bguild \d+\b")
+
+__all__ = [
+    "CliError",
+    "guild_label",
+    "guild_name",
+    "main",
+    "name_guild",
+    "open_cli_memory",
+    "plural",
+    "stop_event",
+]
 
 # Subcommand modules, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -110,6 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
+    problem = id_problem(args) or (args.log_level and level_problem(args.log_level))
+    if problem:
+        print(f"memorybot: {problem}", file=sys.stderr)
+        return 2
     try:
         settings: Settings = load_settings()
     except SettingsError as exc:
@@ -133,8 +150,16 @@ def _fail(exc: Exception, args: argparse.Namespace, *, code: int) -> int:
     """One line on stderr; the traceback too with --verbose."""
     if getattr(args, "verbose", False):
         traceback.print_exception(exc, file=sys.stderr)
-    print(f"memorybot: {exc}", file=sys.stderr)
+    print(f"memorybot: {_guild_as_typed(str(exc), args)}", file=sys.stderr)
     return code
+
+
+def _guild_as_typed(message: str, args: argparse.Namespace) -> str:
+    """`guild 800000000000000001` in an error line said as the admin typed it (`--guild
+    "Sample Hikers"`): the id alone means nothing to them."""
+    typed = getattr(args, "guild", None)
+    name = guild_name(typed) if isinstance(typed, str) else None
+    return _GUILD_ID.sub(lambda _: f"guild {name}", message) if name else message
 
 
 def stop_event() -> asyncio.Event:
@@ -167,6 +192,19 @@ def guild_name(typed: str) -> str | None:
     otherwise show only the id; None when they typed the id."""
     text = typed.strip()
     return None if not text or text.isdigit() else text
+
+
+def guild_label(typed: str, guild_id: int | None = None) -> str:
+    """The guild as the admin typed it ("Sample Hikers"), else its id: for output lines."""
+    name = guild_name(typed)
+    if name is not None:
+        return name
+    return str(guild_id) if guild_id is not None else typed.strip()
+
+
+def name_guild(message: str, guild_id: int, typed: str) -> str:
+    """A line from memory that says `guild <id>`, saying the guild as the admin typed it."""
+    return message.replace(f"guild {guild_id}", f"guild {guild_label(typed, guild_id)}")
 
 
 class CliError(Exception):

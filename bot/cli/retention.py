@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
 from memory.core.settings import Settings
+from memory.ports import MIN_RETENTION_DAYS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +38,15 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     days = settings.retention_days if args.days is None else args.days
     if days < 1:
         raise CliError("--days must be at least 1")
+    if args.days is not None and days < MIN_RETENTION_DAYS:
+        # Said about --days, which is what the admin typed (RETENTION_DAYS is not in play).
+        print(
+            f"--days {days}: the last {MIN_RETENTION_DAYS} days are always kept (the summaries"
+            f" still read them); {'counting' if args.dry_run else 'deleting'} messages older"
+            f" than {MIN_RETENTION_DAYS} days",
+            file=sys.stderr,
+        )
+        days = MIN_RETENTION_DAYS
     async with open_cli_memory(settings, args.now) as memory:
         report = await memory.operations.run_retention(retention_days=days, dry_run=args.dry_run)
         names = await memory.admin.guild_names(list(report.by_guild))

@@ -12,9 +12,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.cli import CliError, open_cli_memory, plural
+from bot.cli import CliError, guild_label, name_guild, open_cli_memory, plural
 from memory.core.settings import Settings
-from memory.ports import FrontDoor, PrivacyError, Subject, export_summary, to_json
+from memory.ports import (
+    FrontDoor,
+    PrivacyError,
+    PurgeReport,
+    Subject,
+    export_summary,
+    to_json,
+)
 
 Confirm = Callable[[str], bool]
 
@@ -60,17 +67,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "store only members who opted in, and lifts an earlier opt-out.",
     )
     _common(optin)
+    # Opting in deletes nothing, so there is nothing to confirm; --yes is accepted all the same
+    # (scripts pass it to every user subcommand).
+    optin.add_argument("--yes", action="store_true", help="accepted; opting in asks nothing")
     optin.set_defaults(handler=handle_optin)
+    _register_purge_unconsented(commands)
+    parser.set_defaults(handler=lambda args, settings: _usage(parser))
+
+
+def _register_purge_unconsented(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
     unconsented = commands.add_parser(
         "purge-unconsented",
         help="purge every member of a guild who never opted in",
         description="For a guild that stores only members who opted in: delete what is held "
-        "about everyone else, as `user purge` does for each.",
+        "about everyone else, as `user purge` does for each, after naming them. Refused in a "
+        "guild that stores everyone unless --force is given.",
     )
     unconsented.add_argument("--guild", required=True, help="guild id or exact name")
     unconsented.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    unconsented.add_argument(
+        "--force",
+        action="store_true",
+        help="purge even though the guild stores everyone (storage is not opted-in)",
+    )
     unconsented.set_defaults(handler=handle_purge_unconsented)
-    parser.set_defaults(handler=lambda args, settings: _usage(parser))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +121,12 @@ async def _subject(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     try:
         return await memory.admin.subject(guild_id, args.user)
     except PrivacyError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(name_guild(str(exc), guild_id, args.guild)) from None
+
+
+def _where(args: argparse.Namespace, subject: Subject) -> str:
+    """`guild Sample Hikers` when the admin typed its name, else `guild <id>`."""
+    return f"guild {guild_label(args.guild, subject.guild_id)}"
 
 
 async def handle_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -114,9 +141,7 @@ async def handle_export(args: argparse.Namespace, settings: Settings) -> int:
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text, encoding="utf-8")
-        print(
-            f"exported {subject.label} of guild {subject.guild_id} to {args.out}", file=sys.stderr
-        )
+        print(f"exported {subject.label} of {_where(args, subject)} to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -135,34 +160,39 @@ async def handle_purge(
         if not args.yes:
             preview = await memory.admin.preview(subject)
             prompt = (
-                f"This deletes everything held about {subject.label} in guild "
-                f"{subject.guild_id}:\n{export_summary(preview)}\n"
+                f"This deletes everything held about {subject.label} in "
+                f"{_where(args, subject)}:\n{export_summary(preview)}\n"
                 "It cannot be undone. Type 'yes' to purge: "
             )
             if not confirm(prompt):
                 print("purge cancelled; nothing was deleted", file=sys.stderr)
                 return 1
         report = await memory.admin.purge(subject)
-    print(report.describe())
+    print(name_guild(report.describe(), subject.guild_id, args.guild))
+    _resummarized(report)
+    return 0
+
+
+def _resummarized(report: PurgeReport) -> None:
     if report.resummarized:
         days = ", ".join(day.isoformat() for day in report.resummarized)
         print(f"re-summarised without them: {days}")
-    return 0
 
 
 async def _anyone(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     """The member, also by a bare id neither the guild nor the member was seen with yet."""
+    guild_id: int | None = None
     try:
-        guild_id: int | None
         try:
             guild_id = await memory.admin.guild(args.guild)
         except PrivacyError:
             guild_id = parse_id(args.guild)
             if guild_id is None:
                 raise
-        return await memory.admin.subject_or_id(guild_id, args.user)
+        return await memory.admin.subject_or_id(guild_id, args.user, typed=True)
     except PrivacyError as exc:
-        raise CliError(str(exc)) from None
+        message = str(exc) if guild_id is None else name_guild(str(exc), guild_id, args.guild)
+        raise CliError(message) from None
 
 
 async def handle_optout(
@@ -173,15 +203,17 @@ async def handle_optout(
         subject = await _anyone(memory, args)
         if not args.yes:
             prompt = (
-                f"{subject.label} in guild {subject.guild_id} will not be remembered: everything"
+                f"{subject.label} in {_where(args, subject)} will not be remembered: everything"
                 " held about them is deleted now and nothing of theirs is stored from now on."
                 " Type 'yes' to continue: "
             )
             if not confirm(prompt):
                 print("opt-out cancelled; nothing was changed", file=sys.stderr)
                 return 1
-        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True)
-    print(f"opted out {subject.label} of guild {subject.guild_id}; {report.describe()}")
+        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True, wait=True)
+    described = name_guild(report.describe(), subject.guild_id, args.guild)
+    print(f"opted out {subject.label} of {_where(args, subject)}; {described}")
+    _resummarized(report)
     return 0
 
 
@@ -192,7 +224,7 @@ async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
     label = subject.label
     if subject.member is None and parse_id(args.user) is None:  # found by a name they had
         label = f"{args.user.strip()} (id {subject.user_id})"
-    print(f"opted in {label} of guild {subject.guild_id}: stored from now on")
+    print(f"opted in {label} of {_where(args, subject)}: stored from now on")
     return 0
 
 
@@ -204,24 +236,38 @@ def parse_id(text: str) -> int | None:
 async def handle_purge_unconsented(
     args: argparse.Namespace, settings: Settings, *, confirm: Confirm = ask
 ) -> int:
+    where = guild_label(args.guild)
     async with open_cli_memory(settings) as memory:
         try:
             guild_id = await memory.admin.guild(args.guild)
+            storage = (await memory.admin.refresh_settings(guild_id)).storage
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
+        where = guild_label(args.guild, guild_id)
+        if storage != "opted-in" and not args.force:
+            raise CliError(
+                f"guild {where} stores everyone (storage: {storage}), not only members who"
+                " opted in, so nobody there was expected to opt in; switch it first with"
+                " `/memory settings storage: opted-in` in Discord, or pass --force to purge"
+                " every member who never opted in anyway"
+            )
         members = await memory.admin.unconsented(guild_id)
         if not members:
-            print(f"nobody in guild {guild_id} is held without having opted in")
+            print(f"nobody in guild {where} is held without having opted in")
             return 0
+        names = await memory.member_commands.display_names(guild_id, members)
         held = plural(len(members), "member")
+        listing = "\n".join(f"  {names.get(user_id, 'user')} (id {user_id})" for user_id in members)
         prompt = (
-            f"{held} of guild {guild_id} {'is' if len(members) == 1 else 'are'} held without"
-            " having opted in;"
-            " everything held about them will be deleted. Type 'yes' to purge them: "
+            f"{held} of guild {where} {'is' if len(members) == 1 else 'are'} held without"
+            f" having opted in:\n{listing}\n"
+            "Everything held about them will be deleted. Type 'yes' to purge them: "
         )
-        if not args.yes and not confirm(prompt):
+        if args.yes:
+            print(f"purging {held} of guild {where}:\n{listing}", file=sys.stderr)
+        elif not confirm(prompt):
             print("purge cancelled; nothing was deleted", file=sys.stderr)
             return 1
-        purged = await memory.admin.purge_unconsented(guild_id, actor_id=None)
-    print(f"purged {plural(purged, 'member')} of guild {guild_id} who never opted in")
+        purged = await memory.admin.purge_unconsented(guild_id, actor_id=None, only=members)
+    print(f"purged {plural(purged, 'member')} of guild {where} who never opted in")
     return 0

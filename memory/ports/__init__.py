@@ -49,6 +49,7 @@ from memory.ports.member_commands import MemberCommands
 from memory.ports.operations import AdminViews, ImportSettings, Operations
 from memory.ports.reports import Reports
 from memory.privacy import (
+    MIN_RETENTION_DAYS,
     PrivacyError,
     PurgeReport,
     RetentionReport,
@@ -79,6 +80,7 @@ from memory.telemetry import (
 )
 
 __all__ = [
+    "MIN_RETENTION_DAYS",
     "OPS",
     "TELEMETRY_FILE",
     "AdminViews",

@@ -42,9 +42,10 @@ class Administration:
         """A stored member from a mention, id or name; PrivacyError when unknown."""
         return await self._privacy.subject(guild_id, text)
 
-    async def subject_or_id(self, guild_id: int, text: str) -> Subject:
-        """Like `subject`, but a bare id is accepted even when nothing is stored for it."""
-        return await self._privacy.subject_or_id(guild_id, text)
+    async def subject_or_id(self, guild_id: int, text: str, *, typed: bool = False) -> Subject:
+        """Like `subject`, but a bare id is accepted even when nothing is stored for it (one
+        no Discord member can have is refused when `typed` by an admin)."""
+        return await self._privacy.subject_or_id(guild_id, text, typed=typed)
 
     # --- consent, export and purge ------------------------------------------------------
 
@@ -57,15 +58,20 @@ class Administration:
         await self._privacy.opt_in(guild_id, user_id, actor_id=actor_id, by_admin=by_admin)
 
     async def opt_out(
-        self, subject: Subject, *, actor_id: int | None, by_admin: bool
+        self, subject: Subject, *, actor_id: int | None, by_admin: bool, wait: bool = False
     ) -> PurgeReport:
-        return await self._privacy.opt_out(subject, actor_id=actor_id, by_admin=by_admin)
+        """`wait`: the shared days are closed again before this returns (a command line);
+        otherwise in the background (an interaction answers at once). Either way what quoted
+        the member is gone when this returns."""
+        return await self._privacy.opt_out(subject, actor_id=actor_id, by_admin=by_admin, wait=wait)
 
     async def unconsented(self, guild_id: int) -> list[int]:
         return await self._privacy.unconsented(guild_id)
 
-    async def purge_unconsented(self, guild_id: int, *, actor_id: int | None) -> int:
-        return await self._privacy.purge_unconsented(guild_id, actor_id=actor_id)
+    async def purge_unconsented(
+        self, guild_id: int, *, actor_id: int | None, only: list[int] | None = None
+    ) -> int:
+        return await self._privacy.purge_unconsented(guild_id, actor_id=actor_id, only=only)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
         """What a purge would remove, counted per kind of row."""

@@ -19,9 +19,15 @@ from memory.privacy._export_purge import (
     resolve_subject,
     to_json,
 )
-from memory.privacy._retention import RetentionJob, RetentionReport, run_retention
+from memory.privacy._retention import (
+    MIN_RETENTION_DAYS,
+    RetentionJob,
+    RetentionReport,
+    run_retention,
+)
 
 __all__ = [
+    "MIN_RETENTION_DAYS",
     "AmbiguousMember",
     "PrivacyDesk",
     "PrivacyError",

@@ -51,6 +51,10 @@ ID_HINT = (
     "Mode, then right-click the member > Copy User ID)"
 )
 
+# The smallest id Discord can give: a snowflake carries its creation time above bit 22, so an
+# id below this (0, 42) was never a user's. Only ids the bot has never seen are held to it.
+MIN_DISCORD_ID = 1 << 22
+
 FlushWrites = Callable[[], Awaitable[None]]
 Invalidate = Callable[[int, int], None]
 # A member opted out or was purged: their words leave every window, in every process.
@@ -128,15 +132,21 @@ class PrivacyDesk:
             )
         return Subject(guild_id, ids[0], None) if ids else None
 
-    async def subject_or_id(self, guild_id: int, text: str) -> Subject:
+    async def subject_or_id(self, guild_id: int, text: str, *, typed: bool = False) -> Subject:
         """`subject`, but a bare id (or mention) the bot has never seen is fine too: an operator
-        can honour an objection before an import brings the member in."""
+        can honour an objection before an import brings the member in. `typed`: the id was
+        typed by an admin, so one Discord could never give (`0`) is refused as unknown."""
         try:
             return await self.subject(guild_id, text)
-        except UnknownMember:
+        except UnknownMember as exc:
             user_id = parse_member_id(text)
             if user_id is None:
                 raise
+            if typed and user_id < MIN_DISCORD_ID:
+                raise UnknownMember(
+                    f"{exc}, and {user_id} cannot be a Discord user id; give the member's"
+                    " id (Copy User ID) or a name"
+                ) from None
             return Subject(guild_id, user_id, None)
 
     async def export(self, subject: Subject) -> dict[str, Any]:
@@ -155,7 +165,7 @@ class PrivacyDesk:
         return await consent_of(self._pool, guild_id, user_id)
 
     async def opt_out(
-        self, subject: Subject, *, actor_id: int | None, by_admin: bool
+        self, subject: Subject, *, actor_id: int | None, by_admin: bool, wait: bool = False
     ) -> PurgeReport:
         """Stop storing the member and delete what is held, as `user purge` does. The choice is
         recorded first, so every write from then on (live, backfill, import, another process)
@@ -172,7 +182,7 @@ class PrivacyDesk:
             by_admin=by_admin,
             name_keys=[name_key(guild_id, name) for name in names],
         )
-        report = await self.purge(subject, actor_id=actor_id, wait=False)
+        report = await self.purge(subject, actor_id=actor_id, wait=wait)
         await self._hooks.flush_writes()
         swept = await delete_messages_of(self._pool, guild_id, user_id)
         if swept:
@@ -187,11 +197,18 @@ class PrivacyDesk:
         """Members held who never opted in (what `storage = opted-in` would keep out)."""
         return await unconsented_members(self._pool, guild_id)
 
-    async def purge_unconsented(self, guild_id: int, *, actor_id: int | None) -> int:
-        """Purge every member held who never opted in; how many were purged."""
+    async def purge_unconsented(
+        self, guild_id: int, *, actor_id: int | None, only: list[int] | None = None
+    ) -> int:
+        """Purge every member held who never opted in (of `only`, when given: the ones an admin
+        was shown; one who opted in since is kept); how many were purged."""
         purged = 0
         for user_id in await self.unconsented(guild_id):
-            await self.purge(Subject(guild_id, user_id, None), actor_id=actor_id, wait=False)
+            if only is not None and user_id not in only:
+                continue
+            # By id, with the names they are known by: others' notes naming them go too.
+            subject = await self.subject_or_id(guild_id, str(user_id))
+            await self.purge(subject, actor_id=actor_id, wait=False)
             purged += 1
         return purged
 

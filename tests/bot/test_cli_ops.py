@@ -172,7 +172,7 @@ async def test_user_optout_and_optin_from_the_command_line(cli_env: Path, db_poo
     assert state == "out"
 
     never_seen = build_parser().parse_args(
-        ["user", "optout", "--guild", "424242", "--user", "99999", "--yes"]
+        ["user", "optout", "--guild", "424242", "--user", "411111111111111119", "--yes"]
     )
     assert await never_seen.handler(never_seen, settings) == 0  # honoured before any import
 

@@ -244,12 +244,9 @@ async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, tel
     summaries = await seeded.fetch(
         "SELECT day, user_id FROM daily_summaries WHERE guild_id = $1 ORDER BY day, user_id", G
     )
-    assert [(r["day"], r["user_id"]) for r in summaries] == [
-        (DAY1, BOB),
-        (DAY3, BOB),
-        (DAY4, BOB),
-        (DAY4, CAROL),
-    ]
+    # Others' summaries of her days may quote or paraphrase her: they go at once (the stale
+    # days are closed again without her); a day she had no part in keeps its summaries.
+    assert [(r["day"], r["user_id"]) for r in summaries] == [(DAY4, BOB), (DAY4, CAROL)]
     # derived texts that could carry her are dropped (recomputed on demand); Carol's stays
     assert (
         await seeded.fetchval("SELECT count(*) FROM historical_summaries WHERE guild_id=$1", G) == 0
