@@ -99,6 +99,10 @@ class Scope:
     named: tuple[int, ...] = ()  # members named in the question: a boost, not a word
     boost: float = 0.0
     names: str | None = None  # a tsquery of their names: a row saying one is boosted too
+    # [from, to) of the time a question asks about: a message said then ranks `period_boost`
+    # higher.
+    period: tuple[datetime, datetime] | None = None
+    period_boost: float = 0.0
 
 
 @asynccontextmanager
@@ -191,7 +195,9 @@ _MESSAGES_TEMPLATE = """
           AND ($13::text IS NULL OR m.content !~* $13)
         LIMIT {cap}
     )
-    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id, {score} AS rank
+    SELECT message_id, channel_id, author_id, created_at, content, reply_to_id,
+           {score} + CASE WHEN created_at >= $16 AND created_at < $17 THEN $18::float8 ELSE 0 END
+               AS rank
     FROM c
     ORDER BY rank DESC, created_at DESC
     LIMIT $14
@@ -262,6 +268,8 @@ async def search_messages(
         exclude.bot_pattern,
         limit,
         scope.names,
+        *(scope.period or (None, None)),
+        scope.period_boost if scope.period else 0.0,
     )
     return [MessageMatch(**dict(row)) for row in rows]
 

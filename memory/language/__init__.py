@@ -51,6 +51,7 @@ from memory.language._meaning import (
     without_names,
 )
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
+from memory.language._period import asked_period
 from memory.language._search_words import SEARCH_STOP_WORDS, SMALL_TALK, other_forms
 from memory.language._statements import clean_value, is_clean_fact, own_statements
 from memory.language._third_person import conjugate, starts_in_first_person, third_person
@@ -72,6 +73,7 @@ __all__ = [
     "asked_channel",
     "asked_channel_name",
     "asked_day",
+    "asked_period",
     "asks_catch_up",
     "asks_what_is_new",
     "asks_what_was_talked_about",

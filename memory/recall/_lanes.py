@@ -6,6 +6,7 @@ and the second hop that brings the rest of a named member's story.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 import asyncpg
 
@@ -50,6 +51,8 @@ class Query:
     named: tuple[int, ...]  # the members the question names
     exclude: Exclusions
     limit: int
+    # The time the question asks about, [from, to) (`memory.language.asked_period`, widened).
+    period: tuple[datetime, datetime] | None = None
 
 
 class LaneSearch:
@@ -148,4 +151,7 @@ class LaneSearch:
             query.named,
             boost,
             found.names,
+            query.period,
+            # Said when the question asks about: as if it held the rarest word once more.
+            max(found.top_weight, 1.0) if query.period else 0.0,
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 
 import asyncpg
 
@@ -25,8 +26,9 @@ from db.recall import (
 )
 from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
+from memory.core.clock import Clock, SystemClock
 from memory.core.viewer import Viewer
-from memory.language import asks_what_is_new
+from memory.language import asked_period, asks_what_is_new
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._exchange import Exchange, exchanges
@@ -54,6 +56,9 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
+# How long after something happened it is still told as news ("last week").
+TOLD_AFTER = timedelta(days=7)
+
 # Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
 EXCHANGE_CANDIDATES = 2
 
@@ -69,6 +74,16 @@ class _Lanes:
     named: tuple[int, ...] = ()  # the members the question names
 
 
+def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
+    """[from, to) of the time `question` names, widened by a day before (time zones) and
+    TOLD_AFTER after (what happened is told later: "last night", "last week")."""
+    found = asked_period(question, today)
+    if found is None:
+        return None
+    start, end = (datetime.combine(day, time.min, UTC) for day in found)
+    return start - timedelta(days=1), end + TOLD_AFTER
+
+
 class RecallService:
     """Searches one guild at a time; never another guild's rows. Members named in a question
     are found with the guild's name index (`names`, shared with the reply path when given)."""
@@ -81,8 +96,10 @@ class RecallService:
         *,
         bot_name: str = "",
         members: MemberDirectory | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._pool = pool
+        self._clock = clock or SystemClock()
         self._embeddings = embeddings
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
@@ -131,7 +148,8 @@ class RecallService:
         head = question[:MAX_QUESTION_CHARS]
         named, name_words = await self._named_in(guild_id, head, asking)
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit)
+        period = asked_time(head, self._clock.now().date())
+        query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:

@@ -102,7 +102,12 @@ def build_memory(opened: Opened) -> Memory:
     # One search (and one member-name index) for the reply path and the member commands.
     names = NameIndexCache(members.all)
     recall = RecallService(
-        opened.pool, names, background.embeddings, bot_name=settings.bot_name, members=members
+        opened.pool,
+        names,
+        background.embeddings,
+        bot_name=settings.bot_name,
+        members=members,
+        clock=opened.clock,
     )
     replies = open_reply_composer(
         settings,

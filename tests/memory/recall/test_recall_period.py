@@ -1,0 +1,39 @@
+"""A question naming when ("in July", "on 1 May, 2022") prefers what was said then."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from db.members import upsert_members
+from db.messages import insert_messages
+from memory.core.clock import FixedClock
+from memory.core.models import Member
+from memory.recall import RecallService
+from tests.support import chat_message
+
+G, SAM = 930, 93
+NOW = datetime(2026, 9, 1, 18, tzinfo=UTC)
+
+
+def _said(text: str, when: datetime):
+    return chat_message(None, text, guild_id=G, channel_id=5, author_id=SAM, created_at=when)
+
+
+async def test_the_month_asked_about_ranks_its_message_first(db_pool) -> None:
+    await upsert_members(db_pool, [Member(G, SAM, username="sam")])
+    july = "baked a sourdough loaf this weekend with the new starter from the farmers market"
+    await insert_messages(
+        db_pool,
+        [
+            _said("baked a sourdough loaf", datetime(2026, 3, 7, 12, tzinfo=UTC)),
+            _said(july, datetime(2026, 7, 18, 12, tzinfo=UTC)),
+            _said("the weather is nice", NOW - timedelta(days=1)),
+        ],
+    )
+    recall = RecallService(db_pool, clock=FixedClock(NOW))
+    undated = await recall.search(G, "what sourdough did sam bake?")
+    assert undated[0].text == "baked a sourdough loaf"  # shorter: first on words alone
+    dated = await recall.search(G, "what sourdough did sam bake in July?")
+    assert dated[0].text == july
+    told_later = await recall.search(G, "what sourdough did sam bake on 15 July?")
+    assert told_later[0].text == july  # told three days after the day asked about
