@@ -1,7 +1,8 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e,
-                             dead_endpoint,dashboard,live_model] [--quick] [--write-docs]
+                             dead_endpoint,dashboard,embeddings,live_model] [--quick]
+                    [--write-docs]
 
 `live_model` runs only when asked for: it needs the live model server that `make test-llm`
 installs (bench/live_model.py).
@@ -32,6 +33,7 @@ from bench import (
     dead_endpoint,
     docs,
     economy,
+    embeddings,
     latency,
     live_model,
     memory_footprint,
@@ -58,6 +60,7 @@ BENCHES = (
     "reply_e2e",
     "dead_endpoint",
     "dashboard",
+    "embeddings",
 )
 # Run only when named: they need something beyond the project's own dependencies.
 ON_REQUEST = ("live_model",)
@@ -83,6 +86,8 @@ FULL: dict[str, dict[str, Any]] = {
     "dead_endpoint": {"replies": 20},
     # About 2 minutes on 2 cores, most of it filling the guild with a million messages.
     "dashboard": {"messages": 1_000_000, "members": 500, "days": 30, "repeats": 20},
+    # About 1 minute on 2 cores (60,000 stored messages embedded as an import does).
+    "embeddings": {"messages": 20_000, "stored": 60_000, "minilm_messages": 500},
     "live_model": {},
 }
 QUICK: dict[str, dict[str, Any]] = {
@@ -109,6 +114,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "reply_e2e": {"members": 4, "history": 20, "rounds": 2},
     "dead_endpoint": {"replies": 3},
     "dashboard": {"messages": 2000, "members": 30, "days": 30, "repeats": 2},
+    "embeddings": {"messages": 300, "stored": 1000, "minilm_messages": 20},
     "live_model": {},
 }
 
@@ -173,6 +179,10 @@ async def run_dashboard(server: BenchServer, report: Reporter, sizes: dict[str, 
     await dashboard.run_in(server, report, **sizes)
 
 
+async def run_embeddings(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    await embeddings.run_in(server, report, **sizes)
+
+
 async def run_live_model(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
     """The CLI runs in its own processes, each with its embedded database (not `server`)."""
     await asyncio.to_thread(live_model.run_in_temp, report)
@@ -189,6 +199,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "reply_e2e": run_reply_e2e,
     "dead_endpoint": run_dead_endpoint,
     "dashboard": run_dashboard,
+    "embeddings": run_embeddings,
     "live_model": run_live_model,
 }
 
