@@ -9,7 +9,8 @@ synthetic chat of bench/synthetic.py), `question_ms` p50/p99 (one question, as a
 it); for the local model also `embed_stored_messages_per_s` and `import_embed_s`: a guild of
 `stored` messages already in PostgreSQL embedded as an import does (EmbeddingIndex.embed_guild:
 read, embed, write to pgvector with its HNSW index kept); and the check of bench/embeddings_data.py:
-`answer_beats_distractor`, `answer_in_top5`, `cos_answer` / `cos_unrelated` (means).
+`answer_beats_distractor`, `answer_in_top5`, `cos_answer` / `cos_unrelated` (means), and for
+the local model how many answers and unrelated messages are above its similarity floor.
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ def quality(report: Reporter, model: str, encode: Encode) -> None:
     report(BENCH, "answer_in_top5", top5, "fraction", pool=2 * len(TRIPLES), **common)
     report(BENCH, "cos_answer", float(to_answer.mean()), "cosine", **common)
     report(BENCH, "cos_unrelated", float(unrelated.mean()), "cosine", **common)
+    if model == "local":  # the similarity floor recall applies to this model's nearest
+        floor = LocalEmbeddings.min_similarity
+        above = float(np.mean(to_answer >= floor))
+        report(BENCH, "answers_above_floor", above, "fraction", floor=floor, **common)
+        noise = float(np.mean(unrelated >= floor))
+        report(BENCH, "unrelated_above_floor", noise, "fraction", floor=floor, **common)
 
 
 def speed(report: Reporter, model: str, encode: Encode, texts: list[str]) -> None:

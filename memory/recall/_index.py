@@ -71,10 +71,12 @@ class EmbeddingIndex:
         first; True when it stopped at that cap with more to do (the job continues later)."""
         if self.embedder is None or not await self.ready():
             return False
+        before: int | None = None
         for _ in range(BATCHES_PER_JOB):
-            batch = await messages_to_embed(self._pool, guild_id, BATCH)
+            batch = await messages_to_embed(self._pool, guild_id, BATCH, before=before)
             if not batch:
                 return False
+            before = batch[-1].message_id  # newest first: the next batch is older
             vectors = await self.embedder.embed([item.content for item in batch])
             pairs = list(zip(batch, vectors, strict=True))
             await store_embeddings(self._pool, self.embedder.model_name, pairs)

@@ -1,9 +1,9 @@
 """Embeddings with no API key and no network: WordLlama's static token embeddings (`wordllama`,
 a base dependency), whose 256-d weights and tokenizer ship inside its wheel.
 
-A text's vector is the mean of its tokens' vectors, normalised: no neural network runs, so a
-2-core machine embeds thousands of messages a second (docs/figures/local_embeddings.md) and a
-question in well under a millisecond. Why this model and not a sentence encoder: docs/design.md.
+A text's vector is the mean of its tokens' vectors, normalised: no neural network runs, so it
+is cheap enough to embed every message as it is stored (`python -m bench --only embeddings`).
+Why this model and not a sentence encoder: docs/design.md, "Local embeddings".
 
 Only the package's files are read (found without importing it: its inference module configures
 the root logger on import, and its loader falls back to a download). The vectors are padded
@@ -77,7 +77,7 @@ class LocalEmbeddings:
     name = "local"
     model = "wordllama-l2-supercat-256"
     # Averaged token vectors: an unrelated message is rarely past 0.1 from a question, while
-    # two thirds of the answers in other words are (docs/design.md, "Local embeddings").
+    # most answers in other words are (the embeddings bench prints both fractions).
     min_similarity = 0.1
 
     def __init__(self, root: Path | None = None) -> None:
