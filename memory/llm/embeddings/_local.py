@@ -54,18 +54,21 @@ class StaticEmbedding:
     def __init__(self, root: Path) -> None:
         self._table = load_file(str(root / WEIGHTS))["embedding.weight"]  # float16, 16 MB
         self._tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self.width = int(self._table.shape[1])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text (a text with no token gets zeros)."""
+        """One unit vector per text (a text with no token gets zeros). Unpadded: each text's
+        tokens are summed where they lie in one flat array (chat lengths vary a hundredfold)."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64).reshape(len(texts), -1)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-        mask = mask.reshape(ids.shape)
-        np.clip(ids, 0, self._table.shape[0] - 1, out=ids)
-        summed = np.einsum("btd,bt->bd", self._table[ids].astype(np.float32), mask)
+        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
+        flat = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64)
+        np.clip(flat, 0, self._table.shape[0] - 1, out=flat)
+        summed = np.zeros((len(texts), self.width), dtype=np.float32)
+        if flat.size:
+            owner = np.repeat(np.arange(len(texts)), lengths)
+            np.add.at(summed, owner, self._table[flat].astype(np.float32))
         norms = np.linalg.norm(summed, axis=1, keepdims=True)
         return np.asarray(summed / np.maximum(norms, 1e-9), dtype=np.float32)
 
