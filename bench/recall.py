@@ -1,7 +1,7 @@
 """Recall search on a big guild: `RecallService.search` timed for natural questions.
 
     python -m bench.recall [--messages 1000000] [--members 500] [--days 365] [--repeats 20]
-                           [--no-english] [--copy]
+                           [--no-english] [--copy] [--no-vectors]
 
 One guild is filled inside PostgreSQL with generate_series (or with COPY from Python with
 `--copy`; bench/recall_data.py: Zipf-distributed words, day summaries, a planted message
@@ -11,7 +11,10 @@ Figures: search p50/p99/max in ms over all questions and per question, how many 
 whether the planted answer came first, the same for 30-word questions
 (`search_30_words_p99_ms`), the guild's size on disk, the fill rate, and how long
 switching the guild to the 'english' configuration takes (re-indexing every row) with the
-search figures again under 'english'.
+search figures again under 'english'. Figures carry `vectors`: "none" for full text alone, then
+"local" once every message has a vector and the search fuses the local embedder's nearest
+messages, as the default install does (bench/recall_hybrid.py; the 'english' figures are
+hybrid).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import asyncpg
 from bench.database import BenchServer, bench_server
 from bench.harness import timed
 from bench.recall_data import LONG_QUESTIONS, QUESTIONS, RecallGuild, fill
+from bench.recall_hybrid import fill_vectors, local_index
 from bench.report import Reporter, percentile
 from memory.core import event_loop
 from memory.guilds import GuildDefaults, update_guild_settings
@@ -58,6 +62,7 @@ async def run(
     summaries_per_day: int = 20,
     english: bool = True,
     copy: bool = False,
+    vectors: bool = True,
 ) -> dict[str, float]:
     """Fill, measure, print the figures; return the headline ones."""
     guild = RecallGuild(GUILD, messages, members, days)
@@ -73,21 +78,30 @@ async def run(
     report(BENCH, "fill_messages_per_s", stored / fill_seconds, "msg/s", **params)
     for name, value in (await _sizes(pool)).items():
         report(BENCH, name, value, "MB", **params)
-    results = await _searches(pool, report, guild, repeats, {**params, "config": "simple"})
+    service = RecallService(pool)
+    simple = {**params, "config": "simple", "vectors": "none"}
+    results = await _searches(service, report, guild, repeats, simple)
+    if vectors:
+        index = local_index(pool)
+        build = await fill_vectors(pool, index)
+        report(BENCH, "hnsw_build_s", build, "s", vectors="local", **params)
+        service = RecallService(pool, embeddings=index)
+        simple["vectors"] = "local"
+        results = await _searches(service, report, guild, repeats, simple)
     if english:
         began = time.perf_counter()
         await update_guild_settings(pool, GUILD, GuildDefaults(), search_config="english")
         report(BENCH, "reindex_s", time.perf_counter() - began, "s", config="english", **params)
         await pool.execute("VACUUM ANALYZE messages")
-        await _searches(pool, report, guild, repeats, {**params, "config": "english"})
+        config = {**params, "config": "english", "vectors": simple["vectors"]}
+        await _searches(service, report, guild, repeats, config)
     return results
 
 
 async def _searches(
-    pool: asyncpg.Pool, report: Reporter, guild: RecallGuild, repeats: int, params: dict
+    service: RecallService, report: Reporter, guild: RecallGuild, repeats: int, params: dict
 ) -> dict[str, float]:
     """Every question `repeats` times, for the whole guild and for its busiest member."""
-    service = RecallService(pool)
     results: dict[str, float] = {}
     for scope, user_id, statements in _scopes(guild):
         everything: list[float] = []
@@ -183,6 +197,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--no-english", action="store_true", help="skip the re-index")
     parser.add_argument(
+        "--no-vectors", action="store_true", help="full text only (no embeddings, no HNSW)"
+    )
+    parser.add_argument(
         "--copy", action="store_true", help="generate the chat in Python and COPY it (slower)"
     )
     args = parser.parse_args(argv)
@@ -197,6 +214,7 @@ async def main(argv: list[str] | None = None) -> int:
             repeats=args.repeats,
             english=not args.no_english,
             copy=args.copy,
+            vectors=not args.no_vectors,
         )
     return 0
 

@@ -37,19 +37,25 @@ def vector_text(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{value:.7g}" for value in vector) + "]"
 
 
-async def messages_to_embed(db: Executor, guild_id: int, limit: int) -> list[ToEmbed]:
-    """The guild's newest messages with text and no current embedding."""
+async def messages_to_embed(
+    db: Executor, guild_id: int, limit: int, *, before: int | None = None
+) -> list[ToEmbed]:
+    """The guild's newest messages with text and no current embedding; with `before`, only
+    older than that message (a run goes on from its last batch instead of reading again past
+    every message it just embedded)."""
     rows = await db.fetch(
         f"""
         SELECT m.message_id, m.guild_id, m.content FROM messages m
         LEFT JOIN message_embeddings e ON e.message_id = m.message_id
         WHERE m.guild_id = $1 AND NOT m.deleted AND m.content <> ''
+          AND ($3::bigint IS NULL OR m.message_id < $3)
           AND (e.message_id IS NULL OR NOT ({_CURRENT}))
         ORDER BY m.message_id DESC
         LIMIT $2
         """,
         guild_id,
         limit,
+        before,
     )
     return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
 

@@ -117,6 +117,7 @@ async def handle(
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
         await _cut_episodes(memory, results, learn=learn, out=out, err=err)
+        await _embed(memory, results, out=out, err=err)
         if learn:
             await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
     if failures:
@@ -183,6 +184,20 @@ async def _cut_episodes(
             with working(f"summarising the episodes of {name}", stream=err):
                 await memory.reports.summarize_episodes(guild_id)
         print(f"episodes of {name}: {cut} cut", file=out)
+
+
+async def _embed(
+    memory: FrontDoor, results: list[ImportResult], *, out: TextIO, err: TextIO
+) -> None:
+    """Each imported guild's messages embedded (batched) for recall by meaning, so the first
+    question after an import already finds them; without an embedder, nothing to do."""
+    names = {result.guild_id: result.guild_name for result in results if result.new}
+    for guild_id in sorted(names):
+        name = names[guild_id] or f"guild {guild_id}"
+        with working(f"embedding the messages of {name}", stream=err):
+            embedded = await memory.operations.embed_guild(guild_id)
+        if embedded:
+            print(f"messages of {name}: embedded for recall by meaning", file=out)
 
 
 async def learn_days(

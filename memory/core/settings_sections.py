@@ -99,8 +99,11 @@ class LLMSection(BaseModel):
     # the Gemini defaults, and a daily token budget for background work (unset: none).
     llm_prices: str = ""
     llm_daily_token_budget: int | None = Field(default=None, ge=1)
-    # Semantic recall (pgvector): unset means full-text search only.
+    # Semantic recall (pgvector): a cloud or OpenAI-compatible embedder; unset, the local one
+    # (WordLlama's static embeddings, shipped in the wheel) unless LOCAL_EMBEDDINGS=false, and
+    # then full-text search only.
     embedding_provider: Literal["gemini", "openai"] | None = None
+    local_embeddings: bool = True
     gemini_embedding_model: str = "gemini-embedding-001"
     openai_embedding_model: str = "nomic-embed-text"
     embedding_requests_per_minute: float = Field(default=60.0, gt=0)

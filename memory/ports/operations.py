@@ -23,6 +23,7 @@ from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import HeldJob, JobWorker, QueuedJob
 from memory.llm import MemoryLLM
 from memory.privacy import RetentionJob, RetentionReport
+from memory.recall import EmbeddingIndex
 from memory.telemetry import UsageRollup, build_stats, render_stats
 from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
 from memory.views import ActivityViews, MemberViews
@@ -56,6 +57,7 @@ class Operations:
         llm: MemoryLLM,
         writer: BatchedWriter,
         worker: JobWorker,
+        embeddings: EmbeddingIndex,
         retention: RetentionJob,
         usage: UsageRollup,
         usage_recorder: UsageRecorder,
@@ -68,6 +70,7 @@ class Operations:
         self._llm = llm
         self._writer = writer
         self._worker = worker
+        self._embeddings = embeddings
         self._retention = retention
         self._usage = usage
         self._recorder = usage_recorder
@@ -141,6 +144,18 @@ class Operations:
     async def queue_close_day(self, guild_id: int, day: date) -> bool:
         """Queue the close of one guild-day; False when it is already queued or running."""
         return await self._worker.queue.close_day(guild_id, day)
+
+    async def embed_guild(self, guild_id: int) -> bool:
+        """Embed every message of the guild that has no vector yet (after an import); False
+        when no embedder is on (or the database lacks pgvector), so recall is by words only."""
+        if not await self._embeddings.ready():
+            return False
+        await self._embeddings.embed_guild(guild_id)
+        return True
+
+    async def embeddings_settled(self) -> None:
+        """Wait until the messages stored so far are embedded (the local embedder; tests)."""
+        await self._embeddings.settled()
 
     async def run_retention(
         self, *, retention_days: int | None = None, dry_run: bool = False

@@ -10,9 +10,11 @@ import logging
 import asyncpg
 
 from db.embeddings import embeddings_ready, messages_to_embed, store_embeddings
+from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import Embedder, SharedRateLimiter, build_embedder
+from memory.recall._feed import EmbeddingFeed
 
 _log = logging.getLogger(__name__)
 
@@ -22,13 +24,34 @@ BATCHES_PER_JOB = 20
 
 
 class EmbeddingIndex:
-    """Embeds a guild's messages (the `embed` job) when an embedding provider is configured
-    and pgvector is there; `ready()` says whether both hold."""
+    """Embeds a guild's messages (the `embed` job; with the local embedder, also as the writer
+    stores them) when an embedder is configured and pgvector is there; `ready()` says whether
+    both hold."""
 
     def __init__(self, pool: asyncpg.Pool, embedder: Embedder | None) -> None:
         self._pool = pool
         self.embedder = embedder
         self._table: bool | None = None
+        self._feed = EmbeddingFeed(self.index_guild)
+
+    @property
+    def local(self) -> bool:
+        """The embedder runs in this process and spends no quota nor token budget."""
+        return self.embedder is not None and self.embedder.local
+
+    def note(self, messages: list[ChatMessage]) -> None:
+        """The writer stored these messages: with the local embedder, embed them soon."""
+        if self.local:
+            self._feed.note(messages)
+
+    async def settled(self) -> None:
+        """Wait until every message noted so far is embedded (tests, the console)."""
+        await self._feed.settled()
+
+    async def embed_guild(self, guild_id: int) -> None:
+        """Embed every message of the guild that has no current vector (after an import)."""
+        while await self.index_guild(guild_id):
+            pass
 
     async def ready(self) -> bool:
         if self.embedder is None:
@@ -37,8 +60,9 @@ class EmbeddingIndex:
             self._table = await embeddings_ready(self._pool)
             if not self._table:
                 _log.warning(
-                    "EMBEDDING_PROVIDER is set but the database has no pgvector (table"
-                    " message_embeddings missing): recall uses full-text search only"
+                    "embeddings are on (%s) but the database has no pgvector (table"
+                    " message_embeddings missing): recall uses full-text search only",
+                    self.embedder.model_name,
                 )
         return self._table
 
@@ -47,10 +71,12 @@ class EmbeddingIndex:
         first; True when it stopped at that cap with more to do (the job continues later)."""
         if self.embedder is None or not await self.ready():
             return False
+        before: int | None = None
         for _ in range(BATCHES_PER_JOB):
-            batch = await messages_to_embed(self._pool, guild_id, BATCH)
+            batch = await messages_to_embed(self._pool, guild_id, BATCH, before=before)
             if not batch:
                 return False
+            before = batch[-1].message_id  # newest first: the next batch is older
             vectors = await self.embedder.embed([item.content for item in batch])
             pairs = list(zip(batch, vectors, strict=True))
             await store_embeddings(self._pool, self.embedder.model_name, pairs)
@@ -59,6 +85,7 @@ class EmbeddingIndex:
         return True
 
     async def aclose(self) -> None:
+        await self._feed.aclose()
         if self.embedder is not None:
             await self.embedder.aclose()
 
@@ -66,8 +93,9 @@ class EmbeddingIndex:
 def open_embedding_index(
     pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry
 ) -> EmbeddingIndex:
-    """The index for EMBEDDING_PROVIDER (none when unset), its requests within one
-    EMBEDDING_REQUESTS_PER_MINUTE limit shared by every process on the database."""
+    """The index for EMBEDDING_PROVIDER (unset: the local embedder, or none with
+    LOCAL_EMBEDDINGS=false), a provider's requests within one EMBEDDING_REQUESTS_PER_MINUTE
+    limit shared by every process on the database."""
     rpm = settings.embedding_requests_per_minute
     key = f"{settings.embedding_provider}:embeddings"
     embedder = build_embedder(settings, telemetry, limiter=SharedRateLimiter(pool, key, rpm))

@@ -13,6 +13,7 @@ restates a statement forgotten in the guild (about any member).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -150,25 +151,33 @@ class RecallService:
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
         period = asked_time(head, self._clock.now().date())
         query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
+        # The nearest in meaning are looked up while the full-text lanes run (own connection).
+        meaning = asyncio.ensure_future(
+            nearest(
+                self._pool,
+                self._embeddings,
+                guild_id,
+                question,
+                user_id=user_id,
+                reader=reader,
+                exclude=exclude,
+                limit=limit * OVERFETCH,
+                bot_name=self._bot_name,
+            )
+        )
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
                 messages = await self._lanes.follow_thread(query, messages)
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
+            _drop(meaning)
             return []
+        except BaseException:
+            _drop(meaning)
+            raise
         own, wanted = await self._statements(query, head, found, messages, statements)
-        similar = await nearest(
-            self._pool,
-            self._embeddings,
-            guild_id,
-            question,
-            user_id=user_id,
-            reader=reader,
-            exclude=exclude,
-            limit=limit * OVERFETCH,
-            bot_name=self._bot_name,
-        )
+        similar = await meaning
         lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
@@ -297,3 +306,9 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
+
+
+def _drop(task: asyncio.Future[list[MessageMatch]]) -> None:
+    """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
+    task.cancel()
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())

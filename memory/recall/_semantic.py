@@ -1,5 +1,6 @@
 """The semantic part of a search: the messages nearest in meaning to a question, when an
-embedding provider is configured, with the filters full text applies in SQL."""
+embedder is on (a provider's, or the local one of the default install), with the filters full
+text applies in SQL, and none less similar than the model's floor (noise, not meaning)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ async def nearest(
     bot_name: str,
 ) -> list[MessageMatch]:
     """The messages nearest in meaning to the question (at most `limit`); nothing when
-    embeddings are off, or the embedding provider fails or is slow."""
+    embeddings are off, or the embedder fails or is slow."""
     if index is None or index.embedder is None or not await index.ready():
         return []
     try:
@@ -47,10 +48,12 @@ async def nearest(
     found = await nearest_messages(
         pool, guild_id, vector, model=model, limit=limit * 4 // 3, user_id=user_id
     )
+    floor = index.embedder.model.min_similarity
     return [
         m
         for m in found
-        if reader.may_read(m.channel_id)
+        if m.rank >= floor
+        and reader.may_read(m.channel_id)
         and m.message_id not in exclude.message_ids
         and m.author_id != exclude.bot_id
         and addressed_text(m.content, bot_name=bot_name, bot_user_id=exclude.bot_id) is None

@@ -39,7 +39,7 @@ from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import ReplyComposer
 from memory.telemetry import UsageRollup
 from memory.usage import DailyTokenBudget, UsageRecorder
-from memory.wiring._background import open_background, open_usage
+from memory.wiring._background import open_background, open_usage, tell_both
 from memory.wiring._caches import CrossProcessCaches
 from memory.wiring._collaborators import AskedMemories, SharedResummary
 from memory.wiring._memory import Memory
@@ -160,6 +160,7 @@ def _core(opened: Opened) -> _Core:
 def _background(opened: Opened, core: _Core) -> _Background:
     settings, telemetry, pool = opened.settings, opened.telemetry, opened.pool
     embeddings = open_embedding_index(pool, settings, telemetry)
+    opened.writer.on_messages_stored = tell_both(core.episodes.note, embeddings.note)
     recorder, budget = open_usage(settings, telemetry, pool, opened.llm)
     retention, worker = open_background(
         settings,
@@ -330,6 +331,7 @@ def _operations(opened: Opened, background: _Background, usage: UsageRollup) -> 
         llm=opened.llm,
         writer=opened.writer,
         worker=background.worker,
+        embeddings=background.embeddings,
         retention=background.retention,
         usage=usage,
         usage_recorder=background.recorder,

@@ -139,3 +139,19 @@ async def test_an_interrupted_import_keeps_what_it_stored_and_says_how_far_it_go
     assert await handle(args, settings, out=out, err=io.StringIO()) == 0
     assert "500 new, 2000 already stored" in out.getvalue()
     assert await db_pool.fetchval("SELECT count(*) FROM messages") == 2_500
+
+
+async def test_an_import_embeds_its_messages_for_recall_by_meaning(
+    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """The default install (no key): the imported guild is embedded before the command ends,
+    so the first question after it already finds messages by meaning."""
+    good = write(tmp_path / "general.json", export(sample_messages()))
+    args = build_parser().parse_args(["import", str(good), "--no-progress", "--no-learn"])
+    out = io.StringIO()
+    assert await handle(args, _settings(database_dsn, tmp_path), out=out, err=io.StringIO()) == 0
+    assert "messages of Café ☕: embedded for recall by meaning" in out.getvalue()
+    stored = await db_pool.fetchval("SELECT count(*) FROM messages WHERE content <> ''")
+    rows = await db_pool.fetch("SELECT DISTINCT model FROM message_embeddings")
+    assert stored == 3 and [row["model"] for row in rows] == ["local:wordllama-l2-supercat-256"]
+    assert await db_pool.fetchval("SELECT count(*) FROM message_embeddings") == stored

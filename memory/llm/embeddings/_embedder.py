@@ -1,5 +1,6 @@
 """Text embeddings for semantic recall: Gemini (`google-genai`) or an OpenAI-compatible
-`/embeddings` endpoint (Ollama, llama.cpp, vLLM, OpenAI).
+`/embeddings` endpoint (Ollama, llama.cpp, vLLM, OpenAI); with neither, the local static model
+that ships in the `wordllama` wheel (`_local.py`).
 
 Vectors are stored with EMBEDDING_DIMENSIONS components (pgvector needs one size per column):
 Gemini is asked for that size (`output_dimensionality`), OpenAI's text-embedding-3 models too
@@ -27,6 +28,8 @@ BATCH_SIZE = 100
 class EmbeddingModel(Protocol):
     name: str
     model: str
+    # Nearest messages less similar (cosine) than this are not recalled: noise, not meaning.
+    min_similarity: float
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]: ...
 
@@ -43,6 +46,11 @@ class Embedder:
         self.model = model
         self._limiter = limiter
         self._telemetry = telemetry
+
+    @property
+    def local(self) -> bool:
+        """Runs in this process (no request, no quota, no tokens)."""
+        return self.model.name == "local"
 
     @property
     def model_name(self) -> str:
@@ -81,7 +89,14 @@ def _check(vectors: list[list[float]], expected: int, model: str) -> None:
 def build_embedder(
     settings: Settings, telemetry: Telemetry, *, limiter: RequestLimiter | None
 ) -> Embedder | None:
-    """The configured embedding model, or None (EMBEDDING_PROVIDER unset: full-text only)."""
+    """The configured embedding model: EMBEDDING_PROVIDER's; unset, the local one (no limiter:
+    it spends no quota) unless LOCAL_EMBEDDINGS=false; None means full-text only."""
+    if settings.embedding_provider is None:
+        if not settings.local_embeddings:
+            return None
+        from memory.llm.embeddings._local import LocalEmbeddings
+
+        return Embedder(LocalEmbeddings(), limiter=None, telemetry=telemetry)
     timeout = settings.llm_timeout_seconds
     try:  # the SDKs are optional extras, and slow to import: only when used
         if settings.embedding_provider == "gemini":

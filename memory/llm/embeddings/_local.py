@@ -1,0 +1,113 @@
+"""Embeddings with no API key and no network: WordLlama's static token embeddings (`wordllama`,
+a base dependency), whose 256-d weights and tokenizer ship inside its wheel.
+
+A text's vector is the mean of its tokens' vectors, normalised: no neural network runs, so it
+is cheap enough to embed every message as it is stored (`python -m bench --only embeddings`).
+Why this model and not a sentence encoder: docs/design.md, "Local embeddings".
+
+Only the package's files are read (found without importing it: its inference module configures
+the root logger on import, and its loader falls back to a download). The vectors are padded
+with zeros to EMBEDDING_DIMENSIONS, the size the table stores: zeros change no cosine distance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
+from memory.llm.providers import LLMUnavailable
+
+_log = logging.getLogger(__name__)
+
+PACKAGE = "wordllama"
+WEIGHTS = "weights/l2_supercat_256.safetensors"
+TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+# Tokens read per text: a message past this is long enough that its start says what it is about.
+MAX_TOKENS = 256
+
+
+def package_dir() -> Path:
+    """Where the installed wordllama package keeps its files (LLMUnavailable when it is not
+    installed or lacks the bundled weights)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        root = Path(location)
+        if (root / WEIGHTS).is_file() and (root / TOKENIZER).is_file():
+            return root
+    raise LLMUnavailable(f"{PACKAGE} is not installed with its bundled weights ({WEIGHTS})")
+
+
+class StaticEmbedding:
+    """The token table and tokenizer, loaded once; `encode` is plain numpy (call it off the
+    event loop: a batch of 100 messages takes a few milliseconds)."""
+
+    def __init__(self, root: Path) -> None:
+        self._table = load_file(str(root / WEIGHTS))["embedding.weight"]  # float16, 16 MB
+        self._tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self.width = int(self._table.shape[1])
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (a text with no token gets zeros). Unpadded: each text's
+        tokens are summed where they lie in one flat array (chat lengths vary a hundredfold)."""
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
+        flat = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64)
+        np.clip(flat, 0, self._table.shape[0] - 1, out=flat)
+        summed = np.zeros((len(texts), self.width), dtype=np.float32)
+        if flat.size:
+            owner = np.repeat(np.arange(len(texts)), lengths)
+            np.add.at(summed, owner, self._table[flat].astype(np.float32))
+        norms = np.linalg.norm(summed, axis=1, keepdims=True)
+        return np.asarray(summed / np.maximum(norms, 1e-9), dtype=np.float32)
+
+
+class LocalEmbeddings:
+    """The EmbeddingModel of the default install: loads the table on first use (a process that
+    never recalls never pays the 16 MB), embeds in a worker thread."""
+
+    name = "local"
+    model = "wordllama-l2-supercat-256"
+    # Averaged token vectors: an unrelated message is rarely past 0.1 from a question, while
+    # most answers in other words are (the embeddings bench prints both fractions).
+    min_similarity = 0.1
+
+    def __init__(self, root: Path | None = None) -> None:
+        self._root = root
+        self._loaded: StaticEmbedding | None = None
+        self._lock = threading.Lock()
+
+    def _embedding(self) -> StaticEmbedding:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = StaticEmbedding(self._root or package_dir())
+                width = self._loaded.width
+                _log.info("local embeddings loaded (%s, %d dimensions)", self.model, width)
+            return self._loaded
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of EMBEDDING_DIMENSIONS components (the model's, then zeros)."""
+        vectors = self._embedding().encode(texts)
+        padded = np.zeros((len(texts), EMBEDDING_DIMENSIONS), dtype=np.float32)
+        padded[:, : vectors.shape[1]] = vectors
+        return padded
+
+    async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = await asyncio.to_thread(self.encode, texts)
+        return [row.tolist() for row in vectors]
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,55 @@
+"""The local embedder of the default install, with the real weights from the `wordllama` wheel:
+texts that mean the same thing in other words are near, unrelated ones far, and the vectors fit
+the stored size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.llm import EMBEDDING_DIMENSIONS, build_embedder
+from memory.llm.embeddings._local import LocalEmbeddings
+
+# Each pair says one thing twice, with no word in common.
+PARAPHRASES = [
+    ("I adopted a puppy", "we got a new dog"),
+    ("the concert was amazing", "great live music show"),
+    ("my flight got cancelled", "the plane trip was called off"),
+    ("my car broke down on the highway", "the vehicle stopped working on the motorway"),
+]
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalEmbeddings:
+    return LocalEmbeddings()
+
+
+def test_paraphrases_are_near_and_unrelated_texts_far(local: LocalEmbeddings) -> None:
+    first = local.encode([a for a, _ in PARAPHRASES])
+    second = local.encode([b for _, b in PARAPHRASES])
+    similarity = first @ second.T
+    for row, (text, same) in enumerate(PARAPHRASES):
+        others = [similarity[row, column] for column in range(len(PARAPHRASES)) if column != row]
+        assert similarity[row, row] >= 0.3, (text, same)
+        assert similarity[row, row] - max(others) >= 0.25, (text, same, similarity[row])
+
+
+def test_vectors_are_unit_length_at_the_stored_size(local: LocalEmbeddings) -> None:
+    vectors = local.encode(["hello there", "", "a much longer message " * 200])
+    assert vectors.shape == (3, EMBEDDING_DIMENSIONS)
+    norms = np.linalg.norm(vectors, axis=1)
+    assert norms[0] == pytest.approx(1.0, abs=1e-3) and norms[2] == pytest.approx(1.0, abs=1e-3)
+    assert norms[1] == 0.0  # no token, no direction: never near anything
+
+
+async def test_the_default_install_embeds_locally_and_the_setting_turns_it_off() -> None:
+    default = Settings(_env_file=None)  # type: ignore[call-arg]
+    embedder = build_embedder(default, Telemetry(), limiter=None)
+    assert embedder is not None and embedder.local
+    assert embedder.model_name == "local:wordllama-l2-supercat-256"
+    [vector] = await embedder.embed(["where do you go climbing?"], query=True)
+    assert len(vector) == EMBEDDING_DIMENSIONS
+    off = Settings(_env_file=None, local_embeddings=False)  # type: ignore[call-arg]
+    assert build_embedder(off, Telemetry(), limiter=None) is None

@@ -1,0 +1,78 @@
+"""Recall by meaning in the default install (no API key, no network): messages the writer
+stores are embedded by the local model in the background, and a question that shares no word
+with a message still finds it, fused with the full-text rank."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from memory.core.clock import FixedClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
+from memory.wiring import Memory, open_memory
+from tests.support import chat_message
+
+G, SAM, BOB = 981, 98, 99
+NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
+SAID = [
+    (SAM, "my puppy chewed my shoes again"),
+    (BOB, "we had ramen and sushi tonight"),
+    (SAM, "got promoted to senior engineer at work"),
+    (BOB, "the train to Lisbon was delayed"),
+]
+QUESTION = "does she have a dog?"  # no word in common with the answer
+
+
+def _settings(tmp_path: Path, **changes: object) -> Settings:
+    return Settings(_env_file=None, log_dir=tmp_path / "logs", **changes)  # type: ignore[call-arg, arg-type]
+
+
+async def _opened(settings: Settings, pool: asyncpg.Pool) -> AsyncIterator[Memory]:
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=pool, telemetry=Telemetry()
+    ) as opened:
+        for number, (author, text) in enumerate(SAID, start=1):
+            at = NOW - timedelta(minutes=30 - number)
+            message = chat_message(number, text, guild_id=G, author_id=author, created_at=at)
+            assert opened.chat.submit(message)
+        await opened.chat.flush()
+        await opened.operations.embeddings_settled()
+        yield opened
+
+
+@pytest.fixture
+async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]:
+    async for opened in _opened(_settings(tmp_path), db_pool):
+        yield opened
+
+
+async def test_stored_messages_are_embedded_locally_as_they_arrive(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    rows = await db_pool.fetch("SELECT message_id, model FROM message_embeddings ORDER BY 1")
+    assert [(row["message_id"], row["model"]) for row in rows] == [
+        (number, "local:wordllama-l2-supercat-256") for number in range(1, len(SAID) + 1)
+    ]
+
+
+async def test_a_question_sharing_no_word_finds_the_message_by_meaning(memory: Memory) -> None:
+    hits = await memory.recall.search(G, QUESTION)
+    assert hits and hits[0].text == "my puppy chewed my shoes again"
+    # Nothing said is about it: the nearest messages are noise, and not recalled.
+    assert await memory.recall.search(G, "what is the capital of mongolia?") == []
+    # Words still count: a question that names what was said finds it first.
+    words = await memory.recall.search(G, "which train was delayed?")
+    assert words[0].text == "the train to Lisbon was delayed"
+
+
+async def test_with_local_embeddings_off_recall_is_by_words_only(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    async for opened in _opened(_settings(tmp_path, local_embeddings=False), db_pool):
+        assert await db_pool.fetchval("SELECT count(*) FROM message_embeddings") == 0
+        assert await opened.recall.search(G, QUESTION) == []
