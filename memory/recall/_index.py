@@ -41,7 +41,8 @@ class EmbeddingIndex:
 
     def note(self, messages: list[ChatMessage]) -> None:
         """The writer stored these messages: with the local embedder, embed them soon."""
-        if self.local:
+        if self.embedder is not None and self.embedder.local:
+            self.embedder.model.warm()  # loaded before the first question needs it
             self._feed.note(messages)
 
     async def settled(self) -> None:

@@ -38,6 +38,8 @@ async def nearest(
     embeddings are off, or the embedder fails or is slow."""
     if index is None or index.embedder is None or not await index.ready():
         return []
+    if not index.embedder.model.warm():  # loading: this search is by words alone
+        return []
     try:
         async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
             [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)

@@ -33,6 +33,10 @@ class EmbeddingModel(Protocol):
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]: ...
 
+    def warm(self) -> bool:
+        """Ready to embed at once (a local model starts loading, off the caller's path)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

@@ -35,5 +35,8 @@ class GeminiEmbeddings:
             raise LLMUnavailable(f"gemini embeddings ({self.model}): {exc}") from exc
         return [list(item.values or []) for item in response.embeddings or []]
 
+    def warm(self) -> bool:
+        return True  # a remote model: nothing to load here
+
     async def aclose(self) -> None:
         await self._client.aio.aclose()

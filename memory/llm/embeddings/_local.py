@@ -87,6 +87,26 @@ class LocalEmbeddings:
         self._root = root
         self._loaded: StaticEmbedding | None = None
         self._lock = threading.Lock()
+        self._loading = False
+
+    def warm(self) -> bool:
+        """Whether the table is loaded; if not, load it in a thread and say False, so a search
+        goes on with full text instead of waiting for the load."""
+        if self._loaded is not None:
+            return True
+        if not self._loading:
+            self._loading = True
+            name = "memorybot-embeddings-load"
+            threading.Thread(target=self._load, name=name, daemon=True).start()
+        return False
+
+    def _load(self) -> None:
+        try:
+            self._embedding()
+        except Exception as exc:  # said again, raised, by the next embed
+            _log.warning("local embeddings could not be loaded: %s", exc)
+        finally:
+            self._loading = False
 
     def _embedding(self) -> StaticEmbedding:
         with self._lock:

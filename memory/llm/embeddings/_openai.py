@@ -36,5 +36,8 @@ class OpenAIEmbeddings:
             raise LLMUnavailable(f"embeddings from {self.base_url} ({self.model}): {exc}") from exc
         return [list(item.embedding) for item in sorted(response.data, key=lambda d: d.index)]
 
+    def warm(self) -> bool:
+        return True  # a remote model: nothing to load here
+
     async def aclose(self) -> None:
         await self._client.close()

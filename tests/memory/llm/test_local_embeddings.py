@@ -11,6 +11,7 @@ from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import EMBEDDING_DIMENSIONS, build_embedder
 from memory.llm.embeddings._local import LocalEmbeddings
+from tests.support import eventually
 
 # Each pair says one thing twice, with no word in common.
 PARAPHRASES = [
@@ -53,3 +54,12 @@ async def test_the_default_install_embeds_locally_and_the_setting_turns_it_off()
     assert len(vector) == EMBEDDING_DIMENSIONS
     off = Settings(_env_file=None, local_embeddings=False)  # type: ignore[call-arg]
     assert build_embedder(off, Telemetry(), limiter=None) is None
+
+
+async def test_a_search_does_not_wait_for_the_table_to_load() -> None:
+    """The first question after a start is not held while the 16 MB table loads: `warm` says
+    not yet and loads it off the caller's path; then it is ready."""
+    cold = LocalEmbeddings()
+    assert cold.warm() is False
+    await eventually(cold.warm, timeout=30)
+    assert cold.encode(["hello"]).shape == (1, EMBEDDING_DIMENSIONS)
