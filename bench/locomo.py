@@ -1,15 +1,16 @@
 """The quality bench: LoCoMo's real long conversations through the real import and reply paths.
 
-    python -m bench.locomo [--conversations N] [--every K] [--show] [--data PATH]
+    python -m bench.locomo [--conversations N] [--every K] [--show]   (LOCOMO_DATA: another file)
     python -m bench --only locomo [--write-docs]
 
 Each conversation (bench/locomo_data.py) becomes a guild through `memorybot import`'s code:
-the importer, then the import command's learning pass (every day closed with the offline
-provider). Then each question is asked in the console's code path (`bot.console.ConsoleSession`,
-"Bot, <question>" as the speaker it is not about, on the day after the last session, each in a
-channel of its own so no question sits in another's conversation window) with a recording
-model: the reply purpose answers a fixed line and keeps the exact prompt; every other purpose
-is the offline provider, the default install's.
+the importer, the embedding of its messages (the default local embedder), then the import
+command's learning pass (every day closed with the offline provider). Then each question is
+asked in the console's code path (`bot.console.ConsoleSession`, "Bot, <question>" as the
+speaker it is not about, on the day after the last session, each in a channel of its own so no
+question sits in another's conversation window) with a recording model: the reply purpose
+answers a fixed line and keeps the exact prompt; every other purpose is the offline provider,
+the default install's.
 
 Per category (single_hop, multi_hop, temporal, open_domain, and "all" over the four; the
 adversarial ones have no answer to find): the share whose evidence turns are all in the
@@ -100,6 +101,8 @@ async def run(
             path = Path(folder) / f"{chat.sample_id}.json"
             path.write_text(json.dumps(chat.export()), encoding="utf-8")
             result = await memory.operations.importer(include_bots=False).import_file(path)
+        # What `memorybot import` does next: embed for recall by meaning, then close the days.
+        await memory.operations.embed_guild(chat.guild_id)
         await learn_days(memory, [result], out=io.StringIO())
         learner = judge(chat, await learned_facts(pool, chat))
         if report is not None:
