@@ -57,6 +57,8 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
+# How long a search waits for the nearest in meaning once its full-text lanes are done.
+SEMANTIC_GRACE_SECONDS = 0.25
 # How long after something happened it is still told as news ("last week").
 TOLD_AFTER = timedelta(days=7)
 
@@ -177,7 +179,7 @@ class RecallService:
             _drop(meaning)
             raise
         own, wanted = await self._statements(query, head, found, messages, statements)
-        similar = await meaning
+        similar = await _in_time(meaning, SEMANTIC_GRACE_SECONDS)
         lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
@@ -306,6 +308,19 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
+
+
+async def _in_time(
+    task: asyncio.Future[list[MessageMatch]], grace: float
+) -> list[MessageMatch]:
+    """The lookup's result if it ends within `grace` seconds of the full-text lanes; else
+    nothing (dropped): a slow vector index never holds a search, nor a reply, hostage."""
+    done, _ = await asyncio.wait({task}, timeout=grace)
+    if not done:
+        _log.info("semantic recall took longer than the full-text lanes plus %.2fs", grace)
+        _drop(task)
+        return []
+    return task.result()
 
 
 def _drop(task: asyncio.Future[list[MessageMatch]]) -> None:

@@ -76,3 +76,13 @@ async def test_with_local_embeddings_off_recall_is_by_words_only(
     async for opened in _opened(_settings(tmp_path, local_embeddings=False), db_pool):
         assert await db_pool.fetchval("SELECT count(*) FROM message_embeddings") == 0
         assert await opened.recall.search(G, QUESTION) == []
+
+
+async def test_a_stuck_vector_lookup_never_holds_the_words_back(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    async with db_pool.acquire() as blocker, blocker.transaction():
+        # Another session holds the vectors: the nearest-in-meaning query waits on its lock.
+        await blocker.execute("LOCK TABLE message_embeddings IN ACCESS EXCLUSIVE MODE")
+        words = await memory.recall.search(G, "which train was delayed?")
+    assert [hit.text for hit in words][:1] == ["the train to Lisbon was delayed"]
