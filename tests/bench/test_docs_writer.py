@@ -24,7 +24,7 @@ def test_a_run_writes_its_tables_and_a_later_partial_run_keeps_the_rest(tmp_path
     first = [
         figure("ingest", "messages_per_s", 31057.0, "msg/s", messages=50000),
         figure("ingest", "loop_lag_p99_ms", 7.5, "ms", rate=1000.0),
-        figure("quality", "evidence_in_prompt", 0.93, "fraction", kind="all", split="heldout"),
+        figure("quality", "evidence_in_prompt", 0.93, "fraction", kind="all", split="dev"),
     ]
     page = _run(tmp_path / "figures", doc, first, ["ingest", "quality"])
     assert page.startswith("# Performance\n\nintro\n\n") and page.endswith("## Changelog\n")
@@ -38,7 +38,7 @@ def test_a_run_writes_its_tables_and_a_later_partial_run_keeps_the_rest(tmp_path
     assert "| ingest | messages_per_s |  | 12,000 |" in page
     # A bench's figures are those of its last run: the lag was not measured again.
     assert "| ingest | loop_lag_p99_ms |  | not measured |" in page
-    assert "evidence_in_prompt | kind=all, split=heldout | 0.93 |" in page, "quality kept"
+    assert "evidence_in_prompt | kind=all, split=dev | 0.93 |" in page, "quality kept"
 
 
 def test_the_page_is_what_its_stored_figures_render() -> None:
