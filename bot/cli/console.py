@@ -75,12 +75,7 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
         session = ConsoleSession(
             memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
         )
-        if guild_id != CONSOLE_GUILD_ID:
-            existing = await memory.member_commands.find_members(
-                guild_id, session.speaker.username or ""
-            )
-            if len(existing) == 1:
-                session.speaker = existing[0]
+        await session.start()  # `--as` names an existing member by name or id, or a new one
         print(session.banner(), flush=True)
         finished = await _converse(session, interactive)
     if not finished:  # Ctrl-C: memory is closed above, the database stopped; leave as /quit
