@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.dashboard import channels
 from bot.dashboard.auth import COOKIE
-from bot.dashboard.base import dashboard_of, render
+from bot.dashboard.base import dashboard_of, render, stored_id
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.models import Member
 from memory.ports import InvalidSetting, PrivacyError, export_summary
@@ -34,13 +34,12 @@ def _fields(request: web.Request, form: Any) -> dict[str, str]:
 
 async def _member(request: web.Request, fields: dict[str, str]) -> tuple[int, Member]:
     board = dashboard_of(request)
-    guild_id, user_id = fields.get("guild_id", ""), fields.get("user_id", "")
-    if not (guild_id.isdigit() and user_id.isdigit()):
-        raise web.HTTPBadRequest(text="guild_id and user_id must be numbers")
-    found = await board.memory.member_commands.known_members(int(guild_id), [int(user_id)])
-    if int(user_id) not in found:
+    guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
+    user_id = stored_id(fields.get("user_id", ""), "user_id", "no such member")
+    found = await board.memory.member_commands.known_members(guild_id, [user_id])
+    if user_id not in found:
         raise web.HTTPNotFound(text="no such member")
-    return int(guild_id), found[int(user_id)]
+    return guild_id, found[user_id]
 
 
 async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> str:
@@ -131,7 +130,7 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
     if name == "visibility":
         return await channels.apply(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
-        guild_id = int(fields.get("guild_id", "0"))
+        guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
         await memory.admin.update_settings(guild_id, **_changes(fields))
         return "ok", "Settings updated.", f"/guild/{guild_id}/settings"
     guild_id, member = await _member(request, fields)

@@ -38,6 +38,20 @@ def dashboard_of(request: web.Request) -> Dashboard:
     return request.app[DASHBOARD]
 
 
+# Ids are PostgreSQL bigints: a longer number names nothing the bot could know.
+_MAX_ID = (1 << 63) - 1
+
+
+def stored_id(text: str, name: str, missing: str) -> int:
+    """An id typed in an address or a form: 400 when not a number, 404 (`missing`) past what
+    the database stores, so neither reaches a query as a 500."""
+    if not text.isdigit():
+        raise web.HTTPBadRequest(text=f"{name} must be a number")
+    if len(text) > 19 or int(text) > _MAX_ID:
+        raise web.HTTPNotFound(text=missing)
+    return int(text)
+
+
 def render(
     request: web.Request, template: str, *, status: int = 200, **values: Any
 ) -> web.Response:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.dashboard.base import Dashboard, dashboard_of, render
+from bot.dashboard.base import Dashboard, dashboard_of, render, stored_id
 from bot.dashboard.charts import bar_chart, money, stacked_chart
 from bot.dashboard.events import last_errors
 from memory.ports import breaker_report, describe_settings
@@ -24,22 +24,33 @@ from memory.ports import breaker_report, describe_settings
 DAYS = 30
 
 
-def _int(request: web.Request, name: str) -> int:
-    text = request.match_info.get(name) or request.query.get(name, "")
-    if not text.isdigit():
-        raise web.HTTPBadRequest(text=f"{name} must be a number")
-    return int(text)
+def _int(request: web.Request, name: str, missing: str) -> int:
+    return stored_id(request.match_info.get(name) or request.query.get(name, ""), name, missing)
 
 
 async def _guild(request: web.Request) -> tuple[int, str, str]:
-    """(id, name, time zone) of the guild in the path; 404 for one the bot does not know."""
+    """(id, name, time zone) of the guild in the path; 404 for one the bot does not know
+    (the overview's unnamed guilds, as the console's, are known)."""
     board = dashboard_of(request)
-    guild_id = _int(request, "guild_id")
-    names = await board.memory.admin.guild_names([guild_id])
-    if guild_id not in names:
+    guild_id = _int(request, "guild_id", "no such guild")
+    known = await board.views.activity.guild(guild_id)
+    if known is None:
         raise web.HTTPNotFound(text="no such guild")
-    timezone = (await board.memory.admin.settings(guild_id)).timezone
-    return guild_id, names[guild_id], timezone
+    return guild_id, known.name, known.timezone
+
+
+def _day(request: web.Request) -> date | None:
+    """`?day=YYYY-MM-DD`, a real calendar day; 400 with a line for anything else."""
+    chosen = request.query.get("day", "").strip()
+    if not chosen:
+        return None
+    try:
+        day = date.fromisoformat(chosen)
+    except ValueError:
+        raise web.HTTPBadRequest(text=f"day must be a date as YYYY-MM-DD, not {chosen!r}") from None
+    if not date(1970, 1, 2) <= day <= date(9999, 12, 30):
+        raise web.HTTPBadRequest(text=f"day {chosen} is out of range")
+    return day
 
 
 def local(moment: datetime, timezone: str) -> str:
@@ -131,8 +142,7 @@ async def guild(request: web.Request) -> web.StreamResponse:
         )
     members = await memory.member_commands.members(guild_id)
     opted_out = await board.views.members.opted_out(guild_id)
-    chosen = request.query.get("day")
-    digest_day = date.fromisoformat(chosen) if chosen else (max(by_day) if by_day else None)
+    digest_day = _day(request) or (max(by_day) if by_day else None)
     digest = await memory.reports.digest_text(guild_id, digest_day) if digest_day else ""
     counts = await board.views.activity.messages(
         guild_id, timezone, days=DAYS, now=memory.clock.now()
@@ -173,7 +183,7 @@ async def member(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
     memory = board.memory
     guild_id, guild_name, timezone = await _guild(request)
-    user_id = _int(request, "user_id")
+    user_id = _int(request, "user_id", "no such member")
     consent = await memory.admin.consent(guild_id, user_id)
     if consent is not None and consent.state == "out":
         return render(

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from db.activity import guild_rows, messages_per_day
+from db.activity import GuildRow, guild_row, guild_rows, messages_per_day
 from db.usage import usage_since
 from memory.core.prices import Prices
 
@@ -56,13 +56,12 @@ class ActivityViews:
         self._prices = prices
 
     async def guilds(self) -> list[GuildSummary]:
-        rows = await guild_rows(self._pool)
-        return [
-            GuildSummary(
-                row.guild_id, row.name or f"guild {row.guild_id}", row.timezone, row.members
-            )
-            for row in rows
-        ]
+        return [_summary(row) for row in await guild_rows(self._pool)]
+
+    async def guild(self, guild_id: int) -> GuildSummary | None:
+        """A guild the overview lists (an unnamed one, as the console's, included), or None."""
+        row = await guild_row(self._pool, guild_id)
+        return _summary(row) if row is not None else None
 
     async def messages(
         self, guild_id: int, timezone: str, *, days: int, now: datetime
@@ -109,3 +108,9 @@ class ActivityViews:
             line.cost += cost
             line.cost_by_model[model] = line.cost_by_model.get(model, 0.0) + cost
         return list(by_day.values())
+
+
+def _summary(row: GuildRow) -> GuildSummary:
+    return GuildSummary(
+        row.guild_id, row.name or f"guild {row.guild_id}", row.timezone, row.members
+    )
