@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable
 
 from bot.console_commands import member_controls, summarize_lines
+from bot.console_notices import ModelNotices
 from bot.console_text import HELP, NOT_REMEMBERED, explain_report
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
@@ -67,6 +68,8 @@ class ConsoleSession:
         self._sequence = 0
         self._quit = False
         self._public: frozenset[int] | None = None
+        log_file = memory.settings.log_dir / "console.log"
+        self._notices = ModelNotices(memory.telemetry, str(log_file))
         memory.conversation.bot_user_id = BOT_USER_ID
         # Output names the channel ("#console") rather than its id.
         memory.chat.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
@@ -104,6 +107,11 @@ class ConsoleSession:
         return (max(millis, 0) << 22) | (self._sequence & 0x3FFFFF)
 
     async def handle_line(self, line: str) -> list[str]:
+        """What the terminal prints for `line`, then any model that stopped answering."""
+        said = await self._handle_line(line)
+        return said + self._notices.pending()
+
+    async def _handle_line(self, line: str) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#"):
             return []

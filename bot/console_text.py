@@ -10,7 +10,7 @@ from memory.ports import ContextReport
 __all__ = ["HELP", "NOT_REMEMBERED", "explain_report", "plural"]
 
 HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
-  /as NAME                 speak as NAME from now on (a member is created on first use)
+  /as NAME                 speak as NAME or an id from now on (a new member if nobody is)
   NAME: text               say one line as NAME
   /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
   /memory NAME             what the bot remembers about NAME, and where it came from
