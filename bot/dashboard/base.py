@@ -4,6 +4,7 @@ The routes' modules and the application all import it; it imports none of them."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+import markupsafe
 from aiohttp import web
 
 from bot.dashboard.auth import COOKIE, Sessions
@@ -73,4 +75,18 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["q"] = lambda value: quote(str(value), safe="")
+    env.filters["discord"] = discord_markup
     return env
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_LINK = re.compile(r"&lt;(https://[^\s&]+)&gt;")
+
+
+def discord_markup(text: str) -> markupsafe.Markup:
+    """A digest as Discord would show it: **bold** bold and <https://...> a link, not literal
+    asterisks; everything else escaped as text."""
+    escaped = str(markupsafe.escape(text))
+    escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
+    escaped = _LINK.sub(r'<a href="\1" rel="noreferrer">\1</a>', escaped)
+    return markupsafe.Markup(escaped)
