@@ -115,6 +115,7 @@ def _totals(usage: list[Any]) -> dict[str, object]:
         "calls": sum(line.calls for line in usage),
         "failed": sum(line.failed for line in usage),
         "tokens": sum(line.input_tokens + line.output_tokens for line in usage),
+        "estimated": sum(line.estimated_tokens for line in usage),
         "cost": sum(line.cost for line in usage),
         "unpriced": any(line.unpriced for line in usage),
     }

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import asyncpg
 
 from db.activity import GuildRow, guild_row, guild_rows, messages_per_day
-from db.usage import usage_since
+from db.usage import UNANSWERED, usage_since
 from memory.core.prices import Prices
 
 
@@ -42,6 +42,7 @@ class UsageDay:
     replies: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    estimated_tokens: int = 0  # the offline provider's, counted by us: not in the tokens
     cost: float = 0.0
     unpriced: bool = False
     tokens_by_model: dict[str, int] = field(default_factory=dict)
@@ -91,11 +92,16 @@ class ActivityViews:
             line = by_day.get(row.day)
             if line is None:
                 continue
-            if row.outcome not in ("ok", "degraded"):
-                line.failed += row.calls
+            # Counted as `memorybot usage` counts: answered calls, attempts without an answer,
+            # and tokens a server reported; the offline provider's are our estimate, apart.
+            line.failed += row.calls if row.outcome in UNANSWERED else 0
+            if row.outcome != "ok":
                 continue
             line.calls += row.calls
             line.replies += row.calls if row.purpose == "reply" else 0
+            if row.estimated:
+                line.estimated_tokens += row.input_tokens + row.output_tokens
+                continue
             line.input_tokens += row.input_tokens
             line.output_tokens += row.output_tokens
             model = f"{row.provider}:{row.model}" if row.model else row.provider
