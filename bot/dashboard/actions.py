@@ -89,6 +89,7 @@ async def action(request: web.Request) -> web.StreamResponse:
     fields = _fields(request, form)
     try:
         description = await _describe(request, name, fields)
+        cookie = request.cookies.get(COOKIE, "")
         if request.method == "GET":
             return render(
                 request,
@@ -97,11 +98,14 @@ async def action(request: web.Request) -> web.StreamResponse:
                 action=name,
                 description=description,
                 fields={k: v for k, v in fields.items() if k != "form_token"},
+                form_token=board.sessions.form_token(cookie),
             )
-        if not board.sessions.form_ok(request.cookies.get(COOKIE), fields.get("form_token")):
-            raise web.HTTPForbidden(text="this form is from another session; open it again")
         if fields.get("confirm") != "yes":
             raise web.HTTPBadRequest(text="not confirmed; nothing was changed")
+        if not board.sessions.form_ok(cookie, fields.get("form_token")):
+            raise web.HTTPForbidden(
+                text="this form was sent already or is from another session; open it again"
+            )
         outcome, message, back = await _do(request, name, fields)
     except (PrivacyError, InvalidSetting) as exc:
         outcome, message, back = "refused", str(exc), "/"

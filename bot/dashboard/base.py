@@ -15,7 +15,7 @@ import jinja2
 import markupsafe
 from aiohttp import web
 
-from bot.dashboard.auth import COOKIE, Sessions
+from bot.dashboard.auth import Sessions
 from memory.ports import AdminViews, FrontDoor
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -58,12 +58,9 @@ def render(
     request: web.Request, template: str, *, status: int = 200, **values: Any
 ) -> web.Response:
     board = dashboard_of(request)
-    cookie = request.cookies.get(COOKIE, "")
+    values.setdefault("form_token", "")  # a confirmation page passes one (single use)
     page = board.templates.get_template(template).render(
-        allow_changes=board.allow_changes,
-        form_token=board.sessions.form_token(cookie) if cookie else "",
-        path=request.path,
-        **values,
+        allow_changes=board.allow_changes, path=request.path, **values
     )
     return web.Response(text=page, status=status, content_type="text/html", charset="utf-8")
 
