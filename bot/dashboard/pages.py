@@ -16,12 +16,11 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
+from bot.dashboard import overview_charts, ranges
 from bot.dashboard.base import Dashboard, dashboard_of, render, stored_id
-from bot.dashboard.charts import bar_chart, money, stacked_chart
+from bot.dashboard.charts import money
 from bot.dashboard.events import last_errors
 from memory.ports import breaker_report, describe_settings
-
-DAYS = 30
 
 
 def _int(request: web.Request, name: str, missing: str) -> int:
@@ -59,37 +58,11 @@ def local(moment: datetime, timezone: str) -> str:
 
 async def overview(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
-    memory, activity = board.memory, board.views.activity
-    now = memory.clock.now()
-    guilds = await activity.guilds()
-    counts = await asyncio.gather(
-        *(activity.messages(g.guild_id, g.timezone, days=DAYS, now=now) for g in guilds)
-    )
-    # LLM usage is counted on the real UTC day its calls happened (as `memorybot usage`), while
-    # messages follow the clock a --now / MEMORYBOT_NOW may fix to an imported history's days.
-    usage = await activity.usage(days=DAYS, now=datetime.now(UTC))
-    labels = [line.day.strftime("%m-%d") for line in usage]
-    models = sorted({model for line in usage for model in line.tokens_by_model})
-    charts = [
-        stacked_chart(
-            "Messages per day",
-            [c.day.strftime("%m-%d") for c in counts[0]] if counts else labels,
-            {g.name: [c.count for c in rows] for g, rows in zip(guilds, counts, strict=True)},
-        ),
-        bar_chart("Replies per day", labels, [line.replies for line in usage]),
-        bar_chart("LLM calls per day", labels, [line.calls for line in usage]),
-        stacked_chart(
-            "Tokens per day and model",
-            labels,
-            {m: [line.tokens_by_model.get(m, 0) for line in usage] for m in models},
-        ),
-        stacked_chart(
-            "Estimated cost per day and model (USD)",
-            labels,
-            {m: [line.cost_by_model.get(m, 0.0) for line in usage] for m in models},
-            fmt=money,
-        ),
-    ]
+    memory = board.memory
+    key = ranges.chosen(request)
+    guilds = await board.views.activity.guilds()
+    drawn = await overview_charts.build(board, key, guilds)
+    usage = drawn.usage
     today = datetime.now(UTC).date()
     operations = memory.operations
     sizes, held = await asyncio.gather(operations.queued_jobs(), operations.held_jobs())
@@ -97,8 +70,10 @@ async def overview(request: web.Request) -> web.StreamResponse:
         request,
         "overview.html",
         title="Overview",
-        guilds=[(g, sum(c.count for c in rows)) for g, rows in zip(guilds, counts, strict=True)],
-        charts=charts,
+        guilds=list(zip(guilds, drawn.messages, strict=True)),
+        charts=drawn.charts,
+        span=drawn.span,
+        ranges=ranges.links(key),
         totals=_totals(usage),
         budget_limit=operations.token_budget,
         budget_spent=await operations.tokens_spent(today),
@@ -145,14 +120,8 @@ async def guild(request: web.Request) -> web.StreamResponse:
     opted_out = await board.views.members.opted_out(guild_id)
     digest_day = _day(request) or (max(by_day) if by_day else None)
     digest = await memory.reports.digest_text(guild_id, digest_day) if digest_day else ""
-    counts = await board.views.activity.messages(
-        guild_id, timezone, days=DAYS, now=memory.clock.now()
-    )
-    chart = bar_chart(
-        f"Messages per day ({timezone})",
-        [c.day.strftime("%m-%d") for c in counts],
-        [c.count for c in counts],
-    )
+    key = ranges.chosen(request)
+    chart = await overview_charts.guild_chart(board, key, guild_id, timezone)
     return render(
         request,
         "guild.html",
@@ -161,6 +130,7 @@ async def guild(request: web.Request) -> web.StreamResponse:
         guild_name=name,
         timezone=timezone,
         chart=chart,
+        ranges=ranges.links(key),
         channels=channels,
         members=sorted(members, key=lambda m: m.display_name.lower()),
         opted_out=opted_out,

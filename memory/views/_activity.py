@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from db.activity import GuildRow, guild_row, guild_rows, messages_per_day
+from db.activity import GuildRow, first_message_at, guild_row, guild_rows, messages_per_day
 from db.usage import UNANSWERED, usage_since
 from memory.core.prices import Prices
 
@@ -63,6 +63,12 @@ class ActivityViews:
         """A guild the overview lists (an unnamed one, as the console's, included), or None."""
         row = await guild_row(self._pool, guild_id)
         return _summary(row) if row is not None else None
+
+    async def first_day(self, guild_id: int, timezone: str) -> date | None:
+        """The local day of the guild's oldest stored message: where "since the first
+        message" starts (an imported history is months old)."""
+        first = await first_message_at(self._pool, guild_id)
+        return first.astimezone(ZoneInfo(timezone)).date() if first is not None else None
 
     async def messages(
         self, guild_id: int, timezone: str, *, days: int, now: datetime
