@@ -242,7 +242,7 @@ class ConsoleSession:
         clean = name.strip().lstrip("@")
         await self.memory.chat.flush()
         commands = self.memory.member_commands
-        if clean.isdigit() and len(clean) <= 20:
+        if clean.isdigit() and len(clean) <= 19 and int(clean) < 1 << 63:  # a storable id
             by_id = await commands.known_members(self.guild_id, [int(clean)])
             if int(clean) in by_id:
                 return by_id[int(clean)]

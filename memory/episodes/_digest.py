@@ -95,8 +95,8 @@ def compose(
     return "\n".join(lines)
 
 
-# A lone message is told when its title and summary say this much ("Carol: next trip: the
-# lighthouse loop, about 14 km"), not when it is a greeting or a "lol".
+# A lone message is told when its title and summary say this much ("next trip: Saturday,
+# meet at the station at 8"), not when it is a greeting or a "lol".
 _ANNOUNCEMENT_WORDS = 4
 
 

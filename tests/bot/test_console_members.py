@@ -60,11 +60,12 @@ async def test_as_names_the_imported_member(
 
 async def test_lines_and_whois_create_nobody(sample: Path, db_pool, monkeypatch, capsys) -> None:
     before = await _members(db_pool)
-    lines = ["bob: who is up for the lighthouse loop?", "/whois nobodyhere"]
+    huge = "99999999999999999999999"  # past any id: no member, and no database error
+    lines = ["bob: who is up for the lighthouse loop?", "/whois nobodyhere", f"/whois {huge}"]
     await _console(sample, monkeypatch, "alice", [*lines, "Bot what do you know about alice?"])
     out = capsys.readouterr().out
     assert await _members(db_pool) == before
-    assert "no member named nobodyhere" in out
+    assert "no member named nobodyhere" in out and f"no member named {huge}" in out
     assert "which" not in out.lower().split("what do you know about alice?", 1)[1]
     author = await db_pool.fetchval(
         "SELECT author_id FROM messages WHERE content LIKE 'who is up%' AND guild_id = $1", GUILD
