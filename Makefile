@@ -14,6 +14,9 @@ LOCK := requirements.lock
 # uv resolves the lock; pinned so two people regenerating it get the same resolver.
 UV_VERSION := 0.13.9
 LOCK_FLAGS ?=
+# setuptools' editable build prints a boxed "Editable installation" notice (about folders named
+# like the packages, which is how this project is laid out on purpose): not for `make run`.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: run test test-llm lint format bench clean lock
 
@@ -22,7 +25,7 @@ LOCK_FLAGS ?=
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'
+	$(QUIET_EDITABLE) $(BIN)/pip install --quiet -c $(LOCK) -e '.[dev,all,bench]'
 	touch $(STAMP)
 
 # One universal resolution (every platform, Python 3.11+) of the base dependencies, every extra

@@ -37,8 +37,10 @@ from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
-# The bot has no voice features; without this discord.py warns that PyNaCl is missing.
+# The bot has no voice features; without these discord.py warns at start that PyNaCl and
+# davey (voice encryption) are missing, which an admin reads as something to fix.
 discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
 
 # Cogs in load order; modules not written yet are skipped (see `MemoryBot.setup_hook`).
 EXTENSIONS = [

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable
 
 from bot.console_commands import member_controls, summarize_lines
+from bot.console_notices import ModelNotices
 from bot.console_text import HELP, NOT_REMEMBERED, explain_report
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
@@ -60,10 +61,15 @@ class ConsoleSession:
         self.channel_id = channel_id
         self.memory = memory
         self.bot_name = memory.settings.bot_name
-        self.speaker = self._member(speaker)
+        # Resolved against the guild's members before the first line (`start`): stored only
+        # if nobody there answers to the name or id, so `--as alice` is the imported alice.
+        self.speaker = _console_member(guild_id, speaker)
+        self._unresolved: str | None = speaker
         self._sequence = 0
         self._quit = False
         self._public: frozenset[int] | None = None
+        log_file = memory.settings.log_dir / "console.log"
+        self._notices = ModelNotices(memory.telemetry, str(log_file))
         memory.conversation.bot_user_id = BOT_USER_ID
         # Output names the channel ("#console") rather than its id.
         memory.chat.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
@@ -80,11 +86,12 @@ class ConsoleSession:
             f"You are {self.speaker.display_name}.\n" + HELP.format(bot=self.bot_name)
         )
 
-    def _member(self, name: str) -> Member:
-        clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
-        member = Member(self.guild_id, user_id_for(clean), username=clean)
-        self.memory.chat.submit_member(member)
-        return member
+    async def start(self) -> None:
+        """Who `--as` names, found among the guild's members by name or id before anything
+        is said (a new console member only when nobody answers to it)."""
+        if self._unresolved is not None:
+            name, self._unresolved = self._unresolved, None
+            self.speaker = await self._existing_or_new(name)
 
     async def viewer(self, speaker: Member) -> Viewer:
         """Whose eyes a reply is for: the console is one channel, so its own messages plus
@@ -100,9 +107,15 @@ class ConsoleSession:
         return (max(millis, 0) << 22) | (self._sequence & 0x3FFFFF)
 
     async def handle_line(self, line: str) -> list[str]:
+        """What the terminal prints for `line`, then any model that stopped answering."""
+        said = await self._handle_line(line)
+        return said + self._notices.pending()
+
+    async def _handle_line(self, line: str) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#"):
             return []
+        await self.start()
         if line.startswith("/"):
             return await self._slash(line)
         speaker = self.speaker
@@ -115,7 +128,7 @@ class ConsoleSession:
             and " " not in name
             and name.lower() not in (self.bot_name.lower(), "http", "https")
         ):
-            speaker, line = self._member(name), rest.strip()
+            speaker, line = await self._existing_or_new(name), rest.strip()
         return await self._say(speaker, line)
 
     async def _say(self, speaker: Member, text: str) -> list[str]:
@@ -214,19 +227,28 @@ class ConsoleSession:
         return [f"{self.bot_name}: {text}"] if text else []
 
     async def _existing_or_new(self, name: str) -> Member:
-        """A member of the guild answering to `name` (an imported server's people), else a new
-        console member of that name."""
-        await self.memory.chat.flush()
-        found = await self.memory.member_commands.find_members(
-            self.guild_id, name.strip().lstrip("@")
-        )
-        return found[0] if len(found) == 1 else self._member(name)
+        """The member of the guild answering to `name` or with that id (an imported server's
+        people), else a new console member of that name."""
+        found = await self._find(name)
+        if found is not None:
+            return found
+        member = _console_member(self.guild_id, name)
+        self.memory.chat.submit_member(member)
+        return member
 
-    async def _target(self, name: str) -> Member:
-        """A known member by any name, else a console member of that name."""
+    async def _find(self, name: str) -> Member | None:
+        """One existing member for `name`: by id, else by any name; of several, the console's
+        own member of that name or the oldest, never a new one."""
+        clean = name.strip().lstrip("@")
         await self.memory.chat.flush()
-        found = await self.memory.member_commands.find_members(self.guild_id, name)
-        return found[0] if len(found) == 1 else self._member(name)
+        commands = self.memory.member_commands
+        if clean.isdigit() and len(clean) <= 19 and int(clean) < 1 << 63:  # a storable id
+            by_id = await commands.known_members(self.guild_id, [int(clean)])
+            if int(clean) in by_id:
+                return by_id[int(clean)]
+        found = await commands.find_members(self.guild_id, clean)
+        own = [member for member in found if member.user_id == user_id_for(clean)]
+        return (own or found)[0] if found else None
 
     async def _slash(self, line: str) -> list[str]:
         try:
@@ -265,7 +287,14 @@ class ConsoleSession:
         return ["bye"]
 
     async def _memory_command(self, command: str, args: list[str]) -> str | None:
-        target = await self._target(args[0])
+        # Only a remember introduces someone new; a whois, forget or undo never creates anyone.
+        if command == "/remember":
+            target = await self._existing_or_new(args[0])
+        else:
+            found = await self._find(args[0])
+            if found is None:
+                return f"no member named {args[0].strip()}"
+            target = found
         result = await self.memory.member_commands.slash(
             command.lstrip("/"),
             self.guild_id,
@@ -289,3 +318,9 @@ class ConsoleSession:
         target = found[0]
         report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
+
+
+def _console_member(guild_id: int, name: str) -> Member:
+    """A console member of that name, with the stable id the name gives it."""
+    clean = name.strip().lstrip("@") or DEFAULT_SPEAKER
+    return Member(guild_id, user_id_for(clean), username=clean)

@@ -10,7 +10,7 @@ from memory.ports import ContextReport
 __all__ = ["HELP", "NOT_REMEMBERED", "explain_report", "plural"]
 
 HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
-  /as NAME                 speak as NAME from now on (a member is created on first use)
+  /as NAME                 speak as NAME or an id from now on (a new member if nobody is)
   NAME: text               say one line as NAME
   /remember NAME fact      /forget NAME fact      /whois NAME      /undo NAME
   /memory NAME             what the bot remembers about NAME, and where it came from
@@ -19,7 +19,8 @@ HELP = """Type as a member of a local guild; address the bot by starting with "{
   /help  /quit (or Ctrl-D, Ctrl-C)
 You hold Manage Server here: you may forget or undo facts about anyone, which on Discord only
 the member themself or a Manage Server holder may.
-Examples:  "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
+Examples:  "alice: hi all, back from Lisbon" (alice joins and speaks)
+           "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
 
 
 # An opted-out speaker who addresses the bot hears this instead of a reply made from memory.

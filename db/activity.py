@@ -33,6 +33,27 @@ async def guild_rows(db: Executor) -> list[GuildRow]:
     return [GuildRow(**dict(row)) for row in rows]
 
 
+async def guild_row(db: Executor, guild_id: int) -> GuildRow | None:
+    """One known guild (named or not, as the console's) with its member count."""
+    row = await db.fetchrow(
+        """
+        SELECT g.guild_id, g.name, g.timezone,
+               (SELECT count(*) FROM members m WHERE m.guild_id = g.guild_id) AS members
+        FROM guilds g WHERE g.guild_id = $1
+        """,
+        guild_id,
+    )
+    return GuildRow(**dict(row)) if row is not None else None
+
+
+async def first_message_at(db: Executor, guild_id: int) -> datetime | None:
+    """The quarter hour of the guild's oldest stored message (None when it has none)."""
+    value: datetime | None = await db.fetchval(
+        "SELECT min(bucket) FROM message_counts WHERE guild_id = $1 AND messages > 0", guild_id
+    )
+    return value
+
+
 async def messages_per_day(
     db: Executor, guild_id: int, start: datetime, end: datetime, timezone: str
 ) -> dict[date, int]:

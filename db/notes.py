@@ -157,3 +157,31 @@ async def delete_passes(connection: Connection, guild_id: int, day: date) -> Non
     await connection.execute(
         "DELETE FROM day_passes WHERE guild_id = $1 AND day = $2", guild_id, day
     )
+
+
+async def reopen_stretches(db: Executor, guild_id: int, moments: list[datetime]) -> int:
+    """Messages stored late into stretches already read (an import of history the guild had
+    before, e.g. after a purge took its notes): those stretches are read again and their days
+    marked stale, since a matching fingerprint no longer proves their notes are all there.
+    Returns how many days were marked."""
+    marked = await db.fetchval(
+        """
+        WITH reopened AS (
+            UPDATE day_passes p SET fingerprint = ''
+            WHERE p.guild_id = $1 AND EXISTS (
+                SELECT 1 FROM unnest($2::timestamptz[]) AS t(at)
+                WHERE t.at >= p.start_at AND t.at < p.end_at
+            )
+            RETURNING p.day
+        ),
+        staled AS (
+            UPDATE summary_days s SET stale = true
+            WHERE s.guild_id = $1 AND s.day IN (SELECT day FROM reopened) AND NOT s.stale
+            RETURNING 1
+        )
+        SELECT count(*) FROM staled
+        """,
+        guild_id,
+        moments,
+    )
+    return int(marked or 0)

@@ -29,6 +29,11 @@ class UsageRow:
     estimated: bool = False
 
 
+# Attempts that got no answer: a later try of the same provider answered (retried), the next
+# provider did (fallback), none did (error), the caller stopped waiting (cancelled). What
+# `memorybot usage` and the dashboard both count as failed attempts.
+UNANSWERED = ("retried", "fallback", "error", "cancelled")
+
 _COLUMNS = ", ".join(field.name for field in fields(UsageRow))
 
 _ADD = f"""

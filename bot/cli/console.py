@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from bot.banner import memory_chain, startup_lines, version
@@ -59,47 +60,55 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
                 env_file=env_file,
             )
         )
-    async with opened as memory:
-        chain_for, model_for = memory_chain(memory)
-        # What `run` logs on Discord: the version and the models each purpose uses.
-        lines = startup_lines(settings, version=version(), chain_for=chain_for, model_for=model_for)
-        print("\n".join(lines), file=sys.stderr, flush=True)
-        log_file = logs_to_file(settings.log_dir)
-        print(f"(log lines go to {log_file}; errors still show here)", file=sys.stderr)
-        guild_id = CONSOLE_GUILD_ID
-        if getattr(args, "guild", None):
-            try:
-                guild_id = await memory.admin.guild(args.guild)
-            except PrivacyError as exc:
-                raise CliError(str(exc)) from None
-        session = ConsoleSession(
-            memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
-        )
-        if guild_id != CONSOLE_GUILD_ID:
-            existing = await memory.member_commands.find_members(
-                guild_id, session.speaker.username or ""
+    # Log lines go to the file until memory is closed too, then logging is as it was.
+    with contextlib.ExitStack() as logging_kept:
+        async with opened as memory:
+            chain_for, model_for = memory_chain(memory)
+            # What `run` logs on Discord: the version and the models each purpose uses.
+            lines = startup_lines(
+                settings, version=version(), chain_for=chain_for, model_for=model_for
             )
-            if len(existing) == 1:
-                session.speaker = existing[0]
-        print(session.banner(), flush=True)
-        finished = await _converse(session, interactive)
+            print("\n".join(lines), file=sys.stderr, flush=True)
+            log_file = logging_kept.enter_context(logs_to_file(settings.log_dir))
+            print(f"(log lines go to {log_file}; errors still show here)", file=sys.stderr)
+            guild_id = CONSOLE_GUILD_ID
+            if getattr(args, "guild", None):
+                try:
+                    guild_id = await memory.admin.guild(args.guild)
+                except PrivacyError as exc:
+                    raise CliError(str(exc)) from None
+            session = ConsoleSession(
+                memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
+            )
+            await session.start()  # `--as` names an existing member by name or id, or a new one
+            print(session.banner(), flush=True)
+            finished = await _converse(session, interactive)
     if not finished:  # Ctrl-C: memory is closed above, the database stopped; leave as /quit
         print("\nbye", flush=True)
     return 0
 
 
-def logs_to_file(log_dir: Path) -> Path:
-    """The chat is the screen: once the console is open, log lines go to a file and only
-    errors reach the terminal (a WARNING with a raw id before a friendly answer is noise)."""
+@contextlib.contextmanager
+def logs_to_file(log_dir: Path) -> Iterator[Path]:
+    """The chat is the screen: while the console is open, log lines go to a file and only
+    errors reach the terminal (a WARNING with a raw id before a friendly answer is noise).
+    Logging is as it was once the console closes (a caller in the same process keeps its)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / "console.log"
     root = logging.getLogger()
-    for handler in root.handlers:
+    levels = {handler: handler.level for handler in root.handlers}
+    for handler in levels:
         handler.setLevel(max(handler.level, logging.ERROR))
     to_file = logging.FileHandler(path, encoding="utf-8")
     to_file.setFormatter(logging.Formatter(log_format()))
     root.addHandler(to_file)
-    return path
+    try:
+        yield path
+    finally:
+        root.removeHandler(to_file)
+        to_file.close()
+        for handler, level in levels.items():
+            handler.setLevel(level)
 
 
 async def _converse(session: ConsoleSession, interactive: bool) -> bool:

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.dashboard import channels
 from bot.dashboard.auth import COOKIE
-from bot.dashboard.base import dashboard_of, render
+from bot.dashboard.base import dashboard_of, render, stored_id
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.models import Member
 from memory.ports import InvalidSetting, PrivacyError, export_summary
@@ -34,13 +34,12 @@ def _fields(request: web.Request, form: Any) -> dict[str, str]:
 
 async def _member(request: web.Request, fields: dict[str, str]) -> tuple[int, Member]:
     board = dashboard_of(request)
-    guild_id, user_id = fields.get("guild_id", ""), fields.get("user_id", "")
-    if not (guild_id.isdigit() and user_id.isdigit()):
-        raise web.HTTPBadRequest(text="guild_id and user_id must be numbers")
-    found = await board.memory.member_commands.known_members(int(guild_id), [int(user_id)])
-    if int(user_id) not in found:
+    guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
+    user_id = stored_id(fields.get("user_id", ""), "user_id", "no such member")
+    found = await board.memory.member_commands.known_members(guild_id, [user_id])
+    if user_id not in found:
         raise web.HTTPNotFound(text="no such member")
-    return int(guild_id), found[int(user_id)]
+    return guild_id, found[user_id]
 
 
 async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> str:
@@ -90,6 +89,7 @@ async def action(request: web.Request) -> web.StreamResponse:
     fields = _fields(request, form)
     try:
         description = await _describe(request, name, fields)
+        cookie = request.cookies.get(COOKIE, "")
         if request.method == "GET":
             return render(
                 request,
@@ -98,11 +98,14 @@ async def action(request: web.Request) -> web.StreamResponse:
                 action=name,
                 description=description,
                 fields={k: v for k, v in fields.items() if k != "form_token"},
+                form_token=board.sessions.form_token(cookie),
             )
-        if not board.sessions.form_ok(request.cookies.get(COOKIE), fields.get("form_token")):
-            raise web.HTTPForbidden(text="this form is from another session; open it again")
         if fields.get("confirm") != "yes":
             raise web.HTTPBadRequest(text="not confirmed; nothing was changed")
+        if not board.sessions.form_ok(cookie, fields.get("form_token")):
+            raise web.HTTPForbidden(
+                text="this form was sent already or is from another session; open it again"
+            )
         outcome, message, back = await _do(request, name, fields)
     except (PrivacyError, InvalidSetting) as exc:
         outcome, message, back = "refused", str(exc), "/"
@@ -131,7 +134,7 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
     if name == "visibility":
         return await channels.apply(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
-        guild_id = int(fields.get("guild_id", "0"))
+        guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
         await memory.admin.update_settings(guild_id, **_changes(fields))
         return "ok", "Settings updated.", f"/guild/{guild_id}/settings"
     guild_id, member = await _member(request, fields)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from bot.dashboard.base import stored_id
 from memory.ports import FrontDoor
 
 _log = logging.getLogger(__name__)
@@ -35,18 +36,15 @@ class ChannelMark:
 
 async def asked_mark(memory: FrontDoor, fields: dict[str, str]) -> ChannelMark:
     """The mark the form asks for, of a channel the guild knows (400/404 otherwise)."""
-    guild_id, channel_id = fields.get("guild_id", ""), fields.get("channel_id", "")
-    if not (guild_id.isdigit() and channel_id.isdigit()):
-        raise web.HTTPBadRequest(text="guild_id and channel_id must be numbers")
+    guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
+    channel_id = stored_id(fields.get("channel_id", ""), "channel_id", "no such channel")
     visibility = fields.get("visibility", "")
     if visibility not in VISIBILITIES:
         raise web.HTTPBadRequest(text="visibility must be restricted or public")
-    known = await memory.admin.channels(int(guild_id))
-    if int(channel_id) not in known:
+    known = await memory.admin.channels(guild_id)
+    if channel_id not in known:
         raise web.HTTPNotFound(text="no such channel in this guild")
-    return ChannelMark(
-        int(guild_id), int(channel_id), known[int(channel_id)], visibility == "public"
-    )
+    return ChannelMark(guild_id, channel_id, known[channel_id], visibility == "public")
 
 
 async def describe(memory: FrontDoor, mark: ChannelMark) -> str:

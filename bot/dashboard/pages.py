@@ -16,30 +16,40 @@ from zoneinfo import ZoneInfo
 
 from aiohttp import web
 
-from bot.dashboard.base import Dashboard, dashboard_of, render
-from bot.dashboard.charts import bar_chart, money, stacked_chart
+from bot.dashboard import overview_charts, ranges
+from bot.dashboard.base import Dashboard, dashboard_of, render, stored_id
+from bot.dashboard.charts import money
 from bot.dashboard.events import last_errors
 from memory.ports import breaker_report, describe_settings
 
-DAYS = 30
 
-
-def _int(request: web.Request, name: str) -> int:
-    text = request.match_info.get(name) or request.query.get(name, "")
-    if not text.isdigit():
-        raise web.HTTPBadRequest(text=f"{name} must be a number")
-    return int(text)
+def _int(request: web.Request, name: str, missing: str) -> int:
+    return stored_id(request.match_info.get(name) or request.query.get(name, ""), name, missing)
 
 
 async def _guild(request: web.Request) -> tuple[int, str, str]:
-    """(id, name, time zone) of the guild in the path; 404 for one the bot does not know."""
+    """(id, name, time zone) of the guild in the path; 404 for one the bot does not know
+    (the overview's unnamed guilds, as the console's, are known)."""
     board = dashboard_of(request)
-    guild_id = _int(request, "guild_id")
-    names = await board.memory.admin.guild_names([guild_id])
-    if guild_id not in names:
+    guild_id = _int(request, "guild_id", "no such guild")
+    known = await board.views.activity.guild(guild_id)
+    if known is None:
         raise web.HTTPNotFound(text="no such guild")
-    timezone = (await board.memory.admin.settings(guild_id)).timezone
-    return guild_id, names[guild_id], timezone
+    return guild_id, known.name, known.timezone
+
+
+def _day(request: web.Request) -> date | None:
+    """`?day=YYYY-MM-DD`, a real calendar day; 400 with a line for anything else."""
+    chosen = request.query.get("day", "").strip()
+    if not chosen:
+        return None
+    try:
+        day = date.fromisoformat(chosen)
+    except ValueError:
+        raise web.HTTPBadRequest(text=f"day must be a date as YYYY-MM-DD, not {chosen!r}") from None
+    if not date(1970, 1, 2) <= day <= date(9999, 12, 30):
+        raise web.HTTPBadRequest(text=f"day {chosen} is out of range")
+    return day
 
 
 def local(moment: datetime, timezone: str) -> str:
@@ -48,37 +58,11 @@ def local(moment: datetime, timezone: str) -> str:
 
 async def overview(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
-    memory, activity = board.memory, board.views.activity
-    now = memory.clock.now()
-    guilds = await activity.guilds()
-    counts = await asyncio.gather(
-        *(activity.messages(g.guild_id, g.timezone, days=DAYS, now=now) for g in guilds)
-    )
-    # LLM usage is counted on the real UTC day its calls happened (as `memorybot usage`), while
-    # messages follow the clock a --now / MEMORYBOT_NOW may fix to an imported history's days.
-    usage = await activity.usage(days=DAYS, now=datetime.now(UTC))
-    labels = [line.day.strftime("%m-%d") for line in usage]
-    models = sorted({model for line in usage for model in line.tokens_by_model})
-    charts = [
-        stacked_chart(
-            "Messages per day",
-            [c.day.strftime("%m-%d") for c in counts[0]] if counts else labels,
-            {g.name: [c.count for c in rows] for g, rows in zip(guilds, counts, strict=True)},
-        ),
-        bar_chart("Replies per day", labels, [line.replies for line in usage]),
-        bar_chart("LLM calls per day", labels, [line.calls for line in usage]),
-        stacked_chart(
-            "Tokens per day and model",
-            labels,
-            {m: [line.tokens_by_model.get(m, 0) for line in usage] for m in models},
-        ),
-        stacked_chart(
-            "Estimated cost per day and model (USD)",
-            labels,
-            {m: [line.cost_by_model.get(m, 0.0) for line in usage] for m in models},
-            fmt=money,
-        ),
-    ]
+    memory = board.memory
+    key = ranges.chosen(request)
+    guilds = await board.views.activity.guilds()
+    drawn = await overview_charts.build(board, key, guilds)
+    usage = drawn.usage
     today = datetime.now(UTC).date()
     operations = memory.operations
     sizes, held = await asyncio.gather(operations.queued_jobs(), operations.held_jobs())
@@ -86,8 +70,10 @@ async def overview(request: web.Request) -> web.StreamResponse:
         request,
         "overview.html",
         title="Overview",
-        guilds=[(g, sum(c.count for c in rows)) for g, rows in zip(guilds, counts, strict=True)],
-        charts=charts,
+        guilds=list(zip(guilds, drawn.messages, strict=True)),
+        charts=drawn.charts,
+        span=drawn.span,
+        ranges=ranges.links(key),
         totals=_totals(usage),
         budget_limit=operations.token_budget,
         budget_spent=await operations.tokens_spent(today),
@@ -104,6 +90,7 @@ def _totals(usage: list[Any]) -> dict[str, object]:
         "calls": sum(line.calls for line in usage),
         "failed": sum(line.failed for line in usage),
         "tokens": sum(line.input_tokens + line.output_tokens for line in usage),
+        "estimated": sum(line.estimated_tokens for line in usage),
         "cost": sum(line.cost for line in usage),
         "unpriced": any(line.unpriced for line in usage),
     }
@@ -131,17 +118,10 @@ async def guild(request: web.Request) -> web.StreamResponse:
         )
     members = await memory.member_commands.members(guild_id)
     opted_out = await board.views.members.opted_out(guild_id)
-    chosen = request.query.get("day")
-    digest_day = date.fromisoformat(chosen) if chosen else (max(by_day) if by_day else None)
+    digest_day = _day(request) or (max(by_day) if by_day else None)
     digest = await memory.reports.digest_text(guild_id, digest_day) if digest_day else ""
-    counts = await board.views.activity.messages(
-        guild_id, timezone, days=DAYS, now=memory.clock.now()
-    )
-    chart = bar_chart(
-        f"Messages per day ({timezone})",
-        [c.day.strftime("%m-%d") for c in counts],
-        [c.count for c in counts],
-    )
+    key = ranges.chosen(request)
+    chart = await overview_charts.guild_chart(board, key, guild_id, timezone)
     return render(
         request,
         "guild.html",
@@ -150,6 +130,7 @@ async def guild(request: web.Request) -> web.StreamResponse:
         guild_name=name,
         timezone=timezone,
         chart=chart,
+        ranges=ranges.links(key),
         channels=channels,
         members=sorted(members, key=lambda m: m.display_name.lower()),
         opted_out=opted_out,
@@ -173,7 +154,7 @@ async def member(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
     memory = board.memory
     guild_id, guild_name, timezone = await _guild(request)
-    user_id = _int(request, "user_id")
+    user_id = _int(request, "user_id", "no such member")
     consent = await memory.admin.consent(guild_id, user_id)
     if consent is not None and consent.state == "out":
         return render(

@@ -22,13 +22,22 @@ PING_SECONDS = 15.0
 HISTORY = 30
 
 
+# Cache lookups are several per page view or reply: shown only when asked for (the op filter
+# or the checkbox), so the tail shows what happened rather than how it was served.
+QUIET_OPS = ("cache",)
+OUTCOMES = ("ok", "error")
+
+
 def _filters(request: web.Request) -> dict[str, str]:
-    return {key: request.query.get(key, "").strip() for key in ("op", "outcome", "guild")}
+    keys = ("op", "outcome", "guild", "quiet")
+    return {key: request.query.get(key, "").strip() for key in keys}
 
 
 def _matches(event: dict[str, Any], filters: dict[str, str]) -> bool:
     op = filters["op"]
     if op and not str(event.get("op", "")).startswith(op):
+        return False
+    if not op and not filters["quiet"] and event.get("op") in QUIET_OPS:
         return False
     if filters["outcome"] and str(event.get("outcome", "")) != filters["outcome"]:
         return False
@@ -36,13 +45,20 @@ def _matches(event: dict[str, Any], filters: dict[str, str]) -> bool:
 
 
 async def page(request: web.Request) -> web.StreamResponse:
-    guilds = await dashboard_of(request).views.activity.guilds()
+    board = dashboard_of(request)
+    guilds = await board.views.activity.guilds()
+    filters = _filters(request)
+    # The outcomes there are to choose from: those of the recent lines, and the one asked for.
+    seen = {str(event.get("outcome", "")) for event in recent_events(board.memory.settings.log_dir)}
+    outcomes = sorted({*OUTCOMES, *seen, filters["outcome"]} - {""})
     return render(
         request,
         "tail.html",
         title="Live telemetry",
-        filters=_filters(request),
+        filters=filters,
         ops=sorted(OPS),
+        outcomes=outcomes,
+        quiet_ops=", ".join(QUIET_OPS),
         guilds=guilds,
         query=request.query_string,
     )

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from memory.core.text import truncate
 from memory.episodes._views import Episode
+from memory.language import content_tokens
 
 DIGEST_CHARS = 1_500
 _TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
@@ -73,7 +74,7 @@ def compose(
     `<#id>` (they never ping). Summaries are shortened until every episode fits; only when
     even bare entries do not is the rest counted."""
     said = sorted(
-        (episode for episode in episodes if episode.message_count > 1),
+        (episode for episode in episodes if _worth_telling(episode, names)),
         key=lambda item: (item.started_at, item.id),
     )
     if not said:
@@ -92,6 +93,21 @@ def compose(
             break
         lines.append(entry)
     return "\n".join(lines)
+
+
+# A lone message is told when its title and summary say this much ("next trip: Saturday,
+# meet at the station at 8"), not when it is a greeting or a "lol".
+_ANNOUNCEMENT_WORDS = 4
+
+
+def _worth_telling(episode: Episode, names: Mapping[int, str]) -> bool:
+    """A conversation, or one message that announces something."""
+    if episode.message_count > 1:
+        return True
+    said = f"{episode.title} {_without_roll_call(episode.summary)}"
+    speakers = [names[user_id] for user_id in episode.member_ids if user_id in names]
+    told = content_tokens(said, ignore=speakers)
+    return episode.message_count == 1 and len(told) >= _ANNOUNCEMENT_WORDS
 
 
 def _entry(episode: Episode, names: Mapping[int, str], summary_chars: int) -> str:

@@ -24,6 +24,7 @@ from db import consent as consent_store
 from db import guilds as guild_store
 from db import members as member_store
 from db import messages as message_store
+from db import notes as note_store
 from db.types import Connection
 from memory.core.models import ChatMessage, Member
 from memory.core.surrogates import clean_name
@@ -223,6 +224,10 @@ class ExportImporter:
         self, connection: Connection, batch: list[ChatMessage], result: ImportResult
     ) -> None:
         new = await self._insert(connection, batch, result)
+        if new:  # history stored again into stretches read before: read them again
+            await note_store.reopen_stretches(
+                connection, batch[0].guild_id, [m.created_at for m in batch]
+            )
         refused = await consent_store.unstorable_authors(
             connection, batch[0].guild_id, [m.author_id for m in batch]
         )

@@ -267,6 +267,7 @@ class ReplyComposer:
             "reply",
             guild_id=message.guild_id,
             channel_id=message.channel_id,
+            user_id=message.author_id,  # who was answered (the tail's member column)
             members=len(user_ids),
             memories=len(found.memories),
             prompt_tokens=prompt_tokens,

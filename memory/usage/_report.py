@@ -8,12 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from db.usage import UsageRow
+from db.usage import UNANSWERED, UsageRow
 from memory.core.prices import Prices
 
-# Attempts that got no answer: a later try of the same provider answered (retried), the next
-# provider did (fallback), none did (error), the caller stopped waiting (cancelled).
-UNANSWERED = ("retried", "fallback", "error", "cancelled")
 _WHERE = 11 + 19 + 28  # the day, purpose and model columns
 
 

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from db.activity import guild_rows, messages_per_day
-from db.usage import usage_since
+from db.activity import GuildRow, first_message_at, guild_row, guild_rows, messages_per_day
+from db.usage import UNANSWERED, usage_since
 from memory.core.prices import Prices
 
 
@@ -42,6 +42,7 @@ class UsageDay:
     replies: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    estimated_tokens: int = 0  # the offline provider's, counted by us: not in the tokens
     cost: float = 0.0
     unpriced: bool = False
     tokens_by_model: dict[str, int] = field(default_factory=dict)
@@ -56,13 +57,18 @@ class ActivityViews:
         self._prices = prices
 
     async def guilds(self) -> list[GuildSummary]:
-        rows = await guild_rows(self._pool)
-        return [
-            GuildSummary(
-                row.guild_id, row.name or f"guild {row.guild_id}", row.timezone, row.members
-            )
-            for row in rows
-        ]
+        return [_summary(row) for row in await guild_rows(self._pool)]
+
+    async def guild(self, guild_id: int) -> GuildSummary | None:
+        """A guild the overview lists (an unnamed one, as the console's, included), or None."""
+        row = await guild_row(self._pool, guild_id)
+        return _summary(row) if row is not None else None
+
+    async def first_day(self, guild_id: int, timezone: str) -> date | None:
+        """The local day of the guild's oldest stored message: where "since the first
+        message" starts (an imported history is months old)."""
+        first = await first_message_at(self._pool, guild_id)
+        return first.astimezone(ZoneInfo(timezone)).date() if first is not None else None
 
     async def messages(
         self, guild_id: int, timezone: str, *, days: int, now: datetime
@@ -92,11 +98,16 @@ class ActivityViews:
             line = by_day.get(row.day)
             if line is None:
                 continue
-            if row.outcome not in ("ok", "degraded"):
-                line.failed += row.calls
+            # Counted as `memorybot usage` counts: answered calls, attempts without an answer,
+            # and tokens a server reported; the offline provider's are our estimate, apart.
+            line.failed += row.calls if row.outcome in UNANSWERED else 0
+            if row.outcome != "ok":
                 continue
             line.calls += row.calls
             line.replies += row.calls if row.purpose == "reply" else 0
+            if row.estimated:
+                line.estimated_tokens += row.input_tokens + row.output_tokens
+                continue
             line.input_tokens += row.input_tokens
             line.output_tokens += row.output_tokens
             model = f"{row.provider}:{row.model}" if row.model else row.provider
@@ -109,3 +120,9 @@ class ActivityViews:
             line.cost += cost
             line.cost_by_model[model] = line.cost_by_model.get(model, 0.0) + cost
         return list(by_day.values())
+
+
+def _summary(row: GuildRow) -> GuildSummary:
+    return GuildSummary(
+        row.guild_id, row.name or f"guild {row.guild_id}", row.timezone, row.members
+    )

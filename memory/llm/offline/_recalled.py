@@ -203,12 +203,23 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
     return [hits[i] for i in sorted(chosen, key=lambda i: (_day_of(hits[i].when) or date.min, i))]
 
 
+def _retold(hit: Recalled, when: str, who: str) -> str:
+    """A day summary already tells who said what (`Carol said: "..."`): given as it is, not
+    quoted inside another `Carol said`."""
+    text = truncate(hit.text, _QUOTE_MAX)
+    if not text.lower().startswith(who.lower()):
+        text = f"the notes about {who} say: {text}"
+    return f"{when.rstrip()}, {text}" if when else text[0].upper() + text[1:]
+
+
 def said(hit: Recalled) -> str:
     """`On Thu 2023-07-06 at 14:05 Sam said in #general: "..."` (parts the prompt lacked
     left out)."""
     at = f" at {hit.time}" if hit.time and hit.when else ""
     when = f"On {hit.when}{at} " if hit.when else ""
     who = hit.author or "someone"
+    if hit.kind == "summary":
+        return _retold(hit, when, who)
     where = f" in {hit.channel}" if hit.channel else ""
     asked = f' (answering {hit.asked_by or "someone"}: "{truncate(hit.asked, 120)}")'
     line = (

@@ -19,6 +19,7 @@ import ipaddress
 import json
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -228,7 +229,7 @@ class BreakerStateFile:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_name(f".{STATE_FILE}.{os.getpid()}")
-            written = {"pid": os.getpid(), "ts": time.time()}
+            written = {"pid": os.getpid(), "host": socket.gethostname(), "ts": time.time()}
             breakers = [asdict(s) for s in self._states.values()]
             temporary.write_text(json.dumps({**written, "breakers": breakers}) + "\n")
             os.replace(temporary, self.path)
@@ -237,11 +238,14 @@ class BreakerStateFile:
 
 
 def read_breaker_states(log_dir: Path) -> list[BreakerState]:
-    """The breakers a running process last reported not closed; [] when none or no file."""
+    """The breakers a running process last reported not closed; [] when none, no file, or
+    the process that wrote them has exited (its breakers went with it: not current)."""
     path = Path(log_dir) / STATE_FILE
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
+        return []
+    if isinstance(data, dict) and _writer_exited(data):
         return []
     states: list[BreakerState] = []
     for item in data.get("breakers", []) if isinstance(data, dict) else []:
@@ -250,6 +254,21 @@ def read_breaker_states(log_dir: Path) -> list[BreakerState]:
         except TypeError:
             continue
     return states
+
+
+def _writer_exited(data: dict[str, object]) -> bool:
+    """True when the file's writer is known to be gone: a pid of this machine that no process
+    has. A file from another host (a shared volume) cannot be checked and counts as current."""
+    pid, host = data.get("pid"), data.get("host")
+    if not isinstance(pid, int) or pid <= 0 or (host and host != socket.gethostname()):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive under another user, or not ours to ask
+        return False
+    return False
 
 
 def describe_states(states: list[BreakerState], *, now: float | None = None) -> str:

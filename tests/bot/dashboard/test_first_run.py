@@ -20,7 +20,7 @@ from tests.bot.dashboard.conftest import ROOT, SAMPLE
 
 pytestmark = needs_chromium
 
-BAR = re.compile(r"^(\d\d-\d\d) Sample Hikers: (\d+)$")
+BAR = re.compile(r"^([A-Z][a-z]{2} \d\d) Sample Hikers: (\d+)$")
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def new_admin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_tmp_path: 
 
 def recent_export(into: Path) -> Counter[str]:
     """The sample export moved so its last message was said two days ago; messages per UTC day
-    as the chart labels them (mm-dd)."""
+    as the chart labels them (May 04)."""
     into.mkdir()
     documents = {p.name: json.loads(p.read_text("utf-8")) for p in SAMPLE.glob("*.json")}
     said = [
@@ -51,7 +51,7 @@ def recent_export(into: Path) -> Counter[str]:
         for message in document["messages"]:
             moved = datetime.fromisoformat(message["timestamp"]) + shift
             message["timestamp"] = moved.isoformat()
-            days[moved.astimezone(UTC).strftime("%m-%d")] += 1
+            days[moved.astimezone(UTC).strftime("%b %d")] += 1
         (into / name).write_text(json.dumps(document), encoding="utf-8")
     return days
 
@@ -67,10 +67,11 @@ async def test_import_then_dashboard_shows_the_last_30_days(new_admin: Path) -> 
         await page.goto(link)
         assert page.url == base + "/"
         assert await page.locator("svg.chart").count() == 5
+        await page.click("nav.ranges >> text=30 days")  # the default: since the first message
         chart = page.locator("figure.chart-box", has_text="Messages per day")
-        axis = await chart.locator("text.axis").all_text_contents()
+        axis = await chart.locator("text.axis.x").all_text_contents()
         now = datetime.now(UTC)  # the first of 30 days (the day before, past midnight)
-        assert {f"{now - timedelta(days=n):%m-%d}" for n in (29, 30)} & set(axis)
+        assert {f"{now - timedelta(days=n):%b %d}" for n in (29, 30)} & set(axis)
         bars = [await bar.text_content() for bar in await chart.locator("rect title").all()]
         drawn = Counter({m[1]: int(m[2]) for bar in bars if (m := BAR.match(bar or ""))})
         assert drawn == days  # every imported message, on its day
