@@ -310,9 +310,7 @@ class RecallService:
         return names or {}
 
 
-async def _in_time(
-    task: asyncio.Future[list[MessageMatch]], grace: float
-) -> list[MessageMatch]:
+async def _in_time(task: asyncio.Future[list[MessageMatch]], grace: float) -> list[MessageMatch]:
     """The lookup's result if it ends within `grace` seconds of the full-text lanes; else
     nothing (dropped): a slow vector index never holds a search, nor a reply, hostage."""
     done, _ = await asyncio.wait({task}, timeout=grace)
