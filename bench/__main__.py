@@ -2,9 +2,10 @@
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,quality,reply_e2e,
                              dead_endpoint,dashboard,live_model] [--quick] [--write-docs]
+                     [--gguf PATH]
 
 `live_model` runs only when asked for: it needs the live model server that `make test-llm`
-installs (bench/live_model.py).
+installs (bench/live_model.py); `--gguf` runs it against another model file.
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
@@ -175,7 +176,7 @@ async def run_dashboard(server: BenchServer, report: Reporter, sizes: dict[str, 
 
 async def run_live_model(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
     """The CLI runs in its own processes, each with its embedded database (not `server`)."""
-    await asyncio.to_thread(live_model.run_in_temp, report)
+    await asyncio.to_thread(live_model.run_in_temp, report, sizes.get("gguf"))
 
 
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
@@ -256,6 +257,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated benches")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    parser.add_argument("--gguf", help="live_model: the GGUF to run the flows against")
     parser.add_argument(
         "--write-docs",
         action="store_true",
@@ -269,6 +271,8 @@ async def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown bench(es): {', '.join(sorted(unknown))}")
     sizes = QUICK if args.quick else FULL
+    if args.gguf:
+        sizes = {**sizes, "live_model": {"gguf": args.gguf}}
     report = Reporter()
     machine = {
         "python": platform.python_version(),
