@@ -100,8 +100,16 @@ def header(info: ModelInfo) -> str:
     )
 
 
-def run_in_temp(report: Reporter, gguf: str | None = None) -> Checks | None:
-    """`python -m bench --only live_model`: the same run, reported as figures."""
+def run_in_temp(
+    report: Reporter, gguf: str | None = None, keep: str | None = None
+) -> Checks | None:
+    """`python -m bench --only live_model`: the same run, reported as figures; in `keep` (its
+    logs, telemetry and the proxy's exchanges.jsonl stay there) or a throwaway directory."""
+    if keep:
+        workdir = Path(keep).resolve()
+        workdir.mkdir(parents=True, exist_ok=True)
+        os.chmod(workdir, 0o755)
+        return run(report, workdir, gguf)
     with tempfile.TemporaryDirectory(prefix="memorybot-live-") as tmp:
         os.chmod(tmp, 0o755)  # the embedded server may run as another user under root
         return run(report, Path(tmp), gguf)
@@ -110,11 +118,12 @@ def run_in_temp(report: Reporter, gguf: str | None = None) -> Checks | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gguf", help="another GGUF to run the flows against")
+    parser.add_argument("--keep", help="a directory to run in and keep (logs, exchanges.jsonl)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     # SIGTERM (a CI timeout, `kill` of make) unwinds like Ctrl-C: the servers stop in `finally`.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    checks = run_in_temp(Reporter(), args.gguf)
+    checks = run_in_temp(Reporter(), args.gguf, args.keep)
     if checks is None:
         return 0  # skipped, said in one line (under CI=true `require` exited 1)
     for line in checks.lines():
