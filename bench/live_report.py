@@ -76,13 +76,17 @@ def what_it_answered(exchange: Exchange) -> str:
 
 
 def examples(exchanges: list[Exchange]) -> dict[str, str]:
-    """Per purpose, the first thing the model answered (an empty answer only when nothing
-    else came)."""
+    """Per purpose, the first answer the model wrote (an error or an empty answer only when
+    nothing else came: a refused format is the bot's first try, not the model's answer)."""
     found: dict[str, str] = {}
+    answered: set[str] = set()
     for exchange in exchanges:
-        said = what_it_answered(exchange)
-        if exchange.purpose not in found or found[exchange.purpose] == "''":
-            found[exchange.purpose] = said
+        if exchange.purpose in answered:
+            continue
+        found.setdefault(exchange.purpose, what_it_answered(exchange))
+        if exchange.status == 200 and (exchange.content().strip() or exchange.tool_calls()):
+            found[exchange.purpose] = what_it_answered(exchange)
+            answered.add(exchange.purpose)
     return found
 
 

@@ -3,6 +3,8 @@ and exchanges as the recording proxy keeps them; the live run itself is `make te
 
 from __future__ import annotations
 
+from bench.live_checks import reached
+from bench.live_flows import answers
 from bench.live_proxy import Exchange
 from bench.live_report import examples, never_right, purpose_table, render_table
 from memory.core.telemetry import Telemetry
@@ -62,3 +64,11 @@ def _answer(text: str, *, call: bool = False) -> dict:
     if call:
         message["tool_calls"] = [{"id": "1", "function": {"name": "search_memory"}}]
     return {"choices": [{"message": message}]}
+
+
+def test_an_answer_of_several_lines_is_read_whole_from_the_console() -> None:
+    transcript = "Alice> Bot hi\nBot: **Hi** Alice!\nHow are you?\n\nAlice> Bot bye\nBot: Bye\n"
+    assert answers(transcript) == ["**Hi** Alice!\nHow are you?", "Bye"]
+    # The server's text is found in what the member saw, markup and line breaks aside.
+    assert reached("Hi Alice! How   are you?", answers(transcript))
+    assert not reached("Hi Alice! How are you today?", answers(transcript))
