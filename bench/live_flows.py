@@ -34,10 +34,12 @@ CONSOLE = [
     "/undo alice",
     "Bot who is allergic to wasps?",
     "Bot what did I miss?",
-    # A small model at a reply's temperature answers with markup now and then: more chances
-    # for a reply of the model's own to reach the member.
+    # A small model at a reply's temperature answers with the prompt's markup now and then
+    # (replaced by the offline reply): more chances for a reply of its own to reach the member.
     "Bot how are you today?",
     "Bot any plans for the weekend?",
+    "Bot tell me something nice about carol",
+    "Bot thanks for the help!",
 ]
 QUICK_CONSOLE = [CONSOLE[2], CONSOLE[7]]
 # Said to the server with a tool-calling chat format: questions a search answers.
@@ -51,7 +53,8 @@ TOOL_CONSOLE = [
 # A reply's tools share twice the memory budget from the start of the reply: a CPU-only model
 # spends more than that on its first round, and every tool would answer "no time left".
 TOOL_BUDGET = {"REPLY_MEMORY_BUDGET_SECONDS": "300"}
-# The most one CLI command of the flows may take (a reply from a CPU-only model: 10-60 s).
+# The most one CLI command of the flows may take, a console per line said (a reply from a
+# CPU-only model: 10-60 s, minutes on a loaded machine).
 COMMAND_SECONDS = 600.0
 # What the project is told for the live provider: a CPU-only model is slow, one tool call.
 LIVE_ENV = {
@@ -97,7 +100,13 @@ class Project:
             **env,
         }
 
-    def cli(self, *args: str, stdin: str | None = None, **env: str) -> str:
+    def cli(
+        self,
+        *args: str,
+        stdin: str | None = None,
+        timeout: float = COMMAND_SECONDS,
+        **env: str,
+    ) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "bot", *args],
             input=stdin,
@@ -105,7 +114,7 @@ class Project:
             text=True,
             env={**self.env, **env},
             cwd=self.home,
-            timeout=COMMAND_SECONDS,
+            timeout=timeout,
         )
         if done.returncode != 0:
             raise RuntimeError(f"memorybot {' '.join(args)} failed: {done.stderr[-2000:]}")
@@ -114,7 +123,14 @@ class Project:
     def console(self, lines: list[str], *, as_member: str = "alice", **env: str) -> list[str]:
         """The bot's answers, one per line said to it."""
         out = self.cli(
-            "console", "--guild", GUILD, "--as", as_member, stdin="\n".join(lines) + "\n", **env
+            "console",
+            "--guild",
+            GUILD,
+            "--as",
+            as_member,
+            stdin="\n".join(lines) + "\n",
+            timeout=COMMAND_SECONDS * len(lines),
+            **env,
         )
         return answers(out)
 

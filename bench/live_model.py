@@ -40,6 +40,10 @@ from bench.report import Reporter
 
 _log = logging.getLogger(__name__)
 
+# One sampling seed for every run: what a small model says at a reply's temperature varies
+# from run to run otherwise, and so would a check that needs one usable reply.
+SEED = ("--seed", "44")
+
 
 def find_model(gguf: str | None) -> tuple[Path, str] | None:
     """The server's python and the GGUF to serve; None (said in one line) when missing."""
@@ -60,7 +64,12 @@ def find_model(gguf: str | None) -> tuple[Path, str] | None:
 
 
 def run(
-    report: Reporter, workdir: Path, gguf: str | None = None, *, quiet: bool = False
+    report: Reporter,
+    workdir: Path,
+    gguf: str | None = None,
+    *,
+    quiet: bool = False,
+    quick: bool = False,
 ) -> Checks | None:
     """The flows against the model behind recording proxies; the checks of issue 44 (None when
     the model is missing and the run is skipped)."""
@@ -70,12 +79,12 @@ def run(
     python, path = found
     info = model_info(python, path)
     with (
-        llama_server(python, path, workdir / "server.log") as plain,
+        llama_server(python, path, workdir / "server.log", *SEED) as plain,
         llama_server(
-            python, path, workdir / "tools-server.log", "--chat_format", TOOLS_CHAT_FORMAT
+            python, path, workdir / "tools-server.log", "--chat_format", TOOLS_CHAT_FORMAT, *SEED
         ) as tools,
     ):
-        live = run_flows(workdir / "live", plain, tools, served_model(plain))
+        live = run_flows(workdir / "live", plain, tools, served_model(plain), quick=quick)
     checks = Checks(live).all()
     table = purpose_table(live.events)
     answered = examples(live.exchanges)
@@ -107,7 +116,7 @@ def header(info: ModelInfo) -> str:
 
 
 def run_in_temp(
-    report: Reporter, gguf: str | None = None, keep: str | None = None
+    report: Reporter, gguf: str | None = None, keep: str | None = None, *, quick: bool = False
 ) -> Checks | None:
     """`python -m bench --only live_model`: the same run, reported as figures; in `keep` (its
     logs, telemetry and the proxy's exchanges.jsonl stay there) or a throwaway directory."""
@@ -115,10 +124,10 @@ def run_in_temp(
         workdir = Path(keep).resolve()
         workdir.mkdir(parents=True, exist_ok=True)
         os.chmod(workdir, 0o755)
-        return run(report, workdir, gguf)
+        return run(report, workdir, gguf, quick=quick)
     with tempfile.TemporaryDirectory(prefix="memorybot-live-") as tmp:
         os.chmod(tmp, 0o755)  # the embedded server may run as another user under root
-        return run(report, Path(tmp), gguf)
+        return run(report, Path(tmp), gguf, quick=quick)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,11 +139,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the verdicts on the model count too (a structured answer of it reaches members)",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer flows (no memory show or digest, one reply, one tool question): a first look",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     # SIGTERM (a CI timeout, `kill` of make) unwinds like Ctrl-C: the servers stop in `finally`.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    checks = run_in_temp(Reporter(), args.gguf, args.keep)
+    checks = run_in_temp(Reporter(), args.gguf, args.keep, quick=args.quick)
     if checks is None:
         return 0  # skipped, said in one line (under CI=true `require` exited 1)
     for line in checks.lines(strict=args.strict):
