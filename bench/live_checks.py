@@ -172,19 +172,33 @@ class Checks:
             )
         self._set(name, "")
 
+    def seen(self) -> list[str]:
+        """Everything members and admins were shown."""
+        run = self.run
+        return [*run.console, *run.tool_console, *run.memory.values(), run.digest]
+
+    def kept(self) -> dict[str, str]:
+        """Per purpose, the first text of the model's that reached members (a reply's answer,
+        a string of a structured answer): what the report shows as kept."""
+        found: dict[str, str] = {}
+        seen, tools = self.seen(), final_answers(self.run.exchanges, "tools")
+        for e in final_answers(self.run.exchanges, "plain") + tools:
+            if reached(e.content(), seen):
+                found.setdefault("reply", e.content())
+        for e in self.run.exchanges:
+            if e.purpose != "reply":
+                shown = [text for text in written(e) if reached(text, seen)]
+                if shown:
+                    found.setdefault(e.purpose, shown[0])
+        return found
+
     def structured_kept(self) -> None:
         """Some purpose's structured answer (a whois answer, a day's note) was shown: a string
         the model wrote, not copied from its prompt, is in what members and admins saw."""
-        seen = [
-            *self.run.console,
-            *self.run.tool_console,
-            *self.run.memory.values(),
-            self.run.digest,
-        ]
-        asked = [e for e in self.run.exchanges if e.purpose != "reply"]
-        shown = [e.purpose for e in asked if any(reached(text, seen) for text in written(e))]
+        shown = [purpose for purpose in self.kept() if purpose != "reply"]
         failure = ""
         if not shown:
+            asked = [e for e in self.run.exchanges if e.purpose != "reply"]
             said = "; ".join(
                 f"{purpose} answered {what}" for purpose, what in examples(asked).items()
             )

@@ -104,7 +104,7 @@ def run(
     )
     if not quiet:
         print(header(info), file=sys.stderr)
-        print(render_table(table, answered), file=sys.stderr)
+        print(render_table(table, answered, checks.kept()), file=sys.stderr)
     return checks
 
 

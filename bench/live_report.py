@@ -95,9 +95,14 @@ def never_right(table: dict[str, dict[str, Any]]) -> list[str]:
     return [p for p, row in table.items() if row["calls"] and not row["accepted"]]
 
 
-def render_table(table: dict[str, dict[str, Any]], answered: dict[str, str] | None = None) -> str:
-    """The table, each purpose followed by why it was degraded and what the model answered."""
-    answered = answered or {}
+def render_table(
+    table: dict[str, dict[str, Any]],
+    answered: dict[str, str] | None = None,
+    kept: dict[str, str] | None = None,
+) -> str:
+    """The table, each purpose followed by why it was degraded, what the model answered and
+    what of its answers members were shown (`kept`, from bench/live_checks.py)."""
+    answered, kept = answered or {}, kept or {}
     header = ("purpose", "calls", "accepted", "degraded", "fell back", "p50 ms", "p95 ms", "tokens")
     lines = [f"{header[0]:>18}  " + "  ".join(f"{h:>10}" for h in header[1:])]
     bad = never_right(table)
@@ -117,4 +122,7 @@ def render_table(table: dict[str, dict[str, Any]], answered: dict[str, str] | No
         if purpose in answered:
             verdict = "NEVER RIGHT, it answered" if purpose in bad else "answered e.g."
             lines.append(f"{'':>20}{verdict} {answered[purpose]}")
+        if purpose in kept:
+            shown = " ".join(kept[purpose].split())[:EXAMPLE_CHARS]
+            lines.append(f"{'':>20}members were shown e.g. {shown!r}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import pytest
 from bench.live_checks import Checks
 from bench.live_flows import LiveRun, run_flows
 from bench.live_report import examples, never_right, purpose_table, render_table
-from tests.bench.scripted_llm import NONSENSE, NONSENSE_NOTE, scripted_server
+from tests.bench.scripted_llm import NONSENSE, NONSENSE_NOTE, RIGHT_REPLY, scripted_server
 
 FORMAT = "no call fails for a format"
 REPLY = "a reply the model wrote reaches the member"
@@ -54,7 +54,7 @@ async def test_a_check_fails_exactly_when_the_server_answers_wrong_its_way(
     assert {name for name, _ in checks.results()} == {FORMAT, REPLY, TOOLS, KEPT}
     assert checks.failed() == failing, "\n".join(checks.lines())
     table = purpose_table(run.events)
-    report = render_table(table, examples(run.exchanges))
+    report = render_table(table, examples(run.exchanges), checks.kept())
     if "nonsense" in ways:
         # Every purpose the model was asked is named as never right, with what it answered.
         assert "whois" in never_right(table)
@@ -66,3 +66,6 @@ async def test_a_check_fails_exactly_when_the_server_answers_wrong_its_way(
         assert any(line.startswith(f"NOTE  {KEPT}") for line in checks.lines(strict=False))
     if not ways:
         assert "whois" not in never_right(table) and "NEVER RIGHT" not in report.split("whois")[1]
+        # What members were shown of the model's answers, per purpose.
+        assert "members were shown e.g. 'From my notes: " in report.split("whois")[1]
+        assert checks.kept()["reply"] == RIGHT_REPLY
