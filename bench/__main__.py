@@ -1,20 +1,21 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,locomo,quality,reply_e2e,
-                             dead_endpoint,dashboard,embeddings,live_model] [--quick]
-                    [--write-docs]
+                             dead_endpoint,dashboard,embeddings,house,live_model] [--quick]
+                    [--write-docs] [--gguf PATH]
 
 `locomo` is the quality bench: LoCoMo's real conversations (bench/locomo.py), read from
 ../shared/data beside the checkout; without it, it says so and skips (under CI=true it fails).
 `quality` is the template bench: chats generated from templates, a fast smoke test.
 
 `live_model` runs only when asked for: it needs the live model server that `make test-llm`
-installs (bench/live_model.py).
+installs (bench/live_model.py); `--gguf` runs it against another model file.
 
 Each line is one figure: {"bench", "metric", "value", "unit", ...parameters}. The last lines
 check every target of docs/performance.md ("bench": "targets") and give the total run time.
 `--quick` runs every benchmark at a tiny size (seconds; what the smoke test does).
-`--write-docs` keeps the run's figures in docs/figures/<bench>.jsonl and rewrites the tables of
+`--write-docs` keeps the run's figures in docs/figures/<bench>.jsonl (and, for `house`, redraws
+docs/design.md's house) and rewrites the tables of
 docs/performance.md from them (bench/docs.py): the page's figures are never typed by hand.
 Uses DATABASE_URL when set (throwaway databases are created and dropped there), else an
 embedded PostgreSQL in a temporary directory.
@@ -38,6 +39,8 @@ from bench import (
     docs,
     economy,
     embeddings,
+    house,
+    house_drawing,
     latency,
     live_model,
     locomo,
@@ -67,6 +70,7 @@ BENCHES = (
     "dead_endpoint",
     "dashboard",
     "embeddings",
+    "house",
 )
 # Run only when named: they need something beyond the project's own dependencies.
 ON_REQUEST = ("live_model",)
@@ -98,6 +102,7 @@ FULL: dict[str, dict[str, Any]] = {
     # sentence encoder (when installed) on 200 messages.
     "embeddings": {"messages": 20_000, "stored": 60_000, "minilm_messages": 200},
     "live_model": {},
+    "house": {},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -126,6 +131,7 @@ QUICK: dict[str, dict[str, Any]] = {
     "dashboard": {"messages": 2000, "members": 30, "days": 30, "repeats": 2},
     "embeddings": {"messages": 300, "stored": 1000, "minilm_messages": 20},
     "live_model": {},
+    "house": {},
 }
 
 
@@ -199,7 +205,12 @@ async def run_embeddings(server: BenchServer, report: Reporter, sizes: dict[str,
 
 async def run_live_model(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
     """The CLI runs in its own processes, each with its embedded database (not `server`)."""
-    await asyncio.to_thread(live_model.run_in_temp, report)
+    await asyncio.to_thread(live_model.run_in_temp, report, sizes.get("gguf"))
+
+
+async def run_house(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    """Read from the source's imports: no database."""
+    house.run(report)
 
 
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
@@ -216,6 +227,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "dashboard": run_dashboard,
     "embeddings": run_embeddings,
     "live_model": run_live_model,
+    "house": run_house,
 }
 
 _TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none"}
@@ -274,6 +286,9 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("dashboard", "page_render_cold_ms", {"page": "slowest"}, 200, "max"),
     # Issue 33: every check of the live-model run passes.
     ("live_model", "checks_failed", {}, 0, "max"),
+    # Issue 35: no import runs back up the house, no circle.
+    ("house", "arrows_up", {}, 0, "max"),
+    ("house", "rooms_on_circles", {}, 0, "max"),
 ]
 
 
@@ -293,6 +308,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated benches")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    parser.add_argument("--gguf", help="live_model: the GGUF to run the flows against")
     parser.add_argument(
         "--write-docs",
         action="store_true",
@@ -306,6 +322,8 @@ async def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown bench(es): {', '.join(sorted(unknown))}")
     sizes = QUICK if args.quick else FULL
+    if args.gguf:
+        sizes = {**sizes, "live_model": {"gguf": args.gguf}}
     report = Reporter()
     machine = {
         "python": platform.python_version(),
@@ -320,6 +338,8 @@ async def main(argv: list[str] | None = None) -> int:
     report("run", "total_seconds", time.perf_counter() - started, "s", quick=args.quick)
     if args.write_docs:
         docs.write_docs(report.figures, chosen, TARGETS, (*BENCHES, *ON_REQUEST))
+        if "house" in chosen:  # docs/design.md's drawing, from the figures just stored
+            house_drawing.write(*docs.load()["house"])
     return 0
 
 

@@ -1,7 +1,9 @@
-"""What a live-model run's telemetry says, per purpose, and the checks of issue 33.
+"""What a live-model run says per purpose: its telemetry's calls, accepted, degraded (by reason),
+latency and tokens; and, from the recording proxy, what the model answered, with the purposes
+it never got right named as such.
 
-Pure functions over `llm_call` events (the JSON lines `Telemetry` writes), so the report and
-the checks are tested without a model server (tests/bench/test_live_report.py).
+Pure functions over `llm_call` events (the JSON lines `Telemetry` writes) and the proxy's
+exchanges, tested without a model server (tests/bench/test_live_report.py).
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
-# Words of an error that says the server lacks a request format.
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object")
+from bench.live_proxy import Exchange
+
+# How much of an answer the report quotes.
+EXAMPLE_CHARS = 160
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -59,12 +63,51 @@ def purpose_table(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return dict(sorted(rows.items()))
 
 
-def render_table(table: dict[str, dict[str, Any]]) -> str:
+def what_it_answered(exchange: Exchange) -> str:
+    """One answer of the server as the report quotes it: its text, the tools it asked for, or
+    its error."""
+    if exchange.status != 200:
+        return f"HTTP {exchange.status}: {' '.join(str(exchange.answer).split())[:EXAMPLE_CHARS]}"
+    calls = [str((call.get("function") or {}).get("name")) for call in exchange.tool_calls()]
+    said = " ".join(exchange.content().split())[:EXAMPLE_CHARS]
+    if calls:
+        return f"tool_calls {', '.join(calls)}" + (f" and {said!r}" if said else "")
+    return repr(said)
+
+
+def examples(exchanges: list[Exchange]) -> dict[str, str]:
+    """Per purpose, the first answer the model wrote (an error or an empty answer only when
+    nothing else came: a refused format is the bot's first try, not the model's answer)."""
+    found: dict[str, str] = {}
+    answered: set[str] = set()
+    for exchange in exchanges:
+        if exchange.purpose in answered:
+            continue
+        found.setdefault(exchange.purpose, what_it_answered(exchange))
+        if exchange.status == 200 and (exchange.content().strip() or exchange.tool_calls()):
+            found[exchange.purpose] = what_it_answered(exchange)
+            answered.add(exchange.purpose)
+    return found
+
+
+def never_right(table: dict[str, dict[str, Any]]) -> list[str]:
+    """The purposes the model was asked and never got right: nothing of theirs was kept."""
+    return [p for p, row in table.items() if row["calls"] and not row["accepted"]]
+
+
+def render_table(
+    table: dict[str, dict[str, Any]],
+    answered: dict[str, str] | None = None,
+    kept: dict[str, str] | None = None,
+) -> str:
+    """The table, each purpose followed by why it was degraded, what the model answered and
+    what of its answers members were shown (`kept`, from bench/live_checks.py)."""
+    answered, kept = answered or {}, kept or {}
     header = ("purpose", "calls", "accepted", "degraded", "fell back", "p50 ms", "p95 ms", "tokens")
     lines = [f"{header[0]:>18}  " + "  ".join(f"{h:>10}" for h in header[1:])]
+    bad = never_right(table)
     for purpose, row in table.items():
         cells = (
-            purpose,
             row["calls"],
             row["accepted"],
             row["degraded"],
@@ -73,72 +116,13 @@ def render_table(table: dict[str, dict[str, Any]]) -> str:
             row["latency_p95_ms"],
             f"{row['input_tokens']}/{row['output_tokens']}",
         )
-        lines.append("  ".join(f"{c!s:>10}" for c in cells))
+        lines.append(f"{purpose:>18}  " + "  ".join(f"{c!s:>10}" for c in cells))
         if row["degraded_by"]:
-            lines.append(f"{'':>10}  degraded: {row['degraded_by']}")
+            lines.append(f"{'':>20}degraded: {row['degraded_by']}")
+        if purpose in answered:
+            verdict = "NEVER RIGHT, it answered" if purpose in bad else "answered e.g."
+            lines.append(f"{'':>20}{verdict} {answered[purpose]}")
+        if purpose in kept:
+            shown = " ".join(kept[purpose].split())[:EXAMPLE_CHARS]
+            lines.append(f"{'':>20}members were shown e.g. {shown!r}")
     return "\n".join(lines)
-
-
-class Checks:
-    """The issue's 'done when', each a named pass/fail with what failed."""
-
-    def __init__(self, events: list[dict[str, Any]]) -> None:
-        self.events = [e for e in events if e.get("op") == "llm_call"]
-        self._results: dict[str, str] = {}  # name -> "" (passed) or what failed
-        self._format_failures()
-        self._refused_retries()
-
-    def _set(self, name: str, failure: str) -> None:
-        if not self._results.get(name):
-            self._results[name] = failure
-
-    def _format_failures(self) -> None:
-        """After the first downgrade no call fails for a format the server lacks."""
-        failed = [
-            e
-            for e in self.events
-            if e.get("outcome") in ("fallback", "error")
-            and any(word in str(e.get("error", "")) for word in _FORMAT_WORDS)
-        ]
-        self._set("no call fails for a format", f"{len(failed)} call(s) did" if failed else "")
-
-    def _refused_retries(self) -> None:
-        retried = [
-            e
-            for e in self.events
-            if str(e.get("error", "")).startswith("LLMRequestRejected") and e.get("retries")
-        ]
-        self._set("no refused request retried", f"{len(retried)} were" if retried else "")
-
-    def not_emptier(self, member: str, live: str, offline: str) -> None:
-        """`memory show` holds at least what the offline provider's does."""
-        failure = f"{member}: empty, offline had {offline[:80]!r}" if offline and not live else ""
-        self._set(f"memory of {member} no emptier than offline", failure)
-
-    def whois_names(self, answer: str, fact: str) -> None:
-        failure = "" if fact.casefold() in answer.casefold() else f"said {answer[:120]!r}"
-        self._set("whois names the stored facts", failure)
-
-    def model_replied(self) -> None:
-        """A console reply carries the model's own answer (not degraded, not a fallback)."""
-        replies = [e for e in self.events if e.get("purpose") == "reply"]
-        ok = sum(1 for e in replies if e.get("outcome") == "ok" and e.get("provider") != "offline")
-        degraded = sum(1 for e in replies if e.get("outcome") == "degraded")
-        failure = "" if ok > degraded else f"{ok} model replies, {degraded} replaced"
-        self._set("a reply carries the model's own answer", failure)
-
-    def answered(self, what: str, answers: list[str]) -> None:
-        failure = "" if answers and all(a.strip() for a in answers) else "nothing came back"
-        self._set(f"{what} answered", failure)
-
-    def results(self) -> list[tuple[str, bool]]:
-        return [(name, bool(failure)) for name, failure in self._results.items()]
-
-    def failed(self) -> bool:
-        return any(failure for failure in self._results.values())
-
-    def lines(self) -> list[str]:
-        return [
-            f"{'FAIL' if failure else 'ok  '}  {name}{': ' + failure if failure else ''}"
-            for name, failure in self._results.items()
-        ]

@@ -23,6 +23,7 @@ from db.pool import create_pool
 from memory.core import event_loop
 from memory.core.telemetry import Telemetry
 from tests.dead_endpoint import connections, dead_url  # noqa: F401 - fixtures
+from tests.support import require
 
 TEMPLATE_DB = "memorybot_template"
 _counter = itertools.count()
@@ -115,3 +116,15 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("MEMORYBOT_IN_CONTAINER", "0")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs(present, what): fails under CI=true, skips elsewhere, when missing"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`tests.support.needs`: what a test needs from the machine, checked before it runs."""
+    for mark in item.iter_markers("needs"):
+        require(bool(mark.kwargs["present"]), str(mark.kwargs["what"]))

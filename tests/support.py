@@ -11,8 +11,12 @@ import inspect
 import itertools
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bench.needs import in_ci, missing_line
 from memory.core.models import ChatMessage, Member
 
 DEFAULT_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -64,3 +68,24 @@ def chat_message(
 def member(guild_id: int, user_id: int, username: str | None = None, **extra: Any) -> Member:
     """A directory entry; username defaults to `user<id>`."""
     return Member(guild_id, user_id, username=username or f"user{user_id}", **extra)
+
+
+def require(present: bool, what: str) -> None:
+    """In a test or fixture: a missing `what` fails the test with one line under CI=true
+    (bench/needs.py), and skips it with one line elsewhere."""
+    if present:
+        return
+    if in_ci():
+        pytest.fail(missing_line(what), pytrace=False)
+    pytest.skip(missing_line(what))
+
+
+def needs(present: bool, what: str) -> pytest.MarkDecorator:
+    """A mark (a module's `pytestmark`, a test's decorator): `require(present, what)` before
+    the test runs (tests/conftest.py's `pytest_runtest_setup`)."""
+    return pytest.mark.needs(present=present, what=what)
+
+
+def needs_file(path: Path, what: str) -> pytest.MarkDecorator:
+    """`needs` for a file a test reads (a dataset in ../shared/data, say)."""
+    return needs(path.exists(), f"{what} ({path})")

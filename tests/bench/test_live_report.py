@@ -1,9 +1,12 @@
-"""The live-model run's report and checks (bench/live_report.py), over events the real
-Telemetry class emits; the live run itself is `make test-llm`."""
+"""The live-model run's report (bench/live_report.py), over events the real Telemetry class emits
+and exchanges as the recording proxy keeps them; the live run itself is `make test-llm`."""
 
 from __future__ import annotations
 
-from bench.live_report import Checks, purpose_table, render_table
+from bench.live_checks import reached
+from bench.live_flows import answers
+from bench.live_proxy import Exchange
+from bench.live_report import examples, never_right, purpose_table, render_table
 from memory.core.telemetry import Telemetry
 
 
@@ -36,27 +39,36 @@ def test_the_table_counts_each_purpose_of_the_model(telemetry: Telemetry) -> Non
     assert "degraded: missing 1" in render_table(table)
 
 
-def test_checks_pass_on_a_good_run_and_name_what_failed(telemetry: Telemetry) -> None:
-    checks = Checks(_run(telemetry))
-    checks.not_emptier("alice", "Alice lives in Lisbon.", "Alice lives in Lisbon.")
-    checks.whois_names("Alice loves mountain biking.", "mountain biking")
-    checks.model_replied()
-    assert not checks.failed()
+def test_the_report_quotes_what_the_model_answered_and_names_what_it_never_got_right(
+    telemetry: Telemetry,
+) -> None:
+    table = purpose_table(_run(telemetry))
+    exchanges = [
+        Exchange("plain", "whois", "/v1/chat/completions", {}, 200, _answer("")),
+        Exchange("plain", "whois", "/v1/chat/completions", {}, 200, _answer('{"text": "x"}')),
+        Exchange("plain", "daily_summary", "/v1/chat/completions", {}, 500, {"error": "down"}),
+        Exchange("tools", "reply", "/v1/chat/completions", {}, 200, _answer("", call=True)),
+    ]
+    answered = examples(exchanges)
+    assert answered["whois"] == repr('{"text": "x"}')  # an empty answer only when nothing else
+    assert answered["daily_summary"] == "HTTP 500: {'error': 'down'}"
+    assert answered["reply"] == "tool_calls search_memory"
+    assert never_right(table) == ["whois"]
+    report = render_table(table, answered)
+    assert 'NEVER RIGHT, it answered \'{"text": "x"}\'' in report
+    assert "answered e.g. HTTP 500" in report
 
-    bad = Telemetry()
-    _call(bad, "daily_summary", "fallback", error="LLMRequestRejected: response_format", retries=2)
-    _call(bad, "reply", "ok", latency_ms=10)
-    _call(bad, "reply", "degraded", reason="unusable_output", detail="echo")
-    checks = Checks(bad.recent("llm_call"))
-    checks.not_emptier("bob", "", "Bob is allergic to wasps.")
-    checks.whois_names("the answer", "mountain biking")
-    checks.model_replied()
-    failed = {name for name, failed in checks.results() if failed}
-    assert failed == {
-        "no call fails for a format",
-        "no refused request retried",
-        "memory of bob no emptier than offline",
-        "whois names the stored facts",
-        "a reply carries the model's own answer",
-    }
-    assert any(line.startswith("FAIL") and "wasps" in line for line in checks.lines())
+
+def _answer(text: str, *, call: bool = False) -> dict:
+    message: dict = {"role": "assistant", "content": text}
+    if call:
+        message["tool_calls"] = [{"id": "1", "function": {"name": "search_memory"}}]
+    return {"choices": [{"message": message}]}
+
+
+def test_an_answer_of_several_lines_is_read_whole_from_the_console() -> None:
+    transcript = "Alice> Bot hi\nBot: **Hi** Alice!\nHow are you?\n\nAlice> Bot bye\nBot: Bye\n"
+    assert answers(transcript) == ["**Hi** Alice!\nHow are you?", "Bye"]
+    # The server's text is found in what the member saw, markup and line breaks aside.
+    assert reached("Hi Alice! How   are you?", answers(transcript))
+    assert not reached("Hi Alice! How are you today?", answers(transcript))

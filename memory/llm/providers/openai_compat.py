@@ -48,6 +48,10 @@ from memory.llm.providers._purposes import pick_model
 
 _log = logging.getLogger(__name__)
 
+# Names why each request is made, so a gateway or a recording proxy in front of the server (the
+# live-model harness's, bench/live_proxy.py) can tell purposes apart; servers ignore it.
+PURPOSE_HEADER = "X-Memorybot-Purpose"
+
 
 def openai_client(base_url: str, api_key: str | None, timeout_seconds: float) -> AsyncOpenAI:
     """A client that never retries by itself (our chain does); local servers need no key."""
@@ -149,6 +153,7 @@ class OpenAICompatibleProvider(LLMProvider):
                 model=model,
                 messages=sent,  # type: ignore[arg-type]
                 temperature=request.temperature,
+                extra_headers={PURPOSE_HEADER: request.purpose},
                 **kwargs,
             )
 
@@ -196,6 +201,7 @@ class OpenAICompatibleProvider(LLMProvider):
             model=model,
             messages=messages,  # type: ignore[arg-type]
             temperature=request.temperature,
+            extra_headers={PURPOSE_HEADER: request.purpose},
             **kwargs,
         )
 

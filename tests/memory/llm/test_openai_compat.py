@@ -82,6 +82,7 @@ async def test_text_call_without_key_reads_usage(
     sent = fake_http.requests[0]
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["Authorization"] == "Bearer not-needed"
+    assert sent.headers["x-memorybot-purpose"] == "reply"  # a proxy in front tells purposes apart
     assert sent.body["model"] == "llama3.1"
     assert sent.body["messages"] == [
         {"role": "system", "content": "be nice"},
