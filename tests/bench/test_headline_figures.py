@@ -30,17 +30,29 @@ def test_the_token_economy_is_quoted_from_the_economy_bench() -> None:
     assert f"({ratio:.2f}x) at 5% of messages addressed" in _one_line(README)
 
 
-def test_search_on_a_million_messages_is_quoted_from_the_recall_bench() -> None:
+def test_search_on_a_million_messages_is_said_as_the_recall_bench_found_it() -> None:
     p99 = _figures("recall", "search_p99_ms")
-    assert p99 and max(p99) < 100
+    assert p99
     (messages,) = {
         item["guild_messages"] for item in load()["recall"][1] if "guild_messages" in item
     }
     assert messages >= 1_000_000
-    assert "search on 1M messages stays under 100 ms p99" in _one_line(README)
+    if max(p99) < 100:
+        assert "search on 1M messages stays under 100 ms p99" in _one_line(README)
+    else:
+        assert "The 100 ms p99 search target on 1M messages is not met" in _one_line(README)
 
 
-def test_the_reply_prompt_size_is_quoted_from_the_quality_bench() -> None:
-    sizes = {round(v, -2) for v in _figures("quality", "prompt_tokens_p50", kind="all")}
-    assert len(sizes) == 1, sizes  # tuned and held-out chats round to the same hundred
-    assert f"at ~{int(sizes.pop()):,} tokens p50" in _one_line(README)
+def test_locomo_dev_is_quoted_first_and_as_the_bench_wrote_it() -> None:
+    def share(category: str) -> str:
+        (value,) = _figures("locomo", "evidence_all_in_memories", category=category)
+        return f"{value:.0%}"
+
+    (tokens,) = _figures("locomo", "prompt_tokens_p50", category="all")
+    text = _one_line(README)
+    assert (
+        f"memories for {share('all')} of questions ({share('single_hop')} of one-fact questions,"
+        f" {share('multi_hop')} of those whose answer is spread over several turns) at"
+        f" ~{round(tokens, -2):,.0f} tokens p50"
+    ) in text
+    assert text.index("LoCoMo") < text.index("template bench")
