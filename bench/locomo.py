@@ -38,20 +38,16 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.harness import bench_settings
 from bench.locomo_data import ANSWERABLE, Conversation, DatasetMissing, Question, load
 from bench.locomo_learner import LearnerScore, judge, labels, learned_facts
 from bench.locomo_score import Score, score
 from bench.providers import TOKENIZER, fast_tokens
-from bench.quality import RecordingProvider
+from bench.quality import RecordingProvider, recorded_memory
 from bench.report import Reporter, percentile
 from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory.core import event_loop
 from memory.core.clock import FixedClock
-from memory.core.telemetry import Telemetry
-from memory.llm import MemoryLLM
-from memory.wiring import open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -88,15 +84,8 @@ async def run(
     question."""
     recorder = RecordingProvider()
     clock = FixedClock(chat.ask_at)
-    settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
     began = time.perf_counter()
-    async with open_memory(
-        settings,
-        clock=clock,
-        telemetry=Telemetry(keep_recent=100),
-        pool=pool,
-        llm=MemoryLLM(recorder),
-    ) as memory:
+    async with recorded_memory(pool, clock, recorder) as memory:
         with tempfile.TemporaryDirectory(prefix="memorybot-locomo-") as folder:
             path = Path(folder) / f"{chat.sample_id}.json"
             path.write_text(json.dumps(chat.export()), encoding="utf-8")

@@ -33,6 +33,8 @@ import logging
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -56,7 +58,7 @@ from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, Purpose
-from memory.wiring import open_memory
+from memory.wiring import Memory, open_memory
 
 _log = logging.getLogger(__name__)
 
@@ -86,6 +88,23 @@ class RecordingProvider(LLMProvider):
             return await self.offline.complete(request)
         self.prompts.append("\n".join(part for part in (request.system, request.prompt) if part))
         return LLMResponse(text=ANSWER, provider=self.name, model=self.name)
+
+
+@asynccontextmanager
+async def recorded_memory(
+    pool: asyncpg.Pool, clock: FixedClock, recorder: RecordingProvider
+) -> AsyncIterator[Memory]:
+    """Memory as the default install opens it (offline, production defaults), on `pool` and
+    `clock`, with `recorder` as its model: what the quality benches ask through."""
+    settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
+    async with open_memory(
+        settings,
+        clock=clock,
+        telemetry=Telemetry(keep_recent=100),
+        pool=pool,
+        llm=MemoryLLM(recorder),
+    ) as memory:
+        yield memory
 
 
 @dataclass(frozen=True)
@@ -123,15 +142,8 @@ async def run(
     }
     recorder = RecordingProvider()
     clock = FixedClock(chat.ask_at)
-    settings = bench_settings(llm_provider="offline", bot_name="Bot", telemetry_stdout=False)
     began = time.perf_counter()
-    async with open_memory(
-        settings,
-        clock=clock,
-        telemetry=Telemetry(keep_recent=100),
-        pool=pool,
-        llm=MemoryLLM(recorder),
-    ) as memory:
+    async with recorded_memory(pool, clock, recorder) as memory:
         with tempfile.TemporaryDirectory(prefix="memorybot-quality-") as folder:
             importer = memory.operations.importer(include_bots=False)
             results = []
