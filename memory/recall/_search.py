@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
@@ -46,7 +47,7 @@ from memory.recall._hits import (
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query
 from memory.recall._member import member_lane, statements_of
-from memory.recall._semantic import nearest
+from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -57,8 +58,12 @@ from memory.recall._terms import (
 
 _log = logging.getLogger(__name__)
 
-# How long a search waits for the nearest in meaning once its full-text lanes are done.
-SEMANTIC_GRACE_SECONDS = 0.25
+# How long a search waits for the nearest in meaning: until `semantic_wait` after it began, and
+# at least a little once its full-text lanes are done; then it goes on without them. A reply's
+# search waits REPLY_SEMANTIC_WAIT_SECONDS (within its memory budget); a command's search the
+# embedder's own time limit.
+REPLY_SEMANTIC_WAIT_SECONDS = 0.6
+SEMANTIC_GRACE_SECONDS = 0.1
 # How long after something happened it is still told as news ("last week").
 TOLD_AFTER = timedelta(days=7)
 
@@ -83,7 +88,7 @@ def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
     found = asked_period(question, today)
     if found is None:
         return None
-    start, end = (datetime.combine(day, time.min, UTC) for day in found)
+    start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
     return start - timedelta(days=1), end + TOLD_AFTER
 
 
@@ -133,6 +138,7 @@ class RecallService:
         asking: Asking | None = None,
         summaries: int | None = None,
         statements: int = 0,
+        semantic_wait: float = SEMANTIC_TIMEOUT_SECONDS + 0.5,
     ) -> list[RecallHit]:
         """Best hits first: messages, then up to `statements` more of the first named
         member's most informative statements (the member lane, `_member.py`), then day
@@ -140,6 +146,7 @@ class RecallService:
         with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
         read (None: the admin's view, every channel). A question is read up to its first
         MAX_QUESTION_CHARS / MAX_WORDS."""
+        began = time.monotonic()
         words = query_terms(question)
         if not words or limit < 1:
             return []
@@ -179,7 +186,8 @@ class RecallService:
             _drop(meaning)
             raise
         own, wanted = await self._statements(query, head, found, messages, statements)
-        similar = await _in_time(meaning, SEMANTIC_GRACE_SECONDS)
+        waited = time.monotonic() - began
+        similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
         lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
@@ -311,11 +319,11 @@ class RecallService:
 
 
 async def _in_time(task: asyncio.Future[list[MessageMatch]], grace: float) -> list[MessageMatch]:
-    """The lookup's result if it ends within `grace` seconds of the full-text lanes; else
-    nothing (dropped): a slow vector index never holds a search, nor a reply, hostage."""
+    """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
+    slow vector index never holds a search, nor a reply, hostage."""
     done, _ = await asyncio.wait({task}, timeout=grace)
     if not done:
-        _log.info("semantic recall took longer than the full-text lanes plus %.2fs", grace)
+        _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
         _drop(task)
         return []
     return task.result()

@@ -20,7 +20,7 @@ from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.llm import MemoryLLM
 from memory.members import MemberConsent, MemberDirectory, NameIndexCache
-from memory.recall import Asking, RecallHit, RecallService
+from memory.recall import REPLY_SEMANTIC_WAIT_SECONDS, Asking, RecallHit, RecallService
 from memory.replies import (
     ConversationWindows,
     ReplyComposer,
@@ -67,6 +67,7 @@ class ReplySearch:
             viewer=viewer,
             asking=asking,
             statements=self.statements,
+            semantic_wait=REPLY_SEMANTIC_WAIT_SECONDS,
         )
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 
 from db.messages import insert_messages
+from memory.language import day_label
 from memory.llm import MemoryLLM, OfflineProvider
 from tests.e2e.conftest import StartBot, directory_ready
 from tests.e2e.fake_discord import BOB_ID, GUILD_ID, FakeDiscord
@@ -46,5 +47,5 @@ async def test_the_offline_bot_answers_a_question_about_the_past_from_the_old_me
     )
     content = reply["content"]
     assert '"moving to Berlin next spring for the new job"' in content
-    assert said_at.date().isoformat() in content and "said" in content
+    assert day_label(said_at.date()) in content and "said" in content
     assert "offline mode" not in content

@@ -84,5 +84,5 @@ async def test_a_stuck_vector_lookup_never_holds_the_words_back(
     async with db_pool.acquire() as blocker, blocker.transaction():
         # Another session holds the vectors: the nearest-in-meaning query waits on its lock.
         await blocker.execute("LOCK TABLE message_embeddings IN ACCESS EXCLUSIVE MODE")
-        words = await memory.recall.search(G, "which train was delayed?")
+        words = await memory.recall.search(G, "which train was delayed?", semantic_wait=0.5)
     assert [hit.text for hit in words][:1] == ["the train to Lisbon was delayed"]
