@@ -4,7 +4,6 @@ asked by the right speaker, and only the prompt's memories count as evidence."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from bench.locomo_learner import Learned, judge
 from bench.locomo_score import score
 from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
+from tests.support import needs_file
 
 
 def _sample() -> dict[str, Any]:
@@ -101,9 +101,9 @@ def test_a_missing_dataset_is_one_line_and_a_skip(tmp_path: Path, monkeypatch, c
         load()
     monkeypatch.delenv("CI", raising=False)
     assert locomo.available() is None
-    assert "locomo: skipped" in capsys.readouterr().err
+    assert "skipped, missing: the LoCoMo development set" in capsys.readouterr().err
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(DatasetMissing):
+    with pytest.raises(SystemExit, match=r"^missing: the LoCoMo development set"):
         locomo.available()
 
 
@@ -126,12 +126,8 @@ async def test_a_toy_conversation_goes_through_import_and_the_reply_path(
     assert report.value("locomo", "prompt_tokens_p50", category="all") > 0
 
 
+@needs_file(dataset_path(), "the LoCoMo development set")
 async def test_the_development_half_runs_when_it_is_there(pg_server: EmbeddedPostgres) -> None:
-    if not dataset_path().is_file():
-        message = f"LoCoMo data missing at {dataset_path()}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
     server = BenchServer(pg_server.uri())
     report = Reporter()
     try:
