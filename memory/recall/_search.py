@@ -160,20 +160,7 @@ class RecallService:
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
         period = asked_time(head, self._clock.now().date())
         query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
-        # The nearest in meaning are looked up while the full-text lanes run (own connection).
-        meaning = asyncio.ensure_future(
-            nearest(
-                self._pool,
-                self._embeddings,
-                guild_id,
-                question,
-                user_id=user_id,
-                reader=reader,
-                exclude=exclude,
-                limit=limit * OVERFETCH,
-                bot_name=self._bot_name,
-            )
-        )
+        meaning = self._look_up_meaning(query, question)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
@@ -190,6 +177,22 @@ class RecallService:
         similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
         lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
+
+    def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
+        """The nearest in meaning, looked up while the full-text lanes run (own connection)."""
+        return asyncio.ensure_future(
+            nearest(
+                self._pool,
+                self._embeddings,
+                query.guild_id,
+                question,
+                user_id=query.user_id,
+                reader=query.reader,
+                exclude=query.exclude,
+                limit=query.limit * OVERFETCH,
+                bot_name=self._bot_name,
+            )
+        )
 
     async def _statements(
         self,
