@@ -17,6 +17,7 @@ from memory.language._asked import (
     asked_channel_name,
     asked_day,
     asks_catch_up,
+    written_date,
 )
 from memory.language._chat import (
     ADDRESSING,
@@ -103,4 +104,5 @@ __all__ = [
     "third_person",
     "without_dates",
     "without_names",
+    "written_date",
 ]

@@ -13,7 +13,8 @@ _MISSED = re.compile(
 _CHANNEL = re.compile(r"<#(\d+)>")
 # "#general" typed as text (the console, a client that did not make it a mention).
 _CHANNEL_NAME = re.compile(r"(?:^|\s)#([\w-]{1,100})", re.UNICODE)
-_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+# ISO, alone or starting a timestamp ("2023-07-01T10:00:00+00:00").
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?!\d)")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = (
     ("january", "jan", "января"),
@@ -79,12 +80,34 @@ def asked_day(text: str, today: date) -> date | None:
 
 
 def _named_date(text: str, today: date, weekday: int | None) -> date | None:
+    if _ISO_DAY.search(text):
+        return written_date(text)
+    spelled = _spelled(text)
+    if spelled is None:
+        return None
+    month, day, year = spelled
+    return _dated(month, day, year, today, weekday)
+
+
+def written_date(text: str) -> date | None:
+    """A date written out with its year: ISO (a timestamp's too), "6 July 2023", "Thu 6 July
+    2023" (what `day_label` writes), "July 6, 2023"; None for anything else, a year-less date
+    included."""
     match = _ISO_DAY.search(text)
     if match:
         try:
             return date.fromisoformat(match.group(1))
         except ValueError:
             return None
+    spelled = _spelled(text)
+    if spelled is None:
+        return None
+    month, day, year = spelled
+    return None if year is None else _valid(year, month, day)
+
+
+def _spelled(text: str) -> tuple[int, int, int | None] | None:
+    """(month, day, year or None) of the first date spelled with a month name."""
     found = _MONTH_DAY.search(text)
     if found is not None:
         month, day, year = found.group(1), found.group(2), found.group(3)
@@ -92,7 +115,7 @@ def _named_date(text: str, today: date, weekday: int | None) -> date | None:
         day, month, year = found.group(1), found.group(2), found.group(3)
     else:
         return None
-    return _dated(_MONTH_OF[month.lower()], int(day), int(year) if year else None, today, weekday)
+    return _MONTH_OF[month.lower()], int(day), int(year) if year else None
 
 
 def _dated(month: int, day: int, year: int | None, today: date, weekday: int | None) -> date | None:

@@ -13,16 +13,14 @@ import html
 import math
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date
 
 from memory.core.text import truncate
-from memory.language import content_tokens, day_label
+from memory.language import content_tokens, day_label, written_date
 
 _RECALLED = re.compile(r"<recalled\b(?P<attrs>[^>]*)>(?P<body>.*?)</recalled\s*>", re.S | re.I)
 _MESSAGE = re.compile(r"<message\b[^>]*>(?P<body>.*?)</message\s*>", re.S | re.I)
 _ATTR = re.compile(r"(?P<key>[\w:-]+)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')")
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NAMED_DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 _DATE_KEYS = ("date", "day", "at", "when", "timestamp")
 _AUTHOR_KEYS = ("author", "by", "speaker", "name", "member")
 _QUOTE_MAX = 300
@@ -66,21 +64,9 @@ def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str:
     return next((attributes[key] for key in keys if attributes.get(key)), "")
 
 
-def _day_of(value: str) -> date | None:
-    """The day a date attribute names: an ISO day, or "6 July 2023" (with a weekday or not)."""
-    found = _ISO_DAY.search(value)
-    try:
-        if found is not None:
-            return date.fromisoformat(found.group(0))
-        named = _NAMED_DAY.search(value)
-        return datetime.strptime(named.group(0), "%d %B %Y").date() if named else None
-    except ValueError:
-        return None
-
-
 def _when(value: str) -> str:
     """ "Thu 6 July 2023" from any date attribute that names a day; else as given."""
-    day = _day_of(value)
+    day = written_date(value)
     return value if day is None else day_label(day)
 
 
@@ -200,7 +186,9 @@ def best_hits(question: str, hits: list[Recalled], *, ignore: list[str]) -> list
         best = max(scores)
     ranked = sorted(range(size), key=lambda i: (-scores[i], i))
     chosen = [i for i in ranked[:_MAX_HITS] if scores[i] >= best * _CLOSE]
-    return [hits[i] for i in sorted(chosen, key=lambda i: (_day_of(hits[i].when) or date.min, i))]
+    return [
+        hits[i] for i in sorted(chosen, key=lambda i: (written_date(hits[i].when) or date.min, i))
+    ]
 
 
 def _retold(hit: Recalled, when: str, who: str) -> str:
