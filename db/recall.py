@@ -269,7 +269,7 @@ async def search_messages(
         limit,
         scope.names,
         *(scope.period or (None, None)),
-        scope.period_boost if scope.period else 0.0,
+        scope.period_boost,
     )
     return [MessageMatch(**dict(row)) for row in rows]
 

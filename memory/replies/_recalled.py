@@ -80,9 +80,9 @@ def render_recalled(
         if _key(hit) in shown:
             continue
         core = [hit, *(line for line in hit.context if line.tier <= 1 and _key(line) not in shown)]
-        cost = _cost(core, guild_id)
+        cost = _cost(core, guild_id, hit.day_label)
         if used + cost > budget:  # the hit alone may still fit
-            core, cost = [hit], _cost([hit], guild_id)
+            core, cost = [hit], _cost([hit], guild_id, hit.day_label)
         if used + cost > budget:
             continue
         chosen.append((hit, core))
@@ -95,7 +95,7 @@ def render_recalled(
         ):
             if _key(line) in shown:
                 continue
-            cost = _cost([line], guild_id)
+            cost = _cost([line], guild_id, hit.day_label)
             if used + cost <= budget:
                 lines.append(line)
                 shown.add(_key(line))
@@ -114,8 +114,9 @@ def _key(line: RecallHit) -> tuple[str, int | None, str]:
     return (line.kind, line.message_id, line.text if line.message_id is None else "")
 
 
-def _cost(lines: list[RecallHit], guild_id: int) -> int:
-    return sum(estimate_tokens(_line(0, line, guild_id, lines[0].day_label)) + 1 for line in lines)
+def _cost(lines: list[RecallHit], guild_id: int, lead_day: str) -> int:
+    """Tokens of `lines` as rendered in a hit whose match was said on `lead_day`."""
+    return sum(estimate_tokens(_line(0, line, guild_id, lead_day)) + 1 for line in lines)
 
 
 def recalled_inputs(lines: list[tuple[int, RecallHit]], guild_id: int) -> list[dict[str, object]]:

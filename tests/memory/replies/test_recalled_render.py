@@ -64,7 +64,7 @@ def test_each_hit_brings_its_nearest_turns_before_any_hit_brings_the_rest() -> N
         "the coast was windy",
     ]
     # A budget for both hits and their nearest lines, not for the rest: the rest waits.
-    budget = _cost([first, first.context[1], second], 1) + 5
+    budget = _cost([first, first.context[1], second], 1, first.day_label) + 5
     _, kept = render_recalled([first, second], 1, budget=budget)
     assert [line.text for _, line in kept] == [
         "where did you end up going?",
