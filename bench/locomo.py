@@ -41,13 +41,14 @@ from bench.locomo_data import ANSWERABLE, Conversation, Question, dataset_path, 
 from bench.locomo_learner import LearnerScore, judge, labels, learned_facts
 from bench.locomo_score import Score, score
 from bench.needs import require_file
-from bench.providers import TOKENIZER, fast_tokens
-from bench.quality import RecordingProvider, recorded_memory
-from bench.report import Reporter, percentile
+from bench.providers import TOKENIZER
+from bench.quality import RecordingProvider, ask_recorded, recorded_memory
+from bench.report import Reporter, percentile, share
 from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory.core import event_loop
 from memory.core.clock import FixedClock
+from memory.wiring import Memory
 
 _log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ async def run(
 
 
 async def _ask(
-    memory: Any,
+    memory: Memory,
     clock: FixedClock,
     recorder: RecordingProvider,
     chat: Conversation,
@@ -112,18 +113,9 @@ async def _ask(
     clock.advance(QUESTION_GAP)
     channel = chat.channel_id + CHANNEL_BASE + question.index
     session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=channel)
-    await session.handle_line(f"/as {question.asker}")
-    before = len(recorder.prompts)
-    started = time.perf_counter()
-    await session.handle_line(f"{session.bot_name}, {question.text}")
-    millis = (time.perf_counter() - started) * 1000
-    prompt = recorder.prompts[-1] if len(recorder.prompts) > before else None
-    tokens = fast_tokens(prompt) if prompt is not None else None
-    return Asked(chat.sample_id, question, score(chat, question, prompt), tokens, millis)
-
-
-def _share(values: list[bool]) -> float | None:
-    return sum(values) / len(values) if values else None
+    turn = await ask_recorded(session, recorder, question.asker, question.text)
+    scored = score(chat, question, turn.prompt)
+    return Asked(chat.sample_id, question, scored, turn.tokens, turn.millis)
 
 
 def report_figures(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
@@ -143,14 +135,14 @@ def report_figures(report: Reporter, asked: list[Asked], params: dict[str, Any])
         report(
             BENCH,
             "evidence_all_in_memories",
-            _share([s.evidence_all for s in scored]),
+            share([s.evidence_all for s in scored]),
             "fraction",
             **line,
         )
         report(
             BENCH,
             "evidence_any_in_memories",
-            _share([s.evidence_any for s in scored]),
+            share([s.evidence_any for s in scored]),
             "fraction",
             **line,
         )
@@ -158,7 +150,7 @@ def report_figures(report: Reporter, asked: list[Asked], params: dict[str, Any])
             report(
                 BENCH,
                 "answer_words_in_memories",
-                _share([a.score.answer_words for a in mine]),
+                share([a.score.answer_words for a in mine]),
                 "fraction",
                 **line,
             )

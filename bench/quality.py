@@ -50,7 +50,7 @@ from bench.quality_days import StoredEpisode
 from bench.quality_episodes import score_episodes, summarised_episodes
 from bench.quality_heldout import HELDOUT_KINDS, TWO_KIND, generate_heldout
 from bench.quality_score import Score, score
-from bench.report import Reporter, percentile
+from bench.report import Reporter, percentile, share
 from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory.core import event_loop
@@ -171,18 +171,31 @@ async def _ask(
 ) -> Asked:
     """Ask as the question's asker in the console; the prompt the reply model got, scored."""
     clock.advance(QUESTION_GAP)
-    await session.handle_line(f"/as {question.asker}")
+    turn = await ask_recorded(session, recorder, question.asker, question.text)
+    return Asked(question, score(chat, question, turn.prompt, episodes), turn.tokens, turn.millis)
+
+
+@dataclass(frozen=True)
+class RecordedTurn:
+    """What one question to the bot cost: the reply prompt (None: none was sent), its tokens
+    with the bench's tokenizer, and the console turn's time."""
+
+    prompt: str | None
+    tokens: int | None
+    millis: float
+
+
+async def ask_recorded(
+    session: ConsoleSession, recorder: RecordingProvider, asker: str, question: str
+) -> RecordedTurn:
+    """ "Bot, <question>" said in the console as `asker`, and the prompt `recorder` got."""
+    await session.handle_line(f"/as {asker}")
     before = len(recorder.prompts)
     started = time.perf_counter()
-    await session.handle_line(f"{session.bot_name}, {question.text}")
+    await session.handle_line(f"{session.bot_name}, {question}")
     millis = (time.perf_counter() - started) * 1000
     prompt = recorder.prompts[-1] if len(recorder.prompts) > before else None
-    tokens = fast_tokens(prompt) if prompt is not None else None
-    return Asked(question, score(chat, question, prompt, episodes), tokens, millis)
-
-
-def _share(values: list[bool]) -> float | None:
-    return sum(values) / len(values) if values else None
+    return RecordedTurn(prompt, fast_tokens(prompt) if prompt is not None else None, millis)
 
 
 def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
@@ -204,11 +217,11 @@ def _report(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> Non
         answers = [a.score.answer for a in mine if a.question.answer]
         false = [a.score.false_evidence for a in mine if kind == a.question.kind == "never_said"]
         if evidence:
-            report(BENCH, "evidence_in_prompt", _share(evidence), "fraction", **line)
+            report(BENCH, "evidence_in_prompt", share(evidence), "fraction", **line)
         if answers:
-            report(BENCH, "answer_words_in_prompt", _share(answers), "fraction", **line)
+            report(BENCH, "answer_words_in_prompt", share(answers), "fraction", **line)
         if false:
-            report(BENCH, "false_evidence", _share(false), "fraction", **line)
+            report(BENCH, "false_evidence", share(false), "fraction", **line)
         tokens = [a.tokens for a in mine if a.tokens is not None]
         report(BENCH, "prompt_tokens_p50", percentile(tokens, 0.5), "tokens", **line)
         report(BENCH, "no_reply_prompt", len(mine) - len(tokens), "questions", **line)

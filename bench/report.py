@@ -23,6 +23,11 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[index]
 
 
+def share(values: Sequence[bool]) -> float | None:
+    """The fraction of `values` that are true (None for no values: nothing was measured)."""
+    return sum(values) / len(values) if values else None
+
+
 def figure(
     bench: str, metric: str, value: float | int | None, unit: str, **params: Any
 ) -> dict[str, Any]:
