@@ -53,7 +53,12 @@ from memory.language._meaning import (
 )
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
 from memory.language._period import asked_period
-from memory.language._search_words import SEARCH_STOP_WORDS, SMALL_TALK, other_forms
+from memory.language._search_words import (
+    SEARCH_STOP_WORDS,
+    SMALL_TALK,
+    other_forms,
+    regular_stem,
+)
 from memory.language._statements import clean_value, is_clean_fact, own_statements
 from memory.language._third_person import conjugate, starts_in_first_person, third_person
 
@@ -96,6 +101,7 @@ __all__ = [
     "own_statements",
     "personal_news",
     "prefilter",
+    "regular_stem",
     "resolve_dates",
     "restates",
     "restates_any",

@@ -191,3 +191,40 @@ for _group in _GROUPS.split("|"):
 def other_forms(word: str) -> tuple[str, ...]:
     """The other forms of an irregular verb (none for any other word)."""
     return FORMS.get(word, ())
+
+
+# Regular inflections a search also reads as their stem, longest first.
+_SIBILANT_ENDINGS = ("ss", "sh", "ch", "x", "z")
+_STEM_LETTERS = 4
+# Words that look inflected and are not: their "stem" is another word ("even").
+_NOT_INFLECTED = frozenset({"evening", "evenings"})
+
+
+def regular_stem(word: str) -> str | None:
+    """The stem a regular English inflection leaves, for a search to match as a prefix:
+    "camped", "camping" and "camps" all find "camp", "activities" finds "activity" and
+    "loved" finds "loves" through "love". None when the word is not so inflected or its stem
+    would be too short to stand as a prefix (fewer than four letters)."""
+    if len(word) < 5 or not word.isalpha() or word in _NOT_INFLECTED:
+        return None
+    stem = _strip(word)
+    if stem is None or len(stem) < _STEM_LETTERS:
+        return None
+    return stem
+
+
+def _strip(word: str) -> str | None:
+    if word.endswith("ies"):
+        return word[:-3]
+    if word.endswith(("ing", "ed")):
+        stem = word[:-3] if word.endswith("ing") else word[:-2]
+        if len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+            return stem[:-1]  # "swimming", "stopped"
+        if len(stem) < _STEM_LETTERS and word.endswith("ed"):
+            return word[:-1]  # "moved": "move"
+        return stem
+    if word.endswith("es") and word[:-2].endswith(_SIBILANT_ENDINGS):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return None

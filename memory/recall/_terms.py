@@ -5,7 +5,9 @@ The question is cut to MAX_QUESTION_CHARS and MAX_WORDS distinct words before an
 many of the guild's messages hold each word, and the MAX_TERMS most selective words are kept,
 weighted by inverse document frequency (BM25's idf): a name said in every other message
 counts little, "boat" a lot. A word of MIN_PREFIX letters or more also matches as a prefix
-("climb" finds "climbing"), at PREFIX_WEIGHT of its weight; a shorter one only as itself.
+("climb" finds "climbing"), at PREFIX_WEIGHT of its weight; a shorter one only as itself. A
+regularly inflected word is searched as its stem ("camped" as "camp", so "camping" is found
+too; on LoCoMo-dev this brought more multi-hop evidence into a search's first sixteen hits).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from db.recall import TermStat, Weighted, lexeme_query
 from memory.language import SEARCH_STOP_WORDS as STOP_WORDS
-from memory.language import SMALL_TALK, other_forms
+from memory.language import SMALL_TALK, other_forms, regular_stem
 
 MAX_QUESTION_CHARS = 2000
 MAX_WORDS = 32
@@ -41,7 +43,9 @@ def query_terms(question: str, *, forms: bool = True) -> list[str]:
     terms: dict[str, None] = {}
     for word in _WORD.findall(question[:MAX_QUESTION_CHARS].lower()):
         if len(word) > 1 and word not in STOP_WORDS and not word.isdigit():
-            terms.setdefault(word, None)
+            # "camped" is searched as "camp", a prefix: it finds "camping" and "camps" too.
+            stem = regular_stem(word) if forms and word not in SMALL_TALK else None
+            terms.setdefault(stem or word, None)
             if len(terms) >= MAX_WORDS:
                 break
     for word in list(terms) if forms else ():  # "grow" finds "grew": irregular forms too

@@ -1,20 +1,19 @@
 """How recalled hits enter the reply prompt: one `<recalled>` element per line, attributes
 the model (and the offline provider) can answer from.
 
-    <recalled hit="1" role="before" date="Mon 2023-05-08" time="14:02" author="Alex"
-      >how was your weekend?</recalled>
-    <recalled hit="1" kind="message" role="match" date="Mon 2023-05-08" time="14:05"
-      author="Sam" channel="general" link="https://discord.com/channels/G/C/M"
-      dates="yesterday = Sun 2023-05-07">Yesterday we finally fixed the boat</recalled>
-    <recalled hit="1" role="after" date="Mon 2023-05-08" time="14:06" author="Alex"
-      >about time!</recalled>
-    <recalled hit="2" kind="summary" role="match" date="Thu 2023-07-06" author="Sam"
+    <recalled hit="1" author="Alex">how was your weekend?</recalled>
+    <recalled hit="1" role="match" date="Mon 8 May 2023" time="14:05" author="Sam"
+      channel="general" link="https://discord.com/channels/G/C/M"
+      dates="yesterday = Sun 7 May 2023">Yesterday we finally fixed the boat</recalled>
+    <recalled hit="1" author="Alex">about time!</recalled>
+    <recalled hit="2" kind="summary" role="match" date="Thu 6 July 2023" author="Sam"
       >...</recalled>
 
 (each element on one line in the prompt).
 `hit` numbers the hits best first; the lines of one hit are its exchange (memory/recall/
-_exchange.py) and come in the order they were said (`role` before / match / after); they
-share the match's channel and link, given once on it. `channel` is left out when its name is
+_exchange.py) and come in the order they were said (the match marked `role="match"`); they
+share the match's channel, link, time and day, given once on it (a line said on another day
+than its match carries its own date). `channel` is left out when its name is
 not known, `dates` when the line holds no relative date. A hit whose text is already in a
 member's memories is left out (unless it resolves a relative date); every hit's nearest turns
 come before the rest of any exchange, and hits stop where the token budget does (a line is
@@ -46,7 +45,7 @@ def _line(number: int, hit: RecallHit, guild_id: int, lead_day: str | None = Non
         kind=None if context or hit.kind == "message" else hit.kind,
         role=None if context else hit.side,
         date=None if context and hit.day_label == lead_day else hit.day_label,
-        time=hit.at.strftime("%H:%M") if hit.at else None,
+        time=None if context or not hit.at else hit.at.strftime("%H:%M"),
         author=hit.author_name,
         channel=None if context else hit.channel_name,
         link=None if context else hit.jump_url(guild_id),

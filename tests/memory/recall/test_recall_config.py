@@ -1,6 +1,7 @@
-"""Text search configuration per guild: 'simple' by default (any language, exact words); an
-admin who picks 'english' finds "climbed" from "climbing", in messages already stored and in
-new ones, and another guild keeps its own configuration."""
+"""Text search configuration per guild: 'simple' by default (any language, words as written,
+a question's regularly inflected English word read as its stem); an admin who picks 'english'
+gets PostgreSQL's stemming of messages and summaries, already stored and new, and another guild
+keeps its own configuration."""
 
 from __future__ import annotations
 
@@ -49,12 +50,20 @@ async def _seed(db_pool) -> None:
 async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
     await _seed(db_pool)
     assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
-    assert await _texts(db_pool, G, "who went climbing?") == set()
-    assert await _texts(db_pool, G, "who climbs?") == {"he climbs twice a week"}
+    # "climbing" is searched as "climb", a prefix: both forms, and nothing in another guild.
+    assert await _texts(db_pool, G, "who went climbing?") == {
+        "we climbed the north face on saturday",
+        "he climbs twice a week",
+    }
+    # A word with no regular inflection is matched as written: "north" is not "northern".
+    assert await _texts(db_pool, G, "who went up a northern route?") == set()
 
 
 async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_pool) -> None:
     await _seed(db_pool)
+    # "dog" is too short to be searched as a prefix: only a stemmed row finds "dogs" by it.
+    dogs = [_said("our dogs came along", message_id=9_100_002)]
+    await insert_messages(db_pool, [*dogs, _said("her dogs came too", OTHER, 9_100_003)])
     async with db_pool.acquire() as connection:
         await save_day(
             connection,
@@ -82,13 +91,16 @@ async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_p
     assert "everyone climbed, even the dog" in found
     assert "they will climb again in May" not in found
 
-    # The other guild still searches with 'simple'.
-    assert await _texts(db_pool, OTHER, "climbing") == set()
-    assert await _texts(db_pool, OTHER, "climbs") == {"she climbs every tuesday"}
+    assert "our dogs came along" in await _texts(db_pool, G, "dog")
 
-    # Back to 'simple': exact words again.
+    # The other guild still searches with 'simple'.
+    assert await _texts(db_pool, OTHER, "dog") == set()
+    assert await _texts(db_pool, OTHER, "dogs") == {"her dogs came too"}
+
+    # Back to 'simple': words as written again.
     await update_guild_settings(db_pool, G, load_settings(), search_config="simple")
-    assert await _texts(db_pool, G, "climbing") == {"Sam talked about climbing routes."}
+    assert "our dogs came along" not in await _texts(db_pool, G, "dog")
+    assert await _texts(db_pool, G, "dogs") == {"our dogs came along"}
 
 
 async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) -> None:
@@ -99,7 +111,7 @@ async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) 
     assert "'klingon' is not a text search configuration" in message
     assert "english" in message and "simple" in message and "german" in message
     assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0  # nothing changed
-    assert await _texts(db_pool, G, "climbs") == {"he climbs twice a week"}
+    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
 
 
 async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
