@@ -47,7 +47,7 @@ from memory.recall._hits import (
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query
 from memory.recall._member import member_lane, statements_of
-from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest
+from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest, unnamed
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -185,7 +185,7 @@ class RecallService:
                 self._pool,
                 self._embeddings,
                 query.guild_id,
-                question,
+                unnamed(question, query.name_words),
                 user_id=query.user_id,
                 reader=query.reader,
                 exclude=query.exclude,

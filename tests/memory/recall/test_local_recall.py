@@ -11,7 +11,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from db.members import upsert_members
 from memory.core.clock import FixedClock
+from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.wiring import Memory, open_memory
@@ -86,3 +88,33 @@ async def test_a_stuck_vector_lookup_never_holds_the_words_back(
         await blocker.execute("LOCK TABLE message_embeddings IN ACCESS EXCLUSIVE MODE")
         words = await memory.recall.search(G, "which train was delayed?", semantic_wait=0.5)
     assert [hit.text for hit in words][:1] == ["the train to Lisbon was delayed"]
+
+
+# Bob calls Sam by name all the time; what Sam said about her dog never names her.
+NAMED_SAID = [
+    (BOB, "Sam, that is a lovely picture!"),
+    (BOB, "thanks Sam, how are you doing?"),
+    (BOB, "Sam, you look great in that photo"),
+    (SAM, "my puppy chewed my shoes again"),
+    (BOB, "good night Sam, talk soon"),
+]
+
+
+async def test_a_named_member_is_asked_about_by_meaning_not_by_her_name(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """The lookup by meaning reads the question without the names it holds: "Sam" would
+    otherwise make every line saying "Sam" nearer than the one about her dog (issue 43)."""
+    await upsert_members(db_pool, [Member(G, SAM, username="Sam"), Member(G, BOB, username="Bob")])
+    async with open_memory(
+        _settings(tmp_path), clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as memory:
+        for number, (author, text) in enumerate(NAMED_SAID, start=1):
+            at = NOW - timedelta(minutes=30 - number)
+            assert memory.chat.submit(
+                chat_message(number, text, guild_id=G, author_id=author, created_at=at)
+            )
+        await memory.chat.flush()
+        await memory.operations.embeddings_settled()
+        hits = await memory.recall.search(G, "does Sam have a pet?", limit=1)
+    assert [hit.text for hit in hits] == ["my puppy chewed my shoes again"]
