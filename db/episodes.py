@@ -94,7 +94,7 @@ async def replace_stretch(
         """
         WITH gone AS (
             DELETE FROM episodes
-            WHERE channel_id = $2
+            WHERE guild_id = $1 AND channel_id = $2
               AND ($10::timestamptz IS NULL
                    OR (started_at, first_message_id) >= ($10, $11::bigint))
               AND started_at <= $12 AND NOT first_message_id = ANY($3::bigint[])
@@ -107,7 +107,7 @@ async def replace_stretch(
                    CASE WHEN t.c THEN 'closed' ELSE 'open' END
             FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[], $6::timestamptz[],
                         $7::int[], $8::text[], $9::bool[]) AS t(f, l, s, e, n, m, c)
-            ON CONFLICT (channel_id, first_message_id) DO UPDATE SET
+            ON CONFLICT (guild_id, channel_id, first_message_id) DO UPDATE SET
                 last_message_id = EXCLUDED.last_message_id,
                 started_at = EXCLUDED.started_at,
                 ended_at = EXCLUDED.ended_at,

@@ -75,7 +75,7 @@ async def insert_messages(db: Executor, messages: Sequence[ChatMessage]) -> int:
                    mention_ids::bigint[], author_is_bot, edited_at, false
             FROM incoming i
             WHERE {STORABLE.format(row="i")}
-            ON CONFLICT (message_id) DO NOTHING
+            ON CONFLICT (guild_id, message_id) DO NOTHING
             RETURNING 1
         )
         SELECT count(*) FROM inserted
@@ -124,7 +124,7 @@ async def apply_edits(
                 mention_ids = i.mention_ids::bigint[],
                 edited_at = COALESCE(i.edited_at, m.edited_at)
             FROM incoming i
-            WHERE m.message_id = i.message_id AND NOT m.deleted
+            WHERE m.guild_id = i.guild_id AND m.message_id = i.message_id AND NOT m.deleted
               AND (m.content IS DISTINCT FROM i.content
                    OR m.mention_ids IS DISTINCT FROM i.mention_ids::bigint[])
             RETURNING m.guild_id, m.created_at
@@ -134,9 +134,10 @@ async def apply_edits(
             SELECT message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,
                    mention_ids::bigint[], author_is_bot, edited_at, false
             FROM incoming i
-            WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.message_id = i.message_id)
+            WHERE NOT EXISTS (SELECT 1 FROM messages m
+                              WHERE m.guild_id = i.guild_id AND m.message_id = i.message_id)
               AND {STORABLE.format(row="i")}
-            ON CONFLICT (message_id) DO NOTHING
+            ON CONFLICT (guild_id, message_id) DO NOTHING
             RETURNING 1
         ),
         staled AS ({_MARK_STALE.format(tz="$11::text")})
