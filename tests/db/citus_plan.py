@@ -29,7 +29,31 @@ COORDINATOR_TABLES: dict[str, str] = {
 # Queries of `db/` over distributed tables that are not bound to one guild: on Citus they run
 # on every shard (or, for batches, on the shards of the rows' guilds). Keyed by module and the
 # function (or module-level constant) holding the SQL.
-COORDINATOR_QUERIES: dict[str, str] = {}
+_SWEEP = "a scheduled sweep over every guild (one fan-out per run, not per message)"
+_BY_ID = "takes no guild yet (callers hold ids only): a fan-out per call; to be given the guild"
+COORDINATOR_QUERIES: dict[str, str] = {
+    # Sweeps: the worker's and the admin's reads across guilds.
+    "db/activity.py:guild_rows": "the dashboard's list of every guild",
+    "db/privacy.py:guilds_named": "the CLI finds a guild by its name (admin, rare)",
+    "db/episode_reads.py:digest_guilds": _SWEEP + ": guilds with a digest set",
+    "db/episodes.py:close_quiet": _SWEEP + ": open episodes gone quiet",
+    "db/episodes.py:unsegmented_channels": _SWEEP + ": channels with messages to cut",
+    "db/episodes.py:guilds_due_summary": _SWEEP + ": guilds with episodes to summarise",
+    "db/episodes.py:guilds_with_open": _SWEEP + ": guilds with an open episode",
+    "db/jobs.py:due_days": _SWEEP + ": guild-days due a summary",
+    "db/embeddings.py:guilds_to_embed": _SWEEP + ": guilds with messages to embed",
+    "db/retention.py:delete_messages_before": _SWEEP + ": retention deletes by age",
+    "db/retention.py:count_messages_before": _SWEEP + ": retention counts by age",
+    "db/usage.py:tokens_on": "the daily token budget is one sum over every guild",
+    # Batches: each row carries its guild, joined on guild_id (co-located on Citus).
+    "db/messages.py:_MARK_STALE": "a batch's changed rows mark their guild-days stale",
+    "db/usage.py:_ADD": "a batch of usage rows, each with its guild_id (0: none)",
+    # By message or channel id only.
+    "db/messages.py:get_message": _BY_ID + " (read by tests and tools)",
+    "db/messages.py:mark_deleted": _BY_ID + " (Discord delete events)",
+    "db/messages.py:last_message_ids": _BY_ID + " (backfill, per channel)",
+    "db/messages.py:stored_ids": _BY_ID + " (backfill, per channel)",
+}
 
 
 async def distributed_tables(connection: Connection) -> list[str]:
@@ -58,7 +82,9 @@ async def distribution_problems(connection: Connection, tables: list[str]) -> li
         tables,
     )
     with_column = {row["relname"] for row in columns}
-    problems += [f"{table}: no NOT NULL guild_id column" for table in tables if table not in with_column]
+    problems += [
+        f"{table}: no NOT NULL guild_id column" for table in tables if table not in with_column
+    ]
     unique = await connection.fetch(
         """
         SELECT i.indrelid::regclass::text AS table_name, i.indexrelid::regclass::text AS index_name
@@ -73,7 +99,9 @@ async def distribution_problems(connection: Connection, tables: list[str]) -> li
         DISTRIBUTION_COLUMN,
         tables,
     )
-    problems += [f"{row['table_name']}: unique index {row['index_name']} without guild_id" for row in unique]
+    problems += [
+        f"{row['table_name']}: unique index {row['index_name']} without guild_id" for row in unique
+    ]
     return problems + await _foreign_key_problems(connection, tables)
 
 

@@ -1,5 +1,6 @@
 """The SQL of `db/`, read from the source with `ast`: every string constant (or f-string, its
-interpolations shown as `{…}`) that starts with a statement keyword, with the module and the
+interpolations shown as `{…}` unless they name a module-level string, or such a template's
+`.format(...)`) that starts with a statement keyword, with the module and the
 function (or module-level name) it belongs to, the tables it names, and whether it is bound to
 one guild. On Citus a statement bound to one guild goes to one shard; any other statement over a
 distributed table fans out to every shard and must be a listed coordinator query.
@@ -16,7 +17,7 @@ from pathlib import Path
 HOLE = "{…}"
 # Upper case only: docstrings and log text that start with "Select ..." are prose, not SQL.
 _STATEMENT = re.compile(r"^\s*(?:--[^\n]*\n\s*)*(WITH|SELECT|INSERT|UPDATE|DELETE)\b")
-_TABLE = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|USING)\s+(?:ONLY\s+)?(\{…\}|[a-z_][a-z0-9_]*)\b")
+_TABLE = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|USING)\s+(?:ONLY\s+)?(\{…\}|[a-z_][a-z0-9_]*\b)")
 _COLUMN = r"(?:\b[a-z_][a-z0-9_]*\.)?guild_id\b"
 _PARAMETER = r"\$\d+(?:::[a-z_\[\]]+)?"
 # A guild-id column compared with a parameter (either side, `= ANY(...)`, `IN (...)`), or a
@@ -65,15 +66,46 @@ class Statement:
         return " ".join(self.text.split())
 
 
-def _text(node: ast.AST) -> str | None:
+def _text(node: ast.AST, constants: dict[str, str]) -> str | None:
+    """The SQL text of a node: a string, an f-string whose holes naming a module-level string
+    constant are filled in (others stay `{…}`), or such a text's `.format(...)` with string
+    keywords filled in."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        parts = [
-            value.value if isinstance(value, ast.Constant) else HOLE for value in node.values
-        ]
-        return "".join(str(part) for part in parts)
+        parts = [_part(value, constants) for value in node.values]
+        return "".join(parts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        template = _text(node.func.value, constants)
+        if node.func.attr != "format" or template is None:
+            return None
+        for keyword in node.keywords:
+            value = _text(keyword.value, constants)
+            if keyword.arg is not None:
+                template = template.replace("{" + keyword.arg + "}", value or HOLE)
+        return template
     return None
+
+
+def _part(value: ast.AST, constants: dict[str, str]) -> str:
+    if isinstance(value, ast.Constant):
+        return str(value.value)
+    inner = value.value if isinstance(value, ast.FormattedValue) else value
+    if isinstance(inner, ast.Name) and inner.id in constants:
+        return constants[inner.id]
+    return HOLE
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound to a plain string (column lists, shared fragments)."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Constant):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and isinstance(node.value.value, str):
+                found[target.id] = node.value.value
+    return found
 
 
 def _owners(tree: ast.Module) -> dict[ast.AST, str]:
@@ -100,13 +132,19 @@ def statements_in(module: str, source: str) -> list[Statement]:
     """The SQL statements of one module's source."""
     tree = ast.parse(source)
     owners = _owners(tree)
-    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    constants = _constants(tree)
+    inner: set[int] = set()
     found: list[Statement] = []
-    for node in ast.walk(tree):
-        text = _text(node)
-        if text is None or id(node) in inner or not _STATEMENT.match(text):
+    for node in ast.walk(tree):  # breadth first: a `.format` call before its template
+        if id(node) in inner:
             continue
-        found.append(Statement(module, owners.get(node, "<module>"), getattr(node, "lineno", 0), text))
+        text = _text(node, constants)
+        if text is None:
+            continue
+        inner.update(id(child) for child in ast.walk(node) if child is not node)
+        if _STATEMENT.match(text):
+            owner = owners.get(node, "<module>")
+            found.append(Statement(module, owner, getattr(node, "lineno", 0), text))
     return sorted(found, key=lambda statement: statement.line)
 
 

@@ -59,7 +59,8 @@ async def test_a_key_without_the_guild_is_found(database_dsn) -> None:
     try:
         await connection.execute(
             """
-            CREATE TABLE planted (id bigint PRIMARY KEY, guild_id bigint NOT NULL, message_id bigint,
+            CREATE TABLE planted (id bigint PRIMARY KEY, guild_id bigint NOT NULL,
+                                  message_id bigint,
                                   FOREIGN KEY (guild_id, message_id)
                                       REFERENCES messages (guild_id, message_id));
             CREATE UNIQUE INDEX planted_message ON planted (message_id);
