@@ -30,7 +30,6 @@ COORDINATOR_TABLES: dict[str, str] = {
 # on every shard (or, for batches, on the shards of the rows' guilds). Keyed by module and the
 # function (or module-level constant) holding the SQL.
 _SWEEP = "a scheduled sweep over every guild (one fan-out per run, not per message)"
-_BY_ID = "takes no guild yet (callers hold ids only): a fan-out per call; to be given the guild"
 COORDINATOR_QUERIES: dict[str, str] = {
     # Sweeps: the worker's and the admin's reads across guilds.
     "db/activity.py:guild_rows": "the dashboard's list of every guild",
@@ -48,11 +47,8 @@ COORDINATOR_QUERIES: dict[str, str] = {
     # Batches: each row carries its guild, joined on guild_id (co-located on Citus).
     "db/messages.py:_MARK_STALE": "a batch's changed rows mark their guild-days stale",
     "db/usage.py:_ADD": "a batch of usage rows, each with its guild_id (0: none)",
-    # By message or channel id only.
-    "db/messages.py:get_message": _BY_ID + " (read by tests and tools)",
-    "db/messages.py:mark_deleted": _BY_ID + " (Discord delete events)",
-    "db/messages.py:last_message_ids": _BY_ID + " (backfill, per channel)",
-    "db/messages.py:stored_ids": _BY_ID + " (backfill, per channel)",
+    # By message id only.
+    "db/messages.py:get_message": "one message by its id, read only by tests (a fan-out)",
 }
 
 
