@@ -172,7 +172,7 @@ async def unsegmented_channels(
         FROM messages m
         WHERE m.created_at >= $1 AND NOT m.deleted
           AND NOT EXISTS (SELECT 1 FROM episodes e
-                          WHERE e.channel_id = m.channel_id
+                          WHERE e.guild_id = m.guild_id AND e.channel_id = m.channel_id
                             AND m.created_at BETWEEN e.started_at AND e.ended_at)
         GROUP BY m.guild_id, m.channel_id
         ORDER BY oldest LIMIT $2
