@@ -40,15 +40,17 @@ class Writer(Protocol):
 
     async def put(self, message: ChatMessage) -> None: ...
 
-    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]: ...
+    async def last_stored_ids(
+        self, guild_id: int, channel_ids: Sequence[int]
+    ) -> dict[int, int]: ...
 
     async def stored_message_ids(
-        self, channel_id: int, *, after_id: int, up_to_id: int
+        self, guild_id: int, channel_id: int, *, after_id: int, up_to_id: int
     ) -> list[int]: ...
 
     def submit_edit(self, message: ChatMessage) -> bool: ...
 
-    def submit_delete(self, message_id: int) -> bool: ...
+    def submit_delete(self, guild_id: int, message_id: int) -> bool: ...
 
 
 Readable = discord.TextChannel | discord.Thread
@@ -138,7 +140,7 @@ class Backfiller:
         ]
         if not channels:
             return 0
-        last = await self._last_stored([channel.id for channel in channels])
+        last = await self._last_stored(guild.id, [channel.id for channel in channels])
         cutoff = self._clock.now() - timedelta(days=self._config.retention_days)
         floor = discord.utils.time_snowflake(cutoff, high=False)
         total = 0
@@ -188,7 +190,7 @@ class Backfiller:
             )
             return stored
         for message_id in known - seen:  # read to the end: these are gone from Discord
-            self._writer.submit_delete(message_id)
+            self._writer.submit_delete(channel.guild.id, message_id)
             deleted += 1
         self._telemetry.emit(
             "backfill",
@@ -217,19 +219,19 @@ class Backfiller:
             return set(), after_id
         try:
             stored = await self._writer.stored_message_ids(
-                channel.id, after_id=after_id, up_to_id=reconcile_up_to
+                channel.guild.id, channel.id, after_id=after_id, up_to_id=reconcile_up_to
             )
         except Exception as exc:  # no reconcile this time; the backfill still runs
             _log.warning("cannot reconcile #%s (%d): %s", channel.name, channel.id, exc)
             return set(), reconcile_up_to
         return set(stored), after_id
 
-    async def _last_stored(self, channel_ids: list[int]) -> dict[int, int]:
+    async def _last_stored(self, guild_id: int, channel_ids: list[int]) -> dict[int, int]:
         """Where each channel's backfill starts; waits (with backoff) for the database."""
         delay = 1.0
         while True:
             try:
-                return await self._writer.last_stored_ids(channel_ids)
+                return await self._writer.last_stored_ids(guild_id, channel_ids)
             except Exception as exc:
                 if not is_transient(exc):
                     raise

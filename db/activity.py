@@ -73,12 +73,14 @@ async def messages_per_day(
     return {row["day"]: int(row["n"]) for row in rows}
 
 
-async def fact_sources(db: Executor, message_ids: list[int]) -> dict[int, int]:
+async def fact_sources(db: Executor, guild_id: int, message_ids: list[int]) -> dict[int, int]:
     """message id -> channel id of stored messages, for jump links to a fact's provenance."""
     if not message_ids:
         return {}
     rows = await db.fetch(
-        "SELECT message_id, channel_id FROM messages WHERE message_id = ANY($1::bigint[])",
+        "SELECT message_id, channel_id FROM messages"
+        " WHERE guild_id = $1 AND message_id = ANY($2::bigint[])",
+        guild_id,
         message_ids,
     )
     return {row["message_id"]: row["channel_id"] for row in rows}

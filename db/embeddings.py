@@ -46,7 +46,7 @@ async def messages_to_embed(
     rows = await db.fetch(
         f"""
         SELECT m.message_id, m.guild_id, m.content FROM messages m
-        LEFT JOIN message_embeddings e ON e.message_id = m.message_id
+        LEFT JOIN message_embeddings e ON e.guild_id = m.guild_id AND e.message_id = m.message_id
         WHERE m.guild_id = $1 AND NOT m.deleted AND m.content <> ''
           AND ($3::bigint IS NULL OR m.message_id < $3)
           AND (e.message_id IS NULL OR NOT ({_CURRENT}))
@@ -65,7 +65,7 @@ async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
     rows = await db.fetch(
         f"""
         SELECT DISTINCT m.guild_id FROM messages m
-        LEFT JOIN message_embeddings e ON e.message_id = m.message_id
+        LEFT JOIN message_embeddings e ON e.guild_id = m.guild_id AND e.message_id = m.message_id
         WHERE m.created_at >= $1 AND NOT m.deleted AND m.content <> ''
           AND (e.message_id IS NULL OR NOT ({_CURRENT}))
         """,
@@ -86,8 +86,8 @@ async def store_embeddings(
         SELECT i.message_id, i.guild_id, $1, md5(i.content), i.embedding::halfvec
         FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[])
              AS i(message_id, guild_id, content, embedding)
-        JOIN messages m ON m.message_id = i.message_id
-        ON CONFLICT (message_id) DO UPDATE
+        JOIN messages m ON m.guild_id = i.guild_id AND m.message_id = i.message_id
+        ON CONFLICT (guild_id, message_id) DO UPDATE
         SET model = EXCLUDED.model, content_md5 = EXCLUDED.content_md5,
             embedding = EXCLUDED.embedding
         """,

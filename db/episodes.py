@@ -43,30 +43,31 @@ async def lock_channel(connection: Connection, channel_id: int) -> None:
 
 
 async def anchor(
-    db: Executor, channel_id: int, since: datetime | None
+    db: Executor, guild_id: int, channel_id: int, since: datetime | None
 ) -> tuple[datetime, int] | None:
     """(start, first message id) of the episode a re-cut begins with: the latest one that
     started at or before `since` (None: the channel's latest); None when there is none."""
     row = await db.fetchrow(
         """
         SELECT started_at, first_message_id FROM episodes
-        WHERE channel_id = $1 AND ($2::timestamptz IS NULL OR started_at <= $2)
+        WHERE guild_id = $3 AND channel_id = $1 AND ($2::timestamptz IS NULL OR started_at <= $2)
         ORDER BY started_at DESC, first_message_id DESC LIMIT 1
         """,
         channel_id,
         since,
+        guild_id,
     )
     return (row["started_at"], row["first_message_id"]) if row else None
 
 
 async def messages_from(
-    db: Executor, channel_id: int, start: tuple[datetime, int] | None, limit: int
+    db: Executor, guild_id: int, channel_id: int, start: tuple[datetime, int] | None, limit: int
 ) -> list[asyncpg.Record]:
     """The channel's live messages from `start` on (inclusive), oldest first."""
     return await db.fetch(
         """
         SELECT message_id, created_at, author_id, content FROM messages
-        WHERE channel_id = $1 AND NOT deleted
+        WHERE guild_id = $5 AND channel_id = $1 AND NOT deleted
           AND ($2::timestamptz IS NULL OR (created_at, message_id) >= ($2, $3::bigint))
         ORDER BY created_at, message_id LIMIT $4
         """,
@@ -74,6 +75,7 @@ async def messages_from(
         start[0] if start else None,
         start[1] if start else 0,
         limit,
+        guild_id,
     )
 
 
@@ -94,7 +96,7 @@ async def replace_stretch(
         """
         WITH gone AS (
             DELETE FROM episodes
-            WHERE channel_id = $2
+            WHERE guild_id = $1 AND channel_id = $2
               AND ($10::timestamptz IS NULL
                    OR (started_at, first_message_id) >= ($10, $11::bigint))
               AND started_at <= $12 AND NOT first_message_id = ANY($3::bigint[])
@@ -107,7 +109,7 @@ async def replace_stretch(
                    CASE WHEN t.c THEN 'closed' ELSE 'open' END
             FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[], $6::timestamptz[],
                         $7::int[], $8::text[], $9::bool[]) AS t(f, l, s, e, n, m, c)
-            ON CONFLICT (channel_id, first_message_id) DO UPDATE SET
+            ON CONFLICT (guild_id, channel_id, first_message_id) DO UPDATE SET
                 last_message_id = EXCLUDED.last_message_id,
                 started_at = EXCLUDED.started_at,
                 ended_at = EXCLUDED.ended_at,
@@ -170,7 +172,7 @@ async def unsegmented_channels(
         FROM messages m
         WHERE m.created_at >= $1 AND NOT m.deleted
           AND NOT EXISTS (SELECT 1 FROM episodes e
-                          WHERE e.channel_id = m.channel_id
+                          WHERE e.guild_id = m.guild_id AND e.channel_id = m.channel_id
                             AND m.created_at BETWEEN e.started_at AND e.ended_at)
         GROUP BY m.guild_id, m.channel_id
         ORDER BY oldest LIMIT $2
@@ -227,7 +229,7 @@ async def episode_messages(
     return await db.fetch(
         """
         SELECT message_id, created_at, author_id, content, reply_to_id FROM messages
-        WHERE channel_id = $1 AND NOT deleted
+        WHERE guild_id = $6 AND channel_id = $1 AND NOT deleted
           AND (created_at, message_id) >= ($2, $3::bigint)
           AND (created_at, message_id) <= ($4, $5::bigint)
         ORDER BY created_at, message_id
@@ -237,11 +239,13 @@ async def episode_messages(
         episode["first_message_id"],
         episode["ended_at"],
         episode["last_message_id"],
+        episode["guild_id"],
     )
 
 
 async def save_summary(
     db: Executor,
+    guild_id: int,
     episode_id: int,
     *,
     message_count: int,
@@ -258,7 +262,7 @@ async def save_summary(
         UPDATE episodes SET title = $2, summary = $3, open_loops = $4::text[],
                provider = $5, summarized_count = $6, updated_at = now(),
                state = CASE WHEN state = 'open' OR NOT $7 THEN state ELSE 'closed' END
-        WHERE id = $1 AND message_count = $6
+        WHERE guild_id = $8 AND id = $1 AND message_count = $6
         """,
         episode_id,
         title,
@@ -267,6 +271,7 @@ async def save_summary(
         provider,
         message_count,
         close,
+        guild_id,
     )
     return status.endswith(" 1")
 

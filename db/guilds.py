@@ -119,7 +119,7 @@ async def ensure_channel_names(db: Executor, channels: Iterable[tuple[int, int, 
         """
         INSERT INTO channel_names AS c (guild_id, channel_id, name)
         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[])
-        ON CONFLICT (channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+        ON CONFLICT (guild_id, channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
         WHERE EXCLUDED.name IS DISTINCT FROM c.name
         """,
         [row[0] for row in rows],

@@ -109,21 +109,28 @@ async def insert_fact(
     return int(new_id or 0)
 
 
-async def confirm_fact(db: Executor, fact_id: int, day: date, message_ids: list[int]) -> None:
+async def confirm_fact(
+    db: Executor, guild_id: int, fact_id: int, day: date, message_ids: list[int]
+) -> None:
     """Said again: seen later, a little more certain, with the new messages as provenance."""
     await db.execute(
         "UPDATE learned_facts SET last_seen = greatest(last_seen, $2),"
         " confidence = least(1.0, confidence + 0.1),"
         " message_ids = ARRAY(SELECT DISTINCT unnest(message_ids || $3::bigint[]))"
-        " WHERE id = $1",
+        " WHERE guild_id = $4 AND id = $1",
         fact_id,
         day,
         message_ids,
+        guild_id,
     )
 
 
-async def delete_facts(db: Executor, fact_ids: list[int]) -> int:
-    result = await db.execute("DELETE FROM learned_facts WHERE id = ANY($1::bigint[])", fact_ids)
+async def delete_facts(db: Executor, guild_id: int, fact_ids: list[int]) -> int:
+    result = await db.execute(
+        "DELETE FROM learned_facts WHERE guild_id = $1 AND id = ANY($2::bigint[])",
+        guild_id,
+        fact_ids,
+    )
     return int(result.split()[-1])
 
 

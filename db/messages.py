@@ -75,7 +75,7 @@ async def insert_messages(db: Executor, messages: Sequence[ChatMessage]) -> int:
                    mention_ids::bigint[], author_is_bot, edited_at, false
             FROM incoming i
             WHERE {STORABLE.format(row="i")}
-            ON CONFLICT (message_id) DO NOTHING
+            ON CONFLICT (guild_id, message_id) DO NOTHING
             RETURNING 1
         )
         SELECT count(*) FROM inserted
@@ -124,7 +124,7 @@ async def apply_edits(
                 mention_ids = i.mention_ids::bigint[],
                 edited_at = COALESCE(i.edited_at, m.edited_at)
             FROM incoming i
-            WHERE m.message_id = i.message_id AND NOT m.deleted
+            WHERE m.guild_id = i.guild_id AND m.message_id = i.message_id AND NOT m.deleted
               AND (m.content IS DISTINCT FROM i.content
                    OR m.mention_ids IS DISTINCT FROM i.mention_ids::bigint[])
             RETURNING m.guild_id, m.created_at
@@ -134,9 +134,10 @@ async def apply_edits(
             SELECT message_id, guild_id, channel_id, author_id, content, created_at, reply_to_id,
                    mention_ids::bigint[], author_is_bot, edited_at, false
             FROM incoming i
-            WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.message_id = i.message_id)
+            WHERE NOT EXISTS (SELECT 1 FROM messages m
+                              WHERE m.guild_id = i.guild_id AND m.message_id = i.message_id)
               AND {STORABLE.format(row="i")}
-            ON CONFLICT (message_id) DO NOTHING
+            ON CONFLICT (guild_id, message_id) DO NOTHING
             RETURNING 1
         ),
         staled AS ({_MARK_STALE.format(tz="$11::text")})
@@ -150,17 +151,18 @@ async def apply_edits(
 
 
 async def mark_deleted(
-    db: Executor, message_ids: Sequence[int], *, default_timezone: str = "UTC"
+    db: Executor, guild_id: int, message_ids: Sequence[int], *, default_timezone: str = "UTC"
 ) -> int:
-    """Blank the content of deleted messages (privacy), flag them, and mark the summaries of
-    their local days stale so deleted words leave memory too. Returns how many rows changed."""
+    """Blank the content of a guild's deleted messages (privacy), flag them, and mark the
+    summaries of their local days stale so deleted words leave memory too. Returns how many
+    rows changed."""
     if not message_ids:
         return 0
     result = await db.fetchval(
         f"""
         WITH changed AS (
             UPDATE messages SET content = '', deleted = true
-            WHERE message_id = ANY($1::bigint[]) AND NOT deleted
+            WHERE guild_id = $3 AND message_id = ANY($1::bigint[]) AND NOT deleted
             RETURNING guild_id, created_at
         ),
         staled AS ({_MARK_STALE.format(tz="$2::text")})
@@ -168,12 +170,16 @@ async def mark_deleted(
         """,
         list(message_ids),
         default_timezone,
+        guild_id,
     )
     return int(result or 0)
 
 
-async def last_message_ids(db: Executor, channel_ids: Sequence[int]) -> dict[int, int]:
-    """Newest stored message id per channel (channels with none are absent): backfill's start."""
+async def last_message_ids(
+    db: Executor, guild_id: int, channel_ids: Sequence[int]
+) -> dict[int, int]:
+    """Newest stored message id per channel of a guild (channels with none are absent):
+    backfill's start."""
     if not channel_ids:
         return {}
     rows = await db.fetch(
@@ -181,25 +187,31 @@ async def last_message_ids(db: Executor, channel_ids: Sequence[int]) -> dict[int
         SELECT c.channel_id, last.message_id
         FROM unnest($1::bigint[]) AS c(channel_id)
         CROSS JOIN LATERAL (
-            SELECT message_id FROM messages m WHERE m.channel_id = c.channel_id
+            SELECT message_id FROM messages m
+            WHERE m.guild_id = $2 AND m.channel_id = c.channel_id
             ORDER BY message_id DESC LIMIT 1
         ) AS last
         """,
         list(channel_ids),
+        guild_id,
     )
     return {row["channel_id"]: row["message_id"] for row in rows}
 
 
-async def stored_ids(db: Executor, channel_id: int, after_id: int, up_to_id: int) -> list[int]:
+async def stored_ids(
+    db: Executor, guild_id: int, channel_id: int, after_id: int, up_to_id: int
+) -> list[int]:
     """A channel's stored, not deleted message ids in (after_id, up_to_id], oldest first."""
     rows = await db.fetch(
         """
         SELECT message_id FROM messages
-        WHERE channel_id = $1 AND message_id > $2 AND message_id <= $3 AND NOT deleted
+        WHERE guild_id = $4 AND channel_id = $1 AND message_id > $2 AND message_id <= $3
+          AND NOT deleted
         ORDER BY message_id
         """,
         channel_id,
         after_id,
         up_to_id,
+        guild_id,
     )
     return [row["message_id"] for row in rows]

@@ -27,10 +27,11 @@ MIGRATION_LOCK_ID = 0x6D656D6F7279
 
 
 async def ensure_embeddings(connection: Connection, directory: Path) -> None:
-    """Run V012 again: it creates pgvector's table once the extension can be created (e.g.
-    installed after V012 first ran without it), and does nothing otherwise."""
+    """Run V027 again (it took this over from V012, whose table keyed by message_id alone no
+    longer fits `messages`): it creates pgvector's table once the extension can be created
+    (e.g. installed after the first start), and does nothing otherwise."""
     for migration in discover(directory):
-        if migration.name == "message_embeddings":
+        if migration.name == "message_embeddings_by_guild":
             await connection.execute(migration.sql)
 
 

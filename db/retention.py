@@ -21,14 +21,14 @@ async def delete_messages_before(db: Executor, cutoff: datetime, *, limit: int) 
     rows = await db.fetch(
         """
         WITH doomed AS (
-            SELECT message_id FROM messages
+            SELECT guild_id, message_id FROM messages
             WHERE created_at < $1
             ORDER BY created_at
             LIMIT $2
             FOR UPDATE SKIP LOCKED
         ), deleted AS (
             DELETE FROM messages m USING doomed d
-            WHERE m.message_id = d.message_id
+            WHERE m.guild_id = d.guild_id AND m.message_id = d.message_id
             RETURNING m.guild_id
         )
         SELECT guild_id, count(*) AS n FROM deleted GROUP BY guild_id

@@ -102,13 +102,13 @@ class IngestCog(commands.Cog, name="Ingest"):
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
-            self.chat.submit_delete(payload.message_id)
+            self.chat.submit_delete(payload.guild_id, payload.message_id)
 
     @commands.Cog.listener()
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
             for message_id in payload.message_ids:
-                self.chat.submit_delete(message_id)
+                self.chat.submit_delete(payload.guild_id, message_id)
 
     # ----------------------------------------------------------------- directory
 

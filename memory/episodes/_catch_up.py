@@ -129,6 +129,7 @@ class CatchUp:
 def episode_bounds(episode: Episode) -> dict[str, object]:
     """What `db.episodes.episode_messages` reads of an episode row."""
     return {
+        "guild_id": episode.guild_id,
         "channel_id": episode.channel_id,
         "started_at": episode.started_at,
         "first_message_id": episode.first_message_id,

@@ -134,9 +134,9 @@ class EpisodeCutter:
         async with self._pool.acquire() as connection, connection.transaction():
             await store.lock_channel(connection, channel_id)
             # None: before every episode (or none yet): from the channel's first message.
-            start = await store.anchor(connection, channel_id, since)
+            start = await store.anchor(connection, guild_id, channel_id, since)
             while True:
-                rows = await store.messages_from(connection, channel_id, start, PAGE)
+                rows = await store.messages_from(connection, guild_id, channel_id, start, PAGE)
                 if not rows:
                     break
                 messages = [

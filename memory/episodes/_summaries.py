@@ -246,6 +246,7 @@ class EpisodeSummarizer:
                 continue
             stored += await store.save_summary(
                 self._pool,
+                guild_id,
                 item["id"],
                 message_count=item["count"],
                 title=truncate(answer.title.strip(), 80),

@@ -191,7 +191,7 @@ class FactService:
         names = list(member.names)
         learned = await learned_store.all_facts(self._pool, guild_id, member.user_id)
         gone = [fact.id for fact in learned if restates(fact.statement, statement, names=names)]
-        return await learned_store.delete_facts(self._pool, gone) if gone else 0
+        return await learned_store.delete_facts(self._pool, guild_id, gone) if gone else 0
 
     async def undo(
         self,

@@ -40,6 +40,7 @@ class EditedMessage:
 
 @dataclass(frozen=True, slots=True)
 class DeletedMessage:
+    guild_id: int
     message_id: int
 
 
@@ -108,8 +109,8 @@ def operation_ids(operation: Operation) -> dict[str, int]:
                 "author_id": message.author_id,
                 "content_chars": len(message.content),
             }
-        case DeletedMessage(message_id):
-            return {"message_id": message_id}
+        case DeletedMessage(guild_id, message_id):
+            return {"guild_id": guild_id, "message_id": message_id}
         case MemberSeen(member):
             return {"guild_id": member.guild_id, "user_id": member.user_id}
         case GuildSeen(guild_id, _):
@@ -147,7 +148,7 @@ async def write_batch(
     members: dict[tuple[int, int], MemberSeen] = {}
     new: list[ChatMessage] = []
     edits: dict[int, ChatMessage] = {}
-    deletes: list[int] = []
+    deletes: dict[int, list[int]] = {}
     for operation in operations:
         match operation:
             case GuildSeen(guild_id, name, seen):
@@ -159,8 +160,8 @@ async def write_batch(
                 new.append(message)
             case EditedMessage(message):
                 edits[message.message_id] = message
-            case DeletedMessage(message_id):
-                deletes.append(message_id)
+            case DeletedMessage(guild_id, message_id):
+                deletes.setdefault(guild_id, []).append(message_id)
     result = BatchResult(members=len(members))
     async with (
         pool.acquire(timeout=acquire_timeout) as connection,
@@ -180,9 +181,10 @@ async def write_batch(
                 connection, list(edits.values()), default_timezone=default_timezone
             )
             result.updated, result.inserted = updated, result.inserted + inserted
-        result.deleted = await message_store.mark_deleted(
-            connection, deletes, default_timezone=default_timezone
-        )
+        for guild_id, message_ids in sorted(deletes.items()):
+            result.deleted += await message_store.mark_deleted(
+                connection, guild_id, message_ids, default_timezone=default_timezone
+            )
     return result
 
 

@@ -20,14 +20,14 @@ class StoredMessages:
         self._writer = writer
         self._pool = pool
 
-    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
-        """Newest stored message id per channel: where a backfill picks up."""
+    async def last_stored_ids(self, guild_id: int, channel_ids: Sequence[int]) -> dict[int, int]:
+        """Newest stored message id per channel of a guild: where a backfill picks up."""
         await self._writer.flush()
-        return await message_store.last_message_ids(self._pool, channel_ids)
+        return await message_store.last_message_ids(self._pool, guild_id, channel_ids)
 
     async def stored_message_ids(
-        self, channel_id: int, *, after_id: int, up_to_id: int
+        self, guild_id: int, channel_id: int, *, after_id: int, up_to_id: int
     ) -> list[int]:
         """Ids of a channel's stored, not deleted messages in (after_id, up_to_id]."""
         await self._writer.flush()
-        return await message_store.stored_ids(self._pool, channel_id, after_id, up_to_id)
+        return await message_store.stored_ids(self._pool, guild_id, channel_id, after_id, up_to_id)

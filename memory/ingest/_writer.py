@@ -109,8 +109,8 @@ class BatchedWriter:
         """Queue the current state of an edited message (inserted if never stored)."""
         return self._enqueue(EditedMessage(message))
 
-    def submit_delete(self, message_id: int) -> bool:
-        return self._enqueue(DeletedMessage(message_id))
+    def submit_delete(self, guild_id: int, message_id: int) -> bool:
+        return self._enqueue(DeletedMessage(guild_id, message_id))
 
     def submit_member(self, member: Member, *, nickname_known: bool = False) -> bool:
         """Queue a directory update. `nickname_known`: it comes from the guild member itself,

@@ -36,8 +36,8 @@ class ChatEvents:
     def submit_edit(self, message: ChatMessage) -> bool:
         return self._writer.submit_edit(message)
 
-    def submit_delete(self, message_id: int) -> bool:
-        return self._writer.submit_delete(message_id)
+    def submit_delete(self, guild_id: int, message_id: int) -> bool:
+        return self._writer.submit_delete(guild_id, message_id)
 
     def submit_member(self, member: Member, *, nickname_known: bool = False) -> bool:
         return self._writer.submit_member(member, nickname_known=nickname_known)
@@ -51,17 +51,17 @@ class ChatEvents:
         """Queue a message, waiting while the queue is full (the backfill of missed history)."""
         await self._writer.put(message)
 
-    async def last_stored_ids(self, channel_ids: Sequence[int]) -> dict[int, int]:
+    async def last_stored_ids(self, guild_id: int, channel_ids: Sequence[int]) -> dict[int, int]:
         """Each channel's newest stored message id: where a backfill starts."""
-        return await self._stored.last_stored_ids(channel_ids)
+        return await self._stored.last_stored_ids(guild_id, channel_ids)
 
     async def stored_message_ids(
-        self, channel_id: int, *, after_id: int, up_to_id: int
+        self, guild_id: int, channel_id: int, *, after_id: int, up_to_id: int
     ) -> list[int]:
         """A channel's stored, not deleted message ids in (after_id, up_to_id]: what a
         reconcile compares with what Discord still returns."""
         return await self._stored.stored_message_ids(
-            channel_id, after_id=after_id, up_to_id=up_to_id
+            guild_id, channel_id, after_id=after_id, up_to_id=up_to_id
         )
 
     async def flush(self) -> None:

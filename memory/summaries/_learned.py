@@ -98,7 +98,7 @@ async def store_learned(
         ids, said_by = _provenance(tokens, user_id, read[user_id])
         current = await store.current_on_subject(conn, guild_id, user_id, subject)
         if current is not None and restates(current.statement, statement, names=member_names):
-            await store.confirm_fact(conn, current.id, day, ids)
+            await store.confirm_fact(conn, guild_id, current.id, day, ids)
             if day > current.last_seen:  # said again on a later day: its date moves
                 stored.add(user_id)
             continue  # said again the same day: what a context shows of it is unchanged

@@ -70,7 +70,7 @@ class MemberViews:
             if not restates_any(fact.statement, forgotten, names=names)
         ]
         where = await fact_sources(
-            self._pool, sorted({mid for fact in facts for mid in fact.message_ids})
+            self._pool, guild_id, sorted({mid for fact in facts for mid in fact.message_ids})
         )
         return [
             LearnedView(

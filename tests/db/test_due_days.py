@@ -52,7 +52,7 @@ async def test_sweep_and_request_agree_on_every_kind_of_day(db_pool: asyncpg.Poo
     await _store(db_pool, stale, 1, (await say(stale))[-1], stale=True)
     gone = await say(deleted)
     await _store(db_pool, deleted, 1, gone[-1])
-    await mark_deleted(db_pool, gone)  # every message of the day deleted: stale, none left
+    await mark_deleted(db_pool, G, gone)  # every message of the day deleted: stale, none left
     await _store(
         db_pool, degraded, 1, (await say(degraded))[-1], retry_after=NOW - timedelta(hours=1)
     )

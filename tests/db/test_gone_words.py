@@ -64,7 +64,7 @@ async def test_deleting_a_message_unlearns_what_only_it_said(db_pool: asyncpg.Po
     await _learn(db_pool, "alice moved last month", [1])
     await _embed(db_pool, 1)
 
-    assert await mark_deleted(db_pool, [1]) == 1
+    assert await mark_deleted(db_pool, G, [1]) == 1
 
     assert await _statements(db_pool) == {"alice lives in Lisbon": [2]}
     assert await _embedded(db_pool, 1) in (False, None)  # None: no pgvector here

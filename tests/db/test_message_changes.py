@@ -46,18 +46,21 @@ async def test_edit_of_a_message_never_stored_inserts_it(db_pool) -> None:
 async def test_delete_blanks_content_once(db_pool) -> None:
     await insert_messages(db_pool, [_message(1, "private words")])
     await _summary_day(db_pool, date(2026, 11, 1))
-    assert await mark_deleted(db_pool, [1, 99]) == 1
+    assert await mark_deleted(db_pool, 2, [1]) == 0, "a delete reaches its own guild only"
+    assert (await get_message(db_pool, 1)).content == "private words"
+    assert await mark_deleted(db_pool, 1, [1, 99]) == 1
     stored = await get_message(db_pool, 1)
     assert stored.deleted and stored.content == ""
     assert await db_pool.fetchval("SELECT stale FROM summary_days") is True
-    assert await mark_deleted(db_pool, [1]) == 0
+    assert await mark_deleted(db_pool, 1, [1]) == 0
     assert await insert_messages(db_pool, [_message(1, "private words")]) == 0
     assert (await get_message(db_pool, 1)).content == ""
 
 
 async def test_last_message_id_per_channel(db_pool) -> None:
     await insert_messages(db_pool, [_message(1), _message(5), _message(3, channel_id=4)])
-    assert await last_message_ids(db_pool, [2, 4, 6]) == {2: 5, 4: 3}
+    assert await last_message_ids(db_pool, 1, [2, 4, 6]) == {2: 5, 4: 3}
+    assert await last_message_ids(db_pool, 2, [2, 4, 6]) == {}, "another guild's channels"
 
 
 async def test_ensure_guild_keeps_an_admin_timezone(db_pool) -> None:

@@ -58,7 +58,9 @@ async def test_counts_follow_inserts_and_deletes(db_pool: asyncpg.Pool) -> None:
     await _same(db_pool, G)
     assert sum((await messages_per_day(db_pool, G, START, END, "UTC")).values()) == len(history)
 
-    await mark_deleted(db_pool, [m.message_id for m in history[:30]])  # a flag: still a row
+    await mark_deleted(
+        db_pool, history[0].guild_id, [m.message_id for m in history[:30]]
+    )  # a flag: still a row
     await _same(db_pool, G)
     await db_pool.execute("DELETE FROM messages WHERE guild_id = $1 AND author_id = 2", G)
     await db_pool.execute("DELETE FROM messages WHERE created_at < $1", START + timedelta(days=2))

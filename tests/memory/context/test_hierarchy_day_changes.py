@@ -79,7 +79,7 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
         writer.submit(message(BOB, "Bob backfilled", late))
         # ... and a deleted one on another: its content must leave the summaries.
         gone = next(m for m in week if m.content == f"Bob on {deleted_day} at 9h")
-        writer.submit_delete(gone.message_id)
+        writer.submit_delete(gone.guild_id, gone.message_id)
         await writer.close()
         text = await full(memory, GUILD, BOB)
     finally:

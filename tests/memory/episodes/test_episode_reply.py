@@ -168,7 +168,7 @@ async def test_an_edit_or_delete_changes_the_extract_a_reply_gets_for_an_asked_d
     assert "camping trip to the lake next weekend" not in episode
     assert "kayak outing" in episode
 
-    memory.writer.submit_delete(trip[0].message_id)
+    memory.writer.submit_delete(trip[0].guild_id, trip[0].message_id)
     await memory.writer.flush()
     await memory.episodes.settled()
     assert "kayak" not in await asked_episode()

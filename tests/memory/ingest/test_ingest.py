@@ -94,7 +94,7 @@ async def test_edit_and_delete_queued_with_their_message_apply_in_order(
     writer.submit(_message(1, "first"))
     writer.submit_edit(_message(1, "first, edited", edited_at=datetime(2026, 11, 2, tzinfo=UTC)))
     writer.submit(_message(2, "secret"))
-    writer.submit_delete(2)
+    writer.submit_delete(GUILD, 2)
     writer.submit_edit(_message(2, "edit after delete"))  # must not resurrect the text
     await writer.flush()
     edited = await get_message(db_pool, 1)
@@ -120,7 +120,7 @@ async def test_delete_marks_the_local_day_stale_in_the_guild_timezone(
         )
     writer.submit(_message(1))
     await writer.flush()
-    writer.submit_delete(1)
+    writer.submit_delete(GUILD, 1)
     await writer.flush()
     stale = await db_pool.fetch("SELECT day, stale FROM summary_days ORDER BY day")
     assert [(r["day"], r["stale"]) for r in stale] == [

@@ -268,7 +268,7 @@ async def test_a_message_deleted_weeks_later_leaves_its_days_summary(
     ) as memory:
         await memory.manager.summarize_day(G, old)
         assert "4821" in await _summary_of(db_pool, G, old)
-        await mark_deleted(db_pool, [secret.message_id])
+        await mark_deleted(db_pool, G, [secret.message_id])
         assert await memory.worker.sweep() >= 1
         memory.worker.start()
         await eventually(lambda: _no_longer_said(db_pool, old), timeout=30)

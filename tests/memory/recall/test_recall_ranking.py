@@ -235,7 +235,7 @@ async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -
     third = _said(KIM, "zorblax is my secret word", days_ago=1)
     await insert_messages(db_pool, [first, second, third])
     await apply_edits(db_pool, [replace(second, content="boat tours start at ten", edited_at=DAY)])
-    await mark_deleted(db_pool, [third.message_id])
+    await mark_deleted(db_pool, third.guild_id, [third.message_id])
     await db_pool.execute("DELETE FROM messages WHERE message_id = $1", first.message_id)
     counted = await db_pool.fetch(
         "SELECT term, docs FROM recall_terms WHERE guild_id = $1 ORDER BY term", G

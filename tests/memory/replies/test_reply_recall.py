@@ -193,7 +193,7 @@ async def test_a_members_statements_keep_to_what_the_asker_may_read(memory, db_p
     passed = await db_pool.fetchval(
         "SELECT message_id FROM messages WHERE content LIKE 'passed the sommelier%'"
     )
-    await mark_deleted(db_pool, [passed])
+    await mark_deleted(db_pool, G, [passed])
     await db_pool.execute(
         "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
         G,
