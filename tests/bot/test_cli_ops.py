@@ -250,10 +250,11 @@ async def test_settings_change_the_search_configuration(cli_env: Path, db_pool, 
     await _seed_members(db_pool)
     await insert_messages(
         db_pool,
-        [ChatMessage(9002, GUILD, 77, ALICE, "the kids were climbing trees", datetime.now(UTC))],
+        [ChatMessage(9002, GUILD, 77, ALICE, "our dogs chased the ball", datetime.now(UTC))],
     )
-    recall = build_parser().parse_args(["recall", "--guild", str(GUILD), "who", "climbed?"])
-    assert await recall.handler(recall, load_settings()) == 1  # 'simple': exact words only
+    recall = build_parser().parse_args(["recall", "--guild", str(GUILD), "whose", "dog?"])
+    # 'simple': words as written ("dog" is too short to be searched as a prefix of "dogs")
+    assert await recall.handler(recall, load_settings()) == 1
 
     change = build_parser().parse_args(
         ["settings", "--guild", str(GUILD), "--search-config", "english"]
@@ -261,7 +262,7 @@ async def test_settings_change_the_search_configuration(cli_env: Path, db_pool, 
     assert await change.handler(change, load_settings()) == 0
     assert "Recall search configuration: english" in capsys.readouterr().out
     assert await recall.handler(recall, load_settings()) == 0
-    assert "the kids were climbing trees" in capsys.readouterr().out
+    assert "our dogs chased the ball" in capsys.readouterr().out
 
     bad = build_parser().parse_args(["settings", "--guild", str(GUILD), "--search-config", "xx"])
     with pytest.raises(CliError, match=r"use one of .*english"):
