@@ -187,3 +187,38 @@ def test_performance_says_what_each_bench_measured_at() -> None:
     rates = sorted({item["request_rate"] for item in economy if "request_rate" in item})
     said = ", ".join(f"{r:.0%}" for r in rates[:-1]) + f" and {rates[-1]:.0%}"
     _quoted(f"at {said} of messages addressed to the bot", "docs/performance.md")
+
+
+def test_usage_quotes_the_quality_reply_and_recall_benches() -> None:
+    def dev(metric: str, kind: str) -> str:
+        return _pct(_one("quality", metric, kind=kind, split="dev"))
+
+    tokens = _one("quality", "prompt_tokens_p50", kind="all", split="dev")
+    tuned = _pct(_one("quality", "evidence_in_prompt", kind="all", split="tuned"))
+    assert _one("quality", "false_evidence", kind="never_said", split="dev") == 0
+    _quoted(
+        f"in the reply prompt for {dev('evidence_in_prompt', 'all')} of questions,"
+        f" {dev('evidence_in_prompt', 'two_messages')} when the answer spans two messages, the"
+        f" answer's words for {dev('answer_words_in_prompt', 'all')}, at {tokens:,.0f} prompt"
+        f" tokens p50; on the split the code was tuned on, {tuned}; never a never-said",
+        "docs/usage.md",
+    )
+    locomo = _pct(_one("locomo", "evidence_all_in_memories", category="all"))
+    _quoted(f"in the prompt's memories for {locomo} of questions", "docs/usage.md")
+    one = _one("reply_e2e", "reply_e2e_p99_ms", memories="cold")
+    many = _item("reply_e2e", "reply_e2e_concurrent100_p99_ms", memories="cold")
+    _quoted(
+        f"p99 {one:,.0f} ms one at a time for members asking their first question, and"
+        f" {many['value']:,.0f} ms when {many['members']} new members ask at once in"
+        f" {many['channels']} channels",
+        "docs/usage.md",
+    )
+    fused = [
+        _one("recall", m, vectors="local", scope="reply", config="simple")
+        for m in ("search_p50_ms", "search_p99_ms")
+    ]
+    _quoted(
+        f"a reply's search takes {fused[0]:,.0f} ms p50 and {fused[1]:,.0f} ms p99 with the local"
+        " vectors fused",
+        "docs/usage.md",
+    )
