@@ -13,7 +13,8 @@ from typing import Any
 from safetensors import safe_open
 
 from bot import rate_buckets
-from db import pool, search_config
+from db import pool, recall_hits, recall_statements, search_config
+from db import recall as db_recall
 from db.embeddings import MEMBER_WINDOW
 from memory.context import _merge
 from memory.core.settings import SECRETS_DIR
@@ -21,7 +22,7 @@ from memory.core.settings_sections import setting_default
 from memory.episodes import _segment
 from memory.jobs import _worker
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder, _local
-from memory.recall import _hybrid, _index, _search, _semantic
+from memory.recall import _exchange, _feedback, _hybrid, _index, _member, _search, _semantic, _terms
 from memory.replies import _budget, _window
 from memory.summaries import _daily, _historical, _note_room, _notes
 
@@ -194,3 +195,61 @@ def test_every_vector_width_said_is_the_columns() -> None:
     width = re.compile(r"(\d+)[- ]dimension|halfvec\((\d+)\)")
     said = [int(a or b) for doc in DOCS if doc != HISTORY for a, b in width.findall(_doc(doc))]
     assert len(said) >= 6 and set(said) == {EMBEDDING_DIMENSIONS}, said
+
+
+def test_design_says_how_recall_ranks_as_the_code_does() -> None:
+    terms, half = _terms.MAX_TERMS, _FRACTIONS[(1, 2)]
+    assert _terms.PREFIX_WEIGHT == _feedback.FEEDBACK_WEIGHT == 0.5
+    _held(
+        "docs/design.md",
+        [
+            f"The question is read up to {_terms.MAX_QUESTION_CHARS:,} characters and"
+            f" {_terms.MAX_WORDS} distinct words; the {terms} rarest words the guild said are"
+            f" kept (so a 100,000-character or a 30-word question costs what an {terms}-word one",
+            f"for lexemes of {_terms.MIN_PREFIX} letters or more, the count of lexemes it prefixes",
+            f"a word of {_terms.MIN_PREFIX}+ letters also matches what it prefixes",
+            f'("climb" -> "climbing") at {half} the idf of its prefix count',
+            f"their counts add up to at most {_terms.CANDIDATE_BUDGET:,} rows",
+            f"with another of the {_WORDS[_terms.PAIRED_TERMS]} rarest",
+            f"Each lane scores at most {db_recall.CANDIDATE_CAP:,} candidate rows",
+            f"the first named member's newest {db_recall.AUTHORED_SCAN:,} messages",
+            f"`SET LOCAL statement_timeout = {db_recall.STATEMENT_TIMEOUT_MS}` (ms)",
+            f"else {recall_hits.NEIGHBOUR_HOURS} hours",
+            f"the nearest run (up to {_exchange.TURN_LINES} lines) of another speaker",
+            f"an exchange holds at most {_exchange.MAX_LINES} lines besides its hits",
+            f"the best {_feedback.FEEDBACK_DOCS} messages of the first search are taken as"
+            f" relevant; the words they hold that the question does not"
+            f" ({_feedback.MIN_LETTERS} letters or more, no digits)",
+            f"the {_feedback.FEEDBACK_TERMS} best by share x idf among those held by at most"
+            f" {_pct(_feedback.MAX_DOC_SHARE)} of the guild's messages (at least"
+            f" {_feedback.MAX_DOCS_SMALL}) join a second message search as whole-word terms at"
+            f" {half} of (share x idf)",
+        ],
+    )
+    seconds = db_recall.STATEMENT_TIMEOUT_MS / 1000
+    _held(
+        "docs/usage.md",
+        [
+            f"read up to its {_terms.MAX_WORDS} first words ({_terms.MAX_QUESTION_CHARS:,}"
+            " characters;",
+            f"a search never runs longer than {_n(seconds)} s in PostgreSQL",
+        ],
+    )
+
+
+def test_design_says_the_member_lane_as_the_code_has_it() -> None:
+    hits, lines = _s("REPLY_STATEMENT_HITS"), recall_statements
+    _held(
+        "docs/design.md",
+        [
+            f"also brings up to {hits} of that member's most informative statements"
+            f" (`REPLY_STATEMENT_HITS`; one fewer for each of the member's own statements of"
+            f" {_member.STATEMENT_WORDS}+ words",
+            f"the member's newest {lines.MEMBER_SCAN} messages",
+            f"lines of {lines.MIN_LEXEMES}-{lines.MAX_LEXEMES} words",
+            f"a word in {_pct(lines.FLOOR_SHARE)} of the guild's messages or more (at least"
+            f" {lines.FLOOR_DOCS}) counts nothing",
+            f"count {_n(lines.FIRST_PERSON_FACTOR)} times",
+        ],
+    )
+    _held("docs/usage.md", [f"brings up to {_WORDS[hits]} of their most informative statements"])
