@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bench import house_history
 from bench.__main__ import TARGETS
 from bench.docs import load
 
@@ -221,4 +222,38 @@ def test_usage_quotes_the_quality_reply_and_recall_benches() -> None:
         f"a reply's search takes {fused[0]:,.0f} ms p50 and {fused[1]:,.0f} ms p99 with the local"
         " vectors fused",
         "docs/usage.md",
+    )
+
+
+def test_design_tells_the_houses_story_as_the_bench_read_it() -> None:
+    _run, stored = load()["house_history"]
+    assert [(f["at"], f["moment"]) for f in stored if f["metric"] == "rooms"] == [
+        *house_history.MOMENTS
+    ], "the moments changed: run `python -m bench.house_history --write-docs`"
+
+    def at(commit: str, metric: str) -> int:
+        return int(_one("house_history", metric, at=commit))
+
+    def reading(commit: str) -> str:
+        rooms, floors = at(commit, "rooms"), at(commit, "floors")
+        return f"{rooms} rooms on {floors} floors and {at(commit, 'arrows')} arrows"
+
+    wave1 = _item("house_history", "circles", at="ccf90cd")
+    assert wave1["value"] == 1, "wave 1 no longer reads as one circle: rewrite the sentence"
+    circle = " <-> ".join(f"`{room}`" for room in wave1["rooms"].split(" <-> "))
+    longest = _item("house_history", "memory_flat_longest", at="8596ad9")
+    _quoted(
+        f"the flat `memory/` of wave 1 had {at('ccf90cd', 'memory_flat_modules')} modules side"
+        f" by side and an import circle ({circle}, read at ccf90cd",
+        "docs/design.md",
+    )
+    _quoted(
+        f"after issue 35 (48eaa77), {reading('48eaa77')}; since `db/` reads the English word"
+        f" lists of `memory/language/` (7274d3d), {at('7274d3d', 'floors')} floors. When issue"
+        f" 35 was filed (7cbc01e): {reading('7cbc01e')}, with the wiring spread over"
+        f" {at('7cbc01e', 'memory_flat_modules')} modules at the top of `memory/`; just before"
+        f" `bot/` was given the ports (8596ad9), {reading('8596ad9')} (the composition root was"
+        f" {at('8596ad9', 'memory_flat_modules')} modules, `{longest['module']}` alone"
+        f" {longest['value']} lines).",
+        "docs/design.md",
     )
