@@ -135,6 +135,13 @@ def test_design_says_the_reply_paths_budgets_as_the_code_has_them() -> None:
         ],
     )
     _held("README.md", [f"(at most {_n(wait)} s while more than {busy} replies compose at once)"])
+    _held(
+        "README.md",
+        [
+            f"(a member's notes share {_n(_note_room.DAY_ROOM)}x DAILY_SUMMARY_CHARS a day, and a"
+            f" day is kept as its notes up to {_daily.VERBATIM_DAY}x before it is condensed)",
+        ],
+    )
 
 
 def test_design_says_the_summaries_rules_as_the_code_has_them() -> None:
