@@ -168,6 +168,8 @@ def test_design_says_the_embeddings_as_the_code_has_them() -> None:
             f"`memory/llm/embeddings/` batches {_embedder.BATCH_SIZE} texts a request",
             f"{math.ceil(day / _embedder.BATCH_SIZE)} requests for a {day}-message day",
             f"up to {_index.BATCH * _index.BATCHES_PER_JOB:,} messages newest first",
+            f"(batches of {_index.BATCH}, in a worker thread;",
+            f"by a similarity floor ({_n(_local.LocalEmbeddings.min_similarity)};",
             f"The question is embedded ({_n(_semantic.SEMANTIC_TIMEOUT_SECONDS)} s at most;",
             f"ranks exactly the newest {MEMBER_WINDOW:,} messages they wrote",
             f"`Σ 1/({_hybrid.K} + rank)`",

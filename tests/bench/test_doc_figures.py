@@ -261,3 +261,16 @@ def test_design_tells_the_houses_story_as_the_bench_read_it() -> None:
         f" {longest['value']} lines).",
         "docs/design.md",
     )
+
+
+def test_design_weighs_the_two_embedders_as_the_embeddings_bench_did() -> None:
+    local = _one("embeddings", "messages_per_s", model="local")
+    encoder = _one("embeddings", "messages_per_s", model="all-MiniLM-L6-v2")
+    triples = _param("embeddings", "answer_in_top5", "triples", model="local")
+    assert local / encoder >= 100, "no longer 'a few orders of magnitude': rewrite design.md"
+    _quoted(
+        "the sentence encoder embeds a few orders of magnitude fewer messages a second",
+        "docs/design.md",
+    )
+    _quoted(f"(bench/embeddings_data.py): {triples} questions, each with", "docs/design.md")
+    _quoted(f"embeds about {encoder:,.0f} message", "docs/design.md")
