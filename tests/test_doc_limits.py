@@ -23,7 +23,7 @@ from memory.recall import _semantic
 from memory.replies._window import ConversationWindows
 
 ROOT = Path(__file__).resolve().parent.parent
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 def _doc(name: str) -> str:
@@ -121,3 +121,24 @@ def test_usage_says_the_limits_as_the_code_has_them() -> None:
             f"in at most about {_digest.DIGEST_CHARS:,} characters",
         ],
     )
+
+
+def test_each_failure_mode_names_the_test_that_holds_its_figures() -> None:
+    """Every row's Measured cell names its test(s), and each number it gives is written in them
+    (a test whose scenario changed leaves a stale row here)."""
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    table = text[text.index("## Failure modes") : text.index("## Limits")]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and " | " in line]
+    checked = 0
+    for row in rows[1:]:
+        failure, _does, measured = (cell.strip() for cell in row.strip("|").split(" | "))
+        files = re.findall(r"`(tests/[^`]+\.py)`", measured)
+        assert files, f"operations.md: {failure!r} names no test"
+        source = " ".join((ROOT / name).read_text(encoding="utf-8") for name in files)
+        for number in _NUMBER.findall(re.sub(r"`tests/[^`]+`", "", measured)):
+            forms = {number, number.replace(",", ""), number.replace(",", "_")}
+            assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d)", source) for f in forms), (
+                f"operations.md: {failure!r} says {number}, which {files} do not"
+            )
+            checked += 1
+    assert len(rows) >= 15 and checked >= 40
