@@ -14,9 +14,9 @@ from db import recall as db_recall
 from memory.context import _merge
 from memory.core import split
 from memory.core.settings_sections import setting_default
-from memory.episodes import _digest, _summaries
+from memory.episodes import _digest, _segment, _summaries
 from memory.jobs import _worker
-from memory.llm.embeddings import _embedder
+from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder
 from memory.llm.tasks import _taskbase
 from memory.members._names import NameIndexCache
 from memory.recall import _semantic
@@ -119,6 +119,11 @@ def test_usage_says_the_limits_as_the_code_has_them() -> None:
             f"({_s('EPISODE_SILENCE_MINUTES') // 60} hours by default; `EPISODE_SILENCE_MINUTES`",
             f"(at most {_summaries.SUMMARY_CHARS} characters) and its open loops",
             f"in at most about {_digest.DIGEST_CHARS:,} characters",
+            f"after a {_segment.SegmentRules().pause.seconds // 60}-minute pause",
+            f"`halfvec({EMBEDDING_DIMENSIONS})`, about {EMBEDDING_DIMENSIONS * 2 / 1024:.1f} KB a"
+            " message",
+            f"(in such a burst a reply waits at most {_n(_s('REPLY_BUSY_BUDGET_SECONDS'))} s for"
+            " memory",
         ],
     )
 
