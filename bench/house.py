@@ -22,18 +22,18 @@ LISTED = ("memory/wiring", "memory/ports")  # rooms whose modules the drawing li
 LONGEST = 4
 
 
-def _room(module: str) -> str:
+def _room(module: str, root: Path = ROOT) -> str:
     parts = module.split(".")
     if parts[0] == "memory" and len(parts) > 1:
-        return f"memory/{parts[1]}/" if (ROOT / "memory" / parts[1]).is_dir() else module
+        return f"memory/{parts[1]}/" if (root / "memory" / parts[1]).is_dir() else module
     return f"{parts[0]}/"
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path) -> dict[str, Path]:
     found = {}
     for top in TOPS:
-        for path in sorted((ROOT / top).rglob("*.py")):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in sorted((root / top).rglob("*.py")):
+            name = ".".join(path.relative_to(root).with_suffix("").parts)
             found[name.removesuffix(".__init__")] = path
     return found
 
@@ -48,16 +48,17 @@ def _imported(source: str) -> list[str]:
     return [name for name in names if name.split(".")[0] in TOPS]
 
 
-def read_house() -> tuple[dict[str, int], set[tuple[str, str]], dict[str, int]]:
-    """(lines per room, arrows between rooms, lines per module file)."""
+def read_house(root: Path = ROOT) -> tuple[dict[str, int], set[tuple[str, str]], dict[str, int]]:
+    """(lines per room, arrows between rooms, lines per module file) of the tree at `root`."""
     lines: dict[str, int] = defaultdict(int)
     arrows: set[tuple[str, str]] = set()
     files: dict[str, int] = {}
-    for module, path in _modules().items():
-        room, source = _room(module), path.read_text(encoding="utf-8")
-        files[path.relative_to(ROOT).as_posix()] = len(source.splitlines())
-        lines[room] += files[path.relative_to(ROOT).as_posix()]
-        arrows |= {(room, _room(name)) for name in _imported(source) if _room(name) != room}
+    for module, path in _modules(root).items():
+        room, source = _room(module, root), path.read_text(encoding="utf-8")
+        files[path.relative_to(root).as_posix()] = len(source.splitlines())
+        lines[room] += files[path.relative_to(root).as_posix()]
+        used = {_room(name, root) for name in _imported(source)}
+        arrows |= {(room, other) for other in used if other != room}
     return dict(lines), arrows, files
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from bench import house, house_drawing
+from bench import house, house_drawing, house_history
 from bench.docs import load
 from bench.report import Reporter
 
@@ -39,3 +39,10 @@ def test_a_circle_or_an_arrow_up_is_counted() -> None:
     assert (floor, circled) == ({"c/": 1, "b/": 2, "a/": 3}, 0)
     floor, circled = house.floors(rooms, {("a/", "b/"), ("b/", "a/"), ("c/", "a/")})
     assert circled == 3 and floor == {}
+
+
+def test_a_circle_is_named_by_its_rooms() -> None:
+    rooms = ["a/", "b/", "c/", "d/"]
+    arrows = {("a/", "b/"), ("b/", "c/"), ("c/", "a/"), ("d/", "a/")}
+    assert house_history.circles(rooms, arrows) == [["a/", "b/", "c/"]]
+    assert house_history.circles(rooms, {("a/", "b/"), ("d/", "c/")}) == []
