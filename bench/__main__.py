@@ -315,6 +315,14 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("dashboard", "page_render_cold_ms", {"page": "slowest"}, 200, "max"),
     # Issue 33: every check of the live-model run passes.
     ("live_model", "checks_failed", {}, 0, "max"),
+    # Issue 46: a fleet of shard processes on one PostgreSQL: the ingest lag at the fastest rate
+    # that held, nothing lost; RSS per shard flat from 1k to 10k guilds; a day of 10,000 guilds
+    # closed within a day at 60 requests/min; a member served while their day is not closed.
+    ("fleet", "sustained_lag_p99_s", {}, 2.0, "max"),
+    ("fleet", "sustained_messages_missing", {}, 0, "max"),
+    ("fleet", "rss_per_shard_growth", {}, 1.2, "max"),
+    ("fleet", "day_close_wall_hours", {"guilds": 10_000}, 24.0, "max"),
+    ("fleet", "member_served_while_day_open", {}, 1, "min"),
     # Issue 35: no import runs back up the house, no circle.
     ("house", "arrows_up", {}, 0, "max"),
     ("house", "rooms_on_circles", {}, 0, "max"),

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -73,8 +73,10 @@ async def run_fleet(
     shards: int,
     rates: Sequence[float],
     step_seconds: float,
+    shard_env: Mapping[str, str] | None = None,
 ) -> FleetRun:
-    """Start the fleet, wait for every guild, ramp the rates (stop at the first that breaks)."""
+    """Start the fleet, wait for every guild, ramp the rates (stop at the first that breaks);
+    `shard_env` adds settings to the shards' environment (a test plants a slow writer)."""
     result = FleetRun(guilds, shards)
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
     try:
@@ -83,7 +85,7 @@ async def run_fleet(
                 env = fleet_env(dsn, fake.api_base, fake.gateway_url, Path(folder))
                 async with Children(env, Path(folder)) as children:
                     began = time.perf_counter()
-                    children.shards(shards)
+                    children.shards(shards, **(shard_env or {}))
                     children.start("worker", "worker")
                     await _all_guilds_known(pool, children, guilds)
                     result.ready_seconds = time.perf_counter() - began

@@ -56,7 +56,7 @@ class Children:
         self.running[name] = process
         return process
 
-    def shards(self, count: int) -> None:
+    def shards(self, count: int, **env: str) -> None:
         """One `memorybot run` per shard of `count`, none running the job worker."""
         for shard in range(count):
             self.start(
@@ -65,6 +65,7 @@ class Children:
                 SHARD_COUNT=str(count),
                 SHARD_IDS=str(shard),
                 RUN_WORKER="false",
+                **env,
             )
 
     def output(self, name: str) -> str:
