@@ -109,9 +109,13 @@ def report_ingest(report: Reporter, run: FleetRun, step_seconds: float) -> None:
 
 
 def report_rss(report: Reporter, small: FleetRun, large: FleetRun) -> None:
-    """Each shard's RSS (the largest shard) at READY and after the messages, at both sizes."""
+    """Each shard's RSS (the largest shard): at READY, after the first step (the same messages
+    at both sizes: the growth figure compares these) and, at the larger size, after the ramp."""
     for run in (small, large):
-        for phase, rss in (("ready", run.rss_ready), ("after", run.rss_after)):
+        phases = [("ready", run.rss_ready, 0), ("first_step", run.rss_first_step, _sent(run, 1))]
+        if run is large:
+            phases.append(("after_ramp", run.rss_after, _sent(run)))
+        for phase, rss, sent in phases:
             report(
                 BENCH,
                 "rss_per_shard_mb",
@@ -120,14 +124,21 @@ def report_rss(report: Reporter, small: FleetRun, large: FleetRun) -> None:
                 guilds=run.guilds,
                 shards=run.shards,
                 phase=phase,
-                messages=_sent(run) if phase == "after" else 0,
+                messages=sent,
             )
-    ratio = max(large.rss_after.values()) / max(1.0, max(small.rss_after.values()))
-    report(BENCH, "rss_per_shard_growth", ratio, "ratio", of=f"{large.guilds}/{small.guilds}")
+    ratio = max(large.rss_first_step.values()) / max(1.0, max(small.rss_first_step.values()))
+    report(
+        BENCH,
+        "rss_per_shard_growth",
+        ratio,
+        "ratio",
+        of=f"{large.guilds}/{small.guilds}",
+        phase="first_step",
+    )
 
 
-def _sent(run: FleetRun) -> int:
-    return sum(step.sent for step in run.steps)
+def _sent(run: FleetRun, steps: int | None = None) -> int:
+    return sum(step.sent for step in run.steps[:steps])
 
 
 def report_day(report: Reporter, day: FleetDay, sampled: dict[str, Any]) -> None:

@@ -62,6 +62,7 @@ class FleetRun:
     shards: int
     rss_ready: dict[str, float] = field(default_factory=dict)
     rss_after: dict[str, float] = field(default_factory=dict)
+    rss_first_step: dict[str, float] = field(default_factory=dict)  # same messages at any size
     steps: list[Step] = field(default_factory=list)
     ready_seconds: float = 0.0
 
@@ -93,6 +94,8 @@ async def run_fleet(
                     for rate in rates:
                         step = await _step(pool, fake, rate, step_seconds)
                         result.steps.append(step)
+                        if len(result.steps) == 1:
+                            result.rss_first_step = _shard_rss(children, shards)
                         _log.info("fleet step %s", step)
                         if not step.held:
                             break
