@@ -47,6 +47,7 @@ class Step:
     lag_p50: float
     lag_p99: float
     lag_max: float
+    queries_per_message: float = 0.0  # the database's transactions over the messages sent
 
     @property
     def held(self) -> bool:
@@ -127,6 +128,7 @@ async def _step(pool: asyncpg.Pool, fake: FleetProcess, rate: float, seconds: fl
     # The fake stamps messages to the millisecond (as snowflakes carry them): so is `since`.
     now = datetime.now(UTC)
     since = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    before = await _transactions(pool)
     sent = await fake.call("send", rate, seconds)
     deadline = time.perf_counter() + DRAIN_SECONDS
     stored = 0
@@ -145,6 +147,7 @@ async def _step(pool: asyncpg.Pool, fake: FleetProcess, rate: float, seconds: fl
         since,
     )
     missing = stored < sent["sent"]
+    queries = await _transactions(pool) - before
     return Step(
         rate=rate,
         achieved=sent["achieved_rate"],
@@ -155,4 +158,17 @@ async def _step(pool: asyncpg.Pool, fake: FleetProcess, rate: float, seconds: fl
         # Messages never stored lag at least as long as the drain waited.
         lag_p99=max(row["p99"] or 0.0, DRAIN_SECONDS if missing else 0.0),
         lag_max=max(row["top"] or 0.0, DRAIN_SECONDS if missing else 0.0),
+        queries_per_message=queries / max(1, sent["sent"]),
+    )
+
+
+async def _transactions(pool: asyncpg.Pool) -> int:
+    """Transactions committed in this database so far (every process's queries; the
+    statistics lag by up to a second, so a step's count includes its drain)."""
+    await pool.execute("SELECT pg_stat_clear_snapshot()")
+    return int(
+        await pool.fetchval(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database"
+            " WHERE datname = current_database()"
+        )
     )
