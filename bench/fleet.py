@@ -84,6 +84,17 @@ def report_ingest(report: Reporter, run: FleetRun, step_seconds: float) -> None:
         report(BENCH, "ingest_lag_p50_s", step.lag_p50, "s", **fields)
         report(BENCH, "messages_missing", step.sent - step.stored, "messages", **fields)
         report(BENCH, "db_queries_per_message", step.queries_per_message, "queries", **fields)
+        misses = step.misses_per_message
+        report(BENCH, "cache_misses_per_message", sum(misses.values()), "reads", **fields)
+        for cache in ("consent", "consent_guild"):
+            report(
+                BENCH,
+                "cache_misses_per_message",
+                misses.get(cache, 0.0),
+                "reads",
+                cache=cache,
+                **fields,
+            )
     held = [step for step in run.steps if step.held]
     best = max(held, key=lambda step: step.achieved) if held else None
     sustained = {**common, "lag_target_s": LAG_TARGET_S}

@@ -48,6 +48,8 @@ class Step:
     lag_p99: float
     lag_max: float
     queries_per_message: float = 0.0  # the database's transactions over the messages sent
+    # The shards' cache misses (each a read) per message sent, by cache.
+    misses_per_message: dict[str, float] = field(default_factory=dict)
 
     @property
     def held(self) -> bool:
@@ -93,7 +95,13 @@ async def run_fleet(
                     result.ready_seconds = time.perf_counter() - began
                     result.rss_ready = _shard_rss(children, shards)
                     for rate in rates:
+                        misses = await asyncio.to_thread(children.cache_misses)
                         step = await _step(pool, fake, rate, step_seconds)
+                        after = await asyncio.to_thread(children.cache_misses)
+                        step.misses_per_message = {
+                            name: (count - misses.get(name, 0)) / max(1, step.sent)
+                            for name, count in after.items()
+                        }
                         result.steps.append(step)
                         if len(result.steps) == 1:
                             result.rss_first_step = _shard_rss(children, shards)
