@@ -322,6 +322,7 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("fleet", "sustained_messages_missing", {}, 0, "max"),
     ("fleet", "rss_per_shard_growth", {}, 1.2, "max"),
     ("fleet", "day_close_wall_hours", {"guilds": 10_000}, 24.0, "max"),
+    ("fleet", "sample_days_closed", {}, 1, "min"),
     ("fleet", "member_served_while_day_open", {}, 1, "min"),
     # Issue 35: no import runs back up the house, no circle.
     ("house", "arrows_up", {}, 0, "max"),

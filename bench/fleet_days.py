@@ -52,6 +52,7 @@ class DaySample:
     calls: int
     input_tokens: int
     output_tokens: int
+    closed: bool = True  # its summaries are stored (nothing of the day was lost)
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,13 @@ async def sample_days(
                 calls=usage.total_calls,
                 input_tokens=sum(usage.input_tokens.values()),
                 output_tokens=sum(usage.output_tokens.values()),
+                closed=bool(
+                    await pool.fetchval(
+                        "SELECT count(*) FROM summary_days WHERE guild_id = $1 AND day = $2",
+                        number,
+                        guild.day(1),
+                    )
+                ),
             )
         )
     return samples, meanwhile

@@ -58,7 +58,7 @@ def test_a_day_needing_more_calls_than_the_limit_misses_it_and_leaves_a_backlog(
     ]
     for samples, met in ((light, True), (heavy, False)):
         report = Reporter()
-        fleet.report_day(report, fleet_day(10_000, samples), {})
+        fleet.report_day(report, fleet_day(10_000, samples), "1/10/100")
         bench_main.check_targets(report)
         (wall,) = _targets(report, "day_close_wall_hours")
         assert wall["met"] is met
