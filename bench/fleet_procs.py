@@ -76,13 +76,16 @@ class Children:
         return [name for name, p in self.running.items() if p.poll() is not None]
 
     def cache_misses(self) -> dict[str, int]:
-        """Cache misses (each a database read) the shards' telemetry counted so far, by cache,
-        over every rotated file (substring tests: a full parse would cost more than the step)."""
+        """Cache misses that read the database (not those that joined a read under way) the
+        shards' telemetry counted so far, by cache, over every rotated file (substring tests:
+        a full parse would cost more than the step)."""
         misses: dict[str, int] = {}
         for path in self._folder.glob("shard*/telemetry.jsonl*"):
             with path.open(encoding="utf-8", errors="replace") as lines:
                 for line in lines:
                     if '"op":"cache"' not in line or '"hit":false' not in line:
+                        continue
+                    if '"shared":true' in line:  # joined a read already under way
                         continue
                     name = line.partition('"cache":"')[2].partition('"')[0]
                     misses[name] = misses.get(name, 0) + 1
