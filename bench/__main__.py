@@ -39,6 +39,7 @@ from bench import (
     docs,
     economy,
     embeddings,
+    fleet,
     house,
     house_drawing,
     latency,
@@ -71,6 +72,7 @@ BENCHES = (
     "dashboard",
     "embeddings",
     "house",
+    "fleet",
 )
 # Run only when named: they need something beyond the project's own dependencies.
 ON_REQUEST = ("live_model",)
@@ -103,6 +105,17 @@ FULL: dict[str, dict[str, Any]] = {
     "embeddings": {"messages": 20_000, "stored": 60_000, "minilm_messages": 200},
     "live_model": {},
     "house": {},
+    # About 10 minutes on 2 cores: 10,000 guilds in two shard processes (`--guilds` to change).
+    "fleet": {
+        "guilds": 10_000,
+        "small_guilds": 1_000,
+        "shards": 2,
+        "rates": (250.0, 500.0, 1000.0, 2000.0, 4000.0),
+        "step_seconds": 10.0,
+        "day_volumes": (1, 10, 100, 1000, 10_000),
+        "size_guilds": 10,
+        "size_messages_per_day": 500,
+    },
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -132,6 +145,16 @@ QUICK: dict[str, dict[str, Any]] = {
     "embeddings": {"messages": 300, "stored": 1000, "minilm_messages": 20},
     "live_model": {},
     "house": {},
+    "fleet": {
+        "guilds": 40,
+        "small_guilds": 20,
+        "shards": 2,
+        "rates": (50.0, 100.0),
+        "step_seconds": 1.0,
+        "day_volumes": (1, 10, 50),
+        "size_guilds": 1,
+        "size_messages_per_day": 50,
+    },
 }
 
 
@@ -213,6 +236,11 @@ async def run_house(server: BenchServer, report: Reporter, sizes: dict[str, Any]
     house.run(report)
 
 
+async def run_fleet(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    """Shard processes of its own against the fleet's fake Discord (bench/fleet.py)."""
+    await fleet.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -228,6 +256,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "embeddings": run_embeddings,
     "live_model": run_live_model,
     "house": run_house,
+    "fleet": run_fleet,
 }
 
 _TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none"}
@@ -286,6 +315,15 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     ("dashboard", "page_render_cold_ms", {"page": "slowest"}, 200, "max"),
     # Issue 33: every check of the live-model run passes.
     ("live_model", "checks_failed", {}, 0, "max"),
+    # Issue 46: a fleet of shard processes on one PostgreSQL: the ingest lag at the fastest rate
+    # that held, nothing lost; RSS per shard flat from 1k to 10k guilds; a day of 10,000 guilds
+    # closed within a day at 60 requests/min; a member served while their day is not closed.
+    ("fleet", "sustained_lag_p99_s", {}, 2.0, "max"),
+    ("fleet", "sustained_messages_missing", {}, 0, "max"),
+    ("fleet", "rss_per_shard_growth", {}, 1.2, "max"),
+    ("fleet", "day_close_wall_hours", {"guilds": 10_000}, 24.0, "max"),
+    ("fleet", "sample_days_closed", {}, 1, "min"),
+    ("fleet", "member_served_while_day_open", {}, 1, "min"),
     # Issue 35: no import runs back up the house, no circle.
     ("house", "arrows_up", {}, 0, "max"),
     ("house", "rooms_on_circles", {}, 0, "max"),
@@ -309,6 +347,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated benches")
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
     parser.add_argument("--gguf", help="live_model: the GGUF to run the flows against")
+    parser.add_argument("--guilds", type=int, help="fleet: how many guilds the shards serve")
     parser.add_argument(
         "--write-docs",
         action="store_true",
@@ -324,6 +363,10 @@ async def main(argv: list[str] | None = None) -> int:
     sizes = QUICK if args.quick else FULL
     if args.gguf:
         sizes = {**sizes, "live_model": {"gguf": args.gguf}}
+    if args.guilds:
+        small = min(sizes["fleet"]["small_guilds"], args.guilds)
+        fleet_sizes = {**sizes["fleet"], "guilds": args.guilds, "small_guilds": small}
+        sizes = {**sizes, "fleet": fleet_sizes}
     report = Reporter()
     machine = {
         "python": platform.python_version(),

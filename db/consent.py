@@ -137,6 +137,39 @@ async def consent_and_remembered(
     return consent, bool(row["remembered"])
 
 
+async def guild_consents(
+    db: Executor, guild_id: int, limit: int
+) -> tuple[str, dict[int, Consent]] | None:
+    """The guild's storage mode and every member's recorded choice, in one query; None when
+    more than `limit` members chose (then each is read alone). `remembered` answers from them
+    as `STORABLE` does in SQL."""
+    rows = await db.fetch(
+        """
+        SELECT g.storage, c.user_id, c.state, c.changed_at, c.changed_by, c.by_admin
+        FROM (SELECT COALESCE((SELECT settings->>'storage' FROM guilds WHERE guild_id = $1),
+                              'everyone') AS storage) g
+        LEFT JOIN LATERAL (SELECT * FROM member_consent WHERE guild_id = $1 LIMIT $2 + 1) c
+          ON true
+        """,
+        guild_id,
+        limit,
+    )
+    chose = {
+        row["user_id"]: Consent(row["state"], row["changed_at"], row["changed_by"], row["by_admin"])
+        for row in rows
+        if row["user_id"] is not None
+    }
+    if len(chose) > limit:
+        return None
+    return str(rows[0]["storage"]), chose
+
+
+def remembered(storage: str, consent: Consent | None) -> bool:
+    """`STORABLE` for a member whose choice is `consent` in a guild storing `storage`."""
+    state = consent.state if consent is not None else None
+    return state != "out" and (storage != "opted-in" or state == "in")
+
+
 async def delete_messages_of(db: Executor, guild_id: int, user_id: int) -> int:
     """The last sweep after an opt-out: any message of theirs a write in flight stored."""
     result = await db.execute(

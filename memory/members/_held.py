@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from db.consent import Consent, consent_and_remembered, is_remembered
+from db.consent import (
+    Consent,
+    consent_and_remembered,
+    guild_consents,
+    is_remembered,
+    remembered,
+)
 from db.members import get_members
 from db.summaries import forgotten_in_guild
 from memory.core.cache import AsyncCache
@@ -26,6 +32,9 @@ from memory.members._directory import MemberDirectory, renames
 # How long a member's row, consent and a guild's forgotten statements are kept (a change drops
 # them at once; another process's rename shows within it).
 HELD_SECONDS = 60.0
+# A guild's recorded choices are read whole (one query for all its members) up to this many;
+# a guild where more members chose is read member by member.
+GUILD_CHOICES = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +46,12 @@ class _Choice:
 
 
 class MemberConsent:
-    """Members' recorded choices and whether memory may be used for them, kept a minute."""
+    """Members' recorded choices and whether memory may be used for them, kept a minute.
+
+    Held by guild: most members never chose, so one read of a guild's few choices (and its
+    storage mode) answers for all its members; a fleet's chatter then costs a read per guild
+    a minute, not one per member (the fleet bench, issue 46). A guild where more than
+    GUILD_CHOICES members chose is held member by member."""
 
     def __init__(
         self,
@@ -46,8 +60,13 @@ class MemberConsent:
         telemetry: Telemetry,
         cache_seconds: float = HELD_SECONDS,
         cache_size: int = 50_000,
+        guild_choices: int = GUILD_CHOICES,
     ) -> None:
         self._pool = pool
+        self._guild_choices = guild_choices
+        self._guilds: AsyncCache[int, _GuildChoices] = AsyncCache.ttl(
+            "consent_guild", cache_size, cache_seconds, telemetry=telemetry
+        )
         self._choices: AsyncCache[tuple[int, int], _Choice] = AsyncCache.ttl(
             "consent", cache_size, cache_seconds, telemetry=telemetry
         )
@@ -62,6 +81,15 @@ class MemberConsent:
         return (await self._choice(guild_id, user_id)).remembered
 
     async def _choice(self, guild_id: int, user_id: int) -> _Choice:
+        async def read_guild() -> _GuildChoices:
+            return _GuildChoices(await guild_consents(self._pool, guild_id, self._guild_choices))
+
+        held, _ = await self._guilds.get_or_compute(guild_id, read_guild, guild_id=guild_id)
+        if held.whole is not None:
+            storage, chose = held.whole
+            consent = chose.get(user_id)
+            return _Choice(consent, remembered(storage, consent))
+
         async def read() -> _Choice:
             return _Choice(*await consent_and_remembered(self._pool, guild_id, user_id))
 
@@ -70,12 +98,21 @@ class MemberConsent:
 
     def forget(self, guild_id: int, user_id: int | None = None) -> None:
         """Drop what is held of a member (or of every member of the guild): it changed."""
+        self._guilds.invalidate(lambda key: key == guild_id)
         self._choices.invalidate(
             lambda key: key[0] == guild_id and (user_id is None or key[1] == user_id)
         )
 
     def forget_all(self) -> None:
+        self._guilds.invalidate(lambda key: True)
         self._choices.invalidate(lambda key: True)
+
+
+@dataclass(frozen=True, slots=True)
+class _GuildChoices:
+    """A guild's storage mode and recorded choices, or None: too many to hold whole."""
+
+    whole: tuple[str, dict[int, Consent]] | None
 
 
 class ForgottenStatements:
