@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import asyncpg
-from cachetools import LRUCache
 
 from db import guilds as guild_store
 from db.search_config import text_search_configs
@@ -33,8 +32,11 @@ class GuildSettingsCache:
         self._pool = pool
         self._defaults = defaults
         self._ttl = ttl
-        # Bounded like every per-guild cache: the least recently used guild goes first.
-        self._entries: LRUCache[int, tuple[float, GuildSettings]] = LRUCache(maxsize=10_000)
+        # Every guild the process has read, never evicted: `peek` answers from here without
+        # waiting, and an evicted guild would get the defaults (its ignored channels stored,
+        # its opted-in mode read as 'everyone') until a refresh. An entry is a few hundred bytes,
+        # and the guilds are those the process serves (issue 46: 10,000 per shard measured).
+        self._entries: dict[int, tuple[float, GuildSettings]] = {}
         self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
         # Told the guild id after an admin change (the context manager drops warm contexts).
         self.on_change: Callable[[int], None] | None = None

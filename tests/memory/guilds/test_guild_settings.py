@@ -7,7 +7,9 @@ import asyncio
 import pytest
 
 from memory.core.settings import load_settings
+from memory.guilds._cache import GuildSettingsCache
 from memory.guilds._settings import (
+    GuildDefaults,
     GuildSettings,
     InvalidSetting,
     describe_settings,
@@ -74,3 +76,15 @@ def test_describe() -> None:
     text = describe_settings(GuildSettings(G, "UTC", frozenset({9, 8}), "managers"))
     assert "Time zone (day boundaries of summaries): UTC" in text
     assert "<#8>, <#9>" in text and "only members with Manage Server" in text
+
+
+async def test_a_process_serving_many_guilds_never_forgets_one_guilds_choices(db_pool) -> None:
+    """The cache answers without waiting: a guild pushed out by others would read as the
+    defaults, and its ignored channel be stored (issue 46: one shard serves ~10,000 guilds)."""
+    cache = GuildSettingsCache(db_pool, GuildDefaults())
+    await update_guild_settings(db_pool, G, load_settings(), ignore_channel=5)
+    await cache.refresh(G)
+    for other in range(1_000, 1_000 + 12_000):
+        cache.store(GuildSettings(other, "UTC", frozenset(), "anyone"))
+    assert cache.peek(G).ignores(5)
+    await cache.aclose()
