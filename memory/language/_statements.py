@@ -50,6 +50,8 @@ _DANGLING = _words(
     "to a an the and or but of with for in on at by from as than that how what when where"
     " which who whose so because about into like is are was were be my his her their our your"
     " some any very really just"
+    # an auxiliary or a bare verb with its object cut off ("John is proud to have.")
+    " have has had got get do does did can could will would should been being"
 )
 _WORD = re.compile(r"[\w'’-]+")
 
@@ -93,6 +95,7 @@ def is_clean_fact(statement: str, name: str) -> bool:
     tokens = [token.lower() for token in _WORD.findall(rest)]
     if tokens and tokens[0] in {"'s", "’s", "s"}:
         tokens = tokens[1:]
-    if len(tokens) < 2 or any(token in _PRONOUNS for token in tokens):
+    # "it'd", "that's": a pronoun with its verb attached is a pronoun too.
+    if len(tokens) < 2 or any(re.split(r"['’]", token)[0] in _PRONOUNS for token in tokens):
         return False
     return tokens[-1] not in _DANGLING and statement.endswith(".")

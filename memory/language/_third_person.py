@@ -32,8 +32,14 @@ _PAST = frozenset(
 )
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
 _NOT_VERBS = frozenset(
-    _WORDS.findall("also really just never always still often usually actually finally recently")
+    _WORDS.findall(
+        """also really just never always still often usually actually finally recently even only
+        already sometimes"""
+    )
 )
+# An adverb before the verb ("I slowly formed", "I truly believe"): a word of five letters or
+# more ending in -ly, except the verbs that end so.
+_LY_ADVERB = r"(?!(?:supply|comply|multiply|apply|reply)\b)\w{3,}ly"
 _PRONOUN_SUBJECT = frozenset({"he", "she", "they"})
 _PRONOUN_POSSESSIVE = frozenset({"his", "her", "their"})
 # First words that mean "the subject is missing": the statement starts with its verb.
@@ -99,7 +105,7 @@ def _first_person(text: str, name: str) -> str:
     text = re.sub(r"\b[Ii]['’]ve\b", f"{name} has", text)
     text = re.sub(r"\b[Ii]['’]ll\b", f"{name} will", text)
     text = re.sub(r"\b[Ii]['’]d\b", f"{name} would", text)
-    adverbs = "|".join(sorted(_NOT_VERBS))
+    adverbs = "|".join([*sorted(_NOT_VERBS), _LY_ADVERB])
     text = re.sub(rf"\b[Ii]\s+(?:(?P<adverb>{adverbs})\s+)?(?P<verb>[\w']+)", subject, text)
     text = re.sub(r"\b[Ii]\b", name, text)
     text = re.sub(r"\b(?:my|My)\b", f"{name}'s", text)

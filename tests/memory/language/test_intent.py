@@ -109,6 +109,12 @@ def test_addressing() -> None:
         ("her cat is Tom", "alice's cat is Tom"),
         ("they are a teacher", "alice is a teacher"),
         ("Alice lives in Paris", "Alice lives in Paris"),
+        # an adverb before the verb is not the verb (LoCoMo-dev: "slowlies formed")
+        ("I slowly formed a band", "alice slowly formed a band"),
+        ("I even got a medal", "alice even got a medal"),
+        ("I truly believe it", "alice truly believes it"),
+        ("I apply for jobs", "alice applies for jobs"),
+        ("I fly kites", "alice flies kites"),
     ],
 )
 def test_first_person_becomes_third_person(statement: str, expected: str) -> None:
