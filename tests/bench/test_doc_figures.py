@@ -274,3 +274,28 @@ def test_design_weighs_the_two_embedders_as_the_embeddings_bench_did() -> None:
     )
     _quoted(f"(bench/embeddings_data.py): {triples} questions, each with", "docs/design.md")
     _quoted(f"embeds about {encoder:,.0f} message", "docs/design.md")
+
+
+def test_operations_says_when_past_one_postgresql_with_the_fleet_benchs_figures() -> None:
+    lag = _one("fleet", "sustained_lag_p99_s")
+    rate = _one("fleet", "sustained_messages_per_s")
+    breaks = _one("fleet", "breaks_at_messages_per_s")
+    guilds = _param("fleet", "sustained_messages_per_s", "guilds")
+    _quoted(
+        f"two shard processes serving {guilds:,} guilds kept ingest lag p99 at {lag:.2f} s at"
+        f" {rate:,.0f} messages/s and broke at {breaks:,.0f} messages/s",
+        "docs/operations.md",
+    )
+    per_million = [
+        _one("fleet", "db_mb_per_million_messages", vectors=v) for v in ("none", "local")
+    ]
+    at_100k = [_one("fleet", "db_gb", guilds=100_000, vectors=v) for v in ("none", "local")]
+    _quoted(
+        f"about {per_million[0]:,.0f} MB per million messages stored, {per_million[1]:,.0f} MB"
+        " with the local vectors",
+        "docs/operations.md",
+    )
+    _quoted(
+        f"would hold about {at_100k[0]:.1f} GB, {at_100k[1]:.1f} GB with vectors",
+        "docs/operations.md",
+    )
