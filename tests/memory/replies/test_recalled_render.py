@@ -71,6 +71,8 @@ def test_each_hit_brings_its_nearest_turns_before_any_hit_brings_the_rest() -> N
         "a small town by the coast",
         "the coast was windy",
     ]
-    # Context lines carry no link of their own: the hit's link points at the conversation.
+    # Context lines carry no link or time of their own: the hit's link points at the
+    # conversation, and its time places the exchange (tokens saved are more lines recalled).
     xml = str(render_recalled([first], 1, budget=100_000)[0])
     assert xml.count("link=") == 1
+    assert xml.count("time=") == 1 and 'time="09:50"' in xml
