@@ -113,7 +113,7 @@ WITH nearest AS MATERIALIZED (
     LIMIT $4 * {CANDIDATES_PER_HIT}
 )
 SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - e.distance AS rank
-FROM nearest e JOIN messages m ON m.message_id = e.message_id
+FROM nearest e JOIN messages m ON m.guild_id = $1 AND m.message_id = e.message_id
 WHERE NOT m.deleted AND {_CURRENT}
 ORDER BY e.distance
 LIMIT $4
@@ -134,8 +134,8 @@ WITH mine AS MATERIALIZED (
 )
 SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
        1 - (e.embedding <=> $2::halfvec) AS rank
-FROM mine JOIN messages m ON m.message_id = mine.message_id
-JOIN message_embeddings e ON e.message_id = m.message_id
+FROM mine JOIN messages m ON m.guild_id = $1 AND m.message_id = mine.message_id
+JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
 WHERE e.model = $3 AND {_CURRENT}
 ORDER BY e.embedding <=> $2::halfvec
 LIMIT $4

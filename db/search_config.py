@@ -50,7 +50,7 @@ _REINDEX_MESSAGES = f"""
     changed AS (
         UPDATE messages m SET search = to_tsvector(c.config, m.content)
         FROM batch b, {_CONFIG_OF_GUILD}
-        WHERE m.message_id = b.message_id
+        WHERE m.guild_id = $1 AND m.message_id = b.message_id
           AND m.search IS DISTINCT FROM to_tsvector(c.config, m.content)
         RETURNING 1
     ),

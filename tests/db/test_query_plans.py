@@ -1,0 +1,60 @@
+"""The nearest-in-meaning queries reach messages by the guild's part of their key: since V026
+keyed messages by (guild_id, message_id) (issue 46), a join on the message id alone can use no
+index on its own and reads far more than the few rows it wants (a million-message guild on the
+recall bench)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import asyncpg
+
+from db import embeddings, search_config
+from db.embeddings import vector_text
+from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
+
+_NODE = re.compile(r"->|^\w")
+
+
+async def _plan(db_pool: asyncpg.Pool, sql: str, *args: object) -> list[str]:
+    async with db_pool.acquire() as connection, connection.transaction():
+        await connection.execute("SET LOCAL enable_seqscan = off")
+        rows = await connection.fetch("EXPLAIN " + sql, *args)
+    return [row[0] for row in rows]
+
+
+def _reads_of_messages(plan: list[str]) -> list[str]:
+    """Each node of the plan that reads `messages`, with its conditions (its lines up to the
+    next node)."""
+    nodes: list[list[str]] = []
+    for line in plan:
+        if _NODE.search(line.strip()) and ("->" in line or not nodes):
+            nodes.append([line])
+        elif nodes:
+            nodes[-1].append(line)
+    readers = [node for node in nodes if re.search(r"Scan.* on messages\b", node[0])]
+    bitmaps = [n for n in nodes if "Bitmap Index Scan on messages_" in n[0]]
+    return [" ".join(node) for node in [*readers, *bitmaps]]
+
+
+async def _assert_by_guild(db_pool: asyncpg.Pool, sql: str, *args: object) -> None:
+    reads = _reads_of_messages(await _plan(db_pool, sql, *args))
+    assert reads, "the plan reads messages"
+    for read in reads:
+        assert "Seq Scan" not in read and "guild_id = " in read, read
+
+
+async def test_a_guilds_nearest_messages_are_read_by_their_key(db_pool: asyncpg.Pool) -> None:
+    vector = vector_text([0.0] * EMBEDDING_DIMENSIONS)
+    await _assert_by_guild(db_pool, embeddings._GUILD_NEAREST, 1, vector, "local", 5)
+
+
+async def test_a_members_nearest_messages_are_read_by_their_key(db_pool: asyncpg.Pool) -> None:
+    vector = vector_text([0.0] * EMBEDDING_DIMENSIONS)
+    await _assert_by_guild(db_pool, embeddings._MEMBER_NEAREST, 1, vector, "local", 5, 7)
+
+
+async def test_a_reindex_batch_rewrites_messages_by_their_key(db_pool: asyncpg.Pool) -> None:
+    since = datetime(2026, 1, 1, tzinfo=UTC)
+    await _assert_by_guild(db_pool, search_config._REINDEX_MESSAGES, 1, since, 0, 100)
