@@ -28,6 +28,7 @@ from db.types import Connection, fetch_one
 from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
+from memory.core.events import EventBus
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
@@ -82,12 +83,13 @@ class DailySummarizer:
         *,
         telemetry: Telemetry,
         max_parallel_days: int = 3,
+        events: EventBus | None = None,
     ) -> None:
         self._pool = pool
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
-        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry)
+        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry, events=events)
         self._flight: SingleFlight[tuple[int, date, bool], DayResult] = SingleFlight("daily")
         # Each day being closed pins a pool connection (the advisory lock) for its LLM calls.
         self._slots = asyncio.Semaphore(max_parallel_days)

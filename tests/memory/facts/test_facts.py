@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
+from memory.core.events import EventBus, MemberChanged, StatementForgotten
 from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.facts import FactsConfig, FactService, FactsFull, FactsUnavailable, StatementTooLong
@@ -23,13 +24,14 @@ ALICE = Member(G, 1, username="alice")
 BOB = Member(G, 2, username="bob")
 
 
-def service(db_pool, telemetry, provider=None, **settings) -> FactService:
+def service(db_pool, telemetry, provider=None, events=None, **settings) -> FactService:
     provider = provider or scripted_memory_model()
     return FactService(
         db_pool,
         MemoryLLM(provider),
         FactsConfig.from_settings(Settings(_env_file=None, **settings)),
         telemetry=telemetry,
+        events=events,
     )
 
 
@@ -265,19 +267,27 @@ async def test_undo_walks_back_and_restores_forgotten(db_pool, telemetry) -> Non
     assert history[0].reverts_id == history[-1].id  # the first remember
 
 
-async def test_on_change_called_after_every_change(db_pool, telemetry) -> None:
+async def test_every_change_is_told_even_past_a_broken_listener(db_pool, telemetry) -> None:
     seen: list[tuple[int, int]] = []
+    forgotten: list[str] = []
 
-    async def invalidate(guild_id: int, user_id: int) -> None:
-        seen.append((guild_id, user_id))
+    def broken(changed: MemberChanged) -> None:
+        raise RuntimeError("broken cache")
 
-    facts = service(db_pool, telemetry)
-    facts.subscribe(invalidate)
-    facts.subscribe(lambda g, u: (_ for _ in ()).throw(RuntimeError("broken cache")))
+    async def invalidate(changed: MemberChanged) -> None:
+        seen.append((changed.guild_id, changed.user_id))
+
+    events = EventBus()
+    events.subscribe(MemberChanged, broken)  # before the others: they must still hear
+    events.subscribe(MemberChanged, invalidate)
+    events.subscribe(StatementForgotten, lambda told: forgotten.append(told.statement))
+    facts = service(db_pool, telemetry, events=events)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     await facts.forget(G, ALICE, "alice likes tea", actor_id=1)
     await facts.undo(G, 1, actor_id=1)
     assert seen == [(G, 1)] * 3
+    assert forgotten == ["alice likes tea"]
+    assert await facts.blob(G, 1) == "Alice likes tea."  # the broken cache undid nothing
 
 
 async def test_guilds_do_not_share_memories(db_pool, telemetry) -> None:
