@@ -279,7 +279,7 @@ class DailySummarizer:
         for batch in self._reduce_batches(prompt_members, parts, forgotten):
             stats.llm("daily_reduce")
             summaries.update(
-                await self._llm.reduce_daily(
+                await self._llm.summaries.reduce_daily(
                     guild_id=guild_id,
                     members=batch,
                     parts={member.user_id: parts[member.user_id] for member in batch},

@@ -317,7 +317,7 @@ class DayNotes:
             for about in guild_forgotten
             if about.user_id in wanted
         }
-        notes, learned = await self._llm.read_stretch(
+        notes, learned = await self._llm.summaries.read_stretch(
             guild_id=guild_id,
             day=day,
             timezone=timezone,

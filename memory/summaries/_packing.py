@@ -28,7 +28,7 @@ def prompt_chars(llm: MemoryLLM, purpose: Purpose, max_chars: int | None) -> int
     """Characters one prompt for `purpose` may hold: the tighter of the model's prompt limit
     and `max_chars` (DAILY_PROMPT_MAX_CHARS); None when neither is known."""
     limits = []
-    tokens = llm.prompt_token_limit(purpose)
+    tokens = llm.calls.prompt_token_limit(purpose)
     if tokens is not None:
         limits.append(tokens * CHARS_PER_TOKEN)
     if max_chars is not None:

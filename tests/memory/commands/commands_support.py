@@ -19,7 +19,9 @@ SAM_B = Member(G, 4, username="sam_b", global_name="Sam")
 ADMIN = Member(G, 5, username="admin")
 
 
-def build(db_pool, telemetry, provider=None, clock=None, **overrides) -> MemoryCommands:
+def build(
+    db_pool, telemetry, provider=None, clock=None, memories=None, **overrides
+) -> MemoryCommands:
     settings = Settings(_env_file=None, **{"commands_per_minute": 100, **overrides})
     llm = MemoryLLM(provider or OfflineProvider())
     facts = FactService(db_pool, llm, FactsConfig.from_settings(settings), telemetry=telemetry)
@@ -30,6 +32,7 @@ def build(db_pool, telemetry, provider=None, clock=None, **overrides) -> MemoryC
         CommandsConfig.from_settings(settings),
         telemetry=telemetry,
         clock=clock or SystemClock(),
+        memories=memories,
     )
 
 

@@ -186,11 +186,11 @@ async def test_model_failure_changes_nothing_and_says_so(db_pool, telemetry, mem
     assert await bot.facts.blob(G, 1) == "Alice likes tea."
 
 
-async def test_whois_uses_the_full_memory_context_when_given(bot) -> None:
+async def test_whois_uses_the_full_memory_context_when_given(db_pool, telemetry, members) -> None:
     async def memories(guild_id: int, user_id: int) -> str | None:
         return "Alice was cheerful today." if user_id == 1 else None
 
-    bot.use_memories(memories)
+    bot = build(db_pool, telemetry, memories=memories)
     answer = await say(bot, BOB, "what do you know about alice")
     assert "cheerful" in (answer.reply or "")
     # when no context can be built, the stored facts still answer

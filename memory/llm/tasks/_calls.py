@@ -1,5 +1,6 @@
-"""What every memory task shares: the provider, its prompt limits, one validated call, and
-the offline provider's answer for whatever part of a model's answer says nothing.
+"""What every memory task shares, held once by `MemoryLLM` and handed to each family of tasks:
+the provider, its prompt limits, one validated call, and the offline provider's answer for
+whatever part of a model's answer says nothing.
 
 "Never worse than offline": a task checks a model's answer item by item (`_vetting.py`) and
 replaces each item that fails with the offline provider's item for the same request, so no
@@ -65,7 +66,7 @@ class Answered(Generic[T]):
         return example_texts(self.request.prompt, self.request.schema)
 
 
-class TaskBase:
+class TaskCalls:
     """The provider (usually the fallback chain) and the structured call every task makes."""
 
     def __init__(
@@ -100,7 +101,7 @@ class TaskBase:
             return limit
         return self.provider.prompt_token_limit
 
-    async def _ask(
+    async def ask(
         self,
         purpose: Purpose,
         prompt: str,
@@ -126,7 +127,7 @@ class TaskBase:
             raise LLMBadOutput(f"{purpose}: provider returned no {schema.__name__}")
         return Answered(parsed, request, response)
 
-    async def _vetted(
+    async def vetted(
         self,
         purpose: Purpose,
         prompt: str,
@@ -139,7 +140,7 @@ class TaskBase:
     ) -> T:
         """One call whose whole answer is one item: the model's when `problem` finds none
         (given the answer and the prompt's example texts), else the offline provider's."""
-        answered = await self._ask(
+        answered = await self.ask(
             purpose,
             prompt,
             schema,
