@@ -14,6 +14,7 @@ from db import recall as db_recall
 from memory.context import _merge
 from memory.core import split
 from memory.core.settings_sections import setting_default
+from memory.core.tokens import LIMIT_CHARS_PER_TOKEN
 from memory.episodes import _digest, _segment, _summaries
 from memory.jobs import _worker
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder
@@ -85,7 +86,7 @@ def test_llm_gives_each_purposes_output_budget() -> None:
     said = {name: int(tokens) for names, tokens in rows for name in re.findall(r"`(\w+)`", names)}
     assert said == fixed, f"docs/llm.md's output budgets should be {fixed}"
     per_item = _calls.output_budget("route", 300) - _calls.output_budget("route") - 300 // 3
-    assert f"(`max_chars / {_calls.CHARS_PER_TOKEN} + {per_item}` tokens per item)" in text
+    assert f"(`max_chars / {LIMIT_CHARS_PER_TOKEN} + {per_item}` tokens per item)" in text
 
 
 def test_design_says_the_job_backoff_and_the_ranking_as_the_code_has_them() -> None:

@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from memory.core.telemetry import Telemetry
+from memory.core.tokens import tokens_to_write
 from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, LLMResponse, Purpose
 from memory.llm.tasks._vetting import echoes, example_texts
 
@@ -39,13 +40,11 @@ OUTPUT_TOKENS_FIXED: dict[str, int] = {
     "daily_reduce": 64,
     "reply": 700,  # Discord's 2,000 characters and a little more
 }
-# Characters per output token a budget assumes (English prose in a BPE vocabulary is ~4).
-CHARS_PER_TOKEN = 3
 
 
 def output_budget(purpose: str, max_chars: int = 0, items: int = 1) -> int:
     """max_tokens for one call: the asked length of each item, plus the fixed part."""
-    per_item = max_chars // CHARS_PER_TOKEN + 16 if max_chars else 0
+    per_item = tokens_to_write(max_chars) + 16 if max_chars else 0
     return OUTPUT_TOKENS_FIXED.get(purpose, 256) + per_item * max(1, items)
 
 
