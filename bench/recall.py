@@ -41,7 +41,8 @@ _log = logging.getLogger(__name__)
 BENCH = "recall"
 GUILD = 7
 LIMIT = 5  # what /recall shows
-# What a reply's search adds: the named member's most informative statements (memory/_replies).
+# What a reply's search adds: a named member's most informative statements
+# (memory/recall/_member.py).
 REPLY_STATEMENTS = 3
 
 

@@ -2,7 +2,7 @@
 
 Pure functions shared by the facts service (what may be stored) and the command layer (which
 new names a statement introduces). Whether a sentence restates a statement is decided by
-`memory.text.restates`, the rule the summaries and the offline provider use too.
+`memory.language.restates`, the rule the summaries and the offline provider use too.
 """
 
 from __future__ import annotations
