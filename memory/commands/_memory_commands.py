@@ -8,7 +8,6 @@ resolution, permissions, rate limiting and the wording of every answer.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Sequence
 
 import asyncpg
@@ -29,7 +28,7 @@ from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.facts import FactService
 from memory.guilds import GuildSettingsCache
-from memory.language import ParsedCommand, prefilter, third_person
+from memory.language import ParsedCommand, asks_who_is, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
 from memory.members import MemberResolver, Resolution
 
@@ -281,9 +280,6 @@ class MemoryCommands:
         return third_person(content, replied.author_name, first_person_only=True)
 
 
-_WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)
-
-
 def _asks_who(ctx: CommandContext, resolution: Resolution) -> bool:
     """A freeform "who is ..." naming nobody here is a question for the reply path (which
     searches what was said), not a whois of an unknown member."""
@@ -291,5 +287,5 @@ def _asks_who(ctx: CommandContext, resolution: Resolution) -> bool:
         ctx.via == "freeform"
         and not resolution.found
         and not resolution.ambiguous
-        and _WHO_QUESTION.match(ctx.text) is not None
+        and asks_who_is(ctx.text)
     )

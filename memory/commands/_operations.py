@@ -28,10 +28,10 @@ from memory.commands._wording import CommandReplies
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.text import split_sentences
-from memory.facts import FactError, FactService, identity_alias, prompt_member
+from memory.facts import FactError, FactService, prompt_member
 from memory.guilds import GuildSettingsCache
-from memory.language import third_person
-from memory.llm import LLMError, MemoryLLM, contradicts
+from memory.language import contradicts, identity_alias, third_person
+from memory.llm import LLMError, MemoryLLM
 from memory.llm import third_person as claim_sentence
 from memory.members import USER_MENTION, MemberResolver, Resolution, describe
 

@@ -138,6 +138,14 @@ _TALKED = re.compile(
 )
 
 
+_WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)
+
+
+def asks_who_is(text: str) -> bool:
+    """ "who is allergic to wasps?": a question about someone, whoever it names."""
+    return _WHO_QUESTION.match(text) is not None
+
+
 def asks_what_was_talked_about(text: str) -> bool:
     """Does the question ask what was talked about (episodes answer it)? One rule for routing
     a question to episodes and for the offline model answering from them."""

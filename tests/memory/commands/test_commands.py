@@ -13,7 +13,7 @@ from db.members import find_by_name, upsert_members
 from memory.commands import RepliedMessage
 from memory.core.clock import FixedClock
 from memory.core.models import Member
-from memory.facts import identity_alias
+from memory.language import identity_alias
 from tests.memory.commands.commands_support import ADMIN, ALICE, BOB, G, build, say
 from tests.memory.facts_support import scripted_memory_model
 
