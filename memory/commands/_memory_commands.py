@@ -10,15 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Sequence
 
-import asyncpg
-
 from memory.commands._limit import WRITES, Admission, CommandRateLimiter
 from memory.commands._operations import CommandOperations
 from memory.commands._types import (
     CommandContext,
     CommandResult,
     CommandsConfig,
-    MemorySource,
     RepliedMessage,
     Target,
 )
@@ -26,11 +23,9 @@ from memory.commands._wording import CommandReplies
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.facts import FactService
-from memory.guilds import GuildSettingsCache
 from memory.language import ParsedCommand, asks_who_is, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
-from memory.members import MemberResolver, Resolution
+from memory.members import Resolution
 
 _log = logging.getLogger(__name__)
 
@@ -40,34 +35,21 @@ class MemoryCommands:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
-        facts: FactService,
+        operations: CommandOperations,
         llm: MemoryLLM,
         settings: CommandsConfig,
         *,
         telemetry: Telemetry,
         clock: Clock,
-        resolver: MemberResolver | None = None,
-        memories: MemorySource | None = None,
-        guild_settings: GuildSettingsCache | None = None,
     ) -> None:
-        self.facts = facts
+        """`operations` act on a parsed command; this routes (with `llm`) and rate-limits."""
+        self._ops = operations
+        self.facts = operations.facts
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
         self._limiter = CommandRateLimiter(settings.commands_per_minute, clock=clock)
         self._say = CommandReplies()
-        # `memories`: what-do-you-know answers from the full context (facts plus summaries).
-        self._ops = CommandOperations(
-            pool,
-            facts,
-            llm,
-            settings,
-            telemetry=telemetry,
-            resolver=resolver or MemberResolver(pool),
-            memories=memories,
-            guild_settings=guild_settings,
-        )
 
     # --- freeform --------------------------------------------------------------------------
 

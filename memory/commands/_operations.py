@@ -50,18 +50,19 @@ class CommandOperations:
         settings: CommandsConfig,
         *,
         telemetry: Telemetry,
-        resolver: MemberResolver,
-        memories: MemorySource | None,
-        guild_settings: GuildSettingsCache | None,
+        resolver: MemberResolver | None = None,
+        memories: MemorySource | None = None,
+        guild_settings: GuildSettingsCache | None = None,
     ) -> None:
+        """`memories`: what-do-you-know answers from the full context (facts plus summaries);
+        `guild_settings`: each guild's own forget policy (the global default without it)."""
         self._pool = pool
         self.facts = facts
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
-        self._resolver = resolver
+        self._resolver = resolver or MemberResolver(pool)
         self._memories = memories
-        # Each guild's own forget policy (`/memory settings`); the global default without it.
         self._guild_settings = guild_settings
         self._say = CommandReplies()
 

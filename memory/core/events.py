@@ -24,7 +24,8 @@ Handler = Callable[[E], Awaitable[None] | None]
 
 
 class EventBus:
-    """Event type -> its handlers, in subscription order."""
+    """Event type -> its handlers, in subscription order (by the event's exact type: a
+    handler of `AboutMember` hears none of its kinds)."""
 
     def __init__(self) -> None:
         self._handlers: dict[type[Any], list[Handler[Any]]] = {}
@@ -48,20 +49,22 @@ class EventBus:
 
 
 @dataclass(frozen=True, slots=True)
-class MemberChanged:
-    """A member's facts changed, or a purge or opt-in touched them: what is built from them
-    (contexts, held rows) is stale."""
+class AboutMember:
+    """What every event about one member of one guild carries."""
 
     guild_id: int
     user_id: int
 
 
 @dataclass(frozen=True, slots=True)
-class FactLearned:
-    """Reading chat learned or confirmed a fact about a member: their context is stale."""
+class MemberChanged(AboutMember):
+    """A member's facts changed, or a purge or opt-in touched them: what is built from them
+    (contexts, held rows) is stale."""
 
-    guild_id: int
-    user_id: int
+
+@dataclass(frozen=True, slots=True)
+class FactLearned(AboutMember):
+    """Reading chat learned or confirmed a fact about a member: their context is stale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,31 +106,23 @@ class MembersSeen:
 
 
 @dataclass(frozen=True, slots=True)
-class MemberPurged:
+class MemberPurged(AboutMember):
     """A member's messages were deleted (purge, opt-out): episodes they spoke in are cut again
     without them."""
 
-    guild_id: int
-    user_id: int
-
 
 @dataclass(frozen=True, slots=True)
-class MemberGone:
+class MemberGone(AboutMember):
     """A member opted out or was purged: their words leave every window, in every process."""
 
-    guild_id: int
-    user_id: int
-
 
 @dataclass(frozen=True, slots=True)
-class MemberBack:
+class MemberBack(AboutMember):
     """A member opted in again: their words may enter the windows again."""
-
-    guild_id: int
-    user_id: int
 
 
 __all__ = [
+    "AboutMember",
     "EventBus",
     "FactLearned",
     "GuildChanged",

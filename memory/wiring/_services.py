@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from memory.commands import CommandsConfig, MemoryCommands
+from memory.commands import CommandOperations, CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
 from memory.core.events import EventBus
@@ -285,15 +285,18 @@ def _commands(
     facts: FactService,
     guild_settings: GuildSettingsCache,
 ) -> MemoryCommands:
-    return MemoryCommands(
+    config = CommandsConfig.from_settings(opened.settings)
+    operations = CommandOperations(
         opened.pool,
         facts,
         opened.llm,
-        CommandsConfig.from_settings(opened.settings),
+        config,
         telemetry=opened.telemetry,
-        clock=opened.clock,
         memories=AskedMemories(manager, budget=opened.settings.llm_timeout_seconds),
         guild_settings=guild_settings,
+    )
+    return MemoryCommands(
+        operations, opened.llm, config, telemetry=opened.telemetry, clock=opened.clock
     )
 
 

@@ -65,32 +65,26 @@ class Answered(Generic[T]):
         return example_texts(self.request.prompt, self.request.schema)
 
 
+@dataclass(frozen=True, slots=True)
 class TaskCalls:
     """The provider (usually the fallback chain) and the structured call every task makes."""
 
-    def __init__(
-        self,
-        provider: LLMProvider,
-        *,
-        telemetry: Telemetry | None = None,
-        offline: LLMProvider | None = None,
-    ) -> None:
-        """`offline`: the provider whose answer replaces each unusable item of a model's."""
-        self.provider = provider
-        self.telemetry = telemetry
-        self._offline = offline
+    provider: LLMProvider
+    telemetry: Telemetry | None = None
+    # The provider whose answer replaces each unusable item of a model's (the offline one).
+    floor: LLMProvider | None = None
 
     @property
     def offline(self) -> LLMProvider:
         """The deterministic provider whose answers are the floor."""
-        if self._offline is None:
+        if self.floor is None:
             raise LLMBadOutput("no offline provider to stand in for an unusable answer")
-        return self._offline
+        return self.floor
 
     def checks(self, answered: Answered[T]) -> bool:
         """Check this answer item by item? A real model's, when an offline floor is set (the
         factory sets one; a task built over a scripted model in a test may go without)."""
-        return answered.by_model and self._offline is not None
+        return answered.by_model and self.floor is not None
 
     def prompt_token_limit(self, purpose: Purpose) -> int | None:
         """Input tokens a prompt for `purpose` may hold (None: no known limit)."""

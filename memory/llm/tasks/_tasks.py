@@ -71,7 +71,7 @@ class MemoryLLM:
         offline: LLMProvider | None = None,
     ) -> None:
         """`offline`: the provider whose answer replaces each unusable item of a model's."""
-        self.calls = TaskCalls(provider, telemetry=telemetry, offline=offline)
+        self.calls = TaskCalls(provider, telemetry, offline)
         self.summaries = SummaryTasks(self.calls)
 
     @property

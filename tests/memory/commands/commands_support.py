@@ -3,7 +3,7 @@ PostgreSQL (the offline provider unless given another), and saying a command as 
 
 from __future__ import annotations
 
-from memory.commands import CommandResult, CommandsConfig, MemoryCommands
+from memory.commands import CommandOperations, CommandResult, CommandsConfig, MemoryCommands
 from memory.core.clock import SystemClock
 from memory.core.models import Member
 from memory.core.settings import Settings
@@ -25,14 +25,12 @@ def build(
     settings = Settings(_env_file=None, **{"commands_per_minute": 100, **overrides})
     llm = MemoryLLM(provider or OfflineProvider())
     facts = FactService(db_pool, llm, FactsConfig.from_settings(settings), telemetry=telemetry)
+    config = CommandsConfig.from_settings(settings)
+    operations = CommandOperations(
+        db_pool, facts, llm, config, telemetry=telemetry, memories=memories
+    )
     return MemoryCommands(
-        db_pool,
-        facts,
-        llm,
-        CommandsConfig.from_settings(settings),
-        telemetry=telemetry,
-        clock=clock or SystemClock(),
-        memories=memories,
+        operations, llm, config, telemetry=telemetry, clock=clock or SystemClock()
     )
 
 
