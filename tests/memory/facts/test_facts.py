@@ -107,9 +107,7 @@ async def test_forgetting_sticks_until_remembered_explicitly(
 async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
-    def stubborn(
-        request: LLMRequest,
-    ) -> TextOutput:  # a model that re-adds whatever was in its training of the blob
+    def stubborn(request: LLMRequest) -> TextOutput:  # re-adds what it was trained on
         return TextOutput(text="Alice likes pizza. " + merge(request).text)
 
     facts = service(db_pool, telemetry, scripted_memory_model(remember=stubborn))
@@ -121,9 +119,7 @@ async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(
 async def test_a_paraphrased_forgotten_fact_is_overruled_too(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
-    def rephrasing(
-        request: LLMRequest,
-    ) -> TextOutput:  # re-adds the forgotten fact in other words, about "she"
+    def rephrasing(request: LLMRequest) -> TextOutput:  # the forgotten fact, reworded
         return TextOutput(text=merge(request).text + " She really liked pizza.")
 
     facts = service(db_pool, telemetry, scripted_memory_model(remember=rephrasing))
