@@ -102,7 +102,7 @@ async def run(
     headline: dict[str, float] = {}
     colds: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as logs:
-        settings = Settings(  # type: ignore[call-arg]
+        settings = Settings(
             _env_file=None,
             database_url=dsn,
             llm_provider="offline",

@@ -41,7 +41,7 @@ def _closed_port_url() -> str:
 
 
 async def _reply_times(dsn: str, log_dir: Path, replies: int, **llm: Any) -> list[float]:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None, telemetry_stdout=False, log_dir=log_dir, gemini_api_key=None, **llm
     )
     pool = await create_pool(dsn)

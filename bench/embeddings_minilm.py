@@ -32,11 +32,15 @@ def model_dir() -> Path | None:
 def _norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray:
     mean = x.mean(-1, keepdims=True)
     var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + np.float32(1e-12)) * gain + bias
+    normed: np.ndarray = (x - mean) / np.sqrt(var + np.float32(1e-12)) * gain + bias
+    return normed
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return np.float32(0.5) * x * (1 + np.tanh(np.float32(0.7978845608) * (x + 0.044715 * x**3)))
+    gelu: np.ndarray = (
+        np.float32(0.5) * x * (1 + np.tanh(np.float32(0.7978845608) * (x + 0.044715 * x**3)))
+    )
+    return gelu
 
 
 class MiniLM:
@@ -96,4 +100,5 @@ class MiniLM:
         for layer in range(LAYERS):
             x = self._layer(x, bias, f"encoder.layer.{layer}.")
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
-        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: np.ndarray = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        return unit

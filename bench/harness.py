@@ -26,7 +26,7 @@ _log = logging.getLogger(__name__)
 
 def bench_settings(**overrides: Any) -> Settings:
     """Defaults of a production install, not the local `.env`."""
-    return Settings(_env_file=None, **overrides)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **overrides)
 
 
 # The reply path's default memory budget (REPLY_MEMORY_BUDGET_SECONDS).

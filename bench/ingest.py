@@ -128,7 +128,9 @@ def _batch_stats(telemetry: Telemetry) -> dict[str, Any]:
     }
 
 
-async def throughput(dsn: str, messages: int, batch_size: int, flush_seconds: float) -> dict:
+async def throughput(
+    dsn: str, messages: int, batch_size: int, flush_seconds: float
+) -> dict[str, Any]:
     """Submit as fast as possible; time until everything is committed."""
     factory = MessageFactory()
     batch = [factory.make() for _ in range(messages)]
@@ -169,7 +171,7 @@ async def throughput(dsn: str, messages: int, batch_size: int, flush_seconds: fl
 
 async def paced(
     dsn: str, rate: float, seconds: float, batch_size: int, flush_seconds: float
-) -> dict:
+) -> dict[str, Any]:
     """Feed `rate` messages/s for `seconds`, measuring event-loop lag with a 10 ms ticker."""
     factory = MessageFactory(seed=11)
     telemetry = Telemetry(keep_recent=100_000)

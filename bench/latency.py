@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -180,9 +181,7 @@ async def _warm(
     warm: list[float] = []
     for _ in range(warm_requests):
         user_id = rnd.choice(main_guild.user_ids)
-        elapsed, _ = await timed(
-            lambda uid=user_id: manager.get_memories(guild, uid, budget=REPLY_BUDGET)
-        )
+        elapsed, _ = await timed(partial(manager.get_memories, guild, user_id, budget=REPLY_BUDGET))
         warm.append(elapsed)
     stats = _ms_stats(warm)
     round_trips = (counting.total - before) / warm_requests

@@ -20,6 +20,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 
 from bench import quality_heldout_pools as pools
 from bench.quality_data import QualityChat, words
@@ -323,17 +324,17 @@ def _place(
         subject, other = rng.sample(list(session.members), 2)
         if kind == "never_said":
             return session, subject, other, None
-        if kind == "single_fact":
-            template = FACTS[turn % len(FACTS)]
-        elif kind == "when":
-            template = WHENS[turn % len(WHENS)]
+        if kind == "when":
+            when = WHENS[turn % len(WHENS)]
+            name, make = when.__name__, partial(when, p, session.day)
         else:
-            template = TWOS[turn % len(TWOS)]
-        key = f"{template.__name__}:{subject}"
+            plain = FACTS[turn % len(FACTS)] if kind == "single_fact" else TWOS[turn % len(TWOS)]
+            name, make = plain.__name__, partial(plain, p)
+        key = f"{name}:{subject}"
         if key in asked:
             continue
         asked.add(key)
-        block = template(p, session.day) if kind == "when" else template(p)  # type: ignore[call-arg]
+        block = make()
         return session, subject, other, block
 
 

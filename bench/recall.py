@@ -23,6 +23,7 @@ import argparse
 import logging
 import sys
 import time
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -41,7 +42,8 @@ _log = logging.getLogger(__name__)
 BENCH = "recall"
 GUILD = 7
 LIMIT = 5  # what /recall shows
-# What a reply's search adds: the named member's most informative statements (memory/_replies).
+# What a reply's search adds: a named member's most informative statements
+# (memory/recall/_member.py).
 REPLY_STATEMENTS = 3
 
 
@@ -99,7 +101,11 @@ async def run(
 
 
 async def _searches(
-    service: RecallService, report: Reporter, guild: RecallGuild, repeats: int, params: dict
+    service: RecallService,
+    report: Reporter,
+    guild: RecallGuild,
+    repeats: int,
+    params: dict[str, Any],
 ) -> dict[str, float]:
     """Every question `repeats` times, for the whole guild and for its busiest member."""
     results: dict[str, float] = {}
@@ -111,8 +117,13 @@ async def _searches(
             timings = []
             for _ in range(repeats):
                 millis, hits = await timed(
-                    lambda q=needle.question, u=user_id, n=statements: service.search(
-                        GUILD, q, user_id=u, limit=LIMIT, statements=n
+                    partial(
+                        service.search,
+                        GUILD,
+                        needle.question,
+                        user_id=user_id,
+                        limit=LIMIT,
+                        statements=statements,
                     )
                 )
                 timings.append(millis)
@@ -144,7 +155,7 @@ async def _searches(
 
 
 async def _long_questions(
-    service: RecallService, report: Reporter, repeats: int, params: dict
+    service: RecallService, report: Reporter, repeats: int, params: dict[str, Any]
 ) -> dict[str, float]:
     """The 30-word questions (issue 25.5's figure), whole guild: latency and whether the
     planted answer is still in the top LIMIT."""
@@ -152,9 +163,7 @@ async def _long_questions(
     found = 0
     for needle in LONG_QUESTIONS:
         for _ in range(repeats):
-            millis, hits = await timed(
-                lambda q=needle.question: service.search(GUILD, q, limit=LIMIT)
-            )
+            millis, hits = await timed(partial(service.search, GUILD, needle.question, limit=LIMIT))
             timings.append(millis)
         found += any(hit.text == needle.answer for hit in hits)
     common = {"scope": "guild", "words": 30, "samples": len(timings), **params}
@@ -177,6 +186,7 @@ async def _sizes(pool: asyncpg.Pool) -> dict[str, float]:
                pg_relation_size('messages_search_idx') AS search_index
         """
     )
+    assert row is not None
     return {
         "messages_table_mb": row["total"] / 2**20,
         "search_index_mb": row["search_index"] / 2**20,

@@ -16,6 +16,7 @@ import logging
 import random
 import sys
 import time
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -24,6 +25,7 @@ from bench.database import bench_server
 from bench.harness import timed
 from bench.report import Reporter, percentile
 from db.embeddings import embeddings_ready, nearest_messages
+from db.types import Connection
 from memory.core import event_loop
 from memory.llm import EMBEDDING_DIMENSIONS
 
@@ -39,7 +41,7 @@ async def fill(pool: asyncpg.Pool, messages: int, guilds: int) -> float:
         return await _fill(connection, messages, guilds)
 
 
-async def _fill(pool: asyncpg.Connection, messages: int, guilds: int) -> float:
+async def _fill(pool: Connection, messages: int, guilds: int) -> float:
     await pool.execute("SET maintenance_work_mem = '1GB'")
     await pool.execute(
         """
@@ -95,9 +97,7 @@ async def run(
         for _ in range(queries):
             vector = _unit(rnd)
             milliseconds, rows = await timed(
-                lambda v=vector, u=user: nearest_messages(
-                    pool, 1, v, model=MODEL, limit=10, user_id=u
-                )
+                partial(nearest_messages, pool, 1, vector, model=MODEL, limit=10, user_id=user)
             )
             times.append(milliseconds)
             found.append(len(rows))

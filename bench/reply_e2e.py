@@ -31,7 +31,7 @@ import logging
 import sys
 import time
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
@@ -43,6 +43,7 @@ from memory.wiring import open_memory
 
 if TYPE_CHECKING:
     from bench.reply_fake import FakeProcess
+    from bot.cogs.ingest import IngestCog
 
 _log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ async def run(
     from bot.cogs.replies import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
-    composer: dict[int, dict] = {}  # channel id -> the `reply` event of its reply
+    composer: dict[int, dict[str, Any]] = {}  # channel id -> the `reply` event of its reply
     telemetry = Telemetry(keep_recent=10)
     telemetry.add_sink(
         lambda event: (
@@ -99,7 +100,8 @@ async def run(
         task = asyncio.create_task(bot.start("fake-token"))
         stack.push_async_callback(_stop, bot, task)
         await asyncio.wait_for(bot.wait_until_ready(), 30)
-        ingest = bot.get_cog("Ingest")
+        # load_extension executes the cog's module anew: its class is not importable here.
+        ingest = cast("IngestCog", bot.get_cog("Ingest"))
         # The pause between channels of the catch-up is politeness towards Discord, not
         # overhead: 200 channels would take 200 s.
         ingest.backfiller.pause_seconds = 0
@@ -126,13 +128,15 @@ class _Phase:
     """One way of asking (one at a time, or all at once), timed end to end and split into
     the composer's own time and everything else (gateway, cogs, typing, POST)."""
 
-    def __init__(self, report: Reporter, fake: FakeProcess, composer: dict[int, dict]) -> None:
+    def __init__(
+        self, report: Reporter, fake: FakeProcess, composer: dict[int, dict[str, Any]]
+    ) -> None:
         self.report = report
         self.fake = fake
         self.composer = composer
 
     async def run(
-        self, what: str, asking: range, number: int, params: dict, at_once: bool
+        self, what: str, asking: range, number: int, params: dict[str, Any], at_once: bool
     ) -> dict[str, float]:
         self.composer.clear()
         seconds = await self.fake.asking(asking, number, at_once=at_once)

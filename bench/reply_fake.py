@@ -173,13 +173,16 @@ class FakeProcess:
                 self._process.kill()
 
     async def add_chat_history(self, count: int) -> list[ChatMessage]:
-        return await self._call("add_chat_history", count)
+        stored: list[ChatMessage] = await self._call("add_chat_history", count)
+        return stored
 
     async def asking(self, asking: Sequence[int], number: int, *, at_once: bool) -> list[float]:
-        return await self._call("asking", list(asking), number, at_once=at_once)
+        times: list[float] = await self._call("asking", list(asking), number, at_once=at_once)
+        return times
 
     async def answer_texts(self) -> list[str]:
-        return await self._call("answer_texts")
+        texts: list[str] = await self._call("answer_texts")
+        return texts
 
     async def _call(self, what: str, *args: Any, **options: Any) -> Any:
         assert self._pipe is not None

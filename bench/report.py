@@ -29,7 +29,7 @@ def share(values: Sequence[bool]) -> float | None:
 
 
 def figure(
-    bench: str, metric: str, value: float | int | None, unit: str, **params: Any
+    bench: str, metric: str, value: float | int | str | None, unit: str, **params: Any
 ) -> dict[str, Any]:
     """One figure as a JSON-friendly dict (floats rounded so lines stay readable)."""
     if isinstance(value, float):
@@ -45,7 +45,7 @@ class Reporter:
         self.figures: list[dict[str, Any]] = []
 
     def __call__(
-        self, bench: str, metric: str, value: float | int | None, unit: str, **params: Any
+        self, bench: str, metric: str, value: float | int | str | None, unit: str, **params: Any
     ) -> dict[str, Any]:
         line = figure(bench, metric, value, unit, **params)
         self.figures.append(line)

@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -86,7 +87,7 @@ async def run_case(
     ]
     first = [(warmup.spec.guild_id, user_id) for user_id in warmup.user_ids]
     clock = FixedClock(guilds[0].spec.now)
-    settings = {
+    settings: dict[str, Any] = {
         "cache_context_size": count + 100,
         "cache_history_size": count + 100,
         "cache_today_size": case.guilds + 10,
@@ -181,7 +182,7 @@ async def _serve_all(
     started = time.perf_counter()
     cold = []
     for guild_id, user_id in asked:
-        elapsed, _ = await timed(lambda g=guild_id, u=user_id: memories(manager, g, u))
+        elapsed, _ = await timed(partial(memories, manager, guild_id, user_id))
         cold.append(elapsed)
     build_seconds = time.perf_counter() - started
     usage = provider.reset()
@@ -190,11 +191,7 @@ async def _serve_all(
     for _ in range(warm_requests):
         guild_id, user_id = rnd.choice(asked)
         warm.append(
-            (
-                await timed(
-                    lambda g=guild_id, u=user_id: manager.get_memories(g, u, budget=REPLY_BUDGET)
-                )
-            )[0]
+            (await timed(partial(manager.get_memories, guild_id, user_id, budget=REPLY_BUDGET)))[0]
         )
     return cold, build_seconds, usage, warm
 

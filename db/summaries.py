@@ -104,7 +104,7 @@ async def day_states(
     """Live fingerprint and stored state of each day, in one round trip.
 
     `start`/`end` are the UTC bounds covering all `days` in `timezone`; grouping by the local
-    date in SQL keeps the day boundaries identical to `memory.clock.day_bounds`.
+    date in SQL keeps the day boundaries identical to `memory.core.clock.day_bounds`.
     """
     rows = await db.fetch(
         f"""

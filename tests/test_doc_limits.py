@@ -14,10 +14,11 @@ from db import recall as db_recall
 from memory.context import _merge
 from memory.core import split
 from memory.core.settings_sections import setting_default
+from memory.core.tokens import LIMIT_CHARS_PER_TOKEN
 from memory.episodes import _digest, _segment, _summaries
 from memory.jobs import _worker
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder
-from memory.llm.tasks import _taskbase
+from memory.llm.tasks import _calls
 from memory.members._names import NameIndexCache
 from memory.recall import _semantic
 from memory.replies._window import ConversationWindows
@@ -79,13 +80,13 @@ def test_each_limit_of_operations_is_its_settings_default() -> None:
 
 
 def test_llm_gives_each_purposes_output_budget() -> None:
-    fixed = _taskbase.OUTPUT_TOKENS_FIXED
+    fixed = _calls.OUTPUT_TOKENS_FIXED
     text = _doc("docs/llm.md")
     rows = re.findall(r"\| ((?:`[a-z_]+`(?:, )?)+) \| (\d+)", text)
     said = {name: int(tokens) for names, tokens in rows for name in re.findall(r"`(\w+)`", names)}
     assert said == fixed, f"docs/llm.md's output budgets should be {fixed}"
-    per_item = _taskbase.output_budget("route", 300) - _taskbase.output_budget("route") - 300 // 3
-    assert f"(`max_chars / {_taskbase.CHARS_PER_TOKEN} + {per_item}` tokens per item)" in text
+    per_item = _calls.output_budget("route", 300) - _calls.output_budget("route") - 300 // 3
+    assert f"(`max_chars / {LIMIT_CHARS_PER_TOKEN} + {per_item}` tokens per item)" in text
 
 
 def test_design_says_the_job_backoff_and_the_ranking_as_the_code_has_them() -> None:

@@ -8,19 +8,14 @@ resolution, permissions, rate limiting and the wording of every answer.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Sequence
 
-import asyncpg
-
-from db.members import get_members
 from memory.commands._limit import WRITES, Admission, CommandRateLimiter
 from memory.commands._operations import CommandOperations
 from memory.commands._types import (
     CommandContext,
     CommandResult,
     CommandsConfig,
-    MemorySource,
     RepliedMessage,
     Target,
 )
@@ -28,46 +23,33 @@ from memory.commands._wording import CommandReplies
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.facts import FactService
-from memory.guilds import GuildSettingsCache
-from memory.language import ParsedCommand, prefilter, third_person
+from memory.language import ParsedCommand, asks_who_is, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
-from memory.members import USER_MENTION, MemberResolver, Resolution
+from memory.members import Resolution
 
 _log = logging.getLogger(__name__)
 
 
-class MemoryCommands(CommandOperations):
+class MemoryCommands:
     """Turns memory commands into replies. Discord-free; every entry point is rate limited."""
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
-        facts: FactService,
+        operations: CommandOperations,
         llm: MemoryLLM,
         settings: CommandsConfig,
         *,
         telemetry: Telemetry,
         clock: Clock,
-        resolver: MemberResolver | None = None,
-        memories: MemorySource | None = None,
-        guild_settings: GuildSettingsCache | None = None,
     ) -> None:
-        self._pool = pool
-        self.facts = facts
+        """`operations` act on a parsed command; this routes (with `llm`) and rate-limits."""
+        self._ops = operations
+        self.facts = operations.facts
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
-        self._resolver = resolver or MemberResolver(pool)
-        self._memories = memories
-        # Each guild's own forget policy (`/memory settings`); the global default without it.
-        self._guild_settings = guild_settings
         self._limiter = CommandRateLimiter(settings.commands_per_minute, clock=clock)
         self._say = CommandReplies()
-
-    def use_memories(self, source: MemorySource) -> None:
-        """Answer what-do-you-know from the full memory context (facts plus summaries)."""
-        self._memories = source
 
     # --- freeform --------------------------------------------------------------------------
 
@@ -123,7 +105,7 @@ class MemoryCommands(CommandOperations):
         ctx = CommandContext(
             guild_id, author, can_manage_guild, message_id, f"/remember {statement}"
         )
-        return await self._admitted(ctx, self._remember(ctx, target, statement))
+        return await self._admitted(ctx, self._ops.remember(ctx, target, statement))
 
     async def forget(
         self,
@@ -136,13 +118,13 @@ class MemoryCommands(CommandOperations):
         message_id: int | None = None,
     ) -> CommandResult:
         ctx = CommandContext(guild_id, author, can_manage_guild, message_id, f"/forget {statement}")
-        return await self._admitted(ctx, self._forget(ctx, target, statement))
+        return await self._admitted(ctx, self._ops.forget(ctx, target, statement))
 
     async def whois(
         self, guild_id: int, author: Member, target: Target, *, question: str | None = None
     ) -> CommandResult:
         ctx = CommandContext(guild_id, author, False, None, question or "/whois")
-        return await self._whois(ctx, target)  # a read: not counted by COMMANDS_PER_MINUTE
+        return await self._ops.whois(ctx, target)  # a read: not counted by COMMANDS_PER_MINUTE
 
     async def undo(
         self,
@@ -154,7 +136,7 @@ class MemoryCommands(CommandOperations):
         message_id: int | None = None,
     ) -> CommandResult:
         ctx = CommandContext(guild_id, author, can_manage_guild, message_id, "/memory undo")
-        return await self._admitted(ctx, self._undo(ctx, target))
+        return await self._admitted(ctx, self._ops.undo(ctx, target))
 
     async def slash(
         self,
@@ -184,6 +166,15 @@ class MemoryCommands(CommandOperations):
 
     # --- dispatch ---------------------------------------------------------------------------
 
+    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
+        self._telemetry.emit(
+            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
+        )
+        if admission is Admission.SILENT:
+            return CommandResult(None, "command", "rate_limited")
+        wait = self._limiter.retry_after(guild_id, author.user_id)
+        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
+
     async def _admitted(self, ctx: CommandContext, work: Awaitable[CommandResult]) -> CommandResult:
         """Run a write (remember, forget, undo) if the member's COMMANDS_PER_MINUTE allows."""
         admission = self._limiter.admit(ctx.guild_id, ctx.author.user_id)
@@ -205,15 +196,17 @@ class MemoryCommands(CommandOperations):
         statement = parsed.statement
         if parsed.kind in ("remember_this", "forget_this"):
             if replied_to is None or not replied_to.content.strip():
-                return self._done(ctx, parsed.kind, "invalid", self._say.reply_needed(parsed.kind))
+                return self._ops.done(
+                    ctx, parsed.kind, "invalid", self._say.reply_needed(parsed.kind)
+                )
             statement = self._replied_statement(replied_to)
             if target is None:
                 target = (
                     str(f"<@{replied_to.author_id}>") if replied_to.author_id is not None else "me"
                 )
         if parsed.kind != "whois" and not statement:
-            return self._done(ctx, parsed.kind, "invalid", self._say.what_to(parsed.kind))
-        resolution = await self._resolve(ctx, target, statement)
+            return self._ops.done(ctx, parsed.kind, "invalid", self._say.what_to(parsed.kind))
+        resolution = await self._ops.resolve(ctx, target, statement)
         if not resolution.found and not resolution.ambiguous and not routed:
             # The rules read a name nobody has: maybe they misread the sentence; ask the router.
             rerouted = await self._route(ctx, ctx.text, replied_to)
@@ -226,11 +219,11 @@ class MemoryCommands(CommandOperations):
         kind = "remember" if parsed.kind.startswith("remember") else parsed.kind
         kind = "forget" if kind.startswith("forget") else kind
         if kind == "whois":
-            return await self._whois(ctx, resolution)
+            return await self._ops.whois(ctx, resolution)
         assert statement is not None
         if kind == "remember":
-            return await self._remember(ctx, resolution, statement)
-        return await self._forget(ctx, resolution, statement)
+            return await self._ops.remember(ctx, resolution, statement)
+        return await self._ops.forget(ctx, resolution, statement)
 
     async def _route(
         self, ctx: CommandContext, text: str, replied_to: RepliedMessage | None
@@ -259,19 +252,6 @@ class MemoryCommands(CommandOperations):
             return ParsedCommand("forget_this", target=target)
         return ParsedCommand(intent.kind, target=target, statement=statement)
 
-    async def _resolve(
-        self, ctx: CommandContext, target: Target | None, statement: str | None
-    ) -> Resolution:
-        if isinstance(target, Member):
-            return Resolution(str(target.user_id), member=target)
-        if target:
-            return await self._resolver.resolve(
-                ctx.guild_id, target, author=ctx.author, known=ctx.known
-            )
-        return await self._resolver.resolve_subject(
-            ctx.guild_id, statement or "", author=ctx.author, known=ctx.known
-        )
-
     # --- helpers ----------------------------------------------------------------------------
 
     def _replied_statement(self, replied: RepliedMessage) -> str:
@@ -281,24 +261,6 @@ class MemoryCommands(CommandOperations):
             return content
         return third_person(content, replied.author_name, first_person_only=True)
 
-    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
-        """Statements are stored as text about named people: "I"/"my" become the author's name
-        and mentions become names (ids change meaning nowhere, but names read better)."""
-        text = third_person(statement.strip(), ctx.author.display_name, first_person_only=True)
-        ids = {int(value) for value in USER_MENTION.findall(text)}
-        if not ids:
-            return text
-        names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
-
-        def name(match: re.Match[str]) -> str:
-            member = names.get(int(match.group(1)))
-            return member.display_name if member else match.group(0)
-
-        return USER_MENTION.sub(name, text)
-
-
-_WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)
-
 
 def _asks_who(ctx: CommandContext, resolution: Resolution) -> bool:
     """A freeform "who is ..." naming nobody here is a question for the reply path (which
@@ -307,5 +269,5 @@ def _asks_who(ctx: CommandContext, resolution: Resolution) -> bool:
         ctx.via == "freeform"
         and not resolution.found
         and not resolution.ambiguous
-        and _WHO_QUESTION.match(ctx.text) is not None
+        and asks_who_is(ctx.text)
     )

@@ -1,20 +1,20 @@
-"""The memory command operations: remember, forget, undo and whois once the target member
-is known, with the permission rules and the wording of each answer.
+"""The memory command operations: remember, forget, undo and whois once the command is
+parsed, with member resolution, the permission rules and the wording of each answer.
 
-Split from `MemoryCommands` (`_memory_commands.py`), which parses and routes what a member
-said, while this base class acts on it.
+`MemoryCommands` (`_memory_commands.py`) parses, routes and rate-limits what a member said and
+holds one `CommandOperations` to act on it.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 
 import asyncpg
 
 from db.consent import is_remembered
-from db.members import add_alias, remove_alias
-from memory.commands._limit import Admission, CommandRateLimiter
+from db.members import add_alias, get_members, remove_alias
 from memory.commands._types import (
     CommandContext,
     CommandResult,
@@ -28,41 +28,47 @@ from memory.commands._wording import CommandReplies
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.text import split_sentences
-from memory.facts import FactError, FactService, identity_alias, prompt_member
+from memory.facts import FactError, FactService, prompt_member
 from memory.guilds import GuildSettingsCache
-from memory.llm import LLMError, MemoryLLM, contradicts
+from memory.language import contradicts, identity_alias, third_person
+from memory.llm import LLMError, MemoryLLM
 from memory.llm import third_person as claim_sentence
-from memory.members import MemberResolver, Resolution, describe
+from memory.members import USER_MENTION, MemberResolver, Resolution, describe
 
 _log = logging.getLogger(__name__)
 
 
 class CommandOperations:
-    """Acting on a parsed command; MemoryCommands adds parsing, routing and rate limits."""
+    """Acting on a parsed command: who it is about, whether the author may, what is stored,
+    and the answer (every outcome reported to telemetry)."""
 
-    # Set by MemoryCommands.__init__.
-    facts: FactService
-    _pool: asyncpg.Pool
-    _llm: MemoryLLM
-    _settings: CommandsConfig
-    _telemetry: Telemetry
-    _resolver: MemberResolver
-    _memories: MemorySource | None
-    _guild_settings: GuildSettingsCache | None
-    _limiter: CommandRateLimiter
-    _say: CommandReplies
-
-    async def _resolve(
-        self, ctx: CommandContext, target: Target | None, statement: str | None
-    ) -> Resolution:
-        raise NotImplementedError
-
-    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
-        raise NotImplementedError
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        facts: FactService,
+        llm: MemoryLLM,
+        settings: CommandsConfig,
+        *,
+        telemetry: Telemetry,
+        resolver: MemberResolver | None = None,
+        memories: MemorySource | None = None,
+        guild_settings: GuildSettingsCache | None = None,
+    ) -> None:
+        """`memories`: what-do-you-know answers from the full context (facts plus summaries);
+        `guild_settings`: each guild's own forget policy (the global default without it)."""
+        self._pool = pool
+        self.facts = facts
+        self._llm = llm
+        self._settings = settings
+        self._telemetry = telemetry
+        self._resolver = resolver or MemberResolver(pool)
+        self._memories = memories
+        self._guild_settings = guild_settings
+        self._say = CommandReplies()
 
     # --- operations -------------------------------------------------------------------------
 
-    async def _remember(
+    async def remember(
         self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, statement)
@@ -72,7 +78,7 @@ class CommandOperations:
         assert member is not None
         if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
             reply = self._say.not_remembered(member)
-            return self._done(ctx, "remember", "opted_out", reply, member)
+            return self.done(ctx, "remember", "opted_out", reply, member)
         text = await self._prepare(ctx, statement)
         attributed = await self._contradicts_others(ctx, member, text)
         if attributed:
@@ -104,7 +110,7 @@ class CommandOperations:
         if change.dropped:
             reply += " " + self._say.let_go(self.facts.max_chars, change.dropped)
         outcome = "attributed" if attributed else "ok"
-        return self._done(ctx, "remember", outcome, reply, member)
+        return self.done(ctx, "remember", outcome, reply, member)
 
     async def _contradicts_others(self, ctx: CommandContext, member: Member, text: str) -> bool:
         """The statement contradicts a stored fact about someone else whose memory the author
@@ -118,7 +124,7 @@ class CommandOperations:
         new = claim_sentence(text, member.display_name, names[1:])
         return any(contradicts(sentence, new, names) for sentence in split_sentences(blob))
 
-    async def _forget(
+    async def forget(
         self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, statement)
@@ -142,8 +148,8 @@ class CommandOperations:
         except FactError as exc:
             return self._fact_error(ctx, "forget", member, exc)
         if change.found or unaliased:
-            return self._done(ctx, "forget", "ok", self._say.forgotten(member), member)
-        return self._done(ctx, "forget", "not_found", self._say.not_found(member), member)
+            return self.done(ctx, "forget", "ok", self._say.forgotten(member), member)
+        return self.done(ctx, "forget", "not_found", self._say.not_found(member), member)
 
     async def _unalias(
         self, ctx: CommandContext, member: Member, text: str, query: str
@@ -158,7 +164,7 @@ class CommandOperations:
         kept = tuple(name for name in member.aliases if name.lower() != alias.lower())
         return replace(member, aliases=kept), True
 
-    async def _undo(self, ctx: CommandContext, target: Target) -> CommandResult:
+    async def undo(self, ctx: CommandContext, target: Target) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, None)
         if not resolution.found:
             return self._unresolved(ctx, "undo", resolution)
@@ -174,24 +180,24 @@ class CommandOperations:
             source_message_id=ctx.message_id,
         )
         if change is None:
-            return self._done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
-        return self._done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
+            return self.done(ctx, "undo", "nothing", self._say.nothing_to_undo(member), member)
+        return self.done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
 
-    async def _whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
+    async def whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
         resolution = await self._as_resolution(ctx, target, None)
         if not resolution.found:
             return self._unresolved(ctx, "whois", resolution)
         member = resolution.member
         assert member is not None
         if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
-            return self._done(ctx, "whois", "opted_out", self._say.not_remembered(member), member)
+            return self.done(ctx, "whois", "opted_out", self._say.not_remembered(member), member)
         memory = ""
         if self._memories is not None:
             memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
         if not memory:  # no context could be built: the stored facts still answer
             memory = await self.facts.blob(ctx.guild_id, member.user_id)
         if not memory:
-            return self._done(ctx, "whois", "empty", self._say.know_nothing(member), member)
+            return self.done(ctx, "whois", "empty", self._say.know_nothing(member), member)
         try:
             answer = await self._llm.whois(
                 guild_id=ctx.guild_id,
@@ -206,14 +212,43 @@ class CommandOperations:
             answer = ""
         outcome = "ok" if answer else "verbatim"
         reply = answer or self._say.verbatim(member, memory)
-        return self._done(ctx, "whois", outcome, reply, member)
+        return self.done(ctx, "whois", outcome, reply, member)
 
     async def _as_resolution(
         self, ctx: CommandContext, target: Target | Resolution, statement: str | None
     ) -> Resolution:
         if isinstance(target, Resolution):
             return target
-        return await self._resolve(ctx, target, statement)
+        return await self.resolve(ctx, target, statement)
+
+    async def resolve(
+        self, ctx: CommandContext, target: Target | None, statement: str | None
+    ) -> Resolution:
+        """The member a command is about: given, named, or the subject of the statement."""
+        if isinstance(target, Member):
+            return Resolution(str(target.user_id), member=target)
+        if target:
+            return await self._resolver.resolve(
+                ctx.guild_id, target, author=ctx.author, known=ctx.known
+            )
+        return await self._resolver.resolve_subject(
+            ctx.guild_id, statement or "", author=ctx.author, known=ctx.known
+        )
+
+    async def _prepare(self, ctx: CommandContext, statement: str) -> str:
+        """Statements are stored as text about named people: "I"/"my" become the author's name
+        and mentions become names (ids change meaning nowhere, but names read better)."""
+        text = third_person(statement.strip(), ctx.author.display_name, first_person_only=True)
+        ids = {int(value) for value in USER_MENTION.findall(text)}
+        if not ids:
+            return text
+        names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
+
+        def name(match: re.Match[str]) -> str:
+            member = names.get(int(match.group(1)))
+            return member.display_name if member else match.group(0)
+
+        return USER_MENTION.sub(name, text)
 
     async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
         policy: PolicySource = self._settings
@@ -234,33 +269,24 @@ class CommandOperations:
             member.user_id,
             ctx.guild_id,
         )
-        return self._done(ctx, kind, "refused", self._say.refused(kind, member), member)
+        return self.done(ctx, kind, "refused", self._say.refused(kind, member), member)
 
     def _unresolved(self, ctx: CommandContext, kind: str, resolution: Resolution) -> CommandResult:
         if resolution.ambiguous:
             reply = self._say.which_one(
                 resolution.query, [describe(m) for m in resolution.candidates]
             )
-            return self._done(ctx, kind, "ambiguous", reply)
-        return self._done(ctx, kind, "unknown", self._say.unknown(resolution.query))
+            return self.done(ctx, kind, "ambiguous", reply)
+        return self.done(ctx, kind, "unknown", self._say.unknown(resolution.query))
 
     def _fact_error(
         self, ctx: CommandContext, kind: str, member: Member, exc: FactError
     ) -> CommandResult:
         _log.warning("%s about %s not done: %s", kind, member.user_id, exc)
         outcome, reply = self._say.fact_error(member, exc)
-        return self._done(ctx, kind, outcome, reply, member)
+        return self.done(ctx, kind, outcome, reply, member)
 
-    def _limited(self, guild_id: int, author: Member, admission: Admission) -> CommandResult:
-        self._telemetry.emit(
-            "command", outcome="rate_limited", guild_id=guild_id, user_id=author.user_id
-        )
-        if admission is Admission.SILENT:
-            return CommandResult(None, "command", "rate_limited")
-        wait = self._limiter.retry_after(guild_id, author.user_id)
-        return CommandResult(self._say.slow_down(wait), "command", "rate_limited")
-
-    def _done(
+    def done(
         self,
         ctx: CommandContext,
         kind: str,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 import asyncpg
@@ -33,6 +32,7 @@ from memory.context._warm import ServedContext, WarmContexts
 from memory.context._zones import GuildZones
 from memory.core.cache import SingleFlight
 from memory.core.clock import Clock, day_bounds, local_day
+from memory.core.events import EventBus
 from memory.core.report import ContextReport
 from memory.core.telemetry import Telemetry
 from memory.llm import LLMError, MemoryLLM
@@ -59,9 +59,10 @@ class MemoryManager:
         clock: Clock,
         telemetry: Telemetry,
         reads: MemberReads | None = None,
+        events: EventBus | None = None,
     ) -> None:
         """`reads`: how members are read (the rows the reply path holds); straight from the
-        database when not given."""
+        database when not given. `events`: where reading chat tells a learned fact."""
         self._pool = pool
         self._config = config
         self._clock = clock
@@ -73,6 +74,7 @@ class MemoryManager:
             config.summaries,
             telemetry=self._telemetry,
             max_parallel_days=config.max_parallel_days,
+            events=events,
         )
         history = HistoricalSummarizer(pool, llm, config.summaries, telemetry=self._telemetry)
         self._builder = ContextBuilder(
@@ -291,11 +293,6 @@ class MemoryManager:
         start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
         states = await day_states(self._pool, guild_id, days, timezone, start, end)
         return [day for day in days if states[day].due and not states[day].expired]
-
-    def on_learned(self, listener: Callable[[int, int], None]) -> None:
-        """Call `listener(guild_id, user_id)` when reading chat learned or confirmed facts about
-        a member (usually `invalidate`, published to every process)."""
-        self._builder.daily.notes.on_learned = listener
 
     def invalidate_guild(self, guild_id: int) -> None:
         """Drop the warm builds of a guild (its days were re-summarised, its settings changed)."""

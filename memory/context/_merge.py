@@ -230,7 +230,7 @@ class ContextMerger:
             history_chars=len(history),
         ) as event:
             stats.llm("merge")
-            text = await self._llm.merge_context(
+            text = await self._llm.summaries.merge_context(
                 guild_id=guild_id,
                 member=member,
                 facts=facts,

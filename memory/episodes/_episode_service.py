@@ -17,7 +17,7 @@ from db import episode_reads as reads
 from db import episodes as store
 from db.summaries import forgotten_in_guild
 from memory.core.clock import Clock
-from memory.core.models import ChatMessage
+from memory.core.events import MemberPurged, MessagesStored
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes._catch_up import CatchUp
@@ -100,9 +100,9 @@ class EpisodeService:
 
     # --- ingest and background work --------------------------------------------------------
 
-    def note(self, messages: Sequence[ChatMessage]) -> None:
+    def note(self, stored: MessagesStored) -> None:
         """The writer stored these messages: their channels are cut again soon."""
-        self.cutter.note(messages)
+        self.cutter.note(stored.messages)
 
     async def settled(self) -> None:
         await self.cutter.settled()
@@ -143,9 +143,10 @@ class EpisodeService:
         model = self._llm_summaries == "always"
         return await self.summarizer.summarize_guild(guild_id, model=model)
 
-    async def forget_member(self, guild_id: int, user_id: int) -> None:
+    async def forget_member(self, purged: MemberPurged) -> None:
         """Purge and opt-out: the member's episodes go and their channels are cut again
         without them (their messages are already deleted)."""
+        guild_id, user_id = purged.guild_id, purged.user_id
         for channel_id, since in (await store.forget_member(self._pool, guild_id, user_id)).items():
             await self.cutter.cut_channel(guild_id, channel_id, since)
 

@@ -14,7 +14,6 @@ from memory.facts._model import (
     StatementTooLong,
     prompt_member,
 )
-from memory.facts._text import identity_alias
 
 __all__ = [
     "FactChange",
@@ -24,6 +23,5 @@ __all__ = [
     "FactsFull",
     "FactsUnavailable",
     "StatementTooLong",
-    "identity_alias",
     "prompt_member",
 ]

@@ -12,8 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory.core.text import split_sentences
-from memory.language import content_tokens, jaccard, restates
-from memory.llm import contradicts, same_claim, third_person
+from memory.language import (
+    content_tokens,
+    contradicts,
+    jaccard,
+    restates,
+    same_claim,
+    third_person,
+)
 
 # Share of content words a reworded sentence keeps (stems; names of the member ignored).
 _REWORDED = 0.5

@@ -20,15 +20,14 @@ read can never be stored, so no path turns a failure into an overwrite.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 import asyncpg
 
 from db import facts as store
 from db import learned as learned_store
+from memory.core.events import EventBus, MemberChanged, StatementForgotten
 from memory.core.keyed_lock import KeyedLock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -52,10 +51,6 @@ from memory.llm import LLMError, MemoryLLM
 
 _log = logging.getLogger(__name__)
 
-ChangeListener = Callable[[int, int], Awaitable[None] | None]
-# (guild id, member, statement): a forget was asked for; what else holds the words drops them.
-ForgetListener = Callable[[int, Member, str], Awaitable[None] | None]
-
 OPTIMISTIC_ATTEMPTS = 3
 
 
@@ -69,7 +64,7 @@ class FactService:
         settings: FactsConfig,
         *,
         telemetry: Telemetry,
-        on_change: ChangeListener | None = None,
+        events: EventBus | None = None,
         fallback: MemoryLLM | None = None,
     ) -> None:
         self._pool = pool
@@ -79,8 +74,8 @@ class FactService:
         self._merger = FactMerger(llm, fallback, settings, telemetry=telemetry)
         self._settings = settings
         self._telemetry = telemetry
-        self._listeners: list[ChangeListener] = [on_change] if on_change else []
-        self._forget_listeners: list[ForgetListener] = []
+        # Told every change (MemberChanged) and every forget (StatementForgotten).
+        self._events = events or EventBus()
         self._locks = KeyedLock()
         # The rare locked attempt may make the merge's two model calls, each with its timeout.
         self._locked_budget = settings.llm_timeout_seconds * 3
@@ -89,15 +84,6 @@ class FactService:
     def max_chars(self) -> int:
         """FACTS_MAX_CHARS: the longest a member's facts may grow."""
         return self._settings.facts_max_chars
-
-    def subscribe(self, listener: ChangeListener) -> None:
-        """Call `listener(guild_id, user_id)` after every change (e.g. cache invalidation)."""
-        self._listeners.append(listener)
-
-    def subscribe_forget(self, listener: ForgetListener) -> None:
-        """Call `listener(guild_id, member, statement)` after every forget, found or not: the
-        words may live where the blob does not (the conversation window)."""
-        self._forget_listeners.append(listener)
 
     # --- reads ------------------------------------------------------------------------------
 
@@ -176,13 +162,7 @@ class FactService:
                 change = replace(change, found=True)
             span.update(found=change.found, version=change.version, unlearned=unlearned or None)
         await self._notify(guild_id, member.user_id)
-        for listener in list(self._forget_listeners):
-            try:
-                result = listener(guild_id, member, text)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                _log.exception("forget listener failed for %s/%s", guild_id, member.user_id)
+        await self._events.publish(StatementForgotten(guild_id, member, text))
         return change
 
     async def _unlearn(self, guild_id: int, member: Member, statement: str) -> int:
@@ -296,13 +276,8 @@ class FactService:
             return await store_plan(connection, locked, plan, origin)
 
     async def _notify(self, guild_id: int, user_id: int) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(guild_id, user_id)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:  # a broken cache must not undo a stored fact
-                _log.exception("fact change listener failed for %s/%s", guild_id, user_id)
+        # A broken cache must not undo a stored fact: the bus logs a failing handler.
+        await self._events.publish(MemberChanged(guild_id, user_id))
 
 
 __all__ = [

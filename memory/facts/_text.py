@@ -1,8 +1,8 @@
-"""Text rules for fact statements: loose comparison, forgotten-statement matching, aliases.
+"""Text rules for fact statements: loose comparison and forgotten-statement matching.
 
-Pure functions shared by the facts service (what may be stored) and the command layer (which
-new names a statement introduces). Whether a sentence restates a statement is decided by
-`memory.text.restates`, the rule the summaries and the offline provider use too.
+Pure functions for the facts service (what may be stored); which new names a statement
+introduces is `memory.language.identity_alias`. Whether a sentence restates a statement is
+decided by `memory.language.restates`, the rule the summaries and the offline provider use.
 """
 
 from __future__ import annotations
@@ -11,24 +11,6 @@ import re
 from collections.abc import Sequence
 
 from memory.language import drop_restating, restates
-
-_WORDS = re.compile(r"[\w']+")
-# "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".
-_IDENTITY = re.compile(
-    r"^(?P<subject>.+?)(?:\s+is\s+(?:also\s+)?(?:called\s+|named\s+|known\s+as\s+|aka\s+)?"
-    r"|(?:'s|’s)\s+(?:real\s+|full\s+|first\s+)?name\s+is\s+|\s+goes\s+by\s+|\s+aka\s+)"
-    r"(?P<alias>[A-ZА-ЯЁ][\w'’-]*(?:\s+[A-ZА-ЯЁ][\w'’-]*)?)\s*[.!]?$",
-)
-_NOT_NAMES = frozenset(
-    _WORDS.findall(
-        """american british english french german russian ukrainian polish spanish italian dutch
-    chinese japanese korean indian brazilian mexican canadian australian swedish norwegian
-    danish finnish greek turkish jewish christian catholic muslim buddhist hindu atheist
-    monday tuesday wednesday thursday friday saturday sunday january february march april may
-    june july august september october november december i ok okay back here there"""
-    )
-)
-_PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them"})
 
 
 def normalise_statement(statement: str) -> str:
@@ -46,16 +28,3 @@ def strip_forgotten(blob: str, forgotten: Sequence[str], names: Sequence[str] = 
     """Drop sentences of `blob` that restate a forgotten statement: a last line of defence
     when a model ignores the "never include" constraint."""
     return drop_restating(blob, forgotten, names=names)[0]
-
-
-def identity_alias(statement: str, subjects: Sequence[str]) -> str | None:
-    """The new name in an identity statement about one of `subjects` ("alice is Sergey")."""
-    match = _IDENTITY.match(statement.strip())
-    if match is None:
-        return None
-    subject = match.group("subject").strip().lstrip("@").lower()
-    allowed = {s.strip().lstrip("@").lower() for s in subjects if s} | _PRONOUNS
-    alias = match.group("alias").strip()
-    if subject not in allowed or alias.lower() in _NOT_NAMES:
-        return None
-    return alias

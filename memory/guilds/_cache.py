@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import asyncpg
 
 from db import guilds as guild_store
 from db.search_config import text_search_configs
+from memory.core.events import EventBus, GuildChanged
 from memory.guilds._settings import (
     GuildDefaults,
     GuildSettings,
@@ -28,7 +29,14 @@ class GuildSettingsCache:
     database: `peek` is synchronous; `refresh` runs on start-up, on guild join, after an admin
     change, and whenever an entry is older than `ttl` seconds (other processes' changes)."""
 
-    def __init__(self, pool: asyncpg.Pool, defaults: GuildDefaults, *, ttl: float = 300.0) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        defaults: GuildDefaults,
+        *,
+        ttl: float = 300.0,
+        events: EventBus | None = None,
+    ) -> None:
         self._pool = pool
         self._defaults = defaults
         self._ttl = ttl
@@ -38,8 +46,8 @@ class GuildSettingsCache:
         # and the guilds are those the process serves (issue 46: 10,000 per shard measured).
         self._entries: dict[int, tuple[float, GuildSettings]] = {}
         self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
-        # Told the guild id after an admin change (the context manager drops warm contexts).
-        self.on_change: Callable[[int], None] | None = None
+        # Told every admin change (GuildChanged): the context manager drops warm contexts.
+        self._events = events or EventBus()
 
     async def channel_names(self, guild_id: int, channel_ids: Iterable[int]) -> dict[int, str]:
         """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
@@ -83,8 +91,7 @@ class GuildSettingsCache:
         """Apply an admin's changes (see `update_guild_settings`); everyone sees them at once."""
         current = await update_guild_settings(self._pool, guild_id, self._defaults, **changes)
         self.store(current)
-        if self.on_change is not None:
-            self.on_change(guild_id)
+        await self._events.publish(GuildChanged(guild_id))
         return current
 
     def store(self, settings: GuildSettings) -> None:

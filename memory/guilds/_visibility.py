@@ -10,7 +10,7 @@ drawn from it are dropped, and every process's warm contexts of the guild are in
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import asyncpg
 
@@ -24,6 +24,7 @@ from db.visibility import (
     record_channels,
 )
 from memory.core.channels import ChannelView
+from memory.core.events import EventBus, GuildChanged
 
 _log = logging.getLogger(__name__)
 
@@ -36,12 +37,12 @@ class ChannelVisibility:
         pool: asyncpg.Pool,
         *,
         default_timezone: str = "UTC",
-        on_change: Callable[[int], None] | None = None,
+        events: EventBus | None = None,
     ) -> None:
         self._pool = pool
         self._default_timezone = default_timezone
-        # Told the guild id when shared memory must be rebuilt (drops warm contexts everywhere).
-        self.on_change = on_change
+        # Told when shared memory must be rebuilt (GuildChanged: warm contexts go everywhere).
+        self._events = events or EventBus()
 
     async def record(
         self, guild_id: int, channels: Sequence[ChannelView], *, source: str = "discord"
@@ -98,5 +99,4 @@ class ChannelVisibility:
             dropped,
             learned,
         )
-        if self.on_change is not None:
-            self.on_change(guild_id)
+        await self._events.publish(GuildChanged(guild_id))

@@ -23,10 +23,11 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import asyncpg
 
+from memory.core.events import EventBus, MembersSeen, MessagesChanged, MessagesStored
 from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
 from memory.ingest._batch import (
@@ -62,6 +63,7 @@ class BatchedWriter:
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
         acquire_timeout: float = 10.0,
+        events: EventBus | None = None,
     ) -> None:
         self._pool = pool
         self.batch_size = batch_size
@@ -85,14 +87,8 @@ class BatchedWriter:
         self._overflowing = False
         self._overflow_reported_at = 0
         self.failing_since: float | None = None
-        # Called after a batch edited or deleted stored messages, or stored late ones (backfill,
-        # import): past days' summaries may be stale now, so whoever caches built contexts
-        # (the MemoryManager) drops them.
-        self.on_messages_changed: Callable[[], None] | None = None
-        # Told the messages a batch stored (new and edited): episodes cut their channels.
-        self.on_messages_stored: Callable[[list[ChatMessage]], None] | None = None
-        # Told the members a batch stored, (member, nickname known): cached names follow.
-        self.on_members_stored: Callable[[list[tuple[Member, bool]]], None] | None = None
+        # Told what each stored batch changed: MessagesChanged, MembersSeen, MessagesStored.
+        self._events = events or EventBus()
 
     # ----------------------------------------------------------------- producers (sync)
 
@@ -304,21 +300,21 @@ class BatchedWriter:
                 queue_depth=len(self._queue) - len(operations),
                 wait_ms=oldest_age_ms,
             )
-            self._tell_listeners(result, operations)
+            await self._tell(result, operations)
             return
 
-    def _tell_listeners(self, result: BatchResult, operations: Sequence[Operation]) -> None:
+    async def _tell(self, result: BatchResult, operations: Sequence[Operation]) -> None:
         """What a stored batch changed, to those who cache what it changed."""
-        if self.on_messages_changed is not None and (
-            result.updated or result.deleted or has_late_messages(operations)
-        ):
-            self.on_messages_changed()
-        if self.on_members_stored is not None and result.members:
+        if result.updated or result.deleted or has_late_messages(operations):
+            await self._events.publish(MessagesChanged())
+        if result.members:
             seen = [op for op in operations if isinstance(op, MemberSeen)]
-            self.on_members_stored([(op.member, op.nickname_known) for op in seen])
+            await self._events.publish(
+                MembersSeen(tuple((op.member, op.nickname_known) for op in seen))
+            )
         stored = [op.message for op in operations if isinstance(op, NewMessage)]
-        if self.on_messages_stored is not None and stored:
-            self.on_messages_stored(stored)
+        if stored:
+            await self._events.publish(MessagesStored(tuple(stored)))
 
     async def _wait_before_retry(
         self,

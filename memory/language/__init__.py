@@ -4,12 +4,13 @@ What is English (and Russian) about the product lives here and nowhere else in t
 recognising memory commands and their targets (`_intent`), turning a member's first-person
 statement into the third person (`_third_person`), telling a plain statement from a joke, a
 quote or a hypothetical (`_statements`), which words carry meaning and whether a sentence
-restates a statement (`_meaning`), the words a search leaves out and the verb forms it adds
-(`_search_words`), the register of chat (`_chat`: filler, greetings, the first person), dates
-and days in words (`_dates`, `_asked`: "last Friday", "on March 31", "6 марта"), and reading
-durable facts and news from chat by its grammar (`_learner`, `_news`, with the closed word
-classes of English in `_english`). A second language would sit beside these modules behind the
-same functions.
+restates a statement (`_meaning`), whether two facts make the same or contradicting claims
+(`_claims`), which new name an identity statement gives (`_identity`), the words a search
+leaves out and the verb forms it adds (`_search_words`), the register of chat (`_chat`:
+filler, greetings, the first person, plans), dates and days in words (`_dates`, `_asked`:
+"last Friday", "on March 31", "6 марта"), and reading durable facts and news from chat by its
+grammar (`_learner`, `_news`, with the closed word classes of English in `_english`). A second
+language would sit beside these modules behind the same functions.
 """
 
 from memory.language._asked import (
@@ -26,13 +27,17 @@ from memory.language._chat import (
     FIRST_PERSON_ANY,
     QUESTION_WORDS,
     SOCIAL_OPENER,
+    makes_plan,
 )
+from memory.language._claims import contradicts, same_claim
 from memory.language._dates import day_label, resolve_dates, without_dates
+from memory.language._identity import identity_alias
 from memory.language._intent import (
     CommandKind,
     ParsedCommand,
     addressed_text,
     asks_what_was_talked_about,
+    asks_who_is,
     is_forget_command,
     is_memory_command,
     is_self_reference,
@@ -83,19 +88,23 @@ __all__ = [
     "asks_catch_up",
     "asks_what_is_new",
     "asks_what_was_talked_about",
+    "asks_who_is",
     "clean_value",
     "conjugate",
     "content_tokens",
     "content_words",
+    "contradicts",
     "day_label",
     "drop_restating",
     "durable_statements",
+    "identity_alias",
     "is_clean_fact",
     "is_forget_command",
     "is_memory_command",
     "is_news",
     "is_self_reference",
     "jaccard",
+    "makes_plan",
     "mention_id",
     "other_forms",
     "own_statements",
@@ -105,6 +114,7 @@ __all__ = [
     "resolve_dates",
     "restates",
     "restates_any",
+    "same_claim",
     "starts_in_first_person",
     "subject_candidates",
     "third_person",

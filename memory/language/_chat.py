@@ -40,6 +40,14 @@ ADDRESSING = wordset(
     you your you're youre yours yourself you've you'll u ur congrats congratulations
     """
 )
+# A line that makes a plan ("let's", "we'll", "tomorrow"): a loop an episode leaves open.
+_PLAN = re.compile(r"\b(let's|lets|we'll|we will|i'll|i will|going to|plan|tomorrow)\b", re.I)
+
+
+def makes_plan(text: str) -> bool:
+    return _PLAN.search(text) is not None
+
+
 # Words of a question that say what kind of answer it wants, not what it is about.
 QUESTION_WORDS = wordset(
     "what when where who whom why how which many much times ever remember know bot"

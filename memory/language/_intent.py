@@ -67,6 +67,8 @@ _WHOIS = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _WHO_AM_I = re.compile(r"^(?:who\s+am\s+i|what\s+do\s+you\s+know\s+about\s+me)\s*\??$", re.I)
+# "who is allergic to wasps?": a question about someone, whoever it names.
+_WHO_QUESTION = re.compile(r"^\W*(?:who\s+is|who's|whos)\b", re.IGNORECASE)
 
 # Words that suggest a memory command the rules above did not parse: ask the LLM router.
 _KEYWORDS = re.compile(
@@ -236,6 +238,10 @@ def _clean_target(target: str | None) -> str | None:
     cleaned = target.strip().strip("\"'`“”‘’?!.,")
     cleaned = re.sub(r"(?:'s|’s)$", "", cleaned)
     return cleaned or None
+
+
+def asks_who_is(text: str) -> bool:
+    return _WHO_QUESTION.match(text) is not None
 
 
 def is_self_reference(target: str) -> bool:

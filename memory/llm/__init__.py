@@ -7,7 +7,7 @@ from __future__ import annotations
 from memory.language import third_person
 from memory.llm._factory import build_llm
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, Embedder, build_embedder
-from memory.llm.offline import OfflineProvider, contradicts, same_claim
+from memory.llm.offline import OfflineProvider
 from memory.llm.providers import (
     DatabaseCapabilities,
     LLMBadOutput,
@@ -60,14 +60,12 @@ __all__ = [
     "build_llm",
     "compact_lines",
     "compact_transcript",
-    "contradicts",
     "example_texts",
     "forgotten_constraints",
     "history_elements",
     "member_elements",
     "message_elements",
     "reduce_elements",
-    "same_claim",
     "target_legend",
     "third_person",
     "track_providers",

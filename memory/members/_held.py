@@ -25,6 +25,7 @@ from db.consent import (
 from db.members import get_members
 from db.summaries import forgotten_in_guild
 from memory.core.cache import AsyncCache
+from memory.core.events import MembersSeen
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.members._directory import MemberDirectory, renames
@@ -207,9 +208,9 @@ class HeldMembers:
     def parts(self) -> tuple[MemberDirectory, MemberConsent, ForgottenStatements]:
         return self.directory, self.consent, self.forgotten
 
-    def seen(self, sightings: Iterable[tuple[Member, bool]]) -> None:
+    def seen(self, stored: MembersSeen) -> None:
         """The writer stored these sightings: a rename shows at once in this process."""
-        seen = list(sightings)
+        seen = list(stored.seen)
         self.directory.seen(seen)
         self.forgotten.seen(seen)
 

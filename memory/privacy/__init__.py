@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.privacy._desk import PrivacyDesk, PrivacyHooks, describe_mine
+from memory.privacy._desk import PrivacyDesk, describe_mine
 from memory.privacy._export_purge import (
     AmbiguousMember,
     PrivacyError,
@@ -31,7 +31,6 @@ __all__ = [
     "AmbiguousMember",
     "PrivacyDesk",
     "PrivacyError",
-    "PrivacyHooks",
     "PurgeReport",
     "Resummarize",
     "RetentionJob",

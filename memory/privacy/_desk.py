@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -28,6 +27,7 @@ from db.consent import (
 )
 from db.guilds import guild_names
 from memory.core.clock import Clock
+from memory.core.events import EventBus, MemberBack, MemberChanged, MemberGone, MemberPurged
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.privacy._export_purge import (
@@ -56,25 +56,8 @@ ID_HINT = (
 MIN_DISCORD_ID = 1 << 22
 
 FlushWrites = Callable[[], Awaitable[None]]
-Invalidate = Callable[[int, int], None]
-# A member opted out or was purged: their words leave every window, in every process.
-MemberGone = Callable[[int, int], Awaitable[None]]
 Resummarize = Callable[[int, date], Awaitable[object]]
-
-
-@dataclass(frozen=True, slots=True)
-class PrivacyHooks:
-    """What the desk needs from the rest of memory, passed in so privacy imports none of it."""
-
-    flush_writes: FlushWrites
-    invalidate: Invalidate
-    resummarize: Resummarize
-    # Episodes the member spoke in go and are cut again without them (purge, opt-out).
-    forget_member: Callable[[int, int], Awaitable[None]] | None = None
-    member_gone: MemberGone | None = None
-    member_back: Invalidate | None = None
-    # The consent the reply path holds (asked on every reply); the database when not given.
-    read_consent: Callable[[int, int], Awaitable[Consent | None]] | None = None
+ReadConsent = Callable[[int, int], Awaitable[Consent | None]]
 
 
 class PrivacyDesk:
@@ -83,14 +66,24 @@ class PrivacyDesk:
     def __init__(
         self,
         pool: asyncpg.Pool,
-        hooks: PrivacyHooks,
         *,
+        flush_writes: FlushWrites,
+        resummarize: Resummarize,
+        events: EventBus,
         default_timezone: str,
         clock: Clock,
         telemetry: Telemetry,
+        read_consent: ReadConsent | None = None,
     ) -> None:
+        """What the desk asks of the rest of memory is passed in, so privacy imports none of
+        it; what it tells (MemberChanged, MemberPurged, MemberGone, MemberBack) goes to
+        `events`. `read_consent`: the consent the reply path holds (the database when not
+        given)."""
         self._pool = pool
-        self._hooks = hooks
+        self._flush_writes = flush_writes
+        self._resummarize_day = resummarize
+        self._events = events
+        self._read_consent = read_consent
         self._timezone = default_timezone
         self._clock = clock
         self._telemetry = telemetry
@@ -150,7 +143,7 @@ class PrivacyDesk:
             return Subject(guild_id, user_id, None)
 
     async def export(self, subject: Subject) -> dict[str, Any]:
-        await self._hooks.flush_writes()
+        await self._flush_writes()
         document = await export_member(
             self._pool, subject, clock=self._clock, telemetry=self._telemetry
         )
@@ -160,8 +153,8 @@ class PrivacyDesk:
 
     async def consent(self, guild_id: int, user_id: int) -> Consent | None:
         """The member's recorded choice (None: never chose)."""
-        if self._hooks.read_consent is not None:
-            return await self._hooks.read_consent(guild_id, user_id)
+        if self._read_consent is not None:
+            return await self._read_consent(guild_id, user_id)
         return await consent_of(self._pool, guild_id, user_id)
 
     async def opt_out(
@@ -183,11 +176,11 @@ class PrivacyDesk:
             name_keys=[name_key(guild_id, name) for name in names],
         )
         report = await self.purge(subject, actor_id=actor_id, wait=wait)
-        await self._hooks.flush_writes()
+        await self._flush_writes()
         swept = await delete_messages_of(self._pool, guild_id, user_id)
         if swept:
             _log.info("opt-out of %s/%s swept %d late message(s)", guild_id, user_id, swept)
-            await self._forget_episodes(guild_id, user_id)
+            await self._events.publish(MemberPurged(guild_id, user_id))
         self._telemetry.emit(
             "privacy_optout", guild_id=guild_id, user_id=user_id, actor_id=actor_id, count=swept
         )
@@ -219,14 +212,13 @@ class PrivacyDesk:
         await record_consent(
             self._pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
         )
-        self._hooks.invalidate(guild_id, user_id)
-        if self._hooks.member_back is not None:
-            self._hooks.member_back(guild_id, user_id)
+        await self._events.publish(MemberChanged(guild_id, user_id))
+        await self._events.publish(MemberBack(guild_id, user_id))
         self._telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
         """What a purge would delete (the export document, without writing anything)."""
-        await self._hooks.flush_writes()
+        await self._flush_writes()
         return await purge_preview(self._pool, subject)
 
     async def purge(
@@ -234,7 +226,7 @@ class PrivacyDesk:
     ) -> PurgeReport:
         """Delete everything about the member. Shared days are re-summarised now (`wait`) or
         in the background (an interaction must answer quickly)."""
-        await self._hooks.flush_writes()
+        await self._flush_writes()
         report = await purge_member(
             self._pool,
             subject,
@@ -242,11 +234,10 @@ class PrivacyDesk:
             actor_id=actor_id,
             telemetry=self._telemetry,
         )
-        await self._forget_episodes(subject.guild_id, subject.user_id)
+        await self._events.publish(MemberPurged(subject.guild_id, subject.user_id))
         for user_id in (subject.user_id, *report.counts.others_invalidated):
-            self._hooks.invalidate(subject.guild_id, user_id)
-        if self._hooks.member_gone is not None:
-            await self._hooks.member_gone(subject.guild_id, subject.user_id)
+            await self._events.publish(MemberChanged(subject.guild_id, user_id))
+        await self._events.publish(MemberGone(subject.guild_id, subject.user_id))
         days = list(report.counts.stale_days)
         if wait:
             report.resummarized.extend(await self._resummarize(subject.guild_id, days))
@@ -256,16 +247,12 @@ class PrivacyDesk:
             task.add_done_callback(self._background.discard)
         return report
 
-    async def _forget_episodes(self, guild_id: int, user_id: int) -> None:
-        if self._hooks.forget_member is not None:
-            await self._hooks.forget_member(guild_id, user_id)
-
     async def _resummarize(self, guild_id: int, days: list[date]) -> list[date]:
         """The days re-summarised; a failed day stays stale and is redone when next used."""
         done = []
         for day in days:
             try:
-                await self._hooks.resummarize(guild_id, day)
+                await self._resummarize_day(guild_id, day)
             except Exception:
                 _log.exception("re-summarising %s of guild %s after a purge failed", day, guild_id)
                 continue

@@ -28,6 +28,7 @@ from db.types import Connection, fetch_one
 from db.visibility import shared_source
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
+from memory.core.events import EventBus
 from memory.core.telemetry import Telemetry
 from memory.llm import (
     MemoryLLM,
@@ -82,12 +83,13 @@ class DailySummarizer:
         *,
         telemetry: Telemetry,
         max_parallel_days: int = 3,
+        events: EventBus | None = None,
     ) -> None:
         self._pool = pool
         self._llm = llm
         self._settings = settings
         self._telemetry = telemetry
-        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry)
+        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry, events=events)
         self._flight: SingleFlight[tuple[int, date, bool], DayResult] = SingleFlight("daily")
         # Each day being closed pins a pool connection (the advisory lock) for its LLM calls.
         self._slots = asyncio.Semaphore(max_parallel_days)
@@ -277,7 +279,7 @@ class DailySummarizer:
         for batch in self._reduce_batches(prompt_members, parts, forgotten):
             stats.llm("daily_reduce")
             summaries.update(
-                await self._llm.reduce_daily(
+                await self._llm.summaries.reduce_daily(
                     guild_id=guild_id,
                     members=batch,
                     parts={member.user_id: parts[member.user_id] for member in batch},

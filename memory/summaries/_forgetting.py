@@ -2,7 +2,7 @@
 
 Stored daily summaries may predate a forget, and a model may ignore the prompt constraint, so
 each text is filtered again before it is merged or served. Whether a sentence restates a
-statement is `memory.text.restates`: every content word of it, names of the member aside
+statement is `memory.language.restates`: every content word of it, names of the member aside
 (summaries often say "she" instead), the rule the facts service and the offline model use.
 
 Other members' summaries can repeat it too ("Bob said Alice loves pineapple pizza"), so

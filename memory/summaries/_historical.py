@@ -164,7 +164,7 @@ class HistoricalSummarizer:
             rolled=plan.previous is not None,
         ) as event:
             stats.llm("historical_summary")
-            text = await self._llm.summarize_history(
+            text = await self._llm.summaries.summarize_history(
                 guild_id=guild_id,
                 member=member,
                 days=plan.days,
@@ -291,7 +291,7 @@ class HistoricalSummarizer:
             rolled=sum(plan.previous is not None for plan in plans.values()),
         ):
             stats.llm("historical_summary")
-            texts = await self._llm.summarize_histories(
+            texts = await self._llm.summaries.summarize_histories(
                 guild_id=guild_id,
                 members=[members[user_id][0] for user_id in plans],
                 days={user_id: plan.days for user_id, plan in plans.items()},

@@ -12,7 +12,7 @@ across processes the guild-day advisory lock does, with a bounded wait.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import pairwise
@@ -26,6 +26,7 @@ from db.summaries import day_messages
 from db.types import Connection
 from memory.core.cache import SingleFlight
 from memory.core.clock import day_bounds
+from memory.core.events import EventBus, FactLearned
 from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
 from memory.language import is_memory_command
@@ -79,15 +80,15 @@ class DayNotes:
         config: NotesConfig,
         *,
         telemetry: Telemetry,
+        events: EventBus | None = None,
     ) -> None:
         self._pool = pool
         self._llm = llm
         self._config = config
         self._telemetry = telemetry
         self._flight: SingleFlight[tuple[int, date], dict[int, list[str]]] = SingleFlight("notes")
-        # Told (guild id, user id) when a pass learned or confirmed facts about a member: a
-        # fact learned in the running session must show without a restart.
-        self.on_learned: Callable[[int, int], None] | None = None
+        # FactLearned per member a pass learned about: it shows without a restart.
+        self._events = events or EventBus()
 
     async def fold(
         self,
@@ -316,7 +317,7 @@ class DayNotes:
             for about in guild_forgotten
             if about.user_id in wanted
         }
-        notes, learned = await self._llm.read_stretch(
+        notes, learned = await self._llm.summaries.read_stretch(
             guild_id=guild_id,
             day=day,
             timezone=timezone,
@@ -333,8 +334,7 @@ class DayNotes:
                 conn, guild_id, day, learned, messages, guild_forgotten, names
             )
             for user_id in sorted(changed):
-                if self.on_learned is not None:
-                    self.on_learned(guild_id, user_id)
+                await self._events.publish(FactLearned(guild_id, user_id))
         # The model may not have obeyed the constraints: forgetting must stick.
         return {
             user_id: drop_guild_forgotten(text, user_id, guild_forgotten)[0]

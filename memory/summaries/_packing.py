@@ -2,7 +2,7 @@
 
 The closing batches (condensing long days, rolling narratives) grow with the guild; a prompt
 that outgrows a small local model's context fails as a whole. Each pack stays within the
-tighter of the model's prompt limit (about three characters per token, the safe side) and
+tighter of the model's prompt limit (`chars_within_limit`, the safe side) and
 DAILY_PROMPT_MAX_CHARS, less the template's own length.
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from memory.core.purposes import Purpose
+from memory.core.tokens import chars_within_limit
 from memory.llm import MemoryLLM
 from prompts.loader import template
 
@@ -20,17 +21,14 @@ _log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Characters per token assumed when a model's limit is in tokens: low, so a pack fits.
-CHARS_PER_TOKEN = 3
-
 
 def prompt_chars(llm: MemoryLLM, purpose: Purpose, max_chars: int | None) -> int | None:
     """Characters one prompt for `purpose` may hold: the tighter of the model's prompt limit
     and `max_chars` (DAILY_PROMPT_MAX_CHARS); None when neither is known."""
     limits = []
-    tokens = llm.prompt_token_limit(purpose)
+    tokens = llm.calls.prompt_token_limit(purpose)
     if tokens is not None:
-        limits.append(tokens * CHARS_PER_TOKEN)
+        limits.append(chars_within_limit(tokens))
     if max_chars is not None:
         limits.append(max_chars)
     return min(limits) if limits else None

@@ -6,7 +6,6 @@ their own once memory is open, and the named objects the worker calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -14,7 +13,6 @@ import asyncpg
 
 from memory.context import MemoryManager
 from memory.core.clock import Clock
-from memory.core.models import ChatMessage
 from memory.core.prices import Prices
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
@@ -109,17 +107,3 @@ class GuildEmbedder:
         if not self.embeddings.local and await self.budget.exhausted():
             return False  # the local embedder spends no tokens
         return await self.embeddings.index_guild(guild_id)
-
-
-StoredHook = Callable[[list[ChatMessage]], None]
-
-
-def tell_both(first: StoredHook, second: StoredHook) -> StoredHook:
-    """One writer hook for two listeners: episodes cut the channels, the local embedder embeds
-    the messages."""
-
-    def tell(messages: list[ChatMessage]) -> None:
-        first(messages)
-        second(messages)
-
-    return tell

@@ -12,7 +12,15 @@ import asyncpg
 
 from db.notify import InvalidationListener, new_origin, publish
 from memory.context import MemoryManager
-from memory.core.models import Member
+from memory.core.events import (
+    FactLearned,
+    GuildChanged,
+    MemberBack,
+    MemberChanged,
+    MemberGone,
+    MessagesChanged,
+    StatementForgotten,
+)
 from memory.replies import ReplyComposer
 
 _log = logging.getLogger(__name__)
@@ -49,41 +57,46 @@ class CrossProcessCaches:
         """Keep `rows` true: a member's change drops theirs, a guild's change the guild's."""
         self._held.append(rows)
 
-    def member(self, guild_id: int, user_id: int) -> None:
-        self._member_changed(guild_id, user_id)
-        self._publish(kind="member", guild_id=guild_id, user_id=user_id)
+    def member(self, changed: MemberChanged) -> None:
+        self._member_changed(changed.guild_id, changed.user_id)
+        self._publish(kind="member", guild_id=changed.guild_id, user_id=changed.user_id)
 
-    def learned(self, guild_id: int, user_id: int) -> None:
+    def learned(self, learned: FactLearned) -> None:
         """Chat taught something new about a member: their merged context goes, here and in
         every process (names, consent and today's notes are untouched)."""
-        self._manager.learned_changed(guild_id, user_id)
-        self._publish(kind="learned", guild_id=guild_id, user_id=user_id)
+        self._manager.learned_changed(learned.guild_id, learned.user_id)
+        self._publish(kind="learned", guild_id=learned.guild_id, user_id=learned.user_id)
+
+    def guild_changed(self, changed: GuildChanged) -> None:
+        self.guild(changed.guild_id)
 
     def guild(self, guild_id: int) -> None:
         self._guild_changed(guild_id)
         self._publish(kind="guild", guild_id=guild_id)
 
-    def messages(self) -> None:
+    def messages(self, _changed: MessagesChanged) -> None:
         self._manager.messages_changed()
         self._publish(kind="messages")
 
-    async def member_gone(self, guild_id: int, user_id: int) -> None:
+    async def member_gone(self, gone: MemberGone) -> None:
         """A member opted out or was purged: their contexts and their turns in every window
         go, and their next messages stay out of the windows, in every process."""
+        guild_id, user_id = gone.guild_id, gone.user_id
         self._member_changed(guild_id, user_id)
         if self.replies is not None:
             await self.replies.keeper.member_gone(guild_id, user_id)
         self._publish(kind="gone", guild_id=guild_id, user_id=user_id)
 
-    def member_back(self, guild_id: int, user_id: int) -> None:
+    def member_back(self, back: MemberBack) -> None:
         """Opted in again: every process lets their words into the windows again (the windows'
         gate reads the consent this drops)."""
-        self._member_changed(guild_id, user_id)
-        self._publish(kind="back", guild_id=guild_id, user_id=user_id)
+        self._member_changed(back.guild_id, back.user_id)
+        self._publish(kind="back", guild_id=back.guild_id, user_id=back.user_id)
 
-    async def forgot_about(self, guild_id: int, member: Member, statement: str) -> None:
-        """A fact service's forget listener: `forgot` for the member it was about."""
-        await self.forgot(guild_id, member.user_id, statement, member.names)
+    async def forgot_about(self, forgotten: StatementForgotten) -> None:
+        """A forget was asked for: `forgot` for the member it was about."""
+        member = forgotten.member
+        await self.forgot(forgotten.guild_id, member.user_id, forgotten.statement, member.names)
 
     async def forgot(
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]

@@ -17,6 +17,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import asyncpg
 
 from memory.core.clock import Clock
+from memory.core.events import EventBus
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.database import open_configured_database
@@ -59,13 +60,14 @@ async def open_memory(
             stack.callback(sinks.close)
         if pool is None:
             pool = await stack.enter_async_context(open_configured_database(settings))
-        writer = writer_for(pool, settings, telemetry)
+        events = EventBus()  # who hears what: memory/wiring/_listeners.py
+        writer = writer_for(pool, settings, telemetry, events)
         writer.start()
         stack.push_async_callback(writer.close)  # drained before the pool closes
         if llm is None:
             llm = build_llm(settings, telemetry, pool=pool)
             stack.push_async_callback(llm.provider.aclose)
-        memory = build_memory(Opened(settings, clock, telemetry, pool, llm, writer))
+        memory = build_memory(Opened(settings, clock, telemetry, pool, llm, writer, events))
         stack.push_async_callback(_close_services, memory)
         memory.caches.listener.start()
         memory.usage_recorder.start()

@@ -16,6 +16,7 @@ from memory.context import MemoryManager
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.core.tokens import estimated_chars
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.llm import MemoryLLM
@@ -87,8 +88,8 @@ def open_reply_composer(
     """The reply path: per-channel windows folded by the LLM, memories within the budget;
     `recall` and its member `names` are the ones the member commands' search uses."""
     windows = ConversationWindows(
-        # The window keeps its summary within a third of its token budget (~4 chars/token).
-        WindowFolder(llm, max_chars=settings.window_token_budget * 4 // 3),
+        # The window keeps its summary within a third of its token budget.
+        WindowFolder(llm, max_chars=estimated_chars(settings.window_token_budget) // 3),
         clock,
         token_budget=settings.window_token_budget,
         soft_decay=timedelta(minutes=settings.window_soft_decay_minutes),

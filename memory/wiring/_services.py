@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from memory.commands import CommandsConfig, MemoryCommands
+from memory.commands import CommandOperations, CommandsConfig, MemoryCommands
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import Clock
+from memory.core.events import EventBus
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
@@ -34,14 +35,15 @@ from memory.ports import (
     Operations,
     Reports,
 )
-from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
+from memory.privacy import PrivacyDesk, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
 from memory.replies import ReplyComposer
 from memory.telemetry import UsageRollup
 from memory.usage import DailyTokenBudget, UsageRecorder
-from memory.wiring._background import open_background, open_usage, tell_both
+from memory.wiring._background import open_background, open_usage
 from memory.wiring._caches import CrossProcessCaches
 from memory.wiring._collaborators import AskedMemories, SharedResummary
+from memory.wiring._listeners import listen
 from memory.wiring._memory import Memory
 from memory.wiring._reply_path import open_reply_composer
 
@@ -56,9 +58,12 @@ class Opened:
     pool: asyncpg.Pool
     llm: MemoryLLM
     writer: BatchedWriter
+    events: EventBus
 
 
-def writer_for(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> BatchedWriter:
+def writer_for(
+    pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry, events: EventBus
+) -> BatchedWriter:
     return BatchedWriter(
         pool,
         batch_size=settings.ingest_batch_size,
@@ -66,6 +71,7 @@ def writer_for(pool: asyncpg.Pool, settings: Settings, telemetry: Telemetry) -> 
         queue_max=settings.ingest_queue_max,
         default_timezone=settings.default_timezone,
         telemetry=telemetry,
+        events=events,
     )
 
 
@@ -123,12 +129,15 @@ def build_memory(opened: Opened) -> Memory:
         core.held.consent,
     )
     core.caches.replies = replies  # gone words leave the windows of every process
+    listen(opened.events, core.caches, core.held, core.episodes, background.embeddings)
     return _assembled(opened, core, background, recall, replies)
 
 
 def _core(opened: Opened) -> _Core:
     settings, pool, llm = opened.settings, opened.pool, opened.llm
-    guild_settings = GuildSettingsCache(pool, GuildDefaults.from_settings(settings))
+    guild_settings = GuildSettingsCache(
+        pool, GuildDefaults.from_settings(settings), events=opened.events
+    )
     # One member directory for the reply path, recall and episodes, its rows kept a minute, and
     # members' consent and forgotten statements kept as long; every member change drops them
     # in every process, and a rename the writer stores at once in this one.
@@ -140,11 +149,11 @@ def _core(opened: Opened) -> _Core:
         clock=opened.clock,
         telemetry=opened.telemetry,
         reads=held.reads(),
+        events=opened.events,
     )
-    caches = _caches(opened, manager, held, guild_settings)
+    caches = _caches(opened, manager, held)
     episodes = _episodes(opened, guild_settings, held)
-    opened.writer.on_messages_stored = episodes.note
-    facts = _facts(opened, caches)
+    facts = _facts(opened)
     return _Core(
         guild_settings=guild_settings,
         held=held,
@@ -153,14 +162,13 @@ def _core(opened: Opened) -> _Core:
         episodes=episodes,
         facts=facts,
         commands=_commands(opened, manager, facts, guild_settings),
-        privacy=_privacy(opened, manager, caches, episodes, held.consent),
+        privacy=_privacy(opened, manager, caches, held.consent),
     )
 
 
 def _background(opened: Opened, core: _Core) -> _Background:
     settings, telemetry, pool = opened.settings, opened.telemetry, opened.pool
     embeddings = open_embedding_index(pool, settings, telemetry)
-    opened.writer.on_messages_stored = tell_both(core.episodes.note, embeddings.note)
     recorder, budget = open_usage(settings, telemetry, pool, opened.llm)
     retention, worker = open_background(
         settings,
@@ -184,7 +192,7 @@ def _assembled(
     replies: ReplyComposer,
 ) -> Memory:
     visibility = ChannelVisibility(
-        opened.pool, default_timezone=opened.settings.default_timezone, on_change=core.caches.guild
+        opened.pool, default_timezone=opened.settings.default_timezone, events=opened.events
     )
     usage = _usage_rollup(opened.telemetry)
     members = core.held.directory
@@ -226,20 +234,11 @@ def _assembled(
     )
 
 
-def _caches(
-    opened: Opened,
-    manager: MemoryManager,
-    held: HeldMembers,
-    guild_settings: GuildSettingsCache,
-) -> CrossProcessCaches:
-    """Invalidations across processes, and the hooks that feed them in this one."""
+def _caches(opened: Opened, manager: MemoryManager, held: HeldMembers) -> CrossProcessCaches:
+    """Invalidations across processes (what feeds them in this one: `_listeners.listen`)."""
     caches = CrossProcessCaches(opened.pool, manager)
     for rows in held.parts():
         caches.hold(rows)
-    opened.writer.on_members_stored = held.seen
-    guild_settings.on_change = caches.guild  # a new timezone moves day boundaries
-    opened.writer.on_messages_changed = caches.messages  # edits/deletes make days stale
-    manager.on_learned(caches.learned)  # a fact learned from chat shows at once, everywhere
     return caches
 
 
@@ -268,18 +267,16 @@ def _episodes(
     )
 
 
-def _facts(opened: Opened, caches: CrossProcessCaches) -> FactService:
-    """Facts whose every change (and forgotten statement) reaches every process's caches."""
-    facts = FactService(
+def _facts(opened: Opened) -> FactService:
+    """Facts whose every change (and forgotten statement) is told on the bus."""
+    return FactService(
         opened.pool,
         opened.llm,
         FactsConfig.from_settings(opened.settings),
         telemetry=opened.telemetry,
-        on_change=caches.member,
+        events=opened.events,
         fallback=MemoryLLM(OfflineProvider()),
     )
-    facts.subscribe_forget(caches.forgot_about)
-    return facts
 
 
 def _commands(
@@ -288,15 +285,18 @@ def _commands(
     facts: FactService,
     guild_settings: GuildSettingsCache,
 ) -> MemoryCommands:
-    return MemoryCommands(
+    config = CommandsConfig.from_settings(opened.settings)
+    operations = CommandOperations(
         opened.pool,
         facts,
         opened.llm,
-        CommandsConfig.from_settings(opened.settings),
+        config,
         telemetry=opened.telemetry,
-        clock=opened.clock,
         memories=AskedMemories(manager, budget=opened.settings.llm_timeout_seconds),
         guild_settings=guild_settings,
+    )
+    return MemoryCommands(
+        operations, opened.llm, config, telemetry=opened.telemetry, clock=opened.clock
     )
 
 
@@ -304,20 +304,14 @@ def _privacy(
     opened: Opened,
     manager: MemoryManager,
     caches: CrossProcessCaches,
-    episodes: EpisodeService,
     consent: MemberConsent,
 ) -> PrivacyDesk:
     return PrivacyDesk(
         opened.pool,
-        PrivacyHooks(
-            flush_writes=opened.writer.flush,
-            invalidate=caches.member,
-            resummarize=SharedResummary(manager, caches),
-            forget_member=episodes.forget_member,
-            member_gone=caches.member_gone,
-            member_back=caches.member_back,
-            read_consent=consent.consent,
-        ),
+        flush_writes=opened.writer.flush,
+        resummarize=SharedResummary(manager, caches),
+        events=opened.events,
+        read_consent=consent.consent,
         default_timezone=opened.settings.default_timezone,
         clock=opened.clock,
         telemetry=opened.telemetry,

@@ -14,7 +14,9 @@ from tests.db.citus_plan import (
 )
 
 
-async def test_every_table_distributes_by_guild_or_is_a_coordinator_table(database_dsn) -> None:
+async def test_every_table_distributes_by_guild_or_is_a_coordinator_table(
+    database_dsn: str,
+) -> None:
     connection = await asyncpg.connect(database_dsn)
     try:
         tables = await distributed_tables(connection)
@@ -25,7 +27,7 @@ async def test_every_table_distributes_by_guild_or_is_a_coordinator_table(databa
     assert problems == []
 
 
-async def test_the_coordinator_tables_exist_and_hold_no_guild(database_dsn) -> None:
+async def test_the_coordinator_tables_exist_and_hold_no_guild(database_dsn: str) -> None:
     """A stale entry (a table renamed or dropped) or a guild table parked on the coordinator
     fails: the list says only what is true of the schema."""
     connection = await asyncpg.connect(database_dsn)
@@ -52,7 +54,7 @@ async def test_the_coordinator_tables_exist_and_hold_no_guild(database_dsn) -> N
     assert references == [], "a coordinator table may not reference a distributed one"
 
 
-async def test_a_key_without_the_guild_is_found(database_dsn) -> None:
+async def test_a_key_without_the_guild_is_found(database_dsn: str) -> None:
     """The check can fail: a table keyed by its own id, a unique index and a foreign key
     without guild_id are each reported."""
     connection = await asyncpg.connect(database_dsn)

@@ -4,8 +4,10 @@ must be closed again: one SQL rule, NEEDS_CLOSE, for both."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import asyncpg
+import pytest
 from pgqueuer.domain.settings import db_settings
 
 from db.jobs import close_day_key, due_days, ensure_job_queue
@@ -70,7 +72,7 @@ async def test_sweep_and_request_agree_on_every_kind_of_day(db_pool: asyncpg.Poo
 
 
 async def test_the_sweep_reads_the_queue_table_pgqueuer_was_told_to_use(
-    db_pool: asyncpg.Pool, monkeypatch
+    db_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PGQUEUER_PREFIX (or PGQUEUER_SCHEMA, or a bare QUEUE_TABLE) renames pgqueuer's tables:
     a day whose close is held as failed in the renamed table is left alone, as it would be in
@@ -83,7 +85,12 @@ async def test_the_sweep_reads_the_queue_table_pgqueuer_was_told_to_use(
         yesterday = TODAY - timedelta(days=1)
         at = datetime(yesterday.year, yesterday.month, yesterday.day, 10, tzinfo=UTC)
         await insert_messages(db_pool, [chat_message(1, "hi", guild_id=G, created_at=at)])
-        sweep = {"now": NOW, "lookback": timedelta(days=8), "default_timezone": "UTC", "limit": 9}
+        sweep: dict[str, Any] = {
+            "now": NOW,
+            "lookback": timedelta(days=8),
+            "default_timezone": "UTC",
+            "limit": 9,
+        }
         assert (G, yesterday) in await due_days(db_pool, **sweep)
         await db_pool.execute(
             "INSERT INTO mb_pgqueuer (priority, entrypoint, status, dedupe_key, updated)"

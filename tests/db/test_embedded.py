@@ -27,7 +27,8 @@ def test_embedded_server_starts_answers_and_stops(server_tmp_path: Path) -> None
     async def query() -> int:
         connection = await asyncpg.connect(server.uri())
         try:
-            return await connection.fetchval("SELECT 40 + 2")
+            answer: int = await connection.fetchval("SELECT 40 + 2")
+            return answer
         finally:
             await connection.close()
 
@@ -143,7 +144,8 @@ def test_a_pid_file_naming_another_process_is_stale(server_tmp_path: Path) -> No
         async def query() -> int:
             connection = await asyncpg.connect(again.uri())
             try:
-                return await connection.fetchval("SELECT 1")
+                one: int = await connection.fetchval("SELECT 1")
+                return one
             finally:
                 await connection.close()
 

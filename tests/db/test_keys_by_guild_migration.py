@@ -10,6 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import MIGRATIONS_DIR, discover, migrate
 
@@ -44,7 +45,7 @@ SELECT (SELECT count(*) FROM messages) AS messages,
 """
 
 
-async def _before_v026(pg_server, tmp_path: Path) -> asyncpg.Connection:
+async def _before_v026(pg_server: EmbeddedPostgres, tmp_path: Path) -> asyncpg.Connection:
     """A database migrated as it was before V026, with a row in every re-keyed table."""
     old = tmp_path / "migrations"
     old.mkdir()
@@ -66,12 +67,14 @@ async def _before_v026(pg_server, tmp_path: Path) -> asyncpg.Connection:
     return connection
 
 
-async def test_rekeying_keeps_every_row_and_the_keys_still_hold(pg_server, tmp_path) -> None:
+async def test_rekeying_keeps_every_row_and_the_keys_still_hold(
+    pg_server: EmbeddedPostgres, tmp_path: Path
+) -> None:
     connection = await _before_v026(pg_server, tmp_path)
     try:
-        before = dict(await connection.fetchrow(_COUNTS))
+        before = await _counts(connection)
         assert await migrate(connection) == [26, 27]
-        assert dict(await connection.fetchrow(_COUNTS)) == before
+        assert await _counts(connection) == before
         with pytest.raises(asyncpg.UniqueViolationError):
             await connection.execute(
                 "INSERT INTO messages (message_id, guild_id, channel_id, author_id, created_at)"
@@ -81,10 +84,18 @@ async def test_rekeying_keeps_every_row_and_the_keys_still_hold(pg_server, tmp_p
         assert await connection.fetchval("SELECT count(*) FROM message_embeddings") == 0
         await connection.execute("DELETE FROM fact_history WHERE id = 1")
         undo = await connection.fetchrow("SELECT guild_id, reverts_id FROM fact_history")
+        assert undo is not None
         assert (undo["guild_id"], undo["reverts_id"]) == (GUILD, None)
         await connection.execute("DELETE FROM learned_facts WHERE id = 1")
         old = await connection.fetchrow("SELECT guild_id, superseded_by FROM learned_facts")
+        assert old is not None
         assert (old["guild_id"], old["superseded_by"]) == (GUILD, None)
         assert await migrate(connection) == []
     finally:
         await connection.close()
+
+
+async def _counts(connection: asyncpg.Connection) -> dict[str, int]:
+    row = await connection.fetchrow(_COUNTS)
+    assert row is not None
+    return dict(row)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncpg
+
 from db.members import add_alias, find_by_name, get_member, get_members, upsert_members
 from memory.core.models import Member
 
 G = 10
 
 
-async def test_rename_keeps_old_nickname_as_alias(db_pool) -> None:
+async def test_rename_keeps_old_nickname_as_alias(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, 1, username="alice_w", nickname="Ali")])
     await upsert_members(db_pool, [Member(G, 1, username="alice_w", nickname="Alice")])
     member = await get_member(db_pool, G, 1)
@@ -18,7 +20,7 @@ async def test_rename_keeps_old_nickname_as_alias(db_pool) -> None:
     assert [m.user_id for m in await find_by_name(db_pool, G, "ali")] == [1]
 
 
-async def test_update_without_names_keeps_known_ones(db_pool) -> None:
+async def test_update_without_names_keeps_known_ones(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, 2, username="bob", global_name="Bobby")])
     await upsert_members(db_pool, [Member(G, 2)])
     member = await get_member(db_pool, G, 2)
@@ -26,7 +28,7 @@ async def test_update_without_names_keeps_known_ones(db_pool) -> None:
     assert member.aliases == ()
 
 
-async def test_alias_lookup_is_case_insensitive_and_per_guild(db_pool) -> None:
+async def test_alias_lookup_is_case_insensitive_and_per_guild(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, 3, username="gruzilkin"), Member(G + 1, 3)])
     await add_alias(db_pool, G, 3, "Sergey")
     await add_alias(db_pool, G, 3, "Sergey")
@@ -36,11 +38,15 @@ async def test_alias_lookup_is_case_insensitive_and_per_guild(db_pool) -> None:
     assert list(members) == [3] and members[3].aliases == ("Sergey",)
 
 
-async def test_a_cleared_nickname_is_cleared_only_when_the_update_says_so(db_pool) -> None:
+async def test_a_cleared_nickname_is_cleared_only_when_the_update_says_so(
+    db_pool: asyncpg.Pool,
+) -> None:
     await upsert_members(db_pool, [Member(G, 4, username="carol", nickname="Caz")])
     await upsert_members(db_pool, [Member(G, 4, username="carol")])  # e.g. an import
-    assert (await get_member(db_pool, G, 4)).nickname == "Caz"
+    kept = await get_member(db_pool, G, 4)
+    assert kept is not None and kept.nickname == "Caz"
     await upsert_members(db_pool, [Member(G, 4, username="carol")], nicknames_known=True)
     member = await get_member(db_pool, G, 4)
+    assert member is not None
     assert member.nickname is None and member.display_name == "carol"
     assert "Caz" in member.aliases  # people may still call her that

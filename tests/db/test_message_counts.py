@@ -10,6 +10,7 @@ import asyncpg
 
 from db.activity import messages_per_day
 from db.messages import insert_messages, mark_deleted
+from memory.core.models import ChatMessage
 from tests.support import chat_message
 
 G, OTHER = 970, 971
@@ -17,7 +18,7 @@ START = datetime(2026, 11, 1, tzinfo=UTC)
 END = datetime(2026, 11, 6, tzinfo=UTC)
 
 
-def _history(guild_id: int) -> list:
+def _history(guild_id: int) -> list[ChatMessage]:
     """A message every 7 minutes over four days: every bucket edge and midnight is crossed."""
     return [
         chat_message(

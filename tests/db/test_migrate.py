@@ -9,6 +9,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import MigrationError, discover, migrate
 
@@ -27,7 +28,7 @@ EXPECTED_TABLES = {
 }
 
 
-async def _fresh(pg_server, name: str) -> str:
+async def _fresh(pg_server: EmbeddedPostgres, name: str) -> str:
     admin = await asyncpg.connect(pg_server.uri())
     try:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -46,7 +47,9 @@ async def _tables(dsn: str) -> set[str]:
     return {row["tablename"] for row in rows}
 
 
-async def test_migrations_apply_to_empty_database_and_are_idempotent(pg_server, caplog) -> None:
+async def test_migrations_apply_to_empty_database_and_are_idempotent(
+    pg_server: EmbeddedPostgres, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="db.migrate")
     dsn = await _fresh(pg_server, "migrate_empty")
     connection = await asyncpg.connect(dsn)
@@ -62,7 +65,7 @@ async def test_migrations_apply_to_empty_database_and_are_idempotent(pg_server, 
     assert not [r for r in caplog.records if r.levelno >= logging.INFO and r.name == "db.migrate"]
 
 
-async def test_concurrent_migrators_apply_each_version_once(pg_server) -> None:
+async def test_concurrent_migrators_apply_each_version_once(pg_server: EmbeddedPostgres) -> None:
     dsn = await _fresh(pg_server, "migrate_race")
     connections = [await asyncpg.connect(dsn) for _ in range(4)]
     try:
@@ -76,7 +79,7 @@ async def test_concurrent_migrators_apply_each_version_once(pg_server) -> None:
     assert count == len(discover())
 
 
-async def test_edited_migration_is_refused(pg_server, tmp_path: Path) -> None:
+async def test_edited_migration_is_refused(pg_server: EmbeddedPostgres, tmp_path: Path) -> None:
     dsn = await _fresh(pg_server, "migrate_edited")
     (tmp_path / "V001__one.sql").write_text("CREATE TABLE one (id int);")
     connection = await asyncpg.connect(dsn)
@@ -89,7 +92,9 @@ async def test_edited_migration_is_refused(pg_server, tmp_path: Path) -> None:
         await connection.close()
 
 
-async def test_failing_migration_rolls_back_and_names_the_file(pg_server, tmp_path: Path) -> None:
+async def test_failing_migration_rolls_back_and_names_the_file(
+    pg_server: EmbeddedPostgres, tmp_path: Path
+) -> None:
     dsn = await _fresh(pg_server, "migrate_failing")
     (tmp_path / "V001__good.sql").write_text("CREATE TABLE good (id int);")
     (tmp_path / "V002__bad.sql").write_text("CREATE TABLE half (id int); SELECT nope FROM nowhere;")
@@ -111,7 +116,9 @@ def test_stray_file_names_are_rejected(tmp_path: Path) -> None:
         discover(tmp_path)
 
 
-async def test_the_queue_and_the_embeddings_table_come_with_the_migrations(pg_server) -> None:
+async def test_the_queue_and_the_embeddings_table_come_with_the_migrations(
+    pg_server: EmbeddedPostgres,
+) -> None:
     dsn = await _fresh(pg_server, "migrate_extras")
     connection = await asyncpg.connect(dsn)
     try:

@@ -25,9 +25,10 @@ async def one_connection(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 async def _advisory_locks(dsn: str) -> int:
     connection = await asyncpg.connect(dsn)
     try:
-        return await connection.fetchval(
+        count: int = await connection.fetchval(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
         )
+        return count
     finally:
         await connection.close()
 
@@ -52,11 +53,11 @@ async def test_a_listen_ends_with_its_user(one_connection: asyncpg.Pool) -> None
 
 async def test_a_plain_query_costs_no_reset_round_trip(one_connection: asyncpg.Pool) -> None:
     async with one_connection.acquire() as connection:
-        before = connection._con._protocol.queries_count
+        before = connection._con._protocol.queries_count  # type: ignore[attr-defined]
         await connection.fetchval("SELECT 1")
     async with one_connection.acquire() as connection:
         # The one query, and no `RESET ALL; UNLISTEN *; ...` after it.
-        assert connection._con._protocol.queries_count == before + 1
+        assert connection._con._protocol.queries_count == before + 1  # type: ignore[attr-defined]
 
 
 async def test_a_transaction_left_open_is_rolled_back(one_connection: asyncpg.Pool) -> None:

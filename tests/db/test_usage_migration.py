@@ -9,6 +9,7 @@ from pathlib import Path
 
 import asyncpg
 
+from db.embedded import EmbeddedPostgres
 from db.lifecycle import ensure_database
 from db.migrate import MIGRATIONS_DIR, migrate
 from db.usage import UsageRow, add_usage, usage_since
@@ -16,7 +17,9 @@ from db.usage import UsageRow, add_usage, usage_since
 DAY = date(2025, 6, 30)
 
 
-async def test_rows_from_before_v024_are_answered_calls(pg_server, tmp_path: Path) -> None:
+async def test_rows_from_before_v024_are_answered_calls(
+    pg_server: EmbeddedPostgres, tmp_path: Path
+) -> None:
     admin = await asyncpg.connect(pg_server.uri())
     try:
         await admin.execute('DROP DATABASE IF EXISTS "usage_v024" WITH (FORCE)')

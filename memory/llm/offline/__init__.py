@@ -3,16 +3,13 @@ answers every memory task from the prompt's own inputs (extractive notes, rule-b
 
 from __future__ import annotations
 
-from memory.llm.offline._claims import contradicts, same_claim
 from memory.llm.offline._provider import HANDLERS, OfflineProvider
 from memory.llm.offline._tokens import count_tokens, estimated_tokens, tokenizer_name
 
 __all__ = [
     "HANDLERS",
     "OfflineProvider",
-    "contradicts",
     "count_tokens",
     "estimated_tokens",
-    "same_claim",
     "tokenizer_name",
 ]

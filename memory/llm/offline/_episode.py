@@ -6,15 +6,12 @@ on-topic lines; open loops: questions nobody else answered after, and plans ("le
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from memory.core.text import truncate
-from memory.language import content_tokens
-
-_PLAN = re.compile(r"\b(let's|lets|we'll|we will|i'll|i will|going to|plan|tomorrow)\b", re.I)
+from memory.language import content_tokens, makes_plan
 
 
 def _loops(lines: list[dict[str, Any]]) -> list[str]:
@@ -22,7 +19,7 @@ def _loops(lines: list[dict[str, Any]]) -> list[str]:
     for index, line in enumerate(lines):
         text = str(line["text"]).strip()
         answered = any(later["author"] != line["author"] for later in lines[index + 1 :])
-        if (text.endswith("?") and not answered) or _PLAN.search(text):
+        if (text.endswith("?") and not answered) or makes_plan(text):
             loops.append(truncate(f"{line['author']}: {text}", 120))
     return loops[-3:]
 

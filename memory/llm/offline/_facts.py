@@ -12,8 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory.core.text import end_sentence, split_sentences, truncate
-from memory.language import content_tokens, drop_restating, jaccard, restates_any, third_person
-from memory.llm.offline._claims import contradicts, same_claim
+from memory.language import (
+    content_tokens,
+    contradicts,
+    drop_restating,
+    jaccard,
+    restates_any,
+    same_claim,
+    third_person,
+)
 
 
 def _cap(sentences: list[str], max_chars: int, *, keep_last: bool) -> str:

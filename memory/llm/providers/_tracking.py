@@ -19,7 +19,7 @@ def track_providers() -> Iterator[list[str]]:
     Gemini was briefly down:
 
         with track_providers() as answered:
-            summaries = await llm.summarize_day(...)
+            summaries = await llm.summaries.summarize_day(...)
         degraded = "offline" in answered
     """
     answered: list[str] = []

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from memory.llm.tasks._calls import Answered, TaskCalls
 from memory.llm.tasks._elements import by_member, resolve_member
 from memory.llm.tasks._schemas import DailySummaries, LearnedItem, PromptMember
-from memory.llm.tasks._taskbase import Answered, TaskBase
 from memory.llm.tasks._vetting import echoes, grounded
 
 Sources = Callable[[int], str]
@@ -89,7 +89,7 @@ def stretch_answer(
 
 
 async def floored_notes(
-    task: TaskBase,
+    task: TaskCalls,
     answered: Answered[DailySummaries],
     members: list[PromptMember],
     max_chars: int,
@@ -109,7 +109,7 @@ async def floored_notes(
 
 
 async def floored_stretch(
-    task: TaskBase,
+    task: TaskCalls,
     answered: Answered[DailySummaries],
     members: list[PromptMember],
     max_chars: int,
@@ -135,7 +135,7 @@ async def floored_stretch(
     return notes, learned
 
 
-def said_degraded(task: TaskBase, answered: Answered[DailySummaries], problems: list[str]) -> None:
+def said_degraded(task: TaskCalls, answered: Answered[DailySummaries], problems: list[str]) -> None:
     """One degraded event for all of an answer's replaced items."""
     if problems:
         task.degraded(answered, items=len(problems), detail=", ".join(sorted(set(problems))))

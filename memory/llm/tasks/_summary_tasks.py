@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from memory.llm.tasks._calls import TaskCalls, echo_problem, output_budget
 from memory.llm.tasks._elements import (
     day_line,
     forgotten_constraints,
@@ -28,7 +29,6 @@ from memory.llm.tasks._schemas import (
     PromptMessage,
     TextOutput,
 )
-from memory.llm.tasks._taskbase import TaskBase, echo_problem, output_budget
 from memory.llm.tasks._transcript import (
     compact_transcript,
     named_aliases,
@@ -44,8 +44,11 @@ _log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
 
-class SummaryTasks(TaskBase):
-    """Summaries and merges; MemoryLLM adds the fact and conversation tasks."""
+class SummaryTasks:
+    """Summaries and merges (`MemoryLLM.summaries`), over the calls every task shares."""
+
+    def __init__(self, calls: TaskCalls) -> None:
+        self._calls = calls
 
     async def summarize_day(
         self,
@@ -113,7 +116,7 @@ class SummaryTasks(TaskBase):
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        answered = await self._ask(
+        answered = await self._calls.ask(
             "daily_summary",
             prompt,
             DailySummaries,
@@ -122,7 +125,7 @@ class SummaryTasks(TaskBase):
             max_output_tokens=output_budget("daily_summary", max_chars, len(members)),
         )
         transcript = "\n".join(f"{m.author_name}: {m.content}" for m in messages)
-        return await floored_stretch(self, answered, members, max_chars, transcript)
+        return await floored_stretch(self._calls, answered, members, max_chars, transcript)
 
     async def reduce_daily(
         self,
@@ -149,7 +152,7 @@ class SummaryTasks(TaskBase):
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        answered = await self._ask(
+        answered = await self._calls.ask(
             "daily_reduce",
             prompt,
             DailySummaries,
@@ -158,7 +161,11 @@ class SummaryTasks(TaskBase):
             max_output_tokens=output_budget("daily_reduce", max_chars, len(members)),
         )
         return await floored_notes(
-            self, answered, members, max_chars, lambda user_id: "\n".join(parts.get(user_id, []))
+            self._calls,
+            answered,
+            members,
+            max_chars,
+            lambda user_id: "\n".join(parts.get(user_id, [])),
         )
 
     async def summarize_history(
@@ -202,7 +209,7 @@ class SummaryTasks(TaskBase):
                 return wrong
             return None if grounded(answer.text, sources, names=names) else "ungrounded"
 
-        result = await self._vetted(
+        result = await self._calls.vetted(
             "historical_summary",
             prompt,
             TextOutput,
@@ -256,7 +263,7 @@ class SummaryTasks(TaskBase):
             },
             "start_day": start.isoformat() if start else None,
         }
-        answered = await self._ask(
+        answered = await self._calls.ask(
             "historical_summary",
             prompt,
             DailySummaries,
@@ -271,7 +278,7 @@ class SummaryTasks(TaskBase):
                 told.append(previous[user_id][1])
             return "\n".join(told)
 
-        return await floored_notes(self, answered, members, max_chars, sources)
+        return await floored_notes(self._calls, answered, members, max_chars, sources)
 
     async def merge_context(
         self,
@@ -312,7 +319,7 @@ class SummaryTasks(TaskBase):
                 return "ungrounded"
             return None if carries(answer.text, facts, names=names) else "left out the facts"
 
-        result = await self._vetted(
+        result = await self._calls.vetted(
             "merge",
             prompt,
             TextOutput,

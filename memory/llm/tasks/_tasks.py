@@ -13,7 +13,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memory.llm.providers import LLMBadOutput, LLMRequest, ToolUse
+from memory.core.telemetry import Telemetry
+from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, ToolUse
+from memory.llm.tasks._calls import Answered, TaskCalls, echo_problem, output_budget
 from memory.llm.tasks._elements import (
     by_member,
     forgotten_constraints,
@@ -30,7 +32,6 @@ from memory.llm.tasks._schemas import (
     TextOutput,
 )
 from memory.llm.tasks._summary_tasks import SummaryTasks
-from memory.llm.tasks._taskbase import Answered, echo_problem, output_budget
 from memory.llm.tasks._transcript import compact_transcript
 from memory.llm.tasks._vetting import carries, echoes, flat_sources, grounded, names_in
 from prompts.loader import render
@@ -57,8 +58,25 @@ __all__ = [
 ]
 
 
-class MemoryLLM(SummaryTasks):
-    """Typed memory tasks over any `LLMProvider` (usually the fallback chain)."""
+class MemoryLLM:
+    """Typed memory tasks over any `LLMProvider` (usually the fallback chain): the fact and
+    conversation tasks here, the transient-memory ones in `summaries`, both over one
+    `TaskCalls` (the provider, the validated call, the offline floor)."""
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        *,
+        telemetry: Telemetry | None = None,
+        offline: LLMProvider | None = None,
+    ) -> None:
+        """`offline`: the provider whose answer replaces each unusable item of a model's."""
+        self.calls = TaskCalls(provider, telemetry, offline)
+        self.summaries = SummaryTasks(self.calls)
+
+    @property
+    def provider(self) -> LLMProvider:
+        return self.calls.provider
 
     async def remember(
         self,
@@ -99,7 +117,7 @@ class MemoryLLM(SummaryTasks):
                 return "dropped facts"
             return None
 
-        result = await self._vetted(
+        result = await self.calls.vetted(
             "remember",
             prompt,
             TextOutput,
@@ -133,7 +151,7 @@ class MemoryLLM(SummaryTasks):
                 return "emptied without a match"
             return None
 
-        result = await self._vetted(
+        result = await self.calls.vetted(
             "forget",
             prompt,
             ForgetOutput,
@@ -181,7 +199,7 @@ class MemoryLLM(SummaryTasks):
                 return "ungrounded"
             return None
 
-        return await self._vetted("route", prompt, Intent, inputs, problem, guild_id=guild_id)
+        return await self.calls.vetted("route", prompt, Intent, inputs, problem, guild_id=guild_id)
 
     async def whois(
         self,
@@ -216,7 +234,9 @@ class MemoryLLM(SummaryTasks):
                 return "ungrounded"
             return None
 
-        result = await self._vetted("whois", prompt, TextOutput, inputs, problem, guild_id=guild_id)
+        result = await self.calls.vetted(
+            "whois", prompt, TextOutput, inputs, problem, guild_id=guild_id
+        )
         return result.text.strip()
 
     async def fold_window(
@@ -242,7 +262,7 @@ class MemoryLLM(SummaryTasks):
             names = [turn.author_name for turn in turns]
             return None if grounded(answer.text, sources, names=names) else "ungrounded"
 
-        result = await self._vetted(
+        result = await self.calls.vetted(
             "window_fold",
             prompt,
             TextOutput,
@@ -277,13 +297,14 @@ class MemoryLLM(SummaryTasks):
             max_output_tokens=output_budget("reply"),
             urgent=urgent,
         )
-        response = await self.provider.complete(request)
+        calls = self.calls
+        response = await calls.provider.complete(request)
         text = response.text.strip()
         wrong = "empty" if not text else ("echo" if _PROMPT_MARKUP.search(text) else None)
         answered = Answered(TextOutput(text=text), request, response)
-        if wrong is not None and self.checks(answered):
-            self.degraded(answered, items=1, detail=wrong)
-            text = (await self.offline.complete(request)).text.strip()
+        if wrong is not None and calls.checks(answered):
+            calls.degraded(answered, items=1, detail=wrong)
+            text = (await calls.offline.complete(request)).text.strip()
         if not text:
             raise LLMBadOutput("reply: empty answer")
         return text

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from tests.memory.commands.commands_support import ALICE, BOB, G, build, say
 
 
 async def test_reads_are_not_counted_and_the_wait_is_the_real_one(
-    db_pool, telemetry, members
+    db_pool: asyncpg.Pool, telemetry: Telemetry, members: None
 ) -> None:
     clock = FixedClock(datetime(2026, 1, 1, 12, tzinfo=UTC))
     bot = build(db_pool, telemetry, clock=clock, commands_per_minute=2)

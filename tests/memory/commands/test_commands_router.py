@@ -4,13 +4,19 @@ checked with it, and plain chat costs no model call."""
 
 from __future__ import annotations
 
+import asyncpg
+
+from memory.core.telemetry import Telemetry
+from memory.llm.providers import LLMRequest
 from memory.llm.tasks import Intent
 from tests.memory.commands.commands_support import ALICE, BOB, G, build, say
 from tests.memory.facts_support import scripted_memory_model
 
 
-async def test_llm_router_path_with_a_scripted_model(db_pool, telemetry, members) -> None:
-    def route(request):
+async def test_llm_router_path_with_a_scripted_model(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, members: None
+) -> None:
+    def route(request: LLMRequest) -> Intent:
         text = request.inputs["text"]
         if "drop" in text:
             return Intent(kind="forget", target="me", statement="Alice is vegan")
@@ -37,14 +43,18 @@ async def test_llm_router_path_with_a_scripted_model(db_pool, telemetry, members
     assert await bot.handle(G, BOB, "do you remember the game yesterday?") is None
 
 
-async def test_rules_misreading_a_sentence_ask_the_router(db_pool, telemetry, members) -> None:
+async def test_rules_misreading_a_sentence_ask_the_router(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, members: None
+) -> None:
     provider = scripted_memory_model()  # its router says "none"
     bot = build(db_pool, telemetry, provider)
     assert await bot.handle(G, BOB, "remember that the weather was nice") is None
     assert provider.calls["route"] == 1 and provider.calls["remember"] == 0
 
 
-async def test_chat_costs_no_llm_call(db_pool, telemetry, members) -> None:
+async def test_chat_costs_no_llm_call(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, members: None
+) -> None:
     provider = scripted_memory_model()
     bot = build(db_pool, telemetry, provider)
     assert await bot.handle(G, BOB, "how are you today?") is None

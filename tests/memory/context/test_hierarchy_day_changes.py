@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from db.messages import apply_edits, insert_messages
 from memory.core.clock import FixedClock
+from memory.core.events import EventBus, MessagesChanged
 from memory.ingest import BatchedWriter
 from tests.memory.hierarchy_support import (
     ALICE,
@@ -71,8 +72,9 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
         provider.calls.clear()
         provider.requests.clear()
         # Through the real ingestion path, whose hook tells the manager that days changed:
-        writer = BatchedWriter(db_pool, telemetry=telemetry)
-        writer.on_messages_changed = memory.messages_changed
+        events = EventBus()
+        events.subscribe(MessagesChanged, lambda _changed: memory.messages_changed())
+        writer = BatchedWriter(db_pool, telemetry=telemetry, events=events)
         writer.start()
         # a backfilled message for one day (no stale flag: the count changes) ...
         late = datetime.combine(late_day, datetime.min.time(), UTC) + timedelta(hours=20)

@@ -177,7 +177,7 @@ async def test_answers_name_members_as_the_chat_does_and_map_back_to_their_ids()
         ),
     ]
     provider = _Capture()
-    notes, learned = await MemoryLLM(provider).read_stretch(
+    notes, learned = await MemoryLLM(provider).summaries.read_stretch(
         guild_id=1,
         day=date(2024, 5, 1),
         timezone="UTC",

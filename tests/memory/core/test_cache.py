@@ -10,10 +10,11 @@ import pytest
 
 from memory.core.cache import AsyncCache, SingleFlight
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from tests.memory.hierarchy_support import NOW
 
 
-async def test_concurrent_misses_share_one_computation(telemetry) -> None:
+async def test_concurrent_misses_share_one_computation(telemetry: Telemetry) -> None:
     cache: AsyncCache[str, int] = AsyncCache.lru("t", 10, telemetry=telemetry)
     runs = 0
 
@@ -33,7 +34,7 @@ async def test_concurrent_misses_share_one_computation(telemetry) -> None:
     assert sum(1 for e in events if not e["hit"] and e.get("shared")) == 49
 
 
-async def test_failures_are_not_cached(telemetry) -> None:
+async def test_failures_are_not_cached(telemetry: Telemetry) -> None:
     cache: AsyncCache[str, int] = AsyncCache.lru("t", 10, telemetry=telemetry)
     attempts = 0
 
@@ -50,7 +51,7 @@ async def test_failures_are_not_cached(telemetry) -> None:
     assert attempts == 2
 
 
-async def test_a_caller_timing_out_does_not_cancel_the_shared_task(telemetry) -> None:
+async def test_a_caller_timing_out_does_not_cancel_the_shared_task(telemetry: Telemetry) -> None:
     cache: AsyncCache[str, str] = AsyncCache.lru("t", 10, telemetry=telemetry)
     finished = asyncio.Event()
 
@@ -66,7 +67,7 @@ async def test_a_caller_timing_out_does_not_cancel_the_shared_task(telemetry) ->
     assert cache.peek("k") == "done"
 
 
-async def test_invalidate_drops_entries_and_detaches_running_work(telemetry) -> None:
+async def test_invalidate_drops_entries_and_detaches_running_work(telemetry: Telemetry) -> None:
     cache: AsyncCache[tuple[int, int], str] = AsyncCache.lru("t", 10, telemetry=telemetry)
     cache.put((1, 1), "old")
     cache.put((1, 2), "other member")
@@ -85,7 +86,7 @@ async def test_invalidate_drops_entries_and_detaches_running_work(telemetry) -> 
     assert cache.peek((1, 1)) is None and cache.peek((1, 2)) == "other member"
 
 
-async def test_ttl_cache_follows_the_injected_clock(telemetry) -> None:
+async def test_ttl_cache_follows_the_injected_clock(telemetry: Telemetry) -> None:
     clock = FixedClock(NOW)
     cache: AsyncCache[str, int] = AsyncCache.ttl(
         "today", 10, 3600, timer=lambda: clock.now().timestamp(), telemetry=telemetry

@@ -3,9 +3,18 @@ character one token, whatever the text (emoji, lone surrogates from a broken cli
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
-from memory.core.tokens import estimate_tokens, trim_to_tokens
+from memory.core.tokens import (
+    chars_within_limit,
+    estimate_tokens,
+    estimated_chars,
+    tokens_to_write,
+    trim_to_tokens,
+)
 
 
 @pytest.mark.parametrize(
@@ -29,3 +38,23 @@ def test_a_trimmed_text_fits_its_budget() -> None:
     text = "word " * 400 + "日本語" * 50
     for budget in (1, 10, 99, 500):
         assert estimate_tokens(trim_to_tokens(text, budget)) <= budget
+
+
+def test_a_models_limit_is_converted_on_the_safe_side() -> None:
+    """A pack under a model's limit never holds more than the estimate says the limit holds,
+    and an answer's max_tokens covers at least what the estimate says its length needs."""
+    for tokens in (1_000, 8_192):
+        assert chars_within_limit(tokens) <= estimated_chars(tokens)
+    for chars in (300, 2_000):
+        assert tokens_to_write(chars) >= estimate_tokens("x" * chars)
+
+
+def test_characters_per_token_are_written_in_one_module() -> None:
+    root = Path(__file__).resolve().parents[3]
+    written = [
+        str(path.relative_to(root))
+        for folder in ("memory", "bot", "db", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        if re.search(r"^\s*\w*CHARS_PER_TOKEN\s*=", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert written == ["memory/core/tokens.py"]

@@ -14,7 +14,7 @@ import pytest
 
 from db.guilds import ensure_channel_names
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.ports import IncomingMessage
 from memory.wiring import Memory
@@ -44,7 +44,7 @@ BAKE = [
 ]
 
 
-def said(texts: list[str], at: datetime, channel: int, first_id: int) -> list:
+def said(texts: list[str], at: datetime, channel: int, first_id: int) -> list[ChatMessage]:
     return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memory.episodes import SegmentMessage, SegmentRules, segment
+from memory.episodes._segment import Segment
 
 START = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -33,7 +34,7 @@ BUILD = [
 ]
 
 
-def sizes(parts) -> list[int]:
+def sizes(parts: list[Segment]) -> list[int]:
     return [len(part.messages) for part in parts]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -13,11 +14,12 @@ import pytest
 from db.facts import add_forgotten
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
+from memory.llm.providers import LLMRequest
 from memory.wiring import Memory, open_memory
 from tests.memory.episode_support import episode_lines, memory_at
 from tests.support import chat_message, eventually
@@ -40,7 +42,9 @@ BUILD = [
 ]
 
 
-def lines(texts: list[str], *, at: datetime, channel: int = C, first_id: int = 10_000):
+def lines(
+    texts: list[str], *, at: datetime, channel: int = C, first_id: int = 10_000
+) -> list[ChatMessage]:
     return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id)
 
 
@@ -185,7 +189,7 @@ async def test_the_digest_holds_only_public_channels(db_pool: asyncpg.Pool, tmp_
     async def public(guild_id: int, channel_ids: set[int]) -> frozenset[int]:
         return frozenset(channel_ids) - {D}  # D is a moderators' channel
 
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     async with open_memory(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
     ) as memory:
@@ -235,7 +239,7 @@ async def test_the_sweep_queues_one_summary_job_per_guild_and_a_worker_runs_it(
 
 
 async def test_a_busy_channels_summary_so_far_in_a_catch_up_leaves_out_what_was_forgotten(
-    db_pool, tmp_path
+    db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
     """The catch-up summarises a busy channel's open episode on the spot; that fresh summary
     is served scrubbed of forgotten statements like every listed episode."""
@@ -269,12 +273,12 @@ async def test_a_model_echoing_the_example_gets_each_episode_the_offline_summary
     from memory.llm import MemoryLLM
     from tests.fakes import ScriptedProvider
 
-    def echo(request):  # the first episode echoed, the second left out
+    def echo(request: LLMRequest) -> dict[str, Any]:  # the first echoed, the second left out
         first = request.inputs["episodes"][0]["id"]
         return {"episodes": [{"id": first, "title": "...", "summary": "...", "open_loops": []}]}
 
     telemetry = Telemetry()
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     llm = MemoryLLM(ScriptedProvider({"episode": echo}))
     async with open_memory(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=llm

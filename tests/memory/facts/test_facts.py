@@ -4,17 +4,22 @@ the failure paths that must never overwrite a member's memory."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+import asyncpg
 import pytest
 
 from db.facts import get_facts, get_forgotten, get_history
+from memory.core.events import EventBus, MemberChanged, StatementForgotten
 from memory.core.models import Member
 from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
 from memory.facts import FactsConfig, FactService, FactsFull, FactsUnavailable, StatementTooLong
 from memory.facts._fact_service import OPTIMISTIC_ATTEMPTS
 from memory.facts._text import covers, strip_forgotten
 from memory.llm import MemoryLLM
 from memory.llm.offline import OfflineProvider
+from memory.llm.providers import LLMProvider, LLMRequest
 from memory.llm.tasks import TextOutput
 from tests.memory.facts_support import merge, scripted_memory_model
 
@@ -23,17 +28,26 @@ ALICE = Member(G, 1, username="alice")
 BOB = Member(G, 2, username="bob")
 
 
-def service(db_pool, telemetry, provider=None, **settings) -> FactService:
+def service(
+    db_pool: asyncpg.Pool,
+    telemetry: Telemetry,
+    provider: LLMProvider | None = None,
+    events: EventBus | None = None,
+    **settings: Any,
+) -> FactService:
     provider = provider or scripted_memory_model()
     return FactService(
         db_pool,
         MemoryLLM(provider),
         FactsConfig.from_settings(Settings(_env_file=None, **settings)),
         telemetry=telemetry,
+        events=events,
     )
 
 
-async def test_remember_merges_and_records_history(db_pool, telemetry) -> None:
+async def test_remember_merges_and_records_history(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     facts = service(db_pool, telemetry)
     first = await facts.remember(G, ALICE, "alice likes tea", actor_id=2, source_message_id=77)
     second = await facts.remember(G, ALICE, "alice has a cat", actor_id=1, command="remember x")
@@ -49,7 +63,9 @@ async def test_remember_merges_and_records_history(db_pool, telemetry) -> None:
     assert [e["outcome"] for e in telemetry.recent("remember")] == ["ok", "ok"]
 
 
-async def test_forget_reports_found_and_not_found(db_pool, telemetry) -> None:
+async def test_forget_reports_found_and_not_found(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     facts = service(db_pool, telemetry)
     await facts.remember(G, ALICE, "alice likes pizza", actor_id=1)
     await facts.remember(G, ALICE, "alice has a cat", actor_id=1)
@@ -69,7 +85,9 @@ async def test_forget_reports_found_and_not_found(db_pool, telemetry) -> None:
     ]
 
 
-async def test_forgetting_sticks_until_remembered_explicitly(db_pool, telemetry) -> None:
+async def test_forgetting_sticks_until_remembered_explicitly(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     provider = scripted_memory_model()
     facts = service(db_pool, telemetry, provider)
     await facts.remember(G, ALICE, "alice likes pizza", actor_id=1)
@@ -86,8 +104,10 @@ async def test_forgetting_sticks_until_remembered_explicitly(db_pool, telemetry)
     assert await get_forgotten(db_pool, G, 1) == []
 
 
-async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(db_pool, telemetry) -> None:
-    def stubborn(request):  # a model that re-adds whatever was in its training of the blob
+async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
+    def stubborn(request: LLMRequest) -> TextOutput:  # re-adds what it was trained on
         return TextOutput(text="Alice likes pizza. " + merge(request).text)
 
     facts = service(db_pool, telemetry, scripted_memory_model(remember=stubborn))
@@ -96,8 +116,10 @@ async def test_a_model_ignoring_the_forgotten_constraint_is_overruled(db_pool, t
     assert change.new_blob == "Alice has a cat."
 
 
-async def test_a_paraphrased_forgotten_fact_is_overruled_too(db_pool, telemetry) -> None:
-    def rephrasing(request):  # re-adds the forgotten fact in other words, about "she"
+async def test_a_paraphrased_forgotten_fact_is_overruled_too(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
+    def rephrasing(request: LLMRequest) -> TextOutput:  # the forgotten fact, reworded
         return TextOutput(text=merge(request).text + " She really liked pizza.")
 
     facts = service(db_pool, telemetry, scripted_memory_model(remember=rephrasing))
@@ -106,7 +128,9 @@ async def test_a_paraphrased_forgotten_fact_is_overruled_too(db_pool, telemetry)
     assert change.new_blob == "Alice has a cat."
 
 
-async def test_oversize_statement_rejected_with_limit(db_pool, telemetry) -> None:
+async def test_oversize_statement_rejected_with_limit(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     provider = scripted_memory_model()
     facts = service(db_pool, telemetry, provider, fact_statement_max_chars=20)
     with pytest.raises(StatementTooLong) as caught:
@@ -116,10 +140,12 @@ async def test_oversize_statement_rejected_with_limit(db_pool, telemetry) -> Non
     assert await get_facts(db_pool, G, 1) is None
 
 
-async def test_blob_over_cap_is_retried_tighter_then_refused(db_pool, telemetry) -> None:
+async def test_blob_over_cap_is_retried_tighter_then_refused(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     limits: list[int] = []
 
-    def verbose(request):
+    def verbose(request: LLMRequest) -> TextOutput:
         limits.append(request.inputs["max_chars"])
         return TextOutput(text="x" * 201)
 
@@ -133,7 +159,7 @@ async def test_blob_over_cap_is_retried_tighter_then_refused(db_pool, telemetry)
     assert await get_facts(db_pool, G, 1) is None
 
 
-async def test_llm_failure_never_overwrites(db_pool, telemetry) -> None:
+async def test_llm_failure_never_overwrites(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     provider = scripted_memory_model()
     facts = service(db_pool, telemetry, provider)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
@@ -149,7 +175,7 @@ async def test_llm_failure_never_overwrites(db_pool, telemetry) -> None:
     assert await get_forgotten(db_pool, G, 1) == []
 
 
-async def test_empty_merge_is_not_a_wipe(db_pool, telemetry) -> None:
+async def test_empty_merge_is_not_a_wipe(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     facts = service(db_pool, telemetry)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     blank = service(
@@ -160,7 +186,9 @@ async def test_empty_merge_is_not_a_wipe(db_pool, telemetry) -> None:
     assert await facts.blob(G, 1) == "Alice likes tea."
 
 
-async def test_failed_read_never_becomes_an_overwrite(db_pool, telemetry) -> None:
+async def test_failed_read_never_becomes_an_overwrite(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     provider = scripted_memory_model()
     facts = service(db_pool, telemetry, provider)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
@@ -175,13 +203,15 @@ async def test_failed_read_never_becomes_an_overwrite(db_pool, telemetry) -> Non
     assert await facts.blob(G, 1) == "Alice likes tea."
 
 
-async def test_stale_read_is_merged_again_not_stored(db_pool, telemetry) -> None:
+async def test_stale_read_is_merged_again_not_stored(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """Another process writes between our read and our write: our merge is redone on the fresh
     blob, so both facts survive."""
     other = service(db_pool, telemetry)
     interfered = False
 
-    async def racing_merge(request):
+    async def racing_merge(request: LLMRequest) -> TextOutput:
         nonlocal interfered
         if request.inputs["statement"] == "alice has a cat" and not interfered:
             interfered = True
@@ -196,12 +226,14 @@ async def test_stale_read_is_merged_again_not_stored(db_pool, telemetry) -> None
     assert [e["op"] for e in telemetry.recent("facts_conflict")] == ["facts_conflict"]
 
 
-async def test_constant_races_end_in_one_locked_attempt(db_pool, telemetry) -> None:
+async def test_constant_races_end_in_one_locked_attempt(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """Another process wins every optimistic attempt: the last attempt holds the row lock."""
     other = service(db_pool, telemetry)
     calls = 0
 
-    async def always_raced(request):
+    async def always_raced(request: LLMRequest) -> TextOutput:
         nonlocal calls
         calls += 1
         if calls <= OPTIMISTIC_ATTEMPTS:
@@ -216,7 +248,9 @@ async def test_constant_races_end_in_one_locked_attempt(db_pool, telemetry) -> N
     assert len(telemetry.recent("facts_conflict")) == OPTIMISTIC_ATTEMPTS
 
 
-async def test_concurrent_remembers_all_survive(db_pool, telemetry) -> None:
+async def test_concurrent_remembers_all_survive(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """50 remembers about one member at once, with the offline provider: none is lost."""
     facts = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
     await asyncio.gather(
@@ -229,7 +263,9 @@ async def test_concurrent_remembers_all_survive(db_pool, telemetry) -> None:
     assert len(await get_history(db_pool, G, 1, limit=100)) == 50
 
 
-async def test_two_services_racing_lose_nothing(db_pool, telemetry) -> None:
+async def test_two_services_racing_lose_nothing(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """Two processes (two services, no shared asyncio lock) serialise through the version."""
     first = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
     second = service(db_pool, telemetry, OfflineProvider(), facts_max_chars=5000)
@@ -243,7 +279,9 @@ async def test_two_services_racing_lose_nothing(db_pool, telemetry) -> None:
     assert all(f"fact {n}." in blob for n in range(10))
 
 
-async def test_undo_walks_back_and_restores_forgotten(db_pool, telemetry) -> None:
+async def test_undo_walks_back_and_restores_forgotten(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     facts = service(db_pool, telemetry)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     await facts.remember(G, ALICE, "alice has a cat", actor_id=1)
@@ -265,22 +303,32 @@ async def test_undo_walks_back_and_restores_forgotten(db_pool, telemetry) -> Non
     assert history[0].reverts_id == history[-1].id  # the first remember
 
 
-async def test_on_change_called_after_every_change(db_pool, telemetry) -> None:
+async def test_every_change_is_told_even_past_a_broken_listener(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     seen: list[tuple[int, int]] = []
+    forgotten: list[str] = []
 
-    async def invalidate(guild_id: int, user_id: int) -> None:
-        seen.append((guild_id, user_id))
+    def broken(changed: MemberChanged) -> None:
+        raise RuntimeError("broken cache")
 
-    facts = service(db_pool, telemetry)
-    facts.subscribe(invalidate)
-    facts.subscribe(lambda g, u: (_ for _ in ()).throw(RuntimeError("broken cache")))
+    async def invalidate(changed: MemberChanged) -> None:
+        seen.append((changed.guild_id, changed.user_id))
+
+    events = EventBus()
+    events.subscribe(MemberChanged, broken)  # before the others: they must still hear
+    events.subscribe(MemberChanged, invalidate)
+    events.subscribe(StatementForgotten, lambda told: forgotten.append(told.statement))
+    facts = service(db_pool, telemetry, events=events)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     await facts.forget(G, ALICE, "alice likes tea", actor_id=1)
     await facts.undo(G, 1, actor_id=1)
     assert seen == [(G, 1)] * 3
+    assert forgotten == ["alice likes tea"]
+    assert await facts.blob(G, 1) == "Alice likes tea."  # the broken cache undid nothing
 
 
-async def test_guilds_do_not_share_memories(db_pool, telemetry) -> None:
+async def test_guilds_do_not_share_memories(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     facts = service(db_pool, telemetry)
     await facts.remember(G, ALICE, "alice likes tea", actor_id=1)
     other_guild_alice = Member(G + 1, 1, username="alice")

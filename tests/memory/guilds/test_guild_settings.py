@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 
 from memory.core.settings import load_settings
@@ -30,9 +31,9 @@ def test_timezone_validation() -> None:
             validate_timezone(bad)
 
 
-async def test_defaults_until_changed_then_stored(db_pool) -> None:
-    defaults = load_settings(
-        default_timezone="Asia/Tokyo", forget_others_requires_manage_guild=False
+async def test_defaults_until_changed_then_stored(db_pool: asyncpg.Pool) -> None:
+    defaults = GuildDefaults.from_settings(
+        load_settings(default_timezone="Asia/Tokyo", forget_others_requires_manage_guild=False)
     )
     assert await load_guild_settings(db_pool, G, defaults) == GuildSettings(
         G, "Asia/Tokyo", frozenset(), "anyone"
@@ -46,6 +47,7 @@ async def test_defaults_until_changed_then_stored(db_pool) -> None:
     assert updated == GuildSettings(G, "America/New_York", frozenset({5}), "managers")
     assert await load_guild_settings(db_pool, G, defaults) == updated
     row = await db_pool.fetchrow("SELECT timezone, settings FROM guilds WHERE guild_id = $1", G)
+    assert row is not None
     assert row["timezone"] == "America/New_York"
     assert row["settings"] == {"ignored_channel_ids": [5], "forget_others": "managers"}
 
@@ -53,8 +55,8 @@ async def test_defaults_until_changed_then_stored(db_pool) -> None:
     assert updated.ignored_channel_ids == frozenset() and updated.forget_others == "managers"
 
 
-async def test_bad_values_change_nothing(db_pool) -> None:
-    defaults = load_settings()
+async def test_bad_values_change_nothing(db_pool: asyncpg.Pool) -> None:
+    defaults = GuildDefaults.from_settings(load_settings())
     with pytest.raises(InvalidSetting):
         await update_guild_settings(db_pool, G, defaults, timezone="Nowhere/City", ignore_channel=1)
     with pytest.raises(InvalidSetting, match="managers, anyone"):
@@ -62,8 +64,8 @@ async def test_bad_values_change_nothing(db_pool) -> None:
     assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0
 
 
-async def test_concurrent_changes_keep_each_other(db_pool) -> None:
-    defaults = load_settings()
+async def test_concurrent_changes_keep_each_other(db_pool: asyncpg.Pool) -> None:
+    defaults = GuildDefaults.from_settings(load_settings())
     await asyncio.gather(
         *(update_guild_settings(db_pool, G, defaults, ignore_channel=c) for c in range(1, 11))
     )

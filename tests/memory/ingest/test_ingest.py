@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, date, datetime
+from typing import Any, TypeVar
 
 import asyncpg
 import pytest
@@ -19,25 +20,31 @@ from memory.core.telemetry import Telemetry
 from memory.ingest import BatchedWriter, is_transient
 from tests.support import chat_message, eventually
 
+T = TypeVar("T")
+
 GUILD = 10
 
 
-def _message(message_id: int, content: str = "hello", **extra: object) -> ChatMessage:
-    fields: dict[str, object] = {
+def _message(message_id: int, content: str = "hello", **extra: Any) -> ChatMessage:
+    fields: dict[str, Any] = {
         "guild_id": GUILD,
         "channel_id": 20,
         "author_id": 30,
         "created_at": datetime(2026, 11, 1, 23, 30, tzinfo=UTC),
         **extra,
     }
-    return chat_message(message_id, content, **fields)  # type: ignore[arg-type]
+    return chat_message(message_id, content, **fields)
 
 
 async def _count(pool: asyncpg.Pool) -> int:
-    return await pool.fetchval("SELECT count(*) FROM messages")
+    count: int = await pool.fetchval("SELECT count(*) FROM messages")
+    return count
 
 
-async def _eventually(probe, timeout: float = 5.0):  # noqa: ASYNC109
+async def _eventually(
+    probe: Callable[[], Awaitable[T]],
+    timeout: float = 5.0,  # noqa: ASYNC109
+) -> T:
     deadline = time.monotonic() + timeout
     while not (result := await probe()):
         assert time.monotonic() < deadline, "condition not met in time"
@@ -207,7 +214,7 @@ async def test_put_waits_for_room(db_pool: asyncpg.Pool, telemetry: Telemetry) -
         await writer.close()
 
 
-async def test_close_flushes_what_is_queued(db_pool: asyncpg.Pool, telemetry) -> None:
+async def test_close_flushes_what_is_queued(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     writer = BatchedWriter(db_pool, batch_size=1000, flush_seconds=60, telemetry=telemetry)
     writer.start()
     for i in range(1, 8):

@@ -61,7 +61,7 @@ async def test_import_cleans_every_text_field(
     assert (result.seen, result.new) == (2, 2)
     stored = await get_message(db_pool, 5001)
     assert stored is not None and stored.content == f"{CLEAN} [image: c\ufffdt.png]"
-    alice = await get_member(db_pool, GUILD_ID, int(ALICE["id"]))
+    alice = await _member(db_pool, GUILD_ID, int(str(ALICE["id"])))
     assert (alice.username, alice.nickname) == ("alice\ufffd", "Al\ufffd")
     guild = await db_pool.fetchval("SELECT name FROM guilds WHERE guild_id = $1", GUILD_ID)
     assert guild == "Caf\ufffd"
@@ -98,8 +98,8 @@ async def test_a_bad_message_is_named_and_the_clean_ones_go_in(
 @pytest.mark.parametrize(
     ("data", "problem"),
     [
-        (export({"1": "x"}), "'messages' is not a list"),
-        (export("hello"), "'messages' is not a list"),
+        (export({"1": "x"}), "'messages' is not a list"),  # type: ignore[arg-type]
+        (export("hello"), "'messages' is not a list"),  # type: ignore[arg-type]
         ({k: v for k, v in export([]).items() if k != "messages"}, "'messages' is missing"),
     ],
 )
@@ -118,9 +118,9 @@ async def test_cli_import_goes_on_after_a_bad_file(
 ) -> None:
     first = _dump(tmp_path / "a.json", export([message(6001, DIRTY)]))
     huge = _dump(tmp_path / "b.json", export([message(2**64, "x"), message(6003, "kept")]))
-    wrong = _dump(tmp_path / "c.json", export({"not": "a list"}))
+    wrong = _dump(tmp_path / "c.json", export({"not": "a list"}))  # type: ignore[arg-type]
     last = _dump(tmp_path / "d.json", export([message(6002, "the end")]))
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         database_url=database_dsn,
         log_dir=tmp_path / "logs",
@@ -187,10 +187,22 @@ async def test_live_events_with_dirty_text_are_stored_clean(
         await writer.flush()
     finally:
         await writer.close()
-    assert (await get_message(db_pool, 1)).content == CLEAN
-    assert (await get_message(db_pool, 2)).content == "edited \ufffd"
-    member = await get_member(db_pool, 1, 2)
+    assert (await _stored(db_pool, 1)).content == CLEAN
+    assert (await _stored(db_pool, 2)).content == "edited \ufffd"
+    member = await _member(db_pool, 1, 2)
     assert (member.username, member.nickname, member.aliases) == ("u\ufffd", "nick", ("\ufffd",))
     assert telemetry.recent("ingest_reject") == []
     await upsert_members(db_pool, [Member(guild_id=1, user_id=2, global_name="\x00")])
-    assert (await get_member(db_pool, 1, 2)).global_name is None
+    assert (await _member(db_pool, 1, 2)).global_name is None
+
+
+async def _stored(pool: asyncpg.Pool, message_id: int) -> ChatMessage:
+    message = await get_message(pool, message_id)
+    assert message is not None, f"message {message_id} is not stored"
+    return message
+
+
+async def _member(pool: asyncpg.Pool, guild_id: int, user_id: int) -> Member:
+    member = await get_member(pool, guild_id, user_id)
+    assert member is not None, f"member {user_id} is not stored"
+    return member

@@ -77,10 +77,11 @@ async def test_connection_lost_during_the_one_by_one_retry_loses_nothing_later(
             writer.submit(_message(message_id))
 
         async def waiting_backend() -> int | None:
-            return await blocker.fetchval(
+            pid: int | None = await blocker.fetchval(
                 "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
                 " AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
             )
+            return pid
 
         pid = await _until(waiting_backend)
         assert await blocker.fetchval("SELECT pg_terminate_backend($1)", pid)

@@ -25,7 +25,7 @@ TODAY = NOW.date()
 
 
 def settings(tmp_path: Path) -> Settings:
-    return Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    return Settings(_env_file=None, log_dir=tmp_path / "logs")
 
 
 async def say(pool: asyncpg.Pool, guild: int, day: date, text: str, author: int = 5) -> None:
@@ -36,11 +36,13 @@ async def say(pool: asyncpg.Pool, guild: int, day: date, text: str, author: int 
 
 
 async def _episode_jobs(pool: asyncpg.Pool) -> int:
-    return await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'episodes'")
+    count: int = await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'episodes'")
+    return count
 
 
 async def _embed_jobs(pool: asyncpg.Pool) -> int:
-    return await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'embed'")
+    count: int = await pool.fetchval("SELECT count(*) FROM pgqueuer WHERE entrypoint = 'embed'")
+    return count
 
 
 async def closed_days(pool: asyncpg.Pool) -> set[tuple[int, date]]:
@@ -178,7 +180,7 @@ async def test_job_max_attempts_one_makes_exactly_one_attempt(
     await say(db_pool, G, broken_day, "broken")
     calls: Counter[date] = Counter()
     telemetry = Telemetry()
-    config = Settings(  # type: ignore[call-arg]
+    config = Settings(
         _env_file=None, log_dir=tmp_path / "logs", job_max_attempts=1, job_sweep_seconds=3600
     )
 

@@ -74,7 +74,12 @@ async def test_a_lost_listener_is_named_and_the_consumer_starts_over(
         )
         await eventually(lambda: worker.restarts >= 1, 30)
         await eventually(
-            lambda: worker._manager is not first and worker._manager.probes_answered, 30
+            lambda: (
+                worker._manager is not None
+                and worker._manager is not first
+                and worker._manager.probes_answered
+            ),
+            30,
         )
     finally:
         await worker.stop()

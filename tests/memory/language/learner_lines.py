@@ -48,7 +48,7 @@ FOODS = ("ramen", "a burrito", "leftover curry", "pancakes")
 Line = tuple[str, str, list[str]]
 
 
-def _take(pool: tuple, count: int, start: int) -> list:
+def _take(pool: tuple[str, ...], count: int, start: int) -> list[str]:
     return list(islice(cycle(pool), start, start + count))
 
 

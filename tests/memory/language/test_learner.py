@@ -48,7 +48,7 @@ async def _learned(speaker: str, line: str) -> list[str]:
         author_name=speaker,
         content=line,
     )
-    _, learned = await MemoryLLM(OfflineProvider()).read_stretch(
+    _, learned = await MemoryLLM(OfflineProvider()).summaries.read_stretch(
         guild_id=1,
         day=date(2024, 5, 1),
         timezone="UTC",

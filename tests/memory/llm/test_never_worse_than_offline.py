@@ -117,8 +117,8 @@ async def test_a_stretch_answer_that_says_nothing_is_no_emptier_than_offline(
     model: MemoryLLM, fake_http: FakeHTTPServer, telemetry: Telemetry, answer: dict[str, Any]
 ) -> None:
     _answer(fake_http, answer)
-    notes, learned = await model.read_stretch(**STRETCH)
-    offline_notes, offline_learned = await OFFLINE.read_stretch(**STRETCH)
+    notes, learned = await model.summaries.read_stretch(**STRETCH)
+    offline_notes, offline_learned = await OFFLINE.summaries.read_stretch(**STRETCH)
     assert notes == offline_notes and all(notes.values())
     assert learned == offline_learned and learned  # Lisbon, wasps
     [degraded] = _degraded(telemetry)
@@ -142,8 +142,8 @@ async def test_ungrounded_statements_are_dropped_and_good_items_kept(
             ],
         },
     )
-    notes, learned = await model.read_stretch(**STRETCH)
-    offline_notes, _ = await OFFLINE.read_stretch(**STRETCH)
+    notes, learned = await model.summaries.read_stretch(**STRETCH)
+    offline_notes, _ = await OFFLINE.summaries.read_stretch(**STRETCH)
     assert notes[ALICE.user_id] == "Alice moved to Lisbon last year and loves it."
     assert notes[BOB.user_id] == offline_notes[BOB.user_id]
     statements = [item.statement for item in learned]
@@ -169,7 +169,7 @@ async def test_a_meaningful_answer_is_kept_whole(
             ],
         },
     )
-    notes, learned = await model.read_stretch(**STRETCH)
+    notes, learned = await model.summaries.read_stretch(**STRETCH)
     assert notes[BOB.user_id] == "Bob warned about the trail; he is allergic to wasps."
     assert [item.statement for item in learned] == ["Bob is allergic to wasps."]
     assert _degraded(telemetry) == []

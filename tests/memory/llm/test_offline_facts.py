@@ -91,7 +91,7 @@ async def test_forget_of_an_absent_fact_reports_not_found(llm: MemoryLLM) -> Non
 
 
 async def test_merge_puts_facts_first_and_drops_repeats_and_conflicts(llm: MemoryLLM) -> None:
-    text = await llm.merge_context(
+    text = await llm.summaries.merge_context(
         guild_id=9,
         member=ALICE,
         facts="alice lives in Berlin. alice plays the cello.",
@@ -108,7 +108,7 @@ async def test_merge_puts_facts_first_and_drops_repeats_and_conflicts(llm: Memor
 
 
 async def test_merge_never_returns_forgotten_statements(llm: MemoryLLM) -> None:
-    text = await llm.merge_context(
+    text = await llm.summaries.merge_context(
         guild_id=9,
         member=ALICE,
         facts="alice lives in Berlin. alice likes pizza.",
@@ -123,7 +123,7 @@ async def test_merge_never_returns_forgotten_statements(llm: MemoryLLM) -> None:
 
 async def test_merge_within_a_tight_cap(llm: MemoryLLM) -> None:
     facts = " ".join(f"alice has hobby number {n}." for n in range(30))
-    text = await llm.merge_context(
+    text = await llm.summaries.merge_context(
         guild_id=9, member=ALICE, facts=facts, today="x said y.", history="", max_chars=100
     )
     # Over the budget the oldest facts go first: the newest is what a member most likely means.

@@ -15,7 +15,7 @@ MEMBERS = [ALICE, BOB, CAROL]
 async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
     """Each member's notes on `chat`: (author id, author name, content, reply-to index)."""
     messages = chat_messages(chat)
-    return await MemoryLLM(OfflineProvider()).summarize_day(
+    return await MemoryLLM(OfflineProvider()).summaries.summarize_day(
         guild_id=9,
         day=date(2024, 5, 1),
         timezone="UTC",
@@ -83,7 +83,7 @@ async def test_what_the_whole_day_talks_about_gives_way_to_a_members_own_news() 
         (1, "alice", "Biscuit the greyhound arrives from Leeds tomorrow", None),
     ]
     messages = chat_messages(chat)
-    notes = await MemoryLLM(OfflineProvider()).summarize_day(
+    notes = await MemoryLLM(OfflineProvider()).summaries.summarize_day(
         guild_id=9,
         day=date(2024, 5, 1),
         timezone="UTC",

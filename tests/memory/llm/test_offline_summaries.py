@@ -33,7 +33,7 @@ async def _day(llm: MemoryLLM, **kwargs: object) -> dict[int, str]:
         "max_chars": 300,
     }
     arguments.update(kwargs)
-    return await llm.summarize_day(**arguments)  # type: ignore[arg-type]
+    return await llm.summaries.summarize_day(**arguments)  # type: ignore[arg-type]
 
 
 async def test_daily_summary_quotes_the_informative_messages(llm: MemoryLLM) -> None:
@@ -112,7 +112,7 @@ async def test_reduce_combines_parts_without_repeats(llm: MemoryLLM) -> None:
         'alice said: "I finally got the job at the bakery!". bob said about alice: "proud of her".',
         'alice said: "I finally got the job at the bakery!". alice said: "first shift at 5am".',
     ]
-    reduced = await llm.reduce_daily(
+    reduced = await llm.summaries.reduce_daily(
         guild_id=9, members=[ALICE, BOB], parts={ALICE.user_id: parts}, max_chars=300
     )
     text = reduced[ALICE.user_id]
@@ -128,7 +128,7 @@ async def test_history_keeps_days_in_order_with_dates(llm: MemoryLLM) -> None:
         (date(2024, 5, 1), 'alice said: "I finally got the job at the bakery!".'),
         (date(2024, 5, 3), 'alice said: "I like pizza more than anything".'),
     ]
-    text = await llm.summarize_history(
+    text = await llm.summaries.summarize_history(
         guild_id=9, member=ALICE, days=days, max_chars=500, forgotten=["alice likes pizza"]
     )
     assert text.index("May 1") < text.index("May 2")
@@ -149,7 +149,7 @@ async def test_a_rolled_history_takes_in_its_newest_days_when_the_old_one_is_ful
         "painted a mural of lighthouses along the community garden fence",
     ]
     old = " ".join(f'May {day}: alice said: "{text}".' for day, text in enumerate(news, 2))
-    text = await llm.summarize_history(
+    text = await llm.summaries.summarize_history(
         guild_id=9,
         member=ALICE,
         days=[(date(2024, 5, 7), 'alice said: "adopted a cat".')],

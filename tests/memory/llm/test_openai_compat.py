@@ -254,7 +254,7 @@ async def test_a_notes_pass_through_a_local_model_maps_names_back_to_members(
             content="fixed my bike this morning",
         ),
     ]
-    notes, learned = await MemoryLLM(_chain(local_llm, telemetry, sleeps)).read_stretch(
+    notes, learned = await MemoryLLM(_chain(local_llm, telemetry, sleeps)).summaries.read_stretch(
         guild_id=7,
         day=date(2024, 5, 1),
         timezone="UTC",

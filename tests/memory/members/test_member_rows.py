@@ -3,9 +3,14 @@ writer stores, an alias remembered or forgotten, another process's change."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import asyncpg
+
 from bot.console import ConsoleSession
 from memory.core.clock import SystemClock
 from memory.core.models import Member
+from memory.core.telemetry import Telemetry
 from memory.members import MemberDirectory
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
@@ -13,7 +18,7 @@ from tests.bot.console_support import console_settings
 GUILD = 1
 
 
-async def test_a_cached_row_serves_until_the_member_changes(db_pool) -> None:
+async def test_a_cached_row_serves_until_the_member_changes(db_pool: asyncpg.Pool) -> None:
     await db_pool.execute(
         "INSERT INTO members (guild_id, user_id, username) VALUES ($1, 7, 'dana')", GUILD
     )
@@ -28,7 +33,9 @@ async def test_a_cached_row_serves_until_the_member_changes(db_pool) -> None:
     assert await directory.get(GUILD, [8]) == {}, "unknown ids are left out, not cached"
 
 
-async def test_a_rename_and_a_forgotten_alias_show_at_once(db_pool, telemetry, tmp_path) -> None:
+async def test_a_rename_and_a_forgotten_alias_show_at_once(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.core.models import Member
+from memory.core.telemetry import Telemetry
 from memory.llm import PromptMember
 from memory.llm.offline import HANDLERS
 from memory.llm.tasks import DailySummaries, by_member, member_keys, split_keyed
@@ -93,7 +96,9 @@ def test_a_second_member_with_a_taken_name_shows_with_their_username() -> None:
     assert names == {1: "Alex", 2: "alex (alexandra)", 3: "Alex (2)"}
 
 
-async def test_two_members_with_one_display_name_keep_their_own_news(db_pool, telemetry) -> None:
+async def test_two_members_with_one_display_name_keep_their_own_news(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool, {ALICE: "Alex", BOB: "Alex"})
     noon = datetime(TODAY.year, TODAY.month, TODAY.day, 9, tzinfo=UTC)
     await insert_messages(

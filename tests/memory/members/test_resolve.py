@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncpg
 import pytest
 
 from db.members import add_alias, upsert_members
@@ -16,7 +17,7 @@ ZED = Member(G + 1, 4, username="zed")
 
 
 @pytest.fixture
-async def resolver(db_pool) -> MemberResolver:
+async def resolver(db_pool: asyncpg.Pool) -> MemberResolver:
     await upsert_members(db_pool, [ALICE, BOB, BOBBY, ZED])
     await add_alias(db_pool, G, ALICE.user_id, "Sergey")
     return MemberResolver(db_pool)
@@ -69,7 +70,7 @@ async def test_a_mention_of_an_unseen_user_still_resolves(resolver: MemberResolv
     assert resolution.member is not None and resolution.member.username == "newbie"
 
 
-async def test_subject_of_a_statement(resolver: MemberResolver, db_pool) -> None:
+async def test_subject_of_a_statement(resolver: MemberResolver, db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, 5, username="bigbob", nickname="Big Bob")])
     big = await resolver.resolve_subject(G, "Big Bob's cat is cute")
     assert big.member is not None and big.member.user_id == 5

@@ -4,15 +4,18 @@ already queued; opting in stores them again."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
 from memory.ports import describe_mine
 from memory.wiring import Memory, open_memory
 from tests.memory.export_samples import export, sample_messages, write
@@ -25,8 +28,10 @@ ALICE_M, BOB_M = Member(G, ALICE, username="alice"), Member(G, BOB, username="bo
 
 
 @pytest.fixture
-async def memory(db_pool, telemetry, tmp_path: Path):
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+async def memory(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> AsyncIterator[Memory]:
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     async with open_memory(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
     ) as opened:
@@ -36,7 +41,7 @@ async def memory(db_pool, telemetry, tmp_path: Path):
         yield opened
 
 
-def _said(author: int, text: str, minutes: int, **extra: object):
+def _said(author: int, text: str, minutes: int, **extra: object) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -48,13 +53,13 @@ def _said(author: int, text: str, minutes: int, **extra: object):
     )
 
 
-async def _authors(db_pool) -> list[int]:
+async def _authors(db_pool: asyncpg.Pool) -> list[int]:
     rows = await db_pool.fetch("SELECT author_id FROM messages WHERE guild_id = $1", G)
     return sorted(row["author_id"] for row in rows)
 
 
 async def test_opting_out_deletes_and_keeps_out_even_queued_messages(
-    memory: Memory, db_pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     memory.writer.submit(_said(ALICE, "I am allergic to peanuts", 30))
     memory.writer.submit(_said(BOB, "hi @alice, no peanuts then", 29, mention_ids=(ALICE,)))
@@ -98,7 +103,9 @@ async def test_opting_out_deletes_and_keeps_out_even_queued_messages(
     assert (await memory.privacy.export(subject))["opted_out"] is False
 
 
-async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_path: Path) -> None:
+async def test_imports_skip_an_opted_out_member(
+    memory: Memory, db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
     messages = sample_messages()
     author = int(messages[0]["author"]["id"])
     guild = int(export(messages)["guild"]["id"])
@@ -114,7 +121,9 @@ async def test_imports_skip_an_opted_out_member(memory: Memory, db_pool, tmp_pat
     assert result.new == len(stored) and result.existing == 0
 
 
-async def test_an_opted_in_guild_stores_only_members_who_opted_in(memory: Memory, db_pool) -> None:
+async def test_an_opted_in_guild_stores_only_members_who_opted_in(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     memory.writer.submit(_said(BOB, "said before the switch", 10))
     await memory.writer.flush()
     settings = await memory.guild_settings.update(G, storage="opted-in")

@@ -13,6 +13,7 @@ from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import SystemClock
 from memory.core.models import ChatMessage, Member
+from memory.core.telemetry import Telemetry
 from memory.privacy import (
     AmbiguousMember,
     Subject,
@@ -36,7 +37,9 @@ def _at(day: date, hour: int) -> datetime:
     return datetime(day.year, day.month, day.day, hour, 30, tzinfo=UTC) - timedelta(hours=2)
 
 
-def _msg(mid: int, author: int, day: date, content: str, *, hour: int = 12, **kw: Any):
+def _msg(
+    mid: int, author: int, day: date, content: str, *, hour: int = 12, **kw: Any
+) -> ChatMessage:
     return ChatMessage(mid, G, 5, author, content, _at(day, hour), **kw)
 
 
@@ -155,12 +158,14 @@ async def _rows_mentioning(db: asyncpg.Pool, guild_id: int, needle: str) -> dict
 
 
 @pytest.fixture
-async def seeded(db_pool) -> asyncpg.Pool:
+async def seeded(db_pool: asyncpg.Pool) -> asyncpg.Pool:
     await _seed(db_pool)
     return db_pool
 
 
-async def test_export_holds_everything_about_the_member(seeded, telemetry) -> None:
+async def test_export_holds_everything_about_the_member(
+    seeded: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     subject = await resolve_subject(seeded, G, "alice")
     export = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
 
@@ -182,7 +187,9 @@ async def test_export_holds_everything_about_the_member(seeded, telemetry) -> No
     assert event["user_id"] == ALICE and event["count"] == 13
 
 
-async def test_purge_leaves_no_row_about_the_member(seeded, telemetry) -> None:
+async def test_purge_leaves_no_row_about_the_member(
+    seeded: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     assert await _rows_mentioning(seeded, G, str(ALICE))  # the check does see the seed
     subject = await resolve_subject(seeded, G, "<@111111111111111111>")
     resummarized: list[tuple[int, date]] = []
@@ -213,7 +220,9 @@ async def test_purge_leaves_no_row_about_the_member(seeded, telemetry) -> None:
     assert "purged Alice (@alice_w, id 111111111111111111)" in report.describe()
 
 
-async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, telemetry) -> None:
+async def test_purge_keeps_other_members_and_marks_shared_days_stale(
+    seeded: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await purge_member(seeded, await resolve_subject(seeded, G, "Ally"), telemetry=telemetry)
 
     messages = {
@@ -231,6 +240,7 @@ async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, tel
     )
     # Alice's remember about Bob stays (it is Bob's memory) but no longer names her
     row = await seeded.fetchrow("SELECT * FROM fact_history WHERE guild_id = $1", G)
+    assert row is not None
     assert (row["user_id"], row["actor_id"], row["source_message_id"]) == (BOB, None, None)
     assert (
         await seeded.fetchval("SELECT actor_id FROM forgotten_statements WHERE guild_id = $1", G)
@@ -255,7 +265,9 @@ async def test_purge_keeps_other_members_and_marks_shared_days_stale(seeded, tel
     assert [r["user_id"] for r in contexts] == [CAROL]
 
 
-async def test_purge_drops_a_later_narrative_that_still_names_her(seeded, telemetry) -> None:
+async def test_purge_drops_a_later_narrative_that_still_names_her(
+    seeded: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """A narrative rolled forward can carry a sentence past its window: one ending long after
     her last day is dropped when it names her, and another member's that does not stays."""
     later = DAY4 + timedelta(days=20)
@@ -271,7 +283,7 @@ async def test_purge_drops_a_later_narrative_that_still_names_her(seeded, teleme
     assert [r["user_id"] for r in rows] == [CAROL]
 
 
-async def test_purge_then_export_round_trip(seeded, telemetry) -> None:
+async def test_purge_then_export_round_trip(seeded: asyncpg.Pool, telemetry: Telemetry) -> None:
     subject = await resolve_subject(seeded, G, str(ALICE))
     before = await export_member(seeded, subject, clock=SystemClock(), telemetry=telemetry)
     await purge_member(seeded, subject, telemetry=telemetry)
@@ -284,7 +296,7 @@ async def test_purge_then_export_round_trip(seeded, telemetry) -> None:
         await resolve_subject(seeded, G, str(ALICE))
 
 
-async def test_tables_added_later_are_swept_too(seeded, telemetry) -> None:
+async def test_tables_added_later_are_swept_too(seeded: asyncpg.Pool, telemetry: Telemetry) -> None:
     await seeded.execute(
         "CREATE TABLE member_notes (guild_id bigint, user_id bigint, note text);"
         f"INSERT INTO member_notes VALUES ({G}, {ALICE}, 'n1'), ({G}, {BOB}, 'n2'),"
@@ -299,7 +311,7 @@ async def test_tables_added_later_are_swept_too(seeded, telemetry) -> None:
     assert [r["note"] for r in notes] == ["n2", "n3"]
 
 
-async def test_resolution_by_id_mention_name_and_errors(seeded) -> None:
+async def test_resolution_by_id_mention_name_and_errors(seeded: asyncpg.Pool) -> None:
     assert (await resolve_subject(seeded, G, "Bobby")).user_id == BOB
     assert (await resolve_subject(seeded, G, f"<@!{BOB}>")).user_id == BOB
     # someone never seen in the directory but remembered about: found by id
@@ -324,7 +336,7 @@ async def test_resolution_by_id_mention_name_and_errors(seeded) -> None:
         await resolve_subject(seeded, G, "999")
 
 
-async def test_guild_resolution(seeded) -> None:
+async def test_guild_resolution(seeded: asyncpg.Pool) -> None:
     assert await resolve_guild(seeded, str(G)) == G
     assert await resolve_guild(seeded, "tea club") == G
     with pytest.raises(UnknownGuild, match="no guild 77"):

@@ -11,6 +11,7 @@ from db.messages import insert_messages
 from db.pool import create_pool
 from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage
+from memory.core.telemetry import Telemetry
 from memory.privacy._retention import MIN_RETENTION_DAYS, RetentionJob, run_retention
 from tests.support import chat_message
 
@@ -92,7 +93,7 @@ async def _message_ids(db: asyncpg.Pool) -> set[int]:
 
 
 async def test_deletes_exactly_the_old_messages_and_keeps_facts_and_summaries(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     cutoff_age = timedelta(days=30)
     old = [
@@ -121,7 +122,9 @@ async def test_deletes_exactly_the_old_messages_and_keeps_facts_and_summaries(
     assert event["outcome"] == "ok" and event["count"] == 3 and event["retention_days"] == 30
 
 
-async def test_deletes_in_bounded_batches_oldest_first(db_pool, telemetry) -> None:
+async def test_deletes_in_bounded_batches_oldest_first(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     old = [_message(i, G1, timedelta(days=31, minutes=i)) for i in range(1, 251)]
     await insert_messages(db_pool, [*old, _message(1000, G1, timedelta(days=2))])
 
@@ -135,7 +138,7 @@ async def test_deletes_in_bounded_batches_oldest_first(db_pool, telemetry) -> No
     assert telemetry.recent("retention")[0]["batches"] == 3
 
 
-async def test_dry_run_counts_without_deleting(db_pool, telemetry) -> None:
+async def test_dry_run_counts_without_deleting(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     await insert_messages(
         db_pool, [_message(1, G1, timedelta(days=45)), _message(2, G1, timedelta(0))]
     )
@@ -148,7 +151,7 @@ async def test_dry_run_counts_without_deleting(db_pool, telemetry) -> None:
 
 
 async def test_short_retention_never_reaches_the_days_summaries_still_read(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await insert_messages(
         db_pool,
@@ -164,7 +167,9 @@ async def test_short_retention_never_reaches_the_days_summaries_still_read(
     assert await _message_ids(db_pool) == {1}
 
 
-async def test_background_job_runs_on_schedule_and_stops(db_pool, telemetry) -> None:
+async def test_background_job_runs_on_schedule_and_stops(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     clock = FixedClock(NOW)
     await insert_messages(db_pool, [_message(1, G1, timedelta(days=40))])
     job = RetentionJob(
@@ -200,7 +205,9 @@ async def test_background_job_runs_on_schedule_and_stops(db_pool, telemetry) -> 
     assert {e["outcome"] for e in telemetry.recent("retention")} == {"ok"}
 
 
-async def test_a_failed_run_is_reported_and_the_job_keeps_going(database_dsn, telemetry) -> None:
+async def test_a_failed_run_is_reported_and_the_job_keeps_going(
+    database_dsn: str, telemetry: Telemetry
+) -> None:
     pool = await create_pool(database_dsn)
     await pool.close()  # the database is gone for this job
     job = RetentionJob(pool, retention_days=30, clock=FixedClock(NOW), telemetry=telemetry)

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.core.models import Member
+from memory.core.telemetry import Telemetry
 from tests.memory.hierarchy_support import GUILD, NOW, TODAY, manager, message, model
 
 MEMBERS = 400
 BUDGET = 20_000
 
 
-async def test_many_members_do_not_shrink_chunks_to_a_few_messages(db_pool, telemetry) -> None:
+async def test_many_members_do_not_shrink_chunks_to_a_few_messages(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     ids = list(range(5_000, 5_000 + MEMBERS))
     await upsert_members(
         db_pool, [Member(guild_id=GUILD, user_id=uid, username=f"member{uid}") for uid in ids]

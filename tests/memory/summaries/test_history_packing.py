@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import asyncpg
+
 from db import historical
+from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember
 from memory.summaries import BuildStats, HistoricalSummarizer, SummaryConfig
 from memory.summaries._packing import pack
@@ -19,7 +22,7 @@ def test_pack_keeps_order_and_never_drops_an_item_larger_than_the_budget() -> No
 
 
 async def test_a_closing_batch_over_the_prompt_limit_is_split_and_every_member_rolled(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     provider = model()
     provider.prompt_token_limit = 1_000  # a small local model: ~3,000 characters of prompt
@@ -27,7 +30,9 @@ async def test_a_closing_batch_over_the_prompt_limit_is_split_and_every_member_r
         db_pool, MemoryLLM(provider), SummaryConfig(), telemetry=telemetry
     )
     end = TODAY - timedelta(days=1)
-    members = {100 + n: (PromptMember(user_id=100 + n, name=f"Member{n}"), []) for n in range(12)}
+    members: dict[int, tuple[PromptMember, list[str]]] = {
+        100 + n: (PromptMember(user_id=100 + n, name=f"Member{n}"), []) for n in range(12)
+    }
     days = {
         user_id: [
             (end - timedelta(days=k), f"Member{user_id - 100} did thing {k}. " * 8)

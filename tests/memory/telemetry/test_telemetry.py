@@ -32,7 +32,9 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_every_line_is_json_with_the_documented_fields(tmp_path: Path, telemetry) -> None:
+def test_every_line_is_json_with_the_documented_fields(
+    tmp_path: Path, telemetry: Telemetry
+) -> None:
     stream = io.StringIO()
     file_sink = RotatingFileSink(tmp_path, max_bytes=1_000_000, backups=2)
     telemetry.add_sink(StreamSink(stream))
@@ -67,7 +69,7 @@ def test_every_line_is_json_with_the_documented_fields(tmp_path: Path, telemetry
     assert remember.keys() <= FIELDS.keys()
 
 
-def test_none_fields_are_dropped_and_counts_kept(telemetry) -> None:
+def test_none_fields_are_dropped_and_counts_kept(telemetry: Telemetry) -> None:
     telemetry.emit("cache", outcome="hit", cache="today", guild_id=None)
     telemetry.emit("cache", outcome="miss", cache="today")
     telemetry.emit("cache", outcome="hit", cache="context")
@@ -75,7 +77,7 @@ def test_none_fields_are_dropped_and_counts_kept(telemetry) -> None:
     assert telemetry.counts() == {"cache:hit": 2, "cache:miss": 1}
 
 
-def test_file_rotates_by_size_and_keeps_backups(tmp_path: Path, telemetry) -> None:
+def test_file_rotates_by_size_and_keeps_backups(tmp_path: Path, telemetry: Telemetry) -> None:
     sink = RotatingFileSink(tmp_path, max_bytes=10_000, backups=2)
     telemetry.add_sink(sink)
     for index in range(600):
@@ -88,7 +90,7 @@ def test_file_rotates_by_size_and_keeps_backups(tmp_path: Path, telemetry) -> No
         assert all(event["op"] == "ingest" for event in _lines(path))
 
 
-def test_a_broken_sink_does_not_break_the_operation(telemetry) -> None:
+def test_a_broken_sink_does_not_break_the_operation(telemetry: Telemetry) -> None:
     def broken(event: dict[str, Any]) -> None:
         raise OSError("disk full")
 
@@ -133,7 +135,9 @@ def test_docs_explain_every_field_and_op() -> None:
 # --- optional OpenTelemetry ------------------------------------------------------------------
 
 
-def test_no_spans_without_an_exporter_or_without_the_package(monkeypatch) -> None:
+def test_no_spans_without_an_exporter_or_without_the_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert not otel_exporter_configured({})
     assert not otel_exporter_configured({"OTEL_TRACES_EXPORTER": "none"})
     assert opentelemetry_sink_from_env({}) is None
@@ -178,7 +182,9 @@ def _fake_trace_module(tracer: _RecordingTracer) -> types.ModuleType:
     return trace
 
 
-def test_events_become_spans_when_an_exporter_is_configured(monkeypatch, telemetry) -> None:
+def test_events_become_spans_when_an_exporter_is_configured(
+    monkeypatch: pytest.MonkeyPatch, telemetry: Telemetry
+) -> None:
     tracer = _RecordingTracer()
     trace = _fake_trace_module(tracer)
     package = types.ModuleType("opentelemetry")

@@ -55,7 +55,8 @@ def test_parse_line_skips_junk() -> None:
     assert parse_line('{"ts": "2025-01-01T00:00:00+00:00", "op": "x"') is None  # truncated
     assert parse_line("[1, 2]") is None
     assert parse_line('{"hello": 1}') is None
-    assert parse_line(json_line(_event("reply", 1)))["op"] == "reply"
+    parsed = parse_line(json_line(_event("reply", 1)))
+    assert parsed is not None and parsed["op"] == "reply"
 
 
 def test_filters_by_op_guild_and_since() -> None:

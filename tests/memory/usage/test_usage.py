@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -45,13 +46,13 @@ class MeteredModel(LLMProvider):
         )
 
 
-def _settings(tmp_path: Path, **values: object) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+def _settings(tmp_path: Path, **values: Any) -> Settings:
+    return Settings(
         _env_file=None, log_dir=tmp_path / "logs", llm_prices="local-model=1/2", **values
     )
 
 
-async def _closed(pool: asyncpg.Pool, day) -> bool:
+async def _closed(pool: asyncpg.Pool, day: date) -> bool:
     return bool(
         await pool.fetchval(
             "SELECT count(*) FROM summary_days WHERE guild_id=$1 AND day=$2", G, day

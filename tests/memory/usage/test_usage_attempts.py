@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -37,10 +38,8 @@ from tests.memory.llm.fake_http import FakeHTTPServer, Reply
 G = 3301
 
 
-def _settings(tmp_path: Path, **values: object) -> Settings:
-    return Settings(  # type: ignore[call-arg]
-        _env_file=None, log_dir=tmp_path / "logs", llm_prices="llama3.1=1/2", **values
-    )
+def _settings(tmp_path: Path, **values: Any) -> Settings:
+    return Settings(_env_file=None, log_dir=tmp_path / "logs", llm_prices="llama3.1=1/2", **values)
 
 
 @pytest.fixture

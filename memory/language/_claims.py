@@ -1,5 +1,5 @@
 """Facts as simple claims: "same subject, same predicate" detection, over sentences phrased in
-the third person (`memory.language`).
+the third person (`_third_person`).
 
 The offline provider uses this to merge a new fact the way a careful person would: "alice
 lives in Berlin" replaces "Alice lives in Paris", while "alice likes sushi" sits next to
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memory.core.text import collapse
-from memory.language import content_tokens
+from memory.language._meaning import content_tokens
 
 SELF = "@self"
 

@@ -1,5 +1,6 @@
-"""What every memory task shares: the provider, its prompt limits, one validated call, and
-the offline provider's answer for whatever part of a model's answer says nothing.
+"""What every memory task shares, held once by `MemoryLLM` and handed to each family of tasks:
+the provider, its prompt limits, one validated call, and the offline provider's answer for
+whatever part of a model's answer says nothing.
 
 "Never worse than offline": a task checks a model's answer item by item (`_vetting.py`) and
 replaces each item that fails with the offline provider's item for the same request, so no
@@ -17,6 +18,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from memory.core.telemetry import Telemetry
+from memory.core.tokens import tokens_to_write
 from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, LLMResponse, Purpose
 from memory.llm.tasks._vetting import echoes, example_texts
 
@@ -38,13 +40,11 @@ OUTPUT_TOKENS_FIXED: dict[str, int] = {
     "daily_reduce": 64,
     "reply": 700,  # Discord's 2,000 characters and a little more
 }
-# Characters per output token a budget assumes (English prose in a BPE vocabulary is ~4).
-CHARS_PER_TOKEN = 3
 
 
 def output_budget(purpose: str, max_chars: int = 0, items: int = 1) -> int:
     """max_tokens for one call: the asked length of each item, plus the fixed part."""
-    per_item = max_chars // CHARS_PER_TOKEN + 16 if max_chars else 0
+    per_item = tokens_to_write(max_chars) + 16 if max_chars else 0
     return OUTPUT_TOKENS_FIXED.get(purpose, 256) + per_item * max(1, items)
 
 
@@ -65,32 +65,26 @@ class Answered(Generic[T]):
         return example_texts(self.request.prompt, self.request.schema)
 
 
-class TaskBase:
+@dataclass(frozen=True, slots=True)
+class TaskCalls:
     """The provider (usually the fallback chain) and the structured call every task makes."""
 
-    def __init__(
-        self,
-        provider: LLMProvider,
-        *,
-        telemetry: Telemetry | None = None,
-        offline: LLMProvider | None = None,
-    ) -> None:
-        """`offline`: the provider whose answer replaces each unusable item of a model's."""
-        self.provider = provider
-        self.telemetry = telemetry
-        self._offline = offline
+    provider: LLMProvider
+    telemetry: Telemetry | None = None
+    # The provider whose answer replaces each unusable item of a model's (the offline one).
+    floor: LLMProvider | None = None
 
     @property
     def offline(self) -> LLMProvider:
         """The deterministic provider whose answers are the floor."""
-        if self._offline is None:
+        if self.floor is None:
             raise LLMBadOutput("no offline provider to stand in for an unusable answer")
-        return self._offline
+        return self.floor
 
     def checks(self, answered: Answered[T]) -> bool:
         """Check this answer item by item? A real model's, when an offline floor is set (the
         factory sets one; a task built over a scripted model in a test may go without)."""
-        return answered.by_model and self._offline is not None
+        return answered.by_model and self.floor is not None
 
     def prompt_token_limit(self, purpose: Purpose) -> int | None:
         """Input tokens a prompt for `purpose` may hold (None: no known limit)."""
@@ -100,7 +94,7 @@ class TaskBase:
             return limit
         return self.provider.prompt_token_limit
 
-    async def _ask(
+    async def ask(
         self,
         purpose: Purpose,
         prompt: str,
@@ -126,7 +120,7 @@ class TaskBase:
             raise LLMBadOutput(f"{purpose}: provider returned no {schema.__name__}")
         return Answered(parsed, request, response)
 
-    async def _vetted(
+    async def vetted(
         self,
         purpose: Purpose,
         prompt: str,
@@ -139,7 +133,7 @@ class TaskBase:
     ) -> T:
         """One call whose whole answer is one item: the model's when `problem` finds none
         (given the answer and the prompt's example texts), else the offline provider's."""
-        answered = await self._ask(
+        answered = await self.ask(
             purpose,
             prompt,
             schema,
