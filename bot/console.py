@@ -8,6 +8,7 @@ gateway. Drivable from a script: `memorybot console < script.txt`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -16,15 +17,11 @@ from collections.abc import Callable
 
 from bot.console_commands import member_controls, summarize_lines
 from bot.console_notices import ModelNotices
-from bot.console_text import HELP, NOT_REMEMBERED, explain_report
+from bot.console_text import HELP, explain_report
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.language import addressed_text
-from memory.ports import (
-    FrontDoor,
-    IncomingMessage,
-    asks_catch_up,
-)
+from memory.ports import Addressed, Answer, FrontDoor, IncomingMessage
 
 _log = logging.getLogger(__name__)
 
@@ -136,28 +133,25 @@ class ConsoleSession:
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
-        memory = self.memory
-        await memory.chat.flush()  # commands resolve names from the directory
+        await self.memory.chat.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
-        await memory.reports.settled()
-        result = await memory.member_commands.handle(
-            self.guild_id,
-            speaker,
-            addressed,
-            author_can_manage_guild=True,
-            message_id=message_id,
+        await self.memory.reports.settled()
+        asked = Addressed(
+            message=IncomingMessage(
+                self.guild_id,
+                self.channel_id,
+                message_id,
+                speaker.user_id,
+                speaker.display_name,
+                addressed,
+                viewer=await self.viewer(speaker),
+            ),
+            author=speaker,
+            can_manage_guild=True,  # the console's speaker holds Manage Server (see /help)
         )
-        if result is not None:
-            return self._answer(result.reply)
-        consent = await memory.admin.consent(self.guild_id, speaker.user_id)
-        if consent is not None and consent.state == "out":
-            return self._answer(NOT_REMEMBERED)
-        if asks_catch_up(addressed):  # "Bot, what did I miss?", as on Discord
-            caught_up = await memory.reports.catch_up(
-                self.guild_id, speaker.user_id, await self.viewer(speaker)
-            )
-            return self._answer(await self._channel_names(caught_up))
-        return self._answer(await self._reply(speaker, addressed, message_id))
+        terminal = _Terminal(self)
+        await self.memory.conversation.answer(asked, terminal)
+        return terminal.lines
 
     async def _hear(self, speaker: Member, text: str) -> int:
         """A line said in the channel: stored as a message and heard by the window; its id."""
@@ -184,33 +178,6 @@ class ConsoleSession:
             )
         )
         return message_id
-
-    async def _reply(self, speaker: Member, addressed: str, message_id: int) -> str:
-        """The bot's reply to a line addressed to it, which then joins the window too."""
-        reply = await self.memory.conversation.reply_to(
-            IncomingMessage(
-                self.guild_id,
-                self.channel_id,
-                message_id,
-                speaker.user_id,
-                speaker.display_name,
-                addressed,
-                viewer=await self.viewer(speaker),
-            )
-        )
-        await self.memory.conversation.hear(
-            IncomingMessage(
-                self.guild_id,
-                self.channel_id,
-                self._next_id(),
-                BOT_USER_ID,
-                self.bot_name,
-                reply.text,
-                viewer=Viewer.of_channels(BOT_USER_ID, {self.channel_id}),
-                reply_to_id=message_id,
-            )
-        )
-        return reply.text
 
     async def _channel_names(self, text: str) -> str:
         """Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them."""
@@ -318,6 +285,24 @@ class ConsoleSession:
         target = found[0]
         report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
+
+
+class _Terminal:
+    """Where the console's answers go: lines to print, each a message with a fresh id."""
+
+    optin_command = "/optin"
+
+    def __init__(self, session: ConsoleSession) -> None:
+        self._session = session
+        self.lines: list[str] = []
+
+    def working(self, *, show: bool) -> contextlib.AbstractAsyncContextManager[None]:
+        return contextlib.nullcontext()
+
+    async def send(self, answer: Answer) -> int:
+        # Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them.
+        self.lines += self._session._answer(await self._session._channel_names(answer.text))
+        return self._session._next_id()
 
 
 def _console_member(guild_id: int, name: str) -> Member:

@@ -1,5 +1,5 @@
-"""Episodes on Discord: `/catchup`, "Bot, what did I miss?", `/memory episodes`,
-`/memory digest`, and posting the daily digest a job composed.
+"""Episodes on Discord: `/catchup`, `/memory episodes`, `/memory digest`, and posting the daily
+digest a job composed ("Bot, what did I miss?" is a message: `Conversation.answer` answers it).
 
 Translation only: the words come from `FrontDoor.reports`. Which channels a member may read is
 resolved by the bot's `ChannelReaders` (bot/readers.py), the one Discord-side place that
@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.checks import manage_server_only
-from bot.interactions import NO_PINGS, followup_in_parts, reply_in_parts, respond
+from bot.interactions import NO_PINGS, followup_in_parts, respond
 from bot.readers import ChannelReaders
 from memory.core.split import reply_parts
 from memory.ports import (
@@ -80,20 +80,6 @@ class EpisodesCog(commands.Cog, name="Episodes"):
         )
         for part in reply_parts(text):
             await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
-
-    @commands.Cog.listener()
-    async def on_catch_up_request(self, message: discord.Message) -> None:
-        """'Bot, what did I miss?' in a channel: answered there, so only with what everyone
-        who reads that channel may read."""
-        if message.guild is None or not isinstance(message.author, discord.Member):
-            return
-        text = await self.memory.reports.catch_up(
-            message.guild.id,
-            message.author.id,
-            self.readers.reply_viewer(message.guild, message.author, message.channel),  # type: ignore[arg-type]
-        )
-        with contextlib.suppress(discord.HTTPException):
-            await reply_in_parts(message, text)
 
     # --- /memory episodes, /memory digest ------------------------------------------------
 

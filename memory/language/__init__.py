@@ -31,6 +31,7 @@ from memory.language._dates import day_label, resolve_dates, without_dates
 from memory.language._intent import (
     CommandKind,
     ParsedCommand,
+    Prefilter,
     addressed_text,
     asks_what_was_talked_about,
     is_forget_command,
@@ -75,6 +76,7 @@ __all__ = [
     "Learned",
     "ParsedCommand",
     "PersonalNews",
+    "Prefilter",
     "addressed_text",
     "asked_channel",
     "asked_channel_name",

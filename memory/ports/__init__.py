@@ -3,13 +3,13 @@ dashboard) may do with memory, and the value types and renderers it shows.
 
     async with open_memory(settings, clock=SystemClock()) as memory:   # memory.wiring
         memory.chat.submit(message)
-        result = await memory.member_commands.handle(...)
-        reply = await memory.conversation.compose(...)
+        answer = await memory.conversation.answer(addressed, outlet)
 
 Six faces, each a small class over the services that do the work: `ChatEvents` (events in),
-`Conversation` (replies out), `MemberCommands` (remember, forget, what-do-you-know, search),
-`Administration` (privacy, guild settings, channel visibility), `Reports` (episodes, digests,
-closed days) and `Operations` (usage, jobs, retention, imports, shards). `FrontDoor` is the
+`Conversation` (the answer to every message addressed to the bot), `MemberCommands`
+(remember, forget, what-do-you-know, search), `Administration` (privacy, guild settings,
+channel visibility), `Reports` (episodes, digests, closed days) and `Operations` (usage, jobs,
+retention, imports, shards). `FrontDoor` is the
 protocol a front end is typed against. bot/ imports memory only through this package, the core
 and the language package (import-linter holds it to that, `tests/test_layering.py`); the entry
 points that open memory also reach `memory.wiring.open_memory`.
@@ -42,6 +42,15 @@ from memory.ingest import ExportFormatError, ExportImporter, ImportResult, is_tr
 from memory.llm import breaker_report
 from memory.ports._lookup import NameLookup
 from memory.ports.admin import Administration
+from memory.ports.answers import (
+    APOLOGY,
+    COMMAND_FAILED,
+    SLOW_DOWN,
+    Addressed,
+    Answer,
+    AnswerKind,
+    Outlet,
+)
 from memory.ports.chat import ChatEvents
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
@@ -80,11 +89,17 @@ from memory.telemetry import (
 )
 
 __all__ = [
+    "APOLOGY",
+    "COMMAND_FAILED",
     "MIN_RETENTION_DAYS",
     "OPS",
+    "SLOW_DOWN",
     "TELEMETRY_FILE",
+    "Addressed",
     "AdminViews",
     "Administration",
+    "Answer",
+    "AnswerKind",
     "ChatEvents",
     "CommandResult",
     "ContextReport",
@@ -107,6 +122,7 @@ __all__ = [
     "MemberCommands",
     "NameLookup",
     "Operations",
+    "Outlet",
     "PendingDigest",
     "PrivacyError",
     "PurgeReport",

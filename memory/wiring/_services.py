@@ -187,7 +187,7 @@ def _assembled(
         opened.pool, default_timezone=opened.settings.default_timezone, on_change=core.caches.guild
     )
     usage = _usage_rollup(opened.telemetry)
-    members = core.held.directory
+    members, consent = core.held.directory, core.held.consent
     return Memory(
         settings=opened.settings,
         clock=opened.clock,
@@ -218,7 +218,9 @@ def _assembled(
             core.guild_settings,
             visibility,
         ),
-        conversation=Conversation(replies, core.guild_settings, core.held.consent),
+        conversation=Conversation(
+            replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
+        ),
         member_commands=MemberCommands(core.commands, core.facts, core.manager, recall, members),
         admin=Administration(core.privacy, core.guild_settings, visibility),
         reports=Reports(core.episodes, core.manager),
