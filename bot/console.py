@@ -94,7 +94,7 @@ class ConsoleSession:
         """Whose eyes a reply is for: the console is one channel, so its own messages plus
         the guild's public channels (an imported server's restricted ones stay out)."""
         if self._public is None:
-            self._public = await self.memory.admin.public_channels(self.guild_id)
+            self._public = await self.memory.visibility.public_channels(self.guild_id)
         return Viewer.of_channels(speaker.user_id, self._public | {self.channel_id})
 
     def _next_id(self) -> int:
@@ -135,7 +135,7 @@ class ConsoleSession:
             return []
         await self.memory.chat.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
-        await self.memory.reports.settled()
+        await self.memory.episodes.settled()
         asked = Addressed(
             message=IncomingMessage(
                 self.guild_id,
@@ -184,7 +184,7 @@ class ConsoleSession:
         ids = {int(found) for found in _CHANNEL_MENTION.findall(text)}
         if not ids:
             return text
-        names = await self.memory.admin.channel_names(self.guild_id, ids)
+        names = await self.memory.guild_settings.channel_names(self.guild_id, ids)
         names.setdefault(self.channel_id, CONSOLE_CHANNEL_NAME)  # its name may be unstored yet
         return _CHANNEL_MENTION.sub(
             lambda match: f"#{names.get(int(match.group(1)), match.group(1))}", text
@@ -283,7 +283,7 @@ class ConsoleSession:
             names = ", ".join(member.display_name for member in found)
             return [f"{len(found)} members answer to {name.strip()}: {names}; use a fuller name"]
         target = found[0]
-        report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
+        report = await self.memory.manager.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
 
 

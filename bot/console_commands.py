@@ -18,7 +18,7 @@ async def member_controls(
     memory: FrontDoor, guild_id: int, speaker: Member, command: str
 ) -> list[str]:
     """The member controls, as the current speaker."""
-    privacy = memory.admin
+    privacy = memory.privacy
     await memory.chat.flush()
     subject = await privacy.subject_or_id(guild_id, str(speaker.user_id))
     name = speaker.display_name
@@ -59,13 +59,13 @@ async def summarize_lines(memory: FrontDoor, guild_id: int, day_text: str | None
         return [f"not a date: {day_text} (use YYYY-MM-DD)"]
     await memory.chat.flush()
     if day is None:
-        timezone = await memory.reports.timezone(guild_id)
+        timezone = await memory.manager.timezone(guild_id)
         day = local_day(memory.clock.now(), timezone)
     try:
-        await memory.reports.check_day(guild_id, day)
+        await memory.manager.check_day(guild_id, day)
     except DayOutOfRange as exc:
         return [f"(nothing to summarise: {exc})"]
-    result = await memory.reports.summarize_day(guild_id, day)
+    result = await memory.manager.summarize_day(guild_id, day)
     if result.reason == "expired":
         lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
     else:

@@ -41,10 +41,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
             user_id = None
             if args.user:
-                user_id = (await memory.admin.subject(guild_id, args.user)).user_id
+                user_id = (await memory.privacy.subject(guild_id, args.user)).user_id
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         print(ALL_CHANNELS, file=sys.stderr)

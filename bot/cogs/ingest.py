@@ -182,7 +182,7 @@ class IngestCog(commands.Cog, name="Ingest"):
         reconcile = [guild for guild in guilds if guild.id not in self._reconciled]
         try:
             for guild in guilds:  # know every guild's ignored channels before reading history
-                await self.memory.admin.refresh_settings(guild.id)
+                await self.memory.guild_settings.refresh(guild.id)
             total = await self.backfiller.run(reconcile, reconcile=True)
             self._reconciled.update(guild.id for guild in reconcile)
             total += await self.backfiller.run([g for g in guilds if g not in reconcile])

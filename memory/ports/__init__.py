@@ -5,11 +5,13 @@ dashboard) may do with memory, and the value types and renderers it shows.
         memory.chat.submit(message)
         answer = await memory.conversation.answer(addressed, outlet)
 
-Six faces, each a small class over the services that do the work: `ChatEvents` (events in),
-`Conversation` (the answer to every message addressed to the bot), `MemberCommands`
-(remember, forget, what-do-you-know, search), `Administration` (privacy, guild settings,
-channel visibility), `Reports` (episodes, digests, closed days) and `Operations` (usage, jobs,
-retention, imports, shards). `FrontDoor` is the
+Faces, each a small class owning use cases over the services that do the work: `ChatEvents`
+(events in), `Conversation` (the answer to every message addressed to the bot),
+`MemberCommands` (remember, forget, what-do-you-know, search) and `Operations` (usage, jobs,
+retention, imports, shards). Where a front end only needs a service's own methods, a protocol
+names them and the service satisfies it as it is: `Episodes` (episodes, catch-ups, digests),
+`Contexts` (members' contexts, closed days), `PrivacyRequests` (consent, export, purge),
+`GuildConfiguration` (guild settings) and `SharedChannels` (channel visibility). `FrontDoor` is the
 protocol a front end is typed against. bot/ imports memory only through this package, the core
 and the language package (import-linter holds it to that, `tests/test_layering.py`); the entry
 points that open memory also reach `memory.wiring.open_memory`.
@@ -41,7 +43,7 @@ from memory.guilds import GuildSettings, InvalidSetting, describe_settings
 from memory.ingest import ExportFormatError, ExportImporter, ImportResult, is_transient
 from memory.llm import breaker_report
 from memory.ports._lookup import NameLookup
-from memory.ports.admin import Administration
+from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
 from memory.ports.answers import (
     APOLOGY,
     COMMAND_FAILED,
@@ -56,7 +58,7 @@ from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
 from memory.ports.member_commands import MemberCommands
 from memory.ports.operations import AdminViews, ImportSettings, Operations
-from memory.ports.reports import Reports
+from memory.ports.reports import Contexts, Episodes
 from memory.privacy import (
     MIN_RETENTION_DAYS,
     PrivacyError,
@@ -97,22 +99,24 @@ __all__ = [
     "TELEMETRY_FILE",
     "Addressed",
     "AdminViews",
-    "Administration",
     "Answer",
     "AnswerKind",
     "ChatEvents",
     "CommandResult",
     "ContextReport",
+    "Contexts",
     "Conversation",
     "DatabaseUnavailable",
     "DayOutOfRange",
     "DayResult",
     "Episode",
+    "Episodes",
     "EventFilter",
     "ExportFormatError",
     "ExportImporter",
     "FileFollower",
     "FrontDoor",
+    "GuildConfiguration",
     "GuildSettings",
     "ImportResult",
     "ImportSettings",
@@ -125,13 +129,14 @@ __all__ = [
     "Outlet",
     "PendingDigest",
     "PrivacyError",
+    "PrivacyRequests",
     "PurgeReport",
     "RecallHit",
     "RepliedMessage",
     "ReplyResult",
-    "Reports",
     "RetentionReport",
     "ShardTaken",
+    "SharedChannels",
     "Subject",
     "UsageRollup",
     "asks_catch_up",

@@ -1,7 +1,8 @@
-"""The front door as a front end sees it: six faces and the process's settings, clock and
-telemetry. `memory.wiring.open_memory` opens a `Memory` that has all of these (and every
-service besides, for tests and benchmarks); bot/ is typed against this protocol, so the type
-checker refuses a front end reaching past the faces into a service.
+"""The front door as a front end sees it: its faces, the protocols services satisfy as they
+are, and the process's settings, clock and telemetry. `memory.wiring.open_memory` opens a
+`Memory` that has all of these (and every service besides, for tests and benchmarks); bot/ is
+typed against this protocol, so the type checker refuses a front end reaching past the faces
+(or past what a protocol names of a service) into a service.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from typing import Protocol
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.ports.admin import Administration
+from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
 from memory.ports.chat import ChatEvents
 from memory.ports.conversation import Conversation
 from memory.ports.member_commands import MemberCommands
 from memory.ports.operations import Operations
-from memory.ports.reports import Reports
+from memory.ports.reports import Contexts, Episodes
 
 
 class FrontDoor(Protocol):
@@ -47,13 +48,28 @@ class FrontDoor(Protocol):
         ...
 
     @property
-    def admin(self) -> Administration:
-        """Privacy requests, guild settings, channel visibility."""
+    def privacy(self) -> PrivacyRequests:
+        """Naming guilds and members; consent, export and purge (`PrivacyDesk`)."""
         ...
 
     @property
-    def reports(self) -> Reports:
-        """Episodes, catch-ups, digests, closed days."""
+    def guild_settings(self) -> GuildConfiguration:
+        """The guild's settings and channel names (`GuildSettingsCache`)."""
+        ...
+
+    @property
+    def visibility(self) -> SharedChannels:
+        """Which channels count as shared (`ChannelVisibility`)."""
+        ...
+
+    @property
+    def episodes(self) -> Episodes:
+        """Episodes, catch-ups, digests (`EpisodeService`)."""
+        ...
+
+    @property
+    def manager(self) -> Contexts:
+        """Members' contexts and closed days (`MemoryManager`)."""
         ...
 
     @property

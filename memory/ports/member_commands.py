@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory.commands import CommandResult, MemoryCommands, RepliedMessage, Target
-from memory.context import MemoryManager
 from memory.core.models import Member
-from memory.core.report import ContextReport
 from memory.core.viewer import Viewer
 from memory.facts import FactService
 from memory.members import MemberDirectory
@@ -26,13 +24,11 @@ class MemberCommands:
         self,
         commands: MemoryCommands,
         facts: FactService,
-        manager: MemoryManager,
         recall: RecallService,
         members: MemberDirectory,
     ) -> None:
         self._commands = commands
         self._facts = facts
-        self._manager = manager
         self._recall = recall
         self._members = members
 
@@ -106,17 +102,6 @@ class MemberCommands:
     async def facts(self, guild_id: int, user_id: int) -> str:
         """The member's stored facts blob ('' when none)."""
         return await self._facts.blob(guild_id, user_id)
-
-    async def build_context(self, guild_id: int, user_id: int, *, budget: float) -> ContextReport:
-        """The member's merged context, built now if it is stale (waiting up to `budget`)."""
-        return await self._manager.build_context(guild_id, user_id, budget=budget)
-
-    async def stored_context(self, guild_id: int, user_id: int) -> ContextReport:
-        """What is stored for the member right now, built or not."""
-        return await self._manager.stored_context(guild_id, user_id)
-
-    async def wait_for_context(self, guild_id: int, user_id: int) -> ContextReport:
-        return await self._manager.wait_for_context(guild_id, user_id)
 
     async def search(
         self,

@@ -1,6 +1,6 @@
 """`Memory`: everything one process opened, by name; what `open_memory` yields.
 
-A front end sees it through `memory.ports.FrontDoor` (the six faces at the end of the class);
+A front end sees it through `memory.ports.FrontDoor` (the faces at the end of the class);
 tests and benchmarks may reach every service and the pool.
 """
 
@@ -23,12 +23,10 @@ from memory.jobs import JobWorker
 from memory.llm import MemoryLLM
 from memory.members import MemberDirectory
 from memory.ports import (
-    Administration,
     ChatEvents,
     Conversation,
     MemberCommands,
     Operations,
-    Reports,
 )
 from memory.privacy import PrivacyDesk, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService
@@ -80,10 +78,8 @@ class Memory:
     # LLM_DAILY_TOKEN_BUDGET that holds background work once the day's tokens are spent.
     usage_recorder: UsageRecorder
     token_budget: DailyTokenBudget
-    # The six faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
+    # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
     chat: ChatEvents
     conversation: Conversation
     member_commands: MemberCommands
-    admin: Administration
-    reports: Reports
     operations: Operations

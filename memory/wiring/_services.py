@@ -26,13 +26,11 @@ from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.members import HeldMembers, MemberConsent, NameIndexCache
 from memory.ports import (
-    Administration,
     ChatEvents,
     Conversation,
     ImportSettings,
     MemberCommands,
     Operations,
-    Reports,
 )
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
@@ -221,9 +219,7 @@ def _assembled(
         conversation=Conversation(
             replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
         ),
-        member_commands=MemberCommands(core.commands, core.facts, core.manager, recall, members),
-        admin=Administration(core.privacy, core.guild_settings, visibility),
-        reports=Reports(core.episodes, core.manager),
+        member_commands=MemberCommands(core.commands, core.facts, recall, members),
         operations=_operations(opened, background, usage),
     )
 

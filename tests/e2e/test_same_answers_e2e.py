@@ -53,8 +53,8 @@ async def run(say: Say, opt_out: OptOut) -> list[str]:
 
 
 async def opt_out_by(memory: FrontDoor, guild_id: int, user_id: int) -> None:
-    subject = await memory.admin.subject_or_id(guild_id, str(user_id))
-    await memory.admin.opt_out(subject, actor_id=user_id, by_admin=False, wait=True)
+    subject = await memory.privacy.subject_or_id(guild_id, str(user_id))
+    await memory.privacy.opt_out(subject, actor_id=user_id, by_admin=False, wait=True)
 
 
 async def on_discord(fake: FakeDiscord, start_bot: StartBot) -> list[str]:
