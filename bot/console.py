@@ -208,12 +208,12 @@ class ConsoleSession:
         own member of that name or the oldest, never a new one."""
         clean = name.strip().lstrip("@")
         await self.memory.chat.flush()
-        commands = self.memory.member_commands
+        members = self.memory.members
         if clean.isdigit() and len(clean) <= 19 and int(clean) < 1 << 63:  # a storable id
-            by_id = await commands.known_members(self.guild_id, [int(clean)])
+            by_id = await members.get(self.guild_id, [int(clean)])
             if int(clean) in by_id:
                 return by_id[int(clean)]
-        found = await commands.find_members(self.guild_id, clean)
+        found = await members.find(self.guild_id, clean)
         own = [member for member in found if member.user_id == user_id_for(clean)]
         return (own or found)[0] if found else None
 
@@ -262,7 +262,7 @@ class ConsoleSession:
             if found is None:
                 return f"no member named {args[0].strip()}"
             target = found
-        result = await self.memory.member_commands.slash(
+        result = await self.memory.commands.slash(
             command.lstrip("/"),
             self.guild_id,
             self.speaker,
@@ -274,9 +274,7 @@ class ConsoleSession:
 
     async def _show(self, name: str) -> list[str]:
         await self.memory.chat.flush()
-        found = await self.memory.member_commands.find_members(
-            self.guild_id, name.strip().lstrip("@")
-        )
+        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
         if not found:
             return [f"no member named {name.strip()} (/as NAME speaks as a new one)"]
         if len(found) > 1:

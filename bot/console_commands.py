@@ -73,7 +73,7 @@ async def summarize_lines(memory: FrontDoor, guild_id: int, day_text: str | None
             f"(summarised {day}: {plural(result.message_count, 'message')}, "
             f"{plural(result.llm_calls, 'LLM call')})"
         ]
-    names = await memory.member_commands.display_names(guild_id, list(result.summaries))
+    names = await memory.members.display_names(guild_id, list(result.summaries))
     for user_id, summary in result.summaries.items():
         if summary:
             lines.append(f"  {names[user_id]}: {summary}")

@@ -49,10 +49,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             raise CliError(str(exc)) from None
         print(ALL_CHANNELS, file=sys.stderr)
         question = " ".join(args.query)
-        note = memory.member_commands.capped(question)
+        note = memory.recall.capped(question)
         if note:
             print(note, file=sys.stderr)
-        hits = await memory.member_commands.search(
+        hits = await memory.recall.search(
             guild_id, question, user_id=user_id, limit=args.limit, viewer=Viewer.everything()
         )
     if not hits:

@@ -50,7 +50,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         )
         with working(f"summarising {day} (calling the LLM)"):
             result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
-        names = await memory.member_commands.display_names(guild_id, list(result.summaries))
+        names = await memory.members.display_names(guild_id, list(result.summaries))
     sys.stdout.write(format_result(result, names, guild_name(args.guild)))
     return 0
 

@@ -255,7 +255,7 @@ async def handle_purge_unconsented(
         if not members:
             print(f"nobody in guild {where} is held without having opted in")
             return 0
-        names = await memory.member_commands.display_names(guild_id, members)
+        names = await memory.members.display_names(guild_id, members)
         held = plural(len(members), "member")
         listing = "\n".join(f"  {names.get(user_id, 'user')} (id {user_id})" for user_id in members)
         prompt = (

@@ -2,7 +2,7 @@
 lives in the `/memory` group cog). Freeform ones ("Bot, remember that alice is Sergey") are
 messages addressed to the bot, answered by the replies cog through `Conversation.answer`.
 
-Only translation lives here: discord.py objects in, `MemberCommands.slash` does the work, its
+Only translation lives here: discord.py objects in, `MemoryCommands.slash` does the work, its
 reply goes out with every mention disabled.
 """
 
@@ -67,7 +67,7 @@ class FactsCog(commands.Cog, name="Facts"):
         assert guild_id is not None  # guild_only
         # Merges call a model; answer within Discord's 3 seconds by deferring first.
         await interaction.response.defer(thinking=True)
-        result = await self.memory.member_commands.slash(
+        result = await self.memory.commands.slash(
             kind,
             guild_id,
             to_member(interaction.user, guild_id),

@@ -91,7 +91,7 @@ class MemoryGroupCog(
     async def undo(self, interaction: discord.Interaction, user: discord.Member) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
-        result = await self.memory.member_commands.slash(
+        result = await self.memory.commands.slash(
             "undo",
             interaction.guild_id,
             to_member(interaction.user, interaction.guild_id),

@@ -36,7 +36,7 @@ async def _member(request: web.Request, fields: dict[str, str]) -> tuple[int, Me
     board = dashboard_of(request)
     guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
     user_id = stored_id(fields.get("user_id", ""), "user_id", "no such member")
-    found = await board.memory.member_commands.known_members(guild_id, [user_id])
+    found = await board.memory.members.get(guild_id, [user_id])
     if user_id not in found:
         raise web.HTTPNotFound(text="no such member")
     return guild_id, found[user_id]
@@ -145,13 +145,11 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
         report = await memory.privacy.purge(subject, actor_id=None, wait=False)
         return "ok", report.describe(), f"/guild/{guild_id}"
     if name == "forget":
-        result = await memory.member_commands.forget(
+        result = await memory.commands.forget(
             guild_id, operator, member, fields["statement"], can_manage_guild=True
         )
     else:
-        result = await memory.member_commands.undo(
-            guild_id, operator, member, can_manage_guild=True
-        )
+        result = await memory.commands.undo(guild_id, operator, member, can_manage_guild=True)
     return result.outcome, result.reply or "", back
 
 

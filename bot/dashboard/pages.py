@@ -116,7 +116,7 @@ async def guild(request: web.Request) -> web.StreamResponse:
         by_day[day].append(
             (names.get(episode.channel_id, f"#{episode.channel_id}"), episode, hidden)
         )
-    members = await memory.member_commands.members(guild_id)
+    members = await memory.members.all(guild_id)
     opted_out = await board.views.members.opted_out(guild_id)
     digest_day = _day(request) or (max(by_day) if by_day else None)
     digest = await memory.episodes.digest_text(guild_id, digest_day) if digest_day else ""
@@ -160,14 +160,14 @@ async def member(request: web.Request) -> web.StreamResponse:
         return render(
             request, "opted_out.html", title="Opted out", guild_id=guild_id, guild_name=guild_name
         )
-    known = (await memory.member_commands.known_members(guild_id, [user_id])).get(user_id)
+    known = (await memory.members.get(guild_id, [user_id])).get(user_id)
     if known is None:
         raise web.HTTPNotFound(text="no such member")
     report = await memory.manager.stored_context(guild_id, user_id)
     learned = await board.views.members.learned(guild_id, user_id, known.names)
     history = await board.views.members.history(guild_id, user_id, known.names)
     people = {f.said_by for f in learned if f.said_by} | {e.actor_id for e in history if e.actor_id}
-    names = await memory.member_commands.display_names(guild_id, sorted(people))
+    names = await memory.members.display_names(guild_id, sorted(people))
     return render(
         request,
         "member.html",
@@ -176,7 +176,7 @@ async def member(request: web.Request) -> web.StreamResponse:
         guild_name=guild_name,
         member=known,
         report=report,
-        blob=await memory.member_commands.facts(guild_id, user_id),
+        blob=await memory.facts.blob(guild_id, user_id),
         learned=learned,
         history=history,
         names=names,

@@ -6,10 +6,10 @@ dashboard) may do with memory, and the value types and renderers it shows.
         answer = await memory.conversation.answer(addressed, outlet)
 
 Faces, each a small class owning use cases over the services that do the work: `ChatEvents`
-(events in), `Conversation` (the answer to every message addressed to the bot),
-`MemberCommands` (remember, forget, what-do-you-know, search) and `Operations` (usage, jobs,
-retention, imports, shards). Where a front end only needs a service's own methods, a protocol
-names them and the service satisfies it as it is: `Episodes` (episodes, catch-ups, digests),
+(events in), `Conversation` (the answer to every message addressed to the bot) and
+`Operations` (usage, jobs, retention, imports, shards). Where a front end only needs a
+service's own methods, a protocol names them and the service satisfies it as it is: `Commands`,
+`Facts`, `Recall`, `Directory` (what members ask), `Episodes` (episodes, catch-ups, digests),
 `Contexts` (members' contexts, closed days), `PrivacyRequests` (consent, export, purge),
 `GuildConfiguration` (guild settings) and `SharedChannels` (channel visibility). `FrontDoor` is the
 protocol a front end is typed against. bot/ imports memory only through this package, the core
@@ -56,7 +56,7 @@ from memory.ports.answers import (
 from memory.ports.chat import ChatEvents
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
-from memory.ports.member_commands import MemberCommands
+from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import AdminViews, ImportSettings, Operations
 from memory.ports.reports import Contexts, Episodes
 from memory.privacy import (
@@ -103,17 +103,20 @@ __all__ = [
     "AnswerKind",
     "ChatEvents",
     "CommandResult",
+    "Commands",
     "ContextReport",
     "Contexts",
     "Conversation",
     "DatabaseUnavailable",
     "DayOutOfRange",
     "DayResult",
+    "Directory",
     "Episode",
     "Episodes",
     "EventFilter",
     "ExportFormatError",
     "ExportImporter",
+    "Facts",
     "FileFollower",
     "FrontDoor",
     "GuildConfiguration",
@@ -123,7 +126,6 @@ __all__ = [
     "IncomingMessage",
     "InvalidDigestTime",
     "InvalidSetting",
-    "MemberCommands",
     "NameLookup",
     "Operations",
     "Outlet",
@@ -131,6 +133,7 @@ __all__ = [
     "PrivacyError",
     "PrivacyRequests",
     "PurgeReport",
+    "Recall",
     "RecallHit",
     "RepliedMessage",
     "ReplyResult",

@@ -15,7 +15,7 @@ from memory.core.telemetry import Telemetry
 from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
 from memory.ports.chat import ChatEvents
 from memory.ports.conversation import Conversation
-from memory.ports.member_commands import MemberCommands
+from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import Operations
 from memory.ports.reports import Contexts, Episodes
 
@@ -43,8 +43,23 @@ class FrontDoor(Protocol):
         ...
 
     @property
-    def member_commands(self) -> MemberCommands:
-        """Remember, forget, undo, what-do-you-know, search, and the member directory."""
+    def commands(self) -> Commands:
+        """Remember, forget, undo, what-do-you-know by name (`MemoryCommands`)."""
+        ...
+
+    @property
+    def facts(self) -> Facts:
+        """The facts members asked the bot to remember (`FactService`)."""
+        ...
+
+    @property
+    def recall(self) -> Recall:
+        """The guild's search over what was said (`RecallService`)."""
+        ...
+
+    @property
+    def members(self) -> Directory:
+        """The guild's members by name and id (`MemberDirectory`)."""
         ...
 
     @property

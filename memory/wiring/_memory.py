@@ -25,7 +25,6 @@ from memory.members import MemberDirectory
 from memory.ports import (
     ChatEvents,
     Conversation,
-    MemberCommands,
     Operations,
 )
 from memory.privacy import PrivacyDesk, RetentionJob
@@ -81,5 +80,4 @@ class Memory:
     # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
     chat: ChatEvents
     conversation: Conversation
-    member_commands: MemberCommands
     operations: Operations

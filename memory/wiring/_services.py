@@ -29,7 +29,6 @@ from memory.ports import (
     ChatEvents,
     Conversation,
     ImportSettings,
-    MemberCommands,
     Operations,
 )
 from memory.privacy import PrivacyDesk, PrivacyHooks, RetentionJob
@@ -219,7 +218,6 @@ def _assembled(
         conversation=Conversation(
             replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
         ),
-        member_commands=MemberCommands(core.commands, core.facts, recall, members),
         operations=_operations(opened, background, usage),
     )
 
