@@ -69,7 +69,7 @@ class ConsoleSession:
         self._notices = ModelNotices(memory.telemetry, str(log_file))
         memory.conversation.bot_user_id = BOT_USER_ID
         # Output names the channel ("#console") rather than its id.
-        memory.chat.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
+        memory.writer.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
 
     @property
     def finished(self) -> bool:
@@ -133,7 +133,7 @@ class ConsoleSession:
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
-        await self.memory.chat.flush()  # commands resolve names from the directory
+        await self.memory.writer.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
         await self.memory.episodes.settled()
         asked = Addressed(
@@ -156,7 +156,7 @@ class ConsoleSession:
     async def _hear(self, speaker: Member, text: str) -> int:
         """A line said in the channel: stored as a message and heard by the window; its id."""
         message_id = self._next_id()
-        self.memory.chat.submit(
+        self.memory.writer.submit(
             ChatMessage(
                 message_id=message_id,
                 guild_id=self.guild_id,
@@ -200,14 +200,14 @@ class ConsoleSession:
         if found is not None:
             return found
         member = _console_member(self.guild_id, name)
-        self.memory.chat.submit_member(member)
+        self.memory.writer.submit_member(member)
         return member
 
     async def _find(self, name: str) -> Member | None:
         """One existing member for `name`: by id, else by any name; of several, the console's
         own member of that name or the oldest, never a new one."""
         clean = name.strip().lstrip("@")
-        await self.memory.chat.flush()
+        await self.memory.writer.flush()
         members = self.memory.members
         if clean.isdigit() and len(clean) <= 19 and int(clean) < 1 << 63:  # a storable id
             by_id = await members.get(self.guild_id, [int(clean)])
@@ -273,7 +273,7 @@ class ConsoleSession:
         return result.reply
 
     async def _show(self, name: str) -> list[str]:
-        await self.memory.chat.flush()
+        await self.memory.writer.flush()
         found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
         if not found:
             return [f"no member named {name.strip()} (/as NAME speaks as a new one)"]

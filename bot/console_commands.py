@@ -19,7 +19,7 @@ async def member_controls(
 ) -> list[str]:
     """The member controls, as the current speaker."""
     privacy = memory.privacy
-    await memory.chat.flush()
+    await memory.writer.flush()
     subject = await privacy.subject_or_id(guild_id, str(speaker.user_id))
     name = speaker.display_name
     if command == "/optout":
@@ -57,7 +57,7 @@ async def summarize_lines(memory: FrontDoor, guild_id: int, day_text: str | None
         day = date.fromisoformat(day_text) if day_text else None
     except ValueError:
         return [f"not a date: {day_text} (use YYYY-MM-DD)"]
-    await memory.chat.flush()
+    await memory.writer.flush()
     if day is None:
         timezone = await memory.manager.timezone(guild_id)
         day = local_day(memory.clock.now(), timezone)

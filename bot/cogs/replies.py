@@ -73,7 +73,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         one addressed to the bot is then answered."""
         if message.guild is None or message.author.bot or self.bot.user is None:
             return
-        if self.conversation.cached_settings(message.guild.id).ignores(message.channel.id):
+        if self.memory.guild_settings.peek(message.guild.id).ignores(message.channel.id):
             return  # an admin excluded this channel: the bot neither stores nor answers here
         if message.content:
             try:

@@ -2,13 +2,14 @@
 dashboard) may do with memory, and the value types and renderers it shows.
 
     async with open_memory(settings, clock=SystemClock()) as memory:   # memory.wiring
-        memory.chat.submit(message)
+        memory.writer.submit(message)
         answer = await memory.conversation.answer(addressed, outlet)
 
-Faces, each a small class owning use cases over the services that do the work: `ChatEvents`
-(events in), `Conversation` (the answer to every message addressed to the bot) and
-`Operations` (usage, jobs, retention, imports, shards). Where a front end only needs a
-service's own methods, a protocol names them and the service satisfies it as it is: `Commands`,
+Faces, each a small class owning use cases over the services that do the work:
+`Conversation` (the answer to every message addressed to the bot) and `Operations` (usage,
+jobs, retention, imports, shards). Where a front end only needs a service's own methods, a
+protocol names them and the service satisfies it as it is: `ChatIntake` and `StoredHistory`
+(chat events in, the backfill's reads), `Commands`,
 `Facts`, `Recall`, `Directory` (what members ask), `Episodes` (episodes, catch-ups, digests),
 `Contexts` (members' contexts, closed days), `PrivacyRequests` (consent, export, purge),
 `GuildConfiguration` (guild settings) and `SharedChannels` (channel visibility). `FrontDoor` is the
@@ -53,7 +54,7 @@ from memory.ports.answers import (
     AnswerKind,
     Outlet,
 )
-from memory.ports.chat import ChatEvents
+from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
@@ -101,7 +102,7 @@ __all__ = [
     "AdminViews",
     "Answer",
     "AnswerKind",
-    "ChatEvents",
+    "ChatIntake",
     "CommandResult",
     "Commands",
     "ContextReport",
@@ -140,6 +141,7 @@ __all__ = [
     "RetentionReport",
     "ShardTaken",
     "SharedChannels",
+    "StoredHistory",
     "Subject",
     "UsageRollup",
     "asks_catch_up",

@@ -10,9 +10,10 @@ CLI); everything here is audited or telemetered by the services behind it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from memory.core.channels import ChannelView
 from memory.guilds import GuildSettings
 from memory.members import Consent
 from memory.privacy import PurgeReport, Subject
@@ -100,6 +101,12 @@ class GuildConfiguration(Protocol):
 class SharedChannels(Protocol):
     """Which channels everyone can read, so shared memory is built from them
     (`ChannelVisibility`)."""
+
+    async def record(
+        self, guild_id: int, channels: Sequence[ChannelView], *, source: str = "discord"
+    ) -> list[int]:
+        """What Discord says of these channels; the ids whose visibility changed."""
+        ...
 
     async def channels(self, guild_id: int) -> dict[int, tuple[bool, str, str | None]]:
         """channel id -> (public, source, name) of every recorded channel."""

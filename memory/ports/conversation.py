@@ -22,7 +22,7 @@ from memory.core.split import reply_parts
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService, asks_catch_up
-from memory.guilds import GuildSettings, GuildSettingsCache
+from memory.guilds import GuildSettingsCache
 from memory.language import prefilter
 from memory.members import MemberConsent
 from memory.ports.answers import (
@@ -187,10 +187,6 @@ class Conversation:
 
     async def messages_deleted(self, message_ids: Sequence[int]) -> int:
         return await self._composer.keeper.messages_deleted(message_ids)
-
-    def cached_settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings as cached (ignored channels, storage mode): never waits."""
-        return self._guild_settings.peek(guild_id)
 
 
 async def _shown(answer: Answer, outlet: Outlet) -> Answer:

@@ -13,7 +13,7 @@ from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
-from memory.ports.chat import ChatEvents
+from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import Operations
@@ -33,8 +33,13 @@ class FrontDoor(Protocol):
     def telemetry(self) -> Telemetry: ...
 
     @property
-    def chat(self) -> ChatEvents:
-        """Messages, edits, deletes, members, guilds and channels in."""
+    def writer(self) -> ChatIntake:
+        """Messages, edits, deletes, members, guilds and channels in (`BatchedWriter`)."""
+        ...
+
+    @property
+    def stored(self) -> StoredHistory:
+        """Where a backfill starts, and what a reconcile compares (`StoredMessages`)."""
         ...
 
     @property

@@ -18,12 +18,11 @@ from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
 from memory.facts import FactService
 from memory.guilds import ChannelVisibility, GuildSettingsCache
-from memory.ingest import BatchedWriter
+from memory.ingest import BatchedWriter, StoredMessages
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM
 from memory.members import MemberDirectory
 from memory.ports import (
-    ChatEvents,
     Conversation,
     Operations,
 )
@@ -48,6 +47,8 @@ class Memory:
     llm: MemoryLLM
     # Chat events into PostgreSQL, batched off the event loop's hot path.
     writer: BatchedWriter
+    # Reads of stored messages that wait for the writer first (where a backfill starts).
+    stored: StoredMessages
     # Per-guild settings (timezone, ignored channels, forget policy), cached for hot paths.
     guild_settings: GuildSettingsCache
     members: MemberDirectory
@@ -78,6 +79,5 @@ class Memory:
     usage_recorder: UsageRecorder
     token_budget: DailyTokenBudget
     # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
-    chat: ChatEvents
     conversation: Conversation
     operations: Operations

@@ -26,7 +26,6 @@ from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.members import HeldMembers, MemberConsent, NameIndexCache
 from memory.ports import (
-    ChatEvents,
     Conversation,
     ImportSettings,
     Operations,
@@ -209,12 +208,7 @@ def _assembled(
         episodes=core.episodes,
         usage_recorder=background.recorder,
         token_budget=background.budget,
-        chat=ChatEvents(
-            opened.writer,
-            StoredMessages(opened.writer, opened.pool),
-            core.guild_settings,
-            visibility,
-        ),
+        stored=StoredMessages(opened.writer, opened.pool),
         conversation=Conversation(
             replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
         ),

@@ -98,7 +98,7 @@ async def in_console(db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Any)
             return answer.replace("/optin", "{optin}")
 
         async def opt_out(who: str) -> None:
-            await memory.chat.flush()
+            await memory.writer.flush()
             await opt_out_by(memory, session.guild_id, user_id_for(CONSOLE_NAMES[who]))
 
         return await run(say, opt_out)
