@@ -70,7 +70,7 @@ async def run(
     # The Discord adapter and the tests' fake Discord: only this bench needs them.
     from bench.reply_fake import FakeProcess
     from bot.client import MemoryBot
-    from bot.cogs.replies import APOLOGY, SLOW_DOWN
+    from memory.ports import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
     composer: dict[int, dict[str, Any]] = {}  # channel id -> the `reply` event of its reply

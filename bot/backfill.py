@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
@@ -30,7 +30,7 @@ from memory.core.clock import Clock
 from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.ports import is_transient
+from memory.ports import StoredHistory, is_transient
 
 _log = logging.getLogger(__name__)
 
@@ -39,14 +39,6 @@ class Writer(Protocol):
     """What the backfill needs of the batched writer."""
 
     async def put(self, message: ChatMessage) -> None: ...
-
-    async def last_stored_ids(
-        self, guild_id: int, channel_ids: Sequence[int]
-    ) -> dict[int, int]: ...
-
-    async def stored_message_ids(
-        self, guild_id: int, channel_id: int, *, after_id: int, up_to_id: int
-    ) -> list[int]: ...
 
     def submit_edit(self, message: ChatMessage) -> bool: ...
 
@@ -103,6 +95,7 @@ class Backfiller:
     def __init__(
         self,
         writer: Writer,
+        stored: StoredHistory,
         *,
         config: BackfillConfig,
         clock: Clock,
@@ -114,6 +107,7 @@ class Backfiller:
         ignored: Callable[[int, int], bool] | None = None,
     ) -> None:
         self._writer = writer
+        self._stored = stored
         self._ignored = ignored or (lambda guild_id, channel_id: False)
         self._config = config
         self._clock = clock
@@ -218,7 +212,7 @@ class Backfiller:
         if reconcile_up_to <= after_id:
             return set(), after_id
         try:
-            stored = await self._writer.stored_message_ids(
+            stored = await self._stored.stored_message_ids(
                 channel.guild.id, channel.id, after_id=after_id, up_to_id=reconcile_up_to
             )
         except Exception as exc:  # no reconcile this time; the backfill still runs
@@ -231,7 +225,7 @@ class Backfiller:
         delay = 1.0
         while True:
             try:
-                return await self._writer.last_stored_ids(guild_id, channel_ids)
+                return await self._stored.last_stored_ids(guild_id, channel_ids)
             except Exception as exc:
                 if not is_transient(exc):
                     raise

@@ -170,7 +170,7 @@ class MemoryBot(commands.AutoShardedBot):
             pending_ready.cancel()
         await super().close()
         try:
-            await asyncio.wait_for(self.memory.chat.flush(), 30)
+            await asyncio.wait_for(self.memory.writer.flush(), 30)
         except Exception as exc:
             _log.warning("pending writes not flushed at bot close: %s", exc)
 

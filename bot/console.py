@@ -8,6 +8,7 @@ gateway. Drivable from a script: `memorybot console < script.txt`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import re
@@ -16,15 +17,11 @@ from collections.abc import Callable
 
 from bot.console_commands import member_controls, summarize_lines
 from bot.console_notices import ModelNotices
-from bot.console_text import HELP, NOT_REMEMBERED, explain_report
+from bot.console_text import HELP, explain_report
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.language import addressed_text
-from memory.ports import (
-    FrontDoor,
-    IncomingMessage,
-    asks_catch_up,
-)
+from memory.ports import Addressed, Answer, FrontDoor, IncomingMessage
 
 _log = logging.getLogger(__name__)
 
@@ -72,7 +69,7 @@ class ConsoleSession:
         self._notices = ModelNotices(memory.telemetry, str(log_file))
         memory.conversation.bot_user_id = BOT_USER_ID
         # Output names the channel ("#console") rather than its id.
-        memory.chat.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
+        memory.writer.submit_guild(guild_id, None, [(channel_id, CONSOLE_CHANNEL_NAME)])
 
     @property
     def finished(self) -> bool:
@@ -97,7 +94,7 @@ class ConsoleSession:
         """Whose eyes a reply is for: the console is one channel, so its own messages plus
         the guild's public channels (an imported server's restricted ones stay out)."""
         if self._public is None:
-            self._public = await self.memory.admin.public_channels(self.guild_id)
+            self._public = await self.memory.visibility.public_channels(self.guild_id)
         return Viewer.of_channels(speaker.user_id, self._public | {self.channel_id})
 
     def _next_id(self) -> int:
@@ -136,33 +133,30 @@ class ConsoleSession:
         addressed = addressed_text(text, bot_name=self.bot_name, bot_user_id=BOT_USER_ID)
         if addressed is None:
             return []
-        memory = self.memory
-        await memory.chat.flush()  # commands resolve names from the directory
+        await self.memory.writer.flush()  # commands resolve names from the directory
         # and replies read the channel's episodes: a transcript is the same every run.
-        await memory.reports.settled()
-        result = await memory.member_commands.handle(
-            self.guild_id,
-            speaker,
-            addressed,
-            author_can_manage_guild=True,
-            message_id=message_id,
+        await self.memory.episodes.settled()
+        asked = Addressed(
+            message=IncomingMessage(
+                self.guild_id,
+                self.channel_id,
+                message_id,
+                speaker.user_id,
+                speaker.display_name,
+                addressed,
+                viewer=await self.viewer(speaker),
+            ),
+            author=speaker,
+            can_manage_guild=True,  # the console's speaker holds Manage Server (see /help)
         )
-        if result is not None:
-            return self._answer(result.reply)
-        consent = await memory.admin.consent(self.guild_id, speaker.user_id)
-        if consent is not None and consent.state == "out":
-            return self._answer(NOT_REMEMBERED)
-        if asks_catch_up(addressed):  # "Bot, what did I miss?", as on Discord
-            caught_up = await memory.reports.catch_up(
-                self.guild_id, speaker.user_id, await self.viewer(speaker)
-            )
-            return self._answer(await self._channel_names(caught_up))
-        return self._answer(await self._reply(speaker, addressed, message_id))
+        terminal = _Terminal(self)
+        await self.memory.conversation.answer(asked, terminal)
+        return terminal.lines
 
     async def _hear(self, speaker: Member, text: str) -> int:
         """A line said in the channel: stored as a message and heard by the window; its id."""
         message_id = self._next_id()
-        self.memory.chat.submit(
+        self.memory.writer.submit(
             ChatMessage(
                 message_id=message_id,
                 guild_id=self.guild_id,
@@ -185,39 +179,12 @@ class ConsoleSession:
         )
         return message_id
 
-    async def _reply(self, speaker: Member, addressed: str, message_id: int) -> str:
-        """The bot's reply to a line addressed to it, which then joins the window too."""
-        reply = await self.memory.conversation.reply_to(
-            IncomingMessage(
-                self.guild_id,
-                self.channel_id,
-                message_id,
-                speaker.user_id,
-                speaker.display_name,
-                addressed,
-                viewer=await self.viewer(speaker),
-            )
-        )
-        await self.memory.conversation.hear(
-            IncomingMessage(
-                self.guild_id,
-                self.channel_id,
-                self._next_id(),
-                BOT_USER_ID,
-                self.bot_name,
-                reply.text,
-                viewer=Viewer.of_channels(BOT_USER_ID, {self.channel_id}),
-                reply_to_id=message_id,
-            )
-        )
-        return reply.text
-
     async def _channel_names(self, text: str) -> str:
         """Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them."""
         ids = {int(found) for found in _CHANNEL_MENTION.findall(text)}
         if not ids:
             return text
-        names = await self.memory.admin.channel_names(self.guild_id, ids)
+        names = await self.memory.guild_settings.channel_names(self.guild_id, ids)
         names.setdefault(self.channel_id, CONSOLE_CHANNEL_NAME)  # its name may be unstored yet
         return _CHANNEL_MENTION.sub(
             lambda match: f"#{names.get(int(match.group(1)), match.group(1))}", text
@@ -233,20 +200,20 @@ class ConsoleSession:
         if found is not None:
             return found
         member = _console_member(self.guild_id, name)
-        self.memory.chat.submit_member(member)
+        self.memory.writer.submit_member(member)
         return member
 
     async def _find(self, name: str) -> Member | None:
         """One existing member for `name`: by id, else by any name; of several, the console's
         own member of that name or the oldest, never a new one."""
         clean = name.strip().lstrip("@")
-        await self.memory.chat.flush()
-        commands = self.memory.member_commands
+        await self.memory.writer.flush()
+        members = self.memory.members
         if clean.isdigit() and len(clean) <= 19 and int(clean) < 1 << 63:  # a storable id
-            by_id = await commands.known_members(self.guild_id, [int(clean)])
+            by_id = await members.get(self.guild_id, [int(clean)])
             if int(clean) in by_id:
                 return by_id[int(clean)]
-        found = await commands.find_members(self.guild_id, clean)
+        found = await members.find(self.guild_id, clean)
         own = [member for member in found if member.user_id == user_id_for(clean)]
         return (own or found)[0] if found else None
 
@@ -295,7 +262,7 @@ class ConsoleSession:
             if found is None:
                 return f"no member named {args[0].strip()}"
             target = found
-        result = await self.memory.member_commands.slash(
+        result = await self.memory.commands.slash(
             command.lstrip("/"),
             self.guild_id,
             self.speaker,
@@ -306,18 +273,34 @@ class ConsoleSession:
         return result.reply
 
     async def _show(self, name: str) -> list[str]:
-        await self.memory.chat.flush()
-        found = await self.memory.member_commands.find_members(
-            self.guild_id, name.strip().lstrip("@")
-        )
+        await self.memory.writer.flush()
+        found = await self.memory.members.find(self.guild_id, name.strip().lstrip("@"))
         if not found:
             return [f"no member named {name.strip()} (/as NAME speaks as a new one)"]
         if len(found) > 1:
             names = ", ".join(member.display_name for member in found)
             return [f"{len(found)} members answer to {name.strip()}: {names}; use a fuller name"]
         target = found[0]
-        report = await self.memory.member_commands.wait_for_context(self.guild_id, target.user_id)
+        report = await self.memory.manager.wait_for_context(self.guild_id, target.user_id)
         return explain_report(report, bot_name=self.bot_name)
+
+
+class _Terminal:
+    """Where the console's answers go: lines to print, each a message with a fresh id."""
+
+    optin_command = "/optin"
+
+    def __init__(self, session: ConsoleSession) -> None:
+        self._session = session
+        self.lines: list[str] = []
+
+    def working(self, *, show: bool) -> contextlib.AbstractAsyncContextManager[None]:
+        return contextlib.nullcontext()
+
+    async def send(self, answer: Answer) -> int:
+        # Discord's `<#id>` channel mentions as `#name`: a terminal has no client to draw them.
+        self.lines += self._session._answer(await self._session._channel_names(answer.text))
+        return self._session._next_id()
 
 
 def _console_member(guild_id: int, name: str) -> Member:

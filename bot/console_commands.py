@@ -18,8 +18,8 @@ async def member_controls(
     memory: FrontDoor, guild_id: int, speaker: Member, command: str
 ) -> list[str]:
     """The member controls, as the current speaker."""
-    privacy = memory.admin
-    await memory.chat.flush()
+    privacy = memory.privacy
+    await memory.writer.flush()
     subject = await privacy.subject_or_id(guild_id, str(speaker.user_id))
     name = speaker.display_name
     if command == "/optout":
@@ -57,15 +57,15 @@ async def summarize_lines(memory: FrontDoor, guild_id: int, day_text: str | None
         day = date.fromisoformat(day_text) if day_text else None
     except ValueError:
         return [f"not a date: {day_text} (use YYYY-MM-DD)"]
-    await memory.chat.flush()
+    await memory.writer.flush()
     if day is None:
-        timezone = await memory.reports.timezone(guild_id)
+        timezone = await memory.manager.timezone(guild_id)
         day = local_day(memory.clock.now(), timezone)
     try:
-        await memory.reports.check_day(guild_id, day)
+        await memory.manager.check_day(guild_id, day)
     except DayOutOfRange as exc:
         return [f"(nothing to summarise: {exc})"]
-    result = await memory.reports.summarize_day(guild_id, day)
+    result = await memory.manager.summarize_day(guild_id, day)
     if result.reason == "expired":
         lines = [f"(kept the stored summary of {day}: retention removed its messages)"]
     else:
@@ -73,7 +73,7 @@ async def summarize_lines(memory: FrontDoor, guild_id: int, day_text: str | None
             f"(summarised {day}: {plural(result.message_count, 'message')}, "
             f"{plural(result.llm_calls, 'LLM call')})"
         ]
-    names = await memory.member_commands.display_names(guild_id, list(result.summaries))
+    names = await memory.members.display_names(guild_id, list(result.summaries))
     for user_id, summary in result.summaries.items():
         if summary:
             lines.append(f"  {names[user_id]}: {summary}")

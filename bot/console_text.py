@@ -1,4 +1,4 @@
-"""The console's words: its help, what an opted-out speaker hears, and `/memory NAME` in
+"""The console's words: its help, and `/memory NAME` in
 words (what the bot remembers and where it came from, without cache keys or source ids;
 `memorybot memory show` keeps the detailed view)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from memory.core.text import plural
 from memory.ports import ContextReport
 
-__all__ = ["HELP", "NOT_REMEMBERED", "explain_report", "plural"]
+__all__ = ["HELP", "explain_report", "plural"]
 
 HELP = """Type as a member of a local guild; address the bot by starting with "{bot}" or "@{bot}".
   /as NAME                 speak as NAME or an id from now on (a new member if nobody is)
@@ -22,12 +22,6 @@ the member themself or a Manage Server holder may.
 Examples:  "alice: hi all, back from Lisbon" (alice joins and speaks)
            "{bot}, remember that alice loves climbing"   "{bot} what do you know about alice?\""""
 
-
-# An opted-out speaker who addresses the bot hears this instead of a reply made from memory.
-NOT_REMEMBERED = (
-    "you opted out here, so I don't remember you or answer from memory; /optin lets me "
-    "remember you again"
-)
 
 _SOURCES = {
     "facts": 'facts members asked it to remember (/remember, "remember that ...")',

@@ -23,7 +23,7 @@ async def resolve_channel(memory: FrontDoor, guild_id: int, text: str, option: s
                 " import name it); give a channel's name or id"
             )
         return channel_id
-    found = await memory.admin.channels_named(guild_id, text)
+    found = await memory.guild_settings.channels_named(guild_id, text)
     if len(found) == 1:
         return found[0]
     if not found:
@@ -33,17 +33,17 @@ async def resolve_channel(memory: FrontDoor, guild_id: int, text: str, option: s
 
 async def _known(memory: FrontDoor, guild_id: int, channel_id: int) -> bool:
     """A channel the guild's messages, an import or a visibility mark has named."""
-    if channel_id in await memory.admin.channel_names(guild_id, [channel_id]):
+    if channel_id in await memory.guild_settings.channel_names(guild_id, [channel_id]):
         return True
-    if channel_id in await memory.admin.visibility(guild_id):
+    if channel_id in await memory.visibility.channels(guild_id):
         return True
-    return channel_id in await memory.admin.public_channels(guild_id)
+    return channel_id in await memory.visibility.public_channels(guild_id)
 
 
 async def channel_labels(memory: FrontDoor, guild_id: int, ids: Iterable[int]) -> dict[int, str]:
     """`#name` for each id (the id itself where no name is stored)."""
     wanted = set(ids)
-    names = await memory.admin.channel_names(guild_id, wanted)
+    names = await memory.guild_settings.channel_names(guild_id, wanted)
     return {cid: f"#{names.get(cid, cid)}" for cid in wanted}
 
 

@@ -74,7 +74,7 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             guild_id = CONSOLE_GUILD_ID
             if getattr(args, "guild", None):
                 try:
-                    guild_id = await memory.admin.guild(args.guild)
+                    guild_id = await memory.privacy.guild(args.guild)
                 except PrivacyError as exc:
                     raise CliError(str(exc)) from None
             session = ConsoleSession(

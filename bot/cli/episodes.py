@@ -67,17 +67,17 @@ async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         channel_id = await _channel(memory, guild_id, args.channel)
-        await memory.reports.refresh_episodes(_since(args.day, memory.clock.now()))
-        await memory.reports.summarize_episodes(guild_id)  # closed ones: as the worker would
-        episodes = await memory.reports.listing(
+        await memory.episodes.refresh(_since(args.day, memory.clock.now()))
+        await memory.episodes.summarize_guild(guild_id)  # closed ones: as the worker would
+        episodes = await memory.episodes.listing(
             guild_id, channel_id=channel_id, day=args.day, limit=args.limit
         )
-        timezone = await memory.reports.timezone(guild_id)
-        names = await memory.admin.channel_names(
+        timezone = await memory.manager.timezone(guild_id)
+        names = await memory.guild_settings.channel_names(
             guild_id, {episode.channel_id for episode in episodes}
         )
     if not episodes:
@@ -92,11 +92,11 @@ async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
 async def handle_digest(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
-        await memory.reports.refresh_episodes(_since(args.day, memory.clock.now()))
-        text = await memory.reports.digest_preview(guild_id, args.day)
+        await memory.episodes.refresh(_since(args.day, memory.clock.now()))
+        text = await memory.episodes.digest_preview(guild_id, args.day)
         text = await named_channels(memory, guild_id, text) if text else text
     if not text:
         print(f"nothing to say about {args.day}", file=sys.stderr)

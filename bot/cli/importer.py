@@ -179,10 +179,10 @@ async def _cut_episodes(
     for guild_id in sorted(names):
         name = names[guild_id] or f"guild {guild_id}"
         with working(f"cutting {name} into episodes", stream=err):
-            cut = await memory.reports.cut_guild(guild_id)
+            cut = await memory.episodes.cut_guild(guild_id)
         if learn:
             with working(f"summarising the episodes of {name}", stream=err):
-                await memory.reports.summarize_episodes(guild_id)
+                await memory.episodes.summarize_guild(guild_id)
         print(f"episodes of {name}: {cut} cut", file=out)
 
 
@@ -218,15 +218,15 @@ async def learn_days(
         spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
     live = progress if progress is not None and progress.isatty() else None
     for guild_id, (first_at, last_at) in spans.items():
-        timezone = await memory.reports.timezone(guild_id)
+        timezone = await memory.manager.timezone(guild_id)
         today = local_day(memory.clock.now(), timezone)
         first_day = local_day(first_at, timezone)
         last_day = min(local_day(last_at, timezone), today - timedelta(days=1))
         # Only days with messages not yet closed: empty calendar days are not work.
-        days = await memory.reports.days_to_close(guild_id, first_day, last_day)
+        days = await memory.manager.days_to_close(guild_id, first_day, last_day)
         closed = 0
         for index, day in enumerate(days, start=1):
-            summarized = await memory.reports.summarize_day(guild_id, day, force=False)
+            summarized = await memory.manager.summarize_day(guild_id, day, force=False)
             closed += int(summarized.computed)
             if live is not None:
                 print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
@@ -316,7 +316,7 @@ async def explain_window(
     retention = memory.settings.retention_days
     now = memory.clock.now()
     for guild_id, items in guilds.items():
-        timezone = await memory.reports.timezone(guild_id)
+        timezone = await memory.manager.timezone(guild_id)
         first = min(item.first_at for item in items if item.first_at is not None)
         last = max(item.last_at for item in items if item.last_at is not None)
         first_day, last_day = local_day(first, timezone), local_day(last, timezone)

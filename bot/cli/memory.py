@@ -57,12 +57,12 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings, args.now) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
-            subject = await memory.admin.subject(guild_id, args.user)
+            guild_id = await memory.privacy.guild(args.guild)
+            subject = await memory.privacy.subject(guild_id, args.user)
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         if args.no_build:
-            report = await memory.member_commands.stored_context(guild_id, subject.user_id)
+            report = await memory.manager.stored_context(guild_id, subject.user_id)
         else:
             print(
                 f"building the memory of {subject.label}: what is missing or stale is computed "
@@ -72,11 +72,9 @@ async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
             )
             with working(f"building the memory of {subject.label}"):
                 if args.budget is None:
-                    report = await memory.member_commands.wait_for_context(
-                        guild_id, subject.user_id
-                    )
+                    report = await memory.manager.wait_for_context(guild_id, subject.user_id)
                 else:
-                    report = await memory.member_commands.build_context(
+                    report = await memory.manager.build_context(
                         guild_id, subject.user_id, budget=args.budget
                     )
     if args.json:

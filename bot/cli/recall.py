@@ -41,18 +41,18 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
             user_id = None
             if args.user:
-                user_id = (await memory.admin.subject(guild_id, args.user)).user_id
+                user_id = (await memory.privacy.subject(guild_id, args.user)).user_id
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         print(ALL_CHANNELS, file=sys.stderr)
         question = " ".join(args.query)
-        note = memory.member_commands.capped(question)
+        note = memory.recall.capped(question)
         if note:
             print(note, file=sys.stderr)
-        hits = await memory.member_commands.search(
+        hits = await memory.recall.search(
             guild_id, question, user_id=user_id, limit=args.limit, viewer=Viewer.everything()
         )
     if not hits:

@@ -49,6 +49,6 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         days = MIN_RETENTION_DAYS
     async with open_cli_memory(settings, args.now) as memory:
         report = await memory.operations.run_retention(retention_days=days, dry_run=args.dry_run)
-        names = await memory.admin.guild_names(list(report.by_guild))
+        names = await memory.privacy.guild_names(list(report.by_guild))
     print(report.describe(names))
     return 0

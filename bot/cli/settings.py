@@ -104,29 +104,27 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     marked = ""
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
             channel_id = None
             if args.channel is not None:
                 channel_id = await resolve_channel(memory, guild_id, args.channel, "--channel")
             changed.update(await _episode_changes(args, memory, guild_id))
-            admin = memory.admin
+            admin = memory.guild_settings
             current = await (
-                admin.update_settings(guild_id, **changed)
-                if changed
-                else admin.refresh_settings(guild_id)
+                admin.update(guild_id, **changed) if changed else admin.refresh(guild_id)
             )
             if channel_id is not None:
                 public = args.visibility == "public"
-                did = await memory.admin.mark_channel(guild_id, channel_id, public=public)
+                did = await memory.visibility.mark(guild_id, channel_id, public=public)
                 label = (await channel_labels(memory, guild_id, [channel_id]))[channel_id]
                 marked = f"Channel {label} marked {args.visibility}" + (
                     " (its days will be summarised again)\n" if did else " (unchanged)\n"
                 )
                 if did:  # now, not when a worker gets to it: learned facts come back at once
                     with working("summarising the days it changed", stream=sys.stderr):
-                        rebuilt = await memory.reports.close_due_days(guild_id)
+                        rebuilt = await memory.manager.close_due_days(guild_id)
                     marked += f"Summarised again now: {plural(len(rebuilt), 'day')}\n"
-            channels = await memory.admin.visibility(guild_id)
+            channels = await memory.visibility.channels(guild_id)
             shown = {*channels, *current.ignored_channel_ids}
             if current.digest_channel_id is not None:
                 shown.add(current.digest_channel_id)

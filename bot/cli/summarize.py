@@ -39,8 +39,8 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError(f"--date: not a YYYY-MM-DD date: {args.date!r}") from None
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
-            await memory.reports.check_day(guild_id, day)
+            guild_id = await memory.privacy.guild(args.guild)
+            await memory.manager.check_day(guild_id, day)
         except (PrivacyError, DayOutOfRange) as exc:
             raise CliError(str(exc)) from None
         print(
@@ -49,8 +49,8 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         with working(f"summarising {day} (calling the LLM)"):
-            result = await memory.reports.summarize_day(guild_id, day, force=not args.if_changed)
-        names = await memory.member_commands.display_names(guild_id, list(result.summaries))
+            result = await memory.manager.summarize_day(guild_id, day, force=not args.if_changed)
+        names = await memory.members.display_names(guild_id, list(result.summaries))
     sys.stdout.write(format_result(result, names, guild_name(args.guild)))
     return 0
 

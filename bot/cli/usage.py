@@ -41,10 +41,10 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         guild_id, label = None, ""
         if args.guild is not None:
             try:
-                guild_id = await memory.admin.guild(args.guild)
+                guild_id = await memory.privacy.guild(args.guild)
             except PrivacyError as exc:
                 raise CliError(str(exc)) from None
-            named = await memory.admin.guild_names([guild_id])
+            named = await memory.privacy.guild_names([guild_id])
             label = f"{named[guild_id]} (guild {guild_id})" if guild_id in named else ""
         print(await memory.operations.usage_text(guild_id=guild_id, days=args.days, label=label))
     return 0

@@ -108,18 +108,18 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 async def _subject(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     guild_id: int | None
     try:
-        guild_id = await memory.admin.guild(args.guild)
+        guild_id = await memory.privacy.guild(args.guild)
     except PrivacyError as exc:
         # A guild known only by an objection recorded before any import (`user optout`).
         guild_id = parse_id(args.guild)
         if guild_id is None:
             raise CliError(str(exc)) from None
         try:
-            return await memory.admin.subject(guild_id, args.user)
+            return await memory.privacy.subject(guild_id, args.user)
         except PrivacyError:
             raise CliError(str(exc)) from None
     try:
-        return await memory.admin.subject(guild_id, args.user)
+        return await memory.privacy.subject(guild_id, args.user)
     except PrivacyError as exc:
         raise CliError(name_guild(str(exc), guild_id, args.guild)) from None
 
@@ -133,7 +133,7 @@ async def handle_export(args: argparse.Namespace, settings: Settings) -> int:
     # Telemetry stays off stdout: the export itself may be going there.
     async with open_cli_memory(settings) as memory:
         subject = await _subject(memory, args)
-        export = await memory.admin.export(subject)
+        export = await memory.privacy.export(subject)
     text = to_json(export)
     if args.out is None:
         sys.stdout.write(text)
@@ -158,7 +158,7 @@ async def handle_purge(
     async with open_cli_memory(settings) as memory:
         subject = await _subject(memory, args)
         if not args.yes:
-            preview = await memory.admin.preview(subject)
+            preview = await memory.privacy.preview(subject)
             prompt = (
                 f"This deletes everything held about {subject.label} in "
                 f"{_where(args, subject)}:\n{export_summary(preview)}\n"
@@ -167,7 +167,7 @@ async def handle_purge(
             if not confirm(prompt):
                 print("purge cancelled; nothing was deleted", file=sys.stderr)
                 return 1
-        report = await memory.admin.purge(subject)
+        report = await memory.privacy.purge(subject)
     print(name_guild(report.describe(), subject.guild_id, args.guild))
     _resummarized(report)
     return 0
@@ -184,12 +184,12 @@ async def _anyone(memory: FrontDoor, args: argparse.Namespace) -> Subject:
     guild_id: int | None = None
     try:
         try:
-            guild_id = await memory.admin.guild(args.guild)
+            guild_id = await memory.privacy.guild(args.guild)
         except PrivacyError:
             guild_id = parse_id(args.guild)
             if guild_id is None:
                 raise
-        return await memory.admin.subject_or_id(guild_id, args.user, typed=True)
+        return await memory.privacy.subject_or_id(guild_id, args.user, typed=True)
     except PrivacyError as exc:
         message = str(exc) if guild_id is None else name_guild(str(exc), guild_id, args.guild)
         raise CliError(message) from None
@@ -210,7 +210,7 @@ async def handle_optout(
             if not confirm(prompt):
                 print("opt-out cancelled; nothing was changed", file=sys.stderr)
                 return 1
-        report = await memory.admin.opt_out(subject, actor_id=None, by_admin=True, wait=True)
+        report = await memory.privacy.opt_out(subject, actor_id=None, by_admin=True, wait=True)
     described = name_guild(report.describe(), subject.guild_id, args.guild)
     print(f"opted out {subject.label} of {_where(args, subject)}; {described}")
     _resummarized(report)
@@ -220,7 +220,7 @@ async def handle_optout(
 async def handle_optin(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
         subject = await _anyone(memory, args)
-        await memory.admin.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
+        await memory.privacy.opt_in(subject.guild_id, subject.user_id, actor_id=None, by_admin=True)
     label = subject.label
     if subject.member is None and parse_id(args.user) is None:  # found by a name they had
         label = f"{args.user.strip()} (id {subject.user_id})"
@@ -239,8 +239,8 @@ async def handle_purge_unconsented(
     where = guild_label(args.guild)
     async with open_cli_memory(settings) as memory:
         try:
-            guild_id = await memory.admin.guild(args.guild)
-            storage = (await memory.admin.refresh_settings(guild_id)).storage
+            guild_id = await memory.privacy.guild(args.guild)
+            storage = (await memory.guild_settings.refresh(guild_id)).storage
         except PrivacyError as exc:
             raise CliError(str(exc)) from None
         where = guild_label(args.guild, guild_id)
@@ -251,11 +251,11 @@ async def handle_purge_unconsented(
                 " `/memory settings storage: opted-in` in Discord, or pass --force to purge"
                 " every member who never opted in anyway"
             )
-        members = await memory.admin.unconsented(guild_id)
+        members = await memory.privacy.unconsented(guild_id)
         if not members:
             print(f"nobody in guild {where} is held without having opted in")
             return 0
-        names = await memory.member_commands.display_names(guild_id, members)
+        names = await memory.members.display_names(guild_id, members)
         held = plural(len(members), "member")
         listing = "\n".join(f"  {names.get(user_id, 'user')} (id {user_id})" for user_id in members)
         prompt = (
@@ -268,6 +268,6 @@ async def handle_purge_unconsented(
         elif not confirm(prompt):
             print("purge cancelled; nothing was deleted", file=sys.stderr)
             return 1
-        purged = await memory.admin.purge_unconsented(guild_id, actor_id=None, only=members)
+        purged = await memory.privacy.purge_unconsented(guild_id, actor_id=None, only=members)
     print(f"purged {plural(purged, 'member')} of guild {where} who never opted in")
     return 0

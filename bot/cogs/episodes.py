@@ -1,7 +1,7 @@
-"""Episodes on Discord: `/catchup`, "Bot, what did I miss?", `/memory episodes`,
-`/memory digest`, and posting the daily digest a job composed.
+"""Episodes on Discord: `/catchup`, `/memory episodes`, `/memory digest`, and posting the daily
+digest a job composed ("Bot, what did I miss?" is a message: `Conversation.answer` answers it).
 
-Translation only: the words come from `FrontDoor.reports`. Which channels a member may read is
+Translation only: the words come from `FrontDoor.episodes`. Which channels a member may read is
 resolved by the bot's `ChannelReaders` (bot/readers.py), the one Discord-side place that
 decides it, cached per member; answers ping nobody.
 """
@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.checks import manage_server_only
-from bot.interactions import NO_PINGS, followup_in_parts, reply_in_parts, respond
+from bot.interactions import NO_PINGS, followup_in_parts, respond
 from bot.readers import ChannelReaders
 from memory.core.split import reply_parts
 from memory.ports import (
@@ -75,25 +75,11 @@ class EpisodesCog(commands.Cog, name="Episodes"):
         assert interaction.guild is not None and isinstance(interaction.user, discord.Member)
         await interaction.response.defer(ephemeral=True, thinking=True)
         viewer = self.readers.search_viewer(interaction.guild, interaction.user)
-        text = await self.memory.reports.catch_up(
+        text = await self.memory.episodes.catch_up(
             interaction.guild.id, interaction.user.id, viewer, hours=hours
         )
         for part in reply_parts(text):
             await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_PINGS)
-
-    @commands.Cog.listener()
-    async def on_catch_up_request(self, message: discord.Message) -> None:
-        """'Bot, what did I miss?' in a channel: answered there, so only with what everyone
-        who reads that channel may read."""
-        if message.guild is None or not isinstance(message.author, discord.Member):
-            return
-        text = await self.memory.reports.catch_up(
-            message.guild.id,
-            message.author.id,
-            self.readers.reply_viewer(message.guild, message.author, message.channel),  # type: ignore[arg-type]
-        )
-        with contextlib.suppress(discord.HTTPException):
-            await reply_in_parts(message, text)
 
     # --- /memory episodes, /memory digest ------------------------------------------------
 
@@ -106,10 +92,10 @@ class EpisodesCog(commands.Cog, name="Episodes"):
             await interaction.response.defer(ephemeral=True, thinking=True)
             channel_id = interaction.channel_id or 0
             viewer = readers.search_viewer(interaction.guild, interaction.user)
-            found = await memory.reports.listing(
+            found = await memory.episodes.listing(
                 interaction.guild.id, channel_id=channel_id, viewer=viewer, limit=RECENT_EPISODES
             )
-            timezone = await memory.reports.timezone(interaction.guild.id)
+            timezone = await memory.manager.timezone(interaction.guild.id)
             lines = [listing_line(e, timezone, f"<#{e.channel_id}>") for e in found]
             text = "\n".join(lines) or "No episodes in this channel yet."
             await followup_in_parts(interaction, text)
@@ -131,7 +117,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
         ) -> None:
             assert interaction.guild_id is not None
             if channel is None and time is None:
-                current = await memory.admin.update_settings(interaction.guild_id, digest_off=True)
+                current = await memory.guild_settings.update(interaction.guild_id, digest_off=True)
                 await respond(interaction, "Daily digest turned off.")
                 return
             if channel is None or time is None:
@@ -139,7 +125,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
                 return
             try:
                 at = parse_digest_time(time)
-                current = await memory.admin.update_settings(
+                current = await memory.guild_settings.update(
                     interaction.guild_id, digest=(channel.id, at)
                 )
             except (InvalidDigestTime, InvalidSetting) as exc:
@@ -177,7 +163,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
 
     async def _post_pending(self) -> None:
         guild_ids = [guild.id for guild in self.bot.guilds]
-        while guild_ids and (pending := await self.memory.reports.next_digest(guild_ids)):
+        while guild_ids and (pending := await self.memory.episodes.next_digest(guild_ids)):
             channel = self.bot.get_channel(pending.channel_id)
             if not isinstance(channel, discord.TextChannel):
                 _log.warning(
@@ -186,7 +172,7 @@ class EpisodesCog(commands.Cog, name="Episodes"):
             else:
                 for part in reply_parts(pending.text):
                     await channel.send(part, allowed_mentions=NO_PINGS)
-            await self.memory.reports.digest_posted(pending)
+            await self.memory.episodes.digest_posted(pending)
 
 
 async def setup(bot: MemoryBot) -> None:

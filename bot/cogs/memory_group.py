@@ -91,7 +91,7 @@ class MemoryGroupCog(
     async def undo(self, interaction: discord.Interaction, user: discord.Member) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(thinking=True)
-        result = await self.memory.member_commands.slash(
+        result = await self.memory.commands.slash(
             "undo",
             interaction.guild_id,
             to_member(interaction.user, interaction.guild_id),
@@ -109,7 +109,7 @@ class MemoryGroupCog(
             await respond(interaction, "You just asked; please wait a minute before asking again.")
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
-        privacy = self.memory.admin
+        privacy = self.memory.privacy
         subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
         document = await privacy.export(subject)
         export = discord.File(io.BytesIO(to_json(document).encode()), filename="memory.json")
@@ -132,7 +132,7 @@ class MemoryGroupCog(
             if view.confirmed is None:  # timed out
                 await interaction.followup.send(NOTHING_CHANGED, ephemeral=True)
             return
-        privacy = self.memory.admin
+        privacy = self.memory.privacy
         subject = await privacy.subject_or_id(interaction.guild_id, str(interaction.user.id))
         report = await privacy.opt_out(subject, actor_id=interaction.user.id, by_admin=False)
         await interaction.followup.send(
@@ -145,7 +145,7 @@ class MemoryGroupCog(
     @app_commands.command(name="optin", description="Be remembered here (again) from now on")
     async def optin(self, interaction: discord.Interaction) -> None:
         assert interaction.guild_id is not None
-        await self.memory.admin.opt_in(
+        await self.memory.privacy.opt_in(
             interaction.guild_id, interaction.user.id, actor_id=interaction.user.id, by_admin=False
         )
         await respond(
@@ -178,7 +178,7 @@ class MemoryGroupCog(
     async def context(self, interaction: discord.Interaction, user: discord.Member) -> None:
         assert interaction.guild_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
-        report = await self.memory.member_commands.build_context(
+        report = await self.memory.manager.build_context(
             interaction.guild_id, user.id, budget=CONTEXT_BUDGET_SECONDS
         )
         await respond(interaction, render_context(report))
@@ -203,7 +203,7 @@ class MemoryGroupCog(
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         name = discord.utils.escape_markdown(user.display_name)
-        privacy = self.memory.admin
+        privacy = self.memory.privacy
         try:
             subject = await privacy.subject(interaction.guild_id, str(user.id))
         except PrivacyError:
@@ -277,12 +277,12 @@ class MemoryGroupCog(
             "memory_sources": memory_sources,
         }
         changed = {key: value for key, value in changes.items() if value is not None}
-        admin = self.memory.admin
+        admin = self.memory.guild_settings
         try:
             if changed:
-                current = await admin.update_settings(interaction.guild_id, **changed)
+                current = await admin.update(interaction.guild_id, **changed)
             else:
-                current = await admin.refresh_settings(interaction.guild_id)
+                current = await admin.refresh(interaction.guild_id)
         except InvalidSetting as exc:
             await respond(interaction, f"Nothing changed: {exc}.")
             self._emit(interaction, "settings", "invalid")
@@ -290,7 +290,7 @@ class MemoryGroupCog(
         title = "Settings updated" if changed else "Settings of this server"
         text = f"**{title}**\n{describe_settings(current)}"
         if storage == "opted-in":
-            held = len(await self.memory.admin.unconsented(interaction.guild_id))
+            held = len(await self.memory.privacy.unconsented(interaction.guild_id))
             text += (
                 f"\nNothing was deleted: {plural(held, 'member')} "
                 f"{'is' if held == 1 else 'are'} held without having opted in."
@@ -307,7 +307,7 @@ class MemoryGroupCog(
     ) -> list[app_commands.Choice[str]]:
         """The database's text search configurations containing what was typed."""
         needle = current.strip().lower()
-        names = await self.memory.admin.search_configs()
+        names = await self.memory.guild_settings.search_configs()
         return [app_commands.Choice(name=name, value=name) for name in names if needle in name][:25]
 
 

@@ -51,9 +51,7 @@ class RecallCog(commands.Cog, name="Recall"):
         await interaction.response.defer(ephemeral=True, thinking=True)
         # Ephemeral: only the asking member sees it, so everything they can read.
         viewer = self.readers.search_viewer(interaction.guild, interaction.user)
-        hits = await self.memory.member_commands.search(
-            interaction.guild_id, query, limit=5, viewer=viewer
-        )
+        hits = await self.memory.recall.search(interaction.guild_id, query, limit=5, viewer=viewer)
         await respond(interaction, render_hits(hits, interaction.guild_id))
 
 

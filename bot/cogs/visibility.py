@@ -53,7 +53,7 @@ class VisibilityCog(commands.Cog, name="Visibility"):
         if not views:
             return
         try:
-            await self.memory.chat.record_channels(guild.id, views)
+            await self.memory.visibility.record(guild.id, views)
         except Exception:
             _log.exception("could not record the visibility of %d channel(s)", len(views))
             return

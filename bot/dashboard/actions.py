@@ -36,7 +36,7 @@ async def _member(request: web.Request, fields: dict[str, str]) -> tuple[int, Me
     board = dashboard_of(request)
     guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
     user_id = stored_id(fields.get("user_id", ""), "user_id", "no such member")
-    found = await board.memory.member_commands.known_members(guild_id, [user_id])
+    found = await board.memory.members.get(guild_id, [user_id])
     if user_id not in found:
         raise web.HTTPNotFound(text="no such member")
     return guild_id, found[user_id]
@@ -61,8 +61,8 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
         return f"Forget “{fields['statement']}” about {member.display_name}."
     if name == "undo":
         return f"Undo the latest change of {member.display_name}'s facts."
-    subject = await memory.admin.subject(guild_id, str(member.user_id))
-    preview = export_summary(await memory.admin.preview(subject))
+    subject = await memory.privacy.subject(guild_id, str(member.user_id))
+    preview = export_summary(await memory.privacy.preview(subject))
     return f"Delete everything held about {member.display_name}: {preview} This cannot be undone."
 
 
@@ -135,23 +135,21 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
         return await channels.apply(memory, await channels.asked_mark(memory, fields))
     if name == "settings":
         guild_id = stored_id(fields.get("guild_id", ""), "guild_id", "no such guild")
-        await memory.admin.update_settings(guild_id, **_changes(fields))
+        await memory.guild_settings.update(guild_id, **_changes(fields))
         return "ok", "Settings updated.", f"/guild/{guild_id}/settings"
     guild_id, member = await _member(request, fields)
     back = f"/guild/{guild_id}/member/{member.user_id}"
     operator = Member(guild_id, OPERATOR_ID, username="dashboard")
     if name == "purge":
-        subject = await memory.admin.subject(guild_id, str(member.user_id))
-        report = await memory.admin.purge(subject, actor_id=None, wait=False)
+        subject = await memory.privacy.subject(guild_id, str(member.user_id))
+        report = await memory.privacy.purge(subject, actor_id=None, wait=False)
         return "ok", report.describe(), f"/guild/{guild_id}"
     if name == "forget":
-        result = await memory.member_commands.forget(
+        result = await memory.commands.forget(
             guild_id, operator, member, fields["statement"], can_manage_guild=True
         )
     else:
-        result = await memory.member_commands.undo(
-            guild_id, operator, member, can_manage_guild=True
-        )
+        result = await memory.commands.undo(guild_id, operator, member, can_manage_guild=True)
     return result.outcome, result.reply or "", back
 
 

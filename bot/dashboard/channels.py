@@ -41,7 +41,7 @@ async def asked_mark(memory: FrontDoor, fields: dict[str, str]) -> ChannelMark:
     visibility = fields.get("visibility", "")
     if visibility not in VISIBILITIES:
         raise web.HTTPBadRequest(text="visibility must be restricted or public")
-    known = await memory.admin.channels(guild_id)
+    known = await memory.guild_settings.channels(guild_id)
     if channel_id not in known:
         raise web.HTTPNotFound(text="no such channel in this guild")
     return ChannelMark(guild_id, channel_id, known[channel_id], visibility == "public")
@@ -49,7 +49,7 @@ async def asked_mark(memory: FrontDoor, fields: dict[str, str]) -> ChannelMark:
 
 async def describe(memory: FrontDoor, mark: ChannelMark) -> str:
     """What marking will do, for the confirmation page."""
-    settings = await memory.admin.settings(mark.guild_id)
+    settings = await memory.guild_settings.get(mark.guild_id)
     if not mark.public and settings.memory_sources == "all":
         return (
             f"Mark #{mark.name} restricted: members who cannot read it never get its words "
@@ -72,10 +72,10 @@ async def describe(memory: FrontDoor, mark: ChannelMark) -> str:
 async def apply(memory: FrontDoor, mark: ChannelMark) -> tuple[str, str, str]:
     """(outcome, what happened, where to go back to)."""
     back = f"/guild/{mark.guild_id}/settings"
-    changed = await memory.admin.mark_channel(mark.guild_id, mark.channel_id, public=mark.public)
+    changed = await memory.visibility.mark(mark.guild_id, mark.channel_id, public=mark.public)
     if not changed:
         return "unchanged", f"#{mark.name} was already marked {mark.visibility}.", back
-    days = await memory.reports.due_days(mark.guild_id)
+    days = await memory.manager.due_days(mark.guild_id)
     queued = [day for day in days if await memory.operations.queue_close_day(mark.guild_id, day)]
     _log.info(
         "guild %s: channel %s marked %s from the dashboard, %d day(s) queued",

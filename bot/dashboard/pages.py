@@ -100,10 +100,10 @@ async def guild(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
     memory = board.memory
     guild_id, name, timezone = await _guild(request)
-    visibility = await memory.admin.visibility(guild_id)
-    episodes = await memory.reports.listing(guild_id, limit=200)
+    visibility = await memory.visibility.channels(guild_id)
+    episodes = await memory.episodes.listing(guild_id, limit=200)
     channel_ids = set(visibility) | {episode.channel_id for episode in episodes}
-    names = await memory.admin.channel_names(guild_id, channel_ids)
+    names = await memory.guild_settings.channel_names(guild_id, channel_ids)
     restricted = {cid for cid, (public, _, _) in visibility.items() if not public}
     channels = [
         (names.get(cid, f"#{cid}"), "restricted" if cid in restricted else "public")
@@ -116,10 +116,10 @@ async def guild(request: web.Request) -> web.StreamResponse:
         by_day[day].append(
             (names.get(episode.channel_id, f"#{episode.channel_id}"), episode, hidden)
         )
-    members = await memory.member_commands.members(guild_id)
+    members = await memory.members.all(guild_id)
     opted_out = await board.views.members.opted_out(guild_id)
     digest_day = _day(request) or (max(by_day) if by_day else None)
-    digest = await memory.reports.digest_text(guild_id, digest_day) if digest_day else ""
+    digest = await memory.episodes.digest_text(guild_id, digest_day) if digest_day else ""
     key = ranges.chosen(request)
     chart = await overview_charts.guild_chart(board, key, guild_id, timezone)
     return render(
@@ -146,7 +146,7 @@ async def _named_channels(board: Dashboard, guild_id: int, text: str) -> str:
     ids = {int(match) for match in re.findall(r"<#(\d+)>", text)}
     if not ids:
         return text
-    names = await board.memory.admin.channel_names(guild_id, ids)
+    names = await board.memory.guild_settings.channel_names(guild_id, ids)
     return re.sub(r"<#(\d+)>", lambda m: "#" + names.get(int(m[1]), m[1]), text)
 
 
@@ -155,19 +155,19 @@ async def member(request: web.Request) -> web.StreamResponse:
     memory = board.memory
     guild_id, guild_name, timezone = await _guild(request)
     user_id = _int(request, "user_id", "no such member")
-    consent = await memory.admin.consent(guild_id, user_id)
+    consent = await memory.privacy.consent(guild_id, user_id)
     if consent is not None and consent.state == "out":
         return render(
             request, "opted_out.html", title="Opted out", guild_id=guild_id, guild_name=guild_name
         )
-    known = (await memory.member_commands.known_members(guild_id, [user_id])).get(user_id)
+    known = (await memory.members.get(guild_id, [user_id])).get(user_id)
     if known is None:
         raise web.HTTPNotFound(text="no such member")
-    report = await memory.member_commands.stored_context(guild_id, user_id)
+    report = await memory.manager.stored_context(guild_id, user_id)
     learned = await board.views.members.learned(guild_id, user_id, known.names)
     history = await board.views.members.history(guild_id, user_id, known.names)
     people = {f.said_by for f in learned if f.said_by} | {e.actor_id for e in history if e.actor_id}
-    names = await memory.member_commands.display_names(guild_id, sorted(people))
+    names = await memory.members.display_names(guild_id, sorted(people))
     return render(
         request,
         "member.html",
@@ -176,7 +176,7 @@ async def member(request: web.Request) -> web.StreamResponse:
         guild_name=guild_name,
         member=known,
         report=report,
-        blob=await memory.member_commands.facts(guild_id, user_id),
+        blob=await memory.facts.blob(guild_id, user_id),
         learned=learned,
         history=history,
         names=names,
@@ -189,13 +189,13 @@ async def settings(request: web.Request) -> web.StreamResponse:
     board = dashboard_of(request)
     memory = board.memory
     guild_id, guild_name, _ = await _guild(request)
-    current = await memory.admin.refresh_settings(guild_id)
-    visibility = await memory.admin.visibility(guild_id)
-    known = await memory.admin.channels(guild_id)
+    current = await memory.guild_settings.refresh(guild_id)
+    visibility = await memory.visibility.channels(guild_id)
+    known = await memory.guild_settings.channels(guild_id)
     shown = {*visibility, *current.ignored_channel_ids}
     if current.digest_channel_id is not None:
         shown.add(current.digest_channel_id)
-    names = {**known, **await memory.admin.channel_names(guild_id, shown)}
+    names = {**known, **await memory.guild_settings.channel_names(guild_id, shown)}
     return render(
         request,
         "settings.html",

@@ -83,7 +83,7 @@ class _Names:
         if guild_id.isdigit() and user_id.isdigit():
             key = (int(guild_id), int(user_id))
             if key not in self.members:
-                found = await self._board.memory.member_commands.display_names(key[0], [key[1]])
+                found = await self._board.memory.members.display_names(key[0], [key[1]])
                 self.members[key] = found.get(key[1], f"user {user_id}")
         zone = self.zones.get(int(guild_id)) if guild_id.isdigit() else None
         return row(event, zone, self.guilds, self.members)

@@ -23,7 +23,7 @@ from memory.commands._wording import CommandReplies
 from memory.core.clock import Clock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
-from memory.language import ParsedCommand, asks_who_is, prefilter, third_person
+from memory.language import ParsedCommand, Prefilter, asks_who_is, prefilter, third_person
 from memory.llm import LLMError, MemoryLLM
 from memory.members import Resolution
 
@@ -62,10 +62,13 @@ class MemoryCommands:
         author_can_manage_guild: bool = False,
         message_id: int | None = None,
         mentions: Sequence[Member] = (),
+        decision: Prefilter | None = None,
     ) -> CommandResult | None:
         """Answer a message addressed to the bot (addressing removed), or None when it is not a
-        memory command, so the ordinary reply path can take it."""
-        decision = prefilter(text, has_reply=replied_to is not None)
+        memory command, so the ordinary reply path can take it (`decision`: the pre-filter's,
+        when the caller already ran it)."""
+        if decision is None:
+            decision = prefilter(text, has_reply=replied_to is not None)
         if decision.ignore:
             return None
         if decision.parsed is None and self._limiter.saturated(guild_id, author.user_id):

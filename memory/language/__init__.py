@@ -35,6 +35,7 @@ from memory.language._identity import identity_alias
 from memory.language._intent import (
     CommandKind,
     ParsedCommand,
+    Prefilter,
     addressed_text,
     asks_what_was_talked_about,
     asks_who_is,
@@ -80,6 +81,7 @@ __all__ = [
     "Learned",
     "ParsedCommand",
     "PersonalNews",
+    "Prefilter",
     "addressed_text",
     "asked_channel",
     "asked_channel_name",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from db.consent import Consent
 from memory.members._directory import MemberDirectory
 from memory.members._held import (
     ForgottenStatements,
@@ -23,6 +24,7 @@ from memory.members._resolve import MemberResolver, Resolution, describe
 
 __all__ = [
     "USER_MENTION",
+    "Consent",
     "ForgottenStatements",
     "HeldMembers",
     "MemberConsent",

@@ -2,14 +2,17 @@
 dashboard) may do with memory, and the value types and renderers it shows.
 
     async with open_memory(settings, clock=SystemClock()) as memory:   # memory.wiring
-        memory.chat.submit(message)
-        result = await memory.member_commands.handle(...)
-        reply = await memory.conversation.compose(...)
+        memory.writer.submit(message)
+        answer = await memory.conversation.answer(addressed, outlet)
 
-Six faces, each a small class over the services that do the work: `ChatEvents` (events in),
-`Conversation` (replies out), `MemberCommands` (remember, forget, what-do-you-know, search),
-`Administration` (privacy, guild settings, channel visibility), `Reports` (episodes, digests,
-closed days) and `Operations` (usage, jobs, retention, imports, shards). `FrontDoor` is the
+Faces, each a small class owning use cases over the services that do the work:
+`Conversation` (the answer to every message addressed to the bot) and `Operations` (usage,
+jobs, retention, imports, shards). Where a front end only needs a service's own methods, a
+protocol names them and the service satisfies it as it is: `ChatIntake` and `StoredHistory`
+(chat events in, the backfill's reads), `Commands`,
+`Facts`, `Recall`, `Directory` (what members ask), `Episodes` (episodes, catch-ups, digests),
+`Contexts` (members' contexts, closed days), `PrivacyRequests` (consent, export, purge),
+`GuildConfiguration` (guild settings) and `SharedChannels` (channel visibility). `FrontDoor` is the
 protocol a front end is typed against. bot/ imports memory only through this package, the core
 and the language package (import-linter holds it to that, `tests/test_layering.py`); the entry
 points that open memory also reach `memory.wiring.open_memory`.
@@ -41,13 +44,22 @@ from memory.guilds import GuildSettings, InvalidSetting, describe_settings
 from memory.ingest import ExportFormatError, ExportImporter, ImportResult, is_transient
 from memory.llm import breaker_report
 from memory.ports._lookup import NameLookup
-from memory.ports.admin import Administration
-from memory.ports.chat import ChatEvents
+from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
+from memory.ports.answers import (
+    APOLOGY,
+    COMMAND_FAILED,
+    SLOW_DOWN,
+    Addressed,
+    Answer,
+    AnswerKind,
+    Outlet,
+)
+from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
-from memory.ports.member_commands import MemberCommands
+from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import AdminViews, ImportSettings, Operations
-from memory.ports.reports import Reports
+from memory.ports.reports import Contexts, Episodes
 from memory.privacy import (
     MIN_RETENTION_DAYS,
     PrivacyError,
@@ -80,42 +92,56 @@ from memory.telemetry import (
 )
 
 __all__ = [
+    "APOLOGY",
+    "COMMAND_FAILED",
     "MIN_RETENTION_DAYS",
     "OPS",
+    "SLOW_DOWN",
     "TELEMETRY_FILE",
+    "Addressed",
     "AdminViews",
-    "Administration",
-    "ChatEvents",
+    "Answer",
+    "AnswerKind",
+    "ChatIntake",
     "CommandResult",
+    "Commands",
     "ContextReport",
+    "Contexts",
     "Conversation",
     "DatabaseUnavailable",
     "DayOutOfRange",
     "DayResult",
+    "Directory",
     "Episode",
+    "Episodes",
     "EventFilter",
     "ExportFormatError",
     "ExportImporter",
+    "Facts",
     "FileFollower",
     "FrontDoor",
+    "GuildConfiguration",
     "GuildSettings",
     "ImportResult",
     "ImportSettings",
     "IncomingMessage",
     "InvalidDigestTime",
     "InvalidSetting",
-    "MemberCommands",
     "NameLookup",
     "Operations",
+    "Outlet",
     "PendingDigest",
     "PrivacyError",
+    "PrivacyRequests",
     "PurgeReport",
+    "Recall",
     "RecallHit",
     "RepliedMessage",
     "ReplyResult",
-    "Reports",
     "RetentionReport",
     "ShardTaken",
+    "SharedChannels",
+    "StoredHistory",
     "Subject",
     "UsageRollup",
     "asks_catch_up",

@@ -1,37 +1,72 @@
-"""What the bot says: a reply composed from memory, and the conversation it keeps hearing.
+"""What the bot says: the answer to a message addressed to it, and the conversation it keeps
+hearing.
 
-The replies cog (and the console) see only this face. `reply_to` is the reply path's one entry:
-`ReplyComposer.compose` gathers the window, the members' memories and what recall finds, fits
-them to the prompt budget and asks the LLM.
+The replies cog and the console see only this face. `answer` is the one use case behind every
+message addressed to the bot, in this order: a memory command (remember, forget, ...); an
+opted-out member hears only that they opted out (so never a catch-up nor a reply); "what did I
+miss?"; the reply rate limits; a reply composed by `ReplyComposer.compose`, which then joins
+the channel's window. The front ends only translate their messages in and the answer out.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-from db.consent import Consent
+from cachetools import LRUCache
+
+from memory.commands import MemoryCommands
+from memory.core.keyed_lock import KeyedLock
 from memory.core.ratelimit import Admission
-from memory.guilds import GuildSettings, GuildSettingsCache
+from memory.core.split import reply_parts
+from memory.core.telemetry import Telemetry
+from memory.core.viewer import Viewer
+from memory.episodes import EpisodeService, asks_catch_up
+from memory.guilds import GuildSettingsCache
+from memory.language import prefilter
 from memory.members import MemberConsent
-from memory.replies import IncomingMessage, ReplyResult
+from memory.ports.answers import (
+    APOLOGY,
+    COMMAND_FAILED,
+    NOT_REMEMBERED,
+    OPT_IN_HINT,
+    SLOW_DOWN,
+    Addressed,
+    Answer,
+    AnswerKind,
+    Outlet,
+)
+from memory.replies import IncomingMessage, reader_of
 
 # From its own module (not the package face) so the reply path can be followed by name from
 # the cog to the composer; pyproject.toml allows this one import.
 from memory.replies._composer import ReplyComposer
 
+_log = logging.getLogger(__name__)
+
 
 class Conversation:
-    """Replies, and the running window of each channel they are written from."""
+    """Answers to members, and the running window of each channel they are written from."""
 
     def __init__(
         self,
         composer: ReplyComposer,
         guild_settings: GuildSettingsCache,
         consent: MemberConsent,
+        commands: MemoryCommands,
+        episodes: EpisodeService,
+        telemetry: Telemetry,
     ) -> None:
         self._composer = composer
         self._guild_settings = guild_settings
         self._consent = consent
+        self._commands = commands
+        self._episodes = episodes
+        self._telemetry = telemetry
+        # One reply at a time per channel, so each is written after the last one was heard.
+        self._turns = KeyedLock()
+        # Members told how to opt in (once each, per process).
+        self._hinted: LRUCache[tuple[int, int], bool] = LRUCache(maxsize=50_000)
 
     @property
     def bot_user_id(self) -> int | None:
@@ -42,18 +77,106 @@ class Conversation:
         """Known once the bot has logged in; its own messages are then told apart."""
         self._composer.bot_user_id = user_id
 
-    def admission(self, message: IncomingMessage) -> Admission:
-        """May this message get a reply now (per-member and per-channel rate limits)?"""
-        return self._composer.admit(message)
+    async def answer(self, addressed: Addressed, outlet: Outlet) -> Answer:
+        """Answer a message addressed to the bot, through `outlet`; what was said."""
+        message = addressed.message
+        said = await self._command(addressed, outlet)
+        if said is not None:
+            return await _shown(Answer(AnswerKind.COMMAND, said), outlet)
+        consent = await self._consent.consent(message.guild_id, message.author_id)
+        if consent is not None and consent.state == "out":
+            text = NOT_REMEMBERED.format(optin=outlet.optin_command)
+            return await _shown(Answer(AnswerKind.NOT_REMEMBERED, text), outlet)
+        if asks_catch_up(message.content):
+            text = await self._episodes.catch_up(
+                message.guild_id, message.author_id, reader_of(message)
+            )
+            return await _shown(Answer(AnswerKind.CATCH_UP, text), outlet)
+        admission = self._composer.admit(message)
+        if admission is Admission.SILENT:
+            return Answer(AnswerKind.SILENT)
+        if admission is Admission.WARN:
+            return await _shown(Answer(AnswerKind.SLOW_DOWN, SLOW_DOWN), outlet)
+        async with self._turns.hold(message.channel_id):
+            answer = Answer(AnswerKind.REPLY, await self._reply(message, outlet))
+            sent_id = await outlet.send(answer)
+            if sent_id is not None:
+                await self._heard_answer(message, answer.text, sent_id)
+        return answer
 
-    @property
-    def busy(self) -> bool:
-        """A burst of replies is composing: the typing indicator is skipped."""
-        return self._composer.busy
+    async def _command(self, addressed: Addressed, outlet: Outlet) -> str | None:
+        """A memory command's answer ('' when it says nothing); None when it is not one."""
+        message = addressed.message
+        decision = prefilter(message.content, has_reply=addressed.replied_to is not None)
+        if decision.ignore:
+            return None
+        try:
+            async with outlet.working(show=True):
+                result = await self._commands.handle(
+                    message.guild_id,
+                    addressed.author,
+                    message.content,
+                    replied_to=addressed.replied_to,
+                    author_can_manage_guild=addressed.can_manage_guild,
+                    message_id=message.message_id,
+                    mentions=addressed.mentions,
+                    decision=decision,
+                )
+        except Exception:
+            _log.exception("memory command failed: message %s", message.message_id)
+            self._telemetry.emit(
+                "command", outcome="error", guild_id=message.guild_id, user_id=message.author_id
+            )
+            return COMMAND_FAILED
+        return None if result is None else result.reply or ""
 
-    async def reply_to(self, message: IncomingMessage) -> ReplyResult:
-        """The bot's answer to a message addressed to it (`ReplyComposer.compose`)."""
-        return await self._composer.compose(message)
+    async def _reply(self, message: IncomingMessage, outlet: Outlet) -> str:
+        """A reply composed from memory (an apology when none could be), with the opt-in hint."""
+        try:
+            # In a burst no typing indicator: its requests would queue behind the answers.
+            async with outlet.working(show=not self._composer.busy):
+                result = await self._composer.compose(message)
+            text = result.text if reply_parts(result.text) else APOLOGY
+            return await self._with_opt_in_hint(message, text, outlet)
+        except Exception as exc:
+            _log.exception("reply to message %s failed", message.message_id)
+            self._telemetry.emit(
+                "reply",
+                outcome="error",
+                guild_id=message.guild_id,
+                channel_id=message.channel_id,
+                error=f"{type(exc).__name__}: {exc}"[:300],
+            )
+            return APOLOGY
+
+    async def _with_opt_in_hint(self, message: IncomingMessage, text: str, outlet: Outlet) -> str:
+        """In a server that stores only members who opted in, the first reply to a member who
+        did not says once how to."""
+        key = (message.guild_id, message.author_id)
+        if self._hinted.get(key) or self._guild_settings.peek(key[0]).storage != "opted-in":
+            return text
+        consent = await self._consent.consent(*key)
+        if consent is not None and consent.state == "in":
+            return text
+        self._hinted[key] = True
+        return f"{text}\n{OPT_IN_HINT.format(optin=outlet.optin_command)}"
+
+    async def _heard_answer(self, message: IncomingMessage, text: str, sent_id: int) -> None:
+        """The bot's reply joins the channel's window, as an answer to the message."""
+        if self.bot_user_id is None:
+            return
+        await self.hear(
+            IncomingMessage(
+                guild_id=message.guild_id,
+                channel_id=message.channel_id,
+                message_id=sent_id,
+                author_id=self.bot_user_id,
+                author_name=self._composer.config.bot_name,
+                content=text,
+                viewer=Viewer.of_channels(self.bot_user_id, {message.channel_id}),
+                reply_to_id=message.message_id,
+            )
+        )
 
     async def hear(self, message: IncomingMessage) -> None:
         """A message the bot heard but does not answer still joins the channel's window."""
@@ -65,10 +188,8 @@ class Conversation:
     async def messages_deleted(self, message_ids: Sequence[int]) -> int:
         return await self._composer.keeper.messages_deleted(message_ids)
 
-    def cached_settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings as cached (ignored channels, storage mode): never waits."""
-        return self._guild_settings.peek(guild_id)
 
-    async def consent(self, guild_id: int, user_id: int) -> Consent | None:
-        """A member's stored choice (None: never asked), read from a short-lived cache."""
-        return await self._consent.consent(guild_id, user_id)
+async def _shown(answer: Answer, outlet: Outlet) -> Answer:
+    if answer.text:
+        await outlet.send(answer)
+    return answer

@@ -1,7 +1,8 @@
-"""The front door as a front end sees it: six faces and the process's settings, clock and
-telemetry. `memory.wiring.open_memory` opens a `Memory` that has all of these (and every
-service besides, for tests and benchmarks); bot/ is typed against this protocol, so the type
-checker refuses a front end reaching past the faces into a service.
+"""The front door as a front end sees it: its faces, the protocols services satisfy as they
+are, and the process's settings, clock and telemetry. `memory.wiring.open_memory` opens a
+`Memory` that has all of these (and every service besides, for tests and benchmarks); bot/ is
+typed against this protocol, so the type checker refuses a front end reaching past the faces
+(or past what a protocol names of a service) into a service.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from typing import Protocol
 from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.ports.admin import Administration
-from memory.ports.chat import ChatEvents
+from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
+from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
-from memory.ports.member_commands import MemberCommands
+from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import Operations
-from memory.ports.reports import Reports
+from memory.ports.reports import Contexts, Episodes
 
 
 class FrontDoor(Protocol):
@@ -32,8 +33,13 @@ class FrontDoor(Protocol):
     def telemetry(self) -> Telemetry: ...
 
     @property
-    def chat(self) -> ChatEvents:
-        """Messages, edits, deletes, members, guilds and channels in."""
+    def writer(self) -> ChatIntake:
+        """Messages, edits, deletes, members, guilds and channels in (`BatchedWriter`)."""
+        ...
+
+    @property
+    def stored(self) -> StoredHistory:
+        """Where a backfill starts, and what a reconcile compares (`StoredMessages`)."""
         ...
 
     @property
@@ -42,18 +48,48 @@ class FrontDoor(Protocol):
         ...
 
     @property
-    def member_commands(self) -> MemberCommands:
-        """Remember, forget, undo, what-do-you-know, search, and the member directory."""
+    def commands(self) -> Commands:
+        """Remember, forget, undo, what-do-you-know by name (`MemoryCommands`)."""
         ...
 
     @property
-    def admin(self) -> Administration:
-        """Privacy requests, guild settings, channel visibility."""
+    def facts(self) -> Facts:
+        """The facts members asked the bot to remember (`FactService`)."""
         ...
 
     @property
-    def reports(self) -> Reports:
-        """Episodes, catch-ups, digests, closed days."""
+    def recall(self) -> Recall:
+        """The guild's search over what was said (`RecallService`)."""
+        ...
+
+    @property
+    def members(self) -> Directory:
+        """The guild's members by name and id (`MemberDirectory`)."""
+        ...
+
+    @property
+    def privacy(self) -> PrivacyRequests:
+        """Naming guilds and members; consent, export and purge (`PrivacyDesk`)."""
+        ...
+
+    @property
+    def guild_settings(self) -> GuildConfiguration:
+        """The guild's settings and channel names (`GuildSettingsCache`)."""
+        ...
+
+    @property
+    def visibility(self) -> SharedChannels:
+        """Which channels count as shared (`ChannelVisibility`)."""
+        ...
+
+    @property
+    def episodes(self) -> Episodes:
+        """Episodes, catch-ups, digests (`EpisodeService`)."""
+        ...
+
+    @property
+    def manager(self) -> Contexts:
+        """Members' contexts and closed days (`MemoryManager`)."""
         ...
 
     @property

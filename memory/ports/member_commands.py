@@ -1,61 +1,26 @@
-"""What members ask of the bot: remember, forget, undo, what do you know, and search the past.
+"""What members ask of the bot: remember, forget, undo, what do you know, search the past, and
+the member directory those answers name people from.
 
-The facts and recall cogs, the console and the CLI's `context`/`recall` commands see only this
-face. Each command checks permissions and rate limits inside `MemoryCommands`; what the member
-reads back is a `CommandResult`.
+Protocols, not a face: `MemoryCommands`, `FactService`, `RecallService` and `MemberDirectory`
+satisfy them as they are (the type checker holds them to it wherever a `Memory` is used as a
+`FrontDoor`). The facts and recall cogs, the console and the CLI's `context`/`recall` commands
+see only these. A freeform command ("Bot, remember that ...") is a message addressed to the
+bot: `Conversation.answer` takes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
-from memory.commands import CommandResult, MemoryCommands, RepliedMessage, Target
-from memory.context import MemoryManager
+from memory.commands import CommandResult, Target
 from memory.core.models import Member
-from memory.core.report import ContextReport
 from memory.core.viewer import Viewer
-from memory.facts import FactService
-from memory.members import MemberDirectory
-from memory.recall import RecallHit, RecallService
+from memory.recall import RecallHit
 
 
-class MemberCommands:
-    """Member commands, the context they read, the guild's search and its member directory."""
-
-    def __init__(
-        self,
-        commands: MemoryCommands,
-        facts: FactService,
-        manager: MemoryManager,
-        recall: RecallService,
-        members: MemberDirectory,
-    ) -> None:
-        self._commands = commands
-        self._facts = facts
-        self._manager = manager
-        self._recall = recall
-        self._members = members
-
-    async def handle(
-        self,
-        guild_id: int,
-        author: Member,
-        text: str,
-        replied_to: RepliedMessage | None = None,
-        author_can_manage_guild: bool = False,
-        message_id: int | None = None,
-        mentions: Sequence[Member] = (),
-    ) -> CommandResult | None:
-        """A freeform message addressed to the bot; None when it is not a memory command."""
-        return await self._commands.handle(
-            guild_id,
-            author,
-            text,
-            replied_to,
-            author_can_manage_guild,
-            message_id,
-            mentions,
-        )
+class Commands(Protocol):
+    """Memory commands by name, each checking permissions and rate limits (`MemoryCommands`)."""
 
     async def slash(
         self,
@@ -67,9 +32,9 @@ class MemberCommands:
         *,
         can_manage_guild: bool = False,
     ) -> CommandResult:
-        return await self._commands.slash(
-            kind, guild_id, author, target, fact, can_manage_guild=can_manage_guild
-        )
+        """One command by name (`remember`, `forget`, `whois`, `undo`): the shape both the
+        Discord cog and the console use."""
+        ...
 
     async def forget(
         self,
@@ -80,15 +45,7 @@ class MemberCommands:
         *,
         can_manage_guild: bool = False,
         message_id: int | None = None,
-    ) -> CommandResult:
-        return await self._commands.forget(
-            guild_id,
-            author,
-            target,
-            statement,
-            can_manage_guild=can_manage_guild,
-            message_id=message_id,
-        )
+    ) -> CommandResult: ...
 
     async def undo(
         self,
@@ -98,25 +55,19 @@ class MemberCommands:
         *,
         can_manage_guild: bool = False,
         message_id: int | None = None,
-    ) -> CommandResult:
-        return await self._commands.undo(
-            guild_id, author, target, can_manage_guild=can_manage_guild, message_id=message_id
-        )
+    ) -> CommandResult: ...
 
-    async def facts(self, guild_id: int, user_id: int) -> str:
-        """The member's stored facts blob ('' when none)."""
-        return await self._facts.blob(guild_id, user_id)
 
-    async def build_context(self, guild_id: int, user_id: int, *, budget: float) -> ContextReport:
-        """The member's merged context, built now if it is stale (waiting up to `budget`)."""
-        return await self._manager.build_context(guild_id, user_id, budget=budget)
+class Facts(Protocol):
+    """The facts members asked the bot to remember (`FactService`)."""
 
-    async def stored_context(self, guild_id: int, user_id: int) -> ContextReport:
-        """What is stored for the member right now, built or not."""
-        return await self._manager.stored_context(guild_id, user_id)
+    async def blob(self, guild_id: int, user_id: int) -> str:
+        """The member's stored facts ('' when none)."""
+        ...
 
-    async def wait_for_context(self, guild_id: int, user_id: int) -> ContextReport:
-        return await self._manager.wait_for_context(guild_id, user_id)
+
+class Recall(Protocol):
+    """The guild's search over what was said (`RecallService`)."""
 
     async def search(
         self,
@@ -128,24 +79,24 @@ class MemberCommands:
         viewer: Viewer | None = None,
     ) -> list[RecallHit]:
         """The guild's messages and day summaries answering `question`, as `viewer` may see."""
-        return await self._recall.search(
-            guild_id, question, user_id=user_id, limit=limit, viewer=viewer
-        )
+        ...
 
-    @staticmethod
-    def capped(question: str) -> str | None:
+    def capped(self, question: str) -> str | None:
         """The note to show when a question was too long and only its start was searched."""
-        return RecallService.capped(question)
+        ...
 
-    async def find_members(self, guild_id: int, name: str) -> list[Member]:
-        return await self._members.find(guild_id, name)
 
-    async def members(self, guild_id: int) -> list[Member]:
-        return await self._members.all(guild_id)
+class Directory(Protocol):
+    """The guild's members by name and id (`MemberDirectory`)."""
 
-    async def known_members(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, Member]:
+    async def find(self, guild_id: int, name: str) -> list[Member]:
+        """Members answering to `name` (any name or alias, case-insensitive)."""
+        ...
+
+    async def all(self, guild_id: int) -> list[Member]: ...
+
+    async def get(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, Member]:
         """The members of `user_ids` the directory knows (unknown ids are left out)."""
-        return await self._members.get(guild_id, user_ids)
+        ...
 
-    async def display_names(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, str]:
-        return await self._members.display_names(guild_id, user_ids)
+    async def display_names(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, str]: ...

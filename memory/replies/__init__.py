@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory.replies._composer import ReplyComposer
-from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult
+from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
 from memory.replies._tool_sources import build_tool_sources
 from memory.replies._tools import ReplyToolbox, ToolSources
 from memory.replies._window import ConversationWindows, Turn
@@ -18,4 +18,5 @@ __all__ = [
     "ToolSources",
     "Turn",
     "build_tool_sources",
+    "reader_of",
 ]

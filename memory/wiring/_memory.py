@@ -1,6 +1,6 @@
 """`Memory`: everything one process opened, by name; what `open_memory` yields.
 
-A front end sees it through `memory.ports.FrontDoor` (the six faces at the end of the class);
+A front end sees it through `memory.ports.FrontDoor` (the faces at the end of the class);
 tests and benchmarks may reach every service and the pool.
 """
 
@@ -18,17 +18,13 @@ from memory.core.telemetry import Telemetry
 from memory.episodes import EpisodeService
 from memory.facts import FactService
 from memory.guilds import ChannelVisibility, GuildSettingsCache
-from memory.ingest import BatchedWriter
+from memory.ingest import BatchedWriter, StoredMessages
 from memory.jobs import JobWorker
 from memory.llm import MemoryLLM
 from memory.members import MemberDirectory
 from memory.ports import (
-    Administration,
-    ChatEvents,
     Conversation,
-    MemberCommands,
     Operations,
-    Reports,
 )
 from memory.privacy import PrivacyDesk, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService
@@ -51,6 +47,8 @@ class Memory:
     llm: MemoryLLM
     # Chat events into PostgreSQL, batched off the event loop's hot path.
     writer: BatchedWriter
+    # Reads of stored messages that wait for the writer first (where a backfill starts).
+    stored: StoredMessages
     # Per-guild settings (timezone, ignored channels, forget policy), cached for hot paths.
     guild_settings: GuildSettingsCache
     members: MemberDirectory
@@ -80,10 +78,6 @@ class Memory:
     # LLM_DAILY_TOKEN_BUDGET that holds background work once the day's tokens are spent.
     usage_recorder: UsageRecorder
     token_budget: DailyTokenBudget
-    # The six faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
-    chat: ChatEvents
+    # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
     conversation: Conversation
-    member_commands: MemberCommands
-    admin: Administration
-    reports: Reports
     operations: Operations

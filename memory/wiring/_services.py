@@ -27,13 +27,9 @@ from memory.jobs import JobWorker
 from memory.llm import MemoryLLM, OfflineProvider
 from memory.members import HeldMembers, MemberConsent, NameIndexCache
 from memory.ports import (
-    Administration,
-    ChatEvents,
     Conversation,
     ImportSettings,
-    MemberCommands,
     Operations,
-    Reports,
 )
 from memory.privacy import PrivacyDesk, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService, open_embedding_index
@@ -195,7 +191,7 @@ def _assembled(
         opened.pool, default_timezone=opened.settings.default_timezone, events=opened.events
     )
     usage = _usage_rollup(opened.telemetry)
-    members = core.held.directory
+    members, consent = core.held.directory, core.held.consent
     return Memory(
         settings=opened.settings,
         clock=opened.clock,
@@ -220,16 +216,10 @@ def _assembled(
         episodes=core.episodes,
         usage_recorder=background.recorder,
         token_budget=background.budget,
-        chat=ChatEvents(
-            opened.writer,
-            StoredMessages(opened.writer, opened.pool),
-            core.guild_settings,
-            visibility,
+        stored=StoredMessages(opened.writer, opened.pool),
+        conversation=Conversation(
+            replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
         ),
-        conversation=Conversation(replies, core.guild_settings, core.held.consent),
-        member_commands=MemberCommands(core.commands, core.facts, core.manager, recall, members),
-        admin=Administration(core.privacy, core.guild_settings, visibility),
-        reports=Reports(core.episodes, core.manager),
         operations=_operations(opened, background, usage),
     )
 

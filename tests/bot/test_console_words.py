@@ -50,8 +50,8 @@ async def test_console_words(db_pool, telemetry, tmp_path) -> None:
         assert (await session.handle_line("/optout"))[0].startswith("(done: nothing about frank")
         said = await session.handle_line("Bot, how are you today?")
         assert said == [
-            "Bot: you opted out here, so I don't remember you or answer from memory; /optin "
-            "lets me remember you again"
+            "Bot: You opted out here, so I don't remember you or answer from memory; /optin "
+            "lets me remember you again."
         ]
         assert await session.handle_line("/optin") == ["(done: frank is remembered from now on)"]
         again = await session.handle_line("Bot, how are you today?")

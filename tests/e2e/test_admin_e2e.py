@@ -14,7 +14,13 @@ from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
 from tests.support import eventually
 
-EXTENSIONS = ["bot.cogs.errors", "bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.memory_group"]
+EXTENSIONS = [
+    "bot.cogs.errors",
+    "bot.cogs.ingest",
+    "bot.cogs.facts",
+    "bot.cogs.replies",
+    "bot.cogs.memory_group",
+]
 EPHEMERAL = 64
 
 

@@ -45,7 +45,7 @@ async def test_an_opt_out_takes_her_words_out_of_bobs_days(
             for i, (who, text) in enumerate(said)
         ],
     )
-    await bot.memory.reports.summarize_day(GUILD_ID, yesterday.date())
+    await bot.memory.manager.summarize_day(GUILD_ID, yesterday.date())
     assert "kiwiberry" in await _derived(db_pool)
 
     asked = await fake_discord.invoke_slash("memory optout", user="alice")

@@ -41,8 +41,8 @@ async def _opened(settings: Settings, pool: asyncpg.Pool) -> AsyncIterator[Memor
         for number, (author, text) in enumerate(SAID, start=1):
             at = NOW - timedelta(minutes=30 - number)
             message = chat_message(number, text, guild_id=G, author_id=author, created_at=at)
-            assert opened.chat.submit(message)
-        await opened.chat.flush()
+            assert opened.writer.submit(message)
+        await opened.writer.flush()
         await opened.operations.embeddings_settled()
         yield opened
 
@@ -111,10 +111,10 @@ async def test_a_named_member_is_asked_about_by_meaning_not_by_her_name(
     ) as memory:
         for number, (author, text) in enumerate(NAMED_SAID, start=1):
             at = NOW - timedelta(minutes=30 - number)
-            assert memory.chat.submit(
+            assert memory.writer.submit(
                 chat_message(number, text, guild_id=G, author_id=author, created_at=at)
             )
-        await memory.chat.flush()
+        await memory.writer.flush()
         await memory.operations.embeddings_settled()
         hits = await memory.recall.search(G, "does Sam have a pet?", limit=1)
     assert [hit.text for hit in hits] == ["my puppy chewed my shoes again"]
