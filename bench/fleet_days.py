@@ -133,7 +133,7 @@ class FleetDay:
     active: int
     messages: int
     calls: int
-    tokens: int
+    tokens: float
     cost_usd: float
     wall_hours: float
     backlog_calls: int  # left over at the end of each day (it grows by this every day)
@@ -146,7 +146,8 @@ def fleet_day(guilds: int, samples: Sequence[DaySample], limit_rpm: float = 60.0
     ordered = sorted(samples, key=lambda s: s.messages)
     volumes = [s.messages for s in ordered]
     price_in, price_out = DEFAULT_PRICES[PRICED_MODEL]
-    calls = tokens_in = tokens_out = active = said = 0
+    calls = active = said = 0
+    tokens_in = tokens_out = 0.0
     for count in daily_messages(guilds):
         if count <= 0:
             continue

@@ -154,6 +154,7 @@ async def _step(pool: asyncpg.Pool, fake: FleetProcess, rate: float, seconds: fl
         """,
         since,
     )
+    assert row is not None  # an aggregate always answers one row
     missing = stored < sent["sent"]
     queries = await _transactions(pool) - before
     return Step(

@@ -80,11 +80,13 @@ def test_describe() -> None:
     assert "<#8>, <#9>" in text and "only members with Manage Server" in text
 
 
-async def test_a_process_serving_many_guilds_never_forgets_one_guilds_choices(db_pool) -> None:
+async def test_a_process_serving_many_guilds_never_forgets_one_guilds_choices(
+    db_pool: asyncpg.Pool,
+) -> None:
     """The cache answers without waiting: a guild pushed out by others would read as the
     defaults, and its ignored channel be stored (issue 46: one shard serves ~10,000 guilds)."""
     cache = GuildSettingsCache(db_pool, GuildDefaults())
-    await update_guild_settings(db_pool, G, load_settings(), ignore_channel=5)
+    await update_guild_settings(db_pool, G, GuildDefaults(), ignore_channel=5)
     await cache.refresh(G)
     for other in range(1_000, 1_000 + 12_000):
         cache.store(GuildSettings(other, "UTC", frozenset(), "anyone"))
