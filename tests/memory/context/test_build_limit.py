@@ -7,8 +7,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+import asyncpg
+
 from memory.context import MemoryManager
 from memory.core.clock import FixedClock
+from memory.core.report import ContextReport
+from memory.core.telemetry import Telemetry
 from memory.llm.providers import LLMRequest
 from memory.llm.tasks import DailySummaries, TextOutput
 from tests.memory.hierarchy_support import (
@@ -33,10 +37,10 @@ class HeldBuild:
     memory: MemoryManager
     provider: Any
     release: asyncio.Event
-    alice: asyncio.Future
+    alice: asyncio.Future[ContextReport]
 
 
-async def alice_holds_the_slot(db_pool, telemetry) -> HeldBuild:
+async def alice_holds_the_slot(db_pool: asyncpg.Pool, telemetry: Telemetry) -> HeldBuild:
     await add_members(db_pool)
     await add_week(db_pool)
     release = asyncio.Event()
@@ -54,7 +58,7 @@ async def alice_holds_the_slot(db_pool, telemetry) -> HeldBuild:
 
 
 async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     held = await alice_holds_the_slot(db_pool, telemetry)
     memory, provider = held.memory, held.provider
@@ -71,7 +75,9 @@ async def test_a_build_past_the_limit_waits_and_its_reply_gets_the_fallback(
     await memory.aclose()
 
 
-async def test_in_a_burst_a_queued_build_is_not_waited_for(db_pool, telemetry) -> None:
+async def test_in_a_burst_a_queued_build_is_not_waited_for(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """Without `wait_in_queue` (a reply in a burst), a member whose build would wait for a
     free slot gets the fallback at once instead of after the whole budget."""
     held = await alice_holds_the_slot(db_pool, telemetry)

@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import asyncpg
+
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -27,7 +30,9 @@ from tests.memory.hierarchy_support import (
 MEMBERS = (ALICE, BOB, CAROL)
 
 
-async def test_a_week_costs_one_call_per_guild_day_and_per_member(db_pool, telemetry) -> None:
+async def test_a_week_costs_one_call_per_guild_day_and_per_member(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
@@ -55,7 +60,9 @@ async def test_a_week_costs_one_call_per_guild_day_and_per_member(db_pool, telem
     assert "Bob on" not in alice
 
 
-async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> None:
+async def test_second_request_and_restart_cost_nothing(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider = model()
@@ -85,7 +92,9 @@ async def test_second_request_and_restart_cost_nothing(db_pool, telemetry) -> No
     assert report.llm_calls == {}
 
 
-async def test_hundred_concurrent_requests_share_one_build(db_pool, telemetry) -> None:
+async def test_hundred_concurrent_requests_share_one_build(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider = model()
@@ -101,7 +110,9 @@ async def test_hundred_concurrent_requests_share_one_build(db_pool, telemetry) -
     assert "Carol on" in results[0]
 
 
-async def test_today_is_rebuilt_at_most_once_per_hour(db_pool, telemetry) -> None:
+async def test_today_is_rebuilt_at_most_once_per_hour(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     from db.messages import insert_messages
     from tests.memory.hierarchy_support import message
 
@@ -134,7 +145,9 @@ async def test_today_is_rebuilt_at_most_once_per_hour(db_pool, telemetry) -> Non
         await memory.aclose()
 
 
-async def test_day_rollover_recomputes_no_completed_day(db_pool, telemetry) -> None:
+async def test_day_rollover_recomputes_no_completed_day(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse.")
@@ -153,7 +166,9 @@ async def test_day_rollover_recomputes_no_completed_day(db_pool, telemetry) -> N
     assert text is not None and f"Alice on {TODAY} at 10h" in text
 
 
-async def test_quiet_members_and_days_are_stored_as_nothing_to_say(db_pool, telemetry) -> None:
+async def test_quiet_members_and_days_are_stored_as_nothing_to_say(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool, authors=(ALICE,))
     quiet = model(daily_summary=lambda request: {"summaries": []})
@@ -175,7 +190,9 @@ async def test_quiet_members_and_days_are_stored_as_nothing_to_say(db_pool, tele
     assert quiet.calls == {"daily_summary": 7}  # the empty days were not asked about again
 
 
-async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> None:
+async def test_build_context_reports_sources_and_costs(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, BOB, "Bob plays the cello.")
@@ -187,9 +204,10 @@ async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> No
     assert report.member_name == "Bob"
     assert report.fallback is None
     assert report.llm_calls == {"daily_summary": 7, "historical_summary": 1, "merge": 1}
-    assert report.source("facts").chars == len("Bob plays the cello.")
-    assert report.source("today").chars > 0
-    assert report.source("history").detail.endswith("(6 days)")
+    facts, today, history = (report.source(name) for name in ("facts", "today", "history"))
+    assert facts is not None and facts.chars == len("Bob plays the cello.")
+    assert today is not None and today.chars > 0
+    assert history is not None and history.detail.endswith("(6 days)")
     assert report.days_summarised == sorted(TODAY - timedelta(days=n) for n in range(1, 7))
     ops = {event["op"] for event in telemetry.recent()}
     assert {"daily_summary", "historical_summary", "merge", "cache"} <= ops
@@ -198,7 +216,7 @@ async def test_build_context_reports_sources_and_costs(db_pool, telemetry) -> No
 
 
 async def test_two_processes_summarise_each_guild_day_once(
-    db_pool, database_dsn, telemetry
+    db_pool: asyncpg.Pool, database_dsn: str, telemetry: Telemetry
 ) -> None:
     """Two bot processes (separate pools, separate caches) asked at the same moment: the
     advisory lock lets one summarise each guild-day while the other waits and reuses it."""

@@ -6,8 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.llm.offline import HANDLERS
 from memory.llm.providers import LLMRequest
 from memory.llm.tasks import DailySummaries, TextOutput
@@ -66,7 +69,7 @@ async def _bob_the_baker_asked_again(
 
 
 async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_call(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
@@ -110,7 +113,9 @@ async def test_the_newest_day_is_attached_to_the_earlier_narrative_without_a_cal
     ]
 
 
-async def test_a_forgotten_statement_stays_out_of_an_attached_day(db_pool, telemetry) -> None:
+async def test_a_forgotten_statement_stays_out_of_an_attached_day(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider = model(historical_summary=offline_history)
@@ -128,7 +133,7 @@ async def test_a_forgotten_statement_stays_out_of_an_attached_day(db_pool, telem
 
 
 async def test_the_closing_batch_leaves_out_members_whose_newer_day_fits_attached(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
@@ -153,7 +158,9 @@ async def test_the_closing_batch_leaves_out_members_whose_newer_day_fits_attache
     assert f"Bob on {TODAY - timedelta(days=5)} at 9h" in bob
 
 
-async def test_an_attached_day_does_not_force_a_new_merge(db_pool, telemetry) -> None:
+async def test_an_attached_day_does_not_force_a_new_merge(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider, bob = await _bob_the_baker_asked_again(db_pool, telemetry)
@@ -164,7 +171,7 @@ async def test_an_attached_day_does_not_force_a_new_merge(db_pool, telemetry) ->
 
 
 async def test_a_newest_day_longer_than_a_narrative_is_attached_within_the_budget(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     """Bob talked a lot yesterday: his day (its notes as they are) is longer than a narrative,
     and is still attached with no call; the context keeps facts and narrative first and cuts

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -20,7 +23,9 @@ from tests.memory.hierarchy_support import (
 )
 
 
-async def test_commands_to_the_bot_are_left_out_of_daily_summaries(db_pool, telemetry) -> None:
+async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     yesterday = TODAY - timedelta(days=1)
     at = NOW - timedelta(days=1)

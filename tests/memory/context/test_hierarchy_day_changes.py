@@ -8,11 +8,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
 
 from db.messages import apply_edits, insert_messages
 from memory.core.clock import FixedClock
 from memory.core.events import EventBus, MessagesChanged
+from memory.core.telemetry import Telemetry
 from memory.ingest import BatchedWriter
+from memory.llm.providers import LLMRequest
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -29,7 +34,9 @@ from tests.memory.hierarchy_support import (
 )
 
 
-async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetry) -> None:
+async def test_edit_of_a_past_message_recomputes_only_that_day(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     week = await add_week(db_pool)
     provider = model()
@@ -61,7 +68,9 @@ async def test_edit_of_a_past_message_recomputes_only_that_day(db_pool, telemetr
     )
 
 
-async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemetry) -> None:
+async def test_late_and_deleted_messages_change_the_fingerprint(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     week = await add_week(db_pool)
     provider = model()
@@ -93,7 +102,9 @@ async def test_late_and_deleted_messages_change_the_fingerprint(db_pool, telemet
     assert f"Bob on {deleted_day} at 10h" in text
 
 
-async def test_an_edit_in_a_folded_stretch_rereads_only_that_stretch(db_pool, telemetry) -> None:
+async def test_an_edit_in_a_folded_stretch_rereads_only_that_stretch(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """Today is read in passes; an edit inside an earlier pass re-does that pass alone, and a
     fact said in the morning is still in the closed day's summary."""
     await add_members(db_pool)
@@ -136,7 +147,7 @@ async def test_an_edit_in_a_folded_stretch_rereads_only_that_stretch(db_pool, te
         await memory.aclose()
 
 
-async def test_a_restart_mid_day_costs_nothing(db_pool, telemetry) -> None:
+async def test_a_restart_mid_day_costs_nothing(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     await add_members(db_pool)
     await insert_messages(db_pool, [message(ALICE, "first coffee", NOW.replace(hour=8))])
     provider = model()
@@ -155,7 +166,9 @@ async def test_a_restart_mid_day_costs_nothing(db_pool, telemetry) -> None:
     assert sum(provider.calls.values()) == calls, "the notes of today are stored"
 
 
-async def test_an_opt_out_while_a_stretch_is_read_leaves_no_note_behind(db_pool, telemetry) -> None:
+async def test_an_opt_out_while_a_stretch_is_read_leaves_no_note_behind(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     from db.consent import record_consent
     from tests.memory.hierarchy_support import daily
 
@@ -169,7 +182,7 @@ async def test_an_opt_out_while_a_stretch_is_read_leaves_no_note_behind(db_pool,
     )
     gate, reading = asyncio.Event(), asyncio.Event()
 
-    async def slow_daily(request):
+    async def slow_daily(request: LLMRequest) -> Any:
         reading.set()
         await gate.wait()
         return daily(request)

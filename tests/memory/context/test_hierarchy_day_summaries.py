@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.llm.providers import LLMRequest
 from memory.llm.tasks import DailySummaries
 from tests.memory.hierarchy_support import (
     ALICE,
@@ -25,7 +29,9 @@ from tests.memory.hierarchy_support import (
 )
 
 
-async def test_day_boundaries_follow_the_guild_timezone(db_pool, telemetry) -> None:
+async def test_day_boundaries_follow_the_guild_timezone(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await db_pool.execute(
         "INSERT INTO guilds (guild_id, name, timezone) VALUES ($1, 'g', 'Asia/Tokyo')", GUILD
@@ -53,7 +59,9 @@ async def test_day_boundaries_follow_the_guild_timezone(db_pool, telemetry) -> N
     }
 
 
-async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(db_pool, telemetry) -> None:
+async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     day = TODAY - timedelta(days=1)
     start = datetime.combine(day, datetime.min.time(), UTC)
@@ -92,7 +100,9 @@ async def test_a_day_over_the_prompt_budget_is_chunked_and_reduced(db_pool, tele
     assert report.llm_calls.get("daily_summary", 0) == 0  # the forced day was already stored
 
 
-async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, telemetry) -> None:
+async def test_reduce_is_one_batched_call_for_every_member_that_fits(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     names = {100 + n: f"Member{n}" for n in range(12)}
     await add_members(db_pool, names)
     day = TODAY - timedelta(days=1)
@@ -104,7 +114,8 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
     ]
     await insert_messages(db_pool, chatter)
 
-    def short_daily(request):  # a real model's note per stretch, not a quote of everything
+    # A real model's note per stretch, not a quote of everything.
+    def short_daily(request: LLMRequest) -> DailySummaries:
         return DailySummaries(
             summaries=[
                 f"{m['key']}: {m['name']} chatted about the weather, the bus strike and lunch"
@@ -135,7 +146,9 @@ async def test_reduce_is_one_batched_call_for_every_member_that_fits(db_pool, te
     assert all(text.startswith("Reduced: ") for text in result.summaries.values())
 
 
-async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry) -> None:
+async def test_mentions_become_names_and_bots_are_not_targets(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     from db.members import upsert_members
     from memory.core.models import Member
@@ -164,7 +177,7 @@ async def test_mentions_become_names_and_bots_are_not_targets(db_pool, telemetry
 
 
 async def test_a_day_of_notes_longer_than_a_summary_closes_without_a_call(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     """A member who spoke in several passes has notes longer than one summary: they are the
     day's summary as they are (the narrative condenses them when it rolls), morning included."""

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import asyncpg
+
 from memory.context import ContextConfig, MemoryManager
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
 from memory.llm.offline import OfflineProvider
 from memory.llm.providers import ProviderChain, RetryPolicy
+from tests.fakes import ScriptedProvider
 from tests.memory.hierarchy_support import (
     ALICE,
     GUILD,
@@ -27,7 +31,9 @@ async def _no_sleep(_: float) -> None:
     return None
 
 
-def _manager(db_pool, primary, telemetry) -> MemoryManager:
+def _manager(
+    db_pool: asyncpg.Pool, primary: ScriptedProvider, telemetry: Telemetry
+) -> MemoryManager:
     primary.name = "primary"
     chain = ProviderChain(
         [primary, OfflineProvider()],
@@ -44,7 +50,9 @@ def _manager(db_pool, primary, telemetry) -> MemoryManager:
     )
 
 
-async def test_fallback_day_is_kept_then_redone_by_the_primary(db_pool, telemetry) -> None:
+async def test_fallback_day_is_kept_then_redone_by_the_primary(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     yesterday = TODAY - timedelta(days=1)
@@ -59,7 +67,7 @@ async def test_fallback_day_is_kept_then_redone_by_the_primary(db_pool, telemetr
         GUILD,
         yesterday,
     )
-    assert row["provider"] == "offline" and row["degraded"]
+    assert row is not None and row["provider"] == "offline" and row["degraded"]
     stored = await db_pool.fetchval(
         "SELECT summary FROM daily_summaries WHERE guild_id = $1 AND day = $2 AND user_id = $3",
         GUILD,
@@ -80,5 +88,5 @@ async def test_fallback_day_is_kept_then_redone_by_the_primary(db_pool, telemetr
         GUILD,
         yesterday,
     )
-    assert row["provider"] == "primary" and row["retry_after"] is None
+    assert row is not None and row["provider"] == "primary" and row["retry_after"] is None
     await manager.aclose()

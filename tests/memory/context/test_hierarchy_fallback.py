@@ -6,8 +6,11 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from tests.memory.hierarchy_support import (
     ALICE,
     BOB,
@@ -25,11 +28,13 @@ from tests.memory.hierarchy_support import (
 )
 
 
-def fallbacks(telemetry) -> list[tuple[str, str]]:
+def fallbacks(telemetry: Telemetry) -> list[tuple[str, str]]:
     return [(e["reason"], e["served"]) for e in telemetry.recent("fallback")]
 
 
-async def test_llm_down_with_nothing_stored_serves_facts(db_pool, telemetry) -> None:
+async def test_llm_down_with_nothing_stored_serves_facts(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
@@ -46,7 +51,9 @@ async def test_llm_down_with_nothing_stored_serves_facts(db_pool, telemetry) -> 
     assert fallbacks(telemetry) == [("llm_error", "facts"), ("llm_error", "none")]
 
 
-async def test_only_facts_needs_no_llm_and_no_fallback(db_pool, telemetry) -> None:
+async def test_only_facts_needs_no_llm_and_no_fallback(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
     provider = model()
@@ -60,7 +67,9 @@ async def test_only_facts_needs_no_llm_and_no_fallback(db_pool, telemetry) -> No
     assert fallbacks(telemetry) == []
 
 
-async def test_merge_failure_serves_facts_and_summaries_verbatim(db_pool, telemetry) -> None:
+async def test_merge_failure_serves_facts_and_summaries_verbatim(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
@@ -86,7 +95,9 @@ async def test_merge_failure_serves_facts_and_summaries_verbatim(db_pool, teleme
     assert merged is not None and merged.startswith("FACTS Alice is a nurse")
 
 
-async def test_llm_down_serves_the_last_known_good_context(db_pool, telemetry) -> None:
+async def test_llm_down_serves_the_last_known_good_context(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse in Lyon.")
@@ -114,7 +125,7 @@ async def test_llm_down_serves_the_last_known_good_context(db_pool, telemetry) -
 
 
 async def test_slow_llm_gets_a_fallback_and_the_build_finishes_in_background(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
@@ -139,7 +150,7 @@ async def test_slow_llm_gets_a_fallback_and_the_build_finishes_in_background(
     assert len(fallbacks(telemetry)) == 1
 
 
-async def test_close_cancels_background_builds(db_pool, telemetry) -> None:
+async def test_close_cancels_background_builds(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider = model()
@@ -153,7 +164,9 @@ async def test_close_cancels_background_builds(db_pool, telemetry) -> None:
     assert not [t for t in asyncio.all_tasks() - before if not t.done()]
 
 
-async def test_forgetting_sticks_through_summaries_and_fallbacks(db_pool, telemetry) -> None:
+async def test_forgetting_sticks_through_summaries_and_fallbacks(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     secret = "Alice loves pineapple pizza"
@@ -194,7 +207,7 @@ async def test_forgetting_sticks_through_summaries_and_fallbacks(db_pool, teleme
 
 
 async def test_a_forgotten_fact_does_not_come_back_through_other_members(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await add_week(db_pool)

@@ -7,8 +7,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import asyncpg
+
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM, PromptMember, PromptMessage
 from memory.llm.offline import HANDLERS, OfflineProvider
 from memory.llm.providers import LLMRequest
@@ -59,7 +62,9 @@ def _history_requests(provider: Any) -> list[LLMRequest]:
     return [r for r in provider.requests if r.purpose == "historical_summary"]
 
 
-async def test_history_rolls_forward_and_keeps_a_fact_from_six_days_ago(db_pool, telemetry) -> None:
+async def test_history_rolls_forward_and_keeps_a_fact_from_six_days_ago(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await _alice_week(db_pool)
     provider = model(historical_summary=offline_history)
@@ -90,7 +95,7 @@ async def test_history_rolls_forward_and_keeps_a_fact_from_six_days_ago(db_pool,
 
 
 async def test_a_forget_between_two_days_leaves_the_statement_out_of_the_next_history(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await _alice_week(db_pool)
@@ -118,7 +123,7 @@ async def test_a_forget_between_two_days_leaves_the_statement_out_of_the_next_hi
 
 
 async def test_a_member_silent_since_their_last_history_keeps_it_without_a_call(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await insert_messages(db_pool, [message(ALICE, PIXEL, at(TODAY - timedelta(days=4), 9))])
@@ -137,7 +142,7 @@ async def test_a_member_silent_since_their_last_history_keeps_it_without_a_call(
 
 
 async def test_a_pass_waits_while_the_new_messages_do_not_concern_the_member(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     morning = at(TODAY, 8)
@@ -196,7 +201,9 @@ async def test_answers_name_members_as_the_chat_does_and_map_back_to_their_ids()
     assert {item.user_id for item in learned} == {"300000000001000047"}
 
 
-async def test_a_note_gets_the_room_its_day_has_left(db_pool, telemetry) -> None:
+async def test_a_note_gets_the_room_its_day_has_left(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     long_news = "I finally got the job at the bakery and start on monday, so nervous about it"
     await insert_messages(
@@ -234,7 +241,7 @@ class _Capture(OfflineProvider):
 
 
 async def test_a_pass_waits_while_every_unread_message_is_under_an_hour_old(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await insert_messages(db_pool, [message(ALICE, "Alice is baking bread", at(TODAY, 8))])
@@ -257,7 +264,9 @@ async def test_a_pass_waits_while_every_unread_message_is_under_an_hour_old(
     assert read is not None and "burnt the second loaf" in read
 
 
-async def test_the_days_first_pass_is_not_put_off_for_young_messages(db_pool, telemetry) -> None:
+async def test_the_days_first_pass_is_not_put_off_for_young_messages(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     sent = at(TODAY, 9)
     await insert_messages(db_pool, [message(ALICE, "Alice is baking bread", sent)])

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
+
+import asyncpg
 
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.llm.providers import LLMRequest
 from tests.memory.hierarchy_support import (
     ALICE,
     GUILD,
@@ -22,7 +27,9 @@ from tests.memory.hierarchy_support import (
 )
 
 
-async def test_warm_hits_cost_no_lookups_until_the_hour_turns(db_pool, telemetry) -> None:
+async def test_warm_hits_cost_no_lookups_until_the_hour_turns(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider, clock = model(), FixedClock(NOW)
@@ -44,7 +51,7 @@ async def test_warm_hits_cost_no_lookups_until_the_hour_turns(db_pool, telemetry
         await memory.aclose()
 
 
-async def test_a_fact_change_is_seen_at_once(db_pool, telemetry) -> None:
+async def test_a_fact_change_is_seen_at_once(db_pool: asyncpg.Pool, telemetry: Telemetry) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     memory = manager(db_pool, model(), FixedClock(NOW), telemetry)
@@ -58,13 +65,15 @@ async def test_a_fact_change_is_seen_at_once(db_pool, telemetry) -> None:
         await memory.aclose()
 
 
-async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry) -> None:
+async def test_a_build_overtaken_by_a_change_is_not_kept_warm(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     await set_facts(db_pool, ALICE, "Alice is a nurse.")  # facts and history: a merge is due
     gate, merging = asyncio.Event(), asyncio.Event()
 
-    async def slow_merge(request):
+    async def slow_merge(request: LLMRequest) -> str:
         merging.set()
         await gate.wait()
         inputs = request.inputs
@@ -84,7 +93,9 @@ async def test_a_build_overtaken_by_a_change_is_not_kept_warm(db_pool, telemetry
         await memory.aclose()
 
 
-async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, telemetry) -> None:
+async def test_the_stored_context_follows_what_is_served_from_the_lru(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     provider, clock = model(), FixedClock(NOW)
@@ -106,7 +117,7 @@ async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, t
         "SELECT context FROM merged_contexts WHERE guild_id = $1 AND user_id = $2", GUILD, ALICE
     )
     # The last-known-good row is the merge served last; today's notes are attached on serving.
-    assert stored == first.split("\nToday: ")[0]
+    assert first is not None and stored == first.split("\nToday: ")[0]
     restarted = manager(db_pool, provider, clock, telemetry)
     try:
         merges = provider.calls["merge"]
@@ -117,7 +128,7 @@ async def test_the_stored_context_follows_what_is_served_from_the_lru(db_pool, t
 
 
 async def test_after_the_hour_a_reply_gets_the_last_context_while_the_rebuild_runs(
-    db_pool, telemetry
+    db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
@@ -131,7 +142,7 @@ async def test_after_the_hour_a_reply_gets_the_last_context_while_the_rebuild_ru
         gate, reading = asyncio.Event(), asyncio.Event()
         summarise = provider.script["daily_summary"]
 
-        async def stuck(request):
+        async def stuck(request: LLMRequest) -> Any:
             reading.set()
             await gate.wait()
             return summarise(request)
@@ -148,7 +159,9 @@ async def test_after_the_hour_a_reply_gets_the_last_context_while_the_rebuild_ru
         await memory.aclose()
 
 
-async def test_an_invalidated_context_is_never_served_as_the_last_one(db_pool, telemetry) -> None:
+async def test_an_invalidated_context_is_never_served_as_the_last_one(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await add_members(db_pool)
     await add_week(db_pool)
     clock = FixedClock(NOW)

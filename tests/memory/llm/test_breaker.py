@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from memory.core.settings import load_settings
 from memory.core.telemetry import Telemetry
@@ -194,7 +195,7 @@ def test_a_local_endpoint_has_no_rate_limit_by_default_and_gemini_keeps_its_own(
     for url in ("https://api.openai.com/v1", "https://openrouter.ai/api/v1", "http://8.8.8.8/v1"):
         assert not is_local_endpoint(url), url
 
-    def rpm(**overrides: object) -> float | None:
+    def rpm(**overrides: Any) -> float | None:
         settings = load_settings(llm_provider="openai", gemini_api_key=None, **overrides)
         provider = OpenAICompatibleProvider(base_url=settings.openai_base_url, model="m")
         return provider_limits(provider, settings).requests_per_minute

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -88,12 +89,12 @@ def _chain(
     fallback: bool = True,
     limits: ProviderLimits | None = None,
     jitter: Callable[[], float] = lambda: 0.5,
-    **policy: float,
+    **policy: Any,
 ) -> ProviderChain:
     return ProviderChain(
         [edge, OfflineProvider()] if fallback else [edge],
         limits={"gemini": limits} if limits else None,
-        policy=RetryPolicy(**{"max_retries": 3, "backoff_base": 1.0, **policy}),  # type: ignore[arg-type]
+        policy=RetryPolicy(**{"max_retries": 3, "backoff_base": 1.0, **policy}),
         telemetry=telemetry,
         sleep=sleeps,
         jitter=jitter,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
 from memory.core.settings import PROVIDERS as SETTINGS_PROVIDERS
-from memory.core.settings import Settings, SettingsError, load_settings
+from memory.core.settings import Settings, load_settings
+from memory.core.settings_errors import SettingsError
 from memory.core.telemetry import Telemetry
 from memory.llm._factory import build_llm, build_provider_chain, provider_limits, retry_policy
 from memory.llm.offline import OfflineProvider
@@ -24,8 +26,8 @@ from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from memory.llm.tasks import Intent
 
 
-def _settings(**overrides: object) -> Settings:
-    defaults: dict[str, object] = {"gemini_api_key": None, "llm_provider": None}
+def _settings(**overrides: Any) -> Settings:
+    defaults: dict[str, Any] = {"gemini_api_key": None, "llm_provider": None}
     return load_settings(**{**defaults, **overrides})
 
 
@@ -121,6 +123,7 @@ class EchoProvider(LLMProvider):
     """A provider added the documented way: one class and one registry line."""
 
     name = "echo"
+    model = ""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> EchoProvider:

@@ -7,6 +7,7 @@ import json
 import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -214,7 +215,7 @@ async def test_safety_block_is_typed_and_not_retried(
     fake_http: FakeHTTPServer,
     telemetry: Telemetry,
     sleeps: RecordingSleep,
-    body: dict,
+    body: dict[str, Any],
 ) -> None:
     fake_http.queue(Reply(body=body))
     with pytest.raises(LLMBlocked, match="SAFETY"):
@@ -241,13 +242,15 @@ async def test_bad_request_is_rejected_without_retry(
     assert len(fake_http.requests) == 1
 
 
-async def test_connection_refused_fails_fast_without_sdk_retry(monkeypatch) -> None:
+async def test_connection_refused_fails_fast_without_sdk_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     waits: list[float] = []
     real_sleep = asyncio.sleep
 
-    async def recording_sleep(delay: float, *args: object, **kwargs: object) -> object:
+    async def recording_sleep(delay: float, *args: object, **kwargs: object) -> None:
         waits.append(delay)
-        return await real_sleep(0)
+        await real_sleep(0)
 
     monkeypatch.setattr(asyncio, "sleep", recording_sleep)
     with socket.socket() as probe:  # a port nobody listens on

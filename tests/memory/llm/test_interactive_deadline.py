@@ -5,6 +5,7 @@ answers), then the next provider answers; a day's summary keeps its long timeout
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
@@ -14,8 +15,8 @@ from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_text
 from tests.support import eventually
 
 
-def _settings(fake_http: FakeHTTPServer, **overrides: object) -> Settings:
-    values: dict[str, object] = {
+def _settings(fake_http: FakeHTTPServer, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
         "_env_file": None,
         "llm_provider": "openai",
         "openai_base_url": fake_http.base_url + "/v1",
@@ -24,7 +25,7 @@ def _settings(fake_http: FakeHTTPServer, **overrides: object) -> Settings:
         "llm_local_interactive_timeout_seconds": 0.3,
         **overrides,
     }
-    return Settings(**values)  # type: ignore[arg-type]
+    return Settings(**values)
 
 
 async def test_a_hung_model_gives_way_to_the_fallback_within_the_deadline(

@@ -3,6 +3,8 @@ per member, and never misses one the full scan would find."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,10 +40,10 @@ def _day(texts: list[str], authors: list[int]) -> list[dict[str, object]]:
 
 def _both(messages: list[dict[str, object]], user_id: int, name: str) -> tuple[str, str]:
     lines = prepare_day(messages)
-    kwargs = {"user_id": user_id, "name": name, "aliases": [], "max_chars": 2000}
+    kwargs: dict[str, Any] = {"user_id": user_id, "name": name, "aliases": [], "max_chars": 2000}
     return (
-        summarize_member_day(lines, **kwargs),  # type: ignore[arg-type]
-        summarize_member_day(lines, index=LineIndex.of(lines), **kwargs),  # type: ignore[arg-type]
+        summarize_member_day(lines, **kwargs),
+        summarize_member_day(lines, index=LineIndex.of(lines), **kwargs),
     )
 
 

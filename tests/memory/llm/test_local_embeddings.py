@@ -46,13 +46,13 @@ def test_vectors_are_unit_length_at_the_stored_size(local: LocalEmbeddings) -> N
 
 
 async def test_the_default_install_embeds_locally_and_the_setting_turns_it_off() -> None:
-    default = Settings(_env_file=None)  # type: ignore[call-arg]
+    default = Settings(_env_file=None)
     embedder = build_embedder(default, Telemetry(), limiter=None)
     assert embedder is not None and embedder.local
     assert embedder.model_name == "local:wordllama-l2-supercat-256"
     [vector] = await embedder.embed(["where do you go climbing?"], query=True)
     assert len(vector) == EMBEDDING_DIMENSIONS
-    off = Settings(_env_file=None, local_embeddings=False)  # type: ignore[call-arg]
+    off = Settings(_env_file=None, local_embeddings=False)
     assert build_embedder(off, Telemetry(), limiter=None) is None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import asyncpg
 import pytest
 
 from db.facts import get_facts
@@ -43,7 +44,7 @@ async def chain(fake_http: FakeHTTPServer, telemetry: Telemetry) -> AsyncIterato
         await chain.aclose()
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await db_pool.execute(
         "INSERT INTO user_facts (guild_id, user_id, blob, version) VALUES ($1, $2, $3, 1)",
         G,
@@ -52,7 +53,9 @@ async def _seed(db_pool) -> None:
     )
 
 
-async def test_a_prose_answer_keeps_every_fact(db_pool, telemetry, chain, fake_http) -> None:
+async def test_a_prose_answer_keeps_every_fact(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, chain: ProviderChain, fake_http: FakeHTTPServer
+) -> None:
     await _seed(db_pool)
     prose = "Sure! I've noted that Alice is a nurse now."
     fake_http.queue(*[Reply(body=openai_text(prose)) for _ in range(4)])
@@ -64,7 +67,7 @@ async def test_a_prose_answer_keeps_every_fact(db_pool, telemetry, chain, fake_h
         fallback=MemoryLLM(OfflineProvider()),
     )
     change = await facts.remember(G, ALICE, "alice is a nurse", actor_id=2)
-    stored = (await get_facts(db_pool, G, ALICE.user_id)).blob
+    stored = await _blob(db_pool)
     for sentence in ("lives in Berlin", "cat named Tom", "plays the violin", "nurse"):
         assert sentence in stored, stored
     assert "Sure!" not in stored and change.changed
@@ -72,11 +75,17 @@ async def test_a_prose_answer_keeps_every_fact(db_pool, telemetry, chain, fake_h
 
 
 async def test_without_a_fallback_nothing_is_stored_or_acknowledged(
-    db_pool, telemetry, chain, fake_http
+    db_pool: asyncpg.Pool, telemetry: Telemetry, chain: ProviderChain, fake_http: FakeHTTPServer
 ) -> None:
     await _seed(db_pool)
     fake_http.queue(*[Reply(body=openai_text("Got it!")) for _ in range(4)])
     facts = FactService(db_pool, MemoryLLM(chain), FactsConfig(), telemetry=telemetry)
     with pytest.raises(FactsUnavailable):
         await facts.remember(G, ALICE, "alice is a nurse", actor_id=2)
-    assert (await get_facts(db_pool, G, ALICE.user_id)).blob == OLD
+    assert await _blob(db_pool) == OLD
+
+
+async def _blob(pool: asyncpg.Pool) -> str:
+    record = await get_facts(pool, G, ALICE.user_id)
+    assert record is not None, "no facts stored about Alice"
+    return record.blob

@@ -253,7 +253,12 @@ async def test_a_reply_that_is_no_answer_is_the_offline_reply(
     model: MemoryLLM, fake_http: FakeHTTPServer, telemetry: Telemetry, said: str
 ) -> None:
     fake_http.queue(Reply(body=openai_text(said)), Reply(body=openai_text(said)))
-    inputs = {"message": "hi", "author_name": "alice", "bot_name": "Bot", "memories": []}
+    inputs: dict[str, object] = {
+        "message": "hi",
+        "author_name": "alice",
+        "bot_name": "Bot",
+        "memories": [],
+    }
     text = await model.reply(prompt="<message>hi</message>", inputs=inputs, guild_id=5)
     offline = await OFFLINE.reply(prompt="<message>hi</message>", inputs=inputs, guild_id=5)
     assert text == offline and text

@@ -4,6 +4,8 @@ forgotten, within the cap), forget, and merge."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.llm import MemoryLLM
@@ -17,14 +19,14 @@ def llm() -> MemoryLLM:
     return MemoryLLM(OfflineProvider())
 
 
-async def _remember(llm: MemoryLLM, blob: str, statement: str, **kwargs: object) -> str:
+async def _remember(llm: MemoryLLM, blob: str, statement: str, **kwargs: Any) -> str:
     return await llm.remember(
         guild_id=9,
         member=ALICE,
         blob=blob,
         statement=statement,
-        max_chars=int(kwargs.pop("max_chars", 500)),  # type: ignore[arg-type]
-        **kwargs,  # type: ignore[arg-type]
+        max_chars=int(kwargs.pop("max_chars", 500)),
+        **kwargs,
     )
 
 

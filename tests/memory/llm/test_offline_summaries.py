@@ -23,8 +23,8 @@ def llm() -> MemoryLLM:
     return MemoryLLM(OfflineProvider())
 
 
-async def _day(llm: MemoryLLM, **kwargs: object) -> dict[int, str]:
-    arguments: dict[str, object] = {
+async def _day(llm: MemoryLLM, **kwargs: Any) -> dict[int, str]:
+    arguments: dict[str, Any] = {
         "guild_id": 9,
         "day": DAY,
         "timezone": "UTC",
@@ -33,7 +33,7 @@ async def _day(llm: MemoryLLM, **kwargs: object) -> dict[int, str]:
         "max_chars": 300,
     }
     arguments.update(kwargs)
-    return await llm.summaries.summarize_day(**arguments)  # type: ignore[arg-type]
+    return await llm.summaries.summarize_day(**arguments)
 
 
 async def test_daily_summary_quotes_the_informative_messages(llm: MemoryLLM) -> None:
@@ -71,9 +71,9 @@ async def test_forgotten_statements_stay_out_of_daily_summaries(llm: MemoryLLM) 
 
 
 async def test_a_busy_day_is_summarised_without_stalling_the_event_loop(
-    llm: MemoryLLM, monkeypatch
+    llm: MemoryLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    chat = [
+    chat: list[tuple[int, str, str, int | None]] = [
         (1 + i % 20, f"user{i % 20}", f"message {i}: I went to the gym and my knee hurts", None)
         for i in range(3000)
     ]
