@@ -111,27 +111,25 @@ async def _ready(pool: asyncpg.Pool, children: Children, name: str) -> None:
 
 
 def report_idle(report: Reporter, measured: Sequence[Idle], settle_seconds: float) -> None:
-    """Each size's RSS, the slope between the two largest, and the worker's RSS."""
-    after = f"{settle_seconds:g} s after READY"
+    """Each size's RSS, the slope between the two largest, and the worker's RSS; `settle_s`
+    is how long each process was left idle before it was read."""
+    settled = {"settle_s": settle_seconds}
     for run in measured:
-        note = f"{after}; READY {run.ready_seconds:.1f} s after start"
-        report(BENCH, "run_idle_rss_mb", run.run_mb, "MB", members=run.members, note=note)
+        ready = f"READY {run.ready_seconds:.1f} s after start"
+        note = f"RSS read {settle_seconds:g} s after READY ({ready})"
+        report(
+            BENCH, "run_idle_rss_mb", run.run_mb, "MB", members=run.members, note=note, **settled
+        )
     if len(measured) >= 2:
         low, high = sorted(measured, key=lambda run: run.members)[-2:]
         per_member_kb = (high.run_mb - low.run_mb) * 1024 / (high.members - low.members)
         note = f"between {low.members:,} and {high.members:,} members (1 KB = 1024 bytes)"
-        report(
-            BENCH,
-            "run_rss_per_member_kb",
-            per_member_kb,
-            "KB",
-            members=f"{low.members}-{high.members}",
-            note=note,
-        )
+        members = f"{low.members}-{high.members}"
+        report(BENCH, "run_rss_per_member_kb", per_member_kb, "KB", members=members, note=note)
     for run in measured:
         for name, rss in run.others_mb.items():
             note = (
-                f"{settle_seconds:g} s after it said it takes jobs, beside `memorybot run` with"
-                f" one guild of {run.members} members"
+                f"RSS read {settle_seconds:g} s after it said it takes jobs, beside"
+                f" `memorybot run` with one guild of {run.members} members"
             )
-            report(BENCH, f"{name}_idle_rss_mb", rss, "MB", note=note)
+            report(BENCH, f"{name}_idle_rss_mb", rss, "MB", note=note, **settled)
