@@ -1,7 +1,8 @@
 """`python -m bench` (and `make bench`): every benchmark, one server, JSON lines on stdout.
 
     python -m bench [--only ingest,economy,latency,memory,scale,recall,locomo,quality,reply_e2e,
-                             dead_endpoint,dashboard,embeddings,house,live_model] [--quick]
+                             dead_endpoint,dashboard,embeddings,house,fleet,processes,
+                             live_model] [--quick]
                     [--write-docs] [--gguf PATH]
 
 `locomo` is the quality bench: LoCoMo's real conversations (bench/locomo.py), read from
@@ -46,6 +47,7 @@ from bench import (
     live_model,
     locomo,
     memory_footprint,
+    processes,
     quality,
     recall,
     reply_e2e,
@@ -73,6 +75,7 @@ BENCHES = (
     "embeddings",
     "house",
     "fleet",
+    "processes",
 )
 # Run only when named: they need something beyond the project's own dependencies.
 ON_REQUEST = ("live_model",)
@@ -116,6 +119,8 @@ FULL: dict[str, dict[str, Any]] = {
         "size_guilds": 10,
         "size_messages_per_day": 500,
     },
+    # About 2 minutes: `memorybot run` idle with one guild of each size, a worker beside it.
+    "processes": {"members": (10, 10_000, 50_000), "settle_seconds": 20.0},
 }
 QUICK: dict[str, dict[str, Any]] = {
     "ingest": {"messages": 500, "rate": 500.0, "seconds": 0.3},
@@ -155,6 +160,7 @@ QUICK: dict[str, dict[str, Any]] = {
         "size_guilds": 1,
         "size_messages_per_day": 50,
     },
+    "processes": {"members": (2, 200), "settle_seconds": 0.5},
 }
 
 
@@ -241,6 +247,11 @@ async def run_fleet(server: BenchServer, report: Reporter, sizes: dict[str, Any]
     await fleet.run_in(server, report, **sizes)
 
 
+async def run_processes(server: BenchServer, report: Reporter, sizes: dict[str, Any]) -> None:
+    """`memorybot run` and `memorybot worker` idle, their RSS (bench/processes.py)."""
+    await processes.run_in(server, report, **sizes)
+
+
 RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[None]]] = {
     "ingest": run_ingest,
     "economy": run_economy,
@@ -257,6 +268,7 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "live_model": run_live_model,
     "house": run_house,
     "fleet": run_fleet,
+    "processes": run_processes,
 }
 
 _TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none"}

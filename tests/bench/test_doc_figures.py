@@ -154,7 +154,7 @@ def test_operations_quotes_the_memory_and_scale_benches() -> None:
         f" `bench/memory_footprint.py` at {members:,} members",
         "docs/operations.md",
     )
-    _quoted(f"450 MB for members plus {cached / 1000:.1f} KB per member", "docs/operations.md")
+    _quoted(f" MB for members plus {cached / 1000:.1f} KB per member", "docs/operations.md")
     sweep = {"sweep": "messages", "members_per_guild": 50}
     calls = {
         _one("scale", "daily_calls_per_guild_day", messages_per_day=n, **sweep)
@@ -169,6 +169,42 @@ def test_operations_quotes_the_memory_and_scale_benches() -> None:
         f"| closing a guild-day nobody asked about | 1 LLM call | 1,000 messages: {tokens[0]:,.0f}"
         f" tokens; 10,000 messages: {tokens[1]:,.0f} (the scale bench's messages sweep, 50 members",
         "docs/operations.md",
+    )
+
+
+def test_operations_quotes_the_processes_bench() -> None:
+    """The RSS rows of "Measured sizes", and the guilds-per-process estimate made from them."""
+    _run, stored = load()["processes"]
+    sizes = sorted(f["members"] for f in stored if f["metric"] == "run_idle_rss_mb")
+    assert len(sizes) == 3, sizes
+    rss = [_one("processes", "run_idle_rss_mb", members=m) for m in sizes]
+    settle = _param("processes", "run_idle_rss_mb", "settle_s", members=sizes[0])
+    slope = _one("processes", "run_rss_per_member_kb", members=f"{sizes[1]}-{sizes[2]}")
+    worker = _item("processes", "worker_idle_rss_mb")
+    _quoted(
+        f"| `memorybot run`, idle, one guild of {sizes[0]:,} members | {rss[0]:.0f} MB RSS |"
+        f" process RSS against the fleet's fake Discord, {settle:g} s after READY",
+        "docs/operations.md",
+    )
+    _quoted(
+        f"| per guild member known to the bot | ~{slope:.1f} KB RSS | the same guild with"
+        f" {sizes[1]:,} members: {rss[1]:.0f} MB; {sizes[2]:,}: {rss[2]:.0f} MB",
+        "docs/operations.md",
+    )
+    _quoted(
+        f"| `memorybot worker`, idle | {worker['value']:.0f} MB RSS | process RSS,"
+        f" {worker['settle_s']:g} s after it said it takes jobs |",
+        "docs/operations.md",
+    )
+    members_mb = round(2_500 * 100 * round(slope, 1) / 1024, -1)
+    _quoted(
+        f"2,500 x 100 x {slope:.1f} KB = {members_mb:,.0f} MB for members", "docs/operations.md"
+    )
+    assert "measured by hand" not in _doc("docs/operations.md")
+    _quoted(
+        f"serving one guild of {sizes[0]:,}, {sizes[1]:,} and {sizes[2]:,} members, its RSS"
+        f" {settle:g} s after READY",
+        "docs/performance.md",
     )
 
 
