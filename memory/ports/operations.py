@@ -17,7 +17,6 @@ from typing import Any, Protocol
 import asyncpg
 
 from db.state import get_state, set_state
-from db.usage import usage_since
 from memory.core.shards import ShardPlan
 from memory.core.telemetry import Telemetry
 from memory.database import hold_shards
@@ -27,7 +26,7 @@ from memory.llm import MemoryLLM
 from memory.privacy import RetentionReport
 from memory.recall import EmbeddingIndex
 from memory.telemetry import UsageRollup, build_stats, render_stats
-from memory.usage import UsageRecorder, render_usage
+from memory.usage import UsageRecorder
 from memory.views import ActivityViews, MemberViews
 
 
@@ -140,11 +139,9 @@ class Operations:
     async def usage_text(self, *, guild_id: int | None, days: int, label: str = "") -> str:
         """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost
         (`label`: the guild as the admin knows it)."""
-        await self._recorder.flush()  # this process's own calls count too
         first_day = datetime.now(UTC).date() - timedelta(days=days - 1)
-        rows = await usage_since(self._pool, first_day, guild_id=guild_id)
         scope = label or (f"guild {guild_id}" if guild_id is not None else "all guilds")
-        return render_usage(rows, self._recorder.prices, first_day=first_day, scope=scope)
+        return await self._recorder.report(first_day, guild_id=guild_id, scope=scope)
 
     def chain_for(self, purpose: str) -> Sequence[str]:
         """The providers tried, in order, for an LLM purpose."""
