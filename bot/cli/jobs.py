@@ -28,20 +28,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up per call, so a redirected stdout is honoured
     async with open_cli_memory(settings) as memory:
-        operations = memory.operations
         if args.action == "retry":
-            count = await operations.retry_held_jobs()
+            count = await memory.worker.queue.retry_held()
             print(f"queued {count} held jobs again", file=out)
             return 0
         sizes = [
-            job for job in await operations.queued_jobs() if job.status in ("queued", "picked")
+            job for job in await memory.worker.queue.sizes() if job.status in ("queued", "picked")
         ]
         if not sizes:
             print("queue: nothing waiting or running", file=out)
         for job in sizes:
             state = "running" if job.status == "picked" else "waiting"
             print(f"queue: {job.entrypoint} {state}: {job.count}", file=out)
-        held = await operations.held_jobs()
+        held = await memory.worker.queue.held()
         print(f"held after failing: {len(held)}", file=out)
         for held_job in held:
             print(f"  {held_job.describe()}", file=out)

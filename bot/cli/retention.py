@@ -48,7 +48,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
         )
         days = MIN_RETENTION_DAYS
     async with open_cli_memory(settings, args.now) as memory:
-        report = await memory.operations.run_retention(retention_days=days, dry_run=args.dry_run)
+        report = await memory.retention.run(retention_days=days, dry_run=args.dry_run)
         names = await memory.privacy.guild_names(list(report.by_guild))
     print(report.describe(names))
     return 0

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
     stop = stop_event()
     async with open_memory(settings, clock=SystemClock()) as memory:
-        memory.operations.start_worker()
+        memory.worker.start()
         _log.info("worker started: taking jobs from the queue until stopped")
         await stop.wait()
         _log.info("stopping: running jobs get a few seconds, then go back to the queue")

@@ -46,7 +46,7 @@ async def _describe(request: web.Request, name: str, fields: dict[str, str]) -> 
     """What the action will do, in words, for the confirmation page."""
     memory = dashboard_of(request).memory
     if name == "retry":
-        held = await memory.operations.held_jobs()
+        held = await memory.worker.queue.held()
         return f"Queue the {len(held)} held job(s) again now."
     if name == "visibility":
         return await channels.describe(memory, await channels.asked_mark(memory, fields))
@@ -129,7 +129,7 @@ async def _do(request: web.Request, name: str, fields: dict[str, str]) -> tuple[
     """(outcome, what happened, where to go back to)."""
     memory = dashboard_of(request).memory
     if name == "retry":
-        count = await memory.operations.retry_held_jobs()
+        count = await memory.worker.queue.retry_held()
         return "ok", f"Queued {count} held job(s) again.", "/"
     if name == "visibility":
         return await channels.apply(memory, await channels.asked_mark(memory, fields))

@@ -76,7 +76,7 @@ async def apply(memory: FrontDoor, mark: ChannelMark) -> tuple[str, str, str]:
     if not changed:
         return "unchanged", f"#{mark.name} was already marked {mark.visibility}.", back
     days = await memory.manager.due_days(mark.guild_id)
-    queued = [day for day in days if await memory.operations.queue_close_day(mark.guild_id, day)]
+    queued = [day for day in days if await memory.worker.queue.close_day(mark.guild_id, day)]
     _log.info(
         "guild %s: channel %s marked %s from the dashboard, %d day(s) queued",
         mark.guild_id,

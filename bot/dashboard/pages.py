@@ -64,8 +64,8 @@ async def overview(request: web.Request) -> web.StreamResponse:
     drawn = await overview_charts.build(board, key, guilds)
     usage = drawn.usage
     today = datetime.now(UTC).date()
-    operations = memory.operations
-    sizes, held = await asyncio.gather(operations.queued_jobs(), operations.held_jobs())
+    queue = memory.worker.queue
+    sizes, held = await asyncio.gather(queue.sizes(), queue.held())
     return render(
         request,
         "overview.html",
@@ -75,8 +75,8 @@ async def overview(request: web.Request) -> web.StreamResponse:
         span=drawn.span,
         ranges=ranges.links(key),
         totals=_totals(usage),
-        budget_limit=operations.token_budget,
-        budget_spent=await operations.tokens_spent(today),
+        budget_limit=memory.token_budget.limit,
+        budget_spent=await memory.token_budget.spent(today),
         breakers=breaker_report(memory.settings.log_dir) or "all closed",
         jobs=[job for job in sizes if job.status in ("queued", "picked")],
         held=held,

@@ -58,7 +58,15 @@ from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
-from memory.ports.operations import AdminViews, ImportSettings, Operations
+from memory.ports.operations import (
+    AdminViews,
+    ImportSettings,
+    JobQueueView,
+    Operations,
+    Retention,
+    TokenBudget,
+    Worker,
+)
 from memory.ports.reports import Contexts, Episodes
 from memory.privacy import (
     MIN_RETENTION_DAYS,
@@ -127,6 +135,7 @@ __all__ = [
     "IncomingMessage",
     "InvalidDigestTime",
     "InvalidSetting",
+    "JobQueueView",
     "NameLookup",
     "Operations",
     "Outlet",
@@ -138,12 +147,15 @@ __all__ = [
     "RecallHit",
     "RepliedMessage",
     "ReplyResult",
+    "Retention",
     "RetentionReport",
     "ShardTaken",
     "SharedChannels",
     "StoredHistory",
     "Subject",
+    "TokenBudget",
     "UsageRollup",
+    "Worker",
     "asks_catch_up",
     "breaker_report",
     "build_stats",

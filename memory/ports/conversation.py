@@ -97,7 +97,7 @@ class Conversation:
             return Answer(AnswerKind.SILENT)
         if admission is Admission.WARN:
             return await _shown(Answer(AnswerKind.SLOW_DOWN, SLOW_DOWN), outlet)
-        async with self._turns.hold(message.channel_id):
+        async with self._turns.hold((message.guild_id, message.channel_id)):
             answer = Answer(AnswerKind.REPLY, await self._reply(message, outlet))
             sent_id = await outlet.send(answer)
             if sent_id is not None:

@@ -16,7 +16,7 @@ from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChanne
 from memory.ports.chat import ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
-from memory.ports.operations import Operations
+from memory.ports.operations import Operations, Retention, TokenBudget, Worker
 from memory.ports.reports import Contexts, Episodes
 
 
@@ -90,6 +90,21 @@ class FrontDoor(Protocol):
     @property
     def manager(self) -> Contexts:
         """Members' contexts and closed days (`MemoryManager`)."""
+        ...
+
+    @property
+    def worker(self) -> Worker:
+        """Background jobs and their queue (`JobWorker`)."""
+        ...
+
+    @property
+    def retention(self) -> Retention:
+        """Deleting raw messages past RETENTION_DAYS (`RetentionJob`)."""
+        ...
+
+    @property
+    def token_budget(self) -> TokenBudget:
+        """LLM_DAILY_TOKEN_BUDGET and the day's tokens spent (`DailyTokenBudget`)."""
         ...
 
     @property

@@ -1,7 +1,9 @@
 """What keeps the bot running: usage and stats for admins, the job queue, retention, imports,
 shards, slash-command syncs, and which LLM answers each purpose.
 
-The client, the status cog, the dashboard and the CLI's operational commands see only this face.
+The client, the status cog, the dashboard and the CLI's operational commands see this face
+and the protocols `JobWorker` (`Worker`), `RetentionJob` (`Retention`) and `DailyTokenBudget`
+(`TokenBudget`) satisfy as they are.
 """
 
 from __future__ import annotations
@@ -10,22 +12,21 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import asyncpg
 
 from db.state import get_state, set_state
-from db.usage import usage_since
 from memory.core.shards import ShardPlan
 from memory.core.telemetry import Telemetry
 from memory.database import hold_shards
 from memory.ingest import BatchedWriter, ExportImporter
-from memory.jobs import HeldJob, JobWorker, QueuedJob
+from memory.jobs import HeldJob, QueuedJob
 from memory.llm import MemoryLLM
-from memory.privacy import RetentionJob, RetentionReport
+from memory.privacy import RetentionReport
 from memory.recall import EmbeddingIndex
 from memory.telemetry import UsageRollup, build_stats, render_stats
-from memory.usage import DailyTokenBudget, UsageRecorder, render_usage
+from memory.usage import UsageRecorder
 from memory.views import ActivityViews, MemberViews
 
 
@@ -46,6 +47,54 @@ class ImportSettings:
     default_timezone: str
 
 
+class JobQueueView(Protocol):
+    """The job queue as an admin sees it (`JobQueue`)."""
+
+    async def sizes(self) -> list[QueuedJob]:
+        """Jobs waiting or running, per entrypoint and status."""
+        ...
+
+    async def held(self, limit: int = 50) -> list[HeldJob]:
+        """Jobs held as failed, newest first, with the last error each logged."""
+        ...
+
+    async def retry_held(self) -> int: ...
+
+    async def close_day(self, guild_id: int, day: date) -> bool:
+        """Queue the close of one guild-day; False when it is already queued or running."""
+        ...
+
+
+class Worker(Protocol):
+    """Background jobs on the PostgreSQL queue (`JobWorker`)."""
+
+    @property
+    def queue(self) -> JobQueueView: ...
+
+    def start(self) -> None:
+        """Start taking jobs and sweeping on the running loop (idempotent)."""
+        ...
+
+
+class Retention(Protocol):
+    """Deleting raw messages past RETENTION_DAYS (`RetentionJob`)."""
+
+    async def run(
+        self, *, retention_days: int | None = None, dry_run: bool = False
+    ) -> RetentionReport: ...
+
+
+class TokenBudget(Protocol):
+    """LLM_DAILY_TOKEN_BUDGET and the day's tokens spent (`DailyTokenBudget`)."""
+
+    @property
+    def limit(self) -> int | None:
+        """None: no limit."""
+        ...
+
+    async def spent(self, day: date) -> int: ...
+
+
 class Operations:
     """The running bot as an operator sees it."""
 
@@ -56,12 +105,9 @@ class Operations:
         telemetry: Telemetry,
         llm: MemoryLLM,
         writer: BatchedWriter,
-        worker: JobWorker,
         embeddings: EmbeddingIndex,
-        retention: RetentionJob,
         usage: UsageRollup,
         usage_recorder: UsageRecorder,
-        token_budget: DailyTokenBudget,
         shards: ShardPlan,
         imports: ImportSettings,
     ) -> None:
@@ -69,12 +115,9 @@ class Operations:
         self._telemetry = telemetry
         self._llm = llm
         self._writer = writer
-        self._worker = worker
         self._embeddings = embeddings
-        self._retention = retention
         self._usage = usage
         self._recorder = usage_recorder
-        self._budget = token_budget
         self._shards = shards
         self._imports = imports
         self.views = AdminViews(
@@ -96,19 +139,9 @@ class Operations:
     async def usage_text(self, *, guild_id: int | None, days: int, label: str = "") -> str:
         """`memorybot usage`: the last `days` UTC days of LLM calls, tokens and estimated cost
         (`label`: the guild as the admin knows it)."""
-        await self._recorder.flush()  # this process's own calls count too
         first_day = datetime.now(UTC).date() - timedelta(days=days - 1)
-        rows = await usage_since(self._pool, first_day, guild_id=guild_id)
         scope = label or (f"guild {guild_id}" if guild_id is not None else "all guilds")
-        return render_usage(rows, self._recorder.prices, first_day=first_day, scope=scope)
-
-    @property
-    def token_budget(self) -> int | None:
-        """LLM_DAILY_TOKEN_BUDGET (None: no limit)."""
-        return self._budget.limit
-
-    async def tokens_spent(self, day: date) -> int:
-        return await self._budget.spent(day)
+        return await self._recorder.report(first_day, guild_id=guild_id, scope=scope)
 
     def chain_for(self, purpose: str) -> Sequence[str]:
         """The providers tried, in order, for an LLM purpose."""
@@ -127,24 +160,6 @@ class Operations:
 
     # --- background work ----------------------------------------------------------------
 
-    def start_worker(self) -> None:
-        self._worker.start()
-
-    async def queued_jobs(self) -> list[QueuedJob]:
-        """Jobs waiting or running, per entrypoint and status."""
-        return await self._worker.queue.sizes()
-
-    async def held_jobs(self, limit: int = 50) -> list[HeldJob]:
-        """Jobs held as failed, newest first, with the last error each logged."""
-        return await self._worker.queue.held(limit)
-
-    async def retry_held_jobs(self) -> int:
-        return await self._worker.queue.retry_held()
-
-    async def queue_close_day(self, guild_id: int, day: date) -> bool:
-        """Queue the close of one guild-day; False when it is already queued or running."""
-        return await self._worker.queue.close_day(guild_id, day)
-
     async def embed_guild(self, guild_id: int) -> bool:
         """Embed every message of the guild that has no vector yet (after an import); False
         when no embedder is on (or the database lacks pgvector), so recall is by words only."""
@@ -152,15 +167,6 @@ class Operations:
             return False
         await self._embeddings.embed_guild(guild_id)
         return True
-
-    async def embeddings_settled(self) -> None:
-        """Wait until the messages stored so far are embedded (the local embedder; tests)."""
-        await self._embeddings.settled()
-
-    async def run_retention(
-        self, *, retention_days: int | None = None, dry_run: bool = False
-    ) -> RetentionReport:
-        return await self._retention.run(retention_days=retention_days, dry_run=dry_run)
 
     def importer(self, *, include_bots: bool) -> ExportImporter:
         """An importer for DiscordChatExporter files into this database."""

@@ -15,8 +15,9 @@ from typing import Any, NamedTuple
 
 import asyncpg
 
-from db.usage import UsageRow, add_usage
+from db.usage import UsageRow, add_usage, usage_since
 from memory.core.prices import Prices
+from memory.usage._report import render_usage
 
 _log = logging.getLogger(__name__)
 
@@ -163,6 +164,13 @@ class UsageRecorder:
             f" {tokens_in}/{tokens_out} tokens in/out{note}{unanswered}; all days:"
             " `memorybot usage`"
         )
+
+    async def report(self, first_day: date, *, guild_id: int | None, scope: str) -> str:
+        """`memorybot usage`: LLM calls, tokens and estimated cost per UTC day since
+        `first_day` (this process's own calls count too), for one guild or all."""
+        await self.flush()
+        rows = await usage_since(self._pool, first_day, guild_id=guild_id)
+        return render_usage(rows, self.prices, first_day=first_day, scope=scope)
 
     async def flush(self) -> None:
         pending, self._pending = self._pending, {}

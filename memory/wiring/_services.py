@@ -314,12 +314,9 @@ def _operations(opened: Opened, background: _Background, usage: UsageRollup) -> 
         telemetry=opened.telemetry,
         llm=opened.llm,
         writer=opened.writer,
-        worker=background.worker,
         embeddings=background.embeddings,
-        retention=background.retention,
         usage=usage,
         usage_recorder=background.recorder,
-        token_budget=background.budget,
         shards=opened.settings.shards,
         imports=ImportSettings(
             max_message_chars=opened.settings.max_message_chars,

@@ -43,7 +43,7 @@ async def _opened(settings: Settings, pool: asyncpg.Pool) -> AsyncIterator[Memor
             message = chat_message(number, text, guild_id=G, author_id=author, created_at=at)
             assert opened.writer.submit(message)
         await opened.writer.flush()
-        await opened.operations.embeddings_settled()
+        await opened.embeddings.settled()
         yield opened
 
 
@@ -115,6 +115,6 @@ async def test_a_named_member_is_asked_about_by_meaning_not_by_her_name(
                 chat_message(number, text, guild_id=G, author_id=author, created_at=at)
             )
         await memory.writer.flush()
-        await memory.operations.embeddings_settled()
+        await memory.embeddings.settled()
         hits = await memory.recall.search(G, "does Sam have a pet?", limit=1)
     assert [hit.text for hit in hits] == ["my puppy chewed my shoes again"]
