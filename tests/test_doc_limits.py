@@ -13,7 +13,6 @@ from db import day_locks
 from db import recall as db_recall
 from memory.context import _merge
 from memory.core import split
-from memory.core.settings_sections import setting_default
 from memory.core.tokens import LIMIT_CHARS_PER_TOKEN
 from memory.episodes import _digest, _segment, _summaries
 from memory.jobs import _worker
@@ -22,21 +21,12 @@ from memory.llm.tasks import _calls
 from memory.members._names import NameIndexCache
 from memory.recall import _semantic
 from memory.replies._window import ConversationWindows
+from tests.doc_support import ROOT
+from tests.doc_support import doc as _doc
+from tests.doc_support import number as _n
+from tests.doc_support import setting as _s
 
-ROOT = Path(__file__).resolve().parent.parent
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-
-
-def _doc(name: str) -> str:
-    return " ".join((ROOT / name).read_text(encoding="utf-8").split())
-
-
-def _s(name: str) -> Any:
-    return setting_default(name.lower())
-
-
-def _n(value: float) -> str:
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 def _default(function: Any, parameter: str) -> Any:

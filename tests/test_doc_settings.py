@@ -8,7 +8,6 @@ import importlib.util
 import math
 import re
 from pathlib import Path
-from typing import Any
 
 from safetensors import safe_open
 
@@ -18,15 +17,17 @@ from db import recall as db_recall
 from db.embeddings import MEMBER_WINDOW
 from memory.context import _merge
 from memory.core.settings import SECRETS_DIR
-from memory.core.settings_sections import setting_default
 from memory.episodes import _segment
 from memory.jobs import _worker
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder, _local
 from memory.recall import _exchange, _feedback, _hybrid, _index, _member, _search, _semantic, _terms
 from memory.replies import _budget, _window
 from memory.summaries import _daily, _historical, _note_room, _notes
+from tests.doc_support import ROOT
+from tests.doc_support import doc as _doc
+from tests.doc_support import number as _n
+from tests.doc_support import setting as _s
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ["README.md", *(f"docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md")))]
 HISTORY = "docs/performance-history.md"
 # Variables the README's table lists that are not settings: read by a library, the clock, the
@@ -45,19 +46,6 @@ _FRACTIONS = {
     (1, 8): "an eighth",
     (1, 2): "half",
 }
-
-
-def _doc(name: str) -> str:
-    return " ".join((ROOT / name).read_text(encoding="utf-8").split())
-
-
-def _s(name: str) -> Any:
-    return setting_default(name.lower())
-
-
-def _n(value: float) -> str:
-    """A number as the docs write it: 2,000; 0.25; 1.2."""
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 def _pct(value: float) -> str:

@@ -10,17 +10,12 @@ import asyncpg
 
 from bot.client import MemoryBot
 from memory.core.telemetry import Telemetry
+from tests.e2e.cogs import MEMORY_COGS
 from tests.e2e.conftest import StartBot, directory_ready, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
 from tests.support import eventually
 
-EXTENSIONS = [
-    "bot.cogs.errors",
-    "bot.cogs.ingest",
-    "bot.cogs.facts",
-    "bot.cogs.replies",
-    "bot.cogs.memory_group",
-]
+EXTENSIONS = MEMORY_COGS
 EPHEMERAL = 64
 
 

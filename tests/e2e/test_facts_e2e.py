@@ -11,17 +11,12 @@ import asyncpg
 from bot.client import MemoryBot
 from db.facts import get_history
 from db.members import find_by_name
+from tests.e2e.cogs import MEMORY_COGS
 from tests.e2e.conftest import StartBot, directory_ready, settled
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
 from tests.support import eventually
 
-EXTENSIONS = [
-    "bot.cogs.errors",
-    "bot.cogs.ingest",
-    "bot.cogs.facts",
-    "bot.cogs.replies",
-    "bot.cogs.memory_group",
-]
+EXTENSIONS = MEMORY_COGS
 MANAGE_GUILD = 1 << 5
 
 

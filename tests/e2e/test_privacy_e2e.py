@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import asyncpg
 
+from tests.e2e.cogs import MEMORY_COGS
 from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 
-EXTENSIONS = [
-    "bot.cogs.errors",
-    "bot.cogs.ingest",
-    "bot.cogs.facts",
-    "bot.cogs.replies",
-    "bot.cogs.memory_group",
-]
+EXTENSIONS = MEMORY_COGS
 
 
 async def _authors(pool: asyncpg.Pool) -> list[int]:
