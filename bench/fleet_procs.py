@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # Nothing of the caller's configuration leaks into the fleet (a local .env is not read).
@@ -36,11 +38,14 @@ def fleet_env(dsn: str, api: str, gateway: str, folder: Path) -> dict[str, str]:
 
 
 class Children:
-    """memorybot processes by name; all stopped (SIGTERM, then kill) on leaving."""
+    """memorybot processes by name, each logging to its own folder under `folder`; all stopped
+    (SIGTERM, then kill) on leaving. They run in `cwd` (the repository by default; the e2e
+    tests give a folder of their own, so no local .env is read)."""
 
-    def __init__(self, env: Mapping[str, str], folder: Path) -> None:
+    def __init__(self, env: Mapping[str, str], folder: Path, *, cwd: Path = ROOT) -> None:
         self._env = dict(env)
         self._folder = folder
+        self._cwd = cwd
         self.running: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, *args: str, **env: str) -> subprocess.Popen[bytes]:
@@ -49,7 +54,7 @@ class Children:
         process = subprocess.Popen(
             [sys.executable, "-m", "bot", *args],
             env={**self._env, "LOG_DIR": str(logs), **env},
-            cwd=ROOT,
+            cwd=self._cwd,
             stdout=(logs / "stdout.log").open("wb"),
             stderr=subprocess.STDOUT,
         )
@@ -68,9 +73,21 @@ class Children:
                 **env,
             )
 
+    async def run(self, name: str, *args: str, **env: str) -> int:
+        """Run one command to its end (at most two minutes); its exit code."""
+        process = self.start(name, *args, **env)
+        return await asyncio.wait_for(asyncio.to_thread(process.wait), 120)
+
     def output(self, name: str) -> str:
         path = self._folder / name / "stdout.log"
         return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """What a child wrote to its telemetry file so far."""
+        path = self._folder / name / "telemetry.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
     def dead(self) -> list[str]:
         return [name for name, p in self.running.items() if p.poll() is not None]

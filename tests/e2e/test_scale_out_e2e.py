@@ -10,12 +10,8 @@ through the job queue once, and a worker killed mid-job leaves it to the next wo
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bench.fleet_procs import Children
 from db.members import find_by_name
 from memory.core.shards import shard_of
 from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, FakeDiscord
@@ -32,55 +29,10 @@ from tests.support import eventually
 OWNER = shard_of(GUILD_ID, 2)
 
 
-class Processes:
-    """memorybot child processes with their own log directories; all stopped at the end."""
-
-    def __init__(self, base_env: Mapping[str, str], root: Path) -> None:
-        self._base_env = dict(base_env)
-        self._root = root
-        self.running: dict[str, subprocess.Popen[bytes]] = {}
-
-    def start(self, name: str, *args: str, **env: str) -> subprocess.Popen[bytes]:
-        logs = self._root / name
-        logs.mkdir(parents=True, exist_ok=True)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bot", *args],
-            env={**self._base_env, "LOG_DIR": str(logs), **env},
-            cwd=self._root,
-            stdout=(logs / "stdout.log").open("wb"),
-            stderr=subprocess.STDOUT,
-        )
-        self.running[name] = process
-        return process
-
-    def events(self, name: str) -> list[dict[str, Any]]:
-        path = self._root / name / "telemetry.jsonl"
-        if not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-    def output(self, name: str) -> str:
-        return (self._root / name / "stdout.log").read_text(errors="replace")[-3000:]
-
-    async def run(self, name: str, *args: str, **env: str) -> int:
-        process = self.start(name, *args, **env)
-        return await asyncio.wait_for(asyncio.to_thread(process.wait), 120)
-
-    async def stop_all(self) -> None:
-        for process in self.running.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.running.values():
-            try:
-                await asyncio.wait_for(asyncio.to_thread(process.wait), 30)
-            except TimeoutError:
-                process.kill()
-
-
 @pytest.fixture
 async def processes(
     fake_discord: FakeDiscord, database_dsn: str, tmp_path: Path
-) -> AsyncIterator[Processes]:
+) -> AsyncIterator[Children]:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -97,11 +49,8 @@ async def processes(
         MEMORYBOT_IN_CONTAINER="0",
         DATA_DIR=str(tmp_path / "data"),
     )
-    children = Processes(env, tmp_path)
-    try:
+    async with Children(env, tmp_path, cwd=tmp_path) as children:
         yield children
-    finally:
-        await children.stop_all()
 
 
 def answers(message_id: str) -> Callable[[dict[str, Any]], bool]:
@@ -122,7 +71,7 @@ def replies_to(fake: FakeDiscord, message_id: str) -> int:
 
 async def test_two_shards_and_workers_share_one_database(
     fake_discord: FakeDiscord,
-    processes: Processes,
+    processes: Children,
     db_pool: asyncpg.Pool,
 ) -> None:
     shard_env = {"SHARD_COUNT": "2", "RUN_WORKER": "false"}
@@ -174,7 +123,7 @@ async def test_two_shards_and_workers_share_one_database(
 
 
 async def _a_day_closes_once_through_the_queue(
-    fake: FakeDiscord, processes: Processes, db_pool: asyncpg.Pool
+    fake: FakeDiscord, processes: Children, db_pool: asyncpg.Pool
 ) -> None:
     yesterday = datetime.now(UTC) - timedelta(days=1)
     said = await fake.send_message("my sister moved to Lisbon", author="bob", created_at=yesterday)
@@ -239,7 +188,7 @@ async def _closed(pool: asyncpg.Pool, day: object) -> bool:
 
 
 async def test_a_second_run_of_the_same_shard_refuses_in_one_line(
-    fake_discord: FakeDiscord, processes: Processes
+    fake_discord: FakeDiscord, processes: Children
 ) -> None:
     first = processes.start("first", "run", RUN_WORKER="false")
     try:
