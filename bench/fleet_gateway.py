@@ -12,20 +12,18 @@ so building and sending events is not counted against the bot processes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
-import multiprocessing
 import random
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
 from aiohttp import web
 
+from bench.piped import PipedChild, answer_calls
 from tests.e2e.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeMember
 from tests.e2e.fake_discord_models import guild_payload
 
@@ -173,8 +171,7 @@ class FleetProcess:
     def __init__(self, sizes: Sequence[int]) -> None:
         self.sizes = list(sizes)
         self.port = 0
-        self._pipe: Connection | None = None
-        self._process: BaseProcess | None = None
+        self._child = PipedChild(_serve, self.sizes, name="the fleet's fake Discord")
 
     @property
     def api_base(self) -> str:
@@ -185,28 +182,15 @@ class FleetProcess:
         return f"ws://127.0.0.1:{self.port}/gateway/"
 
     async def __aenter__(self) -> FleetProcess:
-        context = multiprocessing.get_context("spawn")
-        self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, self.sizes), daemon=True)
-        self._process.start()
+        self._child.start()
         self.port = await self.call("port")
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._process is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.call("stop"), 10)
-            await asyncio.to_thread(self._process.join, 10)
-            if self._process.is_alive():
-                self._process.kill()
+        await self._child.stop()
 
     async def call(self, what: str, *args: Any) -> Any:
-        assert self._pipe is not None
-        self._pipe.send((what, args))
-        ok, value = await asyncio.to_thread(self._pipe.recv)
-        if not ok:
-            raise RuntimeError(f"the fleet's fake Discord failed on {what}: {value}")
-        return value
+        return await self._child.call(what, *args)
 
 
 def _serve(pipe: Connection, sizes: list[int]) -> None:
@@ -216,23 +200,15 @@ def _serve(pipe: Connection, sizes: list[int]) -> None:
 async def _serving(pipe: Connection, sizes: list[int]) -> None:
     fake = FleetDiscord(sizes)
     await fake.start()
+
+    async def answer(what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+        if what == "port":
+            return fake.port
+        if what == "status":
+            return (fake.connected_shards(), fake.ready_guilds())
+        return await fake.send_rate(*args)
+
     try:
-        while True:
-            what, args = await asyncio.to_thread(pipe.recv)
-            try:
-                if what == "stop":
-                    pipe.send((True, None))
-                    return
-                value: Any
-                if what == "port":
-                    value = fake.port
-                elif what == "status":
-                    value = (fake.connected_shards(), fake.ready_guilds())
-                else:
-                    value = await fake.send_rate(*args)
-            except Exception as exc:  # the parent reports it
-                pipe.send((False, f"{type(exc).__name__}: {exc}"))
-            else:
-                pipe.send((True, value))
+        await answer_calls(pipe, answer)
     finally:
         await fake.stop()

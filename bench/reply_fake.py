@@ -9,15 +9,13 @@ channels and notes, per asking message, when the fake received the bot's answer 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import multiprocessing
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
+from bench.piped import PipedChild, answer_calls
 from bench.quality_pools import FILLER
 from memory.core.models import ChatMessage
 from tests.e2e.fake_discord import FakeChannel, FakeDiscord, FakeMember
@@ -151,46 +149,29 @@ class FakeProcess:
     def __init__(self, *, members: int) -> None:
         self.members = members
         self.local = TimedDiscord(members=members)
-        self._pipe: Connection | None = None
-        self._process: BaseProcess | None = None
+        self._child = PipedChild(_serve, members, name="the fake Discord")
 
     async def __aenter__(self) -> FakeProcess:
-        context = multiprocessing.get_context("spawn")
-        self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, self.members), daemon=True)
-        self._process.start()
-        self.local.port = await self._call("port")
+        self._child.start()
+        self.local.port = await self._child.call("port")
         self.local.install()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self.local.uninstall()
-        if self._process is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._call("stop"), 10)
-            await asyncio.to_thread(self._process.join, 10)
-            if self._process.is_alive():
-                self._process.kill()
+        await self._child.stop()
 
     async def add_chat_history(self, count: int) -> list[ChatMessage]:
-        stored: list[ChatMessage] = await self._call("add_chat_history", count)
+        stored: list[ChatMessage] = await self._child.call("add_chat_history", count)
         return stored
 
     async def asking(self, asking: Sequence[int], number: int, *, at_once: bool) -> list[float]:
-        times: list[float] = await self._call("asking", list(asking), number, at_once=at_once)
+        times: list[float] = await self._child.call("asking", list(asking), number, at_once=at_once)
         return times
 
     async def answer_texts(self) -> list[str]:
-        texts: list[str] = await self._call("answer_texts")
+        texts: list[str] = await self._child.call("answer_texts")
         return texts
-
-    async def _call(self, what: str, *args: Any, **options: Any) -> Any:
-        assert self._pipe is not None
-        self._pipe.send((what, args, options))
-        ok, value = await asyncio.to_thread(self._pipe.recv)
-        if not ok:
-            raise RuntimeError(f"the fake Discord failed on {what}: {value}")
-        return value
 
 
 def _serve(pipe: Connection, members: int) -> None:
@@ -201,24 +182,17 @@ def _serve(pipe: Connection, members: int) -> None:
 async def _serving(pipe: Connection, members: int) -> None:
     fake = TimedDiscord(members=members)
     await fake.start()
+
+    async def answer(what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+        if what == "port":
+            return fake.port
+        if what == "answer_texts":
+            return list(fake.answer_texts)
+        if what == "add_chat_history":
+            return fake.add_chat_history(*args)
+        return await fake.asking(*args, **options)
+
     try:
-        while True:
-            what, args, options = await asyncio.to_thread(pipe.recv)
-            try:
-                if what == "stop":
-                    pipe.send((True, None))
-                    return
-                if what == "port":
-                    value: Any = fake.port
-                elif what == "answer_texts":
-                    value = list(fake.answer_texts)
-                elif what == "add_chat_history":
-                    value = fake.add_chat_history(*args)
-                else:
-                    value = await fake.asking(*args, **options)
-            except Exception as exc:  # the parent reports it
-                pipe.send((False, f"{type(exc).__name__}: {exc}"))
-            else:
-                pipe.send((True, value))
+        await answer_calls(pipe, answer)
     finally:
         await fake.stop()
