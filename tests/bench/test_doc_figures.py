@@ -6,18 +6,13 @@ with the sentence as it should now read."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from bench import house_history
 from bench.__main__ import TARGETS
 from bench.docs import load
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _doc(name: str) -> str:
-    return " ".join((ROOT / name).read_text(encoding="utf-8").split())
+from tests.doc_support import ROOT
+from tests.doc_support import doc as _doc
 
 
 def _item(bench: str, metric: str, **params: object) -> dict[str, Any]:
