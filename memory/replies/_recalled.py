@@ -13,11 +13,11 @@ the model (and the offline provider) can answer from.
 `hit` numbers the hits best first; the lines of one hit are its exchange (memory/recall/
 _exchange.py) and come in the order they were said (the match marked `role="match"`); they
 share the match's channel, link, time and day, given once on it (a line said on another day
-than its match carries its own date). `channel` is left out when its name is
-not known, `dates` when the line holds no relative date. A hit whose text is already in a
-member's memories is left out (unless it resolves a relative date); every hit's nearest turns
-come before the rest of any exchange, and hits stop where the token budget does (a line is
-never cut, never repeated).
+than its match carries its own date); only the first LINKED_HITS hits carry a link. `channel`
+is left out when its name is not known, `dates` when the line holds no relative date. A hit
+whose text is already in a member's memories is left out (unless it resolves a relative date);
+every hit's nearest turns come before the rest of any exchange, and hits stop where the token
+budget does (a line is never cut, never repeated).
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ from dataclasses import replace
 from memory.core.tokens import estimate_tokens
 from memory.recall import RecallHit
 from prompts.loader import Raw, element, join
+
+# Hits whose match carries its jump link: the best ones, those a reply cites. A link is about 25
+# tokens; on every hit, links took the room of lines that carry answers (LoCoMo-dev, issue 43).
+LINKED_HITS = 2
 
 
 def _normal(text: str) -> str:
@@ -48,7 +52,7 @@ def _line(number: int, hit: RecallHit, guild_id: int, lead_day: str | None = Non
         time=None if context or not hit.at else hit.at.strftime("%H:%M"),
         author=hit.author_name,
         channel=None if context else hit.channel_name,
-        link=None if context else hit.jump_url(guild_id),
+        link=None if context or number > LINKED_HITS else hit.jump_url(guild_id),
         dates="; ".join(hit.dates) or None,
     )
 
@@ -79,22 +83,23 @@ def render_recalled(
         if _key(hit) in shown:
             continue
         core = [hit, *(line for line in hit.context if line.tier <= 1 and _key(line) not in shown)]
-        cost = _cost(core, guild_id, hit.day_label)
+        number = len(chosen) + 1
+        cost = _cost(core, guild_id, hit.day_label, number)
         if used + cost > budget:  # the hit alone may still fit
-            core, cost = [hit], _cost([hit], guild_id, hit.day_label)
+            core, cost = [hit], _cost([hit], guild_id, hit.day_label, number)
         if used + cost > budget:
             continue
         chosen.append((hit, core))
         shown.update(_key(line) for line in core)
         used += cost
         seen.append(said)
-    for hit, lines in chosen:  # the rest of the exchanges, nearest lines first
+    for number, (hit, lines) in enumerate(chosen, start=1):  # the rest, nearest lines first
         for line in sorted(
             hit.context, key=lambda c: (c.tier, abs((c.message_id or 0) - (hit.message_id or 0)))
         ):
             if _key(line) in shown:
                 continue
-            cost = _cost([line], guild_id, hit.day_label)
+            cost = _cost([line], guild_id, hit.day_label, number)
             if used + cost <= budget:
                 lines.append(line)
                 shown.add(_key(line))
@@ -113,9 +118,9 @@ def _key(line: RecallHit) -> tuple[str, int | None, str]:
     return (line.kind, line.message_id, line.text if line.message_id is None else "")
 
 
-def _cost(lines: list[RecallHit], guild_id: int, lead_day: str) -> int:
-    """Tokens of `lines` as rendered in a hit whose match was said on `lead_day`."""
-    return sum(estimate_tokens(_line(0, line, guild_id, lead_day)) + 1 for line in lines)
+def _cost(lines: list[RecallHit], guild_id: int, lead_day: str, number: int) -> int:
+    """Tokens of `lines` as rendered in hit `number`, whose match was said on `lead_day`."""
+    return sum(estimate_tokens(_line(number, line, guild_id, lead_day)) + 1 for line in lines)
 
 
 def recalled_inputs(lines: list[tuple[int, RecallHit]], guild_id: int) -> list[dict[str, object]]:

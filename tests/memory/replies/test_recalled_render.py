@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory.recall import RecallHit
-from memory.replies._recalled import _cost, render_recalled
+from memory.replies._recalled import LINKED_HITS, _cost, render_recalled
 
 AT = datetime(2023, 6, 13, 9, 50, tzinfo=UTC)
 
@@ -64,7 +64,7 @@ def test_each_hit_brings_its_nearest_turns_before_any_hit_brings_the_rest() -> N
         "the coast was windy",
     ]
     # A budget for both hits and their nearest lines, not for the rest: the rest waits.
-    budget = _cost([first, first.context[1], second], 1, first.day_label) + 5
+    budget = _cost([first, first.context[1], second], 1, first.day_label, 1) + 5
     _, kept = render_recalled([first, second], 1, budget=budget)
     assert [line.text for _, line in kept] == [
         "where did you end up going?",
@@ -76,3 +76,19 @@ def test_each_hit_brings_its_nearest_turns_before_any_hit_brings_the_rest() -> N
     xml = str(render_recalled([first], 1, budget=100_000)[0])
     assert xml.count("link=") == 1
     assert xml.count("time=") == 1 and 'time="09:50"' in xml
+
+
+def test_only_the_best_hits_carry_a_link_and_the_room_saved_holds_more_hits() -> None:
+    hits = [
+        RecallHit("message", AT, "2023-06-13", 7, "Dana", f"the {n}th thing Dana said", 1.0, 5, n)
+        for n in range(1, 9)
+    ]
+    linked = _cost(hits[:1], 1, "2023-06-13", 1)
+    bare = _cost(hits[:1], 1, "2023-06-13", LINKED_HITS + 1)
+    assert bare < linked  # a link is a sizeable part of a line's cost
+
+    xml, lines = render_recalled(hits, 1, budget=2 * linked + 6 * bare + 1)
+
+    assert len({number for number, _ in lines}) == 8  # every hit fits once links stop
+    assert str(xml).count("link=") == LINKED_HITS
+    assert 'link="https://discord.com/channels/1/5/1"' in str(xml)
