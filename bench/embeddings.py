@@ -10,7 +10,9 @@ it); for the local model also `embed_stored_messages_per_s` and `import_embed_s`
 `stored` messages already in PostgreSQL embedded as an import does (EmbeddingIndex.embed_guild:
 read, embed, write to pgvector with its HNSW index kept); and the check of bench/embeddings_data.py:
 `answer_beats_distractor`, `answer_in_top5`, `cos_answer` / `cos_unrelated` (means), and for
-the local model how many answers and unrelated messages are above its similarity floor.
+the local model how many answers and unrelated messages are above its similarity floor; and
+`import_s` of the same `stored` messages as an export, imported without and with the local
+embedder (bench/embeddings_import.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import embeddings_import
 from bench.database import BenchServer
 from bench.embeddings_data import TRIPLES
 from bench.embeddings_minilm import MiniLM, model_dir
@@ -106,3 +109,4 @@ async def run_in(
         params: dict[str, Any] = {"model": "local", "messages": count}
         report(BENCH, "embed_stored_messages_per_s", count / seconds, "msg/s", **params)
         report(BENCH, "import_embed_s", seconds, "s", **params)
+    await embeddings_import.run(server, report, messages=stored)

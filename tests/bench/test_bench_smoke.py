@@ -13,7 +13,9 @@ import pytest
 from bench import __main__ as bench_main
 from bench import dashboard, economy, ingest, latency, memory_footprint, recall, scale, table
 from bench.database import BenchServer
+from bench.embeddings_import import export_of
 from bench.report import Reporter
+from bench.synthetic import GuildSpec, SyntheticGuild
 from db.embedded import EmbeddedPostgres
 
 REQUIRED = {"bench", "metric", "value", "unit"}
@@ -28,6 +30,8 @@ def _lines(text: str) -> list[dict[str, Any]]:
     return lines
 
 
+# Every bench in one test (a database each): more than one test's default time on a busy machine.
+@pytest.mark.timeout(300)
 async def test_every_bench_at_a_tiny_size_prints_figures(
     pg_server: EmbeddedPostgres, capsys
 ) -> None:
@@ -50,6 +54,12 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     assert isinstance(report.value("memory", "bytes_per_cached_member"), float | int)
     assert report.value("memory", "cache_bytes_per_member", cache="context") > 0
     assert report.value("ingest", "stored") == bench_main.QUICK["ingest"]["messages"]
+    # An export is imported with and without the local embedder, the same messages each time.
+    imported = {
+        vectors: report.value("embeddings", "import_messages_per_s", vectors=vectors)
+        for vectors in ("none", "local")
+    }
+    assert all(isinstance(rate, float) and rate > 0 for rate in imported.values()), imported
     # Daily calls follow guild-days: at most one per guild-day however many guilds. Today costs
     # none in a guild whose few unread messages do not concern the one member asked about there.
     one = report.value("scale", "daily_calls_per_guild_day", guilds=1)
@@ -99,3 +109,12 @@ async def test_each_bench_command_line_runs(
     assert await module.main(shlex.split(args)) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert lines and all(line.get("bench") for line in lines)
+
+
+def test_the_import_bench_exports_the_messages_it_asks_for_oldest_first() -> None:
+    guild = SyntheticGuild(GuildSpec(messages_per_day=50, days=3))
+    export = export_of(guild, 120)
+    stamps = [message["timestamp"] for message in export["messages"]]
+    assert len(stamps) == 120
+    assert stamps == sorted(stamps)
+    assert len({message["id"] for message in export["messages"]}) == 120

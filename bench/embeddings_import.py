@@ -1,0 +1,104 @@
+"""A chat export imported as `memorybot import` does, with and without the local embedder:
+what recall by meaning costs an import (issue 43.2's "60,000-message import with and without").
+
+One synthetic guild (bench/synthetic.py, 1,000 messages a day) is written as a
+DiscordChatExporter JSON export of one channel, then imported twice, each time into a fresh
+database through the real import path (`memory.operations.importer`): once with
+LOCAL_EMBEDDINGS=false (`vectors: none`, the import alone), once with the default local
+embedder (`vectors: local`: the import, then every message embedded and stored in pgvector, as
+the command does before it closes the days). Figures: `import_s` and `import_messages_per_s`
+for each; the days' close is the same either way and is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.database import BenchServer
+from bench.harness import bench_settings
+from bench.report import Reporter
+from bench.synthetic import GuildSpec, SyntheticGuild
+from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
+from memory.wiring import open_memory
+
+BENCH = "embeddings"
+MESSAGES_PER_DAY = 1000
+
+
+def export_of(guild: SyntheticGuild, messages: int) -> dict[str, Any]:
+    """The guild's first `messages` messages as one channel's DiscordChatExporter export."""
+    spec = guild.spec
+    names = {user_id: f"member_{index}" for index, user_id in enumerate(guild.user_ids)}
+    exported: list[dict[str, Any]] = []
+    for day in range(spec.days - 1, -1, -1):  # oldest day first
+        for message in guild.messages(day):
+            if len(exported) == messages:
+                break
+            exported.append(
+                {
+                    "id": str(message.message_id),
+                    "type": "Default",
+                    "timestamp": message.created_at.isoformat(),
+                    "content": message.content,
+                    "author": {
+                        "id": str(message.author_id),
+                        "name": names[message.author_id],
+                        "isBot": False,
+                    },
+                    "attachments": [],
+                    "embeds": [],
+                    "mentions": [],
+                }
+            )
+    return {
+        "guild": {"id": str(spec.guild_id), "name": "bench guild"},
+        "channel": {"id": str(10_000 + spec.guild_id * 100), "name": "general"},
+        "messages": exported,
+    }
+
+
+async def _import(
+    server: BenchServer, path: Path, guild: SyntheticGuild, *, vectors: bool
+) -> float:
+    """Seconds to import `path` into a fresh database (and embed it, with `vectors`)."""
+    settings = bench_settings(
+        llm_provider="offline", telemetry_stdout=False, local_embeddings=vectors
+    )
+    name = f"import_{'local' if vectors else 'none'}"
+    async with (
+        server.pool(name) as pool,
+        open_memory(
+            settings,
+            clock=FixedClock(guild.spec.now),
+            telemetry=Telemetry(keep_recent=10),
+            pool=pool,
+        ) as memory,
+    ):
+        began = time.perf_counter()
+        result = await memory.operations.importer(include_bots=False).import_file(path)
+        embedded = await memory.operations.embed_guild(guild.spec.guild_id) if vectors else 0
+        seconds = time.perf_counter() - began
+    if result.new == 0 or (vectors and not embedded):
+        raise RuntimeError(f"the import stored {result.new} messages and embedded {embedded}")
+    return seconds
+
+
+async def run(server: BenchServer, report: Reporter, *, messages: int) -> None:
+    """Import the same `messages`-message export without and with the local embedder."""
+    days = max(1, -(-messages // MESSAGES_PER_DAY))
+    guild = SyntheticGuild(GuildSpec(messages_per_day=MESSAGES_PER_DAY, days=days))
+    export = export_of(guild, messages)
+    count = len(export["messages"])
+    with tempfile.TemporaryDirectory(prefix="memorybot-import-bench-") as folder:
+        path = Path(folder) / "export.json"
+        path.write_text(json.dumps(export), encoding="utf-8")
+        for vectors in (False, True):
+            seconds = await _import(server, path, guild, vectors=vectors)
+            params = {"vectors": "local" if vectors else "none", "messages": count}
+            report(BENCH, "import_s", seconds, "s", **params)
+            report(BENCH, "import_messages_per_s", count / seconds, "msg/s", **params)
