@@ -6,9 +6,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from memory.core.config_fields import read_settings, setting
+from memory.core.config_fields import FromSettings, setting
 from memory.core.models import Member
-from memory.core.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +73,4 @@ class CommandsConfig:
     commands_per_minute: int = setting("commands_per_minute")
     forget_others_requires_manage_guild: bool = setting("forget_others_requires_manage_guild")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> CommandsConfig:
-        return read_settings(cls, settings)
+    from_settings = FromSettings()

@@ -5,7 +5,9 @@ reads field by field."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import field, fields
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memory.core.settings import Settings
@@ -42,3 +44,11 @@ def read_settings(config: type[C], settings: Settings, **computed: Any) -> C:
         if _SETTING in item.metadata
     }
     return config(**read, **computed)
+
+
+class FromSettings:
+    """`Config.from_settings(settings)` for a config whose every field is a `setting(...)`:
+    `read_settings` bound to the class it is read from, written once for all of them."""
+
+    def __get__(self, instance: object, owner: type[C]) -> Callable[[Settings], C]:
+        return partial(read_settings, owner)

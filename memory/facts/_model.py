@@ -7,9 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from db import facts as store
-from memory.core.config_fields import read_settings, setting
+from memory.core.config_fields import FromSettings, setting
 from memory.core.models import Member
-from memory.core.settings import Settings
 from memory.llm import PromptMember
 
 
@@ -68,9 +67,7 @@ class FactsConfig:
     facts_max_chars: int = setting("facts_max_chars")
     llm_timeout_seconds: float = setting("llm_timeout_seconds")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> FactsConfig:
-        return read_settings(cls, settings)
+    from_settings = FromSettings()
 
 
 @dataclass(frozen=True, slots=True)

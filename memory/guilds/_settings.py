@@ -33,8 +33,7 @@ from db.visibility import (
     restricted_days,
 )
 from memory.core.channels import MEMORY_SOURCES
-from memory.core.config_fields import read_settings, setting
-from memory.core.settings import Settings
+from memory.core.config_fields import FromSettings, setting
 
 _log = logging.getLogger(__name__)
 
@@ -59,9 +58,7 @@ class GuildDefaults:
     default_timezone: str = setting("default_timezone")
     forget_others_requires_manage_guild: bool = setting("forget_others_requires_manage_guild")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> GuildDefaults:
-        return read_settings(cls, settings)
+    from_settings = FromSettings()
 
 
 class InvalidSetting(ValueError):

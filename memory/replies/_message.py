@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memory.core.config_fields import read_settings, setting
-from memory.core.settings import Settings
+from memory.core.config_fields import FromSettings, setting
 from memory.core.viewer import Viewer
 
 
@@ -64,6 +63,4 @@ class ReplyConfig:
     # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
     parallel_recalls: int = setting("reply_parallel_recalls")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ReplyConfig:
-        return read_settings(cls, settings)
+    from_settings = FromSettings()

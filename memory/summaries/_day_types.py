@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from memory.core.config_fields import read_settings, setting
-from memory.core.settings import Settings
+from memory.core.config_fields import FromSettings, setting
 from memory.summaries._notes import NotesConfig
 
 
@@ -21,9 +20,7 @@ class SummaryConfig:
     daily_prompt_max_chars: int | None = setting("daily_prompt_max_chars")
     cache_history_size: int = setting("cache_history_size")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SummaryConfig:
-        return read_settings(cls, settings)
+    from_settings = FromSettings()
 
     @property
     def notes(self) -> NotesConfig:

@@ -112,10 +112,21 @@ class DayNotes:
         re-reading changed stretches, or every stretch with `reread`). Without `read_new` only
         the changed stretches are read (an edit or delete must leave the notes at once; what
         is new waits for its pass)."""
-        result, _ = await self._flight.run(
-            (guild_id, day),
-            lambda: self._fold(guild_id, day, timezone, until, stats, reread, read_new),
-        )
+
+        async def locked() -> dict[int, list[str]]:
+            async with guild_day_lock(self.pool, guild_id, day) as (conn, _waited):
+                return await self.fold_locked(
+                    conn,
+                    guild_id,
+                    day,
+                    timezone,
+                    until=until,
+                    stats=stats,
+                    reread=reread,
+                    read_new=read_new,
+                )
+
+        result, _ = await self._flight.run((guild_id, day), locked)
         return result
 
     async def aclose(self) -> None:
@@ -143,28 +154,6 @@ class DayNotes:
             if not young and any(user_id in involved_ids(m, authors) for m in unread):
                 return None
             return await store.day_notes(conn, guild_id, day)
-
-    async def _fold(
-        self,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        until: datetime,
-        stats: BuildStats,
-        reread: bool,
-        read_new: bool = True,
-    ) -> dict[int, list[str]]:
-        async with guild_day_lock(self.pool, guild_id, day) as (conn, _waited):
-            return await self.fold_locked(
-                conn,
-                guild_id,
-                day,
-                timezone,
-                until=until,
-                stats=stats,
-                reread=reread,
-                read_new=read_new,
-            )
 
     async def fold_locked(
         self,

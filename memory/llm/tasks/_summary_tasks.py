@@ -44,31 +44,6 @@ class SummaryTasks:
     def __init__(self, calls: TaskCalls) -> None:
         self._calls = calls
 
-    async def summarize_day(
-        self,
-        *,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        messages: list[PromptMessage],
-        members: list[PromptMember],
-        max_chars: int,
-        forgotten: dict[int, list[str]] | None = None,
-        part: str = "1/1",
-    ) -> dict[int, str]:
-        """One call for every target member of one (chunk of a) day: user id -> summary."""
-        notes, _ = await self.read_stretch(
-            guild_id=guild_id,
-            day=day,
-            timezone=timezone,
-            messages=messages,
-            members=members,
-            max_chars=max_chars,
-            forgotten=forgotten,
-            part=part,
-        )
-        return notes
-
     async def read_stretch(
         self,
         *,
