@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory.core.settings_sections import setting_default
+from memory.core.config_fields import setting_default
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import replace
+from dataclasses import KW_ONLY, InitVar, dataclass, replace
 
 import asyncpg
 
@@ -28,7 +28,7 @@ from memory.commands._wording import CommandReplies
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.text import split_sentences
-from memory.facts import FactError, FactService, prompt_member
+from memory.facts import FactChange, FactError, FactService, prompt_member
 from memory.guilds import GuildSettingsCache
 from memory.language import contradicts, identity_alias, third_person
 from memory.llm import LLMError, MemoryLLM
@@ -38,32 +38,25 @@ from memory.members import USER_MENTION, MemberResolver, Resolution, describe
 _log = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
 class CommandOperations:
     """Acting on a parsed command: who it is about, whether the author may, what is stored,
     and the answer (every outcome reported to telemetry)."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        facts: FactService,
-        llm: MemoryLLM,
-        settings: CommandsConfig,
-        *,
-        telemetry: Telemetry,
-        resolver: MemberResolver | None = None,
-        memories: MemorySource | None = None,
-        guild_settings: GuildSettingsCache | None = None,
-    ) -> None:
-        """`memories`: what-do-you-know answers from the full context (facts plus summaries);
-        `guild_settings`: each guild's own forget policy (the global default without it)."""
-        self._pool = pool
-        self.facts = facts
-        self._llm = llm
-        self._settings = settings
-        self._telemetry = telemetry
-        self._resolver = resolver or MemberResolver(pool)
-        self._memories = memories
-        self._guild_settings = guild_settings
+    # `memories`: what-do-you-know answers from the full context (facts plus summaries);
+    # `guild_settings`: each guild's own forget policy (the global default without it).
+    pool: asyncpg.Pool
+    facts: FactService
+    llm: MemoryLLM
+    settings: CommandsConfig
+    _: KW_ONLY
+    telemetry: Telemetry
+    resolver: InitVar[MemberResolver | None] = None
+    memories: MemorySource | None = None
+    guild_settings: GuildSettingsCache | None = None
+
+    def __post_init__(self, resolver: MemberResolver | None) -> None:
+        self._resolver = resolver or MemberResolver(self.pool)
         self._say = CommandReplies()
 
     # --- operations -------------------------------------------------------------------------
@@ -71,12 +64,11 @@ class CommandOperations:
     async def remember(
         self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, statement)
-        if not resolution.found:
-            return self._unresolved(ctx, "remember", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
+        about = await self._about(ctx, "remember", target, statement)
+        if isinstance(about, CommandResult):
+            return about
+        member, query = about
+        if not await is_remembered(self.pool, ctx.guild_id, member.user_id):
             reply = self._say.not_remembered(member)
             return self.done(ctx, "remember", "opted_out", reply, member)
         text = await self._prepare(ctx, statement)
@@ -85,20 +77,12 @@ class CommandOperations:
             # Saying the opposite of someone's fact is not a way to erase it: without the
             # right to change their memory it is kept as this member's claim.
             text = f"{ctx.author.display_name} says {text}"
-        try:
-            change = await self.facts.remember(
-                ctx.guild_id,
-                member,
-                text,
-                actor_id=ctx.author.user_id,
-                command=_command_text(ctx),
-                source_message_id=ctx.message_id,
-            )
-        except FactError as exc:
-            return self._fact_error(ctx, "remember", member, exc)
-        alias = None if attributed else identity_alias(text, [resolution.query, *member.names])
+        change = await self._stored(ctx, "remember", member, text)
+        if isinstance(change, CommandResult):
+            return change
+        alias = None if attributed else identity_alias(text, [query, *member.names])
         if alias and alias.lower() not in {name.lower() for name in member.names}:
-            await add_alias(self._pool, ctx.guild_id, member.user_id, alias)
+            await add_alias(self.pool, ctx.guild_id, member.user_id, alias)
         else:
             alias = None
         if attributed:
@@ -127,26 +111,15 @@ class CommandOperations:
     async def forget(
         self, ctx: CommandContext, target: Target | Resolution, statement: str
     ) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, statement)
-        if not resolution.found:
-            return self._unresolved(ctx, "forget", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await self._may_change(ctx, member):
-            return self._refuse(ctx, "forget", member)
+        about = await self._about(ctx, "forget", target, statement, changing=True)
+        if isinstance(about, CommandResult):
+            return about
+        member, query = about
         text = await self._prepare(ctx, statement)
-        member, unaliased = await self._unalias(ctx, member, text, resolution.query)
-        try:
-            change = await self.facts.forget(
-                ctx.guild_id,
-                member,
-                text,
-                actor_id=ctx.author.user_id,
-                command=_command_text(ctx),
-                source_message_id=ctx.message_id,
-            )
-        except FactError as exc:
-            return self._fact_error(ctx, "forget", member, exc)
+        member, unaliased = await self._unalias(ctx, member, text, query)
+        change = await self._stored(ctx, "forget", member, text)
+        if isinstance(change, CommandResult):
+            return change
         if change.found or unaliased:
             return self.done(ctx, "forget", "ok", self._say.forgotten(member), member)
         return self.done(ctx, "forget", "not_found", self._say.not_found(member), member)
@@ -160,18 +133,15 @@ class CommandOperations:
         held = {name.lower(): name for name in member.aliases}
         if alias is None or alias.lower() not in held:
             return member, False
-        await remove_alias(self._pool, ctx.guild_id, member.user_id, alias)
+        await remove_alias(self.pool, ctx.guild_id, member.user_id, alias)
         kept = tuple(name for name in member.aliases if name.lower() != alias.lower())
         return replace(member, aliases=kept), True
 
     async def undo(self, ctx: CommandContext, target: Target) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, None)
-        if not resolution.found:
-            return self._unresolved(ctx, "undo", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await self._may_change(ctx, member):
-            return self._refuse(ctx, "undo", member)
+        about = await self._about(ctx, "undo", target, None, changing=True)
+        if isinstance(about, CommandResult):
+            return about
+        member, _ = about
         change = await self.facts.undo(
             ctx.guild_id,
             member.user_id,
@@ -184,28 +154,27 @@ class CommandOperations:
         return self.done(ctx, "undo", "ok", self._say.undone(member, change.new_blob), member)
 
     async def whois(self, ctx: CommandContext, target: Target | Resolution) -> CommandResult:
-        resolution = await self._as_resolution(ctx, target, None)
-        if not resolution.found:
-            return self._unresolved(ctx, "whois", resolution)
-        member = resolution.member
-        assert member is not None
-        if not await is_remembered(self._pool, ctx.guild_id, member.user_id):
+        about = await self._about(ctx, "whois", target, None)
+        if isinstance(about, CommandResult):
+            return about
+        member, _ = about
+        if not await is_remembered(self.pool, ctx.guild_id, member.user_id):
             return self.done(ctx, "whois", "opted_out", self._say.not_remembered(member), member)
         memory = ""
-        if self._memories is not None:
-            memory = (await self._memories(ctx.guild_id, member.user_id) or "").strip()
+        if self.memories is not None:
+            memory = (await self.memories(ctx.guild_id, member.user_id) or "").strip()
         if not memory:  # no context could be built: the stored facts still answer
             memory = await self.facts.blob(ctx.guild_id, member.user_id)
         if not memory:
             return self.done(ctx, "whois", "empty", self._say.know_nothing(member), member)
         try:
-            answer = await self._llm.whois(
+            answer = await self.llm.whois(
                 guild_id=ctx.guild_id,
                 member=prompt_member(member),
                 memory=memory,
                 question=ctx.text,
                 asker_name=ctx.author.display_name,
-                bot_name=self._settings.bot_name,
+                bot_name=self.settings.bot_name,
             )
         except LLMError as exc:
             _log.warning("whois phrasing failed, answering verbatim: %s", exc)
@@ -214,12 +183,46 @@ class CommandOperations:
         reply = answer or self._say.verbatim(member, memory)
         return self.done(ctx, "whois", outcome, reply, member)
 
-    async def _as_resolution(
-        self, ctx: CommandContext, target: Target | Resolution, statement: str | None
-    ) -> Resolution:
-        if isinstance(target, Resolution):
-            return target
-        return await self.resolve(ctx, target, statement)
+    async def _about(
+        self,
+        ctx: CommandContext,
+        kind: str,
+        target: Target | Resolution,
+        statement: str | None,
+        *,
+        changing: bool = False,
+    ) -> tuple[Member, str] | CommandResult:
+        """The member a command is about and the name it was asked by; or the answer when no
+        one (or more than one) answers to it, or when the command changes their memory
+        (`changing`) and the author may not."""
+        resolution = target
+        if not isinstance(resolution, Resolution):
+            resolution = await self.resolve(ctx, resolution, statement)
+        if not resolution.found:
+            return self._unresolved(ctx, kind, resolution)
+        member = resolution.member
+        assert member is not None
+        if changing and not await self._may_change(ctx, member):
+            return self._refuse(ctx, kind, member)
+        return member, resolution.query
+
+    async def _stored(
+        self, ctx: CommandContext, kind: str, member: Member, text: str
+    ) -> FactChange | CommandResult:
+        """What remembering (or forgetting) `text` changed, or the answer when the facts
+        service refused it."""
+        write = self.facts.remember if kind == "remember" else self.facts.forget
+        try:
+            return await write(
+                ctx.guild_id,
+                member,
+                text,
+                actor_id=ctx.author.user_id,
+                command=_command_text(ctx),
+                source_message_id=ctx.message_id,
+            )
+        except FactError as exc:
+            return self._fact_error(ctx, kind, member, exc)
 
     async def resolve(
         self, ctx: CommandContext, target: Target | None, statement: str | None
@@ -242,7 +245,7 @@ class CommandOperations:
         ids = {int(value) for value in USER_MENTION.findall(text)}
         if not ids:
             return text
-        names = {**ctx.known, **await get_members(self._pool, ctx.guild_id, sorted(ids))}
+        names = {**ctx.known, **await get_members(self.pool, ctx.guild_id, sorted(ids))}
 
         def name(match: re.Match[str]) -> str:
             member = names.get(int(match.group(1)))
@@ -251,9 +254,9 @@ class CommandOperations:
         return USER_MENTION.sub(name, text)
 
     async def _may_change(self, ctx: CommandContext, member: Member) -> bool:
-        policy: PolicySource = self._settings
-        if self._guild_settings is not None:
-            policy = await self._guild_settings.get(ctx.guild_id)
+        policy: PolicySource = self.settings
+        if self.guild_settings is not None:
+            policy = await self.guild_settings.get(ctx.guild_id)
         return may_change_memory(
             policy,
             author_id=ctx.author.user_id,
@@ -295,7 +298,7 @@ class CommandOperations:
         member: Member | None = None,
     ) -> CommandResult:
         target_id = member.user_id if member else None
-        self._telemetry.emit(
+        self.telemetry.emit(
             "command",
             outcome=outcome,
             kind=kind,

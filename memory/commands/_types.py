@@ -6,9 +6,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from memory.core.config_fields import FromSettings, setting
 from memory.core.models import Member
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +69,8 @@ class CommandsConfig:
     """What memory commands read of the settings: the bot's name (the router's prompt), the
     per-member rate and the default forget policy for guilds without their own."""
 
-    bot_name: str = setting_default("bot_name")
-    commands_per_minute: int = setting_default("commands_per_minute")
-    forget_others_requires_manage_guild: bool = setting_default(
-        "forget_others_requires_manage_guild"
-    )
+    bot_name: str = setting("bot_name")
+    commands_per_minute: int = setting("commands_per_minute")
+    forget_others_requires_manage_guild: bool = setting("forget_others_requires_manage_guild")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> CommandsConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            commands_per_minute=settings.commands_per_minute,
-            forget_others_requires_manage_guild=settings.forget_others_requires_manage_guild,
-        )
+    from_settings = FromSettings()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, InitVar, dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
@@ -76,38 +76,32 @@ def with_learned(
     return f"{told}\n{section}" if told else section
 
 
+@dataclass(eq=False)
 class ContextBuilder:
     """The build behind the MemoryManager's caches; one per manager."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        daily: DailySummarizer,
-        history: HistoricalSummarizer,
-        merger: ContextMerger,
-        *,
-        max_chars: int,
-        cache_today_size: int,
-        cache_context_size: int,
-        clock: Clock,
-        telemetry: Telemetry,
-        timezone: Callable[[int], Awaitable[str]],
-        reads: MemberReads,
+    pool: asyncpg.Pool
+    daily: DailySummarizer
+    history: HistoricalSummarizer
+    merger: ContextMerger
+    _: KW_ONLY
+    max_chars: int
+    cache_today_size: InitVar[int]
+    cache_context_size: InitVar[int]
+    clock: Clock
+    telemetry: InitVar[Telemetry]
+    timezone: Callable[[int], Awaitable[str]]
+    reads: MemberReads
+
+    def __post_init__(
+        self, cache_today_size: int, cache_context_size: int, telemetry: Telemetry
     ) -> None:
-        self._pool = pool
-        self._reads = reads
-        self.daily = daily
-        self.history = history
-        self._merger = merger
-        self._max_chars = max_chars
-        self._clock = clock
-        self._timezone = timezone
         # Today's notes per guild, keyed by (guild, day, local hour): at most one pass an hour.
         self.today: AsyncCache[tuple[int, date, int], dict[int, list[str]]] = AsyncCache.ttl(
             "today",
             cache_today_size,
             HOUR_SECONDS,
-            timer=lambda: self._clock.now().timestamp(),
+            timer=lambda: self.clock.now().timestamp(),
             telemetry=telemetry,
         )
         self.contexts: AsyncCache[tuple[int, int, str], str | None] = AsyncCache.lru(
@@ -130,21 +124,21 @@ class ContextBuilder:
     async def build(self, guild_id: int, user_id: int) -> Built:
         stats = BuildStats()
         inputs, _ = await self.stored_inputs(guild_id, user_id)
-        if not await self._reads.remembered(guild_id, user_id):
+        if not await self.reads.remembered(guild_id, user_id):
             return Built(inputs, ("", ""), stats)  # opted out (or not opted in): no memory at all
         today = inputs.today
         notes = await self._today_notes(guild_id, user_id, inputs.timezone, today, stats)
         inputs.today_text = inputs.clean(" ".join(notes.get(user_id, [])))
         # Today's pass may just have learned something about the member ("I moved to Paraty"):
         # this very build says it.
-        learned = await learned_store.current_facts(self._pool, guild_id, user_id)
+        learned = await learned_store.current_facts(self.pool, guild_id, user_id)
         inputs.facts = with_learned(inputs.told, learned)
 
         first, last = today - timedelta(days=HISTORY_DAYS), today - timedelta(days=1)
         closed = await self._refresh_days(guild_id, first, last, inputs.timezone, stats)
         if last in closed:
             await self._histories(guild_id, user_id, first, last, stats)
-        stored = await store.member_daily_summaries(self._pool, guild_id, user_id, first, last)
+        stored = await store.member_daily_summaries(self.pool, guild_id, user_id, first, last)
         inputs.history_days = [day for day, _ in stored]
         days = [(day, inputs.clean(text)) for day, text in stored]
         history = await self.history.summary(
@@ -153,7 +147,7 @@ class ContextBuilder:
         inputs.history_text = inputs.clean(history.narrative)
         inputs.newest_text = inputs.clean(history.newest)
 
-        key_hash = inputs.content_hash(self._max_chars)
+        key_hash = inputs.content_hash(self.max_chars)
         merged, hit = await self.contexts.get_or_compute(
             (guild_id, user_id, key_hash),
             lambda: self._merge_or_load(guild_id, user_id, key_hash, inputs, stats),
@@ -167,7 +161,7 @@ class ContextBuilder:
             # what is served, or a restart would merge it again, and it must carry today's
             # date, or the next closing batch would not know the member was asked about.
             await self._save(guild_id, user_id, merged, key_hash, inputs)
-        parts = attached(merged, inputs.today_text, self._max_chars, newest=inputs.newest_text)
+        parts = attached(merged, inputs.today_text, self.max_chars, newest=inputs.newest_text)
         return Built(inputs, parts, stats)
 
     async def _today_notes(
@@ -175,11 +169,11 @@ class ContextBuilder:
     ) -> dict[int, list[str]]:
         """Today's notes: at most one pass per hour bucket, and none while the few messages
         not read yet do not concern the member asked about (their notes are already whole)."""
-        hour = ensure_aware(self._clock.now()).astimezone(ZoneInfo(timezone)).hour
+        hour = ensure_aware(self.clock.now()).astimezone(ZoneInfo(timezone)).hour
         key = (guild_id, today, hour)
         if self.today.peek(key) is None:
             waiting = await self.daily.notes.without_pass(
-                guild_id, today, timezone, until=self._clock.now(), user_id=user_id
+                guild_id, today, timezone, until=self.clock.now(), user_id=user_id
             )
             if waiting is not None:
                 stats.cache("today", True)
@@ -191,7 +185,7 @@ class ContextBuilder:
         notes, hit = await self.today.get_or_compute(
             key,
             lambda: self.daily.notes.fold(
-                guild_id, today, timezone, until=self._clock.now(), stats=stats, read_new=read_new
+                guild_id, today, timezone, until=self.clock.now(), stats=stats, read_new=read_new
             ),
             guild_id=guild_id,
         )
@@ -204,12 +198,12 @@ class ContextBuilder:
         """What every context starts from (facts, forgotten statements, the member) and what
         is stored to serve without building (the fallback): one round trip for the member's
         own rows, the member and the guild's forgotten statements from the rows held."""
-        timezone = await self._timezone(guild_id)
-        members = await self._reads.members(guild_id, [user_id])
-        guild_forgotten = forgotten_about(await self._reads.forgotten(guild_id))
-        today = local_day(self._clock.now(), timezone)
+        timezone = await self.timezone(guild_id)
+        members = await self.reads.members(guild_id, [user_id])
+        guild_forgotten = forgotten_about(await self.reads.forgotten(guild_id))
+        today = local_day(self.clock.now(), timezone)
         stored = await stored_memory(
-            self._pool,
+            self.pool,
             guild_id,
             user_id,
             today=today,
@@ -235,7 +229,7 @@ class ContextBuilder:
         """Close every past day of the window that needs it (usually none); the days closed."""
         days = [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
         start, end = day_bounds(first, timezone)[0], day_bounds(last, timezone)[1]
-        states = await store.day_states(self._pool, guild_id, days, timezone, start, end)
+        states = await store.day_states(self.pool, guild_id, days, timezone, start, end)
         pending = [day for day in days if not states[day].fresh]
         for _ in range(len(days) - len(pending)):
             stats.cache("daily", True)
@@ -262,31 +256,31 @@ class ContextBuilder:
         """The latest day just closed: one batched call builds the histories of the members
         the bot was asked about on that day (plus this one), not one call per member per
         request. Members asked about less often roll theirs on their next request."""
-        known = await context_store.members_with_context(self._pool, guild_id, since=last)
+        known = await context_store.members_with_context(self.pool, guild_id, since=last)
         wanted = sorted({*known} if user_id is None else {user_id, *known})
         if not wanted:
             return
-        members = await self._reads.members(guild_id, wanted)
+        members = await self.reads.members(guild_id, wanted)
         batch = {}
         days = {}
         for member_id in wanted:
-            forgotten = await get_forgotten(self._pool, guild_id, member_id)
+            forgotten = await get_forgotten(self.pool, guild_id, member_id)
             batch[member_id] = (prompt_member(member_id, members), forgotten)
             days[member_id] = await store.member_daily_summaries(
-                self._pool, guild_id, member_id, first, last
+                self.pool, guild_id, member_id, first, last
             )
         await self.history.batch(guild_id, last, batch, days, stats, asked_now=user_id)
 
     async def _merge_or_load(
         self, guild_id: int, user_id: int, key_hash: str, inputs: ContextInputs, stats: BuildStats
     ) -> str | None:
-        stored = await context_store.get_merged_context(self._pool, guild_id, user_id)
+        stored = await context_store.get_merged_context(self.pool, guild_id, user_id)
         if stored is not None and stored.content_hash == key_hash:
             stats.cache("context_store", True)
             self._stored_hash[(guild_id, user_id)] = (key_hash, stored.sources.get("day"))
             return stored.context
         stats.cache("context_store", False)
-        text = await self._merger.merge(
+        text = await self.merger.merge(
             guild_id,
             inputs.member,
             facts=inputs.facts,
@@ -305,7 +299,7 @@ class ContextBuilder:
         self, guild_id: int, user_id: int, text: str, key_hash: str, inputs: ContextInputs
     ) -> None:
         await context_store.save_merged_context(
-            self._pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
+            self.pool, guild_id, user_id, text, key_hash, inputs.sources_meta()
         )
         self._stored_hash[(guild_id, user_id)] = (key_hash, inputs.today.isoformat())
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory.core.config_fields import read_settings, setting
 from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
 from memory.summaries import SummaryConfig
 
 
@@ -15,21 +15,19 @@ class ContextConfig:
     boundaries, cache sizes, how many days may be summarised at once (each pins a pool
     connection), and the summarisers' own settings."""
 
-    context_max_chars: int = setting_default("context_max_chars")
-    default_timezone: str = setting_default("default_timezone")
-    cache_today_size: int = setting_default("cache_today_size")
-    cache_context_size: int = setting_default("cache_context_size")
+    context_max_chars: int = setting("context_max_chars")
+    default_timezone: str = setting("default_timezone")
+    cache_today_size: int = setting("cache_today_size")
+    cache_context_size: int = setting("cache_context_size")
     max_parallel_days: int = 3
     max_parallel_builds: int = 3
     summaries: SummaryConfig = field(default_factory=SummaryConfig)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ContextConfig:
-        return cls(
-            context_max_chars=settings.context_max_chars,
-            default_timezone=settings.default_timezone,
-            cache_today_size=settings.cache_today_size,
-            cache_context_size=settings.cache_context_size,
+        return read_settings(
+            cls,
+            settings,
             max_parallel_days=max(1, settings.db_pool_max // 3),
             max_parallel_builds=max(1, settings.db_pool_max // 3),
             summaries=SummaryConfig.from_settings(settings),

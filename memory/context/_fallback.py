@@ -6,6 +6,7 @@ to telemetry each time, so an admin sees how often memory degraded and why.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from memory.context._build import ContextBuilder
 from memory.context._merge import ContextInputs, fallback_context
@@ -17,16 +18,14 @@ from memory.core.telemetry import Telemetry
 _log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Fallbacks:
     """Serves the fallback of a build that failed or ran past its budget."""
 
-    def __init__(
-        self, builder: ContextBuilder, clock: Clock, telemetry: Telemetry, max_chars: int
-    ) -> None:
-        self._builder = builder
-        self._clock = clock
-        self._telemetry = telemetry
-        self._max_chars = max_chars
+    builder: ContextBuilder
+    clock: Clock
+    telemetry: Telemetry
+    max_chars: int
 
     async def serve(
         self,
@@ -47,11 +46,11 @@ class Fallbacks:
         try:
             # One round trip for the member's own rows (in a burst every query costs the
             # event loop as much as the database).
-            inputs, stored = await self._builder.stored_inputs(guild_id, user_id)
-            text, served = fallback_context(stored, inputs, self._max_chars)
+            inputs, stored = await self.builder.stored_inputs(guild_id, user_id)
+            text, served = fallback_context(stored, inputs, self.max_chars)
         except Exception:
             _log.exception("fallback memory for %s/%s failed", guild_id, user_id)
-        self._telemetry.emit(
+        self.telemetry.emit(
             "fallback",
             outcome="degraded" if text else "empty",
             guild_id=guild_id,
@@ -68,8 +67,8 @@ class Fallbacks:
             text=text,
             served=served,
             reason=reason,
-            today=local_day(self._clock.now(), "UTC"),
-            max_chars=self._max_chars,
+            today=local_day(self.clock.now(), "UTC"),
+            max_chars=self.max_chars,
             budget=budget,
             started=started,
             shared=shared,

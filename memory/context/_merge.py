@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import date
 from typing import Any
 
@@ -191,13 +191,14 @@ def assemble_fallback(facts: str, today: str, history: str, max_chars: int) -> s
     return "\n".join(parts) if parts else None
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class ContextMerger:
     """Runs the 3-way merge; one source alone is served as it is (no call needed)."""
 
-    def __init__(self, llm: MemoryLLM, max_chars: int, *, telemetry: Telemetry) -> None:
-        self._llm = llm
-        self._max_chars = max_chars
-        self._telemetry = telemetry
+    llm: MemoryLLM
+    max_chars: int
+    _: KW_ONLY
+    telemetry: Telemetry
 
     async def merge(
         self,
@@ -216,12 +217,10 @@ class ContextMerger:
         if len(present) == 1:
             only = present[0]
             return (
-                keep_newest(only, self._max_chars)
-                if only is facts
-                else bound(only, self._max_chars)
+                keep_newest(only, self.max_chars) if only is facts else bound(only, self.max_chars)
             )
         names = [member.name, *member.aliases]
-        with self._telemetry.span(
+        with self.telemetry.span(
             "merge",
             guild_id=guild_id,
             user_id=member.user_id,
@@ -230,19 +229,19 @@ class ContextMerger:
             history_chars=len(history),
         ) as event:
             stats.llm("merge")
-            text = await self._llm.summaries.merge_context(
+            text = await self.llm.summaries.merge_context(
                 guild_id=guild_id,
                 member=member,
                 facts=facts,
                 today=today,
                 history=history,
-                max_chars=self._max_chars,
+                max_chars=self.max_chars,
                 forgotten=forgotten,
             )
             text, dropped = drop_forgotten(text, forgotten, names)
             if not text.strip():
                 raise LLMBadOutput("merge: empty context")
-            text = bound(text, self._max_chars)
+            text = bound(text, self.max_chars)
             event.update(chars=len(text), dropped_sentences=dropped or None)
         return text
 

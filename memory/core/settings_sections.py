@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -253,26 +253,6 @@ class OperationsSection(BaseModel):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError(f"unknown log level {value!r}")
         return level
-
-
-SECTIONS: tuple[type[BaseModel], ...] = (
-    DiscordSection,
-    DatabaseSection,
-    LLMSection,
-    MemorySection,
-    RepliesSection,
-    IngestSection,
-    JobsSection,
-    OperationsSection,
-)
-
-
-def setting_default(name: str) -> Any:
-    """A setting's one default, for the configs services take (so no default is written twice)."""
-    for section in SECTIONS:
-        if name in section.model_fields:
-            return section.model_fields[name].default
-    raise KeyError(f"no setting {name!r}")
 
 
 def purpose_pairs(text: str) -> dict[str, str]:

@@ -5,6 +5,7 @@ they may read; the member's own monologue and questions to the bot are nothing m
 from __future__ import annotations
 
 import logging
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -38,44 +39,37 @@ class _Episodes(Protocol):
     async def current(self, guild_id: int, channel_id: int) -> Episode | None: ...
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class CatchUp:
     """Composes a member's catch-up; may summarise an open, busy episode so far (one call)."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        clock: Clock,
-        summarizer: EpisodeSummarizer,
-        episodes: _Episodes,
-        *,
-        llm_summaries: str,
-    ) -> None:
-        self._pool = pool
-        self._clock = clock
-        self._summarizer = summarizer
-        self._episodes = episodes
-        self._llm_summaries = llm_summaries
+    pool: asyncpg.Pool
+    clock: Clock
+    summarizer: EpisodeSummarizer
+    episodes: _Episodes
+    _: KW_ONLY
+    llm_summaries: str
 
     async def lines(
         self, guild_id: int, user_id: int, viewer: Viewer, *, hours: int | None = None
     ) -> str:
         """The episodes since the member last wrote (or the last `hours`), newest first, of
         channels the viewer may read: channel, title, one line, jump link."""
-        await self._episodes.settled()  # the messages just stored are in their episodes
-        now = self._clock.now()
+        await self.episodes.settled()  # the messages just stored are in their episodes
+        now = self.clock.now()
         since = now - timedelta(hours=hours or CATCH_UP_HOURS)
         if hours is None:
             # Their last visit: what they wrote just now (the question itself, a greeting on
             # arrival) is this visit.
-            last = await reads.last_message_at(self._pool, guild_id, user_id, now - VISIT)
+            last = await reads.last_message_at(self.pool, guild_id, user_id, now - VISIT)
             if last is not None:
                 since = max(last, now - timedelta(days=7))
         episodes = await self._missed(guild_id, user_id, viewer, since)
-        if self._llm_summaries != "always" and any(
+        if self.llm_summaries != "always" and any(
             episode.state != "open" and not episode.summary for episode in episodes
         ):
             # Closed before the worker's job got to them: summarised now, extractively (no call).
-            await self._summarizer.summarize_guild(guild_id, model=False)
+            await self.summarizer.summarize_guild(guild_id, model=False)
             episodes = await self._missed(guild_id, user_id, viewer, since)
         if not episodes:
             return "Nothing new since you were last here."
@@ -93,7 +87,7 @@ class CatchUp:
         something to the others: the member's own monologue, and questions to the bot (theirs
         or anyone's), are nothing missed."""
         missed: list[Episode] = []
-        for episode in await self._episodes.listing(
+        for episode in await self.episodes.listing(
             guild_id, viewer=viewer, limit=CATCH_UP_LIMIT * 3
         ):
             if len(missed) == CATCH_UP_LIMIT:
@@ -104,26 +98,26 @@ class CatchUp:
         return missed
 
     async def _others_talked(self, episode: Episode, user_id: int) -> bool:
-        rows = await store.episode_messages(self._pool, episode_bounds(episode))
-        talk = self._summarizer.members_talk(rows, keep_alone=False)
+        rows = await store.episode_messages(self.pool, episode_bounds(episode))
+        talk = self.summarizer.members_talk(rows, keep_alone=False)
         return any(row["author_id"] != user_id for row in talk)
 
     async def _summarised_so_far(self, guild_id: int, episode: Episode) -> Episode:
         """An open episode's summary so far for a catch-up: by the model for a busy channel
         (the one call a catch-up may make), extractively otherwise (no call); served scrubbed
         of forgotten statements like every listed episode."""
-        row = await reads.current(self._pool, guild_id, episode.channel_id)
+        row = await reads.current(self.pool, guild_id, episode.channel_id)
         if row is None:
             return episode
         busy = episode.message_count >= BUSY_MESSAGES
         try:
-            await self._summarizer.summarize_open(
-                guild_id, row, model=busy and self._llm_summaries != "never"
+            await self.summarizer.summarize_open(
+                guild_id, row, model=busy and self.llm_summaries != "never"
             )
         except Exception as exc:  # a catch-up without it is still a catch-up
             _log.warning("summary so far for a catch-up failed: %s", type(exc).__name__)
             return episode
-        return await self._episodes.current(guild_id, episode.channel_id) or episode
+        return await self.episodes.current(guild_id, episode.channel_id) or episode
 
 
 def episode_bounds(episode: Episode) -> dict[str, object]:

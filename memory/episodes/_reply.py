@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import date
 from zoneinfo import ZoneInfo
 
@@ -38,23 +38,16 @@ WORKING_MEMORY_STEP = 10
 Scrub = Callable[[int, list[Episode]], Awaitable[list[Episode]]]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class EpisodeReplyMemory:
     """The episode part of a reply's memory (`EpisodeService.reply_context`)."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        guilds: GuildSettingsCache,
-        summarizer: EpisodeSummarizer,
-        scrub: Scrub,
-        *,
-        clock: Clock,
-    ) -> None:
-        self._pool = pool
-        self._guilds = guilds
-        self._summarizer = summarizer
-        self._scrub = scrub
-        self._clock = clock
+    pool: asyncpg.Pool
+    guilds: GuildSettingsCache
+    summarizer: EpisodeSummarizer
+    scrub: Scrub
+    _: KW_ONLY
+    clock: Clock
 
     async def context(
         self, guild_id: int, channel_id: int, text: str, viewer: Viewer | None
@@ -68,8 +61,8 @@ class EpisodeReplyMemory:
         return "\n".join(parts)
 
     async def _asked(self, guild_id: int, text: str, reader: Viewer) -> list[str]:
-        settings = await self._guilds.get(guild_id)
-        today = self._clock.now().astimezone(ZoneInfo(settings.timezone)).date()
+        settings = await self.guilds.get(guild_id)
+        today = self.clock.now().astimezone(ZoneInfo(settings.timezone)).date()
         day = asked_day(text, today)
         if day is None and not asks_what_was_talked_about(text):
             return []
@@ -81,7 +74,7 @@ class EpisodeReplyMemory:
         episodes = await self._listed(guild_id, channel_id, day, settings.timezone, reader)
         if not episodes:
             return []
-        names = await self._guilds.channel_names(guild_id, {e.channel_id for e in episodes})
+        names = await self.guilds.channel_names(guild_id, {e.channel_id for e in episodes})
         lines = []
         for episode in episodes:
             channel = f"#{names[episode.channel_id]}" if episode.channel_id in names else ""
@@ -101,7 +94,7 @@ class EpisodeReplyMemory:
         name = asked_channel_name(text)
         if name is None:
             return None
-        found = await self._guilds.channels_named(guild_id, name)
+        found = await self.guilds.channels_named(guild_id, name)
         return found[0] if len(found) == 1 else None
 
     async def _listed(
@@ -114,7 +107,7 @@ class EpisodeReplyMemory:
     ) -> list[Episode]:
         """The asked episodes, newest first, each with a summary (extractive if none yet)."""
         rows = await listing_rows(
-            self._pool,
+            self.pool,
             guild_id,
             channel_id=channel_id,
             day=day,
@@ -126,7 +119,7 @@ class EpisodeReplyMemory:
         for row in rows:
             episode = Episode.from_row(row)
             if not episode.summary:
-                answer = await self._summarizer.extract(guild_id, row)
+                answer = await self.summarizer.extract(guild_id, row)
                 episode = replace(
                     episode,
                     title=truncate(answer.title.strip(), 80),
@@ -134,17 +127,17 @@ class EpisodeReplyMemory:
                 )
             episodes.append(episode)
         # Oldest first reads as the day went.
-        return list(reversed(await self._scrub(guild_id, episodes)))
+        return list(reversed(await self.scrub(guild_id, episodes)))
 
     async def current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
         """The channel's open episode with a summary so far: one with none yet (3 messages
         or more) or behind by WORKING_MEMORY_STEP messages is summarised extractively (no
         call)."""
-        row = await reads.current(self._pool, guild_id, channel_id)
+        row = await reads.current(self.pool, guild_id, channel_id)
         if row is None:
             return None
         behind = row["message_count"] - row["summarized_count"]
         if behind >= WORKING_MEMORY_STEP or (row["summarized_count"] == 0 and behind >= 3):
-            await self._summarizer.summarize_open(guild_id, row, model=False)
-            row = await reads.current(self._pool, guild_id, channel_id) or row
-        return (await self._scrub(guild_id, [Episode.from_row(row)]))[0]
+            await self.summarizer.summarize_open(guild_id, row, model=False)
+            row = await reads.current(self.pool, guild_id, channel_id) or row
+        return (await self.scrub(guild_id, [Episode.from_row(row)]))[0]

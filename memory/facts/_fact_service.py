@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from dataclasses import KW_ONLY, InitVar, dataclass, replace
 
 import asyncpg
 
@@ -54,50 +54,46 @@ _log = logging.getLogger(__name__)
 OPTIMISTIC_ATTEMPTS = 3
 
 
+@dataclass(eq=False)
 class FactService:
     """Remember/forget/undo for (guild, member) blobs, with history and change notification."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        llm: MemoryLLM,
-        settings: FactsConfig,
-        *,
-        telemetry: Telemetry,
-        events: EventBus | None = None,
-        fallback: MemoryLLM | None = None,
-    ) -> None:
-        self._pool = pool
-        self._llm = llm
+    pool: asyncpg.Pool
+    llm: MemoryLLM
+    settings: FactsConfig
+    _: KW_ONLY
+    telemetry: Telemetry
+    events: InitVar[EventBus | None] = None
+    fallback: InitVar[MemoryLLM | None] = None
+
+    def __post_init__(self, events: EventBus | None, fallback: MemoryLLM | None) -> None:
         # A deterministic merge (the offline provider) for when a model's merge would lose
         # facts it was not asked to drop; without one such a merge is refused.
-        self._merger = FactMerger(llm, fallback, settings, telemetry=telemetry)
-        self._settings = settings
-        self._telemetry = telemetry
+        self._merger = FactMerger(self.llm, fallback, self.settings, telemetry=self.telemetry)
         # Told every change (MemberChanged) and every forget (StatementForgotten).
         self._events = events or EventBus()
         self._locks = KeyedLock()
         # The rare locked attempt may make the merge's two model calls, each with its timeout.
-        self._locked_budget = settings.llm_timeout_seconds * 3
+        self._locked_budget = self.settings.llm_timeout_seconds * 3
 
     @property
     def max_chars(self) -> int:
         """FACTS_MAX_CHARS: the longest a member's facts may grow."""
-        return self._settings.facts_max_chars
+        return self.settings.facts_max_chars
 
     # --- reads ------------------------------------------------------------------------------
 
     async def blob(self, guild_id: int, user_id: int) -> str:
-        record = await store.get_facts(self._pool, guild_id, user_id)
+        record = await store.get_facts(self.pool, guild_id, user_id)
         return record.blob if record else ""
 
     async def history(
         self, guild_id: int, user_id: int, *, limit: int = 20
     ) -> list[store.HistoryRecord]:
-        return await store.get_history(self._pool, guild_id, user_id, limit=limit)
+        return await store.get_history(self.pool, guild_id, user_id, limit=limit)
 
     async def forgotten(self, guild_id: int, user_id: int) -> list[str]:
-        return await store.get_forgotten(self._pool, guild_id, user_id)
+        return await store.get_forgotten(self.pool, guild_id, user_id)
 
     # --- writes -----------------------------------------------------------------------------
 
@@ -106,7 +102,7 @@ class FactService:
         text = statement.strip()
         if not text:
             raise FactError("there is nothing to remember in an empty statement")
-        limit = self._settings.fact_statement_max_chars
+        limit = self.settings.fact_statement_max_chars
         if len(text) > limit:
             raise StatementTooLong(len(text), limit)
         return text
@@ -125,7 +121,7 @@ class FactService:
         forgotten lifts the forget for it."""
         text = self.check_statement(statement)
         origin = Provenance(actor_id, command, source_message_id, "remember")
-        with self._telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
+        with self.telemetry.span("remember", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._remember_plan(member, text)
                 change = await self._apply(guild_id, member.user_id, compute, origin, "remember")
@@ -153,7 +149,7 @@ class FactService:
         may, and they honour the forgotten list too."""
         text = self.check_statement(statement)
         origin = Provenance(actor_id, command, source_message_id, "forget")
-        with self._telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
+        with self.telemetry.span("forget", guild_id=guild_id, user_id=member.user_id) as span:
             async with self._locks.hold((guild_id, member.user_id)):
                 compute = self._forget_plan(member, text)
                 change = await self._apply(guild_id, member.user_id, compute, origin, "forget")
@@ -169,9 +165,9 @@ class FactService:
         """Forgetting reaches what chat taught too: learned facts restating the statement go
         (current and superseded alike); the forgotten statement keeps them from coming back."""
         names = list(member.names)
-        learned = await learned_store.all_facts(self._pool, guild_id, member.user_id)
+        learned = await learned_store.all_facts(self.pool, guild_id, member.user_id)
         gone = [fact.id for fact in learned if restates(fact.statement, statement, names=names)]
-        return await learned_store.delete_facts(self._pool, guild_id, gone) if gone else 0
+        return await learned_store.delete_facts(self.pool, guild_id, gone) if gone else 0
 
     async def undo(
         self,
@@ -185,7 +181,7 @@ class FactService:
         """Restore the blob as it was before the latest change not yet undone; None when there is
         nothing to undo. Undoing a forget also lifts the forget."""
         origin = Provenance(actor_id, command, source_message_id, "undo")
-        with self._telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
+        with self.telemetry.span("undo", guild_id=guild_id, user_id=user_id) as span:
             async with self._locks.hold((guild_id, user_id)):
                 change = await self._undo_locked(guild_id, user_id, origin)
             span["outcome"] = "ok" if change else "nothing"
@@ -201,20 +197,18 @@ class FactService:
         """Run `compute` on the current blob and store its plan without losing a concurrent
         change: optimistic attempts first, then one attempt holding the row lock."""
         for _attempt in range(OPTIMISTIC_ATTEMPTS):
-            current = await store.get_facts(self._pool, guild_id, user_id)
+            current = await store.get_facts(self.pool, guild_id, user_id)
             old_blob, version = (current.blob, current.version) if current else ("", 0)
-            records = await store.get_forgotten_records(self._pool, guild_id, user_id)
+            records = await store.get_forgotten_records(self.pool, guild_id, user_id)
             plan = await compute(old_blob, records)
-            async with self._pool.acquire() as connection, connection.transaction():
+            async with self.pool.acquire() as connection, connection.transaction():
                 locked = await store.lock_facts(connection, guild_id, user_id)
                 if locked.version == version and locked.blob == old_blob:
                     return await store_plan(connection, locked, plan, origin)
-            self._telemetry.emit(
-                "facts_conflict", guild_id=guild_id, user_id=user_id, during=during
-            )
+            self.telemetry.emit("facts_conflict", guild_id=guild_id, user_id=user_id, during=during)
         # Other processes keep winning the race: compute once more while holding the row lock,
         # bounded so a hung model cannot pin the row and the connection for long.
-        async with self._pool.acquire() as connection, connection.transaction():
+        async with self.pool.acquire() as connection, connection.transaction():
             locked = await store.lock_facts(connection, guild_id, user_id)
             records = await store.get_forgotten_records(connection, guild_id, user_id)
             try:
@@ -241,7 +235,7 @@ class FactService:
             if not blob:
                 return Plan(blob, statement, forget=statement, found=False)
             try:
-                result = await self._llm.forget(
+                result = await self.llm.forget(
                     guild_id=member.guild_id,
                     member=prompt_member(member),
                     blob=blob,
@@ -260,7 +254,7 @@ class FactService:
     async def _undo_locked(
         self, guild_id: int, user_id: int, origin: Provenance
     ) -> FactChange | None:
-        async with self._pool.acquire() as connection, connection.transaction():
+        async with self.pool.acquire() as connection, connection.transaction():
             locked = await store.lock_facts(connection, guild_id, user_id)
             target = await store.last_undoable(connection, guild_id, user_id)
             if target is None:

@@ -9,6 +9,7 @@ only to stay within FACTS_MAX_CHARS are reported, so the member can be told.
 from __future__ import annotations
 
 import logging
+from dataclasses import KW_ONLY, dataclass
 
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
@@ -26,21 +27,15 @@ _TIGHTER = 0.8
 _FULL = 0.9
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class FactMerger:
     """The remember merge: model first, checked, deterministic fallback."""
 
-    def __init__(
-        self,
-        llm: MemoryLLM,
-        fallback: MemoryLLM | None,
-        settings: FactsConfig,
-        *,
-        telemetry: Telemetry,
-    ) -> None:
-        self._llm = llm
-        self._fallback = fallback
-        self._settings = settings
-        self._telemetry = telemetry
+    llm: MemoryLLM
+    fallback: MemoryLLM | None
+    settings: FactsConfig
+    _: KW_ONLY
+    telemetry: Telemetry
 
     async def merge(
         self, guild_id: int, member: Member, blob: str, statement: str, forgotten: list[str]
@@ -49,15 +44,15 @@ class FactMerger:
         FACTS_MAX_CHARS (the member is told). A model's merge that loses facts it was not asked
         to drop, or does not say the new one, is replaced by the deterministic merge."""
         names = list(member.names)
-        merged = await self._merge_with(self._llm, guild_id, member, blob, statement, forgotten)
+        merged = await self._merge_with(self.llm, guild_id, member, blob, statement, forgotten)
         lost = dropped_claims(blob, merged, statement, names)
         # A fact dropped although it would still have fitted was lost, not let go of for room.
-        room = self._settings.facts_max_chars - len(merged)
+        room = self.settings.facts_max_chars - len(merged)
         wrongly = [sentence for sentence in lost if len(sentence) + 1 <= room]
         if wrongly or not holds_statement(merged, statement, names):
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "facts_merge_rejected",
-                outcome="fallback" if self._fallback else "error",
+                outcome="fallback" if self.fallback else "error",
                 guild_id=guild_id,
                 user_id=member.user_id,
                 lost=len(wrongly),
@@ -68,15 +63,15 @@ class FactMerger:
                 member.user_id,
                 len(wrongly),
             )
-            if self._fallback is None:
+            if self.fallback is None:
                 raise FactsUnavailable("the language model's merge would have lost facts")
             merged = await self._merge_with(
-                self._fallback, guild_id, member, blob, statement, forgotten
+                self.fallback, guild_id, member, blob, statement, forgotten
             )
             lost = dropped_claims(blob, merged, statement, names)
             if not holds_statement(merged, statement, names):
                 raise FactsUnavailable("the new fact could not be merged")
-        if len(blob) + len(statement) >= self._settings.facts_max_chars * _FULL:
+        if len(blob) + len(statement) >= self.settings.facts_max_chars * _FULL:
             # Room was short: whatever the merge no longer says in full was let go of to make
             # it, and the member is told (near-alike facts pass the lenient check above).
             lost = dropped_claims(blob, merged, statement, names, strict=True)
@@ -91,7 +86,7 @@ class FactMerger:
         statement: str,
         forgotten: list[str],
     ) -> str:
-        cap = self._settings.facts_max_chars
+        cap = self.settings.facts_max_chars
         who = prompt_member(member)
         for limit in (cap, int(cap * _TIGHTER)):
             try:

@@ -7,9 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from db import facts as store
+from memory.core.config_fields import FromSettings, setting
 from memory.core.models import Member
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
 from memory.llm import PromptMember
 
 
@@ -64,17 +63,11 @@ class FactsConfig:
     """The settings the facts service reads (FACT_STATEMENT_MAX_CHARS, FACTS_MAX_CHARS, and the
     LLM timeout that bounds a merge made while holding the member's row lock)."""
 
-    fact_statement_max_chars: int = setting_default("fact_statement_max_chars")
-    facts_max_chars: int = setting_default("facts_max_chars")
-    llm_timeout_seconds: float = setting_default("llm_timeout_seconds")
+    fact_statement_max_chars: int = setting("fact_statement_max_chars")
+    facts_max_chars: int = setting("facts_max_chars")
+    llm_timeout_seconds: float = setting("llm_timeout_seconds")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> FactsConfig:
-        return cls(
-            fact_statement_max_chars=settings.fact_statement_max_chars,
-            facts_max_chars=settings.facts_max_chars,
-            llm_timeout_seconds=settings.llm_timeout_seconds,
-        )
+    from_settings = FromSettings()
 
 
 @dataclass(frozen=True, slots=True)

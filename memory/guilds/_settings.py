@@ -33,8 +33,7 @@ from db.visibility import (
     restricted_days,
 )
 from memory.core.channels import MEMORY_SOURCES
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
+from memory.core.config_fields import FromSettings, setting
 
 _log = logging.getLogger(__name__)
 
@@ -56,14 +55,10 @@ class GuildDefaults:
     """What a guild that never changed its settings gets (DEFAULT_TIMEZONE and
     FORGET_OTHERS_REQUIRES_MANAGE_GUILD)."""
 
-    default_timezone: str = setting_default("default_timezone")
-    forget_others_requires_manage_guild: bool = setting_default(
-        "forget_others_requires_manage_guild"
-    )
+    default_timezone: str = setting("default_timezone")
+    forget_others_requires_manage_guild: bool = setting("forget_others_requires_manage_guild")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> GuildDefaults:
-        return cls(settings.default_timezone, settings.forget_others_requires_manage_guild)
+    from_settings = FromSettings()
 
 
 class InvalidSetting(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -84,25 +84,17 @@ class _Header:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class ExportImporter:
     """Imports export files into PostgreSQL, one transaction per file."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        *,
-        include_bots: bool = False,
-        max_chars: int = 8000,
-        default_timezone: str = "UTC",
-        telemetry: Telemetry,
-        batch_size: int = BATCH,
-    ) -> None:
-        self._pool = pool
-        self._include_bots = include_bots
-        self._max_chars = max_chars
-        self._timezone = default_timezone
-        self._telemetry = telemetry
-        self._batch_size = batch_size
+    pool: asyncpg.Pool
+    _: KW_ONLY
+    include_bots: bool = False
+    max_chars: int = 8000
+    default_timezone: str = "UTC"
+    telemetry: Telemetry
+    batch_size: int = BATCH
 
     async def import_file(
         self, path: Path, progress: Progress | None = None, result: ImportResult | None = None
@@ -115,7 +107,7 @@ class ExportImporter:
         try:
             with path.open("rb") as source:
                 stream = ObjectStream(source, stream_keys=frozenset({"messages"}))
-                async with self._pool.acquire() as connection:
+                async with self.pool.acquire() as connection:
                     await self._write(connection, stream, result, progress)
         except ExportFormatError:
             raise
@@ -127,7 +119,7 @@ class ExportImporter:
             if not is_data_error(exc):
                 raise  # the database is away: not the file's fault
             raise ExportFormatError(f"the database refused it: {describe_error(exc)}") from None
-        self._telemetry.emit(
+        self.telemetry.emit(
             "import",
             guild_id=result.guild_id,
             channel_id=result.channel_id,
@@ -168,7 +160,7 @@ class ExportImporter:
                     value,
                     guild_id=header.guild_id,
                     channel_id=header.channel_id,
-                    max_chars=self._max_chars,
+                    max_chars=self.max_chars,
                 )
             except ExportFormatError as exc:  # this message only: the rest of the file goes in
                 result.bad_rows.append(bad_row(value, result.seen, exc))
@@ -177,11 +169,11 @@ class ExportImporter:
                 members[person.user_id] = _merge(members.get(person.user_id), person)
             if message is None:
                 result.skipped_other += 1
-            elif message.author_is_bot and not self._include_bots:
+            elif message.author_is_bot and not self.include_bots:
                 result.skipped_bots += 1
             else:
                 batch.append(message)
-            if len(batch) >= self._batch_size:
+            if len(batch) >= self.batch_size:
                 await self._flush(connection, batch, result, members)
             if progress is not None:
                 progress(stream.bytes_read, result.seen)
@@ -200,7 +192,7 @@ class ExportImporter:
         result.guild_id, result.guild_name = header.guild_id, header.guild_name
         result.channel_id, result.channel_name = header.channel_id, header.channel_name
         await guild_store.ensure_guild(
-            connection, header.guild_id, header.guild_name, timezone=self._timezone
+            connection, header.guild_id, header.guild_name, timezone=self.default_timezone
         )
         if header.channel_name:  # so output names #general, not the channel's id
             await guild_store.ensure_channel_names(

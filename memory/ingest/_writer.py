@@ -24,6 +24,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Iterable, Sequence
+from dataclasses import KW_ONLY, InitVar, dataclass
 
 import asyncpg
 
@@ -48,32 +49,23 @@ from memory.ingest._batch_report import BatchReport
 _log = logging.getLogger(__name__)
 
 
+@dataclass(eq=False)
 class BatchedWriter:
     """Queue chat events in memory and write them to PostgreSQL in batches, off the hot path."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        *,
-        batch_size: int = 500,
-        flush_seconds: float = 0.5,
-        queue_max: int = 100_000,
-        default_timezone: str = "UTC",
-        telemetry: Telemetry,
-        backoff_initial: float = 0.1,
-        backoff_max: float = 5.0,
-        acquire_timeout: float = 10.0,
-        events: EventBus | None = None,
-    ) -> None:
-        self._pool = pool
-        self.batch_size = batch_size
-        self.flush_seconds = flush_seconds
-        self.queue_max = queue_max
-        self._timezone = default_timezone
-        self._telemetry = telemetry
-        self._backoff_initial = backoff_initial
-        self._backoff_max = backoff_max
-        self._acquire_timeout = acquire_timeout
+    pool: asyncpg.Pool
+    _: KW_ONLY
+    batch_size: int = 500
+    flush_seconds: float = 0.5
+    queue_max: int = 100_000
+    default_timezone: str = "UTC"
+    telemetry: Telemetry
+    backoff_initial: float = 0.1
+    backoff_max: float = 5.0
+    acquire_timeout: float = 10.0
+    events: InitVar[EventBus | None] = None
+
+    def __post_init__(self, events: EventBus | None) -> None:
         self._queue: deque[tuple[float, Operation]] = deque()
         self._submitted = 0  # operations ever queued
         self._written = 0  # operations ever written (or rejected as invalid)
@@ -149,7 +141,7 @@ class BatchedWriter:
                 depth,
                 self.queue_max,
             )
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "ingest_overflow", outcome="overflow", queue_depth=depth, queue_max=self.queue_max
             )
 
@@ -199,7 +191,7 @@ class BatchedWriter:
                 len(self._queue),
                 grace_seconds or 0,
             )
-            self._telemetry.emit("ingest_shutdown", outcome="error", lost=len(self._queue))
+            self.telemetry.emit("ingest_shutdown", outcome="error", lost=len(self._queue))
         except Exception:  # the supervisor never lets one escape; belt and braces
             _log.exception("ingest writer failed while closing")
         for _, future in self._waiters:
@@ -212,7 +204,7 @@ class BatchedWriter:
     async def _supervise(self) -> None:
         """Run the flush loop; if it ever dies of an unexpected error, log it and start it
         again after a pause. The queue is only popped after a write, so nothing is lost."""
-        delay = self._backoff_initial
+        delay = self.backoff_initial
         while True:
             try:
                 await self._run()
@@ -221,11 +213,11 @@ class BatchedWriter:
                 raise
             except Exception as exc:
                 _log.error("ingest writer failed (%s); restarting it", describe_error(exc))
-                self._telemetry.emit(
+                self.telemetry.emit(
                     "ingest_writer_restart", outcome="error", error=describe_error(exc)
                 )
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, self._backoff_max)
+                delay = min(delay * 2, self.backoff_max)
 
     async def _run(self) -> None:
         while True:
@@ -275,7 +267,7 @@ class BatchedWriter:
 
     async def _write_until_done(self, batch: Sequence[tuple[float, Operation]]) -> None:
         """Write one batch, retrying while the database cannot take it right now."""
-        delay = self._backoff_initial
+        delay = self.backoff_initial
         attempt = 0
         operations = [operation for _, operation in batch]
         oldest_age_ms = round((time.monotonic() - batch[0][0]) * 1000, 2)
@@ -283,10 +275,10 @@ class BatchedWriter:
             attempt += 1
             started = time.perf_counter()
             try:
-                result = await write_isolating_bad_rows(self._write, operations, self._telemetry)
+                result = await write_isolating_bad_rows(self._write, operations, self.telemetry)
             except Exception as exc:  # not a data error: the server's state, so wait
                 await self._wait_before_retry(exc, operations, attempt, started, delay)
-                delay = min(delay * 2, self._backoff_max)
+                delay = min(delay * 2, self.backoff_max)
                 continue
             if self.failing_since is not None:
                 _log.info(
@@ -295,7 +287,7 @@ class BatchedWriter:
                 )
                 self.failing_since = None
             BatchReport(operations, attempt, started).stored(
-                self._telemetry,
+                self.telemetry,
                 result,
                 queue_depth=len(self._queue) - len(operations),
                 wait_ms=oldest_age_ms,
@@ -327,20 +319,20 @@ class BatchedWriter:
         if self.failing_since is None:
             self.failing_since = time.monotonic()
         report = BatchReport(operations, attempt, started)
-        report.failed(self._telemetry, exc, queue_depth=len(self._queue), delay=delay)
+        report.failed(self.telemetry, exc, queue_depth=len(self._queue), delay=delay)
         if isinstance(exc, asyncpg.PostgresError) and not isinstance(
             exc, asyncpg.PostgresConnectionError
         ):
             # e.g. read-only after a failover: pooled sessions keep their old settings, so
             # the retry gets fresh connections.
             with contextlib.suppress(Exception):
-                await self._pool.expire_connections()
+                await self.pool.expire_connections()
         await asyncio.sleep(delay)
 
     async def _write(self, operations: Sequence[Operation]) -> BatchResult:
         return await write_batch(
-            self._pool,
+            self.pool,
             operations,
-            default_timezone=self._timezone,
-            acquire_timeout=self._acquire_timeout,
+            default_timezone=self.default_timezone,
+            acquire_timeout=self.acquire_timeout,
         )

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import date, timedelta
 
 import asyncpg
@@ -26,8 +26,8 @@ from db.embeddings import guilds_to_embed
 from db.jobs import due_days
 from db.state import get_state, set_state
 from memory.core.clock import Clock
+from memory.core.config_fields import read_settings, setting, setting_default
 from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
 from memory.core.telemetry import Telemetry
 from memory.jobs._consumer import QueueConsumer
 from memory.jobs._queue import (
@@ -58,25 +58,20 @@ RESTART_SECONDS = 5.0
 class WorkerConfig:
     """What the worker reads of the settings; the retry delays are for tests to shorten."""
 
-    concurrency: int = setting_default("job_concurrency")
-    max_attempts: int = setting_default("job_max_attempts")
-    sweep_seconds: float = setting_default("job_sweep_seconds")
-    heartbeat_timeout_seconds: float = setting_default("job_heartbeat_timeout_seconds")
+    concurrency: int = setting("job_concurrency")
+    max_attempts: int = setting("job_max_attempts")
+    sweep_seconds: float = setting("job_sweep_seconds")
+    heartbeat_timeout_seconds: float = setting("job_heartbeat_timeout_seconds")
     retention_interval: timedelta = timedelta(hours=setting_default("retention_interval_hours"))
-    default_timezone: str = setting_default("default_timezone")
+    default_timezone: str = setting("default_timezone")
     retry_initial_delay: timedelta = timedelta(seconds=30)
     retry_max_delay: timedelta = timedelta(hours=1)
     listener_probe_seconds: float = 10.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> WorkerConfig:
-        return cls(
-            concurrency=settings.job_concurrency,
-            max_attempts=settings.job_max_attempts,
-            sweep_seconds=settings.job_sweep_seconds,
-            heartbeat_timeout_seconds=settings.job_heartbeat_timeout_seconds,
-            retention_interval=timedelta(hours=settings.retention_interval_hours),
-            default_timezone=settings.default_timezone,
+        return read_settings(
+            cls, settings, retention_interval=timedelta(hours=settings.retention_interval_hours)
         )
 
 
@@ -100,24 +95,19 @@ class JobHandlers:
     digest: Callable[[int, date], Awaitable[object]] | None = None
 
 
+@dataclass(eq=False)
 class JobWorker:
     """Runs jobs from the queue until stopped; `memorybot worker`, or inside `memorybot run`."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        handlers: JobHandlers,
-        config: WorkerConfig,
-        *,
-        clock: Clock,
-        telemetry: Telemetry,
-    ) -> None:
-        self._pool = pool
-        self._handlers = handlers
-        self._config = config
-        self._clock = clock
-        self._telemetry = telemetry
-        self.queue = JobQueue(pool)
+    pool: asyncpg.Pool
+    handlers: JobHandlers
+    config: WorkerConfig
+    _: KW_ONLY
+    clock: Clock
+    telemetry: Telemetry
+
+    def __post_init__(self) -> None:
+        self.queue = JobQueue(self.pool)
         self._manager: QueueConsumer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
@@ -153,12 +143,12 @@ class JobWorker:
     async def sweep(self) -> int:
         """Queue every guild-day due to close and a retention run when one is due; how many
         jobs were newly queued (those already queued or running are not queued twice)."""
-        now = self._clock.now()
+        now = self.clock.now()
         days = await due_days(
-            self._pool,
+            self.pool,
             now=now,
             lookback=LOOKBACK,
-            default_timezone=self._config.default_timezone,
+            default_timezone=self.config.default_timezone,
             limit=SWEEP_LIMIT,
         )
         queued = 0
@@ -166,11 +156,11 @@ class JobWorker:
             queued += await self.queue.close_day(guild_id, day)
         if await self._retention_due(now.timestamp()):
             queued += await self.queue.retention()
-        if self._handlers.embeddings_on is not None and await self._handlers.embeddings_on():
-            for guild_id in await guilds_to_embed(self._pool, now - LOOKBACK):
+        if self.handlers.embeddings_on is not None and await self.handlers.embeddings_on():
+            for guild_id in await guilds_to_embed(self.pool, now - LOOKBACK):
                 queued += await self.queue.embed(guild_id)
-        if self._handlers.episodes_sweep is not None:
-            guilds, digests = await self._handlers.episodes_sweep()
+        if self.handlers.episodes_sweep is not None:
+            guilds, digests = await self.handlers.episodes_sweep()
             for guild_id in guilds:
                 queued += await self.queue.episodes(guild_id)
             for guild_id, day in digests:
@@ -182,37 +172,26 @@ class JobWorker:
     def _queue_manager(self) -> QueueConsumer:
         # A fresh driver each time: one whose LISTEN connection died keeps the dead proxy
         # (pgqueuer's release of it fails) and would fail every restart after it.
-        manager = QueueConsumer(Queries.from_asyncpg_pool(self._pool))
-        manager.probe_seconds = self._config.listener_probe_seconds
+        manager = QueueConsumer(Queries.from_asyncpg_pool(self.pool))
+        manager.probe_seconds = self.config.listener_probe_seconds
         retrying = self._executor_factory()
-        manager.entrypoint(
-            CLOSE_DAY,
-            concurrency_limit=self._config.concurrency,
-            on_failure="hold",
-            executor_factory=retrying,
-        )(self._close_day)
-        manager.entrypoint(
-            RETENTION, concurrency_limit=1, on_failure="hold", executor_factory=retrying
-        )(self._retention)
-        # One embedding job at a time across all workers: they share one provider quota.
-        manager.entrypoint(
-            EMBED, concurrency_limit=1, on_failure="hold", executor_factory=retrying
-        )(self._embed)
-        manager.entrypoint(
-            EPISODES,
-            concurrency_limit=self._config.concurrency,
-            on_failure="hold",
-            executor_factory=retrying,
-        )(self._episodes)
-        manager.entrypoint(
-            DIGEST, concurrency_limit=1, on_failure="hold", executor_factory=retrying
-        )(self._digest)
+        for entrypoint, handler, limit in (
+            (CLOSE_DAY, self._close_day, self.config.concurrency),
+            (RETENTION, self._retention, 1),
+            # One embedding job at a time across all workers: they share one provider quota.
+            (EMBED, self._embed, 1),
+            (EPISODES, self._episodes, self.config.concurrency),
+            (DIGEST, self._digest, 1),
+        ):
+            manager.entrypoint(
+                entrypoint, concurrency_limit=limit, on_failure="hold", executor_factory=retrying
+            )(handler)
         return manager
 
     def _executor_factory(
         self,
     ) -> Callable[[EntrypointExecutorParameters], DatabaseRetryEntrypointExecutor]:
-        config = self._config
+        config = self.config
 
         def build(parameters: EntrypointExecutorParameters) -> DatabaseRetryEntrypointExecutor:
             return DatabaseRetryEntrypointExecutor(
@@ -230,7 +209,7 @@ class JobWorker:
     async def _run(self) -> None:
         """Consume until stopped; a consumer that dies (its LISTEN connection lost with the
         database) is started again once the database answers."""
-        timeout = timedelta(seconds=self._config.heartbeat_timeout_seconds)
+        timeout = timedelta(seconds=self.config.heartbeat_timeout_seconds)
         while not self._stopping.is_set():
             self._manager = self._queue_manager()
             try:
@@ -251,11 +230,11 @@ class JobWorker:
 
     async def _close_day(self, job: Job) -> None:
         guild_id, day = close_day_payload(job.payload)
-        await self._traced(CLOSE_DAY, job, self._handlers.close_day(guild_id, day), guild_id, day)
+        await self._traced(CLOSE_DAY, job, self.handlers.close_day(guild_id, day), guild_id, day)
 
     async def _embed(self, job: Job) -> None:
         guild_id = guild_payload(job.payload)
-        embed = self._handlers.embed_guild
+        embed = self.handlers.embed_guild
         if embed is None:  # this worker has no embedding provider: leave it be
             return
         more = await self._traced(EMBED, job, embed(guild_id), guild_id, None)
@@ -264,18 +243,18 @@ class JobWorker:
 
     async def _episodes(self, job: Job) -> None:
         guild_id = guild_payload(job.payload)
-        if self._handlers.summarize_episodes is not None:
-            work = self._handlers.summarize_episodes(guild_id)
+        if self.handlers.summarize_episodes is not None:
+            work = self.handlers.summarize_episodes(guild_id)
             await self._traced(EPISODES, job, work, guild_id, None)
 
     async def _digest(self, job: Job) -> None:
         guild_id, day = close_day_payload(job.payload)
-        if self._handlers.digest is not None:
-            await self._traced(DIGEST, job, self._handlers.digest(guild_id, day), guild_id, day)
+        if self.handlers.digest is not None:
+            await self._traced(DIGEST, job, self.handlers.digest(guild_id, day), guild_id, day)
 
     async def _retention(self, job: Job) -> None:
-        await self._traced(RETENTION, job, self._handlers.retention(), None, None)
-        await set_state(self._pool, RETENTION_STATE, str(self._clock.now().timestamp()))
+        await self._traced(RETENTION, job, self.handlers.retention(), None, None)
+        await set_state(self.pool, RETENTION_STATE, str(self.clock.now().timestamp()))
 
     async def _traced(
         self,
@@ -287,9 +266,7 @@ class JobWorker:
     ) -> object:
         day_text = day.isoformat() if day else None
         attempt = job.attempts + 1
-        with self._telemetry.span(
-            "job", job=kind, guild_id=guild_id, day=day_text, attempt=attempt
-        ):
+        with self.telemetry.span("job", job=kind, guild_id=guild_id, day=day_text, attempt=attempt):
             result = await work
         self.jobs_done += 1
         return result
@@ -307,12 +284,12 @@ class JobWorker:
             except Exception as exc:  # the database blipped: the next sweep catches up
                 _log.warning("job sweep failed: %s", exc)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self._config.sweep_seconds)
+                await asyncio.wait_for(self._stopping.wait(), self.config.sweep_seconds)
                 return
 
     async def _retention_due(self, now: float) -> bool:
-        last = await get_state(self._pool, RETENTION_STATE)
-        interval = self._config.retention_interval.total_seconds()
+        last = await get_state(self.pool, RETENTION_STATE)
+        interval = self.config.retention_interval.total_seconds()
         return last is None or now - float(last) >= interval
 
 

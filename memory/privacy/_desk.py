@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import date
 from typing import Any
 
@@ -60,48 +61,38 @@ Resummarize = Callable[[int, date], Awaitable[object]]
 ReadConsent = Callable[[int, int], Awaitable[Consent | None]]
 
 
+@dataclass(eq=False)
 class PrivacyDesk:
     """Resolve, export and purge members; owns the background re-summaries it starts."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        *,
-        flush_writes: FlushWrites,
-        resummarize: Resummarize,
-        events: EventBus,
-        default_timezone: str,
-        clock: Clock,
-        telemetry: Telemetry,
-        read_consent: ReadConsent | None = None,
-    ) -> None:
-        """What the desk asks of the rest of memory is passed in, so privacy imports none of
-        it; what it tells (MemberChanged, MemberPurged, MemberGone, MemberBack) goes to
-        `events`. `read_consent`: the consent the reply path holds (the database when not
-        given)."""
-        self._pool = pool
-        self._flush_writes = flush_writes
-        self._resummarize_day = resummarize
-        self._events = events
-        self._read_consent = read_consent
-        self._timezone = default_timezone
-        self._clock = clock
-        self._telemetry = telemetry
-        self._background: set[asyncio.Task[list[date]]] = set()
+    # What the desk asks of the rest of memory is passed in, so privacy imports none of
+    # it; what it tells (MemberChanged, MemberPurged, MemberGone, MemberBack) goes to
+    # `events`. `read_consent`: the consent the reply path holds (the database when not
+    # given).
+    pool: asyncpg.Pool
+    _: KW_ONLY
+    flush_writes: FlushWrites
+    resummarize: Resummarize
+    events: EventBus
+    default_timezone: str
+    clock: Clock
+    telemetry: Telemetry
+    read_consent: ReadConsent | None = None
+    _background: set[asyncio.Task[list[date]]] = field(init=False, default_factory=set)
 
     async def guild(self, text: str) -> int:
         """A guild id, or the exact name of a known guild (PrivacyError otherwise)."""
-        return await resolve_guild(self._pool, text)
+        return await resolve_guild(self.pool, text)
 
     async def guild_names(self, guild_ids: list[int]) -> dict[int, str]:
         """The names of known guilds (ids it does not know are left out): for admin output."""
-        return await guild_names(self._pool, guild_ids)
+        return await guild_names(self.pool, guild_ids)
 
     async def subject(self, guild_id: int, text: str) -> Subject:
         """The member named by an id, a mention or any name (PrivacyError otherwise); a
         member who opted out (nothing held any more) by their id or a name they had."""
         try:
-            return await resolve_subject(self._pool, guild_id, text)
+            return await resolve_subject(self.pool, guild_id, text)
         except UnknownMember as exc:
             chosen = await self._chosen(guild_id, text)
             if chosen is not None:
@@ -113,9 +104,9 @@ class PrivacyDesk:
         """A member known only by their recorded choice (an opt-out purged the rest)."""
         user_id = parse_member_id(text)
         if user_id is not None:
-            found = await consent_of(self._pool, guild_id, user_id)
+            found = await consent_of(self.pool, guild_id, user_id)
             return Subject(guild_id, user_id, None) if found is not None else None
-        ids = await consented_by_name(self._pool, guild_id, text)
+        ids = await consented_by_name(self.pool, guild_id, text)
         if len(ids) > 1:
             shown = ", ".join(str(user_id) for user_id in ids)
             raise AmbiguousMember(
@@ -143,19 +134,19 @@ class PrivacyDesk:
             return Subject(guild_id, user_id, None)
 
     async def export(self, subject: Subject) -> dict[str, Any]:
-        await self._flush_writes()
+        await self.flush_writes()
         document = await export_member(
-            self._pool, subject, clock=self._clock, telemetry=self._telemetry
+            self.pool, subject, clock=self.clock, telemetry=self.telemetry
         )
-        consent = await consent_of(self._pool, subject.guild_id, subject.user_id)
+        consent = await consent_of(self.pool, subject.guild_id, subject.user_id)
         document["opted_out"] = consent is not None and consent.state == "out"
         return document
 
     async def consent(self, guild_id: int, user_id: int) -> Consent | None:
         """The member's recorded choice (None: never chose)."""
-        if self._read_consent is not None:
-            return await self._read_consent(guild_id, user_id)
-        return await consent_of(self._pool, guild_id, user_id)
+        if self.read_consent is not None:
+            return await self.read_consent(guild_id, user_id)
+        return await consent_of(self.pool, guild_id, user_id)
 
     async def opt_out(
         self, subject: Subject, *, actor_id: int | None, by_admin: bool, wait: bool = False
@@ -167,7 +158,7 @@ class PrivacyDesk:
         guild_id, user_id = subject.guild_id, subject.user_id
         names = subject.member.names if subject.member is not None else ()
         await record_consent(
-            self._pool,
+            self.pool,
             guild_id,
             user_id,
             "out",
@@ -176,19 +167,19 @@ class PrivacyDesk:
             name_keys=[name_key(guild_id, name) for name in names],
         )
         report = await self.purge(subject, actor_id=actor_id, wait=wait)
-        await self._flush_writes()
-        swept = await delete_messages_of(self._pool, guild_id, user_id)
+        await self.flush_writes()
+        swept = await delete_messages_of(self.pool, guild_id, user_id)
         if swept:
             _log.info("opt-out of %s/%s swept %d late message(s)", guild_id, user_id, swept)
-            await self._events.publish(MemberPurged(guild_id, user_id))
-        self._telemetry.emit(
+            await self.events.publish(MemberPurged(guild_id, user_id))
+        self.telemetry.emit(
             "privacy_optout", guild_id=guild_id, user_id=user_id, actor_id=actor_id, count=swept
         )
         return report
 
     async def unconsented(self, guild_id: int) -> list[int]:
         """Members held who never opted in (what `storage = opted-in` would keep out)."""
-        return await unconsented_members(self._pool, guild_id)
+        return await unconsented_members(self.pool, guild_id)
 
     async def purge_unconsented(
         self, guild_id: int, *, actor_id: int | None, only: list[int] | None = None
@@ -210,34 +201,34 @@ class PrivacyDesk:
     ) -> None:
         """Store the member (again) from now on; nothing earlier comes back."""
         await record_consent(
-            self._pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
+            self.pool, guild_id, user_id, "in", changed_by=actor_id, by_admin=by_admin
         )
-        await self._events.publish(MemberChanged(guild_id, user_id))
-        await self._events.publish(MemberBack(guild_id, user_id))
-        self._telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
+        await self.events.publish(MemberChanged(guild_id, user_id))
+        await self.events.publish(MemberBack(guild_id, user_id))
+        self.telemetry.emit("privacy_optin", guild_id=guild_id, user_id=user_id, actor_id=actor_id)
 
     async def preview(self, subject: Subject) -> dict[str, Any]:
         """What a purge would delete (the export document, without writing anything)."""
-        await self._flush_writes()
-        return await purge_preview(self._pool, subject)
+        await self.flush_writes()
+        return await purge_preview(self.pool, subject)
 
     async def purge(
         self, subject: Subject, *, actor_id: int | None = None, wait: bool = True
     ) -> PurgeReport:
         """Delete everything about the member. Shared days are re-summarised now (`wait`) or
         in the background (an interaction must answer quickly)."""
-        await self._flush_writes()
+        await self.flush_writes()
         report = await purge_member(
-            self._pool,
+            self.pool,
             subject,
-            default_timezone=self._timezone,
+            default_timezone=self.default_timezone,
             actor_id=actor_id,
-            telemetry=self._telemetry,
+            telemetry=self.telemetry,
         )
-        await self._events.publish(MemberPurged(subject.guild_id, subject.user_id))
+        await self.events.publish(MemberPurged(subject.guild_id, subject.user_id))
         for user_id in (subject.user_id, *report.counts.others_invalidated):
-            await self._events.publish(MemberChanged(subject.guild_id, user_id))
-        await self._events.publish(MemberGone(subject.guild_id, subject.user_id))
+            await self.events.publish(MemberChanged(subject.guild_id, user_id))
+        await self.events.publish(MemberGone(subject.guild_id, subject.user_id))
         days = list(report.counts.stale_days)
         if wait:
             report.resummarized.extend(await self._resummarize(subject.guild_id, days))
@@ -252,7 +243,7 @@ class PrivacyDesk:
         done = []
         for day in days:
             try:
-                await self._resummarize_day(guild_id, day)
+                await self.resummarize(guild_id, day)
             except Exception:
                 _log.exception("re-summarising %s of guild %s after a purge failed", day, guild_id)
                 continue

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timedelta
 
 import asyncpg
@@ -140,30 +140,23 @@ async def run_retention(
     return report
 
 
+@dataclass(eq=False)
 class RetentionJob:
     """Runs retention: `run()` once (the CLI, and the job queue's retention job, which a worker
     queues every RETENTION_INTERVAL_HOURS), or `start()` a loop in this process (shortly after
     start, then every `interval`) where no job queue is used. A failed run in the loop is
     logged and reported; the loop keeps its schedule."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        *,
-        retention_days: int,
-        clock: Clock,
-        telemetry: Telemetry,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        interval: timedelta = timedelta(days=1),
-        first_delay: timedelta = timedelta(minutes=5),
-    ) -> None:
-        self._pool = pool
-        self._retention_days = retention_days
-        self._clock = clock
-        self._telemetry = telemetry
-        self._batch_size = batch_size
-        self._interval = interval
-        self._first_delay = first_delay
+    pool: asyncpg.Pool
+    _: KW_ONLY
+    retention_days: int
+    clock: Clock
+    telemetry: Telemetry
+    batch_size: int = DEFAULT_BATCH_SIZE
+    interval: timedelta = timedelta(days=1)
+    first_delay: timedelta = timedelta(minutes=5)
+
+    def __post_init__(self) -> None:
         self._task: asyncio.Task[None] | None = None
         self.last_report: RetentionReport | None = None
         self.runs = 0
@@ -192,11 +185,11 @@ class RetentionJob:
     ) -> RetentionReport:
         """One run now (`memorybot retention run`); errors propagate to the caller."""
         return await run_retention(
-            self._pool,
-            retention_days=self._retention_days if retention_days is None else retention_days,
-            clock=self._clock,
-            telemetry=self._telemetry,
-            batch_size=self._batch_size,
+            self.pool,
+            retention_days=self.retention_days if retention_days is None else retention_days,
+            clock=self.clock,
+            telemetry=self.telemetry,
+            batch_size=self.batch_size,
             dry_run=dry_run,
             log=False,
         )
@@ -204,14 +197,14 @@ class RetentionJob:
     async def run_once(self) -> RetentionReport | None:
         try:
             report = await run_retention(
-                self._pool,
-                retention_days=self._retention_days,
-                clock=self._clock,
-                telemetry=self._telemetry,
-                batch_size=self._batch_size,
+                self.pool,
+                retention_days=self.retention_days,
+                clock=self.clock,
+                telemetry=self.telemetry,
+                batch_size=self.batch_size,
             )
         except Exception:
-            _log.exception("retention run failed; next try in %s", self._interval)
+            _log.exception("retention run failed; next try in %s", self.interval)
             return None
         finally:
             self.runs += 1
@@ -219,7 +212,7 @@ class RetentionJob:
         return report
 
     async def _loop(self) -> None:
-        await asyncio.sleep(self._first_delay.total_seconds())
+        await asyncio.sleep(self.first_delay.total_seconds())
         while True:
             await self.run_once()
-            await asyncio.sleep(self._interval.total_seconds())
+            await asyncio.sleep(self.interval.total_seconds())

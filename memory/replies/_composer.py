@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, InitVar, dataclass
 from typing import Protocol
 
 from memory.core.models import Member
@@ -77,43 +77,38 @@ class _Gathered:
     episode_text: str
 
 
+@dataclass(eq=False)
 class ReplyComposer:
     """Builds the XML reply prompt and asks the `reply` purpose for the answer."""
 
-    def __init__(
-        self,
-        *,
-        memory: MemorySource,
-        llm: MemoryLLM,
-        windows: ConversationWindows,
-        names: NameIndexCache,
-        member_rows: MemberRows,
-        config: ReplyConfig,
-        bot_user_id: int | None = None,
-        telemetry: Telemetry,
-        recall: ReplyRecall | None = None,
-        toolbox: ReplyToolbox | None = None,
-        episode: EpisodeMemory | None = None,
-        remembered: Remembered | None = None,
-    ) -> None:
-        self._memory = memory
-        self._llm = llm
-        self._windows = windows
-        self._names = names
-        self._member_rows = member_rows
-        self.config = config
-        self.bot_user_id = bot_user_id
-        self._telemetry = telemetry
-        self._recall = recall
-        self._toolbox = toolbox
-        self._episode = episode
+    _: KW_ONLY
+    memory: MemorySource
+    llm: MemoryLLM
+    windows: ConversationWindows
+    names: NameIndexCache
+    member_rows: MemberRows
+    config: ReplyConfig
+    bot_user_id: int | None = None
+    telemetry: Telemetry
+    recall: ReplyRecall | None = None
+    toolbox: ReplyToolbox | None = None
+    episode: EpisodeMemory | None = None
+    remembered: InitVar[Remembered | None] = None
+
+    def __post_init__(self, remembered: Remembered | None) -> None:
         self._composing = 0  # replies composing right now (the burst rule of `_budget`)
-        self._searching = asyncio.Semaphore(config.parallel_recalls)
-        self._member_limit = RateLimiter(config.replies_per_minute, clock=windows.clock)
-        self._channel_limit = RateLimiter(config.channel_replies_per_minute, clock=windows.clock)
+        self._searching = asyncio.Semaphore(self.config.parallel_recalls)
+        self._member_limit = RateLimiter(self.config.replies_per_minute, clock=self.windows.clock)
+        self._channel_limit = RateLimiter(
+            self.config.channel_replies_per_minute, clock=self.windows.clock
+        )
         # What enters the window and what leaves it (deletes, edits, opt-outs, forgets).
         self.keeper = WindowKeeper(
-            windows, WindowGate(remembered), member_rows, bot_name=config.bot_name, names=names
+            self.windows,
+            WindowGate(remembered),
+            self.member_rows,
+            bot_name=self.config.bot_name,
+            names=self.names,
         )
 
     def admit(self, message: IncomingMessage) -> Admission:
@@ -124,7 +119,7 @@ class ReplyComposer:
         if outcome is Admission.ALLOWED:
             outcome = self._channel_limit.admit(message.guild_id, message.channel_id)
         if outcome is not Admission.ALLOWED:
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "reply",
                 outcome="rate_limited",
                 guild_id=message.guild_id,
@@ -135,7 +130,7 @@ class ReplyComposer:
 
     async def relevant_members(self, message: IncomingMessage) -> list[int]:
         """Author first, then mentioned members, then members named in the text."""
-        index = await self._names.get(message.guild_id)
+        index = await self.names.get(message.guild_id)
         candidates = [
             message.author_id,
             *message.mention_ids,
@@ -171,7 +166,7 @@ class ReplyComposer:
         a burst (`busy`) a member whose build would wait in the queue gets the fallback."""
         tasks = {
             user_id: asyncio.ensure_future(
-                self._memory.get_memories(guild_id, user_id, budget=budget, wait_in_queue=not busy)
+                self.memory.get_memories(guild_id, user_id, budget=budget, wait_in_queue=not busy)
             )
             for user_id in user_ids
         }
@@ -193,7 +188,7 @@ class ReplyComposer:
             elif task in done and not task.cancelled():
                 _log.warning("memory for %s failed: %s", user_id, task.exception())
         if pending:
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "fallback", guild_id=guild_id, reason="reply_budget", members=len(pending)
             )
         return memories
@@ -203,12 +198,12 @@ class ReplyComposer:
     ) -> list[RecallHit]:
         """What was said before about what the message asks or names (every message but
         greetings and thanks), within the memory time budget; nothing on failure."""
-        if self._recall is None or not worth_searching(text):
+        if self.recall is None or not worth_searching(text):
             return []
         asking = Asking(message.message_id, self.bot_user_id)
         try:
             async with asyncio.timeout(budget), self._searching:
-                return await self._recall.recall_for_reply(
+                return await self.recall.recall_for_reply(
                     message.guild_id, text, reader_of(message), asking
                 )
         except Exception as exc:  # recall is a help, never a reason not to answer
@@ -257,13 +252,13 @@ class ReplyComposer:
             "recalled": recalled_inputs(recalled_lines, message.guild_id),
         }
         tools = None
-        if self._toolbox is not None:
-            tools = self._toolbox.for_reply(message.guild_id, reader_of(message))
-        text = await self._llm.reply(
+        if self.toolbox is not None:
+            tools = self.toolbox.for_reply(message.guild_id, reader_of(message))
+        text = await self.llm.reply(
             prompt=prompt, inputs=inputs, guild_id=message.guild_id, tools=tools, urgent=self.busy
         )
         prompt_tokens = estimate_tokens(prompt)
-        self._telemetry.emit(
+        self.telemetry.emit(
             "reply",
             guild_id=message.guild_id,
             channel_id=message.channel_id,
@@ -288,13 +283,13 @@ class ReplyComposer:
         recall_task = asyncio.ensure_future(self._recall_hits(message, message.content, budget))
         episode_task = asyncio.ensure_future(self._episode_text(message, budget))
         try:
-            window = await self._windows.view(message.channel_id)
+            window = await self.windows.view(message.channel_id)
             # The message itself may already be in the window (observed first): it is <message>.
             window = WindowView(
                 window.summary, tuple(t for t in window.turns if t.message_id != message.message_id)
             )
             mention_targets = sorted(set(mentioned_ids(message.content)) | set(user_ids))
-            members = await self._member_rows.get(message.guild_id, mention_targets)
+            members = await self.member_rows.get(message.guild_id, mention_targets)
             return _Gathered(
                 window, members, await memories_task, await recall_task, await episode_task
             )
@@ -322,11 +317,11 @@ class ReplyComposer:
     async def _episode_text(self, message: IncomingMessage, budget: float) -> str:
         """The channel's current episode as working memory (and any asked about), within the
         memory time budget; nothing on failure."""
-        if self._episode is None:
+        if self.episode is None:
             return ""
         try:
             async with asyncio.timeout(budget):
-                text = await self._episode.reply_context(
+                text = await self.episode.reply_context(
                     message.guild_id, message.channel_id, message.content, reader_of(message)
                 )
         except Exception as exc:  # working memory is a help, never a reason not to answer

@@ -11,6 +11,7 @@ it, and a view waits for the turns announced before it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from memory.core.models import Member
@@ -31,37 +32,30 @@ class MemberRows(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class WindowKeeper:
     """The window's door: `observe` lets a message in; the other methods take words out."""
 
-    def __init__(
-        self,
-        windows: ConversationWindows,
-        gate: WindowGate,
-        member_rows: MemberRows,
-        *,
-        bot_name: str,
-        names: NameIndexCache,
-    ) -> None:
-        self._windows = windows
-        self._gate = gate
-        self._member_rows = member_rows
-        self._bot_name = bot_name
-        self._names = names
+    windows: ConversationWindows
+    gate: WindowGate
+    member_rows: MemberRows
+    _: KW_ONLY
+    bot_name: str
+    names: NameIndexCache
 
     async def observe(self, message: IncomingMessage, *, bot_user_id: int | None) -> None:
-        arrived = self._windows.arriving(message.channel_id)  # before any await: order kept
+        arrived = self.windows.arriving(message.channel_id)  # before any await: order kept
         try:
             await self._add(message, from_bot=bot_user_id == message.author_id)
         finally:
             arrived()
 
     async def _add(self, message: IncomingMessage, *, from_bot: bool) -> None:
-        if not await self._gate.admits(message, from_bot=from_bot):
+        if not await self.gate.admits(message, from_bot=from_bot):
             return
-        if is_forget_command(message.content, bot_name=self._bot_name):
+        if is_forget_command(message.content, bot_name=self.bot_name):
             return  # it repeats the very words forgotten (and may land after they were dropped)
-        at = self._windows.clock.now()
+        at = self.windows.clock.now()
         content = await self._rendered(message.guild_id, message.content)
         turn = Turn(
             message.message_id,
@@ -71,31 +65,31 @@ class WindowKeeper:
             at,
             reply_to=message.reply_to_id,
         )
-        await self._windows.add(message.channel_id, turn, guild_id=message.guild_id)
+        await self.windows.add(message.channel_id, turn, guild_id=message.guild_id)
 
     async def _rendered(self, guild_id: int, content: str) -> str:
         mentioned = mentioned_ids(content)
-        known = await self._member_rows.get(guild_id, mentioned) if mentioned else {}
+        known = await self.member_rows.get(guild_id, mentioned) if mentioned else {}
         names = {uid: member.display_name for uid, member in known.items()}
         return render_mentions(content, names)
 
     async def messages_deleted(self, message_ids: Sequence[int]) -> int:
         """Deleted messages (and the bot's answers to them) leave the window."""
-        return await self._windows.drop_messages(message_ids)
+        return await self.windows.drop_messages(message_ids)
 
     async def message_edited(self, guild_id: int, message_id: int, content: str) -> bool:
         """The window keeps the new text of an edited message, never the old."""
-        return await self._windows.edit_message(message_id, await self._rendered(guild_id, content))
+        return await self.windows.edit_message(message_id, await self._rendered(guild_id, content))
 
     async def member_gone(self, guild_id: int, user_id: int) -> int:
         """An opted-out or purged member: their turns leave; an opted-out one's next ones stay
         out (the gate reads the consent the caller's change already dropped)."""
-        return await self._windows.drop_author(guild_id, user_id)
+        return await self.windows.drop_author(guild_id, user_id)
 
     async def statement_forgotten(
         self, guild_id: int, user_id: int, statement: str, names: Sequence[str]
     ) -> int:
         """A forgotten statement leaves the window (the member's turns, turns naming them);
         names are read again (a forgotten alias no longer points at the member)."""
-        self._names.invalidate(guild_id)
-        return await self._windows.drop_restating(guild_id, user_id, statement, names)
+        self.names.invalidate(guild_id)
+        return await self.windows.drop_restating(guild_id, user_id, statement, names)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
+from memory.core.config_fields import FromSettings, setting
 from memory.core.viewer import Viewer
 
 
@@ -46,37 +45,22 @@ class ReplyResult:
 
 @dataclass(frozen=True)
 class ReplyConfig:
-    bot_name: str
-    persona: str
-    prompt_token_budget: int
-    window_token_budget: int
-    memory_budget_seconds: float
-    max_members: int
-    context_max_chars: int
+    bot_name: str = setting("bot_name", required=True)
+    persona: str = setting("persona", required=True)
+    prompt_token_budget: int = setting("reply_prompt_token_budget", required=True)
+    window_token_budget: int = setting("window_token_budget", required=True)
+    memory_budget_seconds: float = setting("reply_memory_budget_seconds", required=True)
+    max_members: int = setting("reply_max_members", required=True)
+    context_max_chars: int = setting("context_max_chars", required=True)
     # The rest default to the settings' own defaults (one default per knob).
-    replies_per_minute: int = setting_default("replies_per_minute")
-    channel_replies_per_minute: int = setting_default("channel_replies_per_minute")
+    replies_per_minute: int = setting("replies_per_minute")
+    channel_replies_per_minute: int = setting("channel_replies_per_minute")
     # A burst: past `busy_replies` replies composing at once, each waits at most
     # `busy_budget_seconds` for memory (recall, members, episode) and answers with what is ready.
-    busy_replies: int = setting_default("reply_busy_replies")
-    busy_budget_seconds: float = setting_default("reply_busy_budget_seconds")
+    busy_replies: int = setting("reply_busy_replies")
+    busy_budget_seconds: float = setting("reply_busy_budget_seconds")
     # Recall searches at once: in a burst the others wait for a slot within their budget
     # (and skip recall past it) instead of all starting, sharing the loop, and being cancelled.
-    parallel_recalls: int = setting_default("reply_parallel_recalls")
+    parallel_recalls: int = setting("reply_parallel_recalls")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ReplyConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            persona=settings.persona,
-            prompt_token_budget=settings.reply_prompt_token_budget,
-            window_token_budget=settings.window_token_budget,
-            memory_budget_seconds=settings.reply_memory_budget_seconds,
-            max_members=settings.reply_max_members,
-            context_max_chars=settings.context_max_chars,
-            replies_per_minute=settings.replies_per_minute,
-            channel_replies_per_minute=settings.channel_replies_per_minute,
-            busy_replies=settings.reply_busy_replies,
-            busy_budget_seconds=settings.reply_busy_budget_seconds,
-            parallel_recalls=settings.reply_parallel_recalls,
-        )
+    from_settings = FromSettings()

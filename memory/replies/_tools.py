@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import date
 from typing import Any
 
@@ -77,31 +77,24 @@ def _day(value: Any) -> date | None:
         return None
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class ReplyToolbox:
     """Builds the `ToolUse` of one reply: the tools bound to its guild, viewer and budget."""
 
-    def __init__(
-        self,
-        sources: ToolSources,
-        telemetry: Telemetry,
-        *,
-        budget_seconds: float,
-        max_calls: int = 3,
-        result_chars: int = 2400,
-    ) -> None:
-        self._sources = sources
-        self._telemetry = telemetry
-        self._budget = budget_seconds
-        self._max_calls = max_calls
-        self._result_chars = result_chars
+    sources: ToolSources
+    telemetry: Telemetry
+    _: KW_ONLY
+    budget_seconds: float
+    max_calls: int = 3
+    result_chars: int = 2400
 
     def for_reply(self, guild_id: int, viewer: Viewer) -> ToolUse:
-        deadline = time.monotonic() + self._budget
+        deadline = time.monotonic() + self.budget_seconds
 
         async def run(call: ToolCall) -> str:
             return await self._run(guild_id, viewer, call, deadline)
 
-        return ToolUse(TOOLS, run, self._max_calls)
+        return ToolUse(TOOLS, run, self.max_calls)
 
     async def _run(self, guild_id: int, viewer: Viewer, call: ToolCall, deadline: float) -> str:
         started = time.perf_counter()
@@ -117,7 +110,7 @@ class ReplyToolbox:
             hits = len(lines)
             if not lines:
                 return "Nothing found."
-            return "\n".join(lines)[: self._result_chars]
+            return "\n".join(lines)[: self.result_chars]
         except TimeoutError:
             outcome = "timeout"
             return "The search ran out of time: answer from what you have."
@@ -126,7 +119,7 @@ class ReplyToolbox:
             _log.warning("tool %s failed: %s", call.name, type(exc).__name__)
             return "The search failed: answer from what you have."
         finally:
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "tool_call",
                 outcome=outcome,
                 guild_id=guild_id,
@@ -139,18 +132,18 @@ class ReplyToolbox:
         self, guild_id: int, viewer: Viewer, name: str, arguments: Mapping[str, Any]
     ) -> Sequence[str]:
         member_name = str(arguments.get("member") or "").strip()
-        member_id = await self._sources.find_member(guild_id, member_name) if member_name else None
+        member_id = await self.sources.find_member(guild_id, member_name) if member_name else None
         if name == "search_memory":
             query = str(arguments.get("query") or "").strip()[:500]
             if not query:
                 return []
             after, before = _day(arguments.get("after")), _day(arguments.get("before"))
-            return await self._sources.search(guild_id, query, viewer, member_id, after, before)
+            return await self.sources.search(guild_id, query, viewer, member_id, after, before)
         if member_id is None:
             return [f"No member named {member_name!r}."] if member_name else []
         if name == "member_memory":
-            text = await self._sources.member_memory(guild_id, member_id)
+            text = await self.sources.member_memory(guild_id, member_id)
             return [text] if text else []
         if name == "learned_facts":
-            return await self._sources.learned_facts(guild_id, member_id)
+            return await self.sources.learned_facts(guild_id, member_id)
         return [f"There is no tool named {name!r}."]

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -115,32 +115,26 @@ class WindowView:
         return WindowView(summary, tuple(turns))
 
 
+@dataclass(eq=False)
 class ConversationWindows:
     """All channels' windows of one process. Folding failures degrade to dropping old turns."""
 
-    def __init__(
-        self,
-        folder: WindowFolding,
-        clock: Clock,
-        *,
-        token_budget: int,
-        soft_decay: timedelta,
-        hard_decay: timedelta,
-        telemetry: Telemetry,
-        max_channels: int = 2_000,
-    ) -> None:
-        self._folder = folder
-        self.clock = clock
-        self.token_budget = token_budget
-        self.soft_decay = soft_decay
-        self.hard_decay = hard_decay
-        self._telemetry = telemetry
+    folder: WindowFolding
+    clock: Clock
+    _: KW_ONLY
+    token_budget: int
+    soft_decay: timedelta
+    hard_decay: timedelta
+    telemetry: Telemetry
+    max_channels: InitVar[int] = 2_000
+
+    def __post_init__(self, max_channels: int) -> None:
         # A window silent for `hard_decay` would be cleared anyway, so it is dropped from memory
         # then; past `max_channels` the least recently active goes first (memory stays flat
         # with thousands of channels).
         self._channels: TTLCache[int, ChannelWindow] = TTLCache(
             maxsize=max_channels,
-            ttl=hard_decay.total_seconds(),
+            ttl=self.hard_decay.total_seconds(),
             timer=lambda: self.clock.now().timestamp(),
         )
 
@@ -198,18 +192,18 @@ class ConversationWindows:
         if silence >= self.hard_decay:
             window.clear_summary()
             window.turns, window.last_activity = [], None
-            self._telemetry.emit("window_decay", channel_id=channel_id, kind="hard")
+            self.telemetry.emit("window_decay", channel_id=channel_id, kind="hard")
         elif silence >= self.soft_decay and window.turns:
             await self._fold(channel_id, window, len(window.turns), reason="silence")
-            self._telemetry.emit("window_decay", channel_id=channel_id, kind="soft")
+            self.telemetry.emit("window_decay", channel_id=channel_id, kind="soft")
 
     async def _fold(self, channel_id: int, window: ChannelWindow, count: int, reason: str) -> None:
         folded, kept = window.turns[:count], window.turns[count:]
         try:
-            summary = await self._folder.fold_turns(window.summary, folded)
+            summary = await self.folder.fold_turns(window.summary, folded)
         except Exception as exc:  # any failure: keep the budget by dropping, never raise
             _log.warning("window fold failed in channel %s: %s", channel_id, exc)
-            self._telemetry.emit(
+            self.telemetry.emit(
                 "window_fold", outcome="error", channel_id=channel_id, reason=reason, error=str(exc)
             )
             window.turns = kept
@@ -218,7 +212,7 @@ class ConversationWindows:
         window.folded_ids.update(turn.message_id for turn in folded)
         window.folded_authors.update(turn.author_id for turn in folded)
         window.turns = kept
-        self._telemetry.emit(
+        self.telemetry.emit(
             "window_fold", channel_id=channel_id, reason=reason, turns_folded=len(folded)
         )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import KW_ONLY, InitVar, dataclass
 from datetime import date, datetime, timedelta
 
 import asyncpg
@@ -72,24 +73,22 @@ def join_notes(notes: list[str]) -> str:
     return " ".join(note.strip() for note in notes if note.strip())
 
 
+@dataclass(eq=False)
 class DailySummarizer:
     """Keeps `summary_days`/`daily_summaries` in step with the notes, one guild-day at a time."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        llm: MemoryLLM,
-        settings: SummaryConfig,
-        *,
-        telemetry: Telemetry,
-        max_parallel_days: int = 3,
-        events: EventBus | None = None,
-    ) -> None:
-        self._pool = pool
-        self._llm = llm
-        self._settings = settings
-        self._telemetry = telemetry
-        self.notes = DayNotes(pool, llm, settings.notes, telemetry=telemetry, events=events)
+    pool: asyncpg.Pool
+    llm: MemoryLLM
+    settings: SummaryConfig
+    _: KW_ONLY
+    telemetry: Telemetry
+    max_parallel_days: InitVar[int] = 3
+    events: InitVar[EventBus | None] = None
+
+    def __post_init__(self, max_parallel_days: int, events: EventBus | None) -> None:
+        self.notes = DayNotes(
+            self.pool, self.llm, self.settings.notes, telemetry=self.telemetry, events=events
+        )
         self._flight: SingleFlight[tuple[int, date, bool], DayResult] = SingleFlight("daily")
         # Each day being closed pins a pool connection (the advisory lock) for its LLM calls.
         self._slots = asyncio.Semaphore(max_parallel_days)
@@ -120,11 +119,11 @@ class DailySummarizer:
         self, guild_id: int, day: date, timezone: str, force: bool, stats: BuildStats
     ) -> DayResult:
         start, end = day_bounds(day, timezone)
-        state = (await store.day_states(self._pool, guild_id, [day], timezone, start, end))[day]
+        state = (await store.day_states(self.pool, guild_id, [day], timezone, start, end))[day]
         if state.fresh and not force:
-            summaries = await store.daily_summaries(self._pool, guild_id, day)
+            summaries = await store.daily_summaries(self.pool, guild_id, day)
             return DayResult(guild_id, day, summaries, state.message_count)
-        async with self._slots, guild_day_lock(self._pool, guild_id, day) as (conn, _):
+        async with self._slots, guild_day_lock(self.pool, guild_id, day) as (conn, _):
             # Another process may have closed the day since the check above.
             state = (await store.day_states(conn, guild_id, [day], timezone, start, end))[day]
             if state.fresh and not force:
@@ -157,7 +156,7 @@ class DailySummarizer:
         was_stale = await store.clear_stale(conn, guild_id, day)
         calls_before = stats.total_llm_calls
         try:
-            with self._telemetry.span(
+            with self.telemetry.span(
                 "daily_summary", guild_id=guild_id, day=day.isoformat(), reason=reason
             ) as event:
                 if reason == "forced":
@@ -221,7 +220,7 @@ class DailySummarizer:
         return int(row["n"]), row["max_id"]
 
     def _primary(self) -> str | None:
-        chain_for = getattr(self._llm.provider, "chain_for", None)
+        chain_for = getattr(self.llm.provider, "chain_for", None)
         return chain_for("daily_summary")[0] if chain_for else None
 
     def _fallback_names(self, names: set[str]) -> frozenset[str]:
@@ -231,7 +230,7 @@ class DailySummarizer:
     def _provenance(self, names: set[str]) -> tuple[str | None, timedelta | None]:
         """Who wrote the day, and when to retry it: a fallback's notes (offline while the
         primary model was down) are kept, but read again by the primary after DEGRADED_RETRY."""
-        label = "+".join(sorted(names)) or getattr(self._llm.provider, "name", None)
+        label = "+".join(sorted(names)) or getattr(self.llm.provider, "name", None)
         return label, DEGRADED_RETRY if self._fallback_names(names) else None
 
     async def _summaries(
@@ -243,7 +242,7 @@ class DailySummarizer:
     ) -> dict[int, str]:
         """Each member's day from their notes: verbatim up to VERBATIM_DAY summary lengths,
         else condensed (one call for as many members as fit a prompt)."""
-        limit = self._settings.daily_summary_chars
+        limit = self.settings.daily_summary_chars
         summaries: dict[int, str] = {}
         condense: dict[int, list[str]] = {}
         for user_id, member_notes in notes.items():
@@ -279,11 +278,11 @@ class DailySummarizer:
         for batch in self._reduce_batches(prompt_members, parts, forgotten):
             stats.llm("daily_reduce")
             summaries.update(
-                await self._llm.summaries.reduce_daily(
+                await self.llm.summaries.reduce_daily(
                     guild_id=guild_id,
                     members=batch,
                     parts={member.user_id: parts[member.user_id] for member in batch},
-                    max_chars=self._settings.daily_summary_chars,
+                    max_chars=self.settings.daily_summary_chars,
                     forgotten={
                         m.user_id: forgotten[m.user_id] for m in batch if m.user_id in forgotten
                     },
@@ -299,7 +298,7 @@ class DailySummarizer:
     ) -> list[list[PromptMember]]:
         """Members packed into as few condense prompts as fit the budget: one call per batch."""
         budget = prompt_budget(
-            self._llm, "daily_reduce", "daily_reduce", self._settings.daily_prompt_max_chars
+            self.llm, "daily_reduce", "daily_reduce", self.settings.daily_prompt_max_chars
         )
 
         def size(member: PromptMember) -> int:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from memory.core.settings import Settings
-from memory.core.settings_sections import setting_default
+from memory.core.config_fields import FromSettings, setting
 from memory.summaries._notes import NotesConfig
 
 
@@ -15,21 +14,13 @@ class SummaryConfig:
     """What the summarisers read of the settings: lengths, the prompt cap, the history cache
     and the bot's name (memory commands addressed to it are left out of a day)."""
 
-    bot_name: str = setting_default("bot_name")
-    daily_summary_chars: int = setting_default("daily_summary_chars")
-    historical_summary_chars: int = setting_default("historical_summary_chars")
-    daily_prompt_max_chars: int | None = setting_default("daily_prompt_max_chars")
-    cache_history_size: int = setting_default("cache_history_size")
+    bot_name: str = setting("bot_name")
+    daily_summary_chars: int = setting("daily_summary_chars")
+    historical_summary_chars: int = setting("historical_summary_chars")
+    daily_prompt_max_chars: int | None = setting("daily_prompt_max_chars")
+    cache_history_size: int = setting("cache_history_size")
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SummaryConfig:
-        return cls(
-            bot_name=settings.bot_name,
-            daily_summary_chars=settings.daily_summary_chars,
-            historical_summary_chars=settings.historical_summary_chars,
-            daily_prompt_max_chars=settings.daily_prompt_max_chars,
-            cache_history_size=settings.cache_history_size,
-        )
+    from_settings = FromSettings()
 
     @property
     def notes(self) -> NotesConfig:

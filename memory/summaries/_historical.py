@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import date, timedelta
 
 import asyncpg
@@ -86,23 +86,19 @@ def history_source_hash(days: list[tuple[date, str]], forgotten: list[str], max_
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+@dataclass(eq=False)
 class HistoricalSummarizer:
     """Per-member narrative over days 2-7: in-process LRU, then the table, then one LLM call."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        llm: MemoryLLM,
-        settings: SummaryConfig,
-        *,
-        telemetry: Telemetry,
-    ) -> None:
-        self._pool = pool
-        self._llm = llm
-        self._settings = settings
-        self._telemetry = telemetry
+    pool: asyncpg.Pool
+    llm: MemoryLLM
+    settings: SummaryConfig
+    _: KW_ONLY
+    telemetry: Telemetry
+
+    def __post_init__(self) -> None:
         self.cache: AsyncCache[HistoryKey, History] = AsyncCache.lru(
-            "history", settings.cache_history_size, telemetry=self._telemetry
+            "history", self.settings.cache_history_size, telemetry=self.telemetry
         )
 
     async def plan(
@@ -114,18 +110,18 @@ class HistoricalSummarizer:
         forgotten: list[str],
     ) -> HistoryPlan:
         """Roll forward from the latest narrative still true to its days, else read them all."""
-        limit = self._settings.historical_summary_chars
+        limit = self.settings.historical_summary_chars
         source_hash = history_source_hash(cleaned, forgotten, limit)
         first = end_day - timedelta(days=WINDOW_DAYS - 1)
         row = await historical.rollable_historical(
-            self._pool, guild_id, member.user_id, first, end_day - timedelta(days=1)
+            self.pool, guild_id, member.user_id, first, end_day - timedelta(days=1)
         )
         if row is None:
             return HistoryPlan(source_hash, cleaned)
         base_end, text, base_hash = row
         names = [member.name, *member.aliases]
         base_days = await store.member_daily_summaries(
-            self._pool,
+            self.pool,
             guild_id,
             member.user_id,
             base_end - timedelta(days=WINDOW_DAYS - 1),
@@ -155,7 +151,7 @@ class HistoricalSummarizer:
         names = [member.name, *member.aliases]
         if plan.previous is not None and not plan.days:
             return plan.previous[1]  # silent since: nothing to roll in
-        with self._telemetry.span(
+        with self.telemetry.span(
             "historical_summary",
             guild_id=guild_id,
             user_id=member.user_id,
@@ -164,11 +160,11 @@ class HistoricalSummarizer:
             rolled=plan.previous is not None,
         ) as event:
             stats.llm("historical_summary")
-            text = await self._llm.summaries.summarize_history(
+            text = await self.llm.summaries.summarize_history(
                 guild_id=guild_id,
                 member=member,
                 days=plan.days,
-                max_chars=self._settings.historical_summary_chars,
+                max_chars=self.settings.historical_summary_chars,
                 forgotten=forgotten,
                 previous=plan.previous,
                 start_day=end_day - timedelta(days=WINDOW_DAYS - 1),
@@ -190,12 +186,12 @@ class HistoricalSummarizer:
         cleaned = clean_days(days, forgotten, [member.name, *member.aliases])
         if not cleaned:
             return History()
-        limit = self._settings.historical_summary_chars
+        limit = self.settings.historical_summary_chars
         source_hash = history_source_hash(cleaned, forgotten, limit)
         key = (guild_id, member.user_id, end_day, source_hash)
 
         async def load_or_compute() -> History:
-            stored = await historical.get_historical(self._pool, guild_id, member.user_id, end_day)
+            stored = await historical.get_historical(self.pool, guild_id, member.user_id, end_day)
             if stored is not None and stored[1] == source_hash:
                 stats.cache("history_store", True)
                 return History(stored[0])
@@ -207,7 +203,7 @@ class HistoricalSummarizer:
                 return attached
             text = await self._compute(guild_id, member, end_day, plan, forgotten, stats)
             await historical.save_historical(
-                self._pool, guild_id, member.user_id, end_day, text, source_hash
+                self.pool, guild_id, member.user_id, end_day, text, source_hash
             )
             return History(text)
 
@@ -247,8 +243,8 @@ class HistoricalSummarizer:
             cleaned = clean_days(days.get(user_id, []), forgotten, [member.name, *member.aliases])
             if not cleaned:
                 continue
-            limit = self._settings.historical_summary_chars
-            stored = await historical.get_historical(self._pool, guild_id, user_id, end_day)
+            limit = self.settings.historical_summary_chars
+            stored = await historical.get_historical(self.pool, guild_id, user_id, end_day)
             if stored is not None and stored[1] == history_source_hash(cleaned, forgotten, limit):
                 continue
             plan = await self.plan(guild_id, member, end_day, cleaned, forgotten)
@@ -256,15 +252,15 @@ class HistoricalSummarizer:
                 continue  # served attached if asked again; rolled once the days outgrow that
             if plan.previous is not None and not plan.days:
                 await historical.save_historical(
-                    self._pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash
+                    self.pool, guild_id, user_id, end_day, plan.previous[1], plan.source_hash
                 )
                 continue
             plans[user_id] = plan
         budget = prompt_budget(
-            self._llm,
+            self.llm,
             "historical_summary",
             "historical_batch",
-            self._settings.daily_prompt_max_chars,
+            self.settings.daily_prompt_max_chars,
         )
         for user_ids in pack(
             list(plans), lambda uid: _element_size(members[uid], plans[uid]), budget
@@ -283,7 +279,7 @@ class HistoricalSummarizer:
         stats: BuildStats,
     ) -> None:
         """One call rolling (or writing) the narratives of `plans`' members, stored."""
-        with self._telemetry.span(
+        with self.telemetry.span(
             "historical_summary",
             guild_id=guild_id,
             end_day=end_day.isoformat(),
@@ -291,11 +287,11 @@ class HistoricalSummarizer:
             rolled=sum(plan.previous is not None for plan in plans.values()),
         ):
             stats.llm("historical_summary")
-            texts = await self._llm.summaries.summarize_histories(
+            texts = await self.llm.summaries.summarize_histories(
                 guild_id=guild_id,
                 members=[members[user_id][0] for user_id in plans],
                 days={user_id: plan.days for user_id, plan in plans.items()},
-                max_chars=self._settings.historical_summary_chars,
+                max_chars=self.settings.historical_summary_chars,
                 forgotten={user_id: members[user_id][1] for user_id in plans},
                 previous={
                     user_id: plan.previous
@@ -308,7 +304,7 @@ class HistoricalSummarizer:
             member, forgotten = members[user_id]
             text = drop_forgotten(text, forgotten, [member.name, *member.aliases])[0]
             await historical.save_historical(
-                self._pool, guild_id, user_id, end_day, text, plans[user_id].source_hash
+                self.pool, guild_id, user_id, end_day, text, plans[user_id].source_hash
             )
 
 

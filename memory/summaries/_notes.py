@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, InitVar, dataclass, replace
 from datetime import date, datetime, timedelta
 from itertools import pairwise
 
@@ -70,22 +70,29 @@ class NotesConfig:
     prompt_max_chars: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _Stretch:
+    """What one pass reads: [start, end) of a guild-day."""
+
+    guild_id: int
+    day: date
+    timezone: str
+    start: datetime
+    end: datetime
+
+
+@dataclass(eq=False)
 class DayNotes:
     """Keeps `day_passes`/`day_notes` in step with the messages, one stretch at a time."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        llm: MemoryLLM,
-        config: NotesConfig,
-        *,
-        telemetry: Telemetry,
-        events: EventBus | None = None,
-    ) -> None:
-        self._pool = pool
-        self._llm = llm
-        self._config = config
-        self._telemetry = telemetry
+    pool: asyncpg.Pool
+    llm: MemoryLLM
+    config: NotesConfig
+    _: KW_ONLY
+    telemetry: Telemetry
+    events: InitVar[EventBus | None] = None
+
+    def __post_init__(self, events: EventBus | None) -> None:
         self._flight: SingleFlight[tuple[int, date], dict[int, list[str]]] = SingleFlight("notes")
         # FactLearned per member a pass learned about: it shows without a restart.
         self._events = events or EventBus()
@@ -105,10 +112,21 @@ class DayNotes:
         re-reading changed stretches, or every stretch with `reread`). Without `read_new` only
         the changed stretches are read (an edit or delete must leave the notes at once; what
         is new waits for its pass)."""
-        result, _ = await self._flight.run(
-            (guild_id, day),
-            lambda: self._fold(guild_id, day, timezone, until, stats, reread, read_new),
-        )
+
+        async def locked() -> dict[int, list[str]]:
+            async with guild_day_lock(self.pool, guild_id, day) as (conn, _waited):
+                return await self.fold_locked(
+                    conn,
+                    guild_id,
+                    day,
+                    timezone,
+                    until=until,
+                    stats=stats,
+                    reread=reread,
+                    read_new=read_new,
+                )
+
+        result, _ = await self._flight.run((guild_id, day), locked)
         return result
 
     async def aclose(self) -> None:
@@ -122,7 +140,7 @@ class DayNotes:
         concern `user_id` (their notes would not change) or are all younger than FRESH_WITHIN
         after an earlier pass. None when a pass is due."""
         day_start, day_end = day_bounds(day, timezone)
-        async with self._pool.acquire() as conn:
+        async with self.pool.acquire() as conn:
             passes = await store.day_passes(conn, guild_id, day)
             if not all(stored.fresh for stored in passes):
                 return None
@@ -136,28 +154,6 @@ class DayNotes:
             if not young and any(user_id in involved_ids(m, authors) for m in unread):
                 return None
             return await store.day_notes(conn, guild_id, day)
-
-    async def _fold(
-        self,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        until: datetime,
-        stats: BuildStats,
-        reread: bool,
-        read_new: bool = True,
-    ) -> dict[int, list[str]]:
-        async with guild_day_lock(self._pool, guild_id, day) as (conn, _waited):
-            return await self.fold_locked(
-                conn,
-                guild_id,
-                day,
-                timezone,
-                until=until,
-                stats=stats,
-                reread=reread,
-                read_new=read_new,
-            )
 
     async def fold_locked(
         self,
@@ -182,12 +178,11 @@ class DayNotes:
                 set(stored.provider.split("+")) & redo_providers
             )
             if reread or degraded or not stored.fresh:
-                await self._read(
-                    conn, guild_id, day, timezone, stored.start_at, stored.end_at, stats
-                )
+                stretch = _Stretch(guild_id, day, timezone, stored.start_at, stored.end_at)
+                await self._read(conn, stretch, stats)
         last_end = passes[-1].end_at if passes else day_start
         if read_new and cutoff > last_end:
-            await self._read_new(conn, guild_id, day, timezone, last_end, cutoff, stats)
+            await self._read_new(conn, _Stretch(guild_id, day, timezone, last_end, cutoff), stats)
         return await store.day_notes(conn, guild_id, day)
 
     async def providers(self, conn: Connection, guild_id: int, day: date) -> list[str]:
@@ -199,24 +194,16 @@ class DayNotes:
             if stored.provider
         ]
 
-    async def _read_new(
-        self,
-        conn: Connection,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        start: datetime,
-        end: datetime,
-        stats: BuildStats,
-    ) -> None:
-        """Read [start, end) as one pass, or as several when it does not fit one prompt."""
-        messages = self._chat(await day_messages(conn, guild_id, start, end))
+    async def _read_new(self, conn: Connection, stretch: _Stretch, stats: BuildStats) -> None:
+        """Read the stretch as one pass, or as several when it does not fit one prompt."""
+        guild_id = stretch.guild_id
+        messages = self._chat(await day_messages(conn, guild_id, stretch.start, stretch.end))
         budget = self._stretch_budget()
         if budget is None or not messages:
-            await self._read(conn, guild_id, day, timezone, start, end, stats)
+            await self._read(conn, stretch, stats)
             return
         members = await _prompt_members(conn, guild_id, messages)
-        lines = compact_lines(render_messages(messages, members), timezone)
+        lines = compact_lines(render_messages(messages, members), stretch.timezone)
         authors = {message.message_id: message.author_id for message in messages}
         involved = [involved_ids(message, authors) for message in messages]
         legend = {
@@ -230,15 +217,15 @@ class DayNotes:
             involved=involved,
             legend_sizes=legend,
         )
-        bounds = [start, *(run[0].created_at for run in runs[1:]), end]
+        bounds = [stretch.start, *(run[0].created_at for run in runs[1:]), stretch.end]
         for index, (begin, finish) in enumerate(pairwise(bounds)):
             part = f"{index + 1}/{len(runs)}"
-            await self._read(conn, guild_id, day, timezone, begin, finish, stats, part=part)
+            await self._read(conn, replace(stretch, start=begin, end=finish), stats, part=part)
 
     def _stretch_budget(self) -> int | None:
         """Characters of chat one pass may hold: what a prompt may (`prompt_chars`) less the
         template, legend and constraints."""
-        limit = prompt_chars(self._llm, "daily_summary", self._config.prompt_max_chars)
+        limit = prompt_chars(self.llm, "daily_summary", self.config.prompt_max_chars)
         if limit is None:
             return None
         return max(_MIN_STRETCH_CHARS, limit - _PROMPT_OVERHEAD)
@@ -246,22 +233,14 @@ class DayNotes:
     def _chat(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         """What a note is made of: chat, not memory commands addressed to the bot (the facts
         hold those, and a quoted forget would repeat the very statement forgotten)."""
-        bot_name = self._config.bot_name
+        bot_name = self.config.bot_name
         return [m for m in messages if not is_memory_command(m.content, bot_name=bot_name)]
 
     async def _read(
-        self,
-        conn: Connection,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        start: datetime,
-        end: datetime,
-        stats: BuildStats,
-        *,
-        part: str = "1/1",
+        self, conn: Connection, stretch: _Stretch, stats: BuildStats, *, part: str = "1/1"
     ) -> None:
-        """One pass over [start, end): notes for everyone the stretch concerns, stored."""
+        """One pass over the stretch: notes for everyone it concerns, stored."""
+        guild_id, day, start, end = stretch.guild_id, stretch.day, stretch.start, stretch.end
         # The fingerprint is taken before reading: a message landing meanwhile makes the pass
         # stale, so it is read again next time rather than silently missed.
         fingerprint = await store.stretch_fingerprint(conn, guild_id, start, end)
@@ -269,7 +248,7 @@ class DayNotes:
         notes: dict[int, str] = {}
         provider = None
         if messages:
-            with self._telemetry.span(
+            with self.telemetry.span(
                 "daily_summary",
                 guild_id=guild_id,
                 day=day.isoformat(),
@@ -277,12 +256,10 @@ class DayNotes:
                 messages=len(messages),
             ) as event:
                 with track_providers() as answered:
-                    notes, targets = await self._notes(
-                        conn, guild_id, day, timezone, messages, part, start
-                    )
+                    notes, targets = await self._notes(conn, stretch, messages, part)
                 stats.llm("daily_summary")
                 # Who answered (the chain records it; a bare provider is its own answerer).
-                provider = "+".join(sorted(set(answered))) or self._llm.provider.name
+                provider = "+".join(sorted(set(answered))) or self.llm.provider.name
                 event.update(members=len(targets), llm_calls=1)
         await store.save_pass(
             conn,
@@ -296,15 +273,9 @@ class DayNotes:
         )
 
     async def _notes(
-        self,
-        conn: Connection,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        messages: list[ChatMessage],
-        part: str,
-        start: datetime,
+        self, conn: Connection, stretch: _Stretch, messages: list[ChatMessage], part: str
     ) -> tuple[dict[int, str], list[PromptMember]]:
+        guild_id, day = stretch.guild_id, stretch.day
         members = await _prompt_members(conn, guild_id, messages)
         wanted = note_targets(messages, members)
         targets = [prompt_member(user_id, members) for user_id in wanted]
@@ -317,14 +288,16 @@ class DayNotes:
             for about in guild_forgotten
             if about.user_id in wanted
         }
-        notes, learned = await self._llm.summaries.read_stretch(
+        notes, learned = await self.llm.summaries.read_stretch(
             guild_id=guild_id,
             day=day,
-            timezone=timezone,
+            timezone=stretch.timezone,
             messages=rendered,
             members=targets,
-            max_chars=self._config.note_chars,
-            caps=await note_caps(conn, guild_id, day, start, list(wanted), self._config.note_chars),
+            max_chars=self.config.note_chars,
+            caps=await note_caps(
+                conn, guild_id, day, stretch.start, list(wanted), self.config.note_chars
+            ),
             forgotten=forgotten,
             part=part,
         )

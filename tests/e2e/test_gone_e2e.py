@@ -62,7 +62,7 @@ async def _in_window(bot: MemoryBot, text: str, *, held: bool = True) -> None:
     consent is read), or with `held=False` until neither a turn nor its summary holds it."""
 
     async def there() -> bool:
-        view = await bot.memory.replies._windows.view(GENERAL_ID)
+        view = await bot.memory.replies.windows.view(GENERAL_ID)
         found = text in view.summary or any(text in turn.content for turn in view.turns)
         return found == held
 

@@ -139,7 +139,7 @@ async def test_database_outage_mid_stream_loses_nothing(
 ) -> None:
     bot = await start_bot(extensions=INGEST_ONLY)
     writer = bot.memory.writer
-    writer._backoff_max = 0.2  # keep the test quick; production caps at 5 s
+    writer.backoff_max = 0.2  # keep the test quick; production caps at 5 s
     first = [await fake_discord.send_message(f"before {i}") for i in range(20)]
     await _wait_rows(db_pool, 20)
 
@@ -193,7 +193,7 @@ async def test_dirty_text_from_the_gateway_is_stored_clean_and_folds(
 
     await eventually(folded)
     assert all(e["outcome"] == "ok" for e in telemetry.recent("window_fold"))
-    view = await bot.memory.replies._windows.view(GENERAL_ID)
+    view = await bot.memory.replies.windows.view(GENERAL_ID)
     text = view.summary + "".join(t.content + t.author_name for t in view.turns)
     assert "\ud800" not in text and "\x00" not in text
     text.encode("utf-8")  # every part of the window is valid text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Protocol
 
 from memory.core.settings import Settings
@@ -40,16 +41,15 @@ class EmbeddingModel(Protocol):
     async def aclose(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Embedder:
     """Embeds texts in batches within the shared rate limit, checks every vector's size and
     reports each request to telemetry (op `embed`)."""
 
-    def __init__(
-        self, model: EmbeddingModel, *, limiter: RequestLimiter | None, telemetry: Telemetry
-    ) -> None:
-        self.model = model
-        self._limiter = limiter
-        self._telemetry = telemetry
+    model: EmbeddingModel
+    _: KW_ONLY
+    limiter: RequestLimiter | None
+    telemetry: Telemetry
 
     @property
     def local(self) -> bool:
@@ -67,10 +67,10 @@ class Embedder:
         return vectors
 
     async def _batch(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
-        if self._limiter is not None:
-            await self._limiter.acquire()
+        if self.limiter is not None:
+            await self.limiter.acquire()
         fields = {"provider": self.model.name, "model": self.model.model, "count": len(texts)}
-        with self._telemetry.span("embed", **fields):
+        with self.telemetry.span("embed", **fields):
             vectors = await self.model.embed(texts, query=query)
             _check(vectors, len(texts), self.model_name)
         return vectors

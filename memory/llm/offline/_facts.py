@@ -10,6 +10,7 @@ forget never come out of any of these.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from memory.core.text import end_sentence, split_sentences, truncate
 from memory.language import (
@@ -23,6 +24,29 @@ from memory.language import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class FactRules:
+    """Whose facts a text holds and what it must keep to: the member's names, the length, and
+    the statements they asked to forget (which never come out again)."""
+
+    name: str
+    aliases: Sequence[str]
+    max_chars: int
+    forgotten: Sequence[str] = ()
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+    def allowed(self, text: str) -> list[str]:
+        """The sentences of `text` that restate nothing forgotten."""
+        return [
+            s
+            for s in split_sentences(text)
+            if not restates_any(s, self.forgotten, names=self.names)
+        ]
+
+
 def _cap(sentences: list[str], max_chars: int, *, keep_last: bool) -> str:
     """Drop the oldest sentences until the text fits (the newest fact is kept)."""
     kept = list(sentences)
@@ -31,21 +55,13 @@ def _cap(sentences: list[str], max_chars: int, *, keep_last: bool) -> str:
     return truncate(" ".join(kept), max_chars)
 
 
-def remember(
-    blob: str,
-    statement: str,
-    *,
-    name: str,
-    aliases: Sequence[str] = (),
-    max_chars: int,
-    forgotten: Sequence[str] = (),
-) -> str:
+def remember(blob: str, statement: str, rules: FactRules) -> str:
     """The blob with `statement` merged in: newer wins, duplicates merge, nothing forgotten."""
-    names = [name, *aliases]
-    new = third_person(statement, name, aliases)
+    names, max_chars = rules.names, rules.max_chars
+    new = third_person(statement, rules.name, rules.aliases)
     new = end_sentence(new) if new else new
-    existing = [s for s in split_sentences(blob) if not restates_any(s, forgotten, names=names)]
-    if not new or restates_any(new, forgotten, names=names):
+    existing = rules.allowed(blob)
+    if not new or restates_any(new, rules.forgotten, names=names):
         return _cap(existing, max_chars, keep_last=True)
     new_tokens = content_tokens(new, ignore=names)
     merged: list[str] = []
@@ -78,23 +94,10 @@ def forget(
     return dropped > 0, kept
 
 
-def merge(
-    facts: str,
-    today: str,
-    history: str,
-    *,
-    name: str,
-    aliases: Sequence[str] = (),
-    max_chars: int,
-    forgotten: Sequence[str] = (),
-) -> str:
+def merge(facts: str, today: str, history: str, rules: FactRules) -> str:
     """Facts first (they win conflicts), then new information from today, then history."""
-    names = [name, *aliases]
-    fact_sentences = [
-        end_sentence(s)
-        for s in split_sentences(facts)
-        if not restates_any(s, forgotten, names=names)
-    ]
+    names, max_chars = rules.names, rules.max_chars
+    fact_sentences = [end_sentence(s) for s in rules.allowed(facts)]
     seen = [content_tokens(s, ignore=names) for s in fact_sentences]
     # Over the budget, the oldest facts go first: the newest are the ones a member means.
     facts_text = _cap(fact_sentences, max_chars, keep_last=True) if fact_sentences else ""
@@ -102,9 +105,7 @@ def merge(
     used = len(facts_text)
     for label, text in (("Today", today), ("Earlier", history)):
         labelled = False
-        for sentence in split_sentences(text):
-            if restates_any(sentence, forgotten, names=names):
-                continue
+        for sentence in rules.allowed(text):
             if any(contradicts(fact, sentence, names) for fact in fact_sentences):
                 continue
             tokens = content_tokens(sentence, ignore=names)

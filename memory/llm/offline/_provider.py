@@ -145,31 +145,19 @@ def _historical_batch(inputs: Inputs) -> Answer:
     return {"summaries": summaries}
 
 
-def _merge(inputs: Inputs) -> Answer:
+def _rules(inputs: Inputs) -> offline_facts.FactRules:
     name, aliases = _member(inputs)
-    text = offline_facts.merge(
-        str(inputs.get("facts") or ""),
-        str(inputs.get("today") or ""),
-        str(inputs.get("history") or ""),
-        name=name,
-        aliases=aliases,
-        max_chars=int(inputs["max_chars"]),
-        forgotten=_forgotten(inputs),
-    )
-    return {"text": text}
+    return offline_facts.FactRules(name, aliases, int(inputs["max_chars"]), _forgotten(inputs))
+
+
+def _merge(inputs: Inputs) -> Answer:
+    facts, today, history = (str(inputs.get(key) or "") for key in ("facts", "today", "history"))
+    return {"text": offline_facts.merge(facts, today, history, _rules(inputs))}
 
 
 def _remember(inputs: Inputs) -> Answer:
-    name, aliases = _member(inputs)
-    text = offline_facts.remember(
-        str(inputs.get("blob") or ""),
-        str(inputs["statement"]),
-        name=name,
-        aliases=aliases,
-        max_chars=int(inputs["max_chars"]),
-        forgotten=_forgotten(inputs),
-    )
-    return {"text": text}
+    blob = str(inputs.get("blob") or "")
+    return {"text": offline_facts.remember(blob, str(inputs["statement"]), _rules(inputs))}
 
 
 def _forget(inputs: Inputs) -> Answer:

@@ -19,7 +19,7 @@ def track_providers() -> Iterator[list[str]]:
     Gemini was briefly down:
 
         with track_providers() as answered:
-            summaries = await llm.summaries.summarize_day(...)
+            notes, learned = await llm.summaries.read_stretch(...)
         degraded = "offline" in answered
     """
     answered: list[str] = []

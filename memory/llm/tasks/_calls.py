@@ -11,7 +11,7 @@ Each replacement leaves an `llm_call` event with `outcome: degraded, reason: unu
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import tokens_to_write
 from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, LLMResponse, Purpose
-from memory.llm.tasks._vetting import echoes, example_texts
+from memory.llm.tasks._schemas import DailySummaries, PromptMember, TextOutput
+from memory.llm.tasks._vetting import carries, echoes, example_texts, grounded
 
 _log = logging.getLogger(__name__)
 
@@ -149,6 +150,50 @@ class TaskCalls:
         self.degraded(answered, items=1, detail=wrong)
         return await self.offline_answer(answered)
 
+    async def text(
+        self,
+        purpose: Purpose,
+        prompt: str,
+        inputs: Mapping[str, object],
+        problem: Callable[[TextOutput, list[str]], str | None],
+        *,
+        guild_id: int | None,
+        max_chars: int = 0,
+    ) -> str:
+        """A free text checked by `problem` (`vetted`), stripped; `max_chars`, the length the
+        prompt asks for, sizes the output budget."""
+        result = await self.vetted(
+            purpose,
+            prompt,
+            TextOutput,
+            inputs,
+            problem,
+            guild_id=guild_id,
+            max_output_tokens=output_budget(purpose, max_chars),
+        )
+        return result.text.strip()
+
+    async def per_member(
+        self,
+        purpose: Purpose,
+        prompt: str,
+        inputs: Mapping[str, object],
+        *,
+        guild_id: int,
+        members: list[PromptMember],
+        max_chars: int,
+    ) -> Answered[DailySummaries]:
+        """One call answering a text of `max_chars` for each of `members` (checked item by
+        item by the caller, with `_floor`)."""
+        return await self.ask(
+            purpose,
+            prompt,
+            DailySummaries,
+            inputs,
+            guild_id=guild_id,
+            max_output_tokens=output_budget(purpose, max_chars, len(members)),
+        )
+
     async def offline_answer(self, answered: Answered[T]) -> T:
         """The offline provider's answer to the same request."""
         response = await self.offline.complete(answered.request)
@@ -188,3 +233,26 @@ def echo_problem(text: str, examples: list[str]) -> str | None:
     if not text.strip():
         return "empty"
     return "echo" if echoes(text, examples) else None
+
+
+def grounded_problem(
+    sources: str,
+    names: Sequence[str],
+    *,
+    keeps: Sequence[str] = (),
+    dropped: str = "dropped facts",
+) -> Callable[[TextOutput, list[str]], str | None]:
+    """The check of a text written from `sources`: not blank, no echo of the prompt, nothing
+    in it that `sources` (or `names`) does not say ("ungrounded"), and enough of each of
+    `keeps` carried over (`dropped` otherwise)."""
+
+    def problem(answer: TextOutput, examples: list[str]) -> str | None:
+        if wrong := echo_problem(answer.text, examples):
+            return wrong
+        if not grounded(answer.text, sources, names=names):
+            return "ungrounded"
+        if not all(carries(answer.text, kept, names=names) for kept in keeps):
+            return dropped
+        return None
+
+    return problem

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import logging
 from datetime import date
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
-
-from memory.llm.tasks._calls import TaskCalls, echo_problem, output_budget
+from memory.llm.tasks._calls import TaskCalls, grounded_problem
 from memory.llm.tasks._elements import (
     day_line,
     forgotten_constraints,
@@ -23,11 +21,9 @@ from memory.llm.tasks._floor import (
     floored_stretch,
 )
 from memory.llm.tasks._schemas import (
-    DailySummaries,
     LearnedItem,
     PromptMember,
     PromptMessage,
-    TextOutput,
 )
 from memory.llm.tasks._transcript import (
     compact_transcript,
@@ -36,12 +32,10 @@ from memory.llm.tasks._transcript import (
     target_legend,
     targets_block,
 )
-from memory.llm.tasks._vetting import carries, flat_sources, grounded
+from memory.llm.tasks._vetting import flat_sources
 from prompts.loader import Raw, escape_body, render
 
 _log = logging.getLogger(__name__)
-
-T = TypeVar("T", bound=BaseModel)
 
 
 class SummaryTasks:
@@ -49,31 +43,6 @@ class SummaryTasks:
 
     def __init__(self, calls: TaskCalls) -> None:
         self._calls = calls
-
-    async def summarize_day(
-        self,
-        *,
-        guild_id: int,
-        day: date,
-        timezone: str,
-        messages: list[PromptMessage],
-        members: list[PromptMember],
-        max_chars: int,
-        forgotten: dict[int, list[str]] | None = None,
-        part: str = "1/1",
-    ) -> dict[int, str]:
-        """One call for every target member of one (chunk of a) day: user id -> summary."""
-        notes, _ = await self.read_stretch(
-            guild_id=guild_id,
-            day=day,
-            timezone=timezone,
-            messages=messages,
-            members=members,
-            max_chars=max_chars,
-            forgotten=forgotten,
-            part=part,
-        )
-        return notes
 
     async def read_stretch(
         self,
@@ -116,13 +85,8 @@ class SummaryTasks:
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        answered = await self._calls.ask(
-            "daily_summary",
-            prompt,
-            DailySummaries,
-            inputs,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("daily_summary", max_chars, len(members)),
+        answered = await self._calls.per_member(
+            "daily_summary", prompt, inputs, guild_id=guild_id, members=members, max_chars=max_chars
         )
         transcript = "\n".join(f"{m.author_name}: {m.content}" for m in messages)
         return await floored_stretch(self._calls, answered, members, max_chars, transcript)
@@ -152,13 +116,8 @@ class SummaryTasks:
             "max_chars": max_chars,
             "forgotten": {str(key): value for key, value in forgotten.items()},
         }
-        answered = await self._calls.ask(
-            "daily_reduce",
-            prompt,
-            DailySummaries,
-            inputs,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("daily_reduce", max_chars, len(members)),
+        answered = await self._calls.per_member(
+            "daily_reduce", prompt, inputs, guild_id=guild_id, members=members, max_chars=max_chars
         )
         return await floored_notes(
             self._calls,
@@ -201,24 +160,10 @@ class SummaryTasks:
             "forgotten": forgotten or [],
             **_previous_inputs(previous, start),
         }
-        sources = flat_sources(inputs)
-        names = [member.name, *member.aliases]
-
-        def problem(answer: TextOutput, examples: list[str]) -> str | None:
-            if wrong := echo_problem(answer.text, examples):
-                return wrong
-            return None if grounded(answer.text, sources, names=names) else "ungrounded"
-
-        result = await self._calls.vetted(
-            "historical_summary",
-            prompt,
-            TextOutput,
-            inputs,
-            problem,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("historical_summary", max_chars),
+        problem = grounded_problem(flat_sources(inputs), [member.name, *member.aliases])
+        return await self._calls.text(
+            "historical_summary", prompt, inputs, problem, guild_id=guild_id, max_chars=max_chars
         )
-        return result.text.strip()
 
     async def summarize_histories(
         self,
@@ -263,13 +208,13 @@ class SummaryTasks:
             },
             "start_day": start.isoformat() if start else None,
         }
-        answered = await self._calls.ask(
+        answered = await self._calls.per_member(
             "historical_summary",
             prompt,
-            DailySummaries,
             inputs,
             guild_id=guild_id,
-            max_output_tokens=output_budget("historical_summary", max_chars, len(members)),
+            members=members,
+            max_chars=max_chars,
         )
 
         def sources(user_id: int) -> str:
@@ -309,26 +254,15 @@ class SummaryTasks:
             "max_chars": max_chars,
             "forgotten": forgotten or [],
         }
-        names = [member.name, *member.aliases]
-        sources = f"{facts}\n{today}\n{history}"
-
-        def problem(answer: TextOutput, examples: list[str]) -> str | None:
-            if wrong := echo_problem(answer.text, examples):
-                return wrong
-            if not grounded(answer.text, sources, names=names):
-                return "ungrounded"
-            return None if carries(answer.text, facts, names=names) else "left out the facts"
-
-        result = await self._calls.vetted(
-            "merge",
-            prompt,
-            TextOutput,
-            inputs,
-            problem,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("merge", max_chars),
+        problem = grounded_problem(
+            f"{facts}\n{today}\n{history}",
+            [member.name, *member.aliases],
+            keeps=(facts,),
+            dropped="left out the facts",
         )
-        return result.text.strip()
+        return await self._calls.text(
+            "merge", prompt, inputs, problem, guild_id=guild_id, max_chars=max_chars
+        )
 
 
 def _previous_inputs(previous: tuple[date, str] | None, start: date | None) -> dict[str, Any]:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TypeVar
-
-from pydantic import BaseModel
 
 from memory.core.telemetry import Telemetry
 from memory.llm.providers import LLMBadOutput, LLMProvider, LLMRequest, ToolUse
-from memory.llm.tasks._calls import Answered, TaskCalls, echo_problem, output_budget
+from memory.llm.tasks._calls import (
+    Answered,
+    TaskCalls,
+    echo_problem,
+    grounded_problem,
+    output_budget,
+)
 from memory.llm.tasks._elements import (
     by_member,
     forgotten_constraints,
@@ -37,8 +40,6 @@ from memory.llm.tasks._vetting import carries, echoes, flat_sources, grounded, n
 from prompts.loader import render
 
 _log = logging.getLogger(__name__)
-
-T = TypeVar("T", bound=BaseModel)
 
 # The reply prompt's own sections: a reply that writes them repeats the prompt.
 _PROMPT_MARKUP = re.compile(
@@ -105,28 +106,12 @@ class MemoryLLM:
             "max_chars": max_chars,
             "forgotten": forgotten or [],
         }
-        names = [member.name, *member.aliases]
-
-        def problem(answer: TextOutput, examples: list[str]) -> str | None:
-            text = answer.text
-            if wrong := echo_problem(text, examples):
-                return wrong
-            if not grounded(text, f"{blob}\n{statement}", names=names):
-                return "ungrounded"
-            if not carries(text, statement, names=names) or not carries(text, blob, names=names):
-                return "dropped facts"
-            return None
-
-        result = await self.calls.vetted(
-            "remember",
-            prompt,
-            TextOutput,
-            inputs,
-            problem,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("remember", max_chars),
+        problem = grounded_problem(
+            f"{blob}\n{statement}", [member.name, *member.aliases], keeps=(statement, blob)
         )
-        return result.text.strip()
+        return await self.calls.text(
+            "remember", prompt, inputs, problem, guild_id=guild_id, max_chars=max_chars
+        )
 
     async def forget(
         self, *, guild_id: int, member: PromptMember, blob: str, statement: str
@@ -234,10 +219,7 @@ class MemoryLLM:
                 return "ungrounded"
             return None
 
-        result = await self.calls.vetted(
-            "whois", prompt, TextOutput, inputs, problem, guild_id=guild_id
-        )
-        return result.text.strip()
+        return await self.calls.text("whois", prompt, inputs, problem, guild_id=guild_id)
 
     async def fold_window(
         self, *, summary: str, turns: list[PromptMessage], max_chars: int, guild_id: int | None
@@ -254,24 +236,10 @@ class MemoryLLM:
             "turns": [turn.model_dump(mode="json") for turn in turns],
             "max_chars": max_chars,
         }
-        sources = flat_sources(inputs)
-
-        def problem(answer: TextOutput, examples: list[str]) -> str | None:
-            if wrong := echo_problem(answer.text, examples):
-                return wrong
-            names = [turn.author_name for turn in turns]
-            return None if grounded(answer.text, sources, names=names) else "ungrounded"
-
-        result = await self.calls.vetted(
-            "window_fold",
-            prompt,
-            TextOutput,
-            inputs,
-            problem,
-            guild_id=guild_id,
-            max_output_tokens=output_budget("window_fold", max_chars),
+        problem = grounded_problem(flat_sources(inputs), [turn.author_name for turn in turns])
+        return await self.calls.text(
+            "window_fold", prompt, inputs, problem, guild_id=guild_id, max_chars=max_chars
         )
-        return result.text.strip()
 
     async def reply(
         self,

@@ -108,7 +108,7 @@ async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts
         await cli.privacy.opt_out(subject, actor_id=None, by_admin=True)
 
         async def window_empty() -> bool:
-            return not (await bot.replies._windows.view(CHANNEL)).turns
+            return not (await bot.replies.windows.view(CHANNEL)).turns
 
         await eventually(window_empty, timeout=2)
         await eventually(lambda: bot.manager._warm.get(G, BOB) is None, timeout=2)
@@ -170,11 +170,11 @@ async def test_a_forget_in_one_process_leaves_the_others_windows(
         await other.facts.forget(G, alice, "alice is a nurse", actor_id=ALICE)
 
         async def forgotten() -> bool:
-            turns = (await bot.replies._windows.view(CHANNEL)).turns
+            turns = (await bot.replies.windows.view(CHANNEL)).turns
             return all("nurse" not in turn.content for turn in turns)
 
         await eventually(forgotten, timeout=2)
-        turns = (await bot.replies._windows.view(CHANNEL)).turns
+        turns = (await bot.replies.windows.view(CHANNEL)).turns
         assert [turn.content for turn in turns] == ["Nights again"]
 
 

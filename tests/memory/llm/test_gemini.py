@@ -137,7 +137,7 @@ async def test_daily_summary_uses_daily_model_and_answers_by_name(
         author_name="alice",
         content="I got the job at the bakery!",
     )
-    result = await llm.summaries.summarize_day(
+    result, _ = await llm.summaries.read_stretch(
         guild_id=7,
         day=date(2024, 5, 1),
         timezone="UTC",

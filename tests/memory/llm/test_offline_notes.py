@@ -15,7 +15,7 @@ MEMBERS = [ALICE, BOB, CAROL]
 async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
     """Each member's notes on `chat`: (author id, author name, content, reply-to index)."""
     messages = chat_messages(chat)
-    return await MemoryLLM(OfflineProvider()).summaries.summarize_day(
+    notes, _ = await MemoryLLM(OfflineProvider()).summaries.read_stretch(
         guild_id=9,
         day=date(2024, 5, 1),
         timezone="UTC",
@@ -23,6 +23,7 @@ async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
         members=MEMBERS,
         max_chars=300,
     )
+    return notes
 
 
 async def test_a_reply_is_news_about_the_member_only_when_it_speaks_to_them() -> None:
@@ -83,7 +84,7 @@ async def test_what_the_whole_day_talks_about_gives_way_to_a_members_own_news() 
         (1, "alice", "Biscuit the greyhound arrives from Leeds tomorrow", None),
     ]
     messages = chat_messages(chat)
-    notes = await MemoryLLM(OfflineProvider()).summaries.summarize_day(
+    notes, _ = await MemoryLLM(OfflineProvider()).summaries.read_stretch(
         guild_id=9,
         day=date(2024, 5, 1),
         timezone="UTC",

@@ -33,7 +33,8 @@ async def _day(llm: MemoryLLM, **kwargs: Any) -> dict[int, str]:
         "max_chars": 300,
     }
     arguments.update(kwargs)
-    return await llm.summaries.summarize_day(**arguments)
+    notes, _ = await llm.summaries.read_stretch(**arguments)
+    return notes
 
 
 async def test_daily_summary_quotes_the_informative_messages(llm: MemoryLLM) -> None:

@@ -109,7 +109,7 @@ async def test_a_spent_budget_holds_background_work_but_not_replies(
     async with open_memory(
         settings, clock=FixedClock(now), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
     ) as memory:
-        close_day = memory.worker._handlers.close_day
+        close_day = memory.worker.handlers.close_day
         await close_day(G, days[0])  # 700 tokens: the budget is spent with this one
         assert await _closed(db_pool, days[0])
         before = len(telemetry.recent("llm_call"))

@@ -201,7 +201,7 @@ async def test_the_token_budget_counts_what_servers_reported_not_estimates(
         settings, clock=FixedClock(now), pool=db_pool, telemetry=telemetry, llm=MemoryLLM(chain)
     ) as memory:
         for past in days:
-            await memory.worker._handlers.close_day(G + 1, past)
+            await memory.worker.handlers.close_day(G + 1, past)
         text = await memory.operations.usage_text(guild_id=G + 1, days=1)
         assert not await memory.token_budget.exhausted()
     closed = await db_pool.fetch("SELECT day FROM summary_days WHERE guild_id = $1", G + 1)
