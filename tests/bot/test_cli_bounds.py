@@ -77,7 +77,9 @@ def test_any_value_parses_in_range_or_is_one_error_line(
     assert abs(parsed) < 10**7
 
 
-def test_an_absurd_number_is_refused_in_one_line_by_the_real_command(capsys) -> None:
+def test_an_absurd_number_is_refused_in_one_line_by_the_real_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["usage", "--days", "999999999"])
     assert exited.value.code == 2

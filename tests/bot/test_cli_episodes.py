@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
 
 from bot.cli import main
 from db.guilds import ensure_channel_names, ensure_guild
@@ -23,7 +27,7 @@ TRIP = [
 ]
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await ensure_guild(db_pool, GUILD, "Tea Club")
     await upsert_members(
         db_pool,
@@ -44,7 +48,9 @@ def _run(argv: list[str]) -> int:
     return main(argv)
 
 
-async def test_episodes_lists_a_channels_day_and_digest_prints_it(cli_env, db_pool, capsys) -> None:
+async def test_episodes_lists_a_channels_day_and_digest_prints_it(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     assert (
         await asyncio.to_thread(_run, ["digest", "--guild", "Tea Club", "--day", "2026-03-12"]) == 0
@@ -75,7 +81,7 @@ async def test_episodes_lists_a_channels_day_and_digest_prints_it(cli_env, db_po
 
 
 async def test_episodes_take_a_channel_by_name_and_show_channel_names(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     await ensure_channel_names(db_pool, [(GUILD, GENERAL, "general"), (GUILD, RANDOM, "random")])
@@ -106,7 +112,9 @@ async def test_episodes_take_a_channel_by_name_and_show_channel_names(
     assert "no channel named 'nowhere'" in capsys.readouterr().err
 
 
-async def test_settings_turn_the_digest_on_and_off(cli_env, db_pool, capsys) -> None:
+async def test_settings_turn_the_digest_on_and_off(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     on = [
         "settings",

@@ -4,7 +4,9 @@ command that takes them, never a database traceback (issue 42.3)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -31,7 +33,9 @@ COMMANDS = [
 @pytest.mark.parametrize(
     "argv", COMMANDS, ids=[" ".join(a[:2]) + f" {i}" for i, a in enumerate(COMMANDS)]
 )
-async def test_one_line_and_a_non_zero_exit(argv: list[str], cli_env, db_pool, capsys) -> None:
+async def test_one_line_and_a_non_zero_exit(
+    argv: list[str], cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await ensure_guild(db_pool, GUILD, "Sample Hikers")
     await upsert_members(db_pool, [Member(GUILD, ALICE, username="alice")])
     code = await asyncio.to_thread(main, argv)

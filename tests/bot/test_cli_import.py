@@ -74,7 +74,7 @@ def test_progress_bar_stays_quiet_off_a_terminal() -> None:
 
 
 async def test_import_explains_summaries_and_warns_before_retention_deletes(
-    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch
+    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """History from March 2025 imported on 2025-06-30: older than RETENTION_DAYS=30."""
     monkeypatch.setenv("MEMORYBOT_NOW", "2025-06-30T12:00:00Z")
@@ -95,7 +95,7 @@ async def test_import_explains_summaries_and_warns_before_retention_deletes(
 
 
 async def test_recent_import_says_how_long_it_is_kept(
-    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch
+    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMORYBOT_NOW", "2025-03-03T12:00:00Z")
     good = write(tmp_path / "general.json", export(sample_messages()))
@@ -109,7 +109,7 @@ async def test_recent_import_says_how_long_it_is_kept(
 
 
 async def test_an_interrupted_import_keeps_what_it_stored_and_says_how_far_it_got(
-    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch
+    database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 37.6: Ctrl-C part way keeps the committed batches, says so in one line, and
     importing again goes on (what is stored is skipped)."""

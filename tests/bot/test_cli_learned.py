@@ -8,6 +8,10 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
 
 from bot.cli import main
 from db.learned import all_facts
@@ -18,7 +22,7 @@ GUILD = 810000000000000001
 START = datetime(2025, 1, 1, 10, tzinfo=UTC)
 
 
-def _message(n: int, author: dict, text: str, at: datetime) -> dict:
+def _message(n: int, author: dict[str, Any], text: str, at: datetime) -> dict[str, Any]:
     return {
         "id": str(910000000000000000 + n),
         "type": "Default",
@@ -32,7 +36,7 @@ def _message(n: int, author: dict, text: str, at: datetime) -> dict:
     }
 
 
-def _history() -> list[dict]:
+def _history() -> list[dict[str, Any]]:
     said = {
         1: (SAM, "hi all! I'm allergic to peanuts, so no satay for me"),
         3: (SAM, "I grew up in Porto actually"),
@@ -57,7 +61,7 @@ def _run(argv: list[str]) -> int:
 
 
 async def test_a_fact_said_once_in_week_one_is_remembered_on_day_forty(
-    cli_env: Path, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     export = {
         "guild": {"id": str(GUILD), "name": "Climbers"},
@@ -84,7 +88,9 @@ async def test_a_fact_said_once_in_week_one_is_remembered_on_day_forty(
     assert allergy.message_ids == [910000000000000002]
 
 
-async def test_a_forgotten_learned_fact_stays_gone(cli_env: Path, db_pool, capsys) -> None:
+async def test_a_forgotten_learned_fact_stays_gone(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     export = {
         "guild": {"id": str(GUILD), "name": "Climbers"},
         "channel": {"id": "810000000000000002", "type": "GuildTextChat", "name": "general"},

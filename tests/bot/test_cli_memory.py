@@ -8,6 +8,10 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
 
 from bot.cli import main
 from db.guilds import ensure_guild
@@ -20,7 +24,7 @@ ALICE, BOB = 101, 102
 NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await ensure_guild(db_pool, GUILD, "Tea Club")
     await upsert_members(
         db_pool,
@@ -64,7 +68,9 @@ def _run(argv: list[str]) -> int:
     return main(argv)
 
 
-async def test_memory_show_prints_context_sources_and_costs(cli_env, db_pool, capsys) -> None:
+async def test_memory_show_prints_context_sources_and_costs(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     argv = ["memory", "show", "--guild", "Tea Club", "--user", "alice", "--now", NOW.isoformat()]
     assert await asyncio.to_thread(_run, argv) == 0
@@ -92,7 +98,9 @@ async def test_memory_show_prints_context_sources_and_costs(cli_env, db_pool, ca
     assert report["text"] in first
 
 
-async def test_memory_show_explains_unknown_members(cli_env, db_pool, capsys) -> None:
+async def test_memory_show_explains_unknown_members(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     argv = ["memory", "show", "--guild", str(GUILD), "--user", "nobody"]
     assert await asyncio.to_thread(_run, argv) == 1
@@ -102,7 +110,9 @@ async def test_memory_show_explains_unknown_members(cli_env, db_pool, capsys) ->
     assert "--now" in capsys.readouterr().err
 
 
-async def test_summarize_forces_one_day(cli_env, db_pool, capsys) -> None:
+async def test_summarize_forces_one_day(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     day = (NOW - timedelta(days=1)).date().isoformat()
     argv = ["summarize", "--guild", str(GUILD), "--date", day]
@@ -123,7 +133,7 @@ async def test_summarize_forces_one_day(cli_env, db_pool, capsys) -> None:
 
 
 async def test_summarize_refuses_a_day_in_the_future_or_before_anything_stored(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 37.8: one line naming what works, exit 1, nothing stored."""
     await _seed(db_pool)
@@ -138,7 +148,9 @@ async def test_summarize_refuses_a_day_in_the_future_or_before_anything_stored(
     assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") == 0
 
 
-def _export_message(message_id: int, author: dict, content: str, when: str, **extra) -> dict:
+def _export_message(
+    message_id: int, author: dict[str, Any], content: str, when: str, **extra
+) -> dict[str, Any]:
     data = {
         "id": str(message_id),
         "type": "Default",
@@ -157,7 +169,9 @@ def _export_message(message_id: int, author: dict, content: str, when: str, **ex
     return data
 
 
-async def test_import_then_memory_show_end_to_end(cli_env: Path, capsys) -> None:
+async def test_import_then_memory_show_end_to_end(
+    cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An admin imports a DiscordChatExporter export and asks what the bot knows, as of the
     export's last day: the offline provider summarises the days and merges them."""
     alice = {"id": "800000000000000011", "name": "alice", "nickname": "Alice W", "isBot": False}
@@ -207,7 +221,7 @@ async def test_import_then_memory_show_end_to_end(cli_env: Path, capsys) -> None
 
 
 async def test_memory_show_says_it_may_call_the_llm_and_no_build_does_not(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     base = ["memory", "show", "--guild", "Tea Club", "--user", "alice", "--now", NOW.isoformat()]

@@ -10,6 +10,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import CliError, build_parser, main
@@ -23,7 +24,10 @@ from memory.telemetry import TELEMETRY_FILE
 
 
 async def test_retention_run_deletes_old_messages_and_prints_counts(
-    cli_env: Path, db_pool, capsys, caplog
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     now = datetime(2025, 6, 30, 12, tzinfo=UTC)
     await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES (10, 'Tea Club')")
@@ -61,7 +65,7 @@ async def test_retention_run_deletes_old_messages_and_prints_counts(
 GUILD, ALICE, BOB = 4242, 111111111111111111, 222222222222222222
 
 
-async def _seed_members(db_pool) -> None:
+async def _seed_members(db_pool: asyncpg.Pool) -> None:
     await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES ($1, 'Tea Club')", GUILD)
     await upsert_members(
         db_pool,
@@ -87,7 +91,9 @@ async def _seed_members(db_pool) -> None:
     )
 
 
-async def test_user_export_to_stdout_and_file(cli_env: Path, db_pool, capsys) -> None:
+async def test_user_export_to_stdout_and_file(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed_members(db_pool)
     assert (
         await asyncio.to_thread(main, ["user", "export", "--guild", "Tea Club", "--user", "alice"])
@@ -105,7 +111,7 @@ async def test_user_export_to_stdout_and_file(cli_env: Path, db_pool, capsys) ->
 
 
 async def test_user_commands_explain_unknown_and_ambiguous_targets(
-    cli_env: Path, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed_members(db_pool)
     cases = [
@@ -122,7 +128,9 @@ async def test_user_commands_explain_unknown_and_ambiguous_targets(
     assert await db_pool.fetchval("SELECT count(*) FROM members") == 4
 
 
-async def test_user_purge_asks_first_and_deletes_on_yes(cli_env: Path, db_pool, capsys) -> None:
+async def test_user_purge_asks_first_and_deletes_on_yes(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed_members(db_pool)
     args = build_parser().parse_args(["user", "purge", "--guild", str(GUILD), "--user", "Alice"])
     settings = load_settings()
@@ -144,7 +152,12 @@ async def test_user_purge_asks_first_and_deletes_on_yes(cli_env: Path, db_pool, 
     assert await db_pool.fetchval("SELECT count(*) FROM members WHERE user_id = $1", BOB) == 1
 
 
-async def test_user_purge_prompt_reads_stdin(cli_env: Path, db_pool, monkeypatch, capsys) -> None:
+async def test_user_purge_prompt_reads_stdin(
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     await _seed_members(db_pool)
     argv = ["user", "purge", "--guild", str(GUILD), "--user", "bob"]
     monkeypatch.setattr("sys.stdin", io.StringIO("no\n"))
@@ -157,7 +170,9 @@ async def test_user_purge_prompt_reads_stdin(cli_env: Path, db_pool, monkeypatch
     assert await db_pool.fetchval("SELECT count(*) FROM members WHERE user_id = $1", BOB) == 0
 
 
-async def test_user_optout_and_optin_from_the_command_line(cli_env: Path, db_pool, capsys) -> None:
+async def test_user_optout_and_optin_from_the_command_line(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed_members(db_pool)
     settings = load_settings()
     optout = build_parser().parse_args(
@@ -189,7 +204,9 @@ async def test_user_optout_and_optin_from_the_command_line(cli_env: Path, db_poo
         await unknown.handler(unknown, settings)
 
 
-async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool, capsys) -> None:
+async def test_recall_prints_date_author_channel_and_text(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed_members(db_pool)
     await insert_messages(
         db_pool,
@@ -217,7 +234,9 @@ async def test_recall_prints_date_author_channel_and_text(cli_env: Path, db_pool
 # --- jobs ---------------------------------------------------------------------------------------
 
 
-async def test_jobs_shows_the_queue_and_retries_held_jobs(cli_env: Path, db_pool, capsys) -> None:
+async def test_jobs_shows_the_queue_and_retries_held_jobs(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     from memory.jobs import JobQueue
 
     queue = JobQueue(db_pool)
@@ -246,7 +265,9 @@ async def test_jobs_shows_the_queue_and_retries_held_jobs(cli_env: Path, db_pool
     assert await db_pool.fetchval("SELECT status::text FROM pgqueuer") == "queued"
 
 
-async def test_settings_change_the_search_configuration(cli_env: Path, db_pool, capsys) -> None:
+async def test_settings_change_the_search_configuration(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed_members(db_pool)
     await insert_messages(
         db_pool,

@@ -8,6 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -19,7 +20,7 @@ from tests.support import DEFAULT_TIME
 GUILD, FRANK, GINA = 6160, 411111111111111111, 422222222222222222
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES ($1, 'Allotment')", GUILD)
     await upsert_members(
         db_pool,
@@ -41,14 +42,14 @@ async def _cli(*argv: str) -> int:
     return await asyncio.to_thread(main, list(argv))
 
 
-async def _state(db_pool) -> str | None:
+async def _state(db_pool: asyncpg.Pool) -> str | None:
     return await db_pool.fetchval(
         "SELECT state FROM member_consent WHERE guild_id = $1 AND user_id = $2", GUILD, FRANK
     )
 
 
 async def test_optin_finds_an_opted_out_member_by_the_name_they_had(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     assert await _cli("user", "optout", "--guild", "Allotment", "--user", "frank", "--yes") == 0
@@ -66,7 +67,9 @@ async def test_optin_finds_an_opted_out_member_by_the_name_they_had(
         assert await _state(db_pool) == "in"
 
 
-async def test_an_unknown_name_says_how_to_find_the_id(cli_env, db_pool, capsys) -> None:
+async def test_an_unknown_name_says_how_to_find_the_id(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     assert await _cli("user", "optin", "--guild", str(GUILD), "--user", "nobody") == 1
     err = capsys.readouterr().err
@@ -74,7 +77,9 @@ async def test_an_unknown_name_says_how_to_find_the_id(cli_env, db_pool, capsys)
     assert len(err.strip().splitlines()) == 1
 
 
-async def test_export_of_an_opted_out_member_with_nothing_held(cli_env, db_pool, capsys) -> None:
+async def test_export_of_an_opted_out_member_with_nothing_held(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     assert await _cli("user", "optout", "--guild", str(GUILD), "--user", str(FRANK), "--yes") == 0
     capsys.readouterr()
@@ -96,7 +101,9 @@ def no_database_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server_tmp_
     return server_tmp_path / "data"
 
 
-def test_optout_before_the_database_exists_creates_it(no_database_yet: Path, capsys) -> None:
+def test_optout_before_the_database_exists_creates_it(
+    no_database_yet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     argv = ["user", "optout", "--guild", "987654321", "--user", "123456789", "--yes"]
     assert main(argv) == 0, capsys.readouterr().err
     assert "opted out user 123456789" in capsys.readouterr().out

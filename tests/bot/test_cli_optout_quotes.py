@@ -14,7 +14,9 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -59,7 +61,7 @@ def _model_notes(prompt: str) -> dict[str, object]:
 HERS = ("kiwiberry", "alice")
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await ensure_guild(db_pool, GUILD, "Sample Hikers")
     await upsert_members(
         db_pool,
@@ -99,7 +101,7 @@ def _answer(recorded: Recorded, gemini: bool) -> Reply:
 
 @pytest.fixture(params=["offline", "openai", "gemini"])
 async def provider(
-    request: pytest.FixtureRequest, cli_env, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest, cli_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[str]:
     """The model chain the day is closed with (the offline one last, as configured)."""
     name: str = request.param
@@ -122,7 +124,7 @@ async def provider(
         await server.stop()
 
 
-async def _derived_text(db_pool) -> str:
+async def _derived_text(db_pool: asyncpg.Pool) -> str:
     """Every piece of derived text the guild holds, lower-cased, one block."""
     parts = []
     for sql in (
@@ -140,7 +142,7 @@ async def _derived_text(db_pool) -> str:
 
 @pytest.mark.parametrize("how", ["optout", "purge"])
 async def test_her_words_leave_others_notes_and_summaries(
-    provider: str, how: str, db_pool, capsys
+    provider: str, how: str, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     day = DAY.date().isoformat()

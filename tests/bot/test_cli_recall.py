@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import asyncpg
+import pytest
+
 from bot.cli import build_parser
 from db.members import upsert_members
 from db.messages import insert_messages
@@ -16,7 +19,7 @@ GUILD, ALICE, BOB = 4343, 311111111111111111, 322222222222222222
 AT = datetime(2026, 10, 3, 15, 30, tzinfo=UTC)  # a Saturday
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES ($1, 'Tea Club')", GUILD)
     await upsert_members(
         db_pool, [Member(GUILD, ALICE, username="alice"), Member(GUILD, BOB, username="bob")]
@@ -30,7 +33,9 @@ async def _seed(db_pool) -> None:
     )
 
 
-async def test_a_short_answer_is_printed_with_its_question(cli_env: Path, db_pool, capsys) -> None:
+async def test_a_short_answer_is_printed_with_its_question(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     args = build_parser().parse_args(["recall", "--guild", str(GUILD), "lighthouse"])
     assert await args.handler(args, load_settings()) == 0
@@ -44,7 +49,7 @@ async def test_a_short_answer_is_printed_with_its_question(cli_env: Path, db_poo
 
 
 async def test_an_exchange_is_shown_once_with_its_lines_labelled(
-    cli_env: Path, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 37.3: a hit shown as a better hit's context is not shown again as a hit, nor
     the better hit again as its context; every line says what it is."""
@@ -73,7 +78,9 @@ async def test_an_exchange_is_shown_once_with_its_lines_labelled(
     assert set(labels) <= {"1.", "2.", "3.", "before", "after"}, out
 
 
-async def test_a_hundred_thousand_character_question(cli_env: Path, db_pool, capsys) -> None:
+async def test_a_hundred_thousand_character_question(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     question = ("lighthouse " + "x" * 100_000)[:100_000]
     args = build_parser().parse_args(["recall", "--guild", str(GUILD), question])

@@ -9,6 +9,7 @@ import io
 import json
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import CliError, build_parser, main
@@ -37,7 +38,10 @@ def test_a_folder_means_every_json_in_it(tmp_path: Path) -> None:
 
 
 async def test_importing_the_sample_folder_then_recalling_by_channel_name(
-    cli_env: Path, db_pool, monkeypatch, capsys
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("RETENTION_DAYS", "400")
     monkeypatch.setenv("MEMORYBOT_NOW", "2026-05-20T12:00:00+00:00")
@@ -70,7 +74,9 @@ class _Terminal(io.StringIO):
         return True
 
 
-async def test_import_shows_progress_while_it_cuts_episodes_on_a_terminal(cli_env, db_pool) -> None:
+async def test_import_shows_progress_while_it_cuts_episodes_on_a_terminal(
+    cli_env: Path, db_pool: asyncpg.Pool
+) -> None:
     """Issue 37.11: cutting episodes after an import (seconds on a big export) shows that it is
     working, on a terminal."""
     args = build_parser().parse_args(["import", str(SAMPLE)])

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncpg
+import pytest
 
 from bot.cli import main
 from db.members import upsert_members
@@ -14,7 +18,7 @@ GUILD, ALICE, BOB = 5150, 311111111111111111, 322222222222222222
 DAY = datetime(2026, 11, 10, 9, tzinfo=UTC)
 
 
-async def _stored(db_pool) -> list[tuple[int, str]]:
+async def _stored(db_pool: asyncpg.Pool) -> list[tuple[int, str]]:
     rows = await db_pool.fetch(
         "SELECT user_id, summary FROM daily_summaries WHERE guild_id = $1 AND day = $2"
         " ORDER BY user_id",
@@ -25,7 +29,10 @@ async def _stored(db_pool) -> list[tuple[int, str]]:
 
 
 async def test_summarize_keeps_a_day_whose_messages_retention_removed(
-    cli_env, db_pool, monkeypatch, capsys
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     await db_pool.execute("INSERT INTO guilds (guild_id, name) VALUES ($1, 'Hikers')", GUILD)
     await upsert_members(

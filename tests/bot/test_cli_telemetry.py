@@ -75,7 +75,7 @@ def test_tail_explains_a_bad_since_or_missing_file(tmp_path: Path, log_dir: Path
         _tail(tmp_path / "nowhere")
 
 
-def test_main_reports_errors_as_one_line(log_dir: Path, capsys) -> None:
+def test_main_reports_errors_as_one_line(log_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["telemetry", "tail", "--log-dir", str(log_dir), "--since", "soon"]) == 1
     assert capsys.readouterr().err.startswith("memorybot: --since")
 

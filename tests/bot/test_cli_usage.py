@@ -24,7 +24,9 @@ def _llm_calls(log_dir: Path) -> Counter[str]:
     return calls
 
 
-async def test_usage_prints_the_calls_of_an_import_and_a_summarise(cli_env: Path, capsys) -> None:
+async def test_usage_prints_the_calls_of_an_import_and_a_summarise(
+    cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     exported = write(cli_env / "general.json", export(sample_messages()))
     assert await asyncio.to_thread(main, ["import", str(exported), "--no-progress"]) == 0
     summarize = ["summarize", "--guild", str(GUILD_ID), "--date", "2025-03-01"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import io
 from datetime import UTC, datetime
+from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -22,7 +24,7 @@ ALICE, BOB = 800000000000000101, 800000000000000102
 AT = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 
 
-async def _seed(db_pool, storage: str | None = None) -> None:
+async def _seed(db_pool: asyncpg.Pool, storage: str | None = None) -> None:
     await ensure_guild(db_pool, GUILD, "Sample Hikers")
     if storage is not None:
         await db_pool.execute(
@@ -48,13 +50,13 @@ async def _cli(*argv: str) -> int:
     return await asyncio.to_thread(main, list(argv))
 
 
-async def _held(db_pool) -> set[int]:
+async def _held(db_pool: asyncpg.Pool) -> set[int]:
     rows = await db_pool.fetch("SELECT user_id FROM members WHERE guild_id = $1", GUILD)
     return {row["user_id"] for row in rows}
 
 
 async def test_purge_unconsented_refuses_a_guild_that_stores_everyone(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     argv = ("user", "purge-unconsented", "--guild", "Sample Hikers", "--yes")
@@ -66,7 +68,10 @@ async def test_purge_unconsented_refuses_a_guild_that_stores_everyone(
 
 
 async def test_purge_unconsented_names_who_goes_before_asking(
-    cli_env, db_pool, capsys, monkeypatch: pytest.MonkeyPatch
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     await _seed(db_pool)
     monkeypatch.setattr("sys.stdin", io.StringIO("no\n"))
@@ -78,7 +83,10 @@ async def test_purge_unconsented_names_who_goes_before_asking(
 
 
 async def test_purge_unconsented_in_a_consent_first_guild_keeps_who_opted_in(
-    cli_env, db_pool, capsys, monkeypatch: pytest.MonkeyPatch
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     await _seed(db_pool, storage="opted-in")
     assert await _cli("user", "optin", "--guild", "Sample Hikers", "--user", "alice") == 0
@@ -93,7 +101,7 @@ async def test_purge_unconsented_in_a_consent_first_guild_keeps_who_opted_in(
 
 @pytest.mark.parametrize("user", ["0", "<@0>", "42"])
 async def test_optout_of_an_id_no_member_can_have_is_refused(
-    user: str, cli_env, db_pool, capsys
+    user: str, cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     argv = ("user", "optout", "--guild", "Sample Hikers", "--user", user, "--yes")
@@ -104,7 +112,9 @@ async def test_optout_of_an_id_no_member_can_have_is_refused(
     assert await db_pool.fetchval("SELECT count(*) FROM member_consent") == 0
 
 
-async def test_lines_name_the_guild_as_typed_and_optin_takes_yes(cli_env, db_pool, capsys) -> None:
+async def test_lines_name_the_guild_as_typed_and_optin_takes_yes(
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
+) -> None:
     await _seed(db_pool)
     where = ("--guild", "Sample Hikers", "--user", "alice")
     assert await _cli("user", "optout", *where, "--yes") == 0
@@ -129,7 +139,7 @@ TYPED = ("--guild", "Sample Hikers", "--user", "nobody")
     [("memory", "show", *TYPED), ("recall", *TYPED, "hike"), ("user", "export", *TYPED)],
 )
 async def test_error_lines_name_the_guild_as_typed(
-    argv: tuple[str, ...], cli_env, db_pool, capsys
+    argv: tuple[str, ...], cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     assert await _cli(*argv) == 1
@@ -138,7 +148,10 @@ async def test_error_lines_name_the_guild_as_typed(
 
 
 async def test_retention_days_given_does_not_speak_of_retention_days(
-    cli_env, db_pool, capsys, caplog: pytest.LogCaptureFixture
+    cli_env: Path,
+    db_pool: asyncpg.Pool,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     await _seed(db_pool)
     assert await _cli("retention", "run", "--dry-run", "--days", "3") == 0

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import CliError, build_parser, main
@@ -25,7 +27,7 @@ STAFF, LOBBY = 77, 78
 DAY = (datetime.now(UTC) - timedelta(days=2)).replace(hour=12, minute=0)
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await ensure_guild(db_pool, GUILD, "Bakers")
     await upsert_members(db_pool, [Member(GUILD, ALICE, username="alice")])
     await insert_messages(
@@ -43,7 +45,7 @@ def _run(argv: list[str]) -> int:
     return main(argv)
 
 
-async def _summary(db_pool) -> str:
+async def _summary(db_pool: asyncpg.Pool) -> str:
     return await db_pool.fetchval(
         "SELECT summary FROM daily_summaries WHERE guild_id = $1 AND day = $2 AND user_id = $3",
         GUILD,
@@ -52,14 +54,14 @@ async def _summary(db_pool) -> str:
     )
 
 
-async def _stale(db_pool) -> bool:
+async def _stale(db_pool: asyncpg.Pool) -> bool:
     return await db_pool.fetchval(
         "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, DAY.date()
     )
 
 
 async def test_marking_an_imported_channel_restricted_rebuilds_its_days(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await _seed(db_pool)
     summarize = ["summarize", "--guild", str(GUILD), "--date", DAY.date().isoformat()]
@@ -98,7 +100,9 @@ async def test_marking_an_imported_channel_restricted_rebuilds_its_days(
     assert await _stale(db_pool)
 
 
-async def test_bad_visibility_arguments_are_one_clear_error(cli_env, db_pool) -> None:
+async def test_bad_visibility_arguments_are_one_clear_error(
+    cli_env: Path, db_pool: asyncpg.Pool
+) -> None:
     await _seed(db_pool)
     settings = load_settings()
     alone = build_parser().parse_args(["settings", "--guild", str(GUILD), "--channel", "77"])
@@ -113,7 +117,7 @@ async def test_bad_visibility_arguments_are_one_clear_error(cli_env, db_pool) ->
         build_parser().parse_args(["settings", "--guild", "1", "--memory-sources", "some"])
 
 
-async def _learned(db_pool) -> list[str]:
+async def _learned(db_pool: asyncpg.Pool) -> list[str]:
     rows = await db_pool.fetch(
         "SELECT statement FROM learned_facts WHERE guild_id = $1 AND current", GUILD
     )
@@ -121,7 +125,7 @@ async def _learned(db_pool) -> list[str]:
 
 
 async def test_a_visibility_round_trip_brings_learned_facts_back_at_once(
-    cli_env, db_pool, capsys
+    cli_env: Path, db_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 37.2: restricted then public again, the facts learned from the channel are back
     when the command returns, not after a worker ran."""

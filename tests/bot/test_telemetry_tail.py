@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import CliError, build_parser
@@ -44,7 +45,9 @@ def log_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def named_db(monkeypatch: pytest.MonkeyPatch, database_dsn: str, db_pool) -> None:
+async def named_db(
+    monkeypatch: pytest.MonkeyPatch, database_dsn: str, db_pool: asyncpg.Pool
+) -> None:
     monkeypatch.setenv("DATABASE_URL", database_dsn)
     await ensure_guilds(db_pool, [(GUILD, "Climbers"), (OTHER_GUILD, None)])
     await upsert_members(
@@ -76,7 +79,9 @@ def test_ids_when_asked_or_when_there_is_no_database(log_dir: Path, named_db: No
     assert str(ALICE) in _tail(log_dir, "--ids")
 
 
-def test_ids_without_a_database(log_dir: Path, monkeypatch, tmp_path: Path) -> None:
+def test_ids_without_a_database(
+    log_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)  # per-user place: no database was ever created there
     remember = next(line for line in _tail(log_dir).splitlines() if " remember " in line)
     assert str(ALICE) in remember and str(GUILD) in remember
@@ -112,7 +117,9 @@ def test_unknown_op_lists_the_valid_ones(log_dir: Path) -> None:
     assert _tail(log_dir, "--json", "--op", "llm").count("llm_call") == 1  # prefixes still work
 
 
-def test_colour_on_a_terminal_plain_in_a_pipe(log_dir: Path, monkeypatch) -> None:
+def test_colour_on_a_terminal_plain_in_a_pipe(
+    log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
     piped = _tail(log_dir, "--ids")

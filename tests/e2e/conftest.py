@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -51,7 +52,7 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-def e2e_settings(tmp_path) -> Callable[..., Settings]:
+def e2e_settings(tmp_path: Path) -> Callable[..., Settings]:
     """Settings for a bot under test: no .env, quick flushes, logs under tmp_path."""
 
     def build(**overrides: Any) -> Settings:

@@ -46,7 +46,7 @@ class GatewayEvents:
             self._shard_of.pop(socket, None)
         return socket
 
-    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict) -> None:
+    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict[str, Any]) -> None:
         op, data = msg.get("op"), msg.get("d")
         if op == 1:  # heartbeat
             await socket.send_json({"op": 11})

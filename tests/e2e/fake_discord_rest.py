@@ -207,7 +207,9 @@ class RestRoutes:
                 return None
         return _UNHANDLED
 
-    def _sync_commands(self, guild_id: int | None, commands: list[dict]) -> list[dict]:
+    def _sync_commands(
+        self, guild_id: int | None, commands: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         synced = []
         for command in commands:
             stored = dict(command)

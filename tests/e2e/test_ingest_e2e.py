@@ -11,6 +11,7 @@ import asyncpg
 from db.embedded import EmbeddedPostgres
 from db.members import get_member
 from db.messages import get_message
+from memory.core.telemetry import Telemetry
 from tests.e2e.conftest import StartBot, settled, until_stored
 from tests.e2e.fake_discord import (
     ALICE_ID,
@@ -165,7 +166,7 @@ async def test_database_outage_mid_stream_loses_nothing(
 
 
 async def test_dirty_text_from_the_gateway_is_stored_clean_and_folds(
-    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool, telemetry
+    fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     """A lone surrogate or NUL in a live message, a nickname or the window never costs the
     message: it is stored with U+FFFD, and the conversation window still folds."""

@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
+
 from db.pool import create_pool
 from memory.core.clock import FixedClock
 from memory.core.models import Member
@@ -26,7 +28,7 @@ NOW = datetime(2026, 11, 7, 12, tzinfo=UTC)
 
 @asynccontextmanager
 async def two_processes(
-    db_pool, database_dsn: str, tmp_path: Path, *, llm: MemoryLLM | None = None
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path, *, llm: MemoryLLM | None = None
 ) -> AsyncIterator[tuple[Memory, Memory]]:
     """Two memories on one database, as two processes would open them (each its own pool);
     the first listens for the other's invalidations before the test starts."""
@@ -48,7 +50,7 @@ async def two_processes(
 
 
 async def test_a_purge_in_one_process_reaches_the_others_cache(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     async with two_processes(db_pool, database_dsn, tmp_path) as (bot, cli):
         alice = Member(G, ALICE, username="alice")
@@ -65,7 +67,7 @@ async def test_a_purge_in_one_process_reaches_the_others_cache(
 
 
 async def test_a_lost_listening_connection_reconnects_and_drops_warm_contexts(
-    db_pool, tmp_path: Path
+    db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
     settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
     async with open_memory(
@@ -89,7 +91,7 @@ def _said(message_id: int, author_id: int, name: str, text: str) -> IncomingMess
 
 
 async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     recorder = RecordingProvider()
     async with two_processes(db_pool, database_dsn, tmp_path, llm=MemoryLLM(recorder)) as (
@@ -121,7 +123,7 @@ async def test_an_opt_out_in_one_process_empties_the_others_windows_and_contexts
 
 
 async def test_a_fact_learned_from_chat_shows_in_every_process_at_once(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     async with two_processes(db_pool, database_dsn, tmp_path) as (bot, worker):
         alice = Member(G, ALICE, username="alice")
@@ -146,7 +148,7 @@ async def test_a_fact_learned_from_chat_shows_in_every_process_at_once(
         assert "Lisbon" in (await bot.manager.get_memories(G, ALICE, budget=5) or "")
 
 
-async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
+async def pool_learned(pool: asyncpg.Pool, *, about: int, said_by: int, text: str) -> None:
     """A fact chat taught about `about` from `said_by`'s words (as a day's pass would)."""
     await pool.execute(
         "INSERT INTO learned_facts (guild_id, user_id, subject, statement, said_by,"
@@ -160,7 +162,7 @@ async def pool_learned(pool, *, about: int, said_by: int, text: str) -> None:
 
 
 async def test_a_forget_in_one_process_leaves_the_others_windows(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     async with two_processes(db_pool, database_dsn, tmp_path) as (bot, other):
         alice = Member(G, ALICE, username="alice")
@@ -179,7 +181,7 @@ async def test_a_forget_in_one_process_leaves_the_others_windows(
 
 
 async def test_an_opt_out_elsewhere_reaches_the_consent_held_here(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     """The reply path holds consent a minute: another process's opt-out still shows at once
     (the bot refuses to answer from memory), and an opt-in back too."""
@@ -201,7 +203,7 @@ async def test_an_opt_out_elsewhere_reaches_the_consent_held_here(
 
 
 async def test_a_forget_elsewhere_reaches_the_forgotten_statements_held_here(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     """A catch-up scrubs episodes with the guild's forgotten statements, held a minute: a
     forget in another process takes the statement out of this one's next catch-up."""

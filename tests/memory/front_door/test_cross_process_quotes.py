@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.models import Member
@@ -18,7 +20,7 @@ YESTERDAY = NOW - timedelta(days=1)
 
 
 async def test_an_opt_out_elsewhere_takes_her_words_out_of_others_memory(
-    db_pool, database_dsn, tmp_path: Path
+    db_pool: asyncpg.Pool, database_dsn: str, tmp_path: Path
 ) -> None:
     await upsert_members(
         db_pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")]

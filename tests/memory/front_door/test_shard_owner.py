@@ -7,6 +7,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -21,7 +22,7 @@ from tests.support import eventually
 
 
 @pytest.fixture
-async def opener(database_dsn: str, tmp_path) -> AsyncIterator:
+async def opener(database_dsn: str, tmp_path: Path) -> AsyncIterator:
     """Opens memory as a `memorybot run` would, each with its own pool on the one database."""
     async with AsyncExitStack() as stack:
 
@@ -83,7 +84,9 @@ async def _cut_the_claims_session(pool: asyncpg.Pool) -> int:
     return pid
 
 
-async def test_a_lost_session_is_claimed_again_or_the_owner_stops(opener, db_pool) -> None:
+async def test_a_lost_session_is_claimed_again_or_the_owner_stops(
+    opener, db_pool: asyncpg.Pool
+) -> None:
     first, second = await opener(), await opener()
     lost = asyncio.Event()
     async with first.operations.claim_shards(on_lost=lost.set, watch_seconds=0.05):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, date, datetime
 
+import asyncpg
 import pytest
 
 from db.guilds import ensure_guild, lock_settings
@@ -30,13 +31,13 @@ def _said(text: str, guild: int = G, message_id: int | None = None):
     )
 
 
-async def _texts(db_pool, guild: int, question: str) -> set[str]:
+async def _texts(db_pool: asyncpg.Pool, guild: int, question: str) -> set[str]:
     """What a search matched: its hits and the matches merged into their exchanges."""
     hits = await RecallService(db_pool).search(guild, question, limit=10)
     return {line.text for hit in hits for line in (hit, *hit.context) if line.tier == 0}
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await insert_messages(
         db_pool,
         [
@@ -47,7 +48,7 @@ async def _seed(db_pool) -> None:
     )
 
 
-async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
+async def test_simple_by_default_matches_words_as_written(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
     assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
     # "climbing" is searched as "climb", a prefix: both forms, and nothing in another guild.
@@ -59,7 +60,9 @@ async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
     assert await _texts(db_pool, G, "who went up a northern route?") == set()
 
 
-async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_pool) -> None:
+async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _seed(db_pool)
     # "dog" is too short to be searched as a prefix: only a stemmed row finds "dogs" by it.
     dogs = [_said("our dogs came along", message_id=9_100_002)]
@@ -103,7 +106,9 @@ async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_p
     assert await _texts(db_pool, G, "dogs") == {"our dogs came along"}
 
 
-async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) -> None:
+async def test_an_unknown_configuration_is_refused_with_the_valid_ones(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _seed(db_pool)
     with pytest.raises(InvalidSetting) as refused:
         await update_guild_settings(db_pool, G, load_settings(), search_config="klingon")
@@ -114,7 +119,7 @@ async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) 
     assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
 
 
-async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
+async def test_reindex_in_small_batches_reaches_every_row_once(db_pool: asyncpg.Pool) -> None:
     """Rows sent in the same second straddle batch boundaries; a second run rewrites nothing
     (so re-running the setting finishes an interrupted re-index cheaply)."""
     await insert_messages(db_pool, [_said(f"climbed wall number {n}") for n in range(7)])
@@ -126,7 +131,9 @@ async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
     assert await reindex_guild(db_pool, G, batch=2) == 0
 
 
-async def test_a_message_written_during_the_change_is_indexed_the_new_way(db_pool) -> None:
+async def test_a_message_written_during_the_change_is_indexed_the_new_way(
+    db_pool: asyncpg.Pool,
+) -> None:
     """The writer waits for the admin's change to commit, then uses the new configuration, so
     the re-index (which only sees committed rows) cannot miss it."""
     await ensure_guild(db_pool, G)  # as the batched writer does before storing a batch
