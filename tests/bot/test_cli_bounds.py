@@ -55,7 +55,9 @@ def test_every_numeric_option_is_bounded() -> None:
 
 
 @pytest.mark.parametrize(
-    ("argv", "action"), OPTIONS, ids=[" ".join(a[0][:2] + a[1].option_strings[:1]) for a in OPTIONS]
+    ("argv", "action"),
+    OPTIONS,
+    ids=[" ".join([*a[0][:2], *a[1].option_strings[:1]]) for a in OPTIONS],
 )
 @settings(max_examples=60, deadline=None)
 @given(value=VALUES)

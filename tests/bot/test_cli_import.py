@@ -16,7 +16,7 @@ from tests.memory.export_samples import export, message, sample_messages, write
 
 
 def _settings(database_dsn: str, tmp_path: Path) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+    return Settings(
         _env_file=None,
         database_url=database_dsn,
         log_dir=tmp_path / "logs",
@@ -119,7 +119,7 @@ async def test_an_interrupted_import_keeps_what_it_stored_and_says_how_far_it_go
     )
     real_update = ProgressBar.update
 
-    def interrupt_late(self, done: int, seen: int, force: bool = False) -> None:
+    def interrupt_late(self: ProgressBar, done: int, seen: int, force: bool = False) -> None:
         if seen >= 2_200:  # two batches of 1,000 are committed by now
             raise KeyboardInterrupt
         real_update(self, done, seen, force=force)

@@ -16,8 +16,8 @@ import pytest
 from bot.cli import main
 from db.learned import all_facts
 
-SAM = {"id": "810000000000000011", "name": "sam", "nickname": "Sam", "isBot": False}
-BOB = {"id": "810000000000000012", "name": "bob", "nickname": "Bob", "isBot": False}
+SAM: dict[str, Any] = {"id": "810000000000000011", "name": "sam", "nickname": "Sam", "isBot": False}
+BOB: dict[str, Any] = {"id": "810000000000000012", "name": "bob", "nickname": "Bob", "isBot": False}
 GUILD = 810000000000000001
 START = datetime(2025, 1, 1, 10, tzinfo=UTC)
 

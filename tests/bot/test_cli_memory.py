@@ -149,9 +149,9 @@ async def test_summarize_refuses_a_day_in_the_future_or_before_anything_stored(
 
 
 def _export_message(
-    message_id: int, author: dict[str, Any], content: str, when: str, **extra
+    message_id: int, author: dict[str, Any], content: str, when: str, **extra: Any
 ) -> dict[str, Any]:
-    data = {
+    data: dict[str, Any] = {
         "id": str(message_id),
         "type": "Default",
         "timestamp": when,

@@ -43,9 +43,10 @@ async def _cli(*argv: str) -> int:
 
 
 async def _state(db_pool: asyncpg.Pool) -> str | None:
-    return await db_pool.fetchval(
+    value: str | None = await db_pool.fetchval(
         "SELECT state FROM member_consent WHERE guild_id = $1 AND user_id = $2", GUILD, FRANK
     )
+    return value
 
 
 async def test_optin_finds_an_opted_out_member_by_the_name_they_had(

@@ -46,18 +46,20 @@ def _run(argv: list[str]) -> int:
 
 
 async def _summary(db_pool: asyncpg.Pool) -> str:
-    return await db_pool.fetchval(
+    value: str = await db_pool.fetchval(
         "SELECT summary FROM daily_summaries WHERE guild_id = $1 AND day = $2 AND user_id = $3",
         GUILD,
         DAY.date(),
         ALICE,
     )
+    return value
 
 
 async def _stale(db_pool: asyncpg.Pool) -> bool:
-    return await db_pool.fetchval(
+    value: bool = await db_pool.fetchval(
         "SELECT stale FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, DAY.date()
     )
+    return value
 
 
 async def test_marking_an_imported_channel_restricted_rebuilds_its_days(

@@ -4,26 +4,29 @@ admin subcommands that check Manage Server themselves."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import cast
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.checks import NeedsManageServer, manage_server_only
 from bot.cogs.memory_group import MemoryGroupCog
 from memory.core.clock import SystemClock
+from memory.ports import FrontDoor
 
-_MEMORY = SimpleNamespace(clock=SystemClock())  # what constructing the cog reads
+# Constructing the cog reads only the clock of its front door (its commands are only
+# inspected here, never run): a stand-in with that one attribute, cast to what the cog takes.
+_MEMORY = cast("FrontDoor", SimpleNamespace(clock=SystemClock()))
 
 
-class _Bot:
-    """Just enough of a bot for constructing the cog (its commands are only inspected)."""
-
-    memory: Any = None
+def _bot() -> commands.Bot:
+    """A real bot, never connected: the cog is only constructed and its commands inspected."""
+    return commands.Bot(command_prefix="!", intents=discord.Intents.none())
 
 
 def test_group_is_guild_only_and_holds_every_subcommand() -> None:
-    cog = MemoryGroupCog(_Bot(), memory=_MEMORY)  # type: ignore[arg-type]
+    cog = MemoryGroupCog(_bot(), memory=_MEMORY)
     group = cog.app_command
     assert isinstance(group, app_commands.Group)
     assert group.name == "memory"
@@ -41,8 +44,10 @@ def test_group_is_guild_only_and_holds_every_subcommand() -> None:
 
 
 def test_admin_subcommands_check_manage_server_and_member_ones_do_not() -> None:
-    cog = MemoryGroupCog(_Bot(), memory=_MEMORY)  # type: ignore[arg-type]
-    checked = {c.name for c in cog.app_command.commands if c.checks}
+    cog = MemoryGroupCog(_bot(), memory=_MEMORY)
+    group = cog.app_command
+    assert isinstance(group, app_commands.Group)
+    checked = {c.name for c in group.commands if isinstance(c, app_commands.Command) and c.checks}
     assert checked == {"stats", "context", "settings"}
 
 
@@ -57,6 +62,8 @@ def test_manage_server_check_raises_a_polite_refusal() -> None:
     async def command(interaction: discord.Interaction) -> None:
         """Never run; only its check is."""
 
+    # discord.py's check decorators keep the checks on the function until it becomes a
+    # command; its types do not declare that attribute.
     [check] = command.__discord_app_commands_checks__  # type: ignore[attr-defined]
     assert check(_Interaction(manage_guild=True)) is True
     try:

@@ -35,7 +35,7 @@ def _model(provider: str, purpose: str) -> str:
 
 
 def test_banner_names_providers_models_database_and_never_secrets() -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token=TOKEN,
         database_url=DEAD_URL,
@@ -52,7 +52,7 @@ def test_banner_names_providers_models_database_and_never_secrets() -> None:
 
 
 def test_banner_names_the_embedded_data_directory(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "d")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, data_dir=tmp_path / "d")
     lines = startup_lines(settings, version="1", chain_for=lambda p: ["offline"], model_for=_model)
     assert f"  database: embedded PostgreSQL in {tmp_path / 'd'}" in lines
     assert any("offline provider" in line for line in lines)
@@ -119,7 +119,7 @@ def test_verbose_shows_the_traceback(
 def test_run_blames_the_database_not_discord(
     elsewhere: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token=TOKEN,
         database_url=DEAD_URL,

@@ -3,7 +3,7 @@ stand for two processes; a purge in one is seen by the other's next request with
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,14 +32,13 @@ async def two_processes(
 ) -> AsyncIterator[tuple[Memory, Memory]]:
     """Two memories on one database, as two processes would open them (each its own pool);
     the first listens for the other's invalidations before the test starts."""
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     other_pool = await create_pool(database_dsn)
     clock = FixedClock(NOW)
-    first_llm = {"llm": llm} if llm is not None else {}
     try:
         async with (
             open_memory(
-                settings, clock=clock, pool=db_pool, telemetry=Telemetry(), **first_llm
+                settings, clock=clock, pool=db_pool, telemetry=Telemetry(), llm=llm
             ) as first,
             open_memory(settings, clock=clock, pool=other_pool, telemetry=Telemetry()) as second,
         ):
@@ -69,7 +68,7 @@ async def test_a_purge_in_one_process_reaches_the_others_cache(
 async def test_a_lost_listening_connection_reconnects_and_drops_warm_contexts(
     db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     async with open_memory(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
     ) as bot:
@@ -236,5 +235,5 @@ async def test_a_forget_elsewhere_reaches_the_forgotten_statements_held_here(
         await eventually(scrubbed, timeout=2)
 
 
-async def _is(read, expected: object) -> bool:
+async def _is(read: Callable[[], Awaitable[object]], expected: object) -> bool:
     return await read() == expected

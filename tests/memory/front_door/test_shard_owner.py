@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Protocol
 
 import asyncpg
 import pytest
@@ -21,15 +22,23 @@ from memory.wiring import Memory, open_memory
 from tests.support import eventually
 
 
+class Opener(Protocol):
+    """Opens one more process's memory on the test database."""
+
+    def __call__(
+        self, shard_count: str = "1", shard_ids: str | None = None
+    ) -> Awaitable[Memory]: ...
+
+
 @pytest.fixture
-async def opener(database_dsn: str, tmp_path: Path) -> AsyncIterator:
+async def opener(database_dsn: str, tmp_path: Path) -> AsyncIterator[Opener]:
     """Opens memory as a `memorybot run` would, each with its own pool on the one database."""
     async with AsyncExitStack() as stack:
 
         async def open_one(shard_count: str = "1", shard_ids: str | None = None) -> Memory:
             pool: asyncpg.Pool = await create_pool(database_dsn, min_size=1, max_size=3)
             stack.push_async_callback(pool.close)
-            settings = Settings(  # type: ignore[call-arg]
+            settings = Settings(
                 _env_file=None,
                 log_dir=tmp_path / "logs",
                 telemetry_stdout=False,
@@ -43,7 +52,7 @@ async def opener(database_dsn: str, tmp_path: Path) -> AsyncIterator:
         yield open_one
 
 
-async def test_a_second_owner_of_a_shard_is_refused_naming_the_holder(opener) -> None:
+async def test_a_second_owner_of_a_shard_is_refused_naming_the_holder(opener: Opener) -> None:
     first, second = await opener(), await opener()
     async with first.operations.claim_shards():
         with pytest.raises(ShardTaken) as refused:
@@ -57,7 +66,7 @@ async def test_a_second_owner_of_a_shard_is_refused_naming_the_holder(opener) ->
         pass
 
 
-async def test_shards_of_one_count_split_and_another_count_is_refused(opener) -> None:
+async def test_shards_of_one_count_split_and_another_count_is_refused(opener: Opener) -> None:
     zero, one, whole = await opener("2", "0"), await opener("2", "1"), await opener("1")
     async with zero.operations.claim_shards(), one.operations.claim_shards():
         with pytest.raises(ShardTaken, match="already run with SHARD_COUNT=2"):
@@ -71,9 +80,10 @@ async def test_shards_of_one_count_split_and_another_count_is_refused(opener) ->
 
 async def _holder_session(pool: asyncpg.Pool) -> int | None:
     """The database session holding a shard's advisory lock, if any."""
-    return await pool.fetchval(
+    pid: int | None = await pool.fetchval(
         "SELECT min(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
     )
+    return pid
 
 
 async def _cut_the_claims_session(pool: asyncpg.Pool) -> int:
@@ -85,7 +95,7 @@ async def _cut_the_claims_session(pool: asyncpg.Pool) -> int:
 
 
 async def test_a_lost_session_is_claimed_again_or_the_owner_stops(
-    opener, db_pool: asyncpg.Pool
+    opener: Opener, db_pool: asyncpg.Pool
 ) -> None:
     first, second = await opener(), await opener()
     lost = asyncio.Event()

@@ -9,7 +9,7 @@ import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService, query_terms
 from tests.support import chat_message
 
@@ -18,7 +18,7 @@ SAM, BOB = 91, 92
 DAY = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
-def _said(author: int, text: str, days_ago: int, guild: int = G):
+def _said(author: int, text: str, days_ago: int, guild: int = G) -> ChatMessage:
     return chat_message(
         None,
         text,

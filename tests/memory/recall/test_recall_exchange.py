@@ -5,14 +5,15 @@ hit, every line once; a question naming a member prefers the exchange they took 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallHit, RecallService
-from tests.support import chat_message
+from tests.support import chat_message, said_order
 
 G = 934
 ANA, BEN, CY = 41, 42, 43
@@ -20,7 +21,7 @@ ROOM = 600
 START = datetime(2024, 2, 3, 19, 0, tzinfo=UTC)
 
 
-def _chat(*lines: tuple[int, str], minutes: float = 2, **extra) -> list:
+def _chat(*lines: tuple[int, str], minutes: float = 2, **extra: Any) -> list[ChatMessage]:
     return [
         chat_message(
             None,
@@ -47,7 +48,7 @@ async def _members(db_pool: asyncpg.Pool) -> None:
 
 
 def _lines(hit: RecallHit) -> list[str]:
-    return [line.text for line in sorted([hit, *hit.context], key=lambda h: h.message_id)]
+    return [line.text for line in sorted([hit, *hit.context], key=said_order)]
 
 
 def _everything(hits: list[RecallHit]) -> list[str]:

@@ -9,7 +9,7 @@ import asyncpg
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService
 from tests.support import chat_message
 
@@ -17,7 +17,7 @@ G, SAM = 930, 93
 NOW = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
-def _said(text: str, when: datetime):
+def _said(text: str, when: datetime) -> ChatMessage:
     return chat_message(None, text, guild_id=G, channel_id=5, author_id=SAM, created_at=when)
 
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import asyncpg
 
 from db.members import upsert_members
 from db.messages import apply_edits, insert_messages, mark_deleted
 from db.summaries import save_day
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.recall import RecallService
-from tests.support import chat_message
+from tests.support import chat_message, said_order
 
 G = 920
 MELANIE, CAROLINE, JUDY, KIM = 21, 22, 23, 24
@@ -24,7 +25,9 @@ GENERAL, MODS = 500, 501
 DAY = datetime(2023, 5, 8, 14, 5, tzinfo=UTC)  # a Monday
 
 
-def _said(author: int, text: str, *, days_ago: float = 0, channel: int = GENERAL, **extra):
+def _said(
+    author: int, text: str, *, days_ago: float = 0, channel: int = GENERAL, **extra: Any
+) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -228,7 +231,7 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool: asyncpg.Po
     hits = await RecallService(db_pool).search(G, "pottery", limit=5)
     # The question and its answer both match: one exchange, each line once, in said order.
     assert len(hits) == 1
-    lines = sorted([hits[0], *hits[0].context], key=lambda line: line.message_id)
+    lines = sorted([hits[0], *hits[0].context], key=said_order)
     assert [line.text for line in lines] == [
         "did you like the pottery workshop?",
         "loved the pottery, going back on Saturday",

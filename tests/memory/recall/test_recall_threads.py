@@ -9,7 +9,7 @@ import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService, query_terms
 from tests.support import chat_message
 
@@ -18,7 +18,7 @@ DANA, MILO = 31, 32
 DAY = datetime(2023, 9, 4, 18, tzinfo=UTC)
 
 
-def _said(author: int, text: str, days_ago: float):
+def _said(author: int, text: str, days_ago: float) -> ChatMessage:
     return chat_message(
         None,
         text,

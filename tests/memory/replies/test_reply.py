@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import asyncpg
 
@@ -13,9 +15,12 @@ from memory.core.clock import FixedClock
 from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens
+from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.members import NameIndexCache
-from memory.replies import ConversationWindows, IncomingMessage, ReplyComposer, ReplyConfig
+from memory.recall import Asking, RecallHit
+from memory.replies import ConversationWindows, IncomingMessage, ReplyComposer, ReplyConfig, Turn
+from memory.replies._composer import MemorySource, ReplyRecall
 from tests.fakes import ScriptedProvider
 from tests.support import eventually
 
@@ -48,13 +53,21 @@ class _Rows:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
 
-    async def get(self, guild_id, user_ids):
+    async def get(self, guild_id: int, user_ids: Sequence[int]) -> dict[int, Member]:
         return await get_members(self._pool, guild_id, user_ids)
 
 
 async def _composer(
-    db_pool: asyncpg.Pool, memory, provider, telemetry: Telemetry, **config
+    db_pool: asyncpg.Pool,
+    memory: MemorySource,
+    provider: ScriptedProvider,
+    telemetry: Telemetry,
+    *,
+    window_budget: int = 2000,
+    recall: ReplyRecall | None = None,
+    **config: Any,
 ) -> ReplyComposer:
+    """A composer on the real directory and windows; `config` overrides ReplyConfig fields."""
     await upsert_members(
         db_pool,
         [
@@ -67,18 +80,18 @@ async def _composer(
     clock = FixedClock(datetime(2026, 11, 1, 12, tzinfo=UTC))
 
     class Fold:
-        async def fold_turns(self, summary, turns):
+        async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
             return await llm.fold_window(summary=summary, turns=[], max_chars=400, guild_id=G)
 
     windows = ConversationWindows(
         Fold(),
         clock,
-        token_budget=config.pop("window_budget", 2000),
+        token_budget=window_budget,
         soft_decay=timedelta(minutes=10),
         hard_decay=timedelta(minutes=30),
         telemetry=telemetry,
     )
-    settings = {
+    settings: dict[str, Any] = {
         "bot_name": "Bot",
         "persona": "You are a kind bot.",
         "prompt_token_budget": 4000,
@@ -87,7 +100,6 @@ async def _composer(
         "max_members": 6,
         "context_max_chars": 1200,
     }
-    recall = config.pop("recall", None)
     settings.update(config)
     return ReplyComposer(
         recall=recall,
@@ -264,7 +276,9 @@ async def test_at_most_parallel_recalls_searches_run_at_once(db_pool: asyncpg.Po
     release = asyncio.Event()
 
     class HeldRecall:
-        async def recall_for_reply(self, guild_id, question, viewer, asking):
+        async def recall_for_reply(
+            self, guild_id: int, question: str, viewer: Viewer, asking: Asking
+        ) -> list[RecallHit]:
             nonlocal running, most
             running += 1
             most = max(most, running)

@@ -6,8 +6,10 @@ or channels the reader cannot see; a 100,000-character question still gets its r
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -15,13 +17,14 @@ import pytest
 from db.members import upsert_members
 from db.messages import insert_messages, mark_deleted
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.ports import IncomingMessage
-from memory.wiring import open_memory
+from memory.replies import ReplyResult
+from memory.wiring import Memory, open_memory
 from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 
@@ -32,7 +35,9 @@ NOW = datetime(2023, 7, 20, 12, tzinfo=UTC)
 _RECALLED = re.compile(r"<recalled [^>]*>(.*?)</recalled>")
 
 
-def _said(author: int, text: str, *, days_ago: float, channel: int = GENERAL, **extra):
+def _said(
+    author: int, text: str, *, days_ago: float, channel: int = GENERAL, **extra: Any
+) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -45,9 +50,11 @@ def _said(author: int, text: str, *, days_ago: float, channel: int = GENERAL, **
 
 
 @pytest.fixture
-async def memory(db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path):
+async def memory(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> AsyncIterator[Memory]:
     provider = ScriptedProvider({"reply": lambda request: "ok"})
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None, llm_provider="offline", telemetry_stdout=False, log_dir=tmp_path
     )
     await upsert_members(
@@ -67,8 +74,8 @@ async def memory(db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path):
 
 
 async def _ask(
-    memory, db_pool: asyncpg.Pool, author: int, text: str, *, viewer: Viewer | None = None
-):
+    memory: Memory, db_pool: asyncpg.Pool, author: int, text: str, *, viewer: Viewer | None = None
+) -> tuple[ReplyResult, list[str]]:
     """Store the question as the writer would, then compose the reply to it."""
     asked = _said(author, text, days_ago=0)
     await insert_messages(db_pool, [asked])
@@ -79,7 +86,7 @@ async def _ask(
 
 
 async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool,
@@ -100,7 +107,7 @@ async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot
 
 
 async def test_every_question_is_searched_and_greetings_are_not(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool,
@@ -113,7 +120,7 @@ async def test_every_question_is_searched_and_greetings_are_not(
 
 
 async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool,
@@ -141,7 +148,7 @@ async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(
 
 
 async def test_a_hundred_thousand_character_question_gets_a_normal_reply(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool, [_said(MELANIE, "the lighthouse tour was on a Thursday", days_ago=9)]
@@ -156,7 +163,9 @@ async def test_a_hundred_thousand_character_question_gets_a_normal_reply(
     assert result.text == "ok"
 
 
-def _chatter(author: int, lines: tuple[str, ...], *, first_day: int, times: int = 4) -> list:
+def _chatter(
+    author: int, lines: tuple[str, ...], *, first_day: int, times: int = 4
+) -> list[ChatMessage]:
     """`author` saying each of `lines` on `times` different days (words said that often carry
     no news)."""
     return [
@@ -173,7 +182,7 @@ _SMALL_TALK = ("lol same here honestly", "work was busy again today", "I need a 
 
 
 async def test_asking_about_a_member_brings_what_they_told_months_apart(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     # Caroline's two pieces of news, two months apart, among her small talk and others'.
     await insert_messages(
@@ -194,7 +203,7 @@ async def test_asking_about_a_member_brings_what_they_told_months_apart(
 
 
 async def test_a_members_statements_keep_to_what_the_asker_may_read(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool,
@@ -226,7 +235,7 @@ async def test_a_members_statements_keep_to_what_the_asker_may_read(
 
 
 async def test_which_hobbies_brings_both_from_different_months(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     # Melanie's two new pastimes, told two months apart in words the question does not use.
     await insert_messages(
@@ -246,7 +255,7 @@ async def test_which_hobbies_brings_both_from_different_months(
 
 
 async def test_asking_what_is_new_brings_news_before_lasting_facts(
-    memory, db_pool: asyncpg.Pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     # Kim's lasting facts have rarer words than her news; "what's new" wants the news.
     facts = (

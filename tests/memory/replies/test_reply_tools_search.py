@@ -24,6 +24,7 @@ from memory.replies import (
     ReplyComposer,
     ReplyConfig,
     ReplyToolbox,
+    Turn,
     build_tool_sources,
 )
 from tests.fakes import ScriptedProvider
@@ -40,6 +41,13 @@ class NoContexts:
         self, guild_id: int, user_id: int, *, budget: float, wait_in_queue: bool = True
     ) -> str | None:
         return "Mia keeps bees." if user_id == MIA else None
+
+
+class NeverFolds:
+    """A window that never outgrows its budget here: folding it would be a bug."""
+
+    async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
+        raise AssertionError("the window was folded")
 
 
 async def _seed(db_pool: asyncpg.Pool) -> None:
@@ -125,8 +133,12 @@ async def test_tools_out_of_time_answer_without_searching(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await _seed(db_pool)
+
+    async def never_asked(guild_id: int, user_id: int) -> list[str]:
+        raise AssertionError("a tool ran with no time left")
+
     sources = build_tool_sources(
-        RecallService(db_pool), MemberDirectory(db_pool), NoContexts(), lambda g, u: None
+        RecallService(db_pool), MemberDirectory(db_pool), NoContexts(), never_asked
     )
     use = ReplyToolbox(sources, telemetry, budget_seconds=0).for_reply(G, Viewer.everything())
 
@@ -154,7 +166,7 @@ async def test_a_reply_offers_tools_bound_to_the_askers_viewer(
         memory=NoContexts(),
         llm=MemoryLLM(provider),
         windows=ConversationWindows(
-            None,
+            NeverFolds(),
             FixedClock(DAY),
             token_budget=2000,
             soft_decay=timedelta(minutes=10),
