@@ -29,7 +29,7 @@ from memory.core.clock import Clock, SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.wiring import open_memory
+from memory.wiring import Memory, open_memory
 from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
 from tests.support import eventually
 
@@ -42,6 +42,14 @@ TEST_SETTINGS: dict[str, Any] = {
     "telemetry_stdout": False,
     "llm_provider": "offline",
 }
+
+
+def wired(bot: MemoryBot) -> Memory:
+    """Everything behind the bot's front door: the bot sees six faces, a test may reach the
+    pool and the services themselves (the bot under test is always given a whole `Memory`)."""
+    memory = bot.memory
+    assert isinstance(memory, Memory), type(memory)
+    return memory
 
 
 @pytest.fixture
@@ -57,7 +65,7 @@ def e2e_settings(tmp_path: Path) -> Callable[..., Settings]:
 
     def build(**overrides: Any) -> Settings:
         values = {**TEST_SETTINGS, "log_dir": tmp_path / "logs", **overrides}
-        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+        return Settings(_env_file=None, **values)
 
     return build
 
@@ -149,6 +157,6 @@ async def directory_ready(bot: MemoryBot, name: str = "bob", *, count: int = 1) 
     commands resolve names from it."""
 
     async def known() -> bool:
-        return len(await find_by_name(bot.memory.pool, GUILD_ID, name)) >= count
+        return len(await find_by_name(wired(bot).pool, GUILD_ID, name)) >= count
 
     await until_stored(bot, known)
