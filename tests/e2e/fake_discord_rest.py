@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import application_payload, guild_payload, thread_payload
@@ -56,8 +56,8 @@ class RestRoutes(DiscordHost):
             reader = await request.multipart()
             body: Any = None
             while (part := await reader.next()) is not None:
-                if getattr(part, "name", None) == "payload_json":
-                    body = json.loads(await part.text())  # type: ignore[union-attr]
+                if isinstance(part, BodyPartReader) and part.name == "payload_json":
+                    body = json.loads(await part.text())
             return body
         text = await request.text()
         return json.loads(text) if text else None

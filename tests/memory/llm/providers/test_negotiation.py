@@ -27,7 +27,7 @@ from memory.llm.providers.openai_compat import OpenAICompatibleProvider
 from memory.llm.tasks import ForgetOutput
 from tests.memory.llm.conftest import RecordingSleep
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply, openai_error, openai_text
-from tests.memory.llm.test_reply_tools import openai_call
+from tests.memory.llm.providers.test_reply_tools import openai_call
 
 # What llama-cpp-python's server answers to `response_format: json_schema` (HTTP 500).
 LLAMA_CPP_REFUSAL = openai_error(

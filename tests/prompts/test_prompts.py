@@ -178,7 +178,8 @@ async def test_injected_markup_in_a_fact_stays_text_in_the_remember_prompt() -> 
     root = _parse(provider.prompts[0])
     # Nothing forgotten: no constraints block at all (an empty one cost every call tokens).
     assert [node.tag for node in root] == ["task", "memory", "statement", "output"]
-    assert root.find("statement").text == statement  # type: ignore[union-attr]
+    told = root.find("statement")
+    assert told is not None and told.text == statement
 
 
 def test_a_transcript_writes_the_time_only_where_the_hour_changes() -> None:

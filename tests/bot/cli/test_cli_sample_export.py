@@ -16,7 +16,7 @@ from bot.cli import CliError, build_parser, main
 from bot.cli.importer import export_paths
 from memory.core.settings import load_settings
 
-SAMPLE = Path(__file__).resolve().parents[2] / "docs" / "sample-export"
+SAMPLE = Path(__file__).resolve().parents[3] / "docs" / "sample-export"
 GUILD = 800000000000000001
 
 

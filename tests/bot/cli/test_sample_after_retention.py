@@ -13,7 +13,7 @@ import pytest
 
 from bot.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "docs" / "sample-export"
 
 

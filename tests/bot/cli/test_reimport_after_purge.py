@@ -12,7 +12,7 @@ import pytest
 
 from bot.cli import main
 
-SAMPLE = Path(__file__).resolve().parents[2] / "docs" / "sample-export"
+SAMPLE = Path(__file__).resolve().parents[3] / "docs" / "sample-export"
 SHOW = ["memory", "show", "--guild", "Sample Hikers", "--user", "carol", "--now", "2026-05-14"]
 
 

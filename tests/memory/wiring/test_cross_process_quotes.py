@@ -12,7 +12,7 @@ import asyncpg
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.models import Member
-from tests.memory.front_door.test_cross_process import CHANNEL, NOW, two_processes
+from tests.memory.wiring.test_cross_process import CHANNEL, NOW, two_processes
 from tests.support import chat_message, eventually
 
 G, ALICE, BOB = 951, 97, 98
