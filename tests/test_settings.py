@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from memory.core.paths import find_locations, in_container
-from memory.core.settings import SettingsError, load_settings
+from memory.core.settings import load_settings
+from memory.core.settings_errors import SettingsError
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("GEMINI_API_KEY", "LLM_PROVIDER", "RETENTION_DAYS", "DEFAULT_TIMEZONE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env
@@ -52,17 +54,17 @@ def test_gemini_without_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) ->
         load_settings()
 
 
-def _project(directory) -> None:
+def _project(directory: Path) -> None:
     (directory / "pyproject.toml").write_text('[project]\nname = "memorybot"\n')
 
 
-def test_env_file_is_read_in_the_project_directory(tmp_path) -> None:
+def test_env_file_is_read_in_the_project_directory(tmp_path: Path) -> None:
     _project(tmp_path)
     (tmp_path / ".env").write_text("BOT_NAME=Robo\n")
     assert load_settings().bot_name == "Robo"
 
 
-def test_cli_prints_one_line_not_a_traceback(tmp_path) -> None:
+def test_cli_prints_one_line_not_a_traceback(tmp_path: Path) -> None:
     env = {"RETENTION_DAYS": "-3", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     result = subprocess.run(
         [sys.executable, "-m", "bot", "migrate"],
@@ -93,7 +95,7 @@ def test_env_example_documents_every_setting() -> None:
     assert not missing, f".env.example lacks {sorted(missing)}"
 
 
-def test_empty_values_from_a_copied_env_example_mean_unset(tmp_path) -> None:
+def test_empty_values_from_a_copied_env_example_mean_unset(tmp_path: Path) -> None:
     _project(tmp_path)
     (tmp_path / ".env").write_text("DISCORD_TOKEN=\nGEMINI_API_KEY=\n")
     settings = load_settings()
@@ -114,7 +116,7 @@ def test_readme_documents_every_setting() -> None:
 # --- strict names ---------------------------------------------------------------------------
 
 
-def test_misspelt_env_file_variable_stops_with_the_closest_name(tmp_path) -> None:
+def test_misspelt_env_file_variable_stops_with_the_closest_name(tmp_path: Path) -> None:
     _project(tmp_path)
     (tmp_path / ".env").write_text("BOT_NAME=Robo\nGEMINI_APIKEY=k-123\n")
     with pytest.raises(SettingsError) as raised:
@@ -125,7 +127,7 @@ def test_misspelt_env_file_variable_stops_with_the_closest_name(tmp_path) -> Non
     assert "k-123" not in message
 
 
-def test_compose_and_clock_variables_are_welcome_in_env_file(tmp_path) -> None:
+def test_compose_and_clock_variables_are_welcome_in_env_file(tmp_path: Path) -> None:
     _project(tmp_path)
     (tmp_path / ".env").write_text("POSTGRES_PASSWORD=secret\nMEMORYBOT_NOW=2026-01-02\n")
     assert load_settings().provider == "offline"
@@ -189,7 +191,7 @@ def test_gemini_without_key_names_the_setting(monkeypatch: pytest.MonkeyPatch) -
 # --- where data lives -----------------------------------------------------------------------
 
 
-def test_project_directory_keeps_data_logs_and_env_beside_it(tmp_path) -> None:
+def test_project_directory_keeps_data_logs_and_env_beside_it(tmp_path: Path) -> None:
     _project(tmp_path)
     settings = load_settings()
     assert settings.data_dir == tmp_path / ".data"
@@ -197,7 +199,9 @@ def test_project_directory_keeps_data_logs_and_env_beside_it(tmp_path) -> None:
     assert settings.locations is not None and settings.locations.mode == "project"
 
 
-def test_other_directories_share_one_per_user_place(tmp_path, monkeypatch) -> None:
+def test_other_directories_share_one_per_user_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data_home = tmp_path / "xdg-data"
     config_home = tmp_path / "xdg-config"
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
@@ -221,13 +225,13 @@ def test_other_directories_share_one_per_user_place(tmp_path, monkeypatch) -> No
     assert not (data_home / "memorybot").exists()  # loading settings creates nothing
 
 
-def test_an_existing_data_directory_marks_a_project(tmp_path) -> None:
+def test_an_existing_data_directory_marks_a_project(tmp_path: Path) -> None:
     (tmp_path / ".data").mkdir()
     assert find_locations(tmp_path, {}).mode == "project"
     assert find_locations(tmp_path / ".data", {"HOME": str(tmp_path)}).mode == "user"
 
 
-def test_absolute_data_dir_wins(tmp_path, monkeypatch) -> None:
+def test_absolute_data_dir_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "elsewhere"))
     assert load_settings().data_dir == tmp_path / "elsewhere"
 
@@ -256,7 +260,9 @@ def test_every_name_in_env_example_passes_the_strict_check() -> None:
     check_names(keys, {}, None)
 
 
-def test_a_typo_of_our_own_variable_in_the_environment_stops(monkeypatch) -> None:
+def test_a_typo_of_our_own_variable_in_the_environment_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("MEMORYBOT_NOWW", "2026-01-01")
     with pytest.raises(SettingsError, match="did you mean MEMORYBOT_NOW"):
         load_settings()
@@ -309,7 +315,7 @@ def shard_env(monkeypatch: pytest.MonkeyPatch, count: str, ids: str | None) -> N
 
 
 def test_secrets_come_from_files_when_the_variable_is_unset(
-    monkeypatch: pytest.MonkeyPatch, tmp_path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     secrets = tmp_path / "secrets"
     secrets.mkdir()

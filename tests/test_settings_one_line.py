@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from memory.core.settings import SettingsError, load_settings
+from memory.core.settings import load_settings
+from memory.core.settings_errors import SettingsError
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(
     tmp_path: Path, *, prefix: tuple[str, ...] = (), **env: str
-) -> subprocess.CompletedProcess:
+) -> subprocess.CompletedProcess[str]:
     base = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(tmp_path),
@@ -36,7 +37,7 @@ def _run(
     )
 
 
-def _one_line(result: subprocess.CompletedProcess) -> str:
+def _one_line(result: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in result.stderr, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr

@@ -33,7 +33,7 @@ def _lines(text: str) -> list[dict[str, Any]]:
 # Every bench in one test (a database each): more than one test's default time on a busy machine.
 @pytest.mark.timeout(300)
 async def test_every_bench_at_a_tiny_size_prints_figures(
-    pg_server: EmbeddedPostgres, capsys
+    pg_server: EmbeddedPostgres, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = BenchServer(pg_server.uri())
     report = Reporter()
@@ -103,7 +103,11 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     ids=["ingest", "economy", "latency", "memory", "scale", "recall", "dashboard"],
 )
 async def test_each_bench_command_line_runs(
-    module: Any, args: str, pg_server: EmbeddedPostgres, monkeypatch, capsys
+    module: Any,
+    args: str,
+    pg_server: EmbeddedPostgres,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("DATABASE_URL", pg_server.uri())
     assert await module.main(shlex.split(args)) == 0

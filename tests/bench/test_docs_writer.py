@@ -5,6 +5,7 @@ its stored figures render (nobody edits the tables by hand)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bench import docs
 from bench.__main__ import BENCHES, ON_REQUEST, TARGETS
@@ -13,7 +14,7 @@ from bench.report import figure
 _PAGE = f"# Performance\n\nintro\n\n{docs.START}\nold tables\n{docs.END}\n\n## Changelog\n"
 
 
-def _run(folder: Path, doc: Path, figures: list[dict], benches: list[str]) -> str:
+def _run(folder: Path, doc: Path, figures: list[dict[str, Any]], benches: list[str]) -> str:
     docs.write_docs(figures, benches, TARGETS, BENCHES, folder=folder, doc=doc)
     return doc.read_text(encoding="utf-8")
 

@@ -4,6 +4,8 @@ leaves a backlog. (The tiny run of every figure is in test_bench_smoke.py.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench import __main__ as bench_main
 from bench import fleet
 from bench.database import BenchServer
@@ -13,7 +15,7 @@ from bench.report import Reporter
 from db.embedded import EmbeddedPostgres
 
 
-def _targets(report: Reporter, metric: str) -> list[dict]:
+def _targets(report: Reporter, metric: str) -> list[dict[str, Any]]:
     return [f for f in report.figures if f["bench"] == "targets" and f["metric"] == metric]
 
 

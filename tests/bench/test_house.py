@@ -5,13 +5,14 @@ say now (re-run `python -m bench --only house --write-docs` after moving an impo
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from bench import house, house_drawing, house_history
 from bench.docs import load
 from bench.report import Reporter
 
 
-def _structure(figures: list[dict]) -> dict[str, object]:
+def _structure(figures: list[dict[str, Any]]) -> dict[str, object]:
     figures = [f for f in figures if f["bench"] == "house"]
     totals = {f["metric"]: f["value"] for f in figures if "room" not in f and "module" not in f}
     floors = {f["room"]: f["floor"] for f in figures if f["metric"] == "room_lines"}

@@ -3,6 +3,8 @@ and exchanges as the recording proxy keeps them; the live run itself is `make te
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench.live_checks import reached
 from bench.live_flows import answers
 from bench.live_proxy import Exchange
@@ -14,7 +16,7 @@ def _call(telemetry: Telemetry, purpose: str, outcome: str, **fields: object) ->
     telemetry.emit("llm_call", purpose=purpose, outcome=outcome, provider="openai", **fields)
 
 
-def _run(telemetry: Telemetry) -> list[dict]:
+def _run(telemetry: Telemetry) -> list[dict[str, Any]]:
     _call(telemetry, "daily_summary", "ok", latency_ms=900, input_tokens=500, output_tokens=60)
     _call(telemetry, "daily_summary", "ok", latency_ms=1500, input_tokens=400, output_tokens=40)
     _call(telemetry, "daily_summary", "degraded", reason="unusable_output", detail="missing")
@@ -59,8 +61,8 @@ def test_the_report_quotes_what_the_model_answered_and_names_what_it_never_got_r
     assert "answered e.g. HTTP 500" in report
 
 
-def _answer(text: str, *, call: bool = False) -> dict:
-    message: dict = {"role": "assistant", "content": text}
+def _answer(text: str, *, call: bool = False) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if call:
         message["tool_calls"] = [{"id": "1", "function": {"name": "search_memory"}}]
     return {"choices": [{"message": message}]}

@@ -95,7 +95,9 @@ def test_only_the_memories_count_as_evidence() -> None:
     assert not score(chat, question, None).evidence_any
 
 
-def test_a_missing_dataset_is_one_line_and_a_skip(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_missing_dataset_is_one_line_and_a_skip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("LOCOMO_DATA", str(tmp_path / "absent.json.gz"))
     with pytest.raises(DatasetMissing, match=r"absent\.json\.gz"):
         load()
@@ -108,7 +110,7 @@ def test_a_missing_dataset_is_one_line_and_a_skip(tmp_path: Path, monkeypatch, c
 
 
 async def test_a_toy_conversation_goes_through_import_and_the_reply_path(
-    pg_server: EmbeddedPostgres, tmp_path: Path, monkeypatch
+    pg_server: EmbeddedPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "toy.json"
     path.write_text(json.dumps([_sample()]), encoding="utf-8")

@@ -152,7 +152,9 @@ async def test_a_tiny_run_through_the_console_prints_every_kinds_figures(
     assert all(a.question.kind != "never_said" for a in with_evidence)
 
 
-async def test_the_command_line_runs(pg_server: EmbeddedPostgres, monkeypatch, capsys) -> None:
+async def test_the_command_line_runs(
+    pg_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("DATABASE_URL", pg_server.uri())
     args = "--members 2 --sessions 4 --days 10 --per-kind 1 --show"
     assert await quality.main(shlex.split(args)) == 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shlex
 
+import pytest
+
 from bench import reply_e2e
 from bench.database import BenchServer
 from bench.report import Reporter
@@ -35,7 +37,9 @@ async def test_a_tiny_run_answers_everyone_and_prints_its_figures(
             assert composer > 0 and outside > 0, "the composer's own time is told apart"
 
 
-async def test_the_command_line_runs(pg_server: EmbeddedPostgres, monkeypatch, capsys) -> None:
+async def test_the_command_line_runs(
+    pg_server: EmbeddedPostgres, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("DATABASE_URL", pg_server.uri())
     assert await reply_e2e.main(shlex.split("--members 2 --history 4 --rounds 1")) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]

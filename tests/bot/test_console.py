@@ -7,17 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.console import ConsoleSession
 from memory.core.clock import SystemClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def test_console_session_remembers_and_answers(db_pool, telemetry, tmp_path) -> None:
+async def test_console_session_remembers_and_answers(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
@@ -92,7 +96,9 @@ def test_console_from_a_stdin_script_with_the_embedded_database(server_tmp_path:
 
 
 @pytest.mark.parametrize("line", ["/nope", "/remember", "/summarize 2026-13-40"])
-async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line: str) -> None:
+async def test_console_explains_bad_commands(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path, line: str
+) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
@@ -101,7 +107,9 @@ async def test_console_explains_bad_commands(db_pool, telemetry, tmp_path, line:
         assert output and ("unknown" in output[0] or "usage" in output[0] or "date" in output[0])
 
 
-async def test_console_refuses_to_summarise_a_future_day(db_pool, telemetry, tmp_path) -> None:
+async def test_console_refuses_to_summarise_a_future_day(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     """Issue 37.8: not "summarised 0 messages" for a day nothing can be said about."""
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
@@ -115,7 +123,7 @@ async def test_console_refuses_to_summarise_a_future_day(db_pool, telemetry, tmp
 
 
 async def test_console_speaks_in_an_imported_server_with_its_members(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     from bot.console import ConsoleSession
     from tests.memory.export_samples import GUILD_ID, export, sample_messages, write
@@ -138,7 +146,7 @@ async def test_console_speaks_in_an_imported_server_with_its_members(
 
 
 async def test_console_replies_reach_its_channel_and_public_channels_only(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     from datetime import UTC, datetime, timedelta
 

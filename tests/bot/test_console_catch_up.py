@@ -4,9 +4,13 @@ as on Discord, with the channel named rather than numbered."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
 
 from bot.console import ConsoleSession
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import Memory, open_memory
 from tests.bot.console_support import console_settings
 
@@ -25,7 +29,7 @@ async def missed_by_bob(memory: Memory, clock: FixedClock, *lines: str) -> str:
 
 
 async def test_what_did_i_miss_lists_the_conversation_held_while_away(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))
     async with open_memory(
@@ -46,7 +50,7 @@ async def test_what_did_i_miss_lists_the_conversation_held_while_away(
 
 
 async def test_lines_to_the_bot_are_not_what_a_conversation_was_about(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))
     async with open_memory(
@@ -65,7 +69,9 @@ async def test_lines_to_the_bot_are_not_what_a_conversation_was_about(
         assert "Mongolia" not in answer and "remember that" not in answer, answer
 
 
-async def test_questions_to_the_bot_alone_are_nothing_missed(db_pool, telemetry, tmp_path) -> None:
+async def test_questions_to_the_bot_alone_are_nothing_missed(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     """Issue 37.5: a stretch of questions to the bot (the asker's or anyone's) is not a
     conversation someone missed."""
     clock = FixedClock(datetime(2026, 5, 4, 9, 0, tzinfo=UTC))

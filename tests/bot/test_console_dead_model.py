@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -20,7 +21,7 @@ from tests.dead_endpoint import ConnectionCount
 
 
 async def test_a_dead_endpoint_is_tried_once_and_the_console_still_answers(
-    db_pool,
+    db_pool: asyncpg.Pool,
     database_dsn: str,
     tmp_path: Path,
     dead_url: str,

@@ -45,7 +45,11 @@ def _console(tmp_path: Path, database_dsn: str, dead_url: str, lines: list[str])
 
 
 async def test_a_dead_model_is_told_once_and_forgotten_when_its_process_exits(
-    cli_env: Path, database_dsn: str, dead_url: str, monkeypatch: pytest.MonkeyPatch, capsys
+    cli_env: Path,
+    database_dsn: str,
+    dead_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     lines = [
         "alice: hi everyone, back from Lisbon",

@@ -6,17 +6,23 @@ directory and the facts; a fact learned from chat in the running session is in "
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
 
 from bot.console import ConsoleSession
 from db.members import find_by_name
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 MORNING = datetime(2026, 11, 12, 10, 5, tzinfo=UTC)
 
 
-async def test_forgetting_an_alias_removes_it_everywhere(db_pool, telemetry, tmp_path) -> None:
+async def test_forgetting_an_alias_removes_it_everywhere(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=FixedClock(MORNING)
     ) as memory:
@@ -40,7 +46,7 @@ async def test_forgetting_an_alias_removes_it_everywhere(db_pool, telemetry, tmp
 
 
 async def test_a_fact_learned_in_the_running_session_shows_at_once(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     clock = FixedClock(MORNING)
     async with open_memory(

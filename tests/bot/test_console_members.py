@@ -8,6 +8,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.cli import main
@@ -17,7 +18,9 @@ GUILD = 800000000000000001
 ALICE, BOB, CAROL = 800000000000000101, 800000000000000102, 800000000000000103
 
 
-async def _console(tmp_path: Path, monkeypatch, speaker: str, lines: list[str]) -> None:
+async def _console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, speaker: str, lines: list[str]
+) -> None:
     script = tmp_path / f"script-{speaker}.txt"
     script.write_text("\n".join([*lines, "/quit"]) + "\n", encoding="utf-8")
     with script.open(encoding="utf-8") as stdin:
@@ -27,7 +30,7 @@ async def _console(tmp_path: Path, monkeypatch, speaker: str, lines: list[str]) 
 
 
 @pytest.fixture
-async def sample(cli_env: Path, monkeypatch) -> Path:
+async def sample(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("RETENTION_DAYS", "400")
     monkeypatch.setenv("MEMORYBOT_NOW", "2026-05-20T12:00:00+00:00")
     argv = ["import", str(SAMPLE), "--no-progress"]
@@ -35,14 +38,18 @@ async def sample(cli_env: Path, monkeypatch) -> Path:
     return cli_env
 
 
-async def _members(db_pool) -> dict[int, str]:
+async def _members(db_pool: asyncpg.Pool) -> dict[int, str]:
     rows = await db_pool.fetch("SELECT user_id, username FROM members WHERE guild_id = $1", GUILD)
     return {row["user_id"]: row["username"] for row in rows}
 
 
 @pytest.mark.parametrize("speaker", ["alice", "carol", str(BOB)])
 async def test_as_names_the_imported_member(
-    sample: Path, db_pool, monkeypatch, capsys, speaker: str
+    sample: Path,
+    db_pool: asyncpg.Pool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    speaker: str,
 ) -> None:
     before = await _members(db_pool)
     assert set(before) == {ALICE, BOB, CAROL}
@@ -58,7 +65,12 @@ async def test_as_names_the_imported_member(
     assert f"{BOB}>" not in out, "the transcript names the speaker, not an id"
 
 
-async def test_lines_and_whois_create_nobody(sample: Path, db_pool, monkeypatch, capsys) -> None:
+async def test_lines_and_whois_create_nobody(
+    sample: Path,
+    db_pool: asyncpg.Pool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     before = await _members(db_pool)
     huge = "99999999999999999999999"  # past any id: no member, and no database error
     lines = ["bob: who is up for the lighthouse loop?", "/whois nobodyhere", f"/whois {huge}"]

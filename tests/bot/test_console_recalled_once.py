@@ -6,14 +6,20 @@ own: a line of a match's exchange carries none since issue 43)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import asyncpg
 
 from bot.console import ConsoleSession
 from memory.core.clock import SystemClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 
-async def test_a_recalled_line_is_quoted_once_and_labelled(db_pool, telemetry, tmp_path) -> None:
+async def test_a_recalled_line_is_quoted_once_and_labelled(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:

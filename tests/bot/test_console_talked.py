@@ -4,15 +4,19 @@ not a canned line, and only that day's."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
 
 from bot.console import ConsoleSession
 from memory.core.clock import FixedClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 
 async def test_what_did_we_talk_about_on_a_day_answers_with_that_days_conversation(
-    db_pool, telemetry, tmp_path
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
 ) -> None:
     tuesday = datetime(2026, 5, 5, 18, 0, tzinfo=UTC)
     clock = FixedClock(tuesday)

@@ -8,20 +8,24 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import asyncpg
 
 from bot.console import ConsoleSession
 from memory.core.clock import SystemClock
+from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
 from tests.bot.console_support import console_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _read_export(path: Path) -> tuple[dict, int]:
+def _read_export(path: Path) -> tuple[dict[str, Any], int]:
     return json.loads(path.read_text(encoding="utf-8")), path.stat().st_mode
 
 
-async def test_console_words(db_pool, telemetry, tmp_path) -> None:
+async def test_console_words(db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path) -> None:
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:

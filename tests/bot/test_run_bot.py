@@ -18,7 +18,7 @@ def test_unreachable_discord_is_one_clear_error(
 ) -> None:
     # Nothing listens on port 9 of loopback: the connection is refused at once.
     monkeypatch.setattr(discord.http.Route, "BASE", "http://127.0.0.1:9/api/v10")
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token="not-a-real-token",
         data_dir=server_tmp_path,

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.core.settings import SettingsError, load_settings
+from memory.core.settings import load_settings
+from memory.core.settings_errors import SettingsError
 
 BOT_UID = BOT_GID = 10001
 HOST_GID = 4242  # the admin's own group on the host
@@ -50,7 +51,8 @@ def _load_as_bot(secrets: Path, tmp_path: Path, groups: list[int]) -> dict[str, 
     with os.fdopen(read) as pipe:
         data = pipe.read()
     os.waitpid(pid, 0)
-    return json.loads(data)
+    seen: dict[str, str] = json.loads(data)
+    return seen
 
 
 @pytest.fixture

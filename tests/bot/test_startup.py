@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.banner import client_id_from_token, guild_lines, invite_url, startup_lines
@@ -34,7 +35,7 @@ def _model(provider: str, purpose: str) -> str:
 
 
 def test_banner_names_providers_models_database_and_never_secrets() -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token=TOKEN,
         database_url=DEAD_URL,
@@ -51,7 +52,7 @@ def test_banner_names_providers_models_database_and_never_secrets() -> None:
 
 
 def test_banner_names_the_embedded_data_directory(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "d")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, data_dir=tmp_path / "d")
     lines = startup_lines(settings, version="1", chain_for=lambda p: ["offline"], model_for=_model)
     assert f"  database: embedded PostgreSQL in {tmp_path / 'd'}" in lines
     assert any("offline provider" in line for line in lines)
@@ -90,7 +91,10 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     [["migrate"], ["memory", "show", "--guild", "1", "--user", "2"], ["retention", "run"]],
 )
 def test_unreachable_database_is_one_line_for_every_command(
-    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys, argv: list[str]
+    elsewhere: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
 ) -> None:
     monkeypatch.setenv("DATABASE_URL", DEAD_URL)
     assert main(argv) == 1
@@ -102,7 +106,9 @@ def test_unreachable_database_is_one_line_for_every_command(
     assert "hunter2" not in err and "Traceback" not in err
 
 
-def test_verbose_shows_the_traceback(elsewhere: Path, monkeypatch, capsys) -> None:
+def test_verbose_shows_the_traceback(
+    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("DATABASE_URL", DEAD_URL)
     assert main(["--verbose", "migrate"]) == 1
     err = capsys.readouterr().err
@@ -113,7 +119,7 @@ def test_verbose_shows_the_traceback(elsewhere: Path, monkeypatch, capsys) -> No
 def test_run_blames_the_database_not_discord(
     elsewhere: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token=TOKEN,
         database_url=DEAD_URL,
@@ -128,7 +134,9 @@ def test_run_blames_the_database_not_discord(
     assert "Discord" not in errors[0]
 
 
-def test_read_only_command_never_creates_an_empty_database(elsewhere: Path, capsys) -> None:
+def test_read_only_command_never_creates_an_empty_database(
+    elsewhere: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["memory", "show", "--guild", "1", "--user", "2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("memorybot: no database in ") and "yet" in err
@@ -137,7 +145,7 @@ def test_read_only_command_never_creates_an_empty_database(elsewhere: Path, caps
 
 
 def test_container_refuses_to_start_without_database_url(
-    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("MEMORYBOT_IN_CONTAINER", "1")
     assert main(["migrate"]) == 2
@@ -147,7 +155,7 @@ def test_container_refuses_to_start_without_database_url(
     assert not load_settings().data_dir.exists()
 
 
-def test_version(capsys) -> None:
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
@@ -182,7 +190,7 @@ async def test_health_is_ok_when_the_database_answers(
 
 
 async def test_health_says_which_formats_a_model_server_was_negotiated_down_to(
-    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, database_dsn: str, db_pool
+    elsewhere: Path, monkeypatch: pytest.MonkeyPatch, database_dsn: str, db_pool: asyncpg.Pool
 ) -> None:
     """A format refusal is remembered in the database (issue 33); health says it, stays 0."""
     from memory.llm.providers import Capabilities, DatabaseCapabilities

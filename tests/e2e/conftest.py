@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -28,7 +29,7 @@ from memory.core.clock import Clock, SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm import MemoryLLM
-from memory.wiring import open_memory
+from memory.wiring import Memory, open_memory
 from tests.e2e.fake_discord import GUILD_ID, FakeDiscord
 from tests.support import eventually
 
@@ -43,6 +44,14 @@ TEST_SETTINGS: dict[str, Any] = {
 }
 
 
+def wired(bot: MemoryBot) -> Memory:
+    """Everything behind the bot's front door: the bot sees six faces, a test may reach the
+    pool and the services themselves (the bot under test is always given a whole `Memory`)."""
+    memory = bot.memory
+    assert isinstance(memory, Memory), type(memory)
+    return memory
+
+
 @pytest.fixture
 async def fake_discord() -> AsyncIterator[FakeDiscord]:
     """A running fake Discord with discord.py pointed at it (undone after the test)."""
@@ -51,12 +60,12 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-def e2e_settings(tmp_path) -> Callable[..., Settings]:
+def e2e_settings(tmp_path: Path) -> Callable[..., Settings]:
     """Settings for a bot under test: no .env, quick flushes, logs under tmp_path."""
 
     def build(**overrides: Any) -> Settings:
         values = {**TEST_SETTINGS, "log_dir": tmp_path / "logs", **overrides}
-        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+        return Settings(_env_file=None, **values)
 
     return build
 
@@ -148,6 +157,6 @@ async def directory_ready(bot: MemoryBot, name: str = "bob", *, count: int = 1) 
     commands resolve names from it."""
 
     async def known() -> bool:
-        return len(await find_by_name(bot.memory.pool, GUILD_ID, name)) >= count
+        return len(await find_by_name(wired(bot).pool, GUILD_ID, name)) >= count
 
     await until_stored(bot, known)

@@ -77,7 +77,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import discord
 import discord.gateway
@@ -140,6 +140,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents, RestRoutes):
@@ -322,9 +323,10 @@ class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents,
 
         return await self._wait(find, timeout, "sent message")
 
-    async def _wait(self, probe: Callable[[], Any], seconds: float, what: str) -> Any:
+    async def _wait(self, probe: Callable[[], T | None], seconds: float, what: str) -> T:
         try:
-            return await eventually(probe, seconds)
+            found: T = await eventually(probe, seconds)
+            return found
         except TimeoutError:
             raise TimeoutError(
                 f"no {what} within {seconds}s; sent: {self.sent_messages!r}"

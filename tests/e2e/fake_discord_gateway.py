@@ -10,13 +10,12 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import guild_payload
 
 
-class GatewayEvents:
+class GatewayEvents(DiscordHost):
     """Mixin of `FakeDiscord`: the gateway websocket and the events sent over it."""
-
-    guild: Any
 
     async def dispatch(self, event: str, data: Mapping[str, Any]) -> None:
         """Send one DISPATCH to every connected client whose shard holds the guild (as
@@ -46,8 +45,9 @@ class GatewayEvents:
             self._shard_of.pop(socket, None)
         return socket
 
-    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict) -> None:
-        op, data = msg.get("op"), msg.get("d")
+    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict[str, Any]) -> None:
+        op = msg.get("op")
+        data: Any = msg.get("d")  # the client's JSON: its shape depends on the op
         if op == 1:  # heartbeat
             await socket.send_json({"op": 11})
         elif op == 2:  # identify

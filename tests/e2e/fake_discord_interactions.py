@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import ALL_PERMISSIONS, OPTION_TYPES, FakeChannel, FakeMember
 
 
-class SlashCommands:
+class SlashCommands(DiscordHost):
     """Mixin of `FakeDiscord`: invoking the bot's commands and reading its answers."""
-
-    guild: Any
 
     def _command_for(self, name: str) -> tuple[dict[str, Any] | None, int | None]:
         for scope in (self.guild.id, None):

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import FakeAttachment, FakeChannel, FakeMember
 
 
@@ -18,11 +19,8 @@ def _mention_payload(mentioned: FakeMember) -> dict[str, Any]:
     return payload
 
 
-class MessageEvents:
+class MessageEvents(DiscordHost):
     """Mixin of `FakeDiscord`: messages in history, and the events members cause."""
-
-    guild: Any
-    history: dict[int, dict[int, dict[str, Any]]]
 
     def forget_message(self, message_id: int) -> None:
         """Delete a message from history without telling the bot (deleted while offline)."""

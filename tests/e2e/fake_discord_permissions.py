@@ -5,8 +5,8 @@ from these exactly as it does on Discord."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import (
     FakeChannel,
     FakeRole,
@@ -17,11 +17,8 @@ from tests.e2e.fake_discord_models import (
 )
 
 
-class PermissionEvents:
+class PermissionEvents(DiscordHost):
     """Mixin of `FakeDiscord`: who may view what, and the events that change it."""
-
-    guild: Any
-    history: dict[int, dict[int, dict[str, Any]]]
 
     def add_role(self, name: str, *, permissions: int = 0) -> FakeRole:
         """A role of the guild (before start; `create_role` once running)."""

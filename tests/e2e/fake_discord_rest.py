@@ -9,8 +9,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
+from tests.e2e.fake_discord_host import DiscordHost
 from tests.e2e.fake_discord_models import application_payload, guild_payload, thread_payload
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def _json(data: Any, status: int = 200) -> web.Response:
     )
 
 
-class RestRoutes:
+class RestRoutes(DiscordHost):
     """Mixin of `FakeDiscord`: one aiohttp handler for every /api/v10 route."""
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
@@ -55,8 +56,8 @@ class RestRoutes:
             reader = await request.multipart()
             body: Any = None
             while (part := await reader.next()) is not None:
-                if getattr(part, "name", None) == "payload_json":
-                    body = json.loads(await part.text())  # type: ignore[union-attr]
+                if isinstance(part, BodyPartReader) and part.name == "payload_json":
+                    body = json.loads(await part.text())
             return body
         text = await request.text()
         return json.loads(text) if text else None
@@ -189,8 +190,8 @@ class RestRoutes:
     ) -> Any:
         """The bot's answers to interactions: callback, follow-ups, edits of the response."""
         match (method, *parts):
-            case ("POST", "interactions", interaction_id, token, "callback"):
-                return self._interaction_callback(int(interaction_id), body or {})
+            case ("POST", "interactions", callback_id, token, "callback"):
+                return self._interaction_callback(int(callback_id), body or {})
             case ("POST", "webhooks", _, token):
                 interaction_id = self._interactions.get(token, 0)
                 self.followups.setdefault(interaction_id, []).append(body or {})
@@ -207,7 +208,9 @@ class RestRoutes:
                 return None
         return _UNHANDLED
 
-    def _sync_commands(self, guild_id: int | None, commands: list[dict]) -> list[dict]:
+    def _sync_commands(
+        self, guild_id: int | None, commands: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         synced = []
         for command in commands:
             stored = dict(command)

@@ -11,7 +11,7 @@ import asyncpg
 from bot.client import MemoryBot
 from memory.core.telemetry import Telemetry
 from tests.e2e.cogs import MEMORY_COGS
-from tests.e2e.conftest import StartBot, directory_ready, until_stored
+from tests.e2e.conftest import StartBot, directory_ready, until_stored, wired
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, MANAGE_GUILD, FakeDiscord
 from tests.support import eventually
 
@@ -25,8 +25,8 @@ async def started(start_bot: StartBot, fake: FakeDiscord, **settings: Any) -> Me
     await fake.send_message("I got a new bass guitar today", author="bob")
     await fake.send_message("nice! what colour?", author="alice")
     await directory_ready(bot)
-    await until_stored(bot, lambda: bot.memory.pool.fetchval("SELECT count(*) FROM messages"))
-    await bot.memory.pool.execute(
+    await until_stored(bot, lambda: wired(bot).pool.fetchval("SELECT count(*) FROM messages"))
+    await wired(bot).pool.execute(
         "INSERT INTO user_facts (guild_id, user_id, blob, version) VALUES ($1, $2, $3, 1)",
         GUILD_ID,
         BOB_ID,
@@ -100,7 +100,7 @@ async def test_stats_context_and_settings_for_admins(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     bot = await started(start_bot, fake_discord)
-    admin = {"user": "alice", "member_permissions": MANAGE_GUILD}
+    admin: dict[str, Any] = {"user": "alice", "member_permissions": MANAGE_GUILD}
 
     context, ephemeral = await slash(fake_discord, "memory context", {"user": "bob"}, **admin)
     assert ephemeral
@@ -131,6 +131,7 @@ async def test_stats_context_and_settings_for_admins(
     row = await db_pool.fetchrow(
         "SELECT timezone, settings FROM guilds WHERE guild_id = $1", GUILD_ID
     )
+    assert row is not None
     assert row["timezone"] == "Europe/Berlin" and row["settings"]["forget_others"] == "anyone"
 
     bad, _ = await slash(fake_discord, "memory settings", {"timezone": "Mars/Base"}, **admin)

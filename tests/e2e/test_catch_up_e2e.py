@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
-from db.messages import get_message
 from tests.e2e.conftest import StartBot
 from tests.e2e.fake_discord import (
     ALICE_ID,
@@ -19,7 +18,12 @@ from tests.e2e.fake_discord import (
     FakeDiscord,
     eventually,
 )
-from tests.e2e.ingest_support import INGEST_ONLY, stored_ids
+from tests.e2e.ingest_support import (
+    INGEST_ONLY,
+    ingest_cog,
+    stored_ids,
+    stored_message,
+)
 
 
 async def test_backfill_fetches_what_was_missed_within_retention(
@@ -45,8 +49,7 @@ async def test_backfill_fetches_what_was_missed_within_retention(
     )
 
     bot = await start_bot(extensions=INGEST_ONLY)
-    cog = bot.get_cog("Ingest")
-    assert cog is not None  # (load_extension imports its own copy: no isinstance here)
+    cog = ingest_cog(bot)
     await eventually(lambda: cog.backfill_task)
     assert await asyncio.wait_for(cog.backfill_done(), 20) == 151
     await bot.memory.writer.flush()
@@ -96,18 +99,18 @@ async def test_start_reconciles_offline_deletes_and_backfills_active_threads(
     ]
 
     bot = await start_bot(extensions=INGEST_ONLY)
-    cog = bot.get_cog("Ingest")
+    cog = ingest_cog(bot)
     await eventually(lambda: cog.backfill_task)
     assert await asyncio.wait_for(cog.backfill_done(), 30) == 120
     await bot.memory.writer.flush()
 
     for message_id in gone:
-        row = await get_message(db_pool, message_id)
+        row = await stored_message(db_pool, message_id)
         assert row.deleted and row.content == "", "an offline delete was not detected"
     kept = [int(m["id"]) for m in stored if int(m["id"]) not in gone]
     for message_id in kept:
-        assert not (await get_message(db_pool, message_id)).deleted
-    assert (await get_message(db_pool, int(stored[7]["id"]))).content == "edited while offline"
+        assert not (await stored_message(db_pool, message_id)).deleted
+    assert (await stored_message(db_pool, int(stored[7]["id"]))).content == "edited while offline"
     rows = await db_pool.fetch(
         "SELECT message_id FROM messages WHERE channel_id = $1 ORDER BY 1", thread.id
     )
@@ -136,9 +139,9 @@ async def test_a_history_read_cut_short_deletes_nothing(
     )
     fake_discord.history_forbidden.add(RANDOM_ID)  # Discord refuses: we learn nothing
     bot = await start_bot(extensions=INGEST_ONLY)
-    cog = bot.get_cog("Ingest")
+    cog = ingest_cog(bot)
     await eventually(lambda: cog.backfill_task)
     await asyncio.wait_for(cog.backfill_done(), 30)
     await bot.memory.writer.flush()
-    stored = await get_message(db_pool, int(message["id"]))
+    stored = await stored_message(db_pool, int(message["id"]))
     assert not stored.deleted and stored.content == "kept"

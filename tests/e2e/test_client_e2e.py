@@ -45,7 +45,7 @@ async def test_start_up_objects_are_out_of_the_collectors_sight_once_ready(
 async def test_sigterm_stops_the_bot_after_flushing(
     fake_discord: FakeDiscord, database_dsn: str, db_pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         discord_token="fake-token",
         database_url=database_dsn,
@@ -57,6 +57,7 @@ async def test_sigterm_stops_the_bot_after_flushing(
     bots: list[MemoryBot] = []
     task = asyncio.create_task(serve(settings, on_start=bots.append))
     await fake_discord.wait_connected()
+    assert fake_discord.identify is not None
     assert fake_discord.identify["intents"] == bot_intents().value
     sent = [await fake_discord.send_message(f"last words {i}") for i in range(3)]
     writer = bots[0].memory.writer

@@ -15,7 +15,7 @@ from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.wiring import open_memory
-from tests.e2e.conftest import StartBot, settled, until_stored
+from tests.e2e.conftest import StartBot, settled, until_stored, wired
 from tests.e2e.fake_discord import GENERAL_ID, GUILD_ID, RANDOM_ID, SECRET_ID, FakeDiscord
 from tests.support import eventually
 
@@ -48,7 +48,8 @@ async def _chat(fake: FakeDiscord, at: datetime) -> None:
 
 
 async def _episodes(pool: asyncpg.Pool, count: int) -> bool:
-    return await pool.fetchval("SELECT count(*) FROM episodes") >= count
+    stored: int = await pool.fetchval("SELECT count(*) FROM episodes")
+    return stored >= count
 
 
 async def test_catchup_lists_what_was_missed_only_from_readable_channels(
@@ -69,7 +70,7 @@ async def test_catchup_lists_what_was_missed_only_from_readable_channels(
     earlier = now - timedelta(hours=5)
     await _chat(fake_discord, earlier)
     await fake_discord.send_message("morning, anyone around?", author="bob")  # a new episode
-    await until_stored(bot, lambda: _episodes(bot.memory.pool, 4))
+    await until_stored(bot, lambda: _episodes(wired(bot).pool, 4))
     await bot.memory.episodes.settled()
     await bot.memory.episodes.summarize_guild(GUILD_ID)
 
@@ -119,7 +120,7 @@ async def test_the_digest_is_posted_once_by_two_workers_without_opted_out_member
         author="alice",
         created_at=at + timedelta(minutes=5),
     )
-    await until_stored(bot, lambda: _episodes(bot.memory.pool, 2))
+    await until_stored(bot, lambda: _episodes(wired(bot).pool, 2))
     await settled(bot)
     # bob opts out: his words and name leave every episode and so the digest.
     await bot.memory.privacy.opt_out(
@@ -136,7 +137,7 @@ async def test_the_digest_is_posted_once_by_two_workers_without_opted_out_member
             bot.memory.worker.start()
             await eventually(lambda: _digests(fake_discord), timeout=30)
             posted = await eventually(
-                lambda: bot.memory.pool.fetchval(
+                lambda: wired(bot).pool.fetchval(
                     "SELECT posted_at IS NOT NULL FROM episode_digests WHERE guild_id = $1",
                     GUILD_ID,
                 ),
@@ -145,7 +146,7 @@ async def test_the_digest_is_posted_once_by_two_workers_without_opted_out_member
             assert posted
             # Both workers sweep again: nothing is due, nothing is posted twice.
             assert await worker.worker.sweep() == 0
-            assert await bot.memory.worker.sweep() == 0
+            assert await wired(bot).worker.sweep() == 0
             assert await bot.memory.episodes.next_digest([GUILD_ID]) is None
     finally:
         await other_pool.close()
@@ -166,20 +167,20 @@ async def test_no_digest_when_off_or_when_nothing_happened(
     bot = await start_bot(extensions=EXTENSIONS, **QUICK)
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
     await _chat(fake_discord, datetime.combine(yesterday, time(10), UTC))
-    await until_stored(bot, lambda: _episodes(bot.memory.pool, 2))
+    await until_stored(bot, lambda: _episodes(wired(bot).pool, 2))
     # Off (the default): sweeps queue no digest.
     bot.memory.worker.start()
-    await bot.memory.worker.sweep()
-    assert await bot.memory.pool.fetchval("SELECT count(*) FROM episode_digests") == 0
-    await bot.memory.worker.stop()
+    await wired(bot).worker.sweep()
+    assert await wired(bot).pool.fetchval("SELECT count(*) FROM episode_digests") == 0
+    await wired(bot).worker.stop()
     # On, but the day asked about had nothing: stored empty, never posted.
     await bot.memory.guild_settings.update(GUILD_ID, digest=(RANDOM_ID, "00:00"))
     day = yesterday - timedelta(days=3)
-    assert await bot.memory.episodes.run_digest(GUILD_ID, day)
-    row = await bot.memory.pool.fetchrow(
+    assert await wired(bot).episodes.run_digest(GUILD_ID, day)
+    row = await wired(bot).pool.fetchrow(
         "SELECT text, posted_at FROM episode_digests WHERE day = $1", day
     )
-    assert row["text"] == ""
+    assert row is not None and row["text"] == ""
     assert await bot.memory.episodes.next_digest([GUILD_ID]) is None  # nothing to post
     assert _digests(fake_discord) == []
 
@@ -189,9 +190,9 @@ async def test_memory_episodes_shows_the_channels_recent_ones_and_digest_off(
 ) -> None:
     bot = await start_bot(extensions=EXTENSIONS, **QUICK)
     await _chat(fake_discord, datetime.now(UTC) - timedelta(hours=5))
-    await until_stored(bot, lambda: _episodes(bot.memory.pool, 2))
+    await until_stored(bot, lambda: _episodes(wired(bot).pool, 2))
     await bot.memory.episodes.settled()
-    await bot.memory.episodes.sweep()
+    await wired(bot).episodes.sweep()
     await bot.memory.episodes.summarize_guild(GUILD_ID)
     interaction = await fake_discord.invoke_slash("memory episodes", user="alice")
     await eventually(

@@ -12,7 +12,7 @@ from bot.client import MemoryBot
 from db.facts import get_history
 from db.members import find_by_name
 from tests.e2e.cogs import MEMORY_COGS
-from tests.e2e.conftest import StartBot, directory_ready, settled
+from tests.e2e.conftest import StartBot, directory_ready, settled, wired
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord, FakeMember
 from tests.support import eventually
 
@@ -207,7 +207,7 @@ async def test_fifty_remembers_past_the_cap_lose_nothing_silently(
     every one is acknowledged, and each is either still held or named to the member when it
     was let go of for room (never gone silently)."""
     bot = await started(start_bot)
-    assert bot.memory.facts.max_chars == 1500
+    assert wired(bot).facts.max_chars == 1500
     texts = [f"Bot remember that bob keeps spare key {n} under flowerpot {n}" for n in range(50)]
     authors = ["alice", "bob"]
     await asyncio.gather(

@@ -62,9 +62,13 @@ async def test_plain_bot_round_trip(fake_discord: FakeDiscord) -> None:
     try:
         await asyncio.wait_for(bot.wait_until_ready(), 10)
         guild = bot.get_guild(fake_discord.guild.id)
-        assert guild is not None and guild.get_member(BOB_ID).nick == "Bobby"
+        assert guild is not None
+        bob = guild.get_member(BOB_ID)
+        assert bob is not None and bob.nick == "Bobby"
         secret = guild.get_channel(fake_discord.channel_named("secret").id)
+        assert isinstance(secret, discord.TextChannel)
         assert not secret.permissions_for(guild.me).read_messages
+        assert fake_discord.identify is not None
         assert fake_discord.identify["intents"] & discord.Intents.message_content.flag
 
         sent = await fake_discord.send_message("echo", author="alice")
@@ -83,9 +87,11 @@ async def test_plain_bot_round_trip(fake_discord: FakeDiscord) -> None:
         await eventually(lambda: bot.nick_changes == ["Ally"])
 
         older = fake_discord.add_history("while offline", author="bob")
+        general = guild.get_channel(fake_discord.channel.id)
+        assert isinstance(general, discord.TextChannel)
         page = [
             m
-            async for m in guild.get_channel(fake_discord.channel.id).history(
+            async for m in general.history(
                 after=discord.Object(int(sent["id"]) - 1), oldest_first=True
             )
         ]

@@ -13,7 +13,7 @@ import asyncpg
 
 from bot.client import MemoryBot
 from memory.llm import MemoryLLM
-from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
+from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored, wired
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GENERAL_ID, GUILD_ID, FakeDiscord
 from tests.e2e.test_replies_e2e import CapturingProvider, _reply_to, _start
 from tests.support import eventually
@@ -62,7 +62,7 @@ async def _in_window(bot: MemoryBot, text: str, *, held: bool = True) -> None:
     consent is read), or with `held=False` until neither a turn nor its summary holds it."""
 
     async def there() -> bool:
-        view = await bot.memory.replies.windows.view(GENERAL_ID)
+        view = await wired(bot).replies.windows.view(GENERAL_ID)
         found = text in view.summary or any(text in turn.content for turn in view.turns)
         return found == held
 
@@ -101,7 +101,7 @@ async def test_a_deleted_message_leaves_the_next_prompt(
     await _in_window(bot, "Quillfeather", held=False)
 
     async def blanked() -> bool:
-        content = await db_pool.fetchval(
+        content: str | None = await db_pool.fetchval(
             "SELECT content FROM messages WHERE message_id = $1", int(secret["id"])
         )
         return content == ""
@@ -159,7 +159,7 @@ async def test_an_opted_out_member_and_what_was_learned_from_her_leave_every_pro
     )
     await _stored(bot, db_pool, int(told["id"]))
     await _learned_from(db_pool, int(told["id"]), BOB_ID, "Bobby is allergic to kiwiberry jam")
-    bot.memory.manager.invalidate(GUILD_ID, BOB_ID)  # (the pass that learns it tells caches)
+    wired(bot).manager.invalidate(GUILD_ID, BOB_ID)  # (the pass that learns it tells caches)
     before = await _ask(fake_discord, provider, "any snack ideas for me?", "bob")
     assert before.count("kiwiberry") >= 2  # bob's memories and alice's turn
 
@@ -192,8 +192,10 @@ async def test_a_purge_takes_her_turns_and_what_she_said_about_others(
     )
     await _stored(bot, db_pool, int(told["id"]))
     await _learned_from(db_pool, int(told["id"]), BOB_ID, "Bobby is allergic to kiwiberry jam")
-    bot.memory.manager.invalidate(GUILD_ID, BOB_ID)
-    assert "kiwiberry jam" in (await bot.memory.manager.get_memories(GUILD_ID, BOB_ID, budget=5))
+    wired(bot).manager.invalidate(GUILD_ID, BOB_ID)
+    assert "kiwiberry jam" in (
+        await wired(bot).manager.get_memories(GUILD_ID, BOB_ID, budget=5) or ""
+    )
 
     subject = await bot.memory.privacy.subject(GUILD_ID, str(ALICE_ID))
     said = (await bot.memory.privacy.export(subject))["learned_facts_said_by_member"]

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import asyncpg
 
-from memory.guilds import update_guild_settings
-from tests.e2e.conftest import StartBot, directory_ready
+from bot.client import MemoryBot
+from memory.guilds import GuildDefaults, update_guild_settings
+from tests.e2e.conftest import StartBot, directory_ready, wired
 from tests.e2e.fake_discord import ALICE_ID, GUILD_ID, RANDOM_ID, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
 
 
-async def _started(start_bot: StartBot):
+async def _started(start_bot: StartBot) -> MemoryBot:
     bot = await start_bot(extensions=EXTENSIONS, commands_per_minute=100, reply_cooldown_seconds=0)
     await directory_ready(bot)
     return bot
@@ -22,9 +23,14 @@ async def test_ignored_channel_is_neither_stored_nor_answered(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     bot = await _started(start_bot)
-    memory = bot.memory
+    memory = wired(bot)
     memory.guild_settings.store(
-        await update_guild_settings(db_pool, GUILD_ID, memory.settings, ignore_channel=RANDOM_ID)
+        await update_guild_settings(
+            db_pool,
+            GUILD_ID,
+            GuildDefaults.from_settings(memory.settings),
+            ignore_channel=RANDOM_ID,
+        )
     )
     start = len(fake_discord.sent_messages)
     hidden = await fake_discord.send_message("Bot, hello there", author="alice", channel="random")
@@ -50,7 +56,7 @@ async def test_guild_forget_policy_lets_anyone_forget_when_set(
     fake_discord: FakeDiscord, start_bot: StartBot, db_pool: asyncpg.Pool
 ) -> None:
     bot = await _started(start_bot)
-    memory = bot.memory
+    memory = wired(bot)
 
     async def ask(text: str) -> str:
         start = len(fake_discord.sent_messages)
@@ -60,7 +66,8 @@ async def test_guild_forget_policy_lets_anyone_forget_when_set(
             start=start,
             timeout=10,
         )
-        return reply["content"]
+        content: str = reply["content"]
+        return content
 
     await ask("Bot remember that alice likes pizza")
     refused = await ask("Bot forget that alice likes pizza")
@@ -68,7 +75,9 @@ async def test_guild_forget_policy_lets_anyone_forget_when_set(
     assert "pizza" in await memory.facts.blob(GUILD_ID, ALICE_ID)
 
     memory.guild_settings.store(
-        await update_guild_settings(db_pool, GUILD_ID, memory.settings, forget_others="anyone")
+        await update_guild_settings(
+            db_pool, GUILD_ID, GuildDefaults.from_settings(memory.settings), forget_others="anyone"
+        )
     )
     done = await ask("Bot forget that alice likes pizza")
     assert "forgotten" in done

@@ -17,7 +17,7 @@ from memory.core.tokens import estimate_tokens
 from memory.llm import MemoryLLM
 from memory.llm.offline import OfflineProvider
 from memory.llm.providers import LLMProvider, LLMRequest, LLMResponse, LLMUnavailable
-from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
+from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored, wired
 from tests.e2e.fake_discord import ALICE_ID, BOB_ID, GUILD_ID, FakeDiscord
 
 EXTENSIONS = ["bot.cogs.ingest", "bot.cogs.facts", "bot.cogs.replies"]
@@ -55,7 +55,7 @@ async def _start(start_bot: StartBot, provider: CapturingProvider, **settings: A
 
 async def _remember(bot: MemoryBot, user_id: int, name: str, statement: str) -> None:
     assert bot.memory.facts is not None
-    await bot.memory.facts.remember(
+    await wired(bot).facts.remember(
         GUILD_ID, Member(GUILD_ID, user_id, username=name), statement, actor_id=user_id
     )
 
@@ -125,7 +125,7 @@ async def test_in_a_burst_replies_come_without_a_typing_indicator(
     the next reply shows no typing indicator, and every question is still answered."""
     provider = GatedProvider()
     bot = await _start(start_bot, provider)
-    composer = bot.memory.replies
+    composer = wired(bot).replies
     composer.config = replace(composer.config, busy_replies=0)  # one composing is a burst
     other = await fake_discord.create_channel("random")
     bot_id = fake_discord.bot_user.id
@@ -211,7 +211,7 @@ async def test_memory_slower_than_the_budget_replies_on_the_fallback(
     )
 
     # today has a message to summarise: the slow path is real
-    await until_stored(bot, lambda: get_message(bot.memory.pool, int(dive["id"])))
+    await until_stored(bot, lambda: get_message(wired(bot).pool, int(dive["id"])))
 
     provider.holding = True
     try:
@@ -269,7 +269,7 @@ async def test_a_burst_from_one_member_costs_a_few_replies_and_one_notice(
         await fake_discord.send_message(f"Bot hi {n}", author="bob")
 
     async def all_received() -> bool:  # every message reached the bot (and was stored)
-        count = await bot.memory.pool.fetchval("SELECT count(*) FROM messages")
+        count: int = await wired(bot).pool.fetchval("SELECT count(*) FROM messages")
         return count >= 30
 
     await until_stored(bot, all_received)

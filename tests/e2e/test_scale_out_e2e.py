@@ -104,7 +104,8 @@ async def test_two_shards_and_workers_share_one_database(
 
     async def stored_once() -> bool:  # the owner's batched writer flushes a moment later
         query = "SELECT count(*) FROM messages WHERE message_id = $1"
-        return await db_pool.fetchval(query, int(first["id"])) == 1
+        count: int = await db_pool.fetchval(query, int(first["id"]))
+        return count == 1
 
     await eventually(stored_once, timeout=10)
 
@@ -171,10 +172,11 @@ async def _a_day_closes_once_through_the_queue(
     assert closes() == [day.isoformat()]  # once, by the second worker
 
     async def logged() -> int:
-        return await db_pool.fetchval(
+        count: int = await db_pool.fetchval(
             "SELECT count(*) FROM pgqueuer_log WHERE entrypoint = 'close_day'"
             " AND status = 'successful'"
         )
+        return count
 
     await eventually(logged, timeout=10)
     assert await logged() == 1

@@ -31,6 +31,7 @@ async def test_banner_and_heartbeat(
     assert "memorybot " in text and "reply, window_fold, whois: offline" in text
     assert "connected as memorybot to 1 guild: Test Guild" in text
     assert "fake-token" not in text
-    assert heartbeat_age(log_dir) is not None and heartbeat_age(log_dir) < 60
+    age = heartbeat_age(log_dir)
+    assert age is not None and age < 60
     await bot.close()
     assert not heartbeat_path(log_dir).exists()

@@ -8,6 +8,7 @@ in her /recall, not in the prompt of a reply in #general, not in mia's context o
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,7 +17,7 @@ import asyncpg
 from bot.client import MemoryBot
 from db.summaries import daily_summaries
 from memory.llm import MemoryLLM
-from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored
+from tests.e2e.conftest import StartBot, directory_ready, settled, until_stored, wired
 from tests.e2e.fake_discord import (
     GUILD_ID,
     MANAGE_GUILD,
@@ -55,11 +56,12 @@ async def start(
 
 
 async def visibility(pool: asyncpg.Pool, channel_id: int) -> bool | None:
-    return await pool.fetchval(
+    public: bool | None = await pool.fetchval(
         "SELECT public FROM channel_visibility WHERE guild_id = $1 AND channel_id = $2",
         GUILD_ID,
         channel_id,
     )
+    return public
 
 
 async def recorded(pool: asyncpg.Pool, channel_id: int) -> bool:
@@ -125,6 +127,7 @@ async def test_a_members_reach_stops_at_the_channels_they_can_read(
     assert "sourdough" in provider.reply_prompts[-1], "mia's public day reaches her context"
     assert "zorvath" not in whois.lower() and "sourdough" in whois
     report = await bot.memory.manager.wait_for_context(GUILD_ID, MIA_ID)
+    assert report.text is not None, "mia has a context"
     assert "zorvath" not in report.text.lower() and "sourdough" in report.text
 
     # Inside #mods, a reply may use #mods' own messages.
@@ -158,7 +161,7 @@ async def test_memory_sources_all_builds_shared_memory_from_every_channel(
 
     await until_stored(bot, stored)
     report = await bot.memory.manager.wait_for_context(GUILD_ID, MIA_ID)
-    assert "zorvath" in report.text.lower()
+    assert report.text is not None and "zorvath" in report.text.lower()
     # The search itself still answers to the reader: alice's /recall stays out of #mods.
     assert SECRET not in await recall_as(fake_discord, "alice", "zorvath")
 
@@ -193,7 +196,8 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
     await until_stored(bot, lambda: recorded(db_pool, random.id))
 
     async def backfilled() -> bool:
-        return await db_pool.fetchval("SELECT count(*) FROM messages") == 2
+        count: int = await db_pool.fetchval("SELECT count(*) FROM messages")
+        return count == 2
 
     await until_stored(bot, backfilled)
     day = yesterday.date()
@@ -217,7 +221,7 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
     await eventually(stale, timeout=10)
     await eventually(dropped, timeout=10)
     assert await visibility(db_pool, random.id) is False
-    served = await bot.memory.manager.get_memories(GUILD_ID, MIA_ID, budget=0.0)
+    served = await wired(bot).manager.get_memories(GUILD_ID, MIA_ID, budget=0.0)
     assert "Pixel" not in (served or "")
     # ... and summarised again without #random: mia's day keeps only what #general said.
     await bot.memory.manager.summarize_day(GUILD_ID, day, force=False)
@@ -225,7 +229,7 @@ async def test_a_channel_turning_restricted_takes_its_words_out_of_shared_memory
     assert "Pixel" not in summary and "hiking" in summary
     assert "Pixel" not in await _learned(db_pool)
     report = await bot.memory.manager.wait_for_context(GUILD_ID, MIA_ID)
-    assert "Pixel" not in report.text
+    assert report.text is not None and "Pixel" not in report.text
 
     # The @everyone role losing View Channel makes every channel restricted.
     await fake_discord.update_role(None, permissions=0)
@@ -310,7 +314,7 @@ async def test_threads_are_public_only_in_a_public_channel_and_when_not_private(
     private = await fake_discord.create_thread("surprise", parent="general", private=True)
     in_mods = await fake_discord.create_thread("appeals", parent="mods")
     for thread in (open_thread, private, in_mods):
-        await eventually(lambda t=thread: recorded(db_pool, t.id), timeout=10)
+        await eventually(functools.partial(recorded, db_pool, thread.id), timeout=10)
     assert await visibility(db_pool, open_thread.id) is True
     assert await visibility(db_pool, private.id) is False
     assert await visibility(db_pool, in_mods.id) is False

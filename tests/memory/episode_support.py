@@ -37,6 +37,6 @@ def episode_lines(
 
 @asynccontextmanager
 async def memory_at(pool: asyncpg.Pool, tmp_path: Path, now: datetime) -> AsyncIterator[Memory]:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     async with open_memory(settings, clock=FixedClock(now), pool=pool, telemetry=Telemetry()) as m:
         yield m

@@ -8,7 +8,7 @@ from typing import Any
 
 GUILD_ID = 700000000000000001
 CHANNEL_ID = 700000000000000002
-ALICE = {
+ALICE: dict[str, Any] = {
     "id": "700000000000000011",
     "name": "alice",
     "discriminator": "0000",

@@ -11,9 +11,13 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.bot.dashboard.conftest import ARTIFACTS
 from tests.support import needs
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -59,7 +63,7 @@ async def dashboard(*extra: str) -> AsyncIterator[str]:
 
 
 @asynccontextmanager
-async def browser_page() -> AsyncIterator:
+async def browser_page() -> AsyncIterator[Page]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -71,6 +75,6 @@ async def browser_page() -> AsyncIterator:
             await browser.close()
 
 
-async def shot(page, name: str) -> None:
+async def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

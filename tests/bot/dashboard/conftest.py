@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.cli import main
@@ -66,7 +67,9 @@ async def opened() -> AsyncIterator[Memory]:
 
 
 @asynccontextmanager
-async def client(*, allow_changes: bool = False) -> AsyncIterator[tuple[TestClient, Sessions]]:
+async def client(
+    *, allow_changes: bool = False
+) -> AsyncIterator[tuple[TestClient[web.Request, web.Application], Sessions]]:
     """The dashboard in this process, over the test database, with a test client."""
     async with opened() as memory:
         sessions = Sessions()

@@ -6,6 +6,9 @@ page go to .artifacts/dashboard/ (ignored by git)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+
+import pytest
 
 from tests.bot.dashboard.browser import browser_page, dashboard, needs_chromium, shot
 from tests.bot.dashboard.conftest import ALICE, CAROL, GUILD, ROOT, run_cli
@@ -13,7 +16,9 @@ from tests.bot.dashboard.conftest import ALICE, CAROL, GUILD, ROOT, run_cli
 pytestmark = needs_chromium
 
 
-async def test_read_only_dashboard_in_a_browser(seeded, monkeypatch) -> None:
+async def test_read_only_dashboard_in_a_browser(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     async with dashboard() as link, browser_page() as page:
         base = link.split("/login")[0]
@@ -63,7 +68,9 @@ async def test_read_only_dashboard_in_a_browser(seeded, monkeypatch) -> None:
         await shot(page, "telemetry")
 
 
-async def test_an_admin_action_with_allow_changes(seeded, monkeypatch) -> None:
+async def test_an_admin_action_with_allow_changes(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     async with dashboard("--allow-changes") as link, browser_page() as page:
         base = link.split("/login")[0]

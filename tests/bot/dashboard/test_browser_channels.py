@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.bot.dashboard.browser import browser_page, dashboard, needs_chromium, shot
 from tests.bot.dashboard.conftest import ALICE, GUILD, ROOT
@@ -17,13 +20,13 @@ GENERAL = 800000000000000002  # Alice said she moved to Lisbon there; chat taugh
 ROW = f"tr[data-channel='{GENERAL}']"
 
 
-def _audit(cli_env: Path) -> list[dict]:
+def _audit(cli_env: Path) -> list[dict[str, Any]]:
     log = (cli_env / "logs" / "telemetry.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in log.splitlines() if "dashboard_action" in line]
 
 
 async def test_marking_a_channel_restricted_takes_its_words_off_the_member_page(
-    seeded, monkeypatch
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     async with dashboard("--allow-changes") as link, browser_page() as page:
@@ -51,7 +54,9 @@ async def test_marking_a_channel_restricted_takes_its_words_off_the_member_page(
     assert audit[-1]["guild_id"] == GUILD
 
 
-async def test_marking_a_channel_is_refused_read_only(seeded, monkeypatch) -> None:
+async def test_marking_a_channel_is_refused_read_only(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     async with dashboard() as link, browser_page() as page:
         base = link.split("/login")[0]

@@ -29,7 +29,9 @@ async def test_a_one_message_announcement_day_has_a_digest(
 
 
 @needs_chromium
-async def test_the_dashboard_shows_a_digest_without_markdown_marks(seeded, monkeypatch) -> None:
+async def test_the_dashboard_shows_a_digest_without_markdown_marks(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     async with dashboard() as link, browser_page() as page:
         base = link.split("/login")[0]

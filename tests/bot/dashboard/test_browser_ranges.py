@@ -5,6 +5,9 @@ range control narrows them, and the axes read as round numbers and month-day dat
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from tests.bot.dashboard.browser import browser_page, dashboard, needs_chromium
 from tests.bot.dashboard.conftest import GUILD, ROOT, client
@@ -15,7 +18,7 @@ LATER = "2026-09-01T12:00:00+00:00"  # the sample's days (4-13 May) are months o
 
 
 async def test_the_charts_run_since_the_first_message_with_a_range_control(
-    seeded, monkeypatch
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.setenv("MEMORYBOT_NOW", LATER)
@@ -46,7 +49,7 @@ async def test_the_charts_run_since_the_first_message_with_a_range_control(
         assert await chart.locator("rect").count() == 0
 
 
-async def test_an_unknown_range_is_refused_with_a_line(seeded) -> None:
+async def test_an_unknown_range_is_refused_with_a_line(seeded: Path) -> None:
     async with client() as (http, sessions):
         await http.get(f"/login?token={sessions.token}")
         response = await http.get("/?range=forever")

@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
+
+import pytest
 
 from bot.cli import main
 from bot.dashboard.auth import COOKIE
@@ -15,7 +18,9 @@ from tests.bot.dashboard.conftest import ALICE, GUILD, ROOT, client
 
 
 @needs_chromium
-async def test_the_tail_shows_what_happened_not_cache_lookups(seeded, monkeypatch) -> None:
+async def test_the_tail_shows_what_happened_not_cache_lookups(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     script = seeded / "script.txt"
     script.write_text("Bot what is the next trip?\n/quit\n", encoding="utf-8")
@@ -47,7 +52,7 @@ async def test_the_tail_shows_what_happened_not_cache_lookups(seeded, monkeypatc
         await cache.first.wait_for(timeout=20_000)
 
 
-async def test_a_form_token_works_once(seeded) -> None:
+async def test_a_form_token_works_once(seeded: Path) -> None:
     target = {"guild_id": str(GUILD), "user_id": str(ALICE)}
     async with client(allow_changes=True) as (http, sessions):
         await http.get(f"/login?token={sessions.token}")

@@ -5,6 +5,7 @@ charts, admin actions only with --allow-changes and confirmed, and privacy holds
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from bot.dashboard.auth import COOKIE
 from bot.dashboard.base import DASHBOARD
@@ -21,7 +22,7 @@ PAGES = (
 )
 
 
-async def test_nothing_is_served_without_the_token(seeded) -> None:
+async def test_nothing_is_served_without_the_token(seeded: Path) -> None:
     async with client(allow_changes=True) as (http, _):
         for path in (*PAGES, "/telemetry/events", "/action/retry", "/nowhere"):
             response = await http.get(path, allow_redirects=False)
@@ -36,7 +37,7 @@ async def test_nothing_is_served_without_the_token(seeded) -> None:
         assert forged.status == 401
 
 
-async def test_the_printed_link_logs_in_and_every_page_renders(seeded) -> None:
+async def test_the_printed_link_logs_in_and_every_page_renders(seeded: Path) -> None:
     async with client() as (http, sessions):
         login = await http.get(f"/login?token={sessions.token}", allow_redirects=False)
         assert login.status == 303 and login.headers["Location"] == "/"
@@ -58,7 +59,7 @@ async def test_the_printed_link_logs_in_and_every_page_renders(seeded) -> None:
         assert form.status == 403 and "--allow-changes" in await form.text()
 
 
-async def test_privacy_holds_on_every_page(seeded) -> None:
+async def test_privacy_holds_on_every_page(seeded: Path) -> None:
     async with client() as (http, sessions):
         await http.get(f"/login?token={sessions.token}")
         texts = {path: await (await http.get(path)).text() for path in PAGES}
@@ -73,7 +74,9 @@ async def test_privacy_holds_on_every_page(seeded) -> None:
         assert "trips" in texts[f"/guild/{GUILD}"]  # the channel is named, marked restricted
 
 
-async def test_actions_need_allow_changes_a_confirmation_and_leave_an_audit_line(seeded) -> None:
+async def test_actions_need_allow_changes_a_confirmation_and_leave_an_audit_line(
+    seeded: Path,
+) -> None:
     target = {"guild_id": str(GUILD), "user_id": str(ALICE), "statement": "grows tomatoes"}
     async with client() as (http, sessions):
         await http.get(f"/login?token={sessions.token}")
@@ -102,7 +105,7 @@ async def test_actions_need_allow_changes_a_confirmation_and_leave_an_audit_line
         assert "tomatoes" not in json.dumps(audit)
 
 
-async def test_marking_a_channel_checks_what_it_is_asked(seeded) -> None:
+async def test_marking_a_channel_checks_what_it_is_asked(seeded: Path) -> None:
     general = {"guild_id": str(GUILD), "channel_id": "800000000000000002"}
     restrict = {**general, "visibility": "restricted"}
     async with client(allow_changes=True) as (http, sessions):
@@ -123,7 +126,7 @@ async def test_marking_a_channel_checks_what_it_is_asked(seeded) -> None:
     assert [(a["action"], a["outcome"]) for a in audit] == [("visibility", "unchanged")]
 
 
-async def test_the_confirmation_of_a_mark_says_what_it_does_in_this_guild(seeded) -> None:
+async def test_the_confirmation_of_a_mark_says_what_it_does_in_this_guild(seeded: Path) -> None:
     asked = {"guild_id": str(GUILD), "channel_id": "800000000000000002"}
     async with client(allow_changes=True) as (http, sessions):
         await http.get(f"/login?token={sessions.token}")

@@ -33,7 +33,7 @@ HUGE = "99999999999999999999999"
     ],
 )
 async def test_bad_addresses_get_a_status_and_a_line(
-    seeded, caplog: pytest.LogCaptureFixture, path: str, status: int, line: str
+    seeded: Path, caplog: pytest.LogCaptureFixture, path: str, status: int, line: str
 ) -> None:
     async with client() as (http, sessions):
         await http.get(f"/login?token={sessions.token}")
@@ -45,7 +45,7 @@ async def test_bad_addresses_get_a_status_and_a_line(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
-async def test_a_real_day_shows_its_digest(seeded) -> None:
+async def test_a_real_day_shows_its_digest(seeded: Path) -> None:
     async with client() as (http, sessions):
         await http.get(f"/login?token={sessions.token}")
         response = await http.get(f"/guild/{GUILD}?day=2026-05-04")
@@ -81,7 +81,7 @@ async def test_the_console_guild_has_a_page_and_settings(
     ],
 )
 async def test_bad_ids_in_an_action_form_get_a_status_and_a_line(
-    seeded, caplog: pytest.LogCaptureFixture, action: str, params: dict[str, str], status: int
+    seeded: Path, caplog: pytest.LogCaptureFixture, action: str, params: dict[str, str], status: int
 ) -> None:
     async with client(allow_changes=True) as (http, sessions):
         await http.get(f"/login?token={sessions.token}")

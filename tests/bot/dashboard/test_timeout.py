@@ -5,6 +5,7 @@ The timeout is shortened here and a lock held on the table the charts read."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -14,7 +15,7 @@ from tests.bot.dashboard.conftest import GUILD, client
 
 
 async def test_a_page_whose_query_cannot_finish_answers_503(
-    seeded, database_dsn: str, monkeypatch: pytest.MonkeyPatch
+    seeded: Path, database_dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(db_pool_module, "COMMAND_TIMEOUT_SECONDS", 2.0)
     blocker = await asyncpg.connect(database_dsn)

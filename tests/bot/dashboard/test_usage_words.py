@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
+
+import pytest
 
 from bot.cli import main
 from tests.bot.dashboard.conftest import client
 
 
-async def test_the_overview_counts_tokens_as_memorybot_usage_does(seeded, capsys) -> None:
+async def test_the_overview_counts_tokens_as_memorybot_usage_does(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
     assert await asyncio.to_thread(main, ["usage", "--days", "30"]) == 0
     report = capsys.readouterr().out

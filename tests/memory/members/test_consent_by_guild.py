@@ -44,7 +44,8 @@ async def test_every_storage_mode_and_choice_answers_as_the_database_does(
             truth = await is_remembered(db_pool, guild_id, user_id)
             assert await held.remembered(guild_id, user_id) is truth, (guild_id, user_id)
             assert await whole.remembered(guild_id, user_id) is truth, (guild_id, user_id)
-    assert (await held.consent(GUILD, 11)).state == "out"  # type: ignore[union-attr]
+    opted_out = await held.consent(GUILD, 11)
+    assert opted_out is not None and opted_out.state == "out"
     assert await held.consent(GUILD, 12) is None
 
 

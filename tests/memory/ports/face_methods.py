@@ -14,7 +14,7 @@ from pathlib import Path
 PORTS = Path(__file__).resolve().parents[3] / "memory" / "ports"
 
 
-def _call_of(statement: ast.stmt) -> ast.expr | None:
+def _call_of(statement: ast.stmt) -> ast.Call | None:
     value: ast.expr | None
     if isinstance(statement, ast.Return | ast.Expr):
         value = statement.value

@@ -31,7 +31,7 @@ async def memory(
     db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
 ) -> AsyncIterator[Memory]:
     fake_http.responder = embeddings_reply
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         log_dir=tmp_path / "logs",
         embedding_provider="openai",
@@ -139,7 +139,7 @@ async def test_gemini_embeddings_ask_for_the_stored_size_and_the_task(
     db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
 ) -> None:
     fake_http.responder = embeddings_reply
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None,
         log_dir=tmp_path / "logs",
         gemini_api_key="test-key",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -30,8 +31,9 @@ SAID = [
 QUESTION = "does she have a dog?"  # no word in common with the answer
 
 
-def _settings(tmp_path: Path, **changes: object) -> Settings:
-    return Settings(_env_file=None, log_dir=tmp_path / "logs", **changes)  # type: ignore[call-arg, arg-type]
+def _settings(tmp_path: Path, **changes: Any) -> Settings:
+    """Settings from keyword values, validated by pydantic as an .env file's would be."""
+    return Settings(_env_file=None, log_dir=tmp_path / "logs", **changes)
 
 
 async def _opened(settings: Settings, pool: asyncpg.Pool) -> AsyncIterator[Memory]:

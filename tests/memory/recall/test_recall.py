@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService, query_terms
 from tests.support import chat_message
 
@@ -16,7 +18,7 @@ SAM, BOB = 91, 92
 DAY = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
-def _said(author: int, text: str, days_ago: int, guild: int = G):
+def _said(author: int, text: str, days_ago: int, guild: int = G) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -27,7 +29,7 @@ def _said(author: int, text: str, days_ago: int, guild: int = G):
     )
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, SAM, username="sam"), Member(G, BOB, username="bob")])
     await insert_messages(
         db_pool,
@@ -52,14 +54,14 @@ def test_question_words_are_dropped() -> None:
     assert query_terms("what's the name of kim's dog?") == ["name", "kim", "dog"]
 
 
-async def test_an_inflected_word_finds_the_other_forms_of_its_stem(db_pool) -> None:
+async def test_an_inflected_word_finds_the_other_forms_of_its_stem(db_pool: asyncpg.Pool) -> None:
     """ "climbed" shares no word with "climbing": searched as its stem, it finds it."""
     await _seed(db_pool)
     hits = await RecallService(db_pool).search(G, "where has sam climbed?")
     assert hits and "climbing" in hits[0].text
 
 
-async def test_a_natural_question_ranks_the_message_about_it_first(db_pool) -> None:
+async def test_a_natural_question_ranks_the_message_about_it_first(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
     hits = await RecallService(db_pool).search(G, "When did sam go to that climbing gym?")
     assert hits, "an OR of terms, not an AND of every word"
@@ -69,7 +71,7 @@ async def test_a_natural_question_ranks_the_message_about_it_first(db_pool) -> N
     assert all("another server" not in hit.text for hit in hits)  # never another guild
 
 
-async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool) -> None:
+async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
     await db_pool.execute(
         "INSERT INTO forgotten_statements (guild_id, user_id, statement) VALUES ($1, $2, $3)",
@@ -82,7 +84,7 @@ async def test_a_members_recall_skips_what_they_asked_to_forget(db_pool) -> None
     assert await RecallService(db_pool).search(G, "the what when") == []  # nothing to search
 
 
-async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool) -> None:
+async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool: asyncpg.Pool) -> None:
     await insert_messages(
         db_pool,
         [
@@ -96,7 +98,9 @@ async def test_more_of_the_questions_words_beats_one_word_repeated(db_pool) -> N
     assert len(hits) == 3
 
 
-async def test_a_member_named_in_the_question_ranks_their_own_words_first(db_pool) -> None:
+async def test_a_member_named_in_the_question_ranks_their_own_words_first(
+    db_pool: asyncpg.Pool,
+) -> None:
     """bob's message about Berlin does not say "bob"; messages about Berlin by others, even
     shorter ones, come after it."""
     await upsert_members(db_pool, [Member(G, SAM, username="sam"), Member(G, BOB, username="bob")])

@@ -8,14 +8,21 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, date, datetime
 
+import asyncpg
 import pytest
 
 from db.guilds import ensure_guild, lock_settings
 from db.messages import apply_edits, insert_messages
 from db.search_config import reindex_guild, set_search_config
 from db.summaries import save_day
+from memory.core.models import ChatMessage
 from memory.core.settings import load_settings
-from memory.guilds import InvalidSetting, load_guild_settings, update_guild_settings
+from memory.guilds import (
+    GuildDefaults,
+    InvalidSetting,
+    load_guild_settings,
+    update_guild_settings,
+)
 from memory.recall import RecallService
 from tests.support import chat_message, eventually
 
@@ -24,19 +31,23 @@ SAM = 93
 AT = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
-def _said(text: str, guild: int = G, message_id: int | None = None):
+def _defaults() -> GuildDefaults:
+    return GuildDefaults.from_settings(load_settings())
+
+
+def _said(text: str, guild: int = G, message_id: int | None = None) -> ChatMessage:
     return chat_message(
         message_id, text, guild_id=guild, channel_id=5, author_id=SAM, created_at=AT
     )
 
 
-async def _texts(db_pool, guild: int, question: str) -> set[str]:
+async def _texts(db_pool: asyncpg.Pool, guild: int, question: str) -> set[str]:
     """What a search matched: its hits and the matches merged into their exchanges."""
     hits = await RecallService(db_pool).search(guild, question, limit=10)
     return {line.text for hit in hits for line in (hit, *hit.context) if line.tier == 0}
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await insert_messages(
         db_pool,
         [
@@ -47,9 +58,9 @@ async def _seed(db_pool) -> None:
     )
 
 
-async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
+async def test_simple_by_default_matches_words_as_written(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
-    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
+    assert (await load_guild_settings(db_pool, G, _defaults())).search_config == "simple"
     # "climbing" is searched as "climb", a prefix: both forms, and nothing in another guild.
     assert await _texts(db_pool, G, "who went climbing?") == {
         "we climbed the north face on saturday",
@@ -59,7 +70,9 @@ async def test_simple_by_default_matches_words_as_written(db_pool) -> None:
     assert await _texts(db_pool, G, "who went up a northern route?") == set()
 
 
-async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_pool) -> None:
+async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _seed(db_pool)
     # "dog" is too short to be searched as a prefix: only a stemmed row finds "dogs" by it.
     dogs = [_said("our dogs came along", message_id=9_100_002)]
@@ -74,9 +87,9 @@ async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_p
             provider="offline",
             summaries={SAM: "Sam talked about climbing routes."},
         )
-    settings = await update_guild_settings(db_pool, G, load_settings(), search_config="English")
+    settings = await update_guild_settings(db_pool, G, _defaults(), search_config="English")
     assert settings.search_config == "english"
-    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "english"
+    assert (await load_guild_settings(db_pool, G, _defaults())).search_config == "english"
 
     # Stored rows were re-indexed: "climbing" finds "climbed" and "climbs", and the summary.
     assert await _texts(db_pool, G, "who went climbing?") == {
@@ -98,27 +111,29 @@ async def test_english_stems_old_and_new_rows_and_leaves_other_guilds_alone(db_p
     assert await _texts(db_pool, OTHER, "dogs") == {"her dogs came too"}
 
     # Back to 'simple': words as written again.
-    await update_guild_settings(db_pool, G, load_settings(), search_config="simple")
+    await update_guild_settings(db_pool, G, _defaults(), search_config="simple")
     assert "our dogs came along" not in await _texts(db_pool, G, "dog")
     assert await _texts(db_pool, G, "dogs") == {"our dogs came along"}
 
 
-async def test_an_unknown_configuration_is_refused_with_the_valid_ones(db_pool) -> None:
+async def test_an_unknown_configuration_is_refused_with_the_valid_ones(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _seed(db_pool)
     with pytest.raises(InvalidSetting) as refused:
-        await update_guild_settings(db_pool, G, load_settings(), search_config="klingon")
+        await update_guild_settings(db_pool, G, _defaults(), search_config="klingon")
     message = str(refused.value)
     assert "'klingon' is not a text search configuration" in message
     assert "english" in message and "simple" in message and "german" in message
     assert await db_pool.fetchval("SELECT count(*) FROM guilds") == 0  # nothing changed
-    assert (await load_guild_settings(db_pool, G, load_settings())).search_config == "simple"
+    assert (await load_guild_settings(db_pool, G, _defaults())).search_config == "simple"
 
 
-async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
+async def test_reindex_in_small_batches_reaches_every_row_once(db_pool: asyncpg.Pool) -> None:
     """Rows sent in the same second straddle batch boundaries; a second run rewrites nothing
     (so re-running the setting finishes an interrupted re-index cheaply)."""
     await insert_messages(db_pool, [_said(f"climbed wall number {n}") for n in range(7)])
-    await update_guild_settings(db_pool, G, load_settings(), forget_others="anyone")
+    await update_guild_settings(db_pool, G, _defaults(), forget_others="anyone")
     async with db_pool.acquire() as connection:
         await set_search_config(connection, G, "english")
     assert await reindex_guild(db_pool, G, batch=2) == 7
@@ -126,7 +141,9 @@ async def test_reindex_in_small_batches_reaches_every_row_once(db_pool) -> None:
     assert await reindex_guild(db_pool, G, batch=2) == 0
 
 
-async def test_a_message_written_during_the_change_is_indexed_the_new_way(db_pool) -> None:
+async def test_a_message_written_during_the_change_is_indexed_the_new_way(
+    db_pool: asyncpg.Pool,
+) -> None:
     """The writer waits for the admin's change to commit, then uses the new configuration, so
     the re-index (which only sees committed rows) cannot miss it."""
     await ensure_guild(db_pool, G)  # as the batched writer does before storing a batch

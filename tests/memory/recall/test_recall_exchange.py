@@ -5,12 +5,15 @@ hit, every line once; a question naming a member prefers the exchange they took 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallHit, RecallService
-from tests.support import chat_message
+from tests.support import chat_message, said_order
 
 G = 934
 ANA, BEN, CY = 41, 42, 43
@@ -18,7 +21,7 @@ ROOM = 600
 START = datetime(2024, 2, 3, 19, 0, tzinfo=UTC)
 
 
-def _chat(*lines: tuple[int, str], minutes: float = 2, **extra) -> list:
+def _chat(*lines: tuple[int, str], minutes: float = 2, **extra: Any) -> list[ChatMessage]:
     return [
         chat_message(
             None,
@@ -33,7 +36,7 @@ def _chat(*lines: tuple[int, str], minutes: float = 2, **extra) -> list:
     ]
 
 
-async def _members(db_pool) -> None:
+async def _members(db_pool: asyncpg.Pool) -> None:
     await upsert_members(
         db_pool,
         [
@@ -45,14 +48,14 @@ async def _members(db_pool) -> None:
 
 
 def _lines(hit: RecallHit) -> list[str]:
-    return [line.text for line in sorted([hit, *hit.context], key=lambda h: h.message_id)]
+    return [line.text for line in sorted([hit, *hit.context], key=said_order)]
 
 
 def _everything(hits: list[RecallHit]) -> list[str]:
     return [text for hit in hits for text in _lines(hit)]
 
 
-async def test_a_question_brings_the_answer_said_in_the_next_turn(db_pool) -> None:
+async def test_a_question_brings_the_answer_said_in_the_next_turn(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,
@@ -74,7 +77,7 @@ async def test_a_question_brings_the_answer_said_in_the_next_turn(db_pool) -> No
     assert [line.side for line in hits[0].context] == ["before", "after", "after"]
 
 
-async def test_a_reply_reference_comes_first_even_with_lines_between(db_pool) -> None:
+async def test_a_reply_reference_comes_first_even_with_lines_between(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     asked, *between = _chat(
         (ANA, "anyone know a good locksmith?"),
@@ -98,7 +101,7 @@ async def test_a_reply_reference_comes_first_even_with_lines_between(db_pool) ->
     assert "Pavel on the high street, he came within the hour" in _lines(hits[0])
 
 
-async def test_an_exchange_stops_at_its_episode(db_pool) -> None:
+async def test_an_exchange_stops_at_its_episode(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     lines = _chat(
         (ANA, "what did the vet say about the limp?"),
@@ -124,7 +127,9 @@ async def test_an_exchange_stops_at_its_episode(db_pool) -> None:
     ]
 
 
-async def test_matches_in_one_exchange_are_one_hit_and_each_line_is_said_once(db_pool) -> None:
+async def test_matches_in_one_exchange_are_one_hit_and_each_line_is_said_once(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,
@@ -142,7 +147,7 @@ async def test_matches_in_one_exchange_are_one_hit_and_each_line_is_said_once(db
     assert {line.tier for line in hits[0].context if "tent" in line.text} == {0}
 
 
-async def test_a_named_member_brings_the_exchange_they_took_part_in(db_pool) -> None:
+async def test_a_named_member_brings_the_exchange_they_took_part_in(db_pool: asyncpg.Pool) -> None:
     """The question's words fit a line by someone else best; the exchange where Ben was asked
     and answered comes first."""
     await _members(db_pool)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.messages import insert_messages
 from db.recall import MessageMatch
 from memory.recall import RecallService
@@ -36,7 +38,7 @@ def test_feedback_words_are_the_best_hits_words_not_the_questions() -> None:
     assert feedback_words([], {"barbecue"}) == {}
 
 
-async def test_a_line_in_other_words_is_found_through_the_best_hits(db_pool) -> None:
+async def test_a_line_in_other_words_is_found_through_the_best_hits(db_pool: asyncpg.Pool) -> None:
     filler = [
         chat_message(
             None,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService
 from tests.support import chat_message
 
@@ -15,11 +17,11 @@ G, SAM = 930, 93
 NOW = datetime(2026, 9, 1, 18, tzinfo=UTC)
 
 
-def _said(text: str, when: datetime):
+def _said(text: str, when: datetime) -> ChatMessage:
     return chat_message(None, text, guild_id=G, channel_id=5, author_id=SAM, created_at=when)
 
 
-async def test_the_month_asked_about_ranks_its_message_first(db_pool) -> None:
+async def test_the_month_asked_about_ranks_its_message_first(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, SAM, username="sam")])
     july = "baked a sourdough loaf this weekend with the new starter from the farmers market"
     await insert_messages(

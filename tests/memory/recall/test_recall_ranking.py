@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import asyncpg
 
 from db.members import upsert_members
 from db.messages import apply_edits, insert_messages, mark_deleted
 from db.summaries import save_day
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.recall import RecallService
-from tests.support import chat_message
+from tests.support import chat_message, said_order
 
 G = 920
 MELANIE, CAROLINE, JUDY, KIM = 21, 22, 23, 24
@@ -22,7 +25,9 @@ GENERAL, MODS = 500, 501
 DAY = datetime(2023, 5, 8, 14, 5, tzinfo=UTC)  # a Monday
 
 
-def _said(author: int, text: str, *, days_ago: float = 0, channel: int = GENERAL, **extra):
+def _said(
+    author: int, text: str, *, days_ago: float = 0, channel: int = GENERAL, **extra: Any
+) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -34,7 +39,7 @@ def _said(author: int, text: str, *, days_ago: float = 0, channel: int = GENERAL
     )
 
 
-async def _members(db_pool) -> None:
+async def _members(db_pool: asyncpg.Pool) -> None:
     await upsert_members(
         db_pool,
         [
@@ -46,7 +51,7 @@ async def _members(db_pool) -> None:
     )
 
 
-async def _summaries(db_pool, per_day: dict[date, dict[int, str]]) -> None:
+async def _summaries(db_pool: asyncpg.Pool, per_day: dict[date, dict[int, str]]) -> None:
     async with db_pool.acquire() as connection:
         for day, summaries in per_day.items():
             await save_day(
@@ -60,7 +65,9 @@ async def _summaries(db_pool, per_day: dict[date, dict[int, str]]) -> None:
             )
 
 
-async def test_the_museum_message_beats_summaries_full_of_a_common_name(db_pool) -> None:
+async def test_the_museum_message_beats_summaries_full_of_a_common_name(
+    db_pool: asyncpg.Pool,
+) -> None:
     """The issue's example: ten day summaries say "Melanie" and "good"/"going"; the one
     message saying "museum" is the first hit, and summaries stay in their own lane."""
     await _members(db_pool)
@@ -86,7 +93,7 @@ async def test_the_museum_message_beats_summaries_full_of_a_common_name(db_pool)
     assert [hit.kind for hit in hits] == sorted((hit.kind for hit in hits), key="message".__ne__)
 
 
-async def test_a_rare_word_outweighs_a_common_one(db_pool) -> None:
+async def test_a_rare_word_outweighs_a_common_one(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     common = [_said(KIM, f"the weather was nice today {n}", days_ago=n) for n in range(20)]
     rare = _said(JUDY, "the weather at the lighthouse was awful", days_ago=40)
@@ -96,7 +103,9 @@ async def test_a_rare_word_outweighs_a_common_one(db_pool) -> None:
     assert hits[0].text == "the weather at the lighthouse was awful"
 
 
-async def test_whole_words_before_prefixes_and_no_prefix_for_short_words(db_pool) -> None:
+async def test_whole_words_before_prefixes_and_no_prefix_for_short_words(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,
@@ -117,7 +126,9 @@ async def test_whole_words_before_prefixes_and_no_prefix_for_short_words(db_pool
     assert [hit.text for hit in art] == ["that art show was great"]  # "art" never finds "article"
 
 
-async def test_a_named_member_is_a_boost_not_a_word_and_recency_only_breaks_ties(db_pool) -> None:
+async def test_a_named_member_is_a_boost_not_a_word_and_recency_only_breaks_ties(
+    db_pool: asyncpg.Pool,
+) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,
@@ -134,7 +145,7 @@ async def test_a_named_member_is_a_boost_not_a_word_and_recency_only_breaks_ties
     assert [hit.day for hit in judy] == ["2023-05-03", "2023-04-28"]  # equal scores: newest first
 
 
-async def test_summaries_keep_their_own_lane(db_pool) -> None:
+async def test_summaries_keep_their_own_lane(db_pool: asyncpg.Pool) -> None:
     """Seven summaries say "kiwiberry jam" more often than any message: the messages still
     take the first slots, summaries get theirs (a quarter, at least one) after them, and a lane
     with too few hits leaves its slots to the other."""
@@ -158,7 +169,9 @@ async def test_summaries_keep_their_own_lane(db_pool) -> None:
     assert [hit.kind for hit in wide] == ["message"] * 5 + ["summary"] * 7
 
 
-async def test_a_restricted_channel_never_reaches_a_viewer_without_it(db_pool) -> None:
+async def test_a_restricted_channel_never_reaches_a_viewer_without_it(
+    db_pool: asyncpg.Pool,
+) -> None:
     """Twenty #mods lines would rank above the one public line: the viewer's filter is in the
     query, before the limit, so the public line is still found and no #mods line is."""
     await _members(db_pool)
@@ -176,7 +189,7 @@ async def test_a_restricted_channel_never_reaches_a_viewer_without_it(db_pool) -
     assert seen and all(hit.channel_id == MODS for hit in seen)
 
 
-async def test_forgotten_statements_are_never_recalled_for_anyone(db_pool) -> None:
+async def test_forgotten_statements_are_never_recalled_for_anyone(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,
@@ -203,7 +216,7 @@ async def test_forgotten_statements_are_never_recalled_for_anyone(db_pool) -> No
     assert "Judy works night shifts." in [hit.text for hit in hits if hit.kind == "summary"]
 
 
-async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
+async def test_a_short_answer_comes_with_the_lines_around_it(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     question = _said(CAROLINE, "did you like the pottery workshop?", days_ago=2)
     answer = _said(
@@ -218,7 +231,7 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
     hits = await RecallService(db_pool).search(G, "pottery", limit=5)
     # The question and its answer both match: one exchange, each line once, in said order.
     assert len(hits) == 1
-    lines = sorted([hits[0], *hits[0].context], key=lambda line: line.message_id)
+    lines = sorted([hits[0], *hits[0].context], key=said_order)
     assert [line.text for line in lines] == [
         "did you like the pottery workshop?",
         "loved the pottery, going back on Saturday",
@@ -227,7 +240,9 @@ async def test_a_short_answer_comes_with_the_lines_around_it(db_pool) -> None:
     assert lines[1].dates == ("on saturday = Sat 29 April 2023 (past) or Sat 13 May 2023 (coming)",)
 
 
-async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -> None:
+async def test_word_counts_follow_inserts_edits_deletes_and_retention(
+    db_pool: asyncpg.Pool,
+) -> None:
     """`recall_terms` (what rarity is computed from) always equals a recount of the messages,
     and a word no message says any more has no row."""
     first = _said(KIM, "the lighthouse keeper waved", days_ago=3)
@@ -254,7 +269,7 @@ async def test_word_counts_follow_inserts_edits_deletes_and_retention(db_pool) -
     assert not any(r["term"] in ("zorblax", "lighthouse", "keeper") for r in counted)
 
 
-async def test_a_line_said_on_many_days_is_one_hit(db_pool) -> None:
+async def test_a_line_said_on_many_days_is_one_hit(db_pool: asyncpg.Pool) -> None:
     await _members(db_pool)
     await insert_messages(
         db_pool,

@@ -47,7 +47,8 @@ def test_the_rarest_words_are_kept_and_weigh_most() -> None:
     assert named.names == "'melanie'"
     assert named.candidates == ("'museum':*", "'melanie' & 'museum':*")
     # Short words are never prefixes.
-    assert plan([TermStat("art", "art", 5, None)], 100).candidates == ("'art'",)  # type: ignore[union-attr]
+    short = plan([TermStat("art", "art", 5, None)], 100)
+    assert short is not None and short.candidates == ("'art'",)
 
 
 def test_relative_dates_resolve_against_the_day_said() -> None:

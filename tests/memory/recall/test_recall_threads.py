@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.recall import RecallService, query_terms
 from tests.support import chat_message
 
@@ -16,7 +18,7 @@ DANA, MILO = 31, 32
 DAY = datetime(2023, 9, 4, 18, tzinfo=UTC)
 
 
-def _said(author: int, text: str, days_ago: float):
+def _said(author: int, text: str, days_ago: float) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -27,7 +29,7 @@ def _said(author: int, text: str, days_ago: float):
     )
 
 
-async def _seed(db_pool) -> None:
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await upsert_members(
         db_pool, [Member(G, DANA, username="dana"), Member(G, MILO, username="milo")]
     )
@@ -47,7 +49,7 @@ async def _seed(db_pool) -> None:
     )
 
 
-async def test_a_change_of_mind_brings_the_plan_it_changed(db_pool) -> None:
+async def test_a_change_of_mind_brings_the_plan_it_changed(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
 
     hits = await RecallService(db_pool).search(G, "Which car is Dana getting?", limit=3)
@@ -58,7 +60,7 @@ async def test_a_change_of_mind_brings_the_plan_it_changed(db_pool) -> None:
     assert not any(text.startswith("a Subaru? nice") for text in texts[:2]), "only Dana's own"
 
 
-async def test_a_present_tense_question_finds_a_past_tense_answer(db_pool) -> None:
+async def test_a_present_tense_question_finds_a_past_tense_answer(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
     assert {"grow", "grew", "grown"} <= set(query_terms("Where did Milo grow up?"))
 
@@ -67,7 +69,7 @@ async def test_a_present_tense_question_finds_a_past_tense_answer(db_pool) -> No
     assert hits and hits[0].text == "I grew up in Nantes, by the river"
 
 
-async def test_without_a_named_member_there_is_no_second_hop(db_pool) -> None:
+async def test_without_a_named_member_there_is_no_second_hop(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
 
     hits = await RecallService(db_pool).search(G, "which car is someone getting?", limit=2)
@@ -76,7 +78,9 @@ async def test_without_a_named_member_there_is_no_second_hop(db_pool) -> None:
     assert all("buying a Subaru next month" not in hit.text for hit in hits)
 
 
-async def test_the_later_part_of_a_story_moves_up_past_other_members_plans(db_pool) -> None:
+async def test_the_later_part_of_a_story_moves_up_past_other_members_plans(
+    db_pool: asyncpg.Pool,
+) -> None:
     # Everyone booked a trip for the autumn break; only Dana changed hers, in words the first
     # search ranks below the others' bookings (only "trip", a travel word, is in common).
     await _seed(db_pool)
@@ -102,7 +106,7 @@ async def test_the_later_part_of_a_story_moves_up_past_other_members_plans(db_po
     ]
 
 
-async def test_the_second_hop_does_not_follow_a_relative_date(db_pool) -> None:
+async def test_the_second_hop_does_not_follow_a_relative_date(db_pool: asyncpg.Pool) -> None:
     await _seed(db_pool)
     await insert_messages(
         db_pool,

@@ -6,19 +6,25 @@ or channels the reader cannot see; a 100,000-character question still gets its r
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 
 from db.members import upsert_members
 from db.messages import insert_messages, mark_deleted
 from memory.core.clock import FixedClock
-from memory.core.models import Member
+from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
 from memory.llm import MemoryLLM
 from memory.ports import IncomingMessage
-from memory.wiring import open_memory
+from memory.replies import ReplyResult
+from memory.wiring import Memory, open_memory
 from tests.fakes import ScriptedProvider
 from tests.support import chat_message
 
@@ -29,7 +35,9 @@ NOW = datetime(2023, 7, 20, 12, tzinfo=UTC)
 _RECALLED = re.compile(r"<recalled [^>]*>(.*?)</recalled>")
 
 
-def _said(author: int, text: str, *, days_ago: float, channel: int = GENERAL, **extra):
+def _said(
+    author: int, text: str, *, days_ago: float, channel: int = GENERAL, **extra: Any
+) -> ChatMessage:
     return chat_message(
         None,
         text,
@@ -42,9 +50,11 @@ def _said(author: int, text: str, *, days_ago: float, channel: int = GENERAL, **
 
 
 @pytest.fixture
-async def memory(db_pool, telemetry, tmp_path):
+async def memory(
+    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> AsyncIterator[Memory]:
     provider = ScriptedProvider({"reply": lambda request: "ok"})
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         _env_file=None, llm_provider="offline", telemetry_stdout=False, log_dir=tmp_path
     )
     await upsert_members(
@@ -63,7 +73,9 @@ async def memory(db_pool, telemetry, tmp_path):
         yield opened
 
 
-async def _ask(memory, db_pool, author: int, text: str, *, viewer: Viewer | None = None):
+async def _ask(
+    memory: Memory, db_pool: asyncpg.Pool, author: int, text: str, *, viewer: Viewer | None = None
+) -> tuple[ReplyResult, list[str]]:
     """Store the question as the writer would, then compose the reply to it."""
     asked = _said(author, text, days_ago=0)
     await insert_messages(db_pool, [asked])
@@ -74,7 +86,7 @@ async def _ask(memory, db_pool, author: int, text: str, *, viewer: Viewer | None
 
 
 async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot(
-    memory, db_pool
+    memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await insert_messages(
         db_pool,
@@ -94,7 +106,9 @@ async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot
     assert all("Bot" not in line and "?" not in line and "I think" not in line for line in recalled)
 
 
-async def test_every_question_is_searched_and_greetings_are_not(memory, db_pool) -> None:
+async def test_every_question_is_searched_and_greetings_are_not(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     await insert_messages(
         db_pool,
         [_said(CAROLINE, "this summer I plan to walk the coast of Norway", days_ago=40)],
@@ -105,7 +119,9 @@ async def test_every_question_is_searched_and_greetings_are_not(memory, db_pool)
     assert nothing == []
 
 
-async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(memory, db_pool) -> None:
+async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     await insert_messages(
         db_pool,
         [
@@ -131,7 +147,9 @@ async def test_forgotten_and_unreadable_words_stay_out_of_the_prompt(memory, db_
     assert "judy's night shifts came up in the mod meeting" in mod_seen
 
 
-async def test_a_hundred_thousand_character_question_gets_a_normal_reply(memory, db_pool) -> None:
+async def test_a_hundred_thousand_character_question_gets_a_normal_reply(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     await insert_messages(
         db_pool, [_said(MELANIE, "the lighthouse tour was on a Thursday", days_ago=9)]
     )
@@ -145,7 +163,9 @@ async def test_a_hundred_thousand_character_question_gets_a_normal_reply(memory,
     assert result.text == "ok"
 
 
-def _chatter(author: int, lines: tuple[str, ...], *, first_day: int, times: int = 4) -> list:
+def _chatter(
+    author: int, lines: tuple[str, ...], *, first_day: int, times: int = 4
+) -> list[ChatMessage]:
     """`author` saying each of `lines` on `times` different days (words said that often carry
     no news)."""
     return [
@@ -161,7 +181,9 @@ _HER_MATCHES = re.compile(
 _SMALL_TALK = ("lol same here honestly", "work was busy again today", "I need a coffee now")
 
 
-async def test_asking_about_a_member_brings_what_they_told_months_apart(memory, db_pool) -> None:
+async def test_asking_about_a_member_brings_what_they_told_months_apart(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     # Caroline's two pieces of news, two months apart, among her small talk and others'.
     await insert_messages(
         db_pool,
@@ -180,7 +202,9 @@ async def test_asking_about_a_member_brings_what_they_told_months_apart(memory, 
         assert not set(_SMALL_TALK) & set(hers), "her small talk carries no news"
 
 
-async def test_a_members_statements_keep_to_what_the_asker_may_read(memory, db_pool) -> None:
+async def test_a_members_statements_keep_to_what_the_asker_may_read(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     await insert_messages(
         db_pool,
         [
@@ -210,7 +234,9 @@ async def test_a_members_statements_keep_to_what_the_asker_may_read(memory, db_p
     assert "my brother is moving to Montreal next spring" in mod_seen
 
 
-async def test_which_hobbies_brings_both_from_different_months(memory, db_pool) -> None:
+async def test_which_hobbies_brings_both_from_different_months(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     # Melanie's two new pastimes, told two months apart in words the question does not use.
     await insert_messages(
         db_pool,
@@ -228,7 +254,9 @@ async def test_which_hobbies_brings_both_from_different_months(memory, db_pool) 
     assert "took the dog out, freezing" not in recalled, "'taken up' is not 'took'"
 
 
-async def test_asking_what_is_new_brings_news_before_lasting_facts(memory, db_pool) -> None:
+async def test_asking_what_is_new_brings_news_before_lasting_facts(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
     # Kim's lasting facts have rarer words than her news; "what's new" wants the news.
     facts = (
         "my chinchilla is called Biscuit and she hates the vacuum cleaner",

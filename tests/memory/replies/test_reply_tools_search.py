@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
+
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
@@ -22,6 +24,7 @@ from memory.replies import (
     ReplyComposer,
     ReplyConfig,
     ReplyToolbox,
+    Turn,
     build_tool_sources,
 )
 from tests.fakes import ScriptedProvider
@@ -40,7 +43,14 @@ class NoContexts:
         return "Mia keeps bees." if user_id == MIA else None
 
 
-async def _seed(db_pool) -> None:
+class NeverFolds:
+    """A window that never outgrows its budget here: folding it would be a bug."""
+
+    async def fold_turns(self, summary: str, turns: list[Turn]) -> str:
+        raise AssertionError("the window was folded")
+
+
+async def _seed(db_pool: asyncpg.Pool) -> None:
     await upsert_members(db_pool, [Member(G, MIA, username="mia"), Member(G, KIM, username="kim")])
     said = [
         (GENERAL, MIA, "my bees swarmed into the neighbour's apple tree", 30),
@@ -63,7 +73,7 @@ async def _seed(db_pool) -> None:
     )
 
 
-def _toolbox(db_pool, telemetry: Telemetry) -> ReplyToolbox:
+def _toolbox(db_pool: asyncpg.Pool, telemetry: Telemetry) -> ReplyToolbox:
     async def learned(guild_id: int, user_id: int) -> list[str]:
         return ["Mia lives in Lisbon (learned 2026-08-30)."] if user_id == MIA else []
 
@@ -73,7 +83,9 @@ def _toolbox(db_pool, telemetry: Telemetry) -> ReplyToolbox:
     return ReplyToolbox(sources, telemetry, budget_seconds=30)
 
 
-async def test_search_tool_never_reads_a_channel_the_viewer_cannot(db_pool, telemetry) -> None:
+async def test_search_tool_never_reads_a_channel_the_viewer_cannot(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await _seed(db_pool)
     toolbox = _toolbox(db_pool, telemetry)
     member = toolbox.for_reply(G, Viewer.of_channels(MIA, {GENERAL}))
@@ -89,7 +101,9 @@ async def test_search_tool_never_reads_a_channel_the_viewer_cannot(db_pool, tele
     assert first["name"] == "search_memory" and first["guild_id"] == G and first["hits"] >= 1
 
 
-async def test_search_tool_keeps_to_the_dates_and_member_asked(db_pool, telemetry) -> None:
+async def test_search_tool_keeps_to_the_dates_and_member_asked(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await _seed(db_pool)
     use = _toolbox(db_pool, telemetry).for_reply(G, Viewer.of_channels(MIA, {GENERAL, MODS}))
     recent_day = (DAY - timedelta(days=10)).date().isoformat()
@@ -102,7 +116,9 @@ async def test_search_tool_keeps_to_the_dates_and_member_asked(db_pool, telemetr
     assert day_label((DAY - timedelta(days=3)).date()) in after
 
 
-async def test_member_tools_answer_by_name_and_say_when_nobody_matches(db_pool, telemetry) -> None:
+async def test_member_tools_answer_by_name_and_say_when_nobody_matches(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await _seed(db_pool)
     use = _toolbox(db_pool, telemetry).for_reply(G, Viewer.of_channels(KIM, {GENERAL}))
 
@@ -113,10 +129,16 @@ async def test_member_tools_answer_by_name_and_say_when_nobody_matches(db_pool, 
     )
 
 
-async def test_tools_out_of_time_answer_without_searching(db_pool, telemetry) -> None:
+async def test_tools_out_of_time_answer_without_searching(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     await _seed(db_pool)
+
+    async def never_asked(guild_id: int, user_id: int) -> list[str]:
+        raise AssertionError("a tool ran with no time left")
+
     sources = build_tool_sources(
-        RecallService(db_pool), MemberDirectory(db_pool), NoContexts(), lambda g, u: None
+        RecallService(db_pool), MemberDirectory(db_pool), NoContexts(), never_asked
     )
     use = ReplyToolbox(sources, telemetry, budget_seconds=0).for_reply(G, Viewer.everything())
 
@@ -126,7 +148,9 @@ async def test_tools_out_of_time_answer_without_searching(db_pool, telemetry) ->
     assert telemetry.recent("tool_call")[0]["outcome"] == "no_time"
 
 
-async def test_a_reply_offers_tools_bound_to_the_askers_viewer(db_pool, telemetry) -> None:
+async def test_a_reply_offers_tools_bound_to_the_askers_viewer(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
     """A tool-capable model (scripted here) searches from inside the reply: what it finds is
     limited to the channels of the message's viewer."""
     await _seed(db_pool)
@@ -142,7 +166,7 @@ async def test_a_reply_offers_tools_bound_to_the_askers_viewer(db_pool, telemetr
         memory=NoContexts(),
         llm=MemoryLLM(provider),
         windows=ConversationWindows(
-            None,
+            NeverFolds(),
             FixedClock(DAY),
             token_budget=2000,
             soft_decay=timedelta(minutes=10),

@@ -7,9 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory.core.clock import FixedClock
+from memory.core.models import Member
 from memory.core.telemetry import Telemetry
 from memory.core.tokens import estimate_tokens
-from memory.replies._window import ConversationWindows, Turn, WindowView
+from memory.replies._window import ConversationWindows, Turn, WindowFolding, WindowView
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 CHANNEL = 42
@@ -33,7 +34,12 @@ def _turn(n: int, clock: FixedClock, text: str = "hello there") -> Turn:
     return Turn(n, 1, "alice", f"{text} #{n}", clock.now())
 
 
-def _windows(folder, clock, budget: int = 200, telemetry: Telemetry | None = None):
+def _windows(
+    folder: WindowFolding,
+    clock: FixedClock,
+    budget: int = 200,
+    telemetry: Telemetry | None = None,
+) -> ConversationWindows:
     return ConversationWindows(
         folder,
         clock,
@@ -150,7 +156,7 @@ async def test_windows_held_in_memory_stay_bounded() -> None:
 async def test_name_indexes_are_bounded_per_guild() -> None:
     from memory.members import NameIndexCache
 
-    async def load(guild_id: int) -> list:
+    async def load(guild_id: int) -> list[Member]:
         return []
 
     names = NameIndexCache(load, max_guilds=50)
@@ -162,8 +168,10 @@ async def test_name_indexes_are_bounded_per_guild() -> None:
 # --- gone means gone ----------------------------------------------------------------------
 
 
-def _said(n: int, author: int, name: str, text: str, at: datetime, **extra) -> Turn:
-    return Turn(n, author, name, text, at, **extra)
+def _said(
+    n: int, author: int, name: str, text: str, at: datetime, reply_to: int | None = None
+) -> Turn:
+    return Turn(n, author, name, text, at, reply_to)
 
 
 async def test_a_deleted_message_and_the_bots_answer_to_it_leave_the_window() -> None:
