@@ -113,7 +113,7 @@ async def _ask(
     clock.advance(QUESTION_GAP)
     channel = chat.channel_id + CHANNEL_BASE + question.index
     session = ConsoleSession(memory, guild_id=chat.guild_id, channel_id=channel)
-    turn = await ask_recorded(session, recorder, question.asker, question.text)
+    turn = await ask_recorded(memory, session, recorder, question.asker, question.text)
     scored = score(chat, question, turn.prompt)
     return Asked(chat.sample_id, question, scored, turn.tokens, turn.millis)
 

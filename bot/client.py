@@ -123,9 +123,8 @@ class MemoryBot(commands.AutoShardedBot):
             scopes.append(discord.Object(dev_guild))
         for guild in scopes:
             scope = "global" if guild is None else str(guild.id)
-            if guild is None and not await self.memory.operations.needs_command_sync(
-                scope, tree_hash
-            ):
+            syncs = self.memory.operations.command_syncs
+            if guild is None and not await syncs.needed(scope, tree_hash):
                 _log.info("slash commands unchanged since the last sync; not syncing")
                 continue
             try:
@@ -133,7 +132,7 @@ class MemoryBot(commands.AutoShardedBot):
             except discord.HTTPException as exc:
                 _log.warning("could not sync slash commands (%s): %s", scope, exc)
                 continue
-            await self.memory.operations.command_synced(scope, tree_hash)
+            await syncs.synced(scope, tree_hash)
             _log.info("synced %d slash commands (%s)", len(synced), scope)
 
     async def on_ready(self) -> None:

@@ -166,7 +166,7 @@ class ConsoleSession:
                 created_at=self.memory.clock.now(),
             )
         )
-        await self.memory.conversation.hear(
+        await self.memory.window.observe(
             IncomingMessage(
                 self.guild_id,
                 self.channel_id,

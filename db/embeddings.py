@@ -102,6 +102,8 @@ async def store_embeddings(
 
 # Candidates read from the HNSW index per hit wanted, before the join drops edited or deleted
 # messages (a guild-wide search; a member's search reads their own messages exactly).
+# Messages of the same words are equally near: the newest comes first, so one question finds
+# the same ones every time (the index's walk, built at random, lists them in any order).
 CANDIDATES_PER_HIT = 4
 
 _GUILD_NEAREST = f"""
@@ -115,7 +117,7 @@ WITH nearest AS MATERIALIZED (
 SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - e.distance AS rank
 FROM nearest e JOIN messages m ON m.guild_id = $1 AND m.message_id = e.message_id
 WHERE NOT m.deleted AND {_CURRENT}
-ORDER BY e.distance
+ORDER BY e.distance, m.message_id DESC
 LIMIT $4
 """
 
@@ -137,7 +139,7 @@ SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
 FROM mine JOIN messages m ON m.guild_id = $1 AND m.message_id = mine.message_id
 JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
 WHERE e.model = $3 AND {_CURRENT}
-ORDER BY e.embedding <=> $2::halfvec
+ORDER BY e.embedding <=> $2::halfvec, m.message_id DESC
 LIMIT $4
 """
 

@@ -116,7 +116,7 @@ def test_design_says_the_reply_paths_budgets_as_the_code_has_them() -> None:
             f" {_FRACTIONS[_budget.EPISODE_SHARE]},",
             f"recall gets {_FRACTIONS[_budget.RECALLED_SHARE]} of the prompt's free tokens with"
             f" {_s('REPLY_RECALL_HITS')} hits",
-            f"until {_n(_search.REPLY_SEMANTIC_WAIT_SECONDS)} s after it began"
+            f"until {_n(_s('REPLY_SEMANTIC_WAIT_SECONDS'))} s after it began"
             f" (`REPLY_SEMANTIC_WAIT_SECONDS`, at least {_n(_search.SEMANTIC_GRACE_SECONDS)} s"
             " past its full-text lanes)",
             f"past {rate_buckets.FIRST_SCAN_AT} (`bot/rate_buckets.py`",

@@ -1,6 +1,7 @@
 """Dependencies go one way, checked by the import-linter contracts in pyproject.toml:
 bot -> wiring -> ports -> capability packages -> llm/telemetry -> db/prompts -> language -> core;
 bot/ sees memory only through the ports (the entry points also open it through the wiring);
+the ports reach the database only through the capability services, never db/ itself;
 memory never imports discord or bot; db imports only the core and the language; a capability
 package is used by the others only through its __init__. Planting a forbidden import must break
 the check."""
@@ -47,7 +48,7 @@ def tree_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_tree_keeps_every_contract() -> None:
     result = _lint(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "0 broken" in result.stdout and "5 kept" in result.stdout
+    assert "0 broken" in result.stdout and "6 kept" in result.stdout
 
 
 def _plant(tree: Path, relative: str, line: str) -> None:
@@ -61,6 +62,14 @@ def test_a_bot_module_importing_db_breaks_the_check(tree_copy: Path) -> None:
     assert result.returncode != 0
     assert "bot/ uses memory only through the ports" in result.stdout
     assert "bot.cogs.replies -> db.pool" in result.stdout
+
+
+def test_a_port_querying_the_database_itself_breaks_the_check(tree_copy: Path) -> None:
+    _plant(tree_copy, "memory/ports/operations.py", "from db.state import get_state")
+    result = _lint(tree_copy)
+    assert result.returncode != 0
+    assert "The ports reach the database only through the capability services" in result.stdout
+    assert "memory.ports.operations -> db.state" in result.stdout
 
 
 def test_a_cog_reaching_past_the_ports_into_a_service_breaks_the_check(tree_copy: Path) -> None:

@@ -78,7 +78,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         if message.content:
             try:
                 seen_by = Viewer.of_channels(message.author.id, {message.channel.id})
-                await self.conversation.hear(incoming(message, viewer=seen_by))
+                await self.memory.window.observe(incoming(message, viewer=seen_by))
             except Exception:
                 _log.exception("could not add message %s to the window", message.id)
         asked = await addressed(
@@ -96,7 +96,7 @@ class RepliesCog(commands.Cog, name="Replies"):
         if payload.guild_id is None:
             return
         try:
-            await self.conversation.message_edited(
+            await self.memory.window.message_edited(
                 payload.guild_id, payload.message_id, clean_text(payload.message.content)
             )
         except Exception:
@@ -106,12 +106,12 @@ class RepliesCog(commands.Cog, name="Replies"):
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         """A deleted message leaves the window (with the bot's answer to it)."""
         if payload.guild_id is not None:
-            await self.conversation.messages_deleted([payload.message_id])
+            await self.memory.window.messages_deleted([payload.message_id])
 
     @commands.Cog.listener()
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         if payload.guild_id is not None:
-            await self.conversation.messages_deleted(list(payload.message_ids))
+            await self.memory.window.messages_deleted(list(payload.message_ids))
 
 
 async def setup(bot: MemoryBot) -> None:

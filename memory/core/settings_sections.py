@@ -195,6 +195,10 @@ class RepliesSection(BaseModel):
     # carried more evidence than 8, 10, 14 or 16 on LoCoMo-dev (the budget cuts their exchanges).
     reply_recall_hits: int = Field(default=12, ge=1, le=20)
     reply_statement_hits: int = Field(default=3, ge=0, le=10)
+    # How long a reply's search waits for the nearest in meaning (from when it began; at least
+    # a little past its full-text lanes), then goes on with the words' hits: a slow vector
+    # index costs a reply its semantic hits, never its time. Benches wait them out.
+    reply_semantic_wait_seconds: float = Field(default=0.6, gt=0)
     # A burst: past this many replies composing at once, each waits at most
     # REPLY_BUSY_BUDGET_SECONDS for memory and answers with what is ready.
     reply_busy_replies: int = Field(default=10, ge=1)

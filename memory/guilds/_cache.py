@@ -53,6 +53,10 @@ class GuildSettingsCache:
         """Names of the guild's channels as imports and Discord told them (unknown: absent)."""
         return await guild_store.channel_names(self._pool, guild_id, channel_ids)
 
+    async def guild_names(self, guild_ids: Iterable[int]) -> dict[int, str]:
+        """Names of guilds as Discord told them (unknown or unnamed: absent)."""
+        return await guild_store.guild_names(self._pool, guild_ids)
+
     async def channels(self, guild_id: int) -> dict[int, str]:
         """Every channel of the guild known by name or by a visibility mark: id -> name."""
         return await guild_store.guild_channels(self._pool, guild_id)

@@ -8,8 +8,9 @@ dashboard) may do with memory, and the value types and renderers it shows.
 Faces, each a small class owning use cases over the services that do the work:
 `Conversation` (the answer to every message addressed to the bot) and `Operations` (usage,
 jobs, retention, imports, shards). Where a front end only needs a service's own methods, a
-protocol names them and the service satisfies it as it is: `ChatIntake` and `StoredHistory`
-(chat events in, the backfill's reads), `Commands`,
+protocol names them and the service satisfies it as it is: `ChatIntake`, `StoredHistory` and
+`ChannelWindow` (chat events in, the backfill's reads, the window replies are written from),
+`Commands`,
 `Facts`, `Recall`, `Directory` (what members ask), `Episodes` (episodes, catch-ups, digests),
 `Contexts` (members' contexts, closed days), `PrivacyRequests` (consent, export, purge),
 `GuildConfiguration` (guild settings) and `SharedChannels` (channel visibility). `FrontDoor` is the
@@ -54,7 +55,7 @@ from memory.ports.answers import (
     AnswerKind,
     Outlet,
 )
-from memory.ports.chat import ChatIntake, StoredHistory
+from memory.ports.chat import ChannelWindow, ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
@@ -110,6 +111,7 @@ __all__ = [
     "AdminViews",
     "Answer",
     "AnswerKind",
+    "ChannelWindow",
     "ChatIntake",
     "CommandResult",
     "Commands",

@@ -15,9 +15,9 @@ from typing import Any
 
 import asyncpg
 
-from db.guilds import guild_names
 from memory.core.settings import Settings
 from memory.database import DatabaseUnavailable, embedded_exists, open_configured_database
+from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.members import MemberDirectory
 from memory.privacy import PrivacyError, resolve_guild, resolve_subject
 
@@ -68,7 +68,8 @@ class NameLookup:
         if guild_id not in self._guilds:
             assert self._pool is not None
             self._guilds.update(dict.fromkeys([guild_id]))
-            self._guilds.update(self._run(guild_names(self._pool, [guild_id])))
+            guilds = GuildSettingsCache(self._pool, GuildDefaults.from_settings(self._settings))
+            self._guilds.update(self._run(guilds.guild_names([guild_id])))
         return self._guilds[guild_id]
 
     def member_names(self, pairs: Iterable[tuple[int, int]]) -> None:

@@ -1,10 +1,10 @@
 """What Discord's events put into memory: messages, edits, deletes, members, guilds, and the
-stored history a backfill starts from.
+stored history a backfill starts from; and what a channel's conversation window hears.
 
-Protocols, not a face: `BatchedWriter` and `StoredMessages` satisfy them as they are (the type
-checker holds them to it wherever a `Memory` is used as a `FrontDoor`). The ingest cog, the
-backfill and the console see only these: every write is queued (the writer batches it off the
-event loop), so an event handler never waits on the database.
+Protocols, not a face: `BatchedWriter`, `StoredMessages` and `WindowKeeper` satisfy them as they
+are (the type checker holds them to it wherever a `Memory` is used as a `FrontDoor`). The ingest
+and replies cogs, the backfill and the console see only these: every write is queued (the writer
+batches it off the event loop), so an event handler never waits on the database.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from memory.core.models import ChatMessage, Member
+from memory.replies import IncomingMessage
 
 
 class ChatIntake(Protocol):
@@ -57,4 +58,21 @@ class StoredHistory(Protocol):
     ) -> list[int]:
         """A channel's stored, not deleted message ids in (after_id, up_to_id]: what a
         reconcile compares with what Discord still returns."""
+        ...
+
+
+class ChannelWindow(Protocol):
+    """The running window of each channel a reply is written from (`WindowKeeper`): every
+    member message joins it, answered or not; edits and deletes reach it at once."""
+
+    async def observe(self, message: IncomingMessage) -> None:
+        """A member's message joins its channel's window (unless they may not be remembered)."""
+        ...
+
+    async def message_edited(self, guild_id: int, message_id: int, content: str) -> bool:
+        """The window keeps an edited message's new text, never the old."""
+        ...
+
+    async def messages_deleted(self, message_ids: Sequence[int]) -> int:
+        """Deleted messages (and the bot's answers to them) leave the window."""
         ...

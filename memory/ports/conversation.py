@@ -1,5 +1,5 @@
-"""What the bot says: the answer to a message addressed to it, and the conversation it keeps
-hearing.
+"""What the bot says: the answer to a message addressed to it. (Every message it hears joins the
+channel's window through `ChannelWindow`, memory/ports/chat.py; its own answers join it here.)
 
 The replies cog and the console see only this face. `answer` is the one use case behind every
 message addressed to the bot, in this order: a memory command (remember, forget, ...); an
@@ -11,7 +11,6 @@ the channel's window. The front ends only translate their messages in and the an
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 from cachetools import LRUCache
 
@@ -46,7 +45,7 @@ _log = logging.getLogger(__name__)
 
 
 class Conversation:
-    """Answers to members, and the running window of each channel they are written from."""
+    """Answers to members; each answer sent joins its channel's window."""
 
     def __init__(
         self,
@@ -165,7 +164,7 @@ class Conversation:
         """The bot's reply joins the channel's window, as an answer to the message."""
         if self.bot_user_id is None:
             return
-        await self.hear(
+        await self._composer.keeper.observe(
             IncomingMessage(
                 guild_id=message.guild_id,
                 channel_id=message.channel_id,
@@ -175,18 +174,9 @@ class Conversation:
                 content=text,
                 viewer=Viewer.of_channels(self.bot_user_id, {message.channel_id}),
                 reply_to_id=message.message_id,
-            )
+            ),
+            from_bot=True,
         )
-
-    async def hear(self, message: IncomingMessage) -> None:
-        """A message the bot heard but does not answer still joins the channel's window."""
-        await self._composer.observe(message)
-
-    async def message_edited(self, guild_id: int, message_id: int, content: str) -> bool:
-        return await self._composer.keeper.message_edited(guild_id, message_id, content)
-
-    async def messages_deleted(self, message_ids: Sequence[int]) -> int:
-        return await self._composer.keeper.messages_deleted(message_ids)
 
 
 async def _shown(answer: Answer, outlet: Outlet) -> Answer:

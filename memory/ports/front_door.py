@@ -13,7 +13,7 @@ from memory.core.clock import Clock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
-from memory.ports.chat import ChatIntake, StoredHistory
+from memory.ports.chat import ChannelWindow, ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import Operations, Retention, TokenBudget, Worker
@@ -40,6 +40,12 @@ class FrontDoor(Protocol):
     @property
     def stored(self) -> StoredHistory:
         """Where a backfill starts, and what a reconcile compares (`StoredMessages`)."""
+        ...
+
+    @property
+    def window(self) -> ChannelWindow:
+        """What each channel's conversation window hears, and the edits and deletes it drops
+        (`WindowKeeper`)."""
         ...
 
     @property

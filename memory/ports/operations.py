@@ -16,10 +16,9 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from db.state import get_state, set_state
 from memory.core.shards import ShardPlan
 from memory.core.telemetry import Telemetry
-from memory.database import hold_shards
+from memory.database import CommandSyncs, hold_shards
 from memory.ingest import BatchedWriter, ExportImporter
 from memory.jobs import HeldJob, QueuedJob
 from memory.llm import MemoryLLM
@@ -123,6 +122,8 @@ class Operations:
         self.views = AdminViews(
             activity=ActivityViews(pool, usage_recorder.prices), members=MemberViews(pool)
         )
+        # The slash-command tree last synced per scope (the client syncs only a changed one).
+        self.command_syncs = CommandSyncs(pool)
 
     # --- usage --------------------------------------------------------------------------
 
@@ -179,14 +180,6 @@ class Operations:
         )
 
     # --- this process on Discord --------------------------------------------------------
-
-    async def needs_command_sync(self, scope: str, tree_hash: str) -> bool:
-        """Whether the slash command tree (its hash) differs from what was last synced to
-        `scope` (global, or a guild): Discord rate-limits syncs, so unchanged trees are not."""
-        return await get_state(self._pool, f"command_tree:{scope}") != tree_hash
-
-    async def command_synced(self, scope: str, tree_hash: str) -> None:
-        await set_state(self._pool, f"command_tree:{scope}", tree_hash)
 
     def claim_shards(
         self, on_lost: Callable[[], None] | None = None, *, watch_seconds: float = 15.0

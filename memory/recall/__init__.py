@@ -6,7 +6,7 @@ from memory.language import day_label, resolve_dates
 from memory.recall._asking import Asking
 from memory.recall._hits import RecallHit
 from memory.recall._index import EmbeddingIndex, open_embedding_index
-from memory.recall._search import REPLY_SEMANTIC_WAIT_SECONDS, RecallService
+from memory.recall._search import RecallService
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -18,7 +18,6 @@ from memory.recall._terms import (
 __all__ = [
     "MAX_QUESTION_CHARS",
     "MAX_WORDS",
-    "REPLY_SEMANTIC_WAIT_SECONDS",
     "Asking",
     "EmbeddingIndex",
     "RecallHit",

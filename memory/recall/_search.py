@@ -62,7 +62,6 @@ _log = logging.getLogger(__name__)
 # at least a little once its full-text lanes are done; then it goes on without them. A reply's
 # search waits REPLY_SEMANTIC_WAIT_SECONDS (within its memory budget); a command's search the
 # embedder's own time limit.
-REPLY_SEMANTIC_WAIT_SECONDS = 0.6
 SEMANTIC_GRACE_SECONDS = 0.1
 # How long after something happened it is still told as news ("last week").
 TOLD_AFTER = timedelta(days=7)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory.replies._composer import ReplyComposer
+from memory.replies._keeper import WindowKeeper
 from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
 from memory.replies._tool_sources import build_tool_sources
 from memory.replies._tools import ReplyToolbox, ToolSources
@@ -17,6 +18,7 @@ __all__ = [
     "ReplyToolbox",
     "ToolSources",
     "Turn",
+    "WindowKeeper",
     "build_tool_sources",
     "reader_of",
 ]

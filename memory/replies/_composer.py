@@ -332,4 +332,5 @@ class ReplyComposer:
     async def observe(self, message: IncomingMessage) -> None:
         """Add a channel message (a member's or the bot's own reply) to the window; an
         opted-out member's words, and the bot's answers to them, never enter it."""
-        await self.keeper.observe(message, bot_user_id=self.bot_user_id)
+        from_bot = self.bot_user_id is not None and message.author_id == self.bot_user_id
+        await self.keeper.observe(message, from_bot=from_bot)

@@ -43,10 +43,12 @@ class WindowKeeper:
     bot_name: str
     names: NameIndexCache
 
-    async def observe(self, message: IncomingMessage, *, bot_user_id: int | None) -> None:
+    async def observe(self, message: IncomingMessage, *, from_bot: bool = False) -> None:
+        """A channel message joins its window: a member's (what a front end hears, answered or
+        not) or, `from_bot`, the bot's own reply (kept out with the message it answers)."""
         arrived = self.windows.arriving(message.channel_id)  # before any await: order kept
         try:
-            await self._add(message, from_bot=bot_user_id == message.author_id)
+            await self._add(message, from_bot=from_bot)
         finally:
             arrived()
 

@@ -28,7 +28,7 @@ from memory.ports import (
 )
 from memory.privacy import PrivacyDesk, RetentionJob
 from memory.recall import EmbeddingIndex, RecallService
-from memory.replies import ReplyComposer
+from memory.replies import ReplyComposer, WindowKeeper
 from memory.telemetry import UsageRollup
 from memory.usage import DailyTokenBudget, UsageRecorder
 from memory.wiring._caches import CrossProcessCaches
@@ -81,3 +81,8 @@ class Memory:
     # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
     conversation: Conversation
     operations: Operations
+
+    @property
+    def window(self) -> WindowKeeper:
+        """The channels' conversation windows (the reply composer's), as a front end hears."""
+        return self.replies.keeper

@@ -21,7 +21,7 @@ from memory.core.viewer import Viewer
 from memory.episodes import EpisodeService
 from memory.llm import MemoryLLM
 from memory.members import MemberConsent, MemberDirectory, NameIndexCache
-from memory.recall import REPLY_SEMANTIC_WAIT_SECONDS, Asking, RecallHit, RecallService
+from memory.recall import Asking, RecallHit, RecallService
 from memory.replies import (
     ConversationWindows,
     ReplyComposer,
@@ -52,11 +52,13 @@ class WindowFolder:
 @dataclass(frozen=True)
 class ReplySearch:
     """A reply's first search: the best hits with their exchanges, and a named member's own
-    statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS)."""
+    statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS); the nearest in meaning
+    as far as they come within REPLY_SEMANTIC_WAIT_SECONDS."""
 
     recall: RecallService
     hits: int
     statements: int
+    semantic_wait: float
 
     async def recall_for_reply(
         self, guild_id: int, question: str, viewer: Viewer, asking: Asking
@@ -68,7 +70,7 @@ class ReplySearch:
             viewer=viewer,
             asking=asking,
             statements=self.statements,
-            semantic_wait=REPLY_SEMANTIC_WAIT_SECONDS,
+            semantic_wait=self.semantic_wait,
         )
 
 
@@ -110,7 +112,12 @@ def open_reply_composer(
         member_rows=directory,
         config=ReplyConfig.from_settings(settings),
         telemetry=telemetry,
-        recall=ReplySearch(recall, settings.reply_recall_hits, settings.reply_statement_hits),
+        recall=ReplySearch(
+            recall,
+            settings.reply_recall_hits,
+            settings.reply_statement_hits,
+            settings.reply_semantic_wait_seconds,
+        ),
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,
         episode=episodes,
         remembered=consent.remembered,

@@ -41,9 +41,9 @@ def _forwards(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     )
 
 
-def face_methods() -> Iterator[tuple[str, str, bool]]:
+def face_methods(ports: Path = PORTS) -> Iterator[tuple[str, str, bool]]:
     """(face, method, forwards) for every public method of every class in memory/ports."""
-    for path in sorted(PORTS.glob("*.py")):
+    for path in sorted(ports.glob("*.py")):
         for node in ast.parse(path.read_text()).body:
             if not isinstance(node, ast.ClassDef):
                 continue
@@ -54,8 +54,8 @@ def face_methods() -> Iterator[tuple[str, str, bool]]:
                     yield node.name, item.name, _forwards(item)
 
 
-def forwarders() -> list[str]:
-    return [f"{face}.{method}" for face, method, forwards in face_methods() if forwards]
+def forwarders(ports: Path = PORTS) -> list[str]:
+    return [f"{face}.{method}" for face, method, forwards in face_methods(ports) if forwards]
 
 
 if __name__ == "__main__":

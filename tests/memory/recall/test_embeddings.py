@@ -165,3 +165,19 @@ def _usage() -> dict[str, int]:
 
 async def _count(pool: asyncpg.Pool, expected: int) -> bool:
     return len(await embedded(pool)) >= expected
+
+
+async def test_messages_of_the_same_words_come_newest_first_every_time(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    """Equally near messages (a line said again and again) are listed newest first, so one
+    question finds the same ones on every run: the index lists them in any order."""
+    for message_id in range(1, 9):
+        await say(db_pool, SAM, "not gonna lie, I napped", message_id)
+    await memory.embeddings.index_guild(G)
+    question = concept_vector("a nap")
+    model = "openai:nomic-embed-text"
+    nearest = await nearest_messages(db_pool, G, question, model=model, limit=3)
+    assert [m.message_id for m in nearest] == [8, 7, 6]
+    mine = await nearest_messages(db_pool, G, question, model=model, limit=3, user_id=SAM)
+    assert [m.message_id for m in mine] == [8, 7, 6]
