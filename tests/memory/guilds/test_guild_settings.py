@@ -92,3 +92,25 @@ async def test_a_process_serving_many_guilds_never_forgets_one_guilds_choices(
         cache.store(GuildSettings(other, "UTC", frozenset(), "anyone"))
     assert cache.peek(G).ignores(5)
     await cache.aclose()
+
+
+async def test_a_refresh_that_read_before_an_admins_change_does_not_put_the_old_back(
+    database_dsn: str,
+) -> None:
+    """A refresh scheduled by `peek` may be waiting for a connection while an admin's change is
+    written and stored; when it reads and ends after that, the change stays."""
+    pool = await asyncpg.create_pool(database_dsn, min_size=1, max_size=1)
+    try:
+        cache = GuildSettingsCache(pool, GuildDefaults())
+        held = await pool.acquire()
+        refresh = asyncio.ensure_future(cache.refresh(G))
+        await asyncio.sleep(0)  # the refresh is now waiting for the only connection
+        # What `update` stores once its write committed (the write is on another process's
+        # connection here; the held connection keeps this refresh from reading first).
+        cache.store(GuildSettings(G, "UTC", frozenset({5}), "anyone"))
+        await pool.release(held)
+        await refresh
+        assert cache.peek(G).ignores(5)
+        await cache.aclose()
+    finally:
+        await pool.close()
