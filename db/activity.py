@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from db.rows import fetch_as, fetch_column
 from db.types import Executor
 
 
@@ -23,14 +24,15 @@ class GuildRow:
 
 async def guild_rows(db: Executor) -> list[GuildRow]:
     """Every known guild with its member count, by name."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        GuildRow,
         """
         SELECT g.guild_id, g.name, g.timezone,
                (SELECT count(*) FROM members m WHERE m.guild_id = g.guild_id) AS members
         FROM guilds g ORDER BY lower(coalesce(g.name, '')), g.guild_id
-        """
+        """,
     )
-    return [GuildRow(**dict(row)) for row in rows]
 
 
 async def guild_row(db: Executor, guild_id: int) -> GuildRow | None:
@@ -88,9 +90,9 @@ async def fact_sources(db: Executor, guild_id: int, message_ids: list[int]) -> d
 
 async def opted_out(db: Executor, guild_id: int) -> list[int]:
     """Members of the guild who opted out (nothing else of theirs is held)."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         "SELECT user_id FROM member_consent WHERE guild_id = $1 AND state = 'out'"
         " ORDER BY changed_at",
         guild_id,
     )
-    return [row["user_id"] for row in rows]

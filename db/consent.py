@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from db.rows import execute_counted, fetch_column, fetch_one_as
 from db.types import Executor
 
 # True when the author of row `{row}` may be stored in its guild: not opted out, and opted in
@@ -74,23 +75,24 @@ def name_key(guild_id: int, name: str) -> str:
 
 async def consented_by_name(db: Executor, guild_id: int, name: str) -> list[int]:
     """Members of the guild with a recorded choice who had this name when they made it."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         "SELECT user_id FROM member_consent WHERE guild_id = $1 AND name_keys @> ARRAY[$2::text]"
         " ORDER BY user_id",
         guild_id,
         name_key(guild_id, name),
     )
-    return [row["user_id"] for row in rows]
 
 
 async def consent_of(db: Executor, guild_id: int, user_id: int) -> Consent | None:
-    row = await db.fetchrow(
+    return await fetch_one_as(
+        db,
+        Consent,
         "SELECT state, changed_at, changed_by, by_admin FROM member_consent"
         " WHERE guild_id = $1 AND user_id = $2",
         guild_id,
         user_id,
     )
-    return Consent(**dict(row)) if row else None
 
 
 async def unstorable_authors(db: Executor, guild_id: int, author_ids: list[int]) -> set[int]:
@@ -172,10 +174,9 @@ def remembered(storage: str, consent: Consent | None) -> bool:
 
 async def delete_messages_of(db: Executor, guild_id: int, user_id: int) -> int:
     """The last sweep after an opt-out: any message of theirs a write in flight stored."""
-    result = await db.execute(
-        "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2", guild_id, user_id
+    return await execute_counted(
+        db, "DELETE FROM messages WHERE guild_id = $1 AND author_id = $2", guild_id, user_id
     )
-    return int(result.split()[-1])
 
 
 async def unconsented_members(db: Executor, guild_id: int) -> list[int]:

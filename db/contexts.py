@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+import asyncpg
+
+from db.rows import fetch_column, from_row
 from db.types import Executor
 
 
@@ -27,12 +30,15 @@ async def get_merged_context(db: Executor, guild_id: int, user_id: int) -> Merge
         guild_id,
         user_id,
     )
-    if row is None:
-        return None
+    return None if row is None else merged_from_row(row)
+
+
+def merged_from_row(row: asyncpg.Record) -> MergedContext:
+    """The context in a row with its columns (`db.stored_memory` reads it with the rest)."""
     sources = row["sources"]
     if isinstance(sources, str):  # a pool without the jsonb codec
         sources = json.loads(sources)
-    return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
+    return from_row(MergedContext, row, sources=sources or {})
 
 
 async def save_merged_context(
@@ -62,9 +68,9 @@ async def save_merged_context(
 async def members_with_context(db: Executor, guild_id: int, since: date) -> list[int]:
     """Members of the guild the bot built a context for on `since` or later (the day each was
     built for, in the guild's time): the members it is being asked about."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         "SELECT user_id FROM merged_contexts WHERE guild_id = $1 AND (sources->>'day')::date >= $2",
         guild_id,
         since,
     )
-    return [row["user_id"] for row in rows]

@@ -15,6 +15,7 @@ from datetime import datetime
 import asyncpg
 
 from db.recall import MessageMatch
+from db.rows import execute_counted, fetch_column
 from db.types import Executor
 
 # A message's text, as the embedding was made from it.
@@ -62,7 +63,8 @@ async def messages_to_embed(
 
 async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
     """Guilds with messages since `since` that have no current embedding (the sweep's look)."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         f"""
         SELECT DISTINCT m.guild_id FROM messages m
         LEFT JOIN message_embeddings e ON e.guild_id = m.guild_id AND e.message_id = m.message_id
@@ -71,7 +73,6 @@ async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
         """,
         since,
     )
-    return [row["guild_id"] for row in rows]
 
 
 async def store_embeddings(
@@ -80,7 +81,8 @@ async def store_embeddings(
     """Store (or replace) one vector per message; a message deleted meanwhile is skipped."""
     if not items:
         return 0
-    result = await db.execute(
+    return await execute_counted(
+        db,
         """
         INSERT INTO message_embeddings (message_id, guild_id, model, content_md5, embedding)
         SELECT i.message_id, i.guild_id, $1, md5(i.content), i.embedding::halfvec
@@ -97,7 +99,6 @@ async def store_embeddings(
         [item.content for item, _ in items],
         [vector_text(vector) for _, vector in items],
     )
-    return int(result.split()[-1])
 
 
 # Candidates read from the HNSW index per hit wanted, before the join drops edited or deleted

@@ -14,6 +14,7 @@ from typing import Any
 
 import asyncpg
 
+from db.rows import execute_counted, fetch_column
 from db.types import Connection, Executor
 
 # Advisory lock namespace (first key) of a channel's segmentation.
@@ -145,7 +146,8 @@ async def close_quiet(
     db: Executor, now: datetime, silence_minutes: dict[int, int], default: int
 ) -> int:
     """Close open episodes whose channel has been silent longer than the guild's silence."""
-    status = await db.execute(
+    return await execute_counted(
+        db,
         """
         UPDATE episodes e SET state = 'closed', updated_at = now()
         WHERE e.state = 'open'
@@ -158,7 +160,6 @@ async def close_quiet(
         list(silence_minutes.values()),
         default,
     )
-    return int(status.split()[-1])
 
 
 async def unsegmented_channels(
@@ -184,15 +185,16 @@ async def unsegmented_channels(
 
 
 async def guild_channels(db: Executor, guild_id: int) -> list[int]:
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         "SELECT DISTINCT channel_id FROM messages WHERE guild_id = $1 ORDER BY channel_id",
         guild_id,
     )
-    return [row["channel_id"] for row in rows]
 
 
 async def guilds_due_summary(db: Executor, limit: int = 500) -> list[int]:
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         """
         SELECT DISTINCT guild_id FROM episodes
         WHERE state = 'stale' OR (state = 'closed' AND summarized_count <> message_count)
@@ -200,7 +202,6 @@ async def guilds_due_summary(db: Executor, limit: int = 500) -> list[int]:
         """,
         limit,
     )
-    return [row["guild_id"] for row in rows]
 
 
 async def due_summary(

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import asyncpg
 
+from db.rows import execute_counted, fetch_as, fetch_one_as, from_row
 from db.types import Connection, Executor, fetch_one
 
 
@@ -23,30 +24,21 @@ class FactRecord:
     updated_at: datetime
 
 
+# The member's row, read (`get_facts`) or locked for a write (`lock_facts`).
+_FACTS = (
+    "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts"
+    " WHERE guild_id = $1 AND user_id = $2"
+)
+
+
 async def get_facts(db: Executor, guild_id: int, user_id: int) -> FactRecord | None:
     """The member's blob, or None when nothing was ever remembered about them."""
-    row = await db.fetchrow(
-        "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts"
-        " WHERE guild_id = $1 AND user_id = $2",
-        guild_id,
-        user_id,
-    )
-    if row is None:
-        return None
-    return FactRecord(
-        row["guild_id"], row["user_id"], row["blob"], row["version"], row["updated_at"]
-    )
+    return await fetch_one_as(db, FactRecord, _FACTS, guild_id, user_id)
 
 
 async def get_forgotten(db: Executor, guild_id: int, user_id: int) -> list[str]:
     """Statements deliberately forgotten about the member, oldest first."""
-    rows = await db.fetch(
-        "SELECT statement FROM forgotten_statements WHERE guild_id = $1 AND user_id = $2"
-        " ORDER BY id",
-        guild_id,
-        user_id,
-    )
-    return [row["statement"] for row in rows]
+    return [record.statement for record in await get_forgotten_records(db, guild_id, user_id)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +73,7 @@ _HISTORY_COLUMNS = (
 
 
 def _history(row: asyncpg.Record) -> HistoryRecord:
-    return HistoryRecord(**{key: row[key] for key in HistoryRecord.__slots__})
+    return from_row(HistoryRecord, row)
 
 
 async def lock_facts(connection: Connection, guild_id: int, user_id: int) -> FactRecord:
@@ -95,16 +87,8 @@ async def lock_facts(connection: Connection, guild_id: int, user_id: int) -> Fac
         guild_id,
         user_id,
     )
-    row = await fetch_one(
-        connection,
-        "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts"
-        " WHERE guild_id = $1 AND user_id = $2 FOR UPDATE",
-        guild_id,
-        user_id,
-    )
-    return FactRecord(
-        row["guild_id"], row["user_id"], row["blob"], row["version"], row["updated_at"]
-    )
+    row = await fetch_one(connection, f"{_FACTS} FOR UPDATE", guild_id, user_id)
+    return from_row(FactRecord, row)
 
 
 async def write_blob(connection: Connection, guild_id: int, user_id: int, blob: str) -> int:
@@ -185,13 +169,14 @@ async def last_undoable(db: Executor, guild_id: int, user_id: int) -> HistoryRec
 
 async def get_forgotten_records(db: Executor, guild_id: int, user_id: int) -> list[ForgottenRecord]:
     """Forgotten statements with their ids, oldest first (for un-forgetting)."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        ForgottenRecord,
         "SELECT id, statement, actor_id, created_at FROM forgotten_statements"
         " WHERE guild_id = $1 AND user_id = $2 ORDER BY id",
         guild_id,
         user_id,
     )
-    return [ForgottenRecord(r["id"], r["statement"], r["actor_id"], r["created_at"]) for r in rows]
 
 
 async def add_forgotten(
@@ -212,11 +197,11 @@ async def remove_forgotten(db: Executor, guild_id: int, user_id: int, ids: list[
     """Drop forgotten statements (remembered again explicitly, or a forget was undone)."""
     if not ids:
         return 0
-    result = await db.execute(
+    return await execute_counted(
+        db,
         "DELETE FROM forgotten_statements WHERE guild_id = $1 AND user_id = $2"
         " AND id = ANY($3::bigint[])",
         guild_id,
         user_id,
         ids,
     )
-    return int(result.split()[-1])

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from db.rows import by_column, fetch_column
 from db.types import Connection, Executor, fetch_one
 
 
@@ -122,9 +123,7 @@ async def ensure_channel_names(db: Executor, channels: Iterable[tuple[int, int, 
         ON CONFLICT (guild_id, channel_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
         WHERE EXCLUDED.name IS DISTINCT FROM c.name
         """,
-        [row[0] for row in rows],
-        [row[1] for row in rows],
-        [row[2] for row in rows],
+        *by_column(rows),
     )
 
 
@@ -142,14 +141,14 @@ async def channel_names(db: Executor, guild_id: int, channel_ids: Iterable[int])
 async def channels_named(db: Executor, guild_id: int, name: str) -> list[int]:
     """Ids of the guild's channels called `name` (case-insensitive, a leading # ignored), as
     imports and Discord named them."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         "SELECT channel_id FROM channel_names WHERE guild_id = $1 AND lower(name) = lower($2)"
         " UNION SELECT channel_id FROM channel_visibility"
         " WHERE guild_id = $1 AND lower(name) = lower($2) ORDER BY 1",
         guild_id,
         name.strip().lstrip("#"),
     )
-    return [row["channel_id"] for row in rows]
 
 
 async def guild_channels(db: Executor, guild_id: int) -> dict[int, str]:

@@ -7,6 +7,7 @@ from datetime import date
 
 import asyncpg
 
+from db.rows import changed, execute_counted
 from db.types import Connection, Executor
 
 
@@ -126,12 +127,12 @@ async def confirm_fact(
 
 
 async def delete_facts(db: Executor, guild_id: int, fact_ids: list[int]) -> int:
-    result = await db.execute(
+    return await execute_counted(
+        db,
         "DELETE FROM learned_facts WHERE guild_id = $1 AND id = ANY($2::bigint[])",
         guild_id,
         fact_ids,
     )
-    return int(result.split()[-1])
 
 
 async def unlearn_said_by(
@@ -160,4 +161,4 @@ async def unlearn_said_by(
         guild_id,
         user_id,
     )
-    return len(rows), int(pruned.split()[-1]), sorted({row["user_id"] for row in rows})
+    return len(rows), changed(pruned), sorted({row["user_id"] for row in rows})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from db.rows import fetch_as
 from db.types import Executor
 
 
@@ -20,12 +21,13 @@ class CapabilityRow:
 
 async def load_capabilities(db: Executor, endpoint: str | None = None) -> list[CapabilityRow]:
     """Every endpoint's rows (or one endpoint's), as last written."""
-    records = await db.fetch(
+    return await fetch_as(
+        db,
+        CapabilityRow,
         "SELECT endpoint, model, structured, tools, reason, updated_at FROM llm_capabilities"
         " WHERE $1::text IS NULL OR endpoint = $1 ORDER BY endpoint, model",
         endpoint,
     )
-    return [CapabilityRow(**dict(record)) for record in records]
 
 
 async def save_capability(db: Executor, row: CapabilityRow) -> None:

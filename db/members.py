@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
+from db.rows import changed, from_row
 from db.types import Executor
 from memory.core.models import Member
 from memory.core.surrogates import clean_name, clean_text
@@ -14,15 +15,7 @@ _COLUMNS = "guild_id, user_id, username, global_name, nickname, aliases, is_bot"
 
 
 def _member(row: asyncpg.Record) -> Member:
-    return Member(
-        guild_id=row["guild_id"],
-        user_id=row["user_id"],
-        username=row["username"],
-        global_name=row["global_name"],
-        nickname=row["nickname"],
-        aliases=tuple(row["aliases"] or ()),
-        is_bot=row["is_bot"],
-    )
+    return from_row(Member, row, aliases=tuple(row["aliases"] or ()))
 
 
 async def upsert_members(
@@ -111,7 +104,7 @@ async def remove_alias(db: Executor, guild_id: int, user_id: int, alias: str) ->
         user_id,
         clean_text(alias),
     )
-    return result.split()[-1] != "0"
+    return changed(result) > 0
 
 
 async def get_member(db: Executor, guild_id: int, user_id: int) -> Member | None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import asyncpg
 
 from db.consent import STORABLE
+from db.rows import fetch_column, from_row
 from db.types import Executor, fetch_one
 from memory.core.models import ChatMessage
 from memory.core.surrogates import clean_text
@@ -47,19 +48,7 @@ _INCOMING = """
 
 
 def message_from_row(row: asyncpg.Record) -> ChatMessage:
-    return ChatMessage(
-        message_id=row["message_id"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        author_id=row["author_id"],
-        content=row["content"],
-        created_at=row["created_at"],
-        reply_to_id=row["reply_to_id"],
-        mention_ids=tuple(row["mention_ids"] or ()),
-        author_is_bot=row["author_is_bot"],
-        edited_at=row["edited_at"],
-        deleted=row["deleted"],
-    )
+    return from_row(ChatMessage, row, mention_ids=tuple(row["mention_ids"] or ()))
 
 
 async def insert_messages(db: Executor, messages: Sequence[ChatMessage]) -> int:
@@ -202,7 +191,8 @@ async def stored_ids(
     db: Executor, guild_id: int, channel_id: int, after_id: int, up_to_id: int
 ) -> list[int]:
     """A channel's stored, not deleted message ids in (after_id, up_to_id], oldest first."""
-    rows = await db.fetch(
+    return await fetch_column(
+        db,
         """
         SELECT message_id FROM messages
         WHERE guild_id = $4 AND channel_id = $1 AND message_id > $2 AND message_id <= $3
@@ -214,4 +204,3 @@ async def stored_ids(
         up_to_id,
         guild_id,
     )
-    return [row["message_id"] for row in rows]

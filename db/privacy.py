@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from db.rows import fetch_column
 from db.types import Executor
 
 # Tables this module handles by name; everything else goes through the generic sweep.
@@ -64,10 +65,9 @@ async def guild_exists(db: Executor, guild_id: int) -> bool:
 
 
 async def guilds_named(db: Executor, name: str) -> list[int]:
-    rows = await db.fetch(
-        "SELECT guild_id FROM guilds WHERE lower(name) = lower($1) ORDER BY guild_id", name
+    return await fetch_column(
+        db, "SELECT guild_id FROM guilds WHERE lower(name) = lower($1) ORDER BY guild_id", name
     )
-    return [row["guild_id"] for row in rows]
 
 
 async def member_has_data(db: Executor, guild_id: int, user_id: int) -> bool:

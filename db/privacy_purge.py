@@ -16,11 +16,11 @@ from db.privacy import PurgeCounts, ident, other_member_tables
 from db.privacy_quotes import (
     blank_digests,
     blank_episodes,
-    drop_day_summaries,
     drop_passes_reading,
     noted_days,
     quotes_of,
 )
+from db.rows import execute_counted
 from db.types import Connection
 
 # Text put where another member's message mentioned the purged member (`<@id>`).
@@ -75,8 +75,8 @@ class _Purge:
         self.counts = PurgeCounts()
 
     async def run(self, label: str, sql: str, *args: Any) -> None:
-        status = await self.connection.execute(sql, *args)
-        self.counts.rows[label] = self.counts.rows.get(label, 0) + int(status.split()[-1])
+        changed = await execute_counted(self.connection, sql, *args)
+        self.counts.rows[label] = self.counts.rows.get(label, 0) + changed
 
 
 async def purge_member_rows(
@@ -208,7 +208,12 @@ async def _drop_others_derived(
             days,
         )
     }
-    counts.rows["others_daily_summaries"] = await drop_day_summaries(connection, g, days)
+    await purge.run(
+        "others_daily_summaries",
+        "DELETE FROM daily_summaries WHERE guild_id = $1 AND day = ANY($2::date[])",
+        g,
+        days,
+    )
     dropped_contexts = await connection.fetch(
         """
         DELETE FROM merged_contexts WHERE guild_id = $1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from db.rows import execute_counted, fetch_column
 from db.types import Connection
 
 # Words of the member's own messages looked for in derived text: a quote of this many
@@ -24,7 +25,8 @@ QUOTE_CHARS = 40
 
 async def quotes_of(connection: Connection, guild_id: int, user_id: int) -> list[str]:
     """Lower-cased openings of the member's messages, as a quote of them would carry them."""
-    rows = await connection.fetch(
+    return await fetch_column(
+        connection,
         "SELECT DISTINCT lower(left(btrim(content), $3)) AS quote FROM messages"
         " WHERE guild_id = $1 AND author_id = $2 AND length(btrim(content)) >= $4",
         guild_id,
@@ -32,7 +34,6 @@ async def quotes_of(connection: Connection, guild_id: int, user_id: int) -> list
         QUOTE_CHARS,
         QUOTE_MIN_CHARS,
     )
-    return [row["quote"] for row in rows]
 
 
 def _carries(column: str, patterns: int, quotes: int) -> str:
@@ -54,7 +55,8 @@ async def drop_passes_reading(
 ) -> int:
     """Passes that read a message of the member (or one mentioning them), or whose notes name
     or quote them: their notes go (cascade), the stretch is read again without them."""
-    status = await connection.execute(
+    return await execute_counted(
+        connection,
         f"""
         DELETE FROM day_passes p WHERE p.guild_id = $1 AND (
             EXISTS (SELECT 1 FROM messages m
@@ -71,14 +73,14 @@ async def drop_passes_reading(
         patterns,
         quotes,
     )
-    return int(status.split()[-1])
 
 
 async def noted_days(
     connection: Connection, guild_id: int, patterns: list[str], quotes: list[str]
 ) -> list[date]:
     """Days whose summaries or notes name or quote the member."""
-    rows = await connection.fetch(
+    return await fetch_column(
+        connection,
         f"""
         SELECT day FROM daily_summaries WHERE guild_id = $1 AND {_carries("summary", 2, 3)}
         UNION
@@ -88,17 +90,6 @@ async def noted_days(
         patterns,
         quotes,
     )
-    return [row["day"] for row in rows]
-
-
-async def drop_day_summaries(connection: Connection, guild_id: int, days: list[date]) -> int:
-    """Every member's summary of the days: closed again (they are stale) from what is left."""
-    status = await connection.execute(
-        "DELETE FROM daily_summaries WHERE guild_id = $1 AND day = ANY($2::date[])",
-        guild_id,
-        days,
-    )
-    return int(status.split()[-1])
 
 
 async def blank_episodes(
@@ -107,7 +98,8 @@ async def blank_episodes(
     """Episodes whose title, summary or open loops name or quote the member lose that text;
     a closed one is summarised again (the member's own episodes are cut again elsewhere)."""
     text = "(title || ' ' || summary || ' ' || array_to_string(open_loops, ' '))"
-    status = await connection.execute(
+    return await execute_counted(
+        connection,
         f"""
         UPDATE episodes SET title = '', summary = '', open_loops = '{{}}', summarized_count = 0,
                state = CASE WHEN state = 'open' THEN 'open' ELSE 'stale' END, updated_at = now()
@@ -117,7 +109,6 @@ async def blank_episodes(
         patterns,
         quotes,
     )
-    return int(status.split()[-1])
 
 
 async def blank_digests(
@@ -129,7 +120,8 @@ async def blank_digests(
 ) -> int:
     """Digests of the member's days, or naming or quoting them, are withdrawn (never posted,
     never shown again)."""
-    status = await connection.execute(
+    return await execute_counted(
+        connection,
         f"""
         UPDATE episode_digests SET text = ''
         WHERE guild_id = $1 AND text <> ''
@@ -140,4 +132,3 @@ async def blank_digests(
         patterns,
         quotes,
     )
-    return int(status.split()[-1])

@@ -28,6 +28,7 @@ from datetime import date, datetime
 
 import asyncpg
 
+from db.rows import fetch_as
 from db.types import Connection, Executor
 
 # The guild's configuration as a query-time constant (no row lock: readers never wait).
@@ -87,6 +88,10 @@ class Exclusions:
     message_ids: tuple[int, ...] = ()  # the message being answered
     bot_id: int | None = None  # the bot's own messages, and messages mentioning it
     bot_pattern: str | None = None  # messages addressed to the bot by name (a regex)
+
+    def arguments(self) -> tuple[list[int], int | None, str | None]:
+        """The three parameters every search's SQL takes for them, in this order."""
+        return list(self.message_ids), self.bot_id, self.bot_pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +259,9 @@ async def search_messages(
     `authored`, among the first named member's newest AUTHORED_SCAN messages only."""
     if authored and not scope.named:
         return []
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        MessageMatch,
         _MESSAGES_AUTHORED if authored else _MESSAGES,
         scope.guild_id,
         None if scope.channel_ids is None else sorted(scope.channel_ids),
@@ -263,15 +270,12 @@ async def search_messages(
         list(scope.named),
         scope.boost,
         scope.user_id,
-        list(exclude.message_ids),
-        exclude.bot_id,
-        exclude.bot_pattern,
+        *exclude.arguments(),
         limit,
         scope.names,
         *(scope.period or (None, None)),
         scope.period_boost,
     )
-    return [MessageMatch(**dict(row)) for row in rows]
 
 
 async def search_summaries(
@@ -279,7 +283,9 @@ async def search_summaries(
 ) -> list[SummaryMatch]:
     """The guild's day summaries matching `candidates`, best score first (a lane of their
     own: they never push a message out)."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        SummaryMatch,
         _SUMMARIES,
         scope.guild_id,
         scope.user_id,
@@ -290,4 +296,3 @@ async def search_summaries(
         limit,
         scope.names,
     )
-    return [SummaryMatch(**dict(row)) for row in rows]

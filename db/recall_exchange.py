@@ -12,6 +12,7 @@ from datetime import datetime
 
 from db.recall import Exclusions
 from db.recall_hits import NEIGHBOUR_HOURS
+from db.rows import by_column, fetch_as
 from db.types import Executor
 
 # Lines read on each side of a hit (the exchange keeps fewer: see memory/recall/_exchange.py).
@@ -91,15 +92,11 @@ async def around(
     channel only (a viewer who may read the hit may read them), never what `exclude` names."""
     if not hits:
         return []
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        Around,
         _AROUND,
         guild_id,
-        [hit[0] for hit in hits],
-        [hit[1] for hit in hits],
-        [hit[2] for hit in hits],
-        [hit[3] for hit in hits],
-        list(exclude.message_ids),
-        exclude.bot_id,
-        exclude.bot_pattern,
+        *by_column(hits),
+        *exclude.arguments(),
     )
-    return [Around(**dict(row)) for row in rows]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from db.recall import Exclusions
+from db.rows import by_column, fetch_as
 from db.types import Executor
 
 # A neighbour further than this from its hit in time is another conversation.
@@ -63,18 +64,15 @@ async def neighbours(
     viewer may read it since it may read the hit)."""
     if not hits:
         return []
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        Neighbour,
         _NEIGHBOURS,
         guild_id,
-        [hit[0] for hit in hits],
-        [hit[1] for hit in hits],
-        [hit[2] for hit in hits],
-        list(exclude.message_ids),
-        exclude.bot_id,
-        exclude.bot_pattern,
+        *by_column(hits),
+        *exclude.arguments(),
         after,
     )
-    return [Neighbour(**dict(row)) for row in rows]
 
 
 async def guild_forgotten(db: Executor, guild_id: int) -> tuple[dict[int, list[str]], str | None]:

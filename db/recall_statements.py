@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
+from db.rows import fetch_as
 from db.types import Executor
 from memory.language import FIRST_PERSON_ANY
 
@@ -95,14 +96,14 @@ async def member_statements(
 ) -> list[MessageMatch]:
     """`member_id`'s most informative statements in the scope's channels, best first (rank:
     their information, plus the weights of the question's `terms` they hold)."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        MessageMatch,
         _STATEMENTS,
         scope.guild_id,
         member_id,
         None if scope.channel_ids is None else sorted(scope.channel_ids),
-        list(exclude.message_ids),
-        exclude.bot_id,
-        exclude.bot_pattern,
+        *exclude.arguments(),
         [lexeme_query(t.lexeme) for t in terms],
         [t.weight for t in terms],
         [lexeme_query(t.lexeme, prefix=True) for t in terms],
@@ -110,4 +111,3 @@ async def member_statements(
         FIRST_PERSON,
         limit,
     )
-    return [MessageMatch(**dict(row)) for row in rows]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from db.recall import GUILD_CONFIG
+from db.rows import execute_counted
 from db.types import Connection, Executor, fetch_one
 
 
@@ -86,6 +87,6 @@ async def reindex_guild(db: Executor, guild_id: int, *, batch: int = REINDEX_BAT
     )
     day = span["first"]
     while day is not None and day <= span["last"]:
-        total += int((await db.execute(_REINDEX_SUMMARIES, guild_id, day)).split()[-1])
+        total += await execute_counted(db, _REINDEX_SUMMARIES, guild_id, day)
         day += timedelta(days=30)
     return total

@@ -13,13 +13,12 @@ Each part is the same rule as the query of its own module (`db.facts.get_facts`,
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
 
 import asyncpg
 
-from db.contexts import MergedContext
+from db.contexts import MergedContext, merged_from_row
 from db.types import Executor
 
 
@@ -103,9 +102,4 @@ async def stored_memory(
 
 
 def _merged(row: asyncpg.Record) -> MergedContext | None:
-    if row["context"] is None:
-        return None
-    sources = row["sources"]
-    if isinstance(sources, str):  # a pool without the jsonb codec
-        sources = json.loads(sources)
-    return MergedContext(row["context"], row["content_hash"], sources or {}, row["computed_at"])
+    return None if row["context"] is None else merged_from_row(row)

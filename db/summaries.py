@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from db.messages import message_from_row
+from db.rows import from_row
 from db.types import Connection, Executor, fetch_one
 from db.visibility import shared_source
 from memory.core.models import ChatMessage, Member
@@ -132,15 +133,15 @@ async def day_states(
         list(days),
     )
     return {
-        row["day"]: DayState(
-            day=row["day"],
+        # The live counts are `n` and `max_id`; `message_count` and `max_message_id` are the
+        # stored summary's.
+        row["day"]: from_row(
+            DayState,
+            row,
             message_count=row["n"],
             max_message_id=row["max_id"],
             stored_count=row["message_count"],
             stored_max_id=row["max_message_id"],
-            stale=row["stale"],
-            retry_due=row["retry_due"],
-            due=row["due"],
         )
         for row in rows
     }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 from datetime import date
 
+from db.rows import fetch_as
 from db.types import Executor
 
 
@@ -61,14 +62,15 @@ async def usage_since(
     db: Executor, first_day: date, *, guild_id: int | None = None
 ) -> list[UsageRow]:
     """Every row from `first_day` on (one guild's, or all), oldest day first."""
-    records = await db.fetch(
+    return await fetch_as(
+        db,
+        UsageRow,
         f"SELECT {_COLUMNS} FROM llm_usage"
         " WHERE day >= $1 AND ($2::bigint IS NULL OR guild_id = $2)"
         " ORDER BY day, purpose, provider, model, guild_id, outcome, error_class, estimated",
         first_day,
         guild_id,
     )
-    return [UsageRow(**dict(record)) for record in records]
 
 
 async def tokens_on(db: Executor, day: date, *, skip_providers: Sequence[str] = ()) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from db.rows import execute_counted
 from db.types import Connection, Executor
 from memory.core.channels import ChannelView
 
@@ -111,7 +112,8 @@ async def mark_channel_days_stale(
     are rebuilt with or without them); how many days were marked."""
     if not channel_ids:
         return 0
-    result = await db.execute(
+    return await execute_counted(
+        db,
         """
         UPDATE summary_days s SET stale = true
         WHERE s.guild_id = $1 AND NOT s.stale AND s.day IN (
@@ -122,7 +124,6 @@ async def mark_channel_days_stale(
         list(channel_ids),
         timezone,
     )
-    return int(result.split()[-1])
 
 
 async def drop_shared_memory(
@@ -187,7 +188,8 @@ async def forget_learned_from(db: Executor, guild_id: int, channel_ids: Sequence
     restricted); re-reading their days learns again what the public channels said."""
     if not channel_ids:
         return 0
-    result = await db.execute(
+    return await execute_counted(
+        db,
         """
         DELETE FROM learned_facts f
         WHERE f.guild_id = $1 AND EXISTS (
@@ -198,7 +200,6 @@ async def forget_learned_from(db: Executor, guild_id: int, channel_ids: Sequence
         guild_id,
         list(channel_ids),
     )
-    return int(result.split()[-1])
 
 
 async def restricted_days(db: Executor, guild_id: int, timezone: str) -> int:

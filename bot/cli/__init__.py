@@ -1,7 +1,9 @@
 """The `memorybot` command line (also `python -m bot`).
 
-Each subcommand lives in its own module exposing `register(subparsers)`; the handler it sets
-receives the parsed args and the loaded settings and returns an exit code. Expected failures
+Each subcommand lives in its own module exposing `register(subparsers)`, declared with
+`bot.cli.options` (the shared options, `command`, `group`); the handler it sets receives the
+parsed args and the loaded settings and returns an exit code (`bot.cli.lookup` finds the
+guild and member it names). Expected failures
 (a bad setting, an unreachable database, an unknown member) print one line; `--verbose` adds
 the traceback.
 """

@@ -16,12 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.banner import memory_chain, startup_lines, version
-from bot.cli import CliError, log_format, open_cli_memory
+from bot.cli import log_format, open_cli_memory
+from bot.cli.lookup import find_guild
+from bot.cli.options import Subparsers, command, option
 from bot.console import CONSOLE_GUILD_ID, DEFAULT_SPEAKER, ConsoleSession
 from bot.console_input import LineReader, interrupted
 from memory.core import event_loop
 from memory.core.settings import Settings
-from memory.ports import PrivacyError, describe_database
+from memory.ports import describe_database
 
 NO_TOKEN = """No DISCORD_TOKEN is set, so memorybot starts its offline console instead of
 connecting to Discord: it reads and posts nothing on any server. Everything else is real: the
@@ -31,17 +33,20 @@ Discord, put DISCORD_TOKEN in {env_file} (see README: "Creating the Discord appl
 """
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("console", help="offline terminal chat with the bot")
-    parser.add_argument(
-        "--as", dest="speaker", default=DEFAULT_SPEAKER, help="who you speak as at first"
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
+        "console",
+        handle,
+        option("--as", dest="speaker", default=DEFAULT_SPEAKER, help="who you speak as at first"),
+        option("--now", help="fix the clock (ISO date or timestamp)"),
+        option(
+            "--guild",
+            help="speak in an existing (e.g. imported) server, by id or exact name, with its "
+            "memory",
+        ),
+        help="offline terminal chat with the bot",
     )
-    parser.add_argument("--now", help="fix the clock (ISO date or timestamp)")
-    parser.add_argument(
-        "--guild",
-        help="speak in an existing (e.g. imported) server, by id or exact name, with its memory",
-    )
-    parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:
@@ -73,10 +78,7 @@ async def run_console(args: argparse.Namespace, settings: Settings) -> int:
             print(f"(log lines go to {log_file}; errors still show here)", file=sys.stderr)
             guild_id = CONSOLE_GUILD_ID
             if getattr(args, "guild", None):
-                try:
-                    guild_id = await memory.privacy.guild(args.guild)
-                except PrivacyError as exc:
-                    raise CliError(str(exc)) from None
+                guild_id = await find_guild(memory, args.guild)
             session = ConsoleSession(
                 memory, speaker=getattr(args, "speaker", DEFAULT_SPEAKER), guild_id=guild_id
             )

@@ -12,32 +12,32 @@ import sys
 
 from bot.cli import open_cli_memory, stop_event
 from bot.cli.bounds import whole
+from bot.cli.options import Subparsers, command, option
 from bot.dashboard import Sessions, running
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "dashboard",
+        handle,
+        option(
+            "--host",
+            default="127.0.0.1",
+            help="address to listen on (default 127.0.0.1; anything else exposes it: put it "
+            "behind a reverse proxy with TLS)",
+        ),
+        option("--port", type=whole(0, 65535), default=None, help="port (default DASHBOARD_PORT)"),
+        option(
+            "--allow-changes",
+            action="store_true",
+            help="allow admin actions (forget, undo, purge, retry jobs, settings), each confirmed",
+        ),
         help="a local web dashboard: usage and activity charts, members' memories, live telemetry",
         description="Serve the dashboard on 127.0.0.1 (DASHBOARD_PORT) and print a login link "
         "with a random token. Read-only unless --allow-changes. Ctrl-C stops it.",
     )
-    parser.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1; anything else exposes it: put it "
-        "behind a reverse proxy with TLS)",
-    )
-    parser.add_argument(
-        "--port", type=whole(0, 65535), default=None, help="port (default DASHBOARD_PORT)"
-    )
-    parser.add_argument(
-        "--allow-changes",
-        action="store_true",
-        help="allow admin actions (forget, undo, purge, retry jobs, settings), each confirmed",
-    )
-    parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:

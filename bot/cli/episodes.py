@@ -13,8 +13,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
 from bot.cli.channels import named_channels, resolve_channel
+from bot.cli.lookup import find_guild
+from bot.cli.options import GUILD, Subparsers, command, option
 from memory.core.settings import Settings
-from memory.ports import FrontDoor, PrivacyError, listing_line
+from memory.ports import FrontDoor, listing_line
 
 
 def _day(text: str) -> date:
@@ -37,39 +39,36 @@ def _since(day: date | None, now: datetime) -> datetime:
     return datetime.combine(day, time(), UTC) - timedelta(days=1)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    listing = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "episodes",
+        handle_episodes,
+        GUILD,
+        option("--channel", help="only this channel (id or name)"),
+        option("--day", type=_day, help="only this day (YYYY-MM-DD, guild time zone)"),
+        option("--limit", type=whole(1, 10_000), default=50, help="how many, 1-10000 (default 50)"),
         help="list a guild's conversations as episodes (title, summary, open loops)",
         description="Episodes of a guild's channels, newest first: when, where, state, title, "
         "summary and open loops. All channels (an admin tool).",
     )
-    listing.add_argument("--guild", required=True, help="guild id or exact name")
-    listing.add_argument("--channel", help="only this channel (id or name)")
-    listing.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD, guild time zone)")
-    listing.add_argument(
-        "--limit", type=whole(1, 10_000), default=50, help="how many, 1-10000 (default 50)"
-    )
-    listing.set_defaults(handler=handle_episodes)
-    digest = subparsers.add_parser(
+    command(
+        subparsers,
         "digest",
+        handle_digest,
+        GUILD,
+        option("--day", type=_day, required=True, help="the day (YYYY-MM-DD)"),
         help="print a guild-day's digest without posting it",
         description="The daily digest of a guild-day as the bot would post it (public "
         "channels only), printed here; nothing is posted or recorded.",
     )
-    digest.add_argument("--guild", required=True, help="guild id or exact name")
-    digest.add_argument("--day", type=_day, required=True, help="the day (YYYY-MM-DD)")
-    digest.set_defaults(handler=handle_digest)
 
 
 async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
-        except PrivacyError as exc:
-            raise CliError(str(exc)) from None
+        guild_id = await find_guild(memory, args.guild)
         channel_id = await _channel(memory, guild_id, args.channel)
         await memory.episodes.refresh(_since(args.day, memory.clock.now()))
         await memory.episodes.summarize_guild(guild_id)  # closed ones: as the worker would
@@ -91,10 +90,7 @@ async def handle_episodes(args: argparse.Namespace, settings: Settings) -> int:
 
 async def handle_digest(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
-        except PrivacyError as exc:
-            raise CliError(str(exc)) from None
+        guild_id = await find_guild(memory, args.guild)
         await memory.episodes.refresh(_since(args.day, memory.clock.now()))
         text = await memory.episodes.digest_preview(guild_id, args.day)
         text = await named_channels(memory, guild_id, text) if text else text

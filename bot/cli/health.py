@@ -8,32 +8,35 @@ import argparse
 
 from bot.cli import NO_DATABASE_IN_CONTAINER
 from bot.cli.bounds import decimal
+from bot.cli.options import Subparsers, command, option
 from bot.heartbeat import MAX_AGE_SECONDS, heartbeat_age, heartbeat_path
 from memory.core.paths import in_container
 from memory.core.settings import Settings
 from memory.ports import DatabaseUnavailable, breaker_report, check_database
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    # Checks the container guard itself: a health check answers 0 or 1, never 2.
+    command(
+        subparsers,
         "health",
+        handle,
+        option(
+            "--max-age",
+            type=decimal(1, 86_400),
+            default=MAX_AGE_SECONDS,
+            help=f"oldest acceptable heartbeat in seconds (default {MAX_AGE_SECONDS:.0f})",
+        ),
+        option(
+            "--require-bot",
+            action="store_true",
+            help="also unhealthy when no bot heartbeat exists at all",
+        ),
         help="exit 0 when the database answers and a running bot's heartbeat is recent",
         description="Check the database (SELECT 1) and, when a bot runs with this LOG_DIR, the "
         "age of its gateway heartbeat file. Prints one line; exit code 0 healthy, 1 not.",
+        uses_database=False,
     )
-    parser.add_argument(
-        "--max-age",
-        type=decimal(1, 86_400),
-        default=MAX_AGE_SECONDS,
-        help=f"oldest acceptable heartbeat in seconds (default {MAX_AGE_SECONDS:.0f})",
-    )
-    parser.add_argument(
-        "--require-bot",
-        action="store_true",
-        help="also unhealthy when no bot heartbeat exists at all",
-    )
-    # Checks the container guard itself: a health check answers 0 or 1, never 2.
-    parser.set_defaults(handler=handle, uses_database=False)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:

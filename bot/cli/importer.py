@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.cli import CliError, open_cli_memory, plural, program
+from bot.cli.options import Subparsers, command, option
 from bot.cli.progress import ProgressBar, working
 from memory.core.clock import local_day
 from memory.core.settings import Settings
@@ -29,34 +30,33 @@ WINDOW_DAYS = 7
 __all__ = ["ProgressBar", "explain_window", "export_paths", "handle", "register"]
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "import",
+        handle,
+        option(
+            "files",
+            nargs="+",
+            metavar="FILE",
+            help="export .json files, or folders of them (every *.json inside)",
+        ),
+        option(
+            "--include-bots",
+            action="store_true",
+            default=None,
+            help="also import messages written by bots (default: INGEST_BOT_MESSAGES)",
+        ),
+        option("--no-progress", action="store_true", help="no progress bar, even on a terminal"),
+        option(
+            "--no-learn",
+            action="store_true",
+            help="do not close the imported days (no summaries or learned facts until asked)",
+        ),
         help="import DiscordChatExporter JSON exports",
         description="Import DiscordChatExporter JSON exports (guild, channel and messages). "
         "Safe to repeat: messages already stored are left alone.",
     )
-    parser.add_argument(
-        "files",
-        nargs="+",
-        metavar="FILE",
-        help="export .json files, or folders of them (every *.json inside)",
-    )
-    parser.add_argument(
-        "--include-bots",
-        action="store_true",
-        default=None,
-        help="also import messages written by bots (default: INGEST_BOT_MESSAGES)",
-    )
-    parser.add_argument(
-        "--no-progress", action="store_true", help="no progress bar, even on a terminal"
-    )
-    parser.add_argument(
-        "--no-learn",
-        action="store_true",
-        help="do not close the imported days (no summaries or learned facts until asked)",
-    )
-    parser.set_defaults(handler=handle)
 
 
 def export_paths(names: list[str]) -> list[Path]:

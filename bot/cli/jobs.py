@@ -11,18 +11,20 @@ import sys
 from typing import TextIO
 
 from bot.cli import open_cli_memory, program
+from bot.cli.options import Subparsers, command, option
 from memory.core.settings import Settings
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "jobs",
+        handle,
+        option("action", nargs="?", choices=["show", "retry"], default="show"),
         help="show the background job queue (waiting, running, held after failing)",
         description="Jobs waiting or running per kind, and jobs held after JOB_MAX_ATTEMPTS "
         "failures with their last error. `jobs retry` queues every held job again now.",
     )
-    parser.add_argument("action", nargs="?", choices=["show", "retry"], default="show")
-    parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace, settings: Settings, *, out: TextIO | None = None) -> int:

@@ -13,54 +13,46 @@ import argparse
 import json
 import sys
 
-from bot.cli import CliError, guild_name, open_cli_memory
+from bot.cli import guild_name, open_cli_memory
 from bot.cli.bounds import decimal
+from bot.cli.lookup import find_guild, find_member
+from bot.cli.options import GUILD, USER, Subparsers, command, group, option
 from bot.cli.progress import llm_models, working
 from memory.core.settings import Settings
-from memory.ports import PrivacyError, format_report
+from memory.ports import format_report
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("memory", help="inspect the memory the bot holds")
-    commands = parser.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
-    show = commands.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        group(subparsers, "memory", help="inspect the memory the bot holds"),
         "show",
+        handle_show,
+        GUILD,
+        USER,
+        option("--now", help="ISO date or timestamp to build the memory as of"),
+        option(
+            "--budget",
+            type=decimal(0, 3600),
+            default=None,
+            help="seconds to wait like a reply does (default: wait for the full build)",
+        ),
+        option(
+            "--no-build",
+            action="store_true",
+            help="only what is stored (facts, stored summaries, the last merged context); "
+            "builds nothing and never calls the LLM",
+        ),
+        option("--json", action="store_true", help="print the report as JSON"),
         help="print a member's assembled context with its sources and costs",
         description="Build (or serve from cache) a member's context and print it with its "
         "sources, sizes, cache hits and the LLM calls made.",
     )
-    show.add_argument("--guild", required=True, help="guild id or exact name")
-    show.add_argument("--user", required=True, help="member id, <@id> mention or name")
-    show.add_argument("--now", help="ISO date or timestamp to build the memory as of")
-    show.add_argument(
-        "--budget",
-        type=decimal(0, 3600),
-        default=None,
-        help="seconds to wait like a reply does (default: wait for the full build)",
-    )
-    show.add_argument(
-        "--no-build",
-        action="store_true",
-        help="only what is stored (facts, stored summaries, the last merged context); "
-        "builds nothing and never calls the LLM",
-    )
-    show.add_argument("--json", action="store_true", help="print the report as JSON")
-    show.set_defaults(handler=handle_show)
-    parser.set_defaults(handler=lambda args, settings: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 async def handle_show(args: argparse.Namespace, settings: Settings) -> int:
     async with open_cli_memory(settings, args.now) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
-            subject = await memory.privacy.subject(guild_id, args.user)
-        except PrivacyError as exc:
-            raise CliError(str(exc)) from None
+        guild_id = await find_guild(memory, args.guild)
+        subject = await find_member(memory, guild_id, args.user)
         if args.no_build:
             report = await memory.manager.stored_context(guild_id, subject.user_id)
         else:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from bot.cli.options import Subparsers, command
 from memory.core.settings import Settings
 from memory.ports import migrate_database
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("migrate", help="apply pending database migrations")
-    parser.set_defaults(handler=handle)
+def register(subparsers: Subparsers) -> None:
+    command(subparsers, "migrate", handle, help="apply pending database migrations")
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:

@@ -13,40 +13,40 @@ import sys
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
+from bot.cli.lookup import find_guild, find_member
+from bot.cli.options import GUILD, Subparsers, command, option
 from memory.core.settings import Settings
 from memory.core.viewer import Viewer
-from memory.ports import PrivacyError, RecallHit
+from memory.ports import RecallHit
 
 ALL_CHANNELS = "(admin search: every channel, including channels most members cannot read)"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "recall",
+        handle,
+        GUILD,
+        option("--user", help="only what this member said or was mentioned in"),
+        option(
+            "--limit", type=whole(1, 1000), default=10, help="how many hits, 1-1000 (default 10)"
+        ),
+        option("query", nargs="+", help="what to look for"),
         help="search what was said in a guild (messages and day summaries)",
         description="Full-text search over a guild's retained messages and stored day "
         "summaries, best match first. A natural question works.",
     )
-    parser.add_argument("--guild", required=True, help="guild id or exact name")
-    parser.add_argument("--user", help="only what this member said or was mentioned in")
-    parser.add_argument(
-        "--limit", type=whole(1, 1000), default=10, help="how many hits, 1-1000 (default 10)"
-    )
-    parser.add_argument("query", nargs="+", help="what to look for")
-    parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
     async with open_cli_memory(settings) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
-            user_id = None
-            if args.user:
-                user_id = (await memory.privacy.subject(guild_id, args.user)).user_id
-        except PrivacyError as exc:
-            raise CliError(str(exc)) from None
+        guild_id = await find_guild(memory, args.guild)
+        user_id = None
+        if args.user:
+            user_id = (await find_member(memory, guild_id, args.user)).user_id
         print(ALL_CHANNELS, file=sys.stderr)
         question = " ".join(args.query)
         note = memory.recall.capped(question)

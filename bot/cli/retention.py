@@ -7,31 +7,25 @@ import sys
 
 from bot.cli import CliError, open_cli_memory
 from bot.cli.bounds import whole
+from bot.cli.options import Subparsers, command, group, option
 from memory.core.settings import Settings
 from memory.ports import MIN_RETENTION_DAYS
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("retention", help="delete old raw messages")
-    commands = parser.add_subparsers(dest="retention_command", metavar="SUBCOMMAND")
-    run = commands.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        group(subparsers, "retention", help="delete old raw messages"),
         "run",
+        handle,
+        option(
+            "--days", type=whole(1, 36_500), default=None, help="override RETENTION_DAYS (1-36500)"
+        ),
+        option("--dry-run", action="store_true", help="only count what would be deleted"),
+        option("--now", default=None, help="pretend it is this ISO time (or MEMORYBOT_NOW)"),
         help="delete messages older than RETENTION_DAYS (facts and summaries stay)",
         description="Delete raw messages older than RETENTION_DAYS in bounded batches. "
         "Facts, fact history and summaries are kept.",
     )
-    run.add_argument(
-        "--days", type=whole(1, 36_500), default=None, help="override RETENTION_DAYS (1-36500)"
-    )
-    run.add_argument("--dry-run", action="store_true", help="only count what would be deleted")
-    run.add_argument("--now", default=None, help="pretend it is this ISO time (or MEMORYBOT_NOW)")
-    run.set_defaults(handler=handle)
-    parser.set_defaults(handler=lambda args, settings: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:

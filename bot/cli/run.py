@@ -6,17 +6,20 @@ import argparse
 import logging
 
 from bot.cli import log_format
+from bot.cli.options import Subparsers, command
 from memory.core.settings import Settings
 from memory.ports import describe_database, embedded_exists
 
 _log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "run", help="start the Discord bot (the offline console when DISCORD_TOKEN is unset)"
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
+        "run",
+        handle,
+        help="start the Discord bot (the offline console when DISCORD_TOKEN is unset)",
     )
-    parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace, settings: Settings) -> int:

@@ -16,6 +16,8 @@ import sys
 from bot.cli import CliError, open_cli_memory, plural
 from bot.cli.bounds import whole
 from bot.cli.channels import channel_labels, resolve_channel
+from bot.cli.lookup import refused
+from bot.cli.options import GUILD, Subparsers, command, option
 from bot.cli.progress import working
 from memory.core.channels import MEMORY_SOURCES
 from memory.core.settings import Settings
@@ -31,41 +33,42 @@ from memory.ports import (
 VISIBILITIES = ("restricted", "public")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "settings",
+        handle,
+        GUILD,
+        option("--timezone", help="IANA time zone of day boundaries, e.g. Europe/Berlin"),
+        option(
+            "--search-config",
+            help="text search configuration of recall; re-indexes the guild's messages",
+        ),
+        option(
+            "--memory-sources",
+            choices=MEMORY_SOURCES,
+            help="build notes, summaries and learned facts from public channels only (default) "
+            "or from all channels",
+        ),
+        option("--channel", help="a channel id, with --visibility"),
+        option(
+            "--visibility",
+            choices=VISIBILITIES,
+            help="mark --channel: restricted (not everyone can read it) or public",
+        ),
+        option("--digest-channel", help="post the daily digest in this channel (id)"),
+        option("--digest-time", help="when to post it, HH:MM in the guild's time zone"),
+        option("--digest-off", action="store_true", help="stop the daily digest"),
+        option(
+            "--episode-silence",
+            type=whole(10, 1440),
+            help="minutes of silence that start a new episode (10-1440)",
+        ),
         help="show or change a guild's memory settings",
         description="Show a guild's settings, or change its time zone, the text search "
         "configuration of recall (simple: any language; english, german, ...: stemmed), where "
         "shared memory comes from, or mark a channel restricted or public.",
     )
-    parser.add_argument("--guild", required=True, help="guild id or exact name")
-    parser.add_argument("--timezone", help="IANA time zone of day boundaries, e.g. Europe/Berlin")
-    parser.add_argument(
-        "--search-config",
-        help="text search configuration of recall; re-indexes the guild's messages",
-    )
-    parser.add_argument(
-        "--memory-sources",
-        choices=MEMORY_SOURCES,
-        help="build notes, summaries and learned facts from public channels only (default) "
-        "or from all channels",
-    )
-    parser.add_argument("--channel", help="a channel id, with --visibility")
-    parser.add_argument(
-        "--visibility",
-        choices=VISIBILITIES,
-        help="mark --channel: restricted (not everyone can read it) or public",
-    )
-    parser.add_argument("--digest-channel", help="post the daily digest in this channel (id)")
-    parser.add_argument("--digest-time", help="when to post it, HH:MM in the guild's time zone")
-    parser.add_argument("--digest-off", action="store_true", help="stop the daily digest")
-    parser.add_argument(
-        "--episode-silence",
-        type=whole(10, 1440),
-        help="minutes of silence that start a new episode (10-1440)",
-    )
-    parser.set_defaults(handler=handle)
 
 
 def _check_pairs(args: argparse.Namespace) -> None:
@@ -103,7 +106,7 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     changed = {key: value for key, value in changes.items() if value is not None}
     marked = ""
     async with open_cli_memory(settings) as memory:
-        try:
+        with refused(PrivacyError, InvalidSetting):
             guild_id = await memory.privacy.guild(args.guild)
             channel_id = None
             if args.channel is not None:
@@ -129,8 +132,6 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
             if current.digest_channel_id is not None:
                 shown.add(current.digest_channel_id)
             labels = await channel_labels(memory, guild_id, shown)
-        except (PrivacyError, InvalidSetting) as exc:
-            raise CliError(str(exc)) from None
     restricted = sorted(labels[cid] for cid, (public, _, _) in channels.items() if not public)
     print(
         marked

@@ -10,26 +10,29 @@ import sys
 from datetime import date
 
 from bot.cli import CliError, guild_name, open_cli_memory, plural
+from bot.cli.lookup import find_guild, refused
+from bot.cli.options import GUILD, Subparsers, command, option
 from bot.cli.progress import llm_models, working
 from memory.core.settings import Settings
-from memory.ports import DayOutOfRange, DayResult, PrivacyError
+from memory.ports import DayOutOfRange, DayResult
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "summarize",
+        handle,
+        GUILD,
+        option("--date", required=True, help="the day, YYYY-MM-DD, in the guild's zone"),
+        option(
+            "--if-changed",
+            action="store_true",
+            help="only when the day's messages changed since it was stored",
+        ),
         help="(re)summarise one guild-day",
         description="Summarise every active member's day in one batch and store it, replacing "
         "the stored summary of that day.",
     )
-    parser.add_argument("--guild", required=True, help="guild id or exact name")
-    parser.add_argument("--date", required=True, help="the day, YYYY-MM-DD, in the guild's zone")
-    parser.add_argument(
-        "--if-changed",
-        action="store_true",
-        help="only when the day's messages changed since it was stored",
-    )
-    parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:
@@ -38,11 +41,9 @@ async def handle(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError:
         raise CliError(f"--date: not a YYYY-MM-DD date: {args.date!r}") from None
     async with open_cli_memory(settings) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
+        guild_id = await find_guild(memory, args.guild)
+        with refused(DayOutOfRange):
             await memory.manager.check_day(guild_id, day)
-        except (PrivacyError, DayOutOfRange) as exc:
-            raise CliError(str(exc)) from None
         print(
             f"summarising guild {args.guild}, {day}: one batched LLM call for the day "
             f"(more when it is too long for one) with {llm_models(memory, ('daily_summary',))}",

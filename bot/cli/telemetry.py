@@ -22,6 +22,7 @@ from rich.text import Text
 
 from bot.cli import CliError
 from bot.cli.bounds import whole
+from bot.cli.options import Subparsers, command, group, option
 from memory.core.settings import Settings
 from memory.core.telemetry import json_line
 from memory.ports import (
@@ -45,52 +46,42 @@ _log = logging.getLogger(__name__)
 DEFAULT_LINES = 20
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("telemetry", help="read the telemetry log")
-    commands = parser.add_subparsers(dest="telemetry_command", metavar="SUBCOMMAND")
-    tail = commands.add_parser(
+def register(subparsers: Subparsers) -> None:
+    # Reads the log directory; names come from the database only when it is reachable.
+    command(
+        group(subparsers, "telemetry", help="read the telemetry log"),
         "tail",
+        handle,
+        option("-f", "--follow", action="store_true", help="keep printing new events"),
+        option("--guild", help="only events of this guild (id or exact name)"),
+        option("--user", help="only events about or by this member (id, or name with --guild)"),
+        option(
+            "--op",
+            action="append",
+            default=[],
+            help="only these operations (repeat or comma-separate; 'llm' matches 'llm_call')",
+        ),
+        option(
+            "--outcome",
+            action="append",
+            default=[],
+            help="only these outcomes, e.g. error, fallback (repeat or comma-separate)",
+        ),
+        option("--ids", action="store_true", help="show ids, do not look names up in the database"),
+        option("--since", help="only events newer than this: 10m, 2h, 1d or ISO time"),
+        option(
+            "-n",
+            "--lines",
+            type=whole(1, 1_000_000),
+            default=None,
+            help=f"how many past events to show (default {DEFAULT_LINES}; all with --since)",
+        ),
+        option("--json", action="store_true", help="print raw JSON lines"),
+        option("--log-dir", type=Path, default=None, help="override LOG_DIR"),
         help="show recent telemetry events as a table",
         description="Show telemetry events from LOG_DIR/telemetry.jsonl as a table.",
+        uses_database=False,
     )
-    tail.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
-    tail.add_argument("--guild", help="only events of this guild (id or exact name)")
-    tail.add_argument(
-        "--user", help="only events about or by this member (id, or name with --guild)"
-    )
-    tail.add_argument(
-        "--op",
-        action="append",
-        default=[],
-        help="only these operations (repeat or comma-separate; 'llm' matches 'llm_call')",
-    )
-    tail.add_argument(
-        "--outcome",
-        action="append",
-        default=[],
-        help="only these outcomes, e.g. error, fallback (repeat or comma-separate)",
-    )
-    tail.add_argument(
-        "--ids", action="store_true", help="show ids, do not look names up in the database"
-    )
-    tail.add_argument("--since", help="only events newer than this: 10m, 2h, 1d or ISO time")
-    tail.add_argument(
-        "-n",
-        "--lines",
-        type=whole(1, 1_000_000),
-        default=None,
-        help=f"how many past events to show (default {DEFAULT_LINES}; all with --since)",
-    )
-    tail.add_argument("--json", action="store_true", help="print raw JSON lines")
-    tail.add_argument("--log-dir", type=Path, default=None, help="override LOG_DIR")
-    # Reads the log directory; names come from the database only when it is reachable.
-    tail.set_defaults(handler=handle, uses_database=False)
-    parser.set_defaults(handler=lambda args, settings: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _split(values: list[str]) -> tuple[str, ...]:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.cli import CliError, guild_label, name_guild, open_cli_memory, plural
+from bot.cli.lookup import find_guild
+from bot.cli.options import GUILD, USER, YES, Subparsers, command, group, option
 from memory.core.settings import Settings
 from memory.ports import (
     FrontDoor,
@@ -26,83 +28,77 @@ from memory.ports import (
 Confirm = Callable[[str], bool]
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("user", help="export or purge what is held about a member")
-    commands = parser.add_subparsers(dest="user_command", metavar="SUBCOMMAND")
-
-    export = commands.add_parser(
+def register(subparsers: Subparsers) -> None:
+    commands = group(subparsers, "user", help="export or purge what is held about a member")
+    command(
+        commands,
         "export",
+        handle_export,
+        GUILD,
+        USER,
+        option("--out", type=Path, help="write to this file (default: stdout)"),
         help="write everything held about a member as JSON",
         description="Write the member row, messages, facts, fact history, forgotten "
         "statements, summaries and merged context of one member as JSON.",
     )
-    _common(export)
-    export.add_argument("--out", type=Path, help="write to this file (default: stdout)")
-    export.set_defaults(handler=handle_export)
-
-    purge = commands.add_parser(
+    command(
+        commands,
         "purge",
+        handle_purge,
+        GUILD,
+        USER,
+        YES,
         help="delete everything held about a member",
         description="Delete the member's messages, facts, history, forgotten statements, "
         "summaries and merged context; days shared with others are marked for re-summarising.",
     )
-    _common(purge)
-    purge.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    purge.set_defaults(handler=handle_purge)
+    _register_consent(commands)
 
-    optout = commands.add_parser(
+
+def _register_consent(commands: Subparsers) -> None:
+    """The member's choice recorded by an admin: opting out, in, and purging who never opted
+    in."""
+    command(
+        commands,
         "optout",
+        handle_optout,
+        GUILD,
+        USER,
+        YES,
         help="stop storing a member and delete what is held (their objection)",
         description="Record that the member does not want to be remembered, delete everything "
         "held about them as `user purge` does, and store nothing of theirs from now on (live "
         "chat, backfill, imports). An id the bot has never seen works too.",
     )
-    _common(optout)
-    optout.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    optout.set_defaults(handler=handle_optout)
-    optin = commands.add_parser(
+    # Opting in deletes nothing, so there is nothing to confirm; --yes is accepted all the same
+    # (scripts pass it to every user subcommand).
+    command(
+        commands,
         "optin",
+        handle_optin,
+        GUILD,
+        USER,
+        option("--yes", action="store_true", help="accepted; opting in asks nothing"),
         help="store a member again from now on (nothing earlier comes back)",
         description="Record that the member agrees to be remembered: needed in guilds that "
         "store only members who opted in, and lifts an earlier opt-out.",
     )
-    _common(optin)
-    # Opting in deletes nothing, so there is nothing to confirm; --yes is accepted all the same
-    # (scripts pass it to every user subcommand).
-    optin.add_argument("--yes", action="store_true", help="accepted; opting in asks nothing")
-    optin.set_defaults(handler=handle_optin)
-    _register_purge_unconsented(commands)
-    parser.set_defaults(handler=lambda args, settings: _usage(parser))
-
-
-def _register_purge_unconsented(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
-    unconsented = commands.add_parser(
+    command(
+        commands,
         "purge-unconsented",
+        handle_purge_unconsented,
+        GUILD,
+        YES,
+        option(
+            "--force",
+            action="store_true",
+            help="purge even though the guild stores everyone (storage is not opted-in)",
+        ),
         help="purge every member of a guild who never opted in",
         description="For a guild that stores only members who opted in: delete what is held "
         "about everyone else, as `user purge` does for each, after naming them. Refused in a "
         "guild that stores everyone unless --force is given.",
     )
-    unconsented.add_argument("--guild", required=True, help="guild id or exact name")
-    unconsented.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    unconsented.add_argument(
-        "--force",
-        action="store_true",
-        help="purge even though the guild stores everyone (storage is not opted-in)",
-    )
-    unconsented.set_defaults(handler=handle_purge_unconsented)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--guild", required=True, help="guild id or exact name")
-    parser.add_argument("--user", required=True, help="member id, <@id> mention or name")
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 async def _subject(memory: FrontDoor, args: argparse.Namespace) -> Subject:
@@ -238,11 +234,8 @@ async def handle_purge_unconsented(
 ) -> int:
     where = guild_label(args.guild)
     async with open_cli_memory(settings) as memory:
-        try:
-            guild_id = await memory.privacy.guild(args.guild)
-            storage = (await memory.guild_settings.refresh(guild_id)).storage
-        except PrivacyError as exc:
-            raise CliError(str(exc)) from None
+        guild_id = await find_guild(memory, args.guild)
+        storage = (await memory.guild_settings.refresh(guild_id)).storage
         where = guild_label(args.guild, guild_id)
         if storage != "opted-in" and not args.force:
             raise CliError(

@@ -11,6 +11,7 @@ import argparse
 import logging
 
 from bot.cli import stop_event
+from bot.cli.options import Subparsers, command
 from memory.core.clock import SystemClock
 from memory.core.settings import Settings
 from memory.wiring import open_memory
@@ -18,14 +19,15 @@ from memory.wiring import open_memory
 _log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+def register(subparsers: Subparsers) -> None:
+    command(
+        subparsers,
         "worker",
+        handle,
         help="run background jobs (closing days, retention) from the job queue, no Discord",
         description="Take jobs from the PostgreSQL job queue until Ctrl-C or SIGTERM. "
         "`memorybot run` runs one too unless RUN_WORKER=false.",
     )
-    parser.set_defaults(handler=handle)
 
 
 async def handle(args: argparse.Namespace, settings: Settings) -> int:

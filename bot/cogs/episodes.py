@@ -18,11 +18,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.checks import manage_server_only
+from bot.cogs.reach import Reach
 from bot.interactions import NO_PINGS, followup_in_parts, respond
-from bot.readers import ChannelReaders
 from memory.core.split import reply_parts
 from memory.ports import (
-    FrontDoor,
     InvalidDigestTime,
     InvalidSetting,
     listing_line,
@@ -40,15 +39,8 @@ RECENT_EPISODES = 10
 class EpisodesCog(commands.Cog, name="Episodes"):
     """Catch-up for members, episode listings and the digest for admins."""
 
-    def __init__(
-        self,
-        bot: commands.Bot | commands.AutoShardedBot,
-        memory: FrontDoor,
-        readers: ChannelReaders,
-    ) -> None:
-        self.bot = bot
-        self.memory = memory
-        self.readers = readers
+    def __init__(self, reach: Reach) -> None:
+        self.bot, self.memory, self.readers = reach
         self._poster: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -176,4 +168,4 @@ class EpisodesCog(commands.Cog, name="Episodes"):
 
 
 async def setup(bot: MemoryBot) -> None:
-    await bot.add_cog(EpisodesCog(bot, bot.memory, bot.readers))
+    await bot.add_cog(EpisodesCog(Reach.of(bot)))

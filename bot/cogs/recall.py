@@ -9,9 +9,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.reach import Reach
 from bot.interactions import MESSAGE_LIMIT, fit, respond
-from bot.readers import ChannelReaders
-from memory.ports import FrontDoor, RecallHit
+from memory.ports import RecallHit
 
 if TYPE_CHECKING:
     from bot.client import MemoryBot
@@ -33,15 +33,8 @@ def render_hits(hits: list[RecallHit], guild_id: int) -> str:
 class RecallCog(commands.Cog, name="Recall"):
     """Search what was said, by question."""
 
-    def __init__(
-        self,
-        bot: commands.Bot | commands.AutoShardedBot,
-        memory: FrontDoor,
-        readers: ChannelReaders,
-    ) -> None:
-        self.bot = bot
-        self.memory = memory
-        self.readers = readers
+    def __init__(self, reach: Reach) -> None:
+        self.bot, self.memory, self.readers = reach
 
     @app_commands.command(name="recall", description="Find something said in this server")
     @app_commands.describe(query="What to look for, e.g. 'when did sam go climbing?'")
@@ -56,4 +49,4 @@ class RecallCog(commands.Cog, name="Recall"):
 
 
 async def setup(bot: MemoryBot) -> None:
-    await bot.add_cog(RecallCog(bot, bot.memory, bot.readers))
+    await bot.add_cog(RecallCog(Reach.of(bot)))

@@ -18,9 +18,9 @@ import discord
 from discord.ext import commands
 
 from bot.backfill import active_threads
-from bot.readers import Channel, ChannelReaders, channel_view, guild_channels, has_messages
+from bot.cogs.reach import Reach
+from bot.readers import Channel, channel_view, guild_channels, has_messages
 from memory.core.channels import ChannelView
-from memory.ports import FrontDoor
 
 if TYPE_CHECKING:
     from bot.client import MemoryBot
@@ -31,15 +31,8 @@ _log = logging.getLogger(__name__)
 class VisibilityCog(commands.Cog, name="Visibility"):
     """Channel visibility from Discord's permissions, into memory."""
 
-    def __init__(
-        self,
-        bot: commands.Bot | commands.AutoShardedBot,
-        memory: FrontDoor,
-        readers: ChannelReaders,
-    ) -> None:
-        self.bot = bot
-        self.memory = memory
-        self.readers = readers
+    def __init__(self, reach: Reach) -> None:
+        self.bot, self.memory, self.readers = reach
         # (guild, channel) -> public, as this process last recorded it.
         self._recorded: dict[tuple[int, int], bool] = {}
 
@@ -148,5 +141,4 @@ class VisibilityCog(commands.Cog, name="Visibility"):
 
 
 async def setup(bot: MemoryBot) -> None:
-    readers: ChannelReaders = bot.readers
-    await bot.add_cog(VisibilityCog(bot, bot.memory, readers))
+    await bot.add_cog(VisibilityCog(Reach.of(bot)))

@@ -35,7 +35,11 @@ def test_the_scan_sees_the_sql_of_db() -> None:
     statements = _statements()
     keys = {statement.key for statement in statements}
     assert len(statements) > 150
-    assert {"db/facts.py:get_facts", "db/messages.py:insert_messages", "db/usage.py:_ADD"} <= keys
+    assert {"db/facts.py:lock_facts", "db/messages.py:insert_messages", "db/usage.py:_ADD"} <= keys
+    locking = [s.one_line for s in statements if s.key == "db/facts.py:lock_facts"]
+    assert "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts" in " ".join(
+        locking
+    ), locking  # the f-string's hole filled from the module's constant
     neighbours = next(s for s in statements if s.key == "db/recall_hits.py:_NEIGHBOURS")
     assert "m.guild_id = $1" in neighbours.text
     insert = next(s for s in statements if s.key == "db/messages.py:insert_messages")
