@@ -25,12 +25,14 @@ from memory.llm.providers._base import (
 )
 from memory.llm.providers._breaker import (
     BreakerPolicy,
-    BreakerStateFile,
     CircuitBreakers,
-    breaker_listener,
-    breaker_report,
     is_connect_failure,
     is_local_endpoint,
+)
+from memory.llm.providers._breaker_report import (
+    BreakerStateFile,
+    breaker_listener,
+    breaker_report,
 )
 from memory.llm.providers._capabilities import (
     STRUCTURED_MODES,

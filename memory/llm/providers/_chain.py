@@ -29,7 +29,8 @@ from memory.llm.providers._base import (
     LLMUnavailable,
     Purpose,
 )
-from memory.llm.providers._breaker import CircuitBreakers, breaker_listener
+from memory.llm.providers._breaker import CircuitBreakers
+from memory.llm.providers._breaker_report import breaker_listener
 from memory.llm.providers._chain_events import ChainEvents, GaveUp
 from memory.llm.providers._guarded import Guarded, ProviderLimits
 from memory.llm.providers._retry import RetryPolicy
