@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from memory.language import addressed_text, prefilter
 from memory.llm.offline import _answers as offline_answers
+from memory.llm.offline import _condense as condensing
 from memory.llm.offline import _episode as offline_episode
 from memory.llm.offline import _extractive as extractive
 from memory.llm.offline import _facts as offline_facts
@@ -93,7 +94,7 @@ def _daily_reduce(inputs: Inputs) -> Answer:
     for member in inputs["members"]:
         key = str(member["user_id"])
         name = str(member["name"])
-        text = extractive.condense(
+        text = condensing.condense(
             [(None, str(part)) for part in parts.get(key, [])],
             max_chars=int(inputs["max_chars"]),
             forgotten=[str(statement) for statement in forgotten.get(key, [])],
@@ -110,13 +111,13 @@ def _historical(inputs: Inputs) -> Answer:
     days: list[tuple[str | None, str]] = []
     previous = inputs.get("previous")
     if previous:  # rolled forward: the earlier narrative's sentences still in the window
-        days += extractive.narrative_units(
+        days += condensing.narrative_units(
             str(previous["text"]),
             until=str(previous["until"]),
             start=str(inputs.get("start_day") or previous["until"]),
         )
-    days += [(extractive.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
-    text = extractive.condense(
+    days += [(condensing.day_label(str(d["day"])), str(d["text"])) for d in inputs["days"]]
+    text = condensing.condense(
         days,
         max_chars=int(inputs["max_chars"]),
         forgotten=_forgotten(inputs),
@@ -187,7 +188,7 @@ def _whois(inputs: Inputs) -> Answer:
 
 
 def _window_fold(inputs: Inputs) -> Answer:
-    text = extractive.fold_turns(
+    text = condensing.fold_turns(
         str(inputs.get("summary") or ""),
         list(inputs.get("turns") or []),
         max_chars=int(inputs["max_chars"]),
