@@ -345,3 +345,14 @@ def test_operations_says_when_past_one_postgresql_with_the_fleet_benchs_figures(
         f"would hold about {at_100k[0]:.1f} GB, {at_100k[1]:.1f} GB with vectors",
         "docs/operations.md",
     )
+
+
+def test_design_says_what_the_local_vectors_cost_an_import() -> None:
+    messages = _param("embeddings", "import_s", "messages", vectors="none")
+    without = _one("embeddings", "import_s", vectors="none")
+    with_vectors = _one("embeddings", "import_s", vectors="local")
+    _quoted(
+        f"a {messages:,.0f}-message export imports in {without:.1f} s without vectors and "
+        f"{with_vectors:.0f} s with them",
+        "docs/design.md",
+    )
