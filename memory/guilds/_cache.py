@@ -46,9 +46,6 @@ class GuildSettingsCache:
         # and the guilds are those the process serves (issue 46: 10,000 per shard measured).
         self._entries: dict[int, tuple[float, GuildSettings]] = {}
         self._refreshing: dict[int, asyncio.Task[GuildSettings]] = {}
-        # How many times each guild's entry was stored: a refresh whose read began before an
-        # admin's change was stored must not put the old settings back when it ends after it.
-        self._stores: dict[int, int] = {}
         # Told every admin change (GuildChanged): the context manager drops warm contexts.
         self._events = events or EventBus()
 
@@ -86,11 +83,13 @@ class GuildSettingsCache:
         return await self.refresh(guild_id)
 
     async def refresh(self, guild_id: int) -> GuildSettings:
-        stores = self._stores.get(guild_id, 0)
+        began = time.monotonic()
         settings = await load_guild_settings(self._pool, guild_id, self._defaults)
         entry = self._entries.get(guild_id)
-        if entry is not None and self._stores.get(guild_id, 0) != stores:
-            return entry[1]  # stored meanwhile (an admin's change): newer than this read
+        # Stored while this read ran (an admin's change): newer than what this read saw, so a
+        # refresh that ends after it does not put the old settings back.
+        if entry is not None and entry[0] >= began:
+            return entry[1]
         self.store(settings)
         return settings
 
@@ -108,7 +107,6 @@ class GuildSettingsCache:
     def store(self, settings: GuildSettings) -> None:
         """Record settings just written (the admin cog) without another read."""
         self._entries[settings.guild_id] = (time.monotonic(), settings)
-        self._stores[settings.guild_id] = self._stores.get(settings.guild_id, 0) + 1
 
     def _schedule(self, guild_id: int) -> None:
         if guild_id in self._refreshing:
