@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.chat_export import exported_channel, exported_message
 from bench.database import BenchServer
 from bench.harness import bench_settings
 from bench.report import Reporter
@@ -32,34 +33,20 @@ MESSAGES_PER_DAY = 1000
 
 def export_of(guild: SyntheticGuild, messages: int) -> dict[str, Any]:
     """The guild's first `messages` messages as one channel's DiscordChatExporter export."""
-    spec = guild.spec
-    names = {user_id: f"member_{index}" for index, user_id in enumerate(guild.user_ids)}
+    names = {member.user_id: member.username or str(member.user_id) for member in guild.members()}
     exported: list[dict[str, Any]] = []
-    for day in range(spec.days - 1, -1, -1):  # oldest day first
-        for message in guild.messages(day):
-            if len(exported) == messages:
-                break
+    for day in guild.all_messages():  # oldest day first
+        for message in day[: messages - len(exported)]:
+            author = (message.author_id, names[message.author_id], None)
             exported.append(
-                {
-                    "id": str(message.message_id),
-                    "type": "Default",
-                    "timestamp": message.created_at.isoformat(),
-                    "content": message.content,
-                    "author": {
-                        "id": str(message.author_id),
-                        "name": names[message.author_id],
-                        "isBot": False,
-                    },
-                    "attachments": [],
-                    "embeds": [],
-                    "mentions": [],
-                }
+                exported_message(message.message_id, message.created_at, message.content, author)
             )
-    return {
-        "guild": {"id": str(spec.guild_id), "name": "bench guild"},
-        "channel": {"id": str(10_000 + spec.guild_id * 100), "name": "general"},
-        "messages": exported,
-    }
+        if len(exported) == messages:
+            break
+    spec = guild.spec
+    return exported_channel(
+        (spec.guild_id, "bench guild"), (10_000 + spec.guild_id * 100, "general"), exported
+    )
 
 
 async def _import(

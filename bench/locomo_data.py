@@ -26,6 +26,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from bench.chat_export import exported_channel, exported_message
+
 # Where the development half lies beside a checkout (shared/ next to the repository).
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json.gz"
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
@@ -94,11 +96,11 @@ class Conversation:
 
     def export(self) -> dict[str, Any]:
         """The channel as a DiscordChatExporter JSON export (what `memorybot import` reads)."""
-        return {
-            "guild": {"id": str(self.guild_id), "name": f"LoCoMo {self.sample_id}"},
-            "channel": {"id": str(self.channel_id), "name": "chat"},
-            "messages": [self._exported(turn) for turn in self.turns],
-        }
+        return exported_channel(
+            (self.guild_id, f"LoCoMo {self.sample_id}"),
+            (self.channel_id, "chat"),
+            [self._exported(turn) for turn in self.turns],
+        )
 
     def _exported(self, turn: Turn) -> dict[str, Any]:
         attachments = []
@@ -110,22 +112,8 @@ class Conversation:
                     "description": turn.caption,
                 }
             )
-        return {
-            "id": str(turn.message_id),
-            "type": "Default",
-            "timestamp": turn.at.isoformat(),
-            "content": turn.text,
-            "author": {
-                "id": str(self.member_id(turn.speaker)),
-                "name": turn.speaker.lower(),
-                "nickname": turn.speaker,
-                "isBot": False,
-            },
-            "attachments": attachments,
-            "embeds": [],
-            "stickers": [],
-            "mentions": [],
-        }
+        author = (self.member_id(turn.speaker), turn.speaker.lower(), turn.speaker)
+        return exported_message(turn.message_id, turn.at, turn.text, author, attachments)
 
 
 def dataset_path() -> Path:

@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench import quality_pools as pools
+from bench.chat_export import exported_channel, exported_message
 from bench.quality_days import DAY_KIND, day_questions
 from bench.quality_plan import (
     CHANGE_SLOTS,
@@ -95,30 +96,19 @@ class QualityChat:
 
     def export(self, channel_id: int) -> dict[str, Any]:
         """The channel as a DiscordChatExporter JSON export (what `memorybot import` reads)."""
-        return {
-            "guild": {"id": str(self.guild_id), "name": self.guild_name},
-            "channel": {"id": str(channel_id), "name": self.channels[channel_id]},
-            "messages": [
-                {
-                    "id": str(line.message_id),
-                    "type": "Default",
-                    "timestamp": line.at.isoformat(),
-                    "content": line.content,
-                    "author": {
-                        "id": str(line.author_id),
-                        "name": line.author.lower(),
-                        "nickname": line.author,
-                        "isBot": False,
-                    },
-                    "attachments": [],
-                    "embeds": [],
-                    "stickers": [],
-                    "mentions": [],
-                }
-                for line in self.lines
-                if line.channel_id == channel_id
-            ],
-        }
+        messages = [
+            exported_message(
+                line.message_id,
+                line.at,
+                line.content,
+                (line.author_id, line.author.lower(), line.author),
+            )
+            for line in self.lines
+            if line.channel_id == channel_id
+        ]
+        return exported_channel(
+            (self.guild_id, self.guild_name), (channel_id, self.channels[channel_id]), messages
+        )
 
 
 def generate(
