@@ -8,7 +8,6 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import pytest
@@ -18,6 +17,7 @@ from db.guilds import ensure_guild
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.models import ChatMessage, Member
+from tests.memory.export_samples import message
 
 GUILD = 4242
 ALICE, BOB = 101, 102
@@ -148,27 +148,6 @@ async def test_summarize_refuses_a_day_in_the_future_or_before_anything_stored(
     assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") == 0
 
 
-def _export_message(
-    message_id: int, author: dict[str, Any], content: str, when: str, **extra: Any
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": str(message_id),
-        "type": "Default",
-        "timestamp": when,
-        "timestampEdited": None,
-        "isPinned": False,
-        "content": content,
-        "author": author,
-        "attachments": [],
-        "embeds": [],
-        "stickers": [],
-        "reactions": [],
-        "mentions": [],
-    }
-    data.update(extra)
-    return data
-
-
 async def test_import_then_memory_show_end_to_end(
     cli_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -180,18 +159,18 @@ async def test_import_then_memory_show_end_to_end(
     for day in (1, 2, 3):
         base = 900000000000000000 + day * 100
         messages += [
-            _export_message(
+            message(
                 base + 1,
-                alice,
                 f"Training for the marathon, week {day}.",
-                f"2025-04-0{day}T09:00:00.000+02:00",
+                author=alice,
+                timestamp=f"2025-04-0{day}T09:00:00.000+02:00",
             ),
-            _export_message(
+            message(
                 base + 2,
-                bob,
                 f"<@{alice['id']}> good luck with the run {day}!",
-                f"2025-04-0{day}T09:05:00.000+02:00",
-                type="Reply",
+                author=bob,
+                kind="Reply",
+                timestamp=f"2025-04-0{day}T09:05:00.000+02:00",
                 reference={"messageId": str(base + 1)},
                 mentions=[alice],
             ),
