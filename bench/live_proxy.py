@@ -27,6 +27,12 @@ from memory.llm.providers.openai_compat import PURPOSE_HEADER
 
 # The most one answer of a CPU-only model may take (the bot's own timeout is shorter).
 UPSTREAM_SECONDS = 900.0
+# How long a server's shutdown waits for requests still in flight before it cancels them. A CLI
+# command that has exited can leave one behind (a background task's call, still waiting on a
+# CPU-only model); nobody reads its answer, and aiohttp's own default (60 s) would wait it out.
+SHUTDOWN_SECONDS = 2.0
+# The most starting or stopping a loopback server may take beyond that.
+LOOPBACK_SECONDS = 30.0
 _HOP_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "content-encoding"}
 )
@@ -118,7 +124,7 @@ def serving(app: web.Application) -> Iterator[int]:
     """`app` on a free loopback port, served by a thread of its own until the block ends; the
     port."""
     loop = asyncio.new_event_loop()
-    runner = web.AppRunner(app, access_log=None)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_SECONDS)
 
     async def start() -> int:
         await runner.setup()
@@ -126,15 +132,25 @@ def serving(app: web.Application) -> Iterator[int]:
         await site.start()
         return int(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
 
+    async def stop() -> None:
+        """Stop serving, then end what is left (a request still waiting on its upstream), so
+        no task is destroyed with the loop."""
+        await runner.cleanup()
+        left = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+
     thread = threading.Thread(target=loop.run_forever, name="loopback-server", daemon=True)
     thread.start()
     try:
-        port = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)
+        port = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=LOOPBACK_SECONDS)
         yield port
     finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=30)
+        stopping = asyncio.run_coroutine_threadsafe(stop(), loop)
+        stopping.result(timeout=SHUTDOWN_SECONDS + LOOPBACK_SECONDS)
         loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=30)
+        thread.join(timeout=LOOPBACK_SECONDS)
         loop.close()
 
 
