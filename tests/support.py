@@ -7,9 +7,12 @@ hope; rows are built by `chat_message()` and `member()` so every test makes them
 from __future__ import annotations
 
 import asyncio
+import html
 import inspect
 import itertools
+import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -96,3 +99,32 @@ def needs(present: bool, what: str) -> pytest.MarkDecorator:
 def needs_file(path: Path, what: str) -> pytest.MarkDecorator:
     """`needs` for a file a test reads (a dataset in ../shared/data, say)."""
     return needs(path.exists(), f"{what} ({path})")
+
+
+_RECALLED_HIT = re.compile(r"<recalled\b[^>]*>(.*?)</recalled>", re.S)
+_RECALLED_LINE = re.compile(r"^(?P<name>[^\[\]:]+?)(?: \[(?P<notes>[^\]]*)\])?: (?P<text>.*)$")
+
+
+@dataclass(frozen=True)
+class RecalledLine:
+    """One line of a `<recalled>` hit in a reply prompt, unescaped."""
+
+    speaker: str
+    text: str
+    found: bool  # the line the search matched (the only line of a hit is its match)
+    notes: tuple[str, ...] = ()
+
+
+def recalled_lines(prompt: str) -> list[RecalledLine]:
+    """Every line of every recalled hit of `prompt`, in order (memory/replies/_recalled.py's
+    transcript form: `name [notes]: text`)."""
+    lines = []
+    for body in _RECALLED_HIT.findall(prompt):
+        said = [_RECALLED_LINE.match(line) for line in body.strip().splitlines()]
+        assert all(said), f"not a transcript: {body!r}"
+        for match in said:
+            assert match is not None
+            notes = tuple(n.strip() for n in (match["notes"] or "").split(";") if n.strip())
+            found = "found" in notes or len(said) == 1
+            lines.append(RecalledLine(match["name"], html.unescape(match["text"]), found, notes))
+    return lines

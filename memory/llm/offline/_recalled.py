@@ -1,10 +1,11 @@
 """Offline answers from recalled messages: the reply prompt's `<recalled>` elements, read back.
 
 When a member asks about the past, the reply composer puts the messages search found into the
-prompt as `<recalled date=".." author="..">what was said</recalled>` (attributes vary: `day`,
-`date` with or without its weekday, `channel`, `url`). Without a model the honest answer is
-the message itself: the hit(s) sharing the question's rarest words, quoted with who said it
-and when ("On Thu 2023-07-06 Sam said: ...").
+prompt, a hit per `<recalled hit=".." date="..">` element whose lines are a transcript
+(`Sam [found]: what was said`, memory/replies/_recalled.py); an element with an `author` is one
+message (attributes vary: `day`, `date` with or without its weekday, `channel`, `url`).
+Without a model the honest answer is the message itself: the hit(s) sharing the question's
+rarest words, quoted with who said it and when ("On Thu 2023-07-06 Sam said: ...").
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from memory.language import content_tokens, day_label, written_date
 _RECALLED = re.compile(r"<recalled\b(?P<attrs>[^>]*)>(?P<body>.*?)</recalled\s*>", re.S | re.I)
 _MESSAGE = re.compile(r"<message\b[^>]*>(?P<body>.*?)</message\s*>", re.S | re.I)
 _ATTR = re.compile(r"(?P<key>[\w:-]+)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')")
+# `name [notes]: text`: a transcript line of a hit (names carry no brackets or colons).
+_TRANSCRIPT_LINE = re.compile(
+    r"^(?P<name>[^\[\]:\n]+?)(?: \[(?P<notes>[^\]\n]*)\])?: (?P<text>.+)$"
+)
+_FOUND = "found"
 _DATE_KEYS = ("date", "day", "at", "when", "timestamp")
 _AUTHOR_KEYS = ("author", "by", "speaker", "name", "member")
 _QUOTE_MAX = 300
@@ -71,29 +77,55 @@ def _when(value: str) -> str:
 
 
 def recalled_messages(prompt: str) -> list[Recalled]:
-    """Every `<recalled>` element of a reply prompt, in order, unescaped."""
-    hits = []
+    """Every line of every `<recalled>` element of a reply prompt, in order, unescaped."""
+    hits: list[Recalled] = []
     for match in _RECALLED.finditer(prompt):
         attributes = _attributes(match.group("attrs"))
-        text = html.unescape(match.group("body")).strip()
-        if not text:
-            continue
         channel = attributes.get("channel", "")
         if channel and not channel.startswith("#"):
             channel = f"#{channel}"
-        hits.append(
-            Recalled(
-                text=text,
-                author=_first(attributes, _AUTHOR_KEYS),
-                when=_when(_first(attributes, _DATE_KEYS) or _lone_time(attributes)),
-                channel=channel,
-                url=attributes.get("url", "") or attributes.get("link", ""),
-                hit=attributes.get("hit", ""),
-                kind=attributes.get("kind", "message") or "message",
-                time=attributes.get("time", ""),
+        lead = Recalled(
+            text="",
+            author=_first(attributes, _AUTHOR_KEYS),
+            when=_when(_first(attributes, _DATE_KEYS) or _lone_time(attributes)),
+            channel=channel,
+            url=attributes.get("url", "") or attributes.get("link", ""),
+            hit=attributes.get("hit", ""),
+            kind=attributes.get("kind", "message") or "message",
+            time=attributes.get("time", ""),
+        )
+        body = match.group("body")
+        lines = [] if lead.author else _transcript(body, lead)
+        if lines:
+            hits.extend(lines)
+        elif text := html.unescape(body).strip():
+            hits.append(replace(lead, text=text))
+    return _answers_paired(_with_their_hit(_once(hits)))
+
+
+def _transcript(body: str, lead: Recalled) -> list[Recalled]:
+    """A hit's transcript lines, each with its speaker; the match (`[found]`, or the only
+    line) keeps the hit's time and link, a line with a date of its own keeps that date."""
+    parsed = [_TRANSCRIPT_LINE.match(line.strip()) for line in body.strip().splitlines()]
+    if not parsed or not all(parsed):
+        return []
+    lines = []
+    for found in parsed:
+        assert found is not None  # all(parsed) above
+        notes = [note.strip() for note in (found.group("notes") or "").split(";")]
+        own_day = next((note for note in notes if "=" not in note and written_date(note)), "")
+        is_match = _FOUND in notes or len(parsed) == 1
+        lines.append(
+            replace(
+                lead,
+                text=html.unescape(found.group("text")).strip(),
+                author=html.unescape(found.group("name")).strip(),
+                when=_when(own_day) if own_day else lead.when,
+                url=lead.url if is_match else "",
+                time=lead.time if is_match else "",
             )
         )
-    return _answers_paired(_with_their_hit(_once(hits)))
+    return lines
 
 
 def _once(hits: list[Recalled]) -> list[Recalled]:

@@ -26,13 +26,12 @@ from memory.ports import IncomingMessage
 from memory.replies import ReplyResult
 from memory.wiring import Memory, open_memory
 from tests.fakes import ScriptedProvider
-from tests.support import chat_message
+from tests.support import chat_message, recalled_lines
 
 G, GENERAL, MODS = 930, 600, 601
 MELANIE, CAROLINE, JUDY, KIM = 31, 32, 33, 34
 BOT = 1 << 60
 NOW = datetime(2023, 7, 20, 12, tzinfo=UTC)
-_RECALLED = re.compile(r"<recalled [^>]*>(.*?)</recalled>")
 
 
 def _said(
@@ -82,7 +81,7 @@ async def _ask(
     body = re.sub(r"^Bot,?\s*", "", text)
     message = IncomingMessage(G, GENERAL, asked.message_id, author, "x", body, viewer=viewer)
     result = await memory.replies.compose(message)
-    return result, _RECALLED.findall(result.prompt)
+    return result, [line.text for line in recalled_lines(result.prompt)]
 
 
 async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot(
@@ -101,8 +100,8 @@ async def test_a_question_is_never_its_own_evidence_nor_are_questions_to_the_bot
         memory, db_pool, CAROLINE, "Bot, When did Melanie go to the museum?"
     )
     assert recalled[0] == "Yesterday I took the kids to the museum"
-    assert 'dates="yesterday = Wed 5 July 2023"' in result.prompt
-    assert 'date="Thu 6 July 2023"' in result.prompt and 'author="melanie"' in result.prompt
+    assert 'date="Thu 6 July 2023"' in result.prompt
+    assert "melanie [yesterday = Wed 5 July 2023]: Yesterday I took the kids" in result.prompt
     assert all("Bot" not in line and "?" not in line and "I think" not in line for line in recalled)
 
 
@@ -175,9 +174,6 @@ def _chatter(
     ]
 
 
-_HER_MATCHES = re.compile(
-    r'<recalled [^>]*role="match"[^>]*author="caroline"[^>]*>(.*?)</recalled>'
-)
 _SMALL_TALK = ("lol same here honestly", "work was busy again today", "I need a coffee now")
 
 
@@ -196,7 +192,11 @@ async def test_asking_about_a_member_brings_what_they_told_months_apart(
     )
     for question in ("Bot, what do you know about Caroline?", "Bot, how is Caroline doing?"):
         result, _ = await _ask(memory, db_pool, KIM, question)
-        hers = _HER_MATCHES.findall(result.prompt)
+        hers = [
+            line.text
+            for line in recalled_lines(result.prompt)
+            if line.found and line.speaker == "caroline"
+        ]
         assert "went to my first pottery evening, my bowl collapsed" in hers, question
         assert "the fencing masks at the sports hall smell awful" in hers, question
         assert not set(_SMALL_TALK) & set(hers), "her small talk carries no news"
@@ -248,7 +248,7 @@ async def test_which_hobbies_brings_both_from_different_months(
         ],
     )
     result, _ = await _ask(memory, db_pool, KIM, "Bot, which hobbies has Melanie taken up?")
-    recalled = _RECALLED.findall(result.prompt)
+    recalled = [line.text for line in recalled_lines(result.prompt)]
     assert "joined a climbing club downtown, my arms are jelly" in recalled
     assert "my first salsa class was chaos but so fun" in recalled
     assert "took the dog out, freezing" not in recalled, "'taken up' is not 'took'"

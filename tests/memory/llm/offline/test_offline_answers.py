@@ -4,7 +4,12 @@ hit that shares the question's rarest words, with who said it and when."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime
+
 from memory.llm import MemoryLLM, OfflineProvider
+from memory.recall import RecallHit
+from memory.replies._recalled import render_recalled
 from prompts.loader import Raw, element, join, render
 
 
@@ -149,3 +154,30 @@ async def test_a_message_that_answers_beats_a_day_summary_retelling_it() -> None
 
     assert answer.count("allergic to wasps") == 1
     assert "Bob said: \"I'm allergic" in answer and 'Bob said: "Bob said' not in answer
+
+
+async def test_a_hit_rendered_by_the_composer_is_read_back_line_by_line() -> None:
+    """The composer's transcript form (memory/replies/_recalled.py): each line keeps its
+    speaker, a line said on another day its own date, and the answer after a question is
+    quoted with the question it answered."""
+    at = datetime(2026, 5, 4, 18, 30, tzinfo=UTC)
+    asked = RecallHit("message", at, "2026-05-04", 2, "Bob", "How is the new flat?", 1.0, 5, 41)
+    answered = RecallHit(
+        "message",
+        at.replace(day=5),
+        "2026-05-05",
+        3,
+        "Alice",
+        "small but it has a balcony,\nso the tomatoes came with me",
+        0.0,
+        5,
+        42,
+        side="after",
+        tier=1,
+    )
+    recalled, _ = render_recalled([replace(asked, context=(answered,))], 1, budget=10_000)
+
+    answer = await _answer("what did Alice say about her new flat?", [recalled], author="Carol")
+
+    assert answer.startswith("On Tue 5 May 2026 Alice said (answering Bob:")
+    assert '"small but it has a balcony, / so the tomatoes came with me"' in answer
