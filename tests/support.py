@@ -120,10 +120,10 @@ def recalled_lines(prompt: str) -> list[RecalledLine]:
     transcript form: `name [notes]: text`)."""
     lines = []
     for body in _RECALLED_HIT.findall(prompt):
-        said = [_RECALLED_LINE.match(line) for line in body.strip().splitlines()]
-        assert all(said), f"not a transcript: {body!r}"
+        raw = body.strip().splitlines()
+        said = [match for line in raw if (match := _RECALLED_LINE.match(line))]
+        assert len(said) == len(raw), f"not a transcript: {body!r}"
         for match in said:
-            assert match is not None
             notes = tuple(n.strip() for n in (match["notes"] or "").split(";") if n.strip())
             found = "found" in notes or len(said) == 1
             lines.append(RecalledLine(match["name"], html.unescape(match["text"]), found, notes))

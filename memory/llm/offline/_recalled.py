@@ -106,12 +106,12 @@ def recalled_messages(prompt: str) -> list[Recalled]:
 def _transcript(body: str, lead: Recalled) -> list[Recalled]:
     """A hit's transcript lines, each with its speaker; the match (`[found]`, or the only
     line) keeps the hit's time and link, a line with a date of its own keeps that date."""
-    parsed = [_TRANSCRIPT_LINE.match(line.strip()) for line in body.strip().splitlines()]
-    if not parsed or not all(parsed):
+    said = body.strip().splitlines()
+    parsed = [found for line in said if (found := _TRANSCRIPT_LINE.match(line.strip()))]
+    if not parsed or len(parsed) != len(said):
         return []
     lines = []
     for found in parsed:
-        assert found is not None  # all(parsed) above
         notes = [note.strip() for note in (found.group("notes") or "").split(";")]
         own_day = next((note for note in notes if "=" not in note and written_date(note)), "")
         is_match = _FOUND in notes or len(parsed) == 1
