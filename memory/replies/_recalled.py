@@ -18,8 +18,8 @@ pose as another speaker's). The match, the line the search found, is marked `[fo
 hit has other lines; the date, time, channel and link on the element are the match's; a line
 said on another day than its match carries its own date, a line holding a relative date what
 it meant (`yesterday = ...`), both in its brackets. Only the first LINKED_HITS hits carry a
-link; `channel` is left out when its name is not known. A transcript costs about half the
-tokens of an element per line: tokens saved are lines recalled (LoCoMo-dev, issue 43). A hit
+link; `channel` is left out when its name is not known. A transcript repeats no attribute or
+closing tag per line: the tokens saved are lines recalled (LoCoMo-dev, issue 43). A hit
 whose text is already in a member's memories is left out (unless it resolves a relative date);
 every hit's nearest turns come before the rest of any exchange, and hits stop where the token
 budget does (a line is never cut, never repeated).
