@@ -12,8 +12,11 @@ from tests.memory.llm.offline_support import ALICE, BOB, CAROL, chat_messages
 MEMBERS = [ALICE, BOB, CAROL]
 
 
-async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
-    """Each member's notes on `chat`: (author id, author name, content, reply-to index)."""
+async def _day(
+    chat: list[tuple[int, str, str, int | None]], max_chars: int = 300
+) -> dict[int, str]:
+    """Each member's notes on `chat` (author id, author name, content, reply-to index), each
+    at most `max_chars`."""
     messages = chat_messages(chat)
     notes, _ = await MemoryLLM(OfflineProvider()).summaries.read_stretch(
         guild_id=9,
@@ -21,7 +24,7 @@ async def _day(chat: list[tuple[int, str, str, int | None]]) -> dict[int, str]:
         timezone="UTC",
         messages=messages,
         members=MEMBERS,
-        max_chars=300,
+        max_chars=max_chars,
     )
     return notes
 
@@ -83,14 +86,6 @@ async def test_what_the_whole_day_talks_about_gives_way_to_a_members_own_news() 
         (2, "bob", "the goal in the last minute of the final game", None),
         (1, "alice", "Biscuit the greyhound arrives from Leeds tomorrow", None),
     ]
-    messages = chat_messages(chat)
-    notes, _ = await MemoryLLM(OfflineProvider()).summaries.read_stretch(
-        guild_id=9,
-        day=date(2024, 5, 1),
-        timezone="UTC",
-        messages=messages,
-        members=MEMBERS,
-        max_chars=90,
-    )
+    notes = await _day(chat, max_chars=90)
     assert "Biscuit the greyhound arrives from Leeds tomorrow" in notes[1]
     assert "game" not in notes[1]
