@@ -47,8 +47,11 @@ TOOL_CONSOLE = [
     "Bot what is the next trip?",
     "Bot search what carol said about the lighthouse loop",
     # A small model's answer after a tool's result is prompt markup now and then (replaced by
-    # the offline answer): three chances for a tools round to reach the member.
+    # the offline answer): five chances for a tools round to reach the member. With three, a
+    # clean-clone CI run of SmolLM2-135M once had all three answers replaced.
     "Bot what has bob been up to lately?",
+    "Bot search what alice said about her new flat",
+    "Bot who is allergic to wasps?",
 ]
 # A reply's tools share twice the memory budget from the start of the reply: a CPU-only model
 # spends more than that on its first round, and every tool would answer "no time left".
