@@ -133,3 +133,77 @@ def test_a_hit_is_a_transcript_whose_match_is_marked_and_whose_lines_no_text_can
     assert xml.startswith('<recalled hit="1" date="Tue 13 June 2023" time="09:50" ')
     alone = str(render_recalled([replace(hit, context=())], 1, budget=100_000)[0])
     assert "\nDana: the ferry leaves at nine\n" in alone  # one line: nothing to tell apart
+
+
+def _own(message_id: int, text: str, day: int) -> RecallHit:
+    at = AT.replace(day=day)
+    return RecallHit(
+        "message", at, at.date().isoformat(), 7, "Dana", text, 0.5, 5, message_id, alone=True
+    )
+
+
+def test_a_members_own_lines_keep_their_share_when_hits_would_fill_the_budget() -> None:
+    """A named member's own lines come in one element, each dated, in the order said; hits
+    that would fill the whole budget leave them their share; a line a hit shows is not
+    repeated."""
+    hits = [
+        RecallHit(
+            "message",
+            AT,
+            "2023-06-13",
+            8,
+            "Ravi",
+            " ".join([f"hit number {n}"] * 8),
+            1.0,
+            5,
+            100 + n,
+        )
+        for n in range(30)
+    ]
+    own = [
+        _own(3, "joined the rowing club, blisters everywhere", 3),
+        _own(1, "my first pottery class was a mess", 1),
+        _own(100, hits[0].text, 13),  # the first hit itself: shown once
+    ]
+    budget = 600
+
+    xml, lines = render_recalled([*hits, *own], 1, budget=budget)
+
+    text = str(xml)
+    element = text[text.index('<recalled hit="') :].split("<recalled ")[-1]
+    assert element.startswith(f'hit="{len({n for n, _ in lines})}" kind="own">')
+    assert element.splitlines()[1:3] == [
+        "Dana [Thu 1 June 2023]: my first pottery class was a mess",
+        "Dana [Sat 3 June 2023]: joined the rowing club, blisters everywhere",
+    ]
+    assert text.count(hits[0].text) == 1
+    assert [line.text for _, line in lines].count(hits[0].text) == 1
+    without = render_recalled(hits, 1, budget=budget)[1]
+    assert len(without) > len([line for _, line in lines if not line.alone]), "the share kept"
+    assert sum(_cost([line], "") for _, line in lines) <= budget
+
+
+def test_own_lines_take_only_the_room_they_need() -> None:
+    hits = [
+        RecallHit(
+            "message",
+            AT,
+            "2023-06-13",
+            8,
+            "Ravi",
+            " ".join([f"hit number {n}"] * 8),
+            1.0,
+            5,
+            100 + n,
+        )
+        for n in range(30)
+    ]
+    own = [_own(1, "my first pottery class was a mess", 1)]
+    budget = 2000
+
+    with_own = render_recalled([*hits, *own], 1, budget=budget)[1]
+    without = render_recalled(hits, 1, budget=budget)[1]
+
+    shown = [line for _, line in with_own if not line.alone]
+    assert len(without) - len(shown) <= 1, "one short line costs at most one hit's room"
+    assert [line.text for _, line in with_own if line.alone] == [own[0].text]
