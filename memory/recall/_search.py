@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import asyncpg
 
@@ -46,7 +46,7 @@ from memory.recall._hits import (
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
-from memory.recall._own import beyond_the_hits
+from memory.recall._own import own_lines, own_query
 from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, drop, in_time, nearest, unnamed
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
@@ -76,7 +76,7 @@ class _Lanes:
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
-    own_lines: int = 0  # how many of the one named member's lines to bring alone
+    lines: list[MessageMatch] = field(default_factory=list)  # the named member's own lines
 
 
 class RecallService:
@@ -150,6 +150,7 @@ class RecallService:
         period = asked_time(head, self._clock.now().date())
         query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
         meaning = self._look_up_meaning(query, question)
+        mine = self._own_lines(query, question, own_lines, deadline=began + semantic_wait)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
@@ -157,15 +158,30 @@ class RecallService:
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
             drop(meaning)
+            drop(mine)
             return []
         except BaseException:
             drop(meaning)
+            drop(mine)
             raise
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
         similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        lanes = _Lanes(messages, similar, day_summaries, own, named, own_lines)
+        lanes = _Lanes(messages, similar, day_summaries, own, named, await mine)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
+
+    def _own_lines(
+        self, query: Query, question: str, wanted: int, *, deadline: float
+    ) -> asyncio.Future[list[MessageMatch]]:
+        """The one named member's own lines on the question (`_own.py`), looked up beside
+        the main search; done at once with nothing when there is no one member to ask about."""
+        mine = own_query(query, wanted)
+        if mine is None:
+            nothing: asyncio.Future[list[MessageMatch]] = asyncio.get_running_loop().create_future()
+            nothing.set_result([])
+            return nothing
+        meaning = self._look_up_meaning(mine, question)
+        return asyncio.ensure_future(own_lines(self._lanes, mine, meaning, deadline=deadline))
 
     def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
         """The nearest in meaning, looked up while the full-text lanes run (own connection)."""
@@ -239,7 +255,8 @@ class RecallService:
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
         ordered = fused(messages, lanes.similar) if lanes.similar else messages
-        ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
+        ids = {m.author_id for m in [*ordered, *lanes.own, *lanes.lines]}
+        ids |= {s.user_id for s in summaries}
         members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
         kept = distinct(m for m in ordered if not keep.drops(m.content))
@@ -255,7 +272,9 @@ class RecallService:
         )
         summary_hits = summary_hits[: limit - len(groups)]
         shown = set().union(*(g.ids for g in [*groups, *own_groups]))
-        alone = beyond_the_hits(kept, lanes.named, shown, lanes.own_lines)
+        alone = distinct(
+            m for m in lanes.lines if m.message_id not in shown and not keep.drops(m.content)
+        )
         lines = [m for g in [*groups, *own_groups] for m, _ in g.lines.values()]
         channels = await self._channel_names(
             guild_id, sorted({m.channel_id for m in [*(g.hit for g in groups), *own, *alone]})
