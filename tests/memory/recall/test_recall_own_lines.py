@@ -75,13 +75,9 @@ async def _seed(db_pool: asyncpg.Pool) -> None:
     )
 
 
-async def _ask(
-    db_pool: asyncpg.Pool, question: str, *, own_lines: int, viewer: Viewer | None = None
-) -> list[RecallHit]:
+async def _ask(db_pool: asyncpg.Pool, question: str, **options: object) -> list[RecallHit]:
     search = RecallService(db_pool)
-    return await search.search(
-        G, question, limit=2, summaries=0, own_lines=own_lines, viewer=viewer
-    )
+    return await search.search(G, question, limit=2, summaries=0, **options)  # type: ignore[arg-type]
 
 
 async def test_a_question_about_a_member_brings_their_lines_beyond_the_hits(

@@ -278,3 +278,79 @@ async def test_asking_what_is_new_brings_news_before_lasting_facts(
     )
     _, recalled = await _ask(memory, db_pool, JUDY, "Bot, what has Kim been up to lately?")
     assert set(news) <= set(recalled), recalled
+
+
+_GARDEN = (
+    "planted tomatoes along the garden fence",
+    "the garden gnome got stolen again",
+    "my garden sunflowers are taller than me now",
+    "built a raised garden bed for the herbs",
+    "harvested the first garden zucchini of the year",
+    "the roses finally bloomed in the garden",
+    "started composting kitchen scraps for the garden",
+    "put a little pond in the garden for frogs",
+    "the garden hose burst and flooded the patio",
+    "moved the strawberries to the sunny garden corner",
+    "the blackbirds ate every cherry in the garden",
+    "dug up the garden lawn for a wildflower meadow",
+    "the garden shed roof is leaking again",
+    "pruned the garden apple tree with my neighbour",
+    "a hedgehog sleeps under the garden bench",
+    "painted the garden gate bright blue",
+    "the garden pumpkins are the size of footballs",
+    "hung a bird feeder in the garden",
+    "laid stepping stones across the garden",
+    "the garden lavender smells amazing tonight",
+)
+
+
+async def _melanies_garden(db_pool: asyncpg.Pool) -> None:
+    """Melanie's garden over twenty weeks, each line between two long turns of Judy's."""
+    judy = (
+        "oh wow, tell me everything about your garden, I have been thinking about starting"
+        " one on the balcony but I never know what grows well in pots or in shade, and my"
+        " landlord says no soil on the railings, so maybe hanging baskets or a small trough by"
+        " the window would do, what do you think would survive a windy north-facing spot"
+    )
+    await insert_messages(
+        db_pool,
+        [
+            said
+            for n, line in enumerate(_GARDEN)
+            for said in (
+                _said(JUDY, f"{judy} ({n})", days_ago=150 - 7 * n + 0.01),
+                _said(MELANIE, line, days_ago=150 - 7 * n),
+                _said(JUDY, f"{judy}, and how is it going now? ({n})", days_ago=150 - 7 * n - 0.01),
+            )
+        ],
+    )
+
+
+async def test_asking_about_a_member_brings_more_of_their_lines_alone(
+    memory: Memory, db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
+) -> None:
+    """Hits with their exchanges fill the recall budget before all of Melanie's garden lines
+    are in; her own lines (REPLY_OWN_LINES) bring more of them, one short dated line each."""
+    await _melanies_garden(db_pool)
+    question = "Bot, what has Melanie done in her garden?"
+
+    result, recalled = await _ask(memory, db_pool, KIM, question)
+
+    own = re.search(r'<recalled hit="\d+" kind="own">(.*?)</recalled>', result.prompt, re.S)
+    assert own, "her own lines came"
+    lines = recalled_lines(own.group(0))
+    assert lines and all(line.speaker == "melanie" and line.notes for line in lines)
+    settings = Settings(
+        _env_file=None,
+        llm_provider="offline",
+        telemetry_stdout=False,
+        log_dir=tmp_path,
+        reply_own_lines=0,
+    )
+    provider = ScriptedProvider({"reply": lambda request: "ok"})
+    async with open_memory(
+        settings, pool=db_pool, telemetry=telemetry, clock=FixedClock(NOW), llm=MemoryLLM(provider)
+    ) as without:
+        without.replies.bot_user_id = BOT
+        _, fewer = await _ask(without, db_pool, KIM, question)
+    assert len(set(_GARDEN) & set(recalled)) > len(set(_GARDEN) & set(fewer))
