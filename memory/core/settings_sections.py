@@ -195,9 +195,6 @@ class RepliesSection(BaseModel):
     # carried more evidence than 8, 10, 14 or 16 on LoCoMo-dev (the budget cuts their exchanges).
     reply_recall_hits: int = Field(default=12, ge=1, le=20)
     reply_statement_hits: int = Field(default=3, ge=0, le=10)
-    # And up to this many more of the one named member's own lines on the question, each alone
-    # (without its exchange), in a share of the recall budget (memory/recall/_own.py).
-    reply_own_lines: int = Field(default=20, ge=0, le=40)
     # How long a reply's search waits for the nearest in meaning (from when it began; at least
     # a little past its full-text lanes), then goes on with the words' hits: a slow vector
     # index costs a reply its semantic hits, never its time. Benches wait them out.

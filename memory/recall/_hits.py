@@ -38,8 +38,6 @@ class RecallHit:
     # A context line's need (memory/recall/_exchange.py): 0 another match merged into this
     # hit, 1 the nearest line of a neighbouring turn, 2 the rest of the exchange.
     tier: int = 0
-    # A named member's own line on the question, shown without its exchange (`_own.py`).
-    alone: bool = False
 
     def jump_url(self, guild_id: int) -> str | None:
         if self.message_id is None or self.channel_id is None:

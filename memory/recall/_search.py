@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
@@ -29,7 +30,7 @@ from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.clock import Clock, SystemClock
 from memory.core.viewer import Viewer
-from memory.language import asks_what_is_new
+from memory.language import asked_period, asks_what_is_new
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._exchange import Exchange, exchanges
@@ -44,10 +45,9 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
-from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
+from memory.recall._lanes import OVERFETCH, LaneSearch, Query
 from memory.recall._member import member_lane, statements_of
-from memory.recall._own import own_lines, own_query
-from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, drop, in_time, nearest, unnamed
+from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest, unnamed
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -63,6 +63,9 @@ _log = logging.getLogger(__name__)
 # search waits REPLY_SEMANTIC_WAIT_SECONDS (within its memory budget); a command's search the
 # embedder's own time limit.
 SEMANTIC_GRACE_SECONDS = 0.1
+# How long after something happened it is still told as news ("last week").
+TOLD_AFTER = timedelta(days=7)
+
 # Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
 EXCHANGE_CANDIDATES = 2
 
@@ -76,7 +79,16 @@ class _Lanes:
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
-    lines: list[MessageMatch] = field(default_factory=list)  # the named member's own lines
+
+
+def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
+    """[from, to) of the time `question` names, widened by a day before (time zones) and
+    TOLD_AFTER after (what happened is told later: "last night", "last week")."""
+    found = asked_period(question, today)
+    if found is None:
+        return None
+    start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
+    return start - timedelta(days=1), end + TOLD_AFTER
 
 
 class RecallService:
@@ -125,16 +137,14 @@ class RecallService:
         asking: Asking | None = None,
         summaries: int | None = None,
         statements: int = 0,
-        own_lines: int = 0,
         semantic_wait: float = SEMANTIC_TIMEOUT_SECONDS + 0.5,
     ) -> list[RecallHit]:
         """Best hits first: messages, then up to `statements` more of the first named
-        member's most informative statements (the member lane, `_member.py`), then up to
-        `own_lines` of the one named member's own lines on the question, alone (`_own.py`),
-        then day summaries (`summaries` slots, by default a quarter of `limit`, at least one;
-        a lane with fewer hits leaves its slots to the other). Only messages of channels
-        `viewer` may read (None: the admin's view, every channel). A question is read up to
-        its first MAX_QUESTION_CHARS / MAX_WORDS."""
+        member's most informative statements (the member lane, `_member.py`), then day
+        summaries (`summaries` slots, by default a quarter of `limit`, at least one; a lane
+        with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
+        read (None: the admin's view, every channel). A question is read up to its first
+        MAX_QUESTION_CHARS / MAX_WORDS."""
         began = time.monotonic()
         words = query_terms(question)
         if not words or limit < 1:
@@ -150,38 +160,22 @@ class RecallService:
         period = asked_time(head, self._clock.now().date())
         query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
         meaning = self._look_up_meaning(query, question)
-        mine = self._own_lines(query, question, own_lines, deadline=began + semantic_wait)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
                 messages = await self._lanes.follow_thread(query, messages)
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
-            drop(meaning)
-            drop(mine)
+            _drop(meaning)
             return []
         except BaseException:
-            drop(meaning)
-            drop(mine)
+            _drop(meaning)
             raise
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
-        similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        lanes = _Lanes(messages, similar, day_summaries, own, named, await mine)
+        similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
+        lanes = _Lanes(messages, similar, day_summaries, own, named)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
-
-    def _own_lines(
-        self, query: Query, question: str, wanted: int, *, deadline: float
-    ) -> asyncio.Future[list[MessageMatch]]:
-        """The one named member's own lines on the question (`_own.py`), looked up beside
-        the main search; done at once with nothing when there is no one member to ask about."""
-        mine = own_query(query, wanted)
-        if mine is None:
-            nothing: asyncio.Future[list[MessageMatch]] = asyncio.get_running_loop().create_future()
-            nothing.set_result([])
-            return nothing
-        meaning = self._look_up_meaning(mine, question)
-        return asyncio.ensure_future(own_lines(self._lanes, mine, meaning, deadline=deadline))
 
     def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
         """The nearest in meaning, looked up while the full-text lanes run (own connection)."""
@@ -249,14 +243,13 @@ class RecallService:
         summary_slots: int,
         statement_slots: int,
     ) -> list[RecallHit]:
-        """Matches as hits (messages, the member's statements, their own lines alone, day
-        summaries), without forgotten statements, the matched messages with their context."""
+        """Matches as hits (messages, the member's statements, day summaries), without
+        forgotten statements, the matched messages with their context."""
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
         ordered = fused(messages, lanes.similar) if lanes.similar else messages
-        ids = {m.author_id for m in [*ordered, *lanes.own, *lanes.lines]}
-        ids |= {s.user_id for s in summaries}
+        ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
         kept = distinct(m for m in ordered if not keep.drops(m.content))
@@ -271,13 +264,9 @@ class RecallService:
             guild_id, kept, own, exclude, keep, (message_room, statement_slots), lanes.named
         )
         summary_hits = summary_hits[: limit - len(groups)]
-        shown = set().union(*(g.ids for g in [*groups, *own_groups]))
-        alone = distinct(
-            m for m in lanes.lines if m.message_id not in shown and not keep.drops(m.content)
-        )
         lines = [m for g in [*groups, *own_groups] for m, _ in g.lines.values()]
         channels = await self._channel_names(
-            guild_id, sorted({m.channel_id for m in [*(g.hit for g in groups), *own, *alone]})
+            guild_id, sorted({g.hit.channel_id for g in [*groups, *own_groups]})
         )
         extra = {m.author_id for m in lines} - set(members)
         if extra:
@@ -286,7 +275,6 @@ class RecallService:
             message_hit(g.hit, members, zone, channels, tuple(g.lines.values()))
             for g in [*groups, *own_groups]
         ]
-        hits += [replace(message_hit(m, members, zone, channels, ()), alone=True) for m in alone]
         return hits + summary_hits
 
     async def _exchanges(
@@ -330,3 +318,20 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
+
+
+async def _in_time(task: asyncio.Future[list[MessageMatch]], grace: float) -> list[MessageMatch]:
+    """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
+    slow vector index never holds a search, nor a reply, hostage."""
+    done, _ = await asyncio.wait({task}, timeout=grace)
+    if not done:
+        _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
+        _drop(task)
+        return []
+    return task.result()
+
+
+def _drop(task: asyncio.Future[list[MessageMatch]]) -> None:
+    """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
+    task.cancel()
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -75,20 +75,3 @@ async def nearest(
         and m.author_id != exclude.bot_id
         and addressed_text(m.content, bot_name=bot_name, bot_user_id=exclude.bot_id) is None
     ][:limit]
-
-
-async def in_time(task: asyncio.Future[list[MessageMatch]], grace: float) -> list[MessageMatch]:
-    """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
-    slow vector index never holds a search, nor a reply, hostage."""
-    done, _ = await asyncio.wait({task}, timeout=grace)
-    if not done:
-        _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
-        drop(task)
-        return []
-    return task.result()
-
-
-def drop(task: asyncio.Future[list[MessageMatch]]) -> None:
-    """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
-    task.cancel()
-    task.add_done_callback(lambda done: done.cancelled() or done.exception())

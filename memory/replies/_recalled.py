@@ -10,10 +10,6 @@ short transcript the model (and the offline provider) can answer from.
     <recalled hit="2" kind="summary" date="Thu 6 July 2023">
     Sam: ...
     </recalled>
-    <recalled hit="3" kind="own">
-    Sam [Tue 2 May 2023]: signed up for a rowing course
-    Sam [Sun 4 June 2023]: the boat needs a new coat of paint
-    </recalled>
 
 (the element's attributes on one line in the prompt). `hit` numbers the hits best first; the
 lines of one hit are its exchange (memory/recall/_exchange.py) in the order they were said, each
@@ -26,10 +22,7 @@ link; `channel` is left out when its name is not known. A transcript repeats no 
 closing tag per line: the tokens saved are lines recalled (LoCoMo-dev, issue 43). A hit
 whose text is already in a member's memories is left out (unless it resolves a relative date);
 every hit's nearest turns come before the rest of any exchange, and hits stop where the token
-budget does (a line is never cut, never repeated). A question about one member also brings
-more of that member's own lines (memory/recall/_own.py): they come last, in one `kind="own"`
-element, each line alone with its date, in the order said; they keep ALONE_SHARE of the
-budget when the hits would take it all.
+budget does (a line is never cut, never repeated).
 """
 
 from __future__ import annotations
@@ -45,10 +38,6 @@ from prompts.loader import Raw, element, escape_body, join
 # Hits whose match carries its jump link: the best ones, those a reply cites. A link is about 25
 # tokens; on every hit, links took the room of lines that carry answers (LoCoMo-dev, issue 43).
 LINKED_HITS = 2
-# The share of the recall budget kept for a named member's own lines (`alone` hits) when the
-# hits with their exchanges would fill it all: on LoCoMo-dev the lines the hits left out carry
-# the evidence of questions about a member's many doings (bench/locomo.py, issue 43).
-ALONE_SHARE = (3, 16)
 _NAME_BREAKS = re.compile(r"[\[\]:\r\n]+")
 
 
@@ -107,97 +96,49 @@ def render_recalled(
     `known` (the member contexts in the prompt), and the (hit number, line) pairs rendered.
     Hits come first with the nearest line of each neighbouring turn (tier 1: the question a
     match answers, the answer it got), then, while the budget lasts, the rest of their
-    exchanges; a named member's own lines (`alone` hits) keep ALONE_SHARE of the budget (less
-    when they need less) and take what the hits leave. A line is rendered once."""
+    exchanges; a line is rendered once."""
     seen = [_normal(text) for text in known if text]
-    hits = list(hits)
-    alone = [hit for hit in hits if hit.alone]
-    kept = min(budget * ALONE_SHARE[0] // ALONE_SHARE[1], _alone_cost(alone)) if alone else 0
-    packed = _Packed(seen)
-    packed.hits([hit for hit in hits if not hit.alone], guild_id, budget - kept)
+    chosen: list[tuple[RecallHit, list[RecallHit]]] = []
+    shown: set[tuple[str, int | None, str]] = set()
+    used = 0
+    for hit in hits:
+        said = _normal(hit.text)
+        # Already in a member's memories: left out, unless it resolves a relative date (the
+        # memories say "yesterday I ...", not which day that was).
+        if said and not hit.dates and any(said in text for text in seen):
+            continue
+        if _key(hit) in shown:
+            continue
+        core = [hit, *(line for line in hit.context if line.tier <= 1 and _key(line) not in shown)]
+        number = len(chosen) + 1
+        frame = _frame_cost(number, hit, guild_id)
+        cost = frame + _cost(core, hit.day_label)
+        if used + cost > budget:  # the hit alone may still fit
+            core, cost = [hit], frame + _cost([hit], hit.day_label)
+        if used + cost > budget:
+            continue
+        chosen.append((hit, core))
+        shown.update(_key(line) for line in core)
+        used += cost
+        seen.append(said)
+    for hit, lines in chosen:  # the rest, nearest lines first
+        for line in sorted(
+            hit.context, key=lambda c: (c.tier, abs((c.message_id or 0) - (hit.message_id or 0)))
+        ):
+            if _key(line) in shown:
+                continue
+            cost = _cost([line], hit.day_label)
+            if used + cost <= budget:
+                lines.append(line)
+                shown.add(_key(line))
+                used += cost
     fragments: list[Raw] = []
     rendered: list[tuple[int, RecallHit]] = []
-    for number, (hit, lines) in enumerate(packed.chosen, start=1):
+    for number, (hit, lines) in enumerate(chosen, start=1):
         in_order = hit_lines(replace(hit, context=tuple(lines[1:])))
         fragments.append(_hit_element(number, hit, in_order, guild_id))
         rendered.extend((number, line) for line in in_order)
-    number = len(packed.chosen) + 1
-    own = _fitting([h for h in alone if _key(h) not in packed.shown], budget - packed.used, seen)
-    if own:
-        fragments.append(_alone_element(number, own))
-        rendered.extend((number, line) for line in own)
     return (join(fragments) if fragments else Raw("")), rendered
-
-
-class _Packed:
-    """The hits chosen so far with their lines, the lines shown and the tokens they use."""
-
-    def __init__(self, seen: list[str]) -> None:
-        self.seen = seen  # texts already in the prompt (grows with each hit chosen)
-        self.chosen: list[tuple[RecallHit, list[RecallHit]]] = []
-        self.shown: set[tuple[str, int | None, str]] = set()
-        self.used = 0
-
-    def hits(self, hits: list[RecallHit], guild_id: int, budget: int) -> None:
-        """Each hit with its nearest lines (or alone) while they fit, then the rest of their
-        exchanges, nearest lines first."""
-        for hit in hits:
-            said = _normal(hit.text)
-            # Already in a member's memories: left out, unless it resolves a relative date
-            # (the memories say "yesterday I ...", not which day that was).
-            if said and not hit.dates and any(said in text for text in self.seen):
-                continue
-            if _key(hit) in self.shown:
-                continue
-            core = [hit, *(c for c in hit.context if c.tier <= 1 and _key(c) not in self.shown)]
-            frame = _frame_cost(len(self.chosen) + 1, hit, guild_id)
-            cost = frame + _cost(core, hit.day_label)
-            if self.used + cost > budget:  # the hit alone may still fit
-                core, cost = [hit], frame + _cost([hit], hit.day_label)
-            if self.used + cost > budget:
-                continue
-            self.chosen.append((hit, core))
-            self.shown.update(_key(line) for line in core)
-            self.used += cost
-            self.seen.append(said)
-        for hit, lines in self.chosen:
-            for line in sorted(hit.context, key=lambda c: (c.tier, _distance(c, hit))):
-                cost = _cost([line], hit.day_label)
-                if _key(line) not in self.shown and self.used + cost <= budget:
-                    lines.append(line)
-                    self.shown.add(_key(line))
-                    self.used += cost
-
-
-def _distance(line: RecallHit, hit: RecallHit) -> int:
-    return abs((line.message_id or 0) - (hit.message_id or 0))
-
-
-def _fitting(lines: list[RecallHit], budget: int, seen: list[str]) -> list[RecallHit]:
-    """The best of a named member's own lines that fit `budget` with their element and are
-    not already in the prompt (`seen`), in the order said."""
-    kept: list[RecallHit] = []
-    used = _alone_cost([])
-    for line in lines:
-        said = _normal(line.text)
-        if said and not line.dates and any(said in text for text in seen):
-            continue
-        cost = _cost([line], None)
-        if used + cost <= budget:
-            kept.append(line)
-            used += cost
-    return sorted(kept, key=lambda line: line.message_id or 0)
-
-
-def _alone_element(number: int, lines: list[RecallHit]) -> Raw:
-    """The named member's own lines, each alone with its own date: `name [date]: text`."""
-    said = [_said(line, None, found=False) for line in lines]
-    return element("recalled", Raw("\n" + "\n".join(said) + "\n"), hit=number, kind="own")
-
-
-def _alone_cost(lines: list[RecallHit]) -> int:
-    """Tokens of the own-lines element holding `lines`; its frame alone for none."""
-    return estimate_tokens(_alone_element(LINKED_HITS, [])) + 1 + _cost(lines, None)
 
 
 def _key(line: RecallHit) -> tuple[str, int | None, str]:
@@ -209,7 +150,7 @@ def _frame_cost(number: int, hit: RecallHit, guild_id: int) -> int:
     return estimate_tokens(_hit_element(number, hit, [], guild_id)) + 1
 
 
-def _cost(lines: list[RecallHit], lead_day: str | None) -> int:
+def _cost(lines: list[RecallHit], lead_day: str) -> int:
     """Tokens of `lines` as transcript lines of a hit whose match was said on `lead_day` (the
     match counted as marked, whether or not its hit ends with other lines)."""
     return sum(

@@ -52,14 +52,12 @@ class WindowFolder:
 @dataclass(frozen=True)
 class ReplySearch:
     """A reply's first search: the best hits with their exchanges, and a named member's own
-    statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS) and the one named
-    member's own lines alone (REPLY_OWN_LINES); the nearest in meaning
+    statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS); the nearest in meaning
     as far as they come within REPLY_SEMANTIC_WAIT_SECONDS."""
 
     recall: RecallService
     hits: int
     statements: int
-    own_lines: int
     semantic_wait: float
 
     async def recall_for_reply(
@@ -72,7 +70,6 @@ class ReplySearch:
             viewer=viewer,
             asking=asking,
             statements=self.statements,
-            own_lines=self.own_lines,
             semantic_wait=self.semantic_wait,
         )
 
@@ -119,7 +116,6 @@ def open_reply_composer(
             recall,
             settings.reply_recall_hits,
             settings.reply_statement_hits,
-            settings.reply_own_lines,
             settings.reply_semantic_wait_seconds,
         ),
         toolbox=toolbox if settings.reply_tool_calls > 0 else None,

@@ -66,12 +66,6 @@ def _lone_time(attributes: dict[str, str]) -> str:
     return "" if attributes.get("hit") else attributes.get("time", "")
 
 
-def _kind(given: str) -> str:
-    """A hit's kind: "summary" for a day summary; any other (a member's own lines, "own") is
-    messages."""
-    return "summary" if given == "summary" else "message"
-
-
 def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str:
     return next((attributes[key] for key in keys if attributes.get(key)), "")
 
@@ -97,7 +91,7 @@ def recalled_messages(prompt: str) -> list[Recalled]:
             channel=channel,
             url=attributes.get("url", "") or attributes.get("link", ""),
             hit=attributes.get("hit", ""),
-            kind=_kind(attributes.get("kind", "")),
+            kind=attributes.get("kind", "message") or "message",
             time=attributes.get("time", ""),
         )
         body = match.group("body")

@@ -181,30 +181,3 @@ async def test_a_hit_rendered_by_the_composer_is_read_back_line_by_line() -> Non
 
     assert answer.startswith("On Tue 5 May 2026 Alice said (answering Bob:")
     assert '"small but it has a balcony, / so the tomatoes came with me"' in answer
-
-
-async def test_a_members_own_lines_are_read_back_with_their_own_dates() -> None:
-    """The element of a named member's own lines (kind "own", each line dated): the offline
-    answer quotes the line with the question's words, on its own day."""
-    at = datetime(2026, 5, 4, 18, 30, tzinfo=UTC)
-    own = [
-        RecallHit("message", at.replace(day=1), "2026-05-01", 3, "Alice", text, 0.5, 5, n)
-        for n, text in ((40, "the cat knocked over my tea again"), (41, "I adopted a ferret!"))
-    ]
-    hits = [replace(hit, alone=True) for hit in own]
-    hits[1] = replace(hits[1], at=at, day="2026-05-04")
-    recalled, _ = render_recalled(hits, 1, budget=10_000)
-    assert 'kind="own"' in str(recalled)
-    retold = element(
-        "recalled",
-        'Alice said: "I adopted a ferret!".',
-        hit="9",
-        kind="summary",
-        date="Mon 4 May 2026",
-        author="Alice",
-    )
-
-    answer = await _answer("which pet did Alice adopt?", [recalled, retold], author="Carol")
-
-    assert answer.startswith("On Mon 4 May 2026 Alice said")
-    assert answer.count("I adopted a ferret!") == 1, "her own line beats the summary"
