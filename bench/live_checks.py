@@ -30,10 +30,19 @@ _PROBE_CHARS = 120
 # The shortest string of a structured answer that counts as written by the model.
 _WRITTEN_CHARS = 15
 KEPT = "a structured answer of the model reaches members"
+TOOLS = "a tools round reached the member"
 # Verdicts on the model rather than on the way its words reach members: `make test-llm` reports
 # them and counts them only with --strict (SmolLM2-135M, the smallest model CI runs to test the
 # way, echoes every structured prompt's example); an admin trying their own model passes it.
 MODEL_VERDICTS = frozenset({KEPT})
+
+
+def tools_round_reached(run: LiveRun) -> bool:
+    """Whether a tools round has reached the member in `run` so far: the flows ask the tool
+    questions again until it has (bench/live_flows.py, TOOL_SESSIONS)."""
+    checks = Checks(run)
+    checks.tools_round()
+    return not checks.failed()
 
 
 def normalized(text: str) -> str:
@@ -138,7 +147,7 @@ class Checks:
         )
 
     def tools_round(self) -> None:
-        name = "a tools round reached the member"
+        name = TOOLS
         tools = [e for e in self.run.exchanges if e.server == "tools" and e.purpose == "reply"]
         asked = {str(call.get("id")) for e in tools for call in e.tool_calls()}
         if not asked:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.live_checks import Checks
+from bench.live_checks import Checks, tools_round_reached
 from bench.live_flows import run_flows
 from bench.live_report import examples, never_right, purpose_table, render_table
 from bench.live_servers import (
@@ -84,7 +84,14 @@ def run(
             python, path, workdir / "tools-server.log", "--chat_format", TOOLS_CHAT_FORMAT, *SEED
         ) as tools,
     ):
-        live = run_flows(workdir / "live", plain, tools, served_model(plain), quick=quick)
+        live = run_flows(
+            workdir / "live",
+            plain,
+            tools,
+            served_model(plain),
+            quick=quick,
+            enough=tools_round_reached,
+        )
     checks = Checks(live).all()
     table = purpose_table(live.events)
     answered = examples(live.exchanges)

@@ -7,6 +7,8 @@ Ways it can be wrong (WAYS):
 - "example": structured answers are the prompt's `<output>` example;
 - "tool_as_text": asked with tools, it writes the tool call as text instead of `tool_calls`;
 - "no_tool_call": asked with tools, it answers at once, never calling one;
+- "markup_after_tool": after a tool's result, it answers with a tool call as text (a small
+  model's habit), and "markup_after_tool_once" only the first time;
 - "empty": replies are empty;
 - "format_outage": a `json_schema` request gets a 500 that does not say it is a refusal.
 
@@ -35,6 +37,8 @@ WAYS = (
     "example",
     "tool_as_text",
     "no_tool_call",
+    "markup_after_tool",
+    "markup_after_tool_once",
     "empty",
     "format_outage",
 )
@@ -123,6 +127,7 @@ class Scripted:
 
     ways: frozenset[str] = frozenset()
     tools: bool = False
+    marked: int = 0  # answers after a tool's result given as markup so far
 
     def answer(self, body: dict[str, Any], purpose: str) -> tuple[int, dict[str, Any]]:
         messages = body.get("messages") or []
@@ -154,10 +159,15 @@ class Scripted:
 
     def _with_tools(self, messages: list[dict[str, Any]], *, offered: bool) -> dict[str, Any]:
         results = [m for m in messages if m.get("role") == "tool"]
+        call = {"name": "search_memory", "arguments": json.dumps({"query": "next trip"})}
         if results:  # the round after the tool's result: answer from it
+            if "markup_after_tool" in self.ways or (
+                "markup_after_tool_once" in self.ways and not self.marked
+            ):
+                self.marked += 1
+                return _completion(f"functions.search_memory: {json.dumps(call)}")
             text = str(results[-1].get("content") or "").splitlines()[0]
             return _completion(self._reply(AFTER_TOOL + text))
-        call = {"name": "search_memory", "arguments": json.dumps({"query": "next trip"})}
         if not offered or "no_tool_call" in self.ways:
             return _completion(self._reply(RIGHT_REPLY))
         if "tool_as_text" in self.ways:

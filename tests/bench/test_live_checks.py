@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.live_checks import Checks
+from bench.live_checks import Checks, tools_round_reached
 from bench.live_flows import LiveRun, run_flows
 from bench.live_report import examples, never_right, purpose_table, render_table
 from tests.bench.scripted_llm import NONSENSE, NONSENSE_NOTE, RIGHT_REPLY, scripted_server
@@ -22,7 +22,7 @@ KEPT = "a structured answer of the model reaches members"
 FAST = {"LLM_BACKOFF_BASE_SECONDS": "0", "LLM_BACKOFF_MAX_SECONDS": "0"}
 
 
-def _run(ways: tuple[str, ...], database_url: str, home: Path) -> LiveRun:
+def _run(ways: tuple[str, ...], database_url: str, home: Path, sessions: int = 1) -> LiveRun:
     with scripted_server(*ways) as plain, scripted_server(*ways, tools=True) as tools:
         return run_flows(
             home / "project",
@@ -32,6 +32,8 @@ def _run(ways: tuple[str, ...], database_url: str, home: Path) -> LiveRun:
             database_url=database_url,
             quick=True,
             env=FAST,
+            tool_sessions=sessions,
+            enough=tools_round_reached,
         )
 
 
@@ -69,3 +71,19 @@ async def test_a_check_fails_exactly_when_the_server_answers_wrong_its_way(
         # What members were shown of the model's answers, per purpose.
         assert "members were shown e.g. 'From my notes: " in report.split("whois")[1]
         assert checks.kept()["reply"] == RIGHT_REPLY
+
+
+@pytest.mark.parametrize(
+    ("ways", "passes", "sessions"),
+    [((), True, 1), (("markup_after_tool_once",), True, 2), (("markup_after_tool",), False, 2)],
+    ids=["right", "markup-once", "markup-always"],
+)
+async def test_the_tool_questions_are_asked_again_until_a_tools_round_reaches_the_member(
+    ways: tuple[str, ...], passes: bool, sessions: int, database_dsn: str, server_tmp_path: Path
+) -> None:
+    """A model whose answer after a tool's result was markup once gets another session (a
+    right one needs one); one whose every such answer is markup fails after all of them."""
+    run = await asyncio.to_thread(_run, ways, database_dsn, server_tmp_path, 2)
+    checks = Checks(run).all()
+    assert (TOOLS in checks.failed()) is not passes, "\n".join(checks.lines())
+    assert len(run.tool_console) == sessions, run.tool_console
