@@ -190,10 +190,11 @@ class RepliesSection(BaseModel):
     reply_cooldown_seconds: float = Field(default=2.0, ge=0)
     replies_per_minute: int = Field(default=6, ge=1)
     channel_replies_per_minute: int = Field(default=20, ge=1)
-    # Hits a reply's first search brings (each with its exchange), and besides them up to this
-    # many of a named member's most informative statements (the member lane). Twelve hits
-    # carried more evidence than 8, 10, 14 or 16 on LoCoMo-dev (the budget cuts their exchanges).
-    reply_recall_hits: int = Field(default=12, ge=1, le=20)
+    # Hits a reply's first search brings (the first four with their exchanges, the rest as
+    # their found lines), and besides them up to this many of a named member's most
+    # informative statements (the member lane). Twenty carried more evidence than 12, 16, 24
+    # or 30 on LoCoMo-dev.
+    reply_recall_hits: int = Field(default=20, ge=1, le=30)
     reply_statement_hits: int = Field(default=3, ge=0, le=10)
     # How long a reply's search waits for the nearest in meaning (from when it began; at least
     # a little past its full-text lanes), then goes on with the words' hits: a slow vector

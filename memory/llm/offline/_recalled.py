@@ -2,8 +2,9 @@
 
 When a member asks about the past, the reply composer puts the messages search found into the
 prompt, a hit per `<recalled hit=".." date="..">` element whose lines are a transcript
-(`Sam [found]: what was said`, memory/replies/_recalled.py); an element with an `author` is one
-message (attributes vary: `day`, `date` with or without its weekday, `channel`, `url`).
+(`Sam [found]: what was said`, memory/replies/_recalled.py), later hits' found lines alone in
+one `kind="more"` element, each with its date; an element with an `author` is one message
+(attributes vary: `day`, `date` with or without its weekday, `channel`, `url`).
 Without a model the honest answer is the message itself: the hit(s) sharing the question's
 rarest words, quoted with who said it and when ("On Thu 2023-07-06 Sam said: ...").
 """
@@ -27,6 +28,8 @@ _TRANSCRIPT_LINE = re.compile(
     r"^(?P<name>[^\[\]:\n]+?)(?: \[(?P<notes>[^\]\n]*)\])?: (?P<text>.+)$"
 )
 _FOUND = "found"
+# The element of later hits' found lines, each alone (memory/replies/_recalled.py).
+_MORE = "more"
 _DATE_KEYS = ("date", "day", "at", "when", "timestamp")
 _AUTHOR_KEYS = ("author", "by", "speaker", "name", "member")
 _QUOTE_MAX = 300
@@ -66,6 +69,12 @@ def _lone_time(attributes: dict[str, str]) -> str:
     return "" if attributes.get("hit") else attributes.get("time", "")
 
 
+def _kind(given: str) -> str:
+    """A hit's kind: "summary" for a day summary; any other ("more": later hits' found
+    lines) is messages."""
+    return "summary" if given == "summary" else "message"
+
+
 def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str:
     return next((attributes[key] for key in keys if attributes.get(key)), "")
 
@@ -91,11 +100,13 @@ def recalled_messages(prompt: str) -> list[Recalled]:
             channel=channel,
             url=attributes.get("url", "") or attributes.get("link", ""),
             hit=attributes.get("hit", ""),
-            kind=attributes.get("kind", "message") or "message",
+            kind=_kind(attributes.get("kind", "")),
             time=attributes.get("time", ""),
         )
         body = match.group("body")
         lines = [] if lead.author else _transcript(body, lead)
+        if attributes.get("kind") == _MORE:  # each line a hit of its own, found alone
+            lines = [replace(line, hit=f"{lead.hit}.{n}") for n, line in enumerate(lines)]
         if lines:
             hits.extend(lines)
         elif text := html.unescape(body).strip():

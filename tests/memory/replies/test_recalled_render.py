@@ -8,7 +8,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from memory.recall import RecallHit
-from memory.replies._recalled import LINKED_HITS, _cost, _frame_cost, render_recalled
+from memory.replies._recalled import (
+    _MORE_FRAME,
+    FULL_HITS,
+    LINKED_HITS,
+    _cost,
+    _frame_cost,
+    render_recalled,
+)
 
 AT = datetime(2023, 6, 13, 9, 50, tzinfo=UTC)
 
@@ -94,10 +101,12 @@ def test_only_the_best_hits_carry_a_link_and_the_room_saved_holds_more_hits() ->
     linked = _frame_cost(1, hits[0], 1) + _cost(hits[:1], hits[0].day_label)
     bare = _frame_cost(LINKED_HITS + 1, hits[0], 1) + _cost(hits[:1], hits[0].day_label)
     assert bare < linked  # a link is a sizeable part of a line's cost
+    more = _MORE_FRAME + _cost(hits[FULL_HITS:], None)
+    budget = LINKED_HITS * linked + (FULL_HITS - LINKED_HITS) * bare + more
 
-    xml, lines = render_recalled(hits, 1, budget=2 * linked + 6 * bare + 1)
+    xml, lines = render_recalled(hits, 1, budget=budget)
 
-    assert len({number for number, _ in lines}) == 8  # every hit fits once links stop
+    assert len(lines) == 8  # every hit fits once links stop
     assert str(xml).count("link=") == LINKED_HITS
     assert 'link="https://discord.com/channels/1/5/1"' in str(xml)
 
@@ -133,3 +142,46 @@ def test_a_hit_is_a_transcript_whose_match_is_marked_and_whose_lines_no_text_can
     assert xml.startswith('<recalled hit="1" date="Tue 13 June 2023" time="09:50" ')
     alone = str(render_recalled([replace(hit, context=())], 1, budget=100_000)[0])
     assert "\nDana: the ferry leaves at nine\n" in alone  # one line: nothing to tell apart
+
+
+def test_hits_after_the_first_come_as_their_found_lines_alone_in_one_dated_element() -> None:
+    """The first FULL_HITS hits keep their exchanges; each later one is its found line (and a
+    match merged into it) without the lines around it, all in one `kind="more"` element, each
+    line with its own date; so more hits fit in a budget than as elements of their own."""
+
+    def hit(n: int, *context: RecallHit) -> RecallHit:
+        at = AT.replace(day=n)
+        return RecallHit(
+            "message",
+            at,
+            at.date().isoformat(),
+            7,
+            "Dana",
+            f"found line {n}",
+            1.0,
+            5,
+            10 * n,
+            context=context,
+        )
+
+    around = [_line(10 * n + 1, f"the answer to {n}", "after", 1) for n in range(1, FULL_HITS + 3)]
+    merged = _line(10 * (FULL_HITS + 2) + 2, "another match merged", "after", 0)
+    hits = [hit(n, around[n - 1]) for n in range(1, FULL_HITS + 3)]
+    hits[-1] = replace(hits[-1], context=(around[-1], merged))
+
+    xml, lines = render_recalled(hits, 1, budget=100_000)
+
+    text = str(xml)
+    assert text.count("<recalled ") == FULL_HITS + 1
+    more = text[text.rindex("<recalled ") :]
+    assert more.startswith(f'<recalled hit="{FULL_HITS + 1}" kind="more">')
+    assert more.splitlines()[1:-1] == [
+        f"Dana [Mon {FULL_HITS + 1} June 2023]: found line {FULL_HITS + 1}",
+        f"Dana [Tue {FULL_HITS + 2} June 2023]: found line {FULL_HITS + 2}",
+        "Ravi [Tue 13 June 2023]: another match merged",
+    ]
+    shown = [line.text for _, line in lines]
+    assert all(f"the answer to {n}" in shown for n in range(1, FULL_HITS + 1))
+    assert f"the answer to {FULL_HITS + 1}" not in shown, "a later hit comes alone"
+    separate = sum(_frame_cost(n, hits[n - 1], 1) for n in range(FULL_HITS + 1, FULL_HITS + 3))
+    assert separate > _MORE_FRAME, "one element for the later hits costs less than one each"

@@ -181,3 +181,25 @@ async def test_a_hit_rendered_by_the_composer_is_read_back_line_by_line() -> Non
 
     assert answer.startswith("On Tue 5 May 2026 Alice said (answering Bob:")
     assert '"small but it has a balcony, / so the tomatoes came with me"' in answer
+
+
+async def test_later_hits_found_lines_are_read_back_each_as_a_hit_of_its_own() -> None:
+    """The `kind="more"` element (later hits' found lines, each dated): a line is quoted on
+    its own day, and a line after another hit's question is not taken as its answer."""
+    at = datetime(2026, 5, 4, 18, 30, tzinfo=UTC)
+    full = [
+        RecallHit("message", at, "2026-05-04", 2, "Bob", f"unrelated chatter {n}", 1.0, 5, n)
+        for n in range(1, 5)
+    ]
+    asked = RecallHit(
+        "message", at.replace(day=1), "2026-05-01", 2, "Bob", "Who has a ferret?", 0.5, 5, 40
+    )
+    adopted = RecallHit(
+        "message", at.replace(day=3), "2026-05-03", 3, "Alice", "I adopted a ferret!", 0.5, 5, 90
+    )
+    recalled, _ = render_recalled([*full, asked, adopted], 1, budget=10_000)
+    assert '<recalled hit="5" kind="more">' in str(recalled)
+
+    answer = await _answer("which pet did Alice adopt?", [recalled], author="Carol")
+
+    assert answer.startswith('On Sun 3 May 2026 Alice said: "I adopted a ferret!"'), answer
