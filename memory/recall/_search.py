@@ -79,6 +79,7 @@ class _Lanes:
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
+    in_context: int | None = None  # hits read with their exchanges (None: every hit)
 
 
 def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
@@ -138,13 +139,15 @@ class RecallService:
         summaries: int | None = None,
         statements: int = 0,
         semantic_wait: float = SEMANTIC_TIMEOUT_SECONDS + 0.5,
+        in_context: int | None = None,
     ) -> list[RecallHit]:
         """Best hits first: messages, then up to `statements` more of the first named
         member's most informative statements (the member lane, `_member.py`), then day
         summaries (`summaries` slots, by default a quarter of `limit`, at least one; a lane
         with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
         read (None: the admin's view, every channel). A question is read up to its first
-        MAX_QUESTION_CHARS / MAX_WORDS."""
+        MAX_QUESTION_CHARS / MAX_WORDS. With `in_context`, only that many of the best matches
+        come with their exchanges, the later ones alone (what a reply shows of them)."""
         began = time.monotonic()
         words = query_terms(question)
         if not words or limit < 1:
@@ -174,7 +177,7 @@ class RecallService:
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
         similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        lanes = _Lanes(messages, similar, day_summaries, own, named)
+        lanes = _Lanes(messages, similar, day_summaries, own, named, in_context)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
@@ -261,7 +264,13 @@ class RecallService:
         message_room = max(limit - min(summary_slots, len(summary_hits)), 0)
         own = [m for m in lanes.own if not keep.drops(m.content)]
         groups, own_groups = await self._exchanges(
-            guild_id, kept, own, exclude, keep, (message_room, statement_slots), lanes.named
+            guild_id,
+            kept,
+            own,
+            exclude,
+            keep,
+            (message_room, statement_slots, lanes.in_context),
+            lanes.named,
         )
         summary_hits = summary_hits[: limit - len(groups)]
         lines = [m for g in [*groups, *own_groups] for m, _ in g.lines.values()]
@@ -284,15 +293,17 @@ class RecallService:
         own: list[MessageMatch],
         exclude: Exclusions,
         keep: Forgetting,
-        rooms: tuple[int, int],
+        rooms: tuple[int, int, int | None],
         named: tuple[int, ...],
     ) -> tuple[list[Exchange], list[Exchange]]:
         """The best matches with their exchanges (`_exchange.py`; `rooms[0]` of them), matches
         sharing a line merged, those the `named` members took part in first; then the member
-        lane's statements (`rooms[1]`) with theirs, without a line already shown. No line
-        restates a forgotten statement. One round trip for both."""
-        room, statement_room = rooms
-        candidates = kept[: room * (OVERFETCH if named else EXCHANGE_CANDIDATES)] if room else []
+        lane's statements (`rooms[1]`) with theirs, without a line already shown; past
+        `rooms[2]` exchanges (when given) the later matches alone. No line restates a
+        forgotten statement. One round trip for both."""
+        room, statement_room, in_context = rooms
+        read = room if in_context is None else min(room, in_context)
+        candidates = kept[: read * (OVERFETCH if named else EXCHANGE_CANDIDATES)] if read else []
         statements = own[: statement_room * EXCHANGE_CANDIDATES] if statement_room else []
         wanted = {m.message_id: m for m in [*candidates, *statements]}.values()
         rows = await around(
@@ -302,8 +313,12 @@ class RecallService:
             exclude,
         )
         rows = [row for row in rows if not keep.drops(row.content)]
-        groups = exchanges(candidates, rows, limit=room, named=named) if room else []
+        groups = exchanges(candidates, rows, limit=read, named=named) if read else []
         shown = set().union(*(group.ids for group in groups))
+        later = [m for m in kept if m.message_id not in shown] if in_context is not None else []
+        alone = [Exchange(m) for m in later[: room - len(groups)]]
+        groups += alone
+        shown |= {group.hit.message_id for group in alone}
         fresh = [m for m in statements if m.message_id not in shown]
         told = exchanges(fresh, rows, limit=statement_room) if statement_room else []
         for group in told:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from memory.replies._composer import ReplyComposer
 from memory.replies._keeper import WindowKeeper
 from memory.replies._message import IncomingMessage, ReplyConfig, ReplyResult, reader_of
+from memory.replies._recalled import FULL_HITS
 from memory.replies._tool_sources import build_tool_sources
 from memory.replies._tools import ReplyToolbox, ToolSources
 from memory.replies._window import ConversationWindows, Turn
 
 __all__ = [
+    "FULL_HITS",
     "ConversationWindows",
     "IncomingMessage",
     "ReplyComposer",

@@ -16,20 +16,20 @@ short transcript the model (and the offline provider) can answer from.
     </recalled>
 
 (the element's attributes on one line in the prompt). `hit` numbers the hits best first; the
-first FULL_HITS message hits are each an element whose lines are its exchange (memory/recall/_exchange.py) in the order they were said, each
-`name: text` on a line of its own (a message's own line breaks become " / ", so no line can
-pose as another speaker's). The match, the line the search found, is marked `[found]` when the
-hit has other lines; the date, time, channel and link on the element are the match's; a line
-said on another day than its match carries its own date, a line holding a relative date what
-it meant (`yesterday = ...`), both in its brackets. Only the first LINKED_HITS hits carry a
-link; `channel` is left out when its name is not known. A transcript repeats no attribute or
-closing tag per line: the tokens saved are lines recalled (LoCoMo-dev, issue 43). A hit
-whose text is already in a member's memories is left out (unless it resolves a relative date);
-every full hit's nearest turns come before the rest of any exchange, and hits stop where the
-token budget does (a line is never cut, never repeated). Every later message hit is its found
-line alone (with any other match merged into its exchange), all of them in one `kind="more"`
-element, best first, each line with its date in its brackets: a line costs its words and a
-date, not an element.
+first FULL_HITS message hits are each an element whose lines are its exchange
+(memory/recall/_exchange.py) in the order they were said, each `name: text` on a line of its own
+(a message's own line breaks become " / ", so no line can pose as another speaker's). The match,
+the line the search found, is marked `[found]` when the hit has other lines; the date, time,
+channel and link on the element are the match's; a line said on another day than its match
+carries its own date, a line holding a relative date what it meant (`yesterday = ...`), both in
+its brackets. Only the first LINKED_HITS hits carry a link; `channel` is left out when its name
+is not known. A transcript repeats no attribute or closing tag per line: the tokens saved are
+lines recalled (LoCoMo-dev, issue 43). A hit whose text is already in a member's memories is
+left out (unless it resolves a relative date); every full hit's nearest turns come before the
+rest of any exchange, and hits stop where the token budget does (a line is never cut, never
+repeated). Every later message hit is its found line alone (a reply's search reads no exchange
+for it: `in_context`), all of them in one `kind="more"` element, best first, each line with its
+date in its brackets: a line costs its words and a date, not an element.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from memory.llm import MemoryLLM
 from memory.members import MemberConsent, MemberDirectory, NameIndexCache
 from memory.recall import Asking, RecallHit, RecallService
 from memory.replies import (
+    FULL_HITS,
     ConversationWindows,
     ReplyComposer,
     ReplyConfig,
@@ -49,6 +50,13 @@ class WindowFolder:
         )
 
 
+# Hits of a reply's search whose exchanges are read (merging matches that share a line, those
+# the named members took part in first); later hits come alone. Reading the exchanges is most
+# of a search's cost: 12 keeps a reply's search of 20 hits at the cost of the 12 it had
+# (issue 43). Only the first FULL_HITS show their exchanges.
+READ_EXCHANGES = 12
+
+
 @dataclass(frozen=True)
 class ReplySearch:
     """A reply's first search: the best hits with their exchanges, and a named member's own
@@ -70,6 +78,7 @@ class ReplySearch:
             viewer=viewer,
             asking=asking,
             statements=self.statements,
+            in_context=max(FULL_HITS, READ_EXCHANGES),
             semantic_wait=self.semantic_wait,
         )
 
