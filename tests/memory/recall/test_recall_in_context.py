@@ -10,7 +10,7 @@ import asyncpg
 
 from db.members import upsert_members
 from db.messages import insert_messages
-from memory.core.models import ChatMessage, Member
+from memory.core.models import Member
 from memory.recall import RecallService
 from tests.support import chat_message
 
@@ -19,29 +19,27 @@ DANA, MILO = 61, 62
 DAY = datetime(2023, 9, 4, 18, tzinfo=UTC)
 
 
-def _said(author: int, text: str, days_ago: float) -> ChatMessage:
-    return chat_message(
-        None,
-        text,
-        guild_id=G,
-        channel_id=620,
-        author_id=author,
-        created_at=DAY - timedelta(days=days_ago),
-    )
-
-
 async def test_only_the_best_hits_come_with_their_exchanges_when_asked(
     db_pool: asyncpg.Pool,
 ) -> None:
     await upsert_members(
         db_pool, [Member(G, DANA, username="dana"), Member(G, MILO, username="milo")]
     )
-    talk = []
-    for n in range(8):  # eight kayak trips, each asked about and answered
-        talk += [
-            _said(MILO, f"how was the water on trip {n}?", 80 - 7 * n + 0.01),
-            _said(DANA, f"kayak trip number {n} went along the {n}th bay", 80 - 7 * n),
-        ]
+    talk = [  # eight kayak trips, each asked about and answered
+        chat_message(
+            None,
+            text,
+            guild_id=G,
+            channel_id=620,
+            author_id=author,
+            created_at=DAY - timedelta(days=80 - 7 * n + lag),
+        )
+        for n in range(8)
+        for author, text, lag in (
+            (MILO, f"how was the water on trip {n}?", 0.01),
+            (DANA, f"kayak trip number {n} went along the {n}th bay", 0.0),
+        )
+    ]
     await insert_messages(db_pool, talk)
     search = RecallService(db_pool)
 
