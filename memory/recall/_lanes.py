@@ -6,7 +6,7 @@ and the second hop that brings the rest of a named member's story.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
@@ -22,11 +22,13 @@ from db.recall import (
     term_stats,
 )
 from memory.core.viewer import Viewer
-from memory.language import without_dates
+from memory.language import asked_period, without_dates
 from memory.recall._feedback import expansion, feedback_words
 from memory.recall._hits import merged
 from memory.recall._terms import MIN_PREFIX, Plan, fallback, plan, query_terms
 
+# How long after something happened it is still told as news ("last week").
+TOLD_AFTER = timedelta(days=7)
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters,
 # one line said again and again, a member named in the question preferring their exchanges).
 OVERFETCH = 3
@@ -53,6 +55,16 @@ class Query:
     limit: int
     # The time the question asks about, [from, to) (`memory.language.asked_period`, widened).
     period: tuple[datetime, datetime] | None = None
+
+
+def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
+    """[from, to) of the time `question` names, widened by a day before (time zones) and
+    TOLD_AFTER after (what happened is told later: "last night", "last week")."""
+    found = asked_period(question, today)
+    if found is None:
+        return None
+    start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
+    return start - timedelta(days=1), end + TOLD_AFTER
 
 
 class LaneSearch:

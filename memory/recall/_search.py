@@ -17,7 +17,6 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 
@@ -30,7 +29,7 @@ from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.clock import Clock, SystemClock
 from memory.core.viewer import Viewer
-from memory.language import asked_period, asks_what_is_new
+from memory.language import asks_what_is_new
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._exchange import Exchange, exchanges
@@ -45,7 +44,7 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
-from memory.recall._lanes import OVERFETCH, LaneSearch, Query
+from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
 from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest, unnamed
 from memory.recall._terms import (
@@ -63,9 +62,6 @@ _log = logging.getLogger(__name__)
 # search waits REPLY_SEMANTIC_WAIT_SECONDS (within its memory budget); a command's search the
 # embedder's own time limit.
 SEMANTIC_GRACE_SECONDS = 0.1
-# How long after something happened it is still told as news ("last week").
-TOLD_AFTER = timedelta(days=7)
-
 # Matches whose exchanges are read per hit wanted: some merge into a better one's exchange.
 EXCHANGE_CANDIDATES = 2
 
@@ -80,16 +76,6 @@ class _Lanes:
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
     in_context: int | None = None  # hits read with their exchanges (None: every hit)
-
-
-def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
-    """[from, to) of the time `question` names, widened by a day before (time zones) and
-    TOLD_AFTER after (what happened is told later: "last night", "last week")."""
-    found = asked_period(question, today)
-    if found is None:
-        return None
-    start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
-    return start - timedelta(days=1), end + TOLD_AFTER
 
 
 class RecallService:
