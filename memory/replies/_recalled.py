@@ -79,6 +79,11 @@ def _said(line: RecallHit, lead_day: str | None, *, found: bool) -> str:
     return escape_body(f"{speaker}: {_one_line(line.text)}")
 
 
+def _transcript(said: list[str]) -> Raw:
+    """An element's body: its lines, each on a line of its own."""
+    return Raw("\n" + "\n".join(said) + "\n")
+
+
 def _hit_element(number: int, hit: RecallHit, lines: list[RecallHit], guild_id: int) -> Raw:
     """Hit `number`'s element: the match's place in its attributes, its lines as a transcript."""
     said = [
@@ -86,7 +91,7 @@ def _hit_element(number: int, hit: RecallHit, lines: list[RecallHit], guild_id: 
     ]
     return element(
         "recalled",
-        Raw("\n" + "\n".join(said) + "\n"),
+        _transcript(said),
         hit=number,
         kind=None if hit.kind == "message" else hit.kind,
         date=hit.day_label,
@@ -186,7 +191,7 @@ class _Packing:
 def _more_element(number: int, lines: list[RecallHit]) -> Raw:
     """The later hits' found lines, each on its own date: `name [date]: text`."""
     said = [_said(line, None, found=False) for line in lines]
-    return element("recalled", Raw("\n" + "\n".join(said) + "\n"), hit=number, kind="more")
+    return element("recalled", _transcript(said), hit=number, kind="more")
 
 
 def _distance(line: RecallHit, hit: RecallHit) -> int:
