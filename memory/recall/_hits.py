@@ -89,6 +89,21 @@ def distinct(messages: Iterable[MessageMatch]) -> list[MessageMatch]:
     return kept
 
 
+def named_first(
+    matches: list[MessageMatch], named: tuple[int, ...], after: int | None
+) -> list[MessageMatch]:
+    """Past the first `after` matches, the named members' own messages before everyone
+    else's, each side in its order: "what has alice painted?" is answered by what alice said,
+    not by bob's "nice painting!" (on LoCoMo-dev, 1.7% of a named member's later lines shown
+    were evidence against 0.25% of the other's). The best matches keep their places: their
+    exchanges often hold the other's question and the named member's answer."""
+    if after is None or not named:
+        return matches
+    later = matches[after:]
+    own = [m for m in later if m.author_id in named]
+    return matches[:after] + own + [m for m in later if m.author_id not in named]
+
+
 def zone_of(name: str | None) -> ZoneInfo:
     try:
         return ZoneInfo(name or "UTC")

@@ -40,6 +40,7 @@ from memory.recall._hits import (
     fused,
     message_hit,
     name_of,
+    named_first,
     summary_hit,
     zone_of,
 )
@@ -76,6 +77,7 @@ class _Lanes:
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
     in_context: int | None = None  # hits read with their exchanges (None: every hit)
+    own_first_after: int | None = None  # past this many, the named members' matches first
 
 
 class RecallService:
@@ -126,6 +128,7 @@ class RecallService:
         statements: int = 0,
         semantic_wait: float = SEMANTIC_TIMEOUT_SECONDS + 0.5,
         in_context: int | None = None,
+        own_first_after: int | None = None,
     ) -> list[RecallHit]:
         """Best hits first: messages, then up to `statements` more of the first named
         member's most informative statements (the member lane, `_member.py`), then day
@@ -133,7 +136,8 @@ class RecallService:
         with fewer hits leaves its slots to the other). Only messages of channels `viewer` may
         read (None: the admin's view, every channel). A question is read up to its first
         MAX_QUESTION_CHARS / MAX_WORDS. With `in_context`, only that many of the best matches
-        come with their exchanges, the later ones alone (what a reply shows of them)."""
+        come with their exchanges, the later ones alone (what a reply shows of them); with
+        `own_first_after`, past that many matches the named members' own come first."""
         began = time.monotonic()
         words = query_terms(question)
         if not words or limit < 1:
@@ -163,7 +167,7 @@ class RecallService:
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
         similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        lanes = _Lanes(messages, similar, day_summaries, own, named, in_context)
+        lanes = _Lanes(messages, similar, day_summaries, own, named, in_context, own_first_after)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
@@ -242,6 +246,7 @@ class RecallService:
         members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
         kept = distinct(m for m in ordered if not keep.drops(m.content))
+        kept = named_first(kept, lanes.named, lanes.own_first_after)
         summary_hits = []
         for s in summaries:
             text = keep.cleaned(s.summary)

@@ -61,7 +61,8 @@ READ_EXCHANGES = 12
 class ReplySearch:
     """A reply's first search: the best hits with their exchanges, and a named member's own
     statements besides them (REPLY_RECALL_HITS, REPLY_STATEMENT_HITS); the nearest in meaning
-    as far as they come within REPLY_SEMANTIC_WAIT_SECONDS."""
+    as far as they come within REPLY_SEMANTIC_WAIT_SECONDS. Past the hits shown whole, the
+    named members' own lines come first (shown as found lines, they answer for their author)."""
 
     recall: RecallService
     hits: int
@@ -79,6 +80,7 @@ class ReplySearch:
             asking=asking,
             statements=self.statements,
             in_context=max(FULL_HITS, READ_EXCHANGES),
+            own_first_after=FULL_HITS,
             semantic_wait=self.semantic_wait,
         )
 
