@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Literal
 
 # Re-exported: the command parser's callers rewrite statements with them.
+from memory.language._chat import FIRST_PERSON_ANY
 from memory.language._third_person import starts_in_first_person as starts_in_first_person
 from memory.language._third_person import third_person as third_person
 
@@ -131,6 +132,7 @@ def _name_prefix(name: str) -> re.Pattern[str]:
     return re.compile(rf"^@?{re.escape(name)}(?![\w-])[\s,:;!.]*", re.IGNORECASE)
 
 
+_FIRST_PERSON = frozenset(FIRST_PERSON_ANY)
 _LEADING_MENTION = re.compile(r"^\s*<@!?\d+>[\s,:;]*")
 # "what were we talking about", "what did we discuss", "what topics came up", "what happened".
 _TALKED = re.compile(
@@ -160,6 +162,21 @@ def is_memory_command(text: str, *, bot_name: str) -> bool:
         if body == text:
             return False
     return prefilter(body, has_reply=True).parsed is not None
+
+
+_WORD = re.compile(r"[\w']+")
+
+
+def asks_the_bot_only(text: str, *, bot_name: str) -> bool:
+    """A question to the bot, by its name, that says nothing of who asks ("Bot, where did
+    alice move from?"): a request, not chat. Day notes leave it out: it is no news about its
+    author, and "bob said about alice: where did alice move from?" in alice's note would read
+    as news about her. A question in the first person ("Bot, I got a kitten, any names?")
+    is kept, as is one addressed by a mention (a stored message does not say whose)."""
+    body = addressed_text(text, bot_name=bot_name)
+    if body is None or not body.rstrip().endswith("?"):
+        return False
+    return not _FIRST_PERSON.intersection(_WORD.findall(body.lower()))
 
 
 def is_forget_command(text: str, *, bot_name: str) -> bool:

@@ -29,7 +29,7 @@ from memory.core.clock import day_bounds
 from memory.core.events import EventBus, FactLearned
 from memory.core.models import ChatMessage, Member
 from memory.core.telemetry import Telemetry
-from memory.language import is_memory_command
+from memory.language import asks_the_bot_only, is_memory_command
 from memory.llm import (
     MemoryLLM,
     PromptMember,
@@ -232,9 +232,15 @@ class DayNotes:
 
     def _chat(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         """What a note is made of: chat, not memory commands addressed to the bot (the facts
-        hold those, and a quoted forget would repeat the very statement forgotten)."""
+        hold those, and a quoted forget would repeat the very statement forgotten), nor
+        questions to it that say nothing of who asks (`asks_the_bot_only`)."""
         bot_name = self.config.bot_name
-        return [m for m in messages if not is_memory_command(m.content, bot_name=bot_name)]
+        return [
+            m
+            for m in messages
+            if not is_memory_command(m.content, bot_name=bot_name)
+            and not asks_the_bot_only(m.content, bot_name=bot_name)
+        ]
 
     async def _read(
         self, conn: Connection, stretch: _Stretch, stats: BuildStats, *, part: str = "1/1"

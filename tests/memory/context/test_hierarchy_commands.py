@@ -1,5 +1,6 @@
 """Memory commands are not chat: daily summaries leave them out (a quoted forget command would
-repeat the very thing that was forgotten)."""
+repeat the very thing that was forgotten), and so are questions to the bot that say nothing of
+who asks."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
             message(ALICE, "I adopted a kitten called Miso", at),
             message(BOB, "Bot, forget that alice is allergic to cats", at + timedelta(minutes=1)),
             message(BOB, "Bot what do you know about alice?", at + timedelta(minutes=2)),
-            message(BOB, "Bot, any name ideas for a kitten?", at + timedelta(minutes=3)),
+            message(BOB, "Bot, where did alice get her kitten?", at + timedelta(minutes=3)),
+            message(BOB, "Bot, I got a kitten too, any names?", at + timedelta(minutes=4)),
         ],
     )
     provider = model()
@@ -43,9 +45,9 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
     await memory.summarize_day(GUILD, yesterday)
     [request] = [r for r in provider.requests if r.purpose == "daily_summary"]
     sent = [m["content"] for m in request.inputs["messages"]]
-    assert sent == ["I adopted a kitten called Miso", "Bot, any name ideas for a kitten?"]
+    assert sent == ["I adopted a kitten called Miso", "Bot, I got a kitten too, any names?"]
     stored = await db_pool.fetchval(
         "SELECT message_count FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, yesterday
     )
-    assert stored == 4, "the staleness fingerprint still counts every message"
+    assert stored == 5, "the staleness fingerprint still counts every message"
     await memory.aclose()

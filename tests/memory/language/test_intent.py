@@ -156,6 +156,26 @@ def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: 
     assert is_memory_command(text, bot_name="Bot") is expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bot, where did alice move from?", True),
+        ("bot when is the pottery class?  ", True),
+        ("Bot, I got a kitten, any names?", False),  # says something of who asks
+        ("Bot, where should we eat tonight?", False),
+        ("Bot, где мой зонт?", False),  # мой: the first person in Russian
+        ("Bot, alice moved to Lisbon.", False),  # not a question
+        ("where did alice move from?", False),  # not to the bot
+        ("<@123> where did alice move from?", False),  # a mention: whose is not stored
+        ("Bottle of wine, anyone?", False),  # not the bot's name
+    ],
+)
+def test_questions_to_the_bot_about_others_are_told_from_chat(text: str, expected: bool) -> None:
+    from memory.language import asks_the_bot_only
+
+    assert asks_the_bot_only(text, bot_name="Bot") is expected
+
+
 def test_forget_commands_are_told_from_other_messages() -> None:
     from memory.language import is_forget_command
 
