@@ -11,9 +11,9 @@ import html
 import inspect
 import itertools
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,33 @@ def chat_message(
         created_at=created_at,
         **extra,
     )
+
+
+def days_apart(
+    said: Sequence[tuple[int, str]], *, guild_id: int, channel_id: int, last: datetime
+) -> list[ChatMessage]:
+    """`said` (author, text) as messages one day apart in one channel, the last on `last`:
+    each its own exchange (nothing is said around it)."""
+    return [
+        chat_message(
+            None,
+            text,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            author_id=author,
+            created_at=last - timedelta(days=len(said) - 1 - n),
+        )
+        for n, (author, text) in enumerate(said)
+    ]
+
+
+def errands(count: int, authors: Sequence[int]) -> list[tuple[int, str]]:
+    """`count` lines of common words by `authors` in turn: a guild's everyday chat, which makes
+    a test's asked words rare (and so weighty) as in a real guild."""
+    return [
+        (authors[n % len(authors)], f"errand {n}: groceries, laundry and the bus")
+        for n in range(count)
+    ]
 
 
 def member(guild_id: int, user_id: int, username: str | None = None, **extra: Any) -> Member:

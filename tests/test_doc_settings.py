@@ -41,7 +41,7 @@ _ENVIRONMENT_ONLY = {
 }
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 _FRACTIONS = {
-    (5, 12): "five twelfths",
+    (3, 8): "three eighths",
     (11, 24): "eleven twenty-fourths",
     (1, 8): "an eighth",
     (1, 2): "half",

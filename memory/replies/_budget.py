@@ -1,13 +1,14 @@
 """Every token split of a reply prompt, in one place.
 
 A reply prompt has fixed parts (persona, rules, the message: never trimmed) and four that share
-what is left: the members' contexts (five twelfths), recalled messages (a half: on LoCoMo-dev
+what is left: the members' contexts (three eighths), recalled messages (a half: on LoCoMo-dev
 more recalled lines carry more answers, bench/locomo.py; once recalled hits became transcripts,
 and again once questions to the bot left the day notes, the room saved went back to them,
-within the prompt's p50 target), the
-channel's episode (an eighth), and the conversation window (what the others did not use, at
-most the window's own cap, less a small margin for its XML). Estimates ignore XML overhead, so
-the rendered prompt is measured at the end and the window trimmed until it fits (`over`).
+within the prompt's p50 target; the members' contexts gave up a twenty-fourth they did not
+use), the channel's episode (an eighth): the three add up to the whole, so together they never
+overrun the budget. The conversation window gets what the others did not use (at most the
+window's own cap, less a small margin for its XML). Estimates ignore XML overhead, so the
+rendered prompt is measured at the end and the window trimmed until it fits (`over`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from memory.core.tokens import estimate_tokens
 
 # Shares of the tokens the fixed parts leave, by part.
-MEMBERS_SHARE = (5, 12)
+MEMBERS_SHARE = (3, 8)
 RECALLED_SHARE = (1, 2)
 EPISODE_SHARE = (1, 8)
 # The window's XML tags, left out of the estimates of its turns.

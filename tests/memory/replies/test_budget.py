@@ -11,8 +11,8 @@ def test_the_shares_come_from_what_the_fixed_parts_leave() -> None:
     budget = PromptBudget(total=4000, window_cap=2000).with_fixed("x" * 4000)  # ~1,000 tokens
     assert budget.remaining == 4000 - budget.fixed
     assert (budget.members, budget.recalled, budget.episode) == (
-        budget.remaining * 5 // 12,
-        budget.remaining * 11 // 24,
+        budget.remaining * 3 // 8,
+        budget.remaining // 2,
         budget.remaining // 8,
     )
     assert budget.members + budget.recalled + budget.episode <= budget.remaining

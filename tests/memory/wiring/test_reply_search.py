@@ -4,7 +4,7 @@ member's own lines still reach the reply, past the hits it shows whole."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import asyncpg
 
@@ -14,7 +14,7 @@ from memory.core.models import Member
 from memory.core.viewer import Viewer
 from memory.recall import Asking, RecallService
 from memory.wiring._reply_path import ReplySearch
-from tests.support import chat_message
+from tests.support import days_apart, errands
 
 G = 962
 ALICE, BOB = 81, 82
@@ -36,28 +36,12 @@ async def test_a_named_members_own_lines_reach_the_reply_past_the_whole_hits(
         db_pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")]
     )
     said = [
-        *(
-            (BOB if n % 2 else ALICE, f"errand {n}: groceries, laundry and the bus")
-            for n in range(900)
-        ),
+        *errands(900, (ALICE, BOB)),
         *((ALICE, text) for text in ALICES),
         # more of bob's short lines holding both asked words than a reply reads exchanges of
         *((BOB, f"wow, lake canoe number {n}!") for n in range(45)),
     ]
-    await insert_messages(
-        db_pool,
-        [
-            chat_message(
-                None,
-                text,
-                guild_id=G,
-                channel_id=640,
-                author_id=author,
-                created_at=DAY - timedelta(days=len(said) - n),
-            )
-            for n, (author, text) in enumerate(said)
-        ],
-    )
+    await insert_messages(db_pool, days_apart(said, guild_id=G, channel_id=640, last=DAY))
     search = ReplySearch(RecallService(db_pool), hits=20, statements=0, semantic_wait=0.0)
 
     hits = await search.recall_for_reply(
