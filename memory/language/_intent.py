@@ -171,8 +171,8 @@ def asks_the_bot_only(text: str, *, bot_name: str) -> bool:
     """A question to the bot, by its name, that says nothing of who asks ("Bot, where did
     alice move from?"): a request, not chat. Day notes leave it out: it is no news about its
     author, and "bob said about alice: where did alice move from?" in alice's note would read
-    as news about her. A question in the first person ("Bot, I got a kitten, any names?")
-    is kept, as is one addressed by a mention (a stored message does not say whose)."""
+    as news about her. A question in the first person ("Bot, I start a new job on Monday, any
+    tips?") is kept, as is one addressed by a mention (a stored message does not say whose)."""
     body = addressed_text(text, bot_name=bot_name)
     if body is None or not body.rstrip().endswith("?"):
         return False
