@@ -167,6 +167,7 @@ def is_memory_command(text: str, *, bot_name: str) -> bool:
 _WORD = re.compile(r"[\w']+")
 
 
+@lru_cache(maxsize=4096)  # pure; asked beside is_memory_command for every message of a note
 def asks_the_bot_only(text: str, *, bot_name: str) -> bool:
     """A question to the bot, by its name, that says nothing of who asks ("Bot, where did
     alice move from?"): a request, not chat. Day notes leave it out: it is no news about its
