@@ -111,6 +111,22 @@ CLAUSE_BREAKS = wordset("but because cause cuz coz so though although whereas th
 SUBORDINATORS = wordset("when while whenever until unless after before since once if")
 # Words after "and" that start a new clause rather than another object.
 NEW_SUBJECT = wordset("i we he she they it my our his her their you then now also that this")
+# Adjectives of a feeling or a readiness of the moment: "I'm happy to help", "I'm sorry about
+# Max", "I'm off to the gym", "I'm down to join" state a reaction or a plan, not who one is
+# ("I'm allergic to latex", "I'm passionate about jazz" do).
+REACTIONS = wordset(
+    """
+    happy glad sorry excited thrilled pumped stoked psyched proud lucky grateful thankful
+    blessed honored honoured sad upset down off in up able unable ready eager sure free
+    delighted relieved curious impressed amazed surprised touched
+    """
+)
+# How one is doing, said as a verb's whole object: "I've been doing great", "I'm working
+# hard", "I stay positive". Small talk about the moment, not a fact.
+HOW_ONE_IS = wordset("great good well fine ok okay alright better busy hard positive")
+# Verbs that say a state goes on ("I stay motivated", "I keep trying"): a fact only with a
+# thing for an object ("I keep bees", "I stay at home with the kids").
+GOING_ON = wordset("stay remain keep")
 # Degree words that make "I'm a bit tired" a mood, not an identity.
 DEGREE = wordset("bit little tad lot kind sort")
 # Capitalised words that are not names: "my sister Monday" is not a sister called Monday.

@@ -28,17 +28,19 @@ from memory.language._clauses import (
 )
 from memory.language._english import (
     DEGREE,
+    GOING_ON,
     LASTING_PAST,
     MENTAL_VERBS,
     MODALS,
     NEGATIONS,
     NOT_NAMES,
     NUMBER_WORDS,
+    REACTIONS,
     SOFT_ADVERBS,
     TAKEN_UP,
 )
 from memory.language._learned import Learned
-from memory.language._learner_verbs import lasting_past, progressive
+from memory.language._learner_verbs import how_one_is, lasting_past, progressive
 from memory.language._statements import is_clean_fact
 from memory.language._third_person import conjugate, is_past
 
@@ -167,6 +169,8 @@ def _not_doing(words: list[str], name: str) -> Learned | None:
     verb = words[0].lower()
     if verb in MENTAL_VERBS or verb in MODALS or not verb.isalpha() or is_past(verb):
         return None
+    if verb == "have" and lowered(words)[1:2] == ["to"]:  # "I don't have to stress": no habit
+        return None
     rest = without_trailing_time(words[1:])
     phrase = object_phrase(rest) if rest else ""
     if phrase is None:
@@ -178,8 +182,11 @@ def _not_doing(words: list[str], name: str) -> Learned | None:
 def _present(verb: str, words: list[str], name: str) -> Learned | None:
     """A habit or state in the present simple: "I play the oboe", "I live in Recife"."""
     phrase = object_phrase(words)
-    if phrase is None:
+    if phrase is None or how_one_is(phrase):
         return None
+    first_word = phrase.split()[0].lower()
+    if verb in GOING_ON and (first_word.endswith(("ed", "ing")) or how_one_is(first_word)):
+        return None  # "I stay motivated", "I keep trying", "I stay positive and ..."
     statement = f"{name} {conjugate(verb)} {phrase}."
     first = phrase.split()
     preposition = first[0].lower()
@@ -215,6 +222,8 @@ def _being(words: list[str], name: str) -> Learned | None:
         return progressive(words, name)
     if len(words) == 1 and _identity_word(words[0]):
         return Learned(f"is:{first}", f"{name} is {words[0]}.")
+    if first in REACTIONS:  # "I'm happy to help", "I'm off to the gym": the moment's
+        return None
     if len(lower) > 2 and first.isalpha() and lower[1] in {"to", "of", "at", "in", "with", "about"}:
         phrase = object_phrase(words[2:])
         statement = f"{name} is {words[0]} {words[1]} {phrase}."
@@ -249,6 +258,8 @@ def _having(words: list[str], name: str) -> Learned | None:
     if lower[0] == "been" and len(lower) > 1:
         phrase = object_phrase(words[2:])
         verb = lower[1]
+        if _of_mind(verb) or how_one_is(phrase or ""):
+            return None  # "I've been feeling stressed", "I've been doing great"
         statement = f"{name} has been {verb} {phrase}."
         return Learned(f"has been {verb}:{head_of(phrase or '')}", statement) if phrase else None
     if lower[0] in TAKEN_UP and len(lower) > 1:
@@ -261,6 +272,11 @@ def _having(words: list[str], name: str) -> Learned | None:
         statement = f"{name} has {lower[0]} {phrase}."
         return Learned(f"has {lower[0]}:{head_of(phrase or '')}", statement) if phrase else None
     return _owning(words, name)
+
+
+def _of_mind(progressive_verb: str) -> bool:
+    """ "feeling", "thinking", "wanting": a state of mind, not a pastime ("trying out" is)."""
+    return progressive_verb != "trying" and progressive_verb.removesuffix("ing") in MENTAL_VERBS
 
 
 def _owning(words: list[str], name: str) -> Learned | None:

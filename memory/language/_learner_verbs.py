@@ -5,7 +5,7 @@ in Turku", "I'm learning the oboe these days") rather than what one is doing now
 from __future__ import annotations
 
 from memory.language._clauses import head_of, lowered, object_phrase
-from memory.language._english import LASTING_PROGRESSIVE
+from memory.language._english import HOW_ONE_IS, LASTING_PROGRESSIVE
 from memory.language._learned import Learned
 
 _PLACE_JOINERS = frozenset({"de", "do", "da", "del", "la", "of", "upon", "am", "on"})
@@ -51,6 +51,20 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
     return None
 
 
+def how_one_is(phrase: str) -> bool:
+    """Whether an object says only how one is doing ("great", "really well", "busy"): small
+    talk of the moment, whatever the verb before it."""
+    said = [word.strip(".,!").lower() for word in phrase.split()]
+    return (
+        bool(said)
+        and said[-1] in HOW_ONE_IS
+        and all(
+            word in HOW_ONE_IS or word in {"really", "so", "very", "pretty", "quite"}
+            for word in said
+        )
+    )
+
+
 def progressive(words: list[str], name: str) -> Learned | None:
     """ "I'm living in Turku", "I'm working as a welder", "I'm learning Greek these days"; not
     "I'm eating lunch" (what one does now)."""
@@ -60,7 +74,7 @@ def progressive(words: list[str], name: str) -> Learned | None:
     if not lasting and "these days" not in " ".join(lower):
         return None
     phrase = object_phrase(words[1:])
-    if phrase is None:
+    if phrase is None or how_one_is(phrase):  # "I'm working hard"
         return None
     statement = f"{name} is {verb} {phrase}."
     first = phrase.split()

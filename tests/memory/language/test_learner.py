@@ -135,6 +135,13 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "I went to the museum yesterday with the kids",
         "I'm eating a burrito right now",
         "I'm so tired today",
+        # reactions, plans and small talk of the moment (LoCoMo's real chat is full of them)
+        "I'm happy to help out with the bake sale",
+        "I'm off to the pool with my nephew",
+        "I've been doing great lately",
+        "I've been feeling a bit worn out",
+        "I stay motivated by making lists",
+        "I'm working hard",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
