@@ -7,21 +7,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_WORDS = re.compile(r"[\w']+")
+from memory.core.text import wordset
+
 # "X is Sergey", "X is also called Sergey", "X's real name is Sergey", "X goes by Sergey".
 _IDENTITY = re.compile(
     r"^(?P<subject>.+?)(?:\s+is\s+(?:also\s+)?(?:called\s+|named\s+|known\s+as\s+|aka\s+)?"
     r"|(?:'s|’s)\s+(?:real\s+|full\s+|first\s+)?name\s+is\s+|\s+goes\s+by\s+|\s+aka\s+)"
     r"(?P<alias>[A-ZА-ЯЁ][\w'’-]*(?:\s+[A-ZА-ЯЁ][\w'’-]*)?)\s*[.!]?$",
 )
-_NOT_NAMES = frozenset(
-    _WORDS.findall(
-        """american british english french german russian ukrainian polish spanish italian dutch
+_NOT_NAMES = wordset(
+    """american british english french german russian ukrainian polish spanish italian dutch
     chinese japanese korean indian brazilian mexican canadian australian swedish norwegian
     danish finnish greek turkish jewish christian catholic muslim buddhist hindu atheist
     monday tuesday wednesday thursday friday saturday sunday january february march april may
     june july august september october november december i ok okay back here there"""
-    )
 )
 _PRONOUNS = frozenset({"he", "she", "they", "him", "her", "them"})
 

@@ -12,30 +12,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memory.core.text import collapse
+from memory.core.text import collapse, wordset
 
-_WORDS = re.compile(r"[\w']+")
-_MODALS = frozenset(
-    _WORDS.findall(
-        "can could will would shall should may might must did had was wasn't didn't can't won't"
-        " couldn't wouldn't shouldn't"
-    )
+_MODALS = wordset(
+    "can could will would shall should may might must did had was wasn't didn't can't won't"
+    " couldn't wouldn't shouldn't"
 )
 # Past tenses take no -s: "I went" is "alice went".
-_PAST = frozenset(
-    _WORDS.findall(
-        "went got made had saw came took gave bought ate drank ran left found thought told"
-        " became began wrote met read said knew grew flew drove rode sang swam won lost sold"
-        " sent spent built broke chose fell felt forgot heard held kept led paid put quit set"
-        " sat slept spoke stood taught understood used"
-    )
+_PAST = wordset(
+    "went got made had saw came took gave bought ate drank ran left found thought told"
+    " became began wrote met read said knew grew flew drove rode sang swam won lost sold"
+    " sent spent built broke chose fell felt forgot heard held kept led paid put quit set"
+    " sat slept spoke stood taught understood used"
 )
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
-_NOT_VERBS = frozenset(
-    _WORDS.findall(
-        """also really just never always still often usually actually finally recently even only
+_NOT_VERBS = wordset(
+    """also really just never always still often usually actually finally recently even only
         already sometimes"""
-    )
 )
 # An adverb before the verb ("I slowly formed", "I truly believe"): a word of five letters or
 # more ending in -ly, except the verbs that end so.
