@@ -168,13 +168,18 @@ _WORD = re.compile(r"[\w']+")
 
 
 @lru_cache(maxsize=4096)  # pure; asked beside is_memory_command for every message of a note
-def asks_the_bot_only(text: str, *, bot_name: str) -> bool:
-    """A question to the bot, by its name, that says nothing of who asks ("Bot, where did
-    alice move from?"): a request, not chat. Day notes leave it out: it is no news about its
-    author, and "bob said about alice: where did alice move from?" in alice's note would read
-    as news about her. A question in the first person ("Bot, I start a new job on Monday, any
-    tips?") is kept, as is one addressed by a mention (a stored message does not say whose)."""
+def asks_the_bot_only(text: str, *, bot_name: str, bot_ids: frozenset[int] = frozenset()) -> bool:
+    """A question to the bot, by its name or by a mention of one of `bot_ids` (the bots the
+    member directory knows), that says nothing of who asks ("Bot, where did alice move
+    from?"): a request, not chat. Day notes leave it out: it is no news about its author, and
+    "bob said about alice: where did alice move from?" in alice's note would read as news about
+    her. A question in the first person ("Bot, I start a new job on Monday, any tips?") is
+    kept, as is one mentioning someone the directory does not know for a bot."""
     body = addressed_text(text, bot_name=bot_name)
+    for bot_id in sorted(bot_ids) if body is None else ():
+        body = addressed_text(text, bot_name="", bot_user_id=bot_id)
+        if body is not None:
+            break
     if body is None or not body.rstrip().endswith("?"):
         return False
     return not _FIRST_PERSON.intersection(_WORD.findall(body.lower()))

@@ -230,16 +230,19 @@ class DayNotes:
             return None
         return max(_MIN_STRETCH_CHARS, limit - _PROMPT_OVERHEAD)
 
-    def _chat(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    def _chat(
+        self, messages: Sequence[ChatMessage], bots: frozenset[int] = frozenset()
+    ) -> list[ChatMessage]:
         """What a note is made of: chat, not memory commands addressed to the bot (the facts
         hold those, and a quoted forget would repeat the very statement forgotten), nor
-        questions to it that say nothing of who asks (`asks_the_bot_only`)."""
+        questions to it that say nothing of who asks (`asks_the_bot_only`; by a mention once
+        the directory says who of those mentioned are `bots`)."""
         bot_name = self.config.bot_name
         return [
             m
             for m in messages
             if not is_memory_command(m.content, bot_name=bot_name)
-            and not asks_the_bot_only(m.content, bot_name=bot_name)
+            and not asks_the_bot_only(m.content, bot_name=bot_name, bot_ids=bots)
         ]
 
     async def _read(
@@ -283,6 +286,7 @@ class DayNotes:
     ) -> tuple[dict[int, str], list[PromptMember]]:
         guild_id, day = stretch.guild_id, stretch.day
         members = await _prompt_members(conn, guild_id, messages)
+        messages = self._chat(messages, frozenset(u for u, m in members.items() if m.is_bot))
         wanted = note_targets(messages, members)
         targets = [prompt_member(user_id, members) for user_id in wanted]
         if not targets:

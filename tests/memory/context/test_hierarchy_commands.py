@@ -1,6 +1,6 @@
 """Memory commands are not chat: daily summaries leave them out (a quoted forget command would
 repeat the very thing that was forgotten), and so are questions to the bot that say nothing of
-who asks."""
+who asks, whether it is addressed by its name or by a mention."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import asyncpg
 
+from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
@@ -22,12 +23,16 @@ from tests.memory.hierarchy_support import (
     message,
     model,
 )
+from tests.support import member
+
+BOT_ID = 4242  # the bot as the member directory knows it (a guild's members include it)
 
 
 async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
     await add_members(db_pool)
+    await upsert_members(db_pool, [member(GUILD, BOT_ID, "memorybot", is_bot=True)])
     yesterday = TODAY - timedelta(days=1)
     at = NOW - timedelta(days=1)
     await insert_messages(
@@ -38,6 +43,13 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
             message(BOB, "Bot what do you know about alice?", at + timedelta(minutes=2)),
             message(BOB, "Bot, where did alice get her kitten?", at + timedelta(minutes=3)),
             message(BOB, "Bot, I got a kitten too, any names?", at + timedelta(minutes=4)),
+            message(
+                BOB,
+                f"<@{BOT_ID}> is alice's kitten black?",
+                at + timedelta(minutes=5),
+                mentions=(BOT_ID,),
+            ),
+            message(BOB, f"<@{ALICE}> is your kitten black?", at + timedelta(minutes=6)),
         ],
     )
     provider = model()
@@ -45,9 +57,13 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
     await memory.summarize_day(GUILD, yesterday)
     [request] = [r for r in provider.requests if r.purpose == "daily_summary"]
     sent = [m["content"] for m in request.inputs["messages"]]
-    assert sent == ["I adopted a kitten called Miso", "Bot, I got a kitten too, any names?"]
+    assert sent == [
+        "I adopted a kitten called Miso",
+        "Bot, I got a kitten too, any names?",
+        "@Alice is your kitten black?",  # asks alice herself: chat (her mention rendered)
+    ]
     stored = await db_pool.fetchval(
         "SELECT message_count FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, yesterday
     )
-    assert stored == 5, "the staleness fingerprint still counts every message"
+    assert stored == 7, "the staleness fingerprint still counts every message"
     await memory.aclose()

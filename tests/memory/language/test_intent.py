@@ -166,14 +166,17 @@ def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: 
         ("Bot, где мой зонт?", False),  # мой: the first person in Russian
         ("Bot, alice moved to Lisbon.", False),  # not a question
         ("where did alice move from?", False),  # not to the bot
-        ("<@123> where did alice move from?", False),  # a mention: whose is not stored
+        ("<@123> where did alice move from?", False),  # a mention of someone not known as a bot
+        ("<@777> where did alice move from?", True),  # a mention of a bot the directory knows
+        ("hey <@!777>, when is the pottery class?", True),
+        ("<@777> I start a new job on Monday, any tips?", False),
         ("Bottle of wine, anyone?", False),  # not the bot's name
     ],
 )
 def test_questions_to_the_bot_about_others_are_told_from_chat(text: str, expected: bool) -> None:
     from memory.language import asks_the_bot_only
 
-    assert asks_the_bot_only(text, bot_name="Bot") is expected
+    assert asks_the_bot_only(text, bot_name="Bot", bot_ids=frozenset({777})) is expected
 
 
 def test_forget_commands_are_told_from_other_messages() -> None:
