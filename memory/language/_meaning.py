@@ -98,8 +98,13 @@ def content_words(text: str) -> tuple[tuple[str, str], ...]:
 
 def without_names(pairs: Iterable[tuple[str, str]], names: Iterable[str]) -> set[str]:
     """The stems of `pairs` (from `content_words`) whose whole word is not one of `names`'."""
-    ignored = {_fold(word) for name in names for word in words(name)}
+    ignored = _name_words(tuple(names))
     return {token for folded, token in pairs if folded not in ignored}
+
+
+@lru_cache(maxsize=1024)  # asked once per message of a stretch with the same member's names
+def _name_words(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_fold(word) for name in names for word in words(name))
 
 
 def jaccard(left: set[str], right: set[str]) -> float:
