@@ -42,7 +42,7 @@ from memory.language._english import (
 from memory.language._learned import Learned
 from memory.language._learner_verbs import how_one_is, lasting_past, progressive
 from memory.language._statements import is_clean_fact
-from memory.language._third_person import conjugate, is_past
+from memory.language._third_person import conjugate, is_adverb, is_past
 
 _NAMED = re.compile(
     r"^[Mm]y (?P<rel>[a-z]+(?: [a-z]+){0,2}?)(?:['’]s name is| is called| is named| called"
@@ -127,8 +127,12 @@ def _after_subject(clause: list[str]) -> list[str] | None:
     if head not in opened:
         return None
     rest = [*opened[head], *clause[1:]]
-    while rest and rest[0].lower() in SOFT_ADVERBS:
-        rest = rest[1:]
+    while (
+        rest
+        and rest[0].lower() not in NEGATIONS
+        and (rest[0].lower() in SOFT_ADVERBS or is_adverb(rest[0]))
+    ):
+        rest = rest[1:]  # "I slowly formed", "I even got": the verb is what follows
     return rest
 
 

@@ -33,6 +33,15 @@ _NOT_VERBS = wordset(
 # An adverb before the verb ("I slowly formed", "I truly believe"): a word of five letters or
 # more ending in -ly, except the verbs that end so.
 _LY_ADVERB = r"(?!(?:supply|comply|multiply|apply|reply)\b)\w{3,}ly"
+
+
+def is_adverb(word: str) -> bool:
+    """An adverb that may stand between "I" and the verb: "really", "even", "slowly" (a word
+    of five letters or more ending in -ly), not "reply" or "fly"."""
+    lower = word.lower()
+    return lower in _NOT_VERBS or re.fullmatch(_LY_ADVERB, lower) is not None
+
+
 _PRONOUN_SUBJECT = frozenset({"he", "she", "they"})
 _PRONOUN_POSSESSIVE = frozenset({"his", "her", "their"})
 # First words that mean "the subject is missing": the statement starts with its verb.

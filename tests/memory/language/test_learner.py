@@ -164,3 +164,17 @@ async def test_clauses_and_details_are_kept_apart(line: str, expected: list[str]
     """The four shapes an earlier learner lost: a second clause, a hobby with where it is
     done, a family member named with what they are doing, a job with its place."""
     assert sorted(await _learned("Gina", line)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I slowly formed friendships at the choir", []),  # a past event, once "slowly" is read
+        ("I happily play the bassoon", ["Gina plays the bassoon."]),
+        ("I never eat shellfish", []),  # a negation is not an adverb to skip
+    ],
+)
+async def test_an_adverb_before_the_verb_is_not_taken_for_it(
+    line: str, expected: list[str]
+) -> None:
+    assert await _learned("Gina", line) == expected
