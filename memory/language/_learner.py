@@ -188,12 +188,11 @@ def _present(verb: str, words: list[str], name: str) -> Learned | None:
     phrase = object_phrase(words)
     if phrase is None or how_one_is(phrase):
         return None
-    first_word = phrase.split()[0].lower()
-    if verb in GOING_ON and (first_word.endswith(("ed", "ing")) or how_one_is(first_word)):
+    first = phrase.split()
+    preposition = first[0].lower()  # the object's first word: "in" Recife, or "motivated"
+    if verb in GOING_ON and (preposition.endswith(("ed", "ing")) or how_one_is(preposition)):
         return None  # "I stay motivated", "I keep trying", "I stay positive and ..."
     statement = f"{name} {conjugate(verb)} {phrase}."
-    first = phrase.split()
-    preposition = first[0].lower()
     if verb in _PREFERENCE:
         return Learned(f"likes:{head_of(phrase)}", statement)
     single = _SINGLE_VALUED.get((verb, preposition))
