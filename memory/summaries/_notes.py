@@ -266,10 +266,11 @@ class DayNotes:
             ) as event:
                 with track_providers() as answered:
                     notes, targets = await self._notes(conn, stretch, messages, part)
-                stats.llm("daily_summary")
-                # Who answered (the chain records it; a bare provider is its own answerer).
-                provider = "+".join(sorted(set(answered))) or self.llm.provider.name
-                event.update(members=len(targets), llm_calls=1)
+                if targets:  # else every message dropped out: no model was asked
+                    stats.llm("daily_summary")
+                    # Who answered (the chain records it; a bare provider is its own answerer).
+                    provider = "+".join(sorted(set(answered))) or self.llm.provider.name
+                event.update(members=len(targets), llm_calls=1 if targets else 0)
         await store.save_pass(
             conn,
             guild_id,

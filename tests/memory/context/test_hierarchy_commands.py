@@ -67,3 +67,31 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
     )
     assert stored == 7, "the staleness fingerprint still counts every message"
     await memory.aclose()
+
+
+async def test_a_day_of_questions_to_the_bot_asks_no_model_and_counts_no_call(
+    db_pool: asyncpg.Pool, telemetry: Telemetry
+) -> None:
+    await add_members(db_pool)
+    await upsert_members(db_pool, [member(GUILD, BOT_ID, "memorybot", is_bot=True)])
+    yesterday = TODAY - timedelta(days=1)
+    at = NOW - timedelta(days=1)
+    # Only a mention tells these from chat: they drop out once the members are loaded.
+    asked = [
+        message(BOB, f"<@{BOT_ID}> is alice's kitten black?", at, mentions=(BOT_ID,)),
+        message(
+            BOB,
+            f"<@{BOT_ID}> where does alice live?",
+            at + timedelta(minutes=1),
+            mentions=(BOT_ID,),
+        ),
+    ]
+    await insert_messages(db_pool, asked)
+    provider = model()
+    memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
+    result = await memory.summarize_day(GUILD, yesterday)
+    assert [r for r in provider.requests if r.purpose == "daily_summary"] == []
+    assert result.llm_calls == 0
+    [passed] = telemetry.recent("daily_summary")[-1:]
+    assert passed["llm_calls"] == 0 and passed["members"] == 0
+    await memory.aclose()
