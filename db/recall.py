@@ -115,9 +115,18 @@ async def search_session(
     pool: asyncpg.Pool, timeout_ms: int = STATEMENT_TIMEOUT_MS
 ) -> AsyncIterator[Connection]:
     """One connection in a read-only transaction whose statements PostgreSQL cancels past
-    `timeout_ms` (asyncpg.QueryCanceledError)."""
+    `timeout_ms` (asyncpg.QueryCanceledError), each planned for its own arguments.
+
+    Why custom plans: asyncpg prepares every statement once per connection, and after five runs
+    PostgreSQL may keep a generic plan, blind to the arguments. For the exchange read
+    (db/recall_exchange.py) that plan took 200-280 ms where the plan for the arguments takes
+    1-2 ms, on the recall bench's 200,000-message guild: most of a search's time. Planning a
+    search's few statements anew costs well under a millisecond."""
     async with pool.acquire() as connection, connection.transaction(readonly=True):
-        await connection.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
+        await connection.execute(
+            f"SET LOCAL statement_timeout = {int(timeout_ms)};"
+            " SET LOCAL plan_cache_mode = force_custom_plan"
+        )
         yield connection
 
 

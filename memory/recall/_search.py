@@ -20,11 +20,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from db.recall import (
-    Exclusions,
-    MessageMatch,
-    SummaryMatch,
-)
+from db.recall import Exclusions, MessageMatch, SummaryMatch, search_session
 from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.clock import Clock, SystemClock
@@ -297,12 +293,13 @@ class RecallService:
         candidates = kept[: read * (OVERFETCH if named else EXCHANGE_CANDIDATES)] if read else []
         statements = own[: statement_room * EXCHANGE_CANDIDATES] if statement_room else []
         wanted = {m.message_id: m for m in [*candidates, *statements]}.values()
-        rows = await around(
-            self._pool,
-            guild_id,
-            [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in wanted],
-            exclude,
-        )
+        hits = [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in wanted]
+        try:
+            async with search_session(self._pool) as db:
+                rows = await around(db, guild_id, hits, exclude)
+        except (asyncpg.QueryCanceledError, TimeoutError):  # the matches still come, alone
+            _log.warning("recall exchanges in guild %s hit their time limit", guild_id)
+            rows = []
         rows = [row for row in rows if not keep.drops(row.content)]
         groups = exchanges(candidates, rows, limit=read, named=named) if read else []
         shown = set().union(*(group.ids for group in groups))
