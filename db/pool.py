@@ -25,6 +25,13 @@ _log = logging.getLogger(__name__)
 # TimeoutError for the caller. Recall's searches set a tighter one of their own (db/recall.py).
 # Read when a pool is created.
 COMMAND_TIMEOUT_SECONDS = 60.0
+# How long an idle pool connection stays open. asyncpg closes one after 300 s, so a quiet bot's
+# next reply, or the first search after an import, opened new connections: cold backends that
+# fill their catalog caches and load the vector extension again, while a search's lanes run on
+# several at once. On the 1M-message recall bench the first guild-wide search after the vector
+# index was built took 964 ms with 300 s, 147 ms with an hour (docs/performance.md, changelog).
+# An hour keeps a pool warm through a quiet spell and still gives connections back in the end.
+IDLE_CONNECTION_SECONDS = 3600.0
 
 
 class PooledConnection(asyncpg.Connection):
@@ -75,6 +82,7 @@ async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asy
         max_size=max_size,
         init=_init_connection,
         command_timeout=COMMAND_TIMEOUT_SECONDS,
+        max_inactive_connection_lifetime=IDLE_CONNECTION_SECONDS,
         connection_class=PooledConnection,
     )
     if pool is None:  # pragma: no cover - asyncpg returns None only when not awaited
