@@ -112,21 +112,21 @@ class Scope:
 
 @asynccontextmanager
 async def search_session(
-    pool: asyncpg.Pool, timeout_ms: int = STATEMENT_TIMEOUT_MS
+    pool: asyncpg.Pool, timeout_ms: int = STATEMENT_TIMEOUT_MS, *, custom_plans: bool = False
 ) -> AsyncIterator[Connection]:
     """One connection in a read-only transaction whose statements PostgreSQL cancels past
-    `timeout_ms` (asyncpg.QueryCanceledError), each planned for its own arguments.
+    `timeout_ms` (asyncpg.QueryCanceledError); with `custom_plans`, each planned for its own
+    arguments.
 
     Why custom plans: asyncpg prepares every statement once per connection, and after five runs
     PostgreSQL may keep a generic plan, blind to the arguments. For the exchange read
     (db/recall_exchange.py) that plan took 200-280 ms where the plan for the arguments takes
-    1-2 ms, on the recall bench's 200,000-message guild: most of a search's time. Planning a
-    search's few statements anew costs well under a millisecond."""
+    1-2 ms, on the recall bench's 200,000-message guild: most of a search's time. Not for the
+    lanes: their generic plans hold, and planning them anew on every search cost 3-5 ms a
+    search on the 1M-message guild."""
+    plans = " SET LOCAL plan_cache_mode = force_custom_plan;" if custom_plans else ""
     async with pool.acquire() as connection, connection.transaction(readonly=True):
-        await connection.execute(
-            f"SET LOCAL statement_timeout = {int(timeout_ms)};"
-            " SET LOCAL plan_cache_mode = force_custom_plan"
-        )
+        await connection.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)};{plans}")
         yield connection
 
 

@@ -295,7 +295,7 @@ class RecallService:
         wanted = {m.message_id: m for m in [*candidates, *statements]}.values()
         hits = [(m.message_id, m.channel_id, m.created_at, m.reply_to_id) for m in wanted]
         try:
-            async with search_session(self._pool) as db:
+            async with search_session(self._pool, custom_plans=True) as db:
                 rows = await around(db, guild_id, hits, exclude)
         except (asyncpg.QueryCanceledError, TimeoutError):  # the matches still come, alone
             _log.warning("recall exchanges in guild %s hit their time limit", guild_id)
