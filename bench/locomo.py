@@ -1,6 +1,7 @@
 """The quality bench: LoCoMo's real long conversations through the real import and reply paths.
 
-    python -m bench.locomo [--conversations N] [--every K] [--show]   (LOCOMO_DATA: another file)
+    python -m bench.locomo [--conversations N] [--every K] [--show] [--without-vectors]
+    (LOCOMO_DATA: another file)
     python -m bench --only locomo [--write-docs]
 
 Each conversation (bench/locomo_data.py) becomes a guild through `memorybot import`'s code:
@@ -16,6 +17,9 @@ Per category (single_hop, multi_hop, temporal, open_domain, and "all" over the f
 adversarial ones have no answer to find): the share whose evidence turns are all in the
 prompt's memories, any of them, the answer's words, prompt tokens p50/p95 with a real
 tokenizer, and the console turn's time p50/p99 (reply overhead: the model answers at once).
+Each figure says its `embedder`: "local" (the default install) and, with `--without-vectors`
+(`python -m bench --only locomo` asks for it), "none": full text alone, what the local embedder
+adds to the evidence measured in the same run.
 Reads the development half beside the checkout (../shared/data); without it the bench prints
 one line and skips, and under CI=true it fails.
 """
@@ -56,6 +60,9 @@ BENCH = "locomo"
 QUESTION_GAP = timedelta(minutes=1)
 # Each question's channel: far from the conversation's own ids.
 CHANNEL_BASE = 500_000
+# What recall looks up meaning with: the default install's local embedder, or nothing (full
+# text alone, LOCAL_EMBEDDINGS=false): the figures' `embedder`, so the two stand side by side.
+LOCAL, NONE = "local", "none"
 
 
 @dataclass(frozen=True)
@@ -76,14 +83,20 @@ def available() -> list[Conversation] | None:
 
 
 async def run(
-    pool: asyncpg.Pool, report: Reporter | None, chat: Conversation, *, every: int = 1
+    pool: asyncpg.Pool,
+    report: Reporter | None,
+    chat: Conversation,
+    *,
+    every: int = 1,
+    embedder: str = LOCAL,
 ) -> tuple[list[Asked], LearnerScore]:
     """Import one conversation, close its days, judge what was learned, ask every `every`-th
-    question."""
+    question (`embedder`: LOCAL, the default install's, or NONE, full text alone)."""
     recorder = RecordingProvider()
     clock = FixedClock(chat.ask_at)
     began = time.perf_counter()
-    async with recorded_memory(pool, clock, recorder) as memory:
+    vectors = embedder == LOCAL
+    async with recorded_memory(pool, clock, recorder, local_embeddings=vectors) as memory:
         with tempfile.TemporaryDirectory(prefix="memorybot-locomo-") as folder:
             path = Path(folder) / f"{chat.sample_id}.json"
             path.write_text(json.dumps(chat.export()), encoding="utf-8")
@@ -94,7 +107,8 @@ async def run(
         learner = judge(chat, await learned_facts(pool, chat))
         if report is not None:
             seconds = time.perf_counter() - began
-            report(BENCH, "import_and_learn_s", seconds, "s", conversation=chat.sample_id)
+            where = {"conversation": chat.sample_id, "embedder": embedder}
+            report(BENCH, "import_and_learn_s", seconds, "s", **where)
         asked = []
         for number, question in enumerate(chat.questions):
             if number % every == 0:
@@ -169,22 +183,29 @@ async def run_all(
     *,
     conversations: int | None = None,
     every: int = 1,
+    without_vectors: bool = False,
 ) -> list[Asked]:
-    """Every conversation in a fresh database of `server`; the figures over all of them."""
+    """Every conversation in a fresh database of `server`; the figures over all of them (with
+    `without_vectors`, again with full text alone: what the local embedder adds)."""
     chats = available()
     if chats is None:
         return []
     chats = chats[:conversations] if conversations else chats
-    asked: list[Asked] = []
-    learned: list[LearnerScore] = []
-    for chat in chats:
-        async with server.pool(f"locomo_{chat.sample_id.replace('-', '_')}") as pool:
-            questions, learner = await run(pool, report, chat, every=every)
-        asked += questions
-        learned.append(learner)
     params = {"conversations": len(chats), "every": every}
-    report_figures(report, asked, params)
-    report_learner(report, learned, {"conversations": len(chats)})
+    asked: list[Asked] = []
+    for embedder in (LOCAL, NONE) if without_vectors else (LOCAL,):
+        these: list[Asked] = []
+        learned: list[LearnerScore] = []
+        for chat in chats:
+            name = f"locomo_{embedder}_{chat.sample_id.replace('-', '_')}"
+            async with server.pool(name) as pool:
+                questions, learner = await run(pool, report, chat, every=every, embedder=embedder)
+            these += questions
+            learned.append(learner)
+        report_figures(report, these, {**params, "embedder": embedder})
+        if embedder == LOCAL:
+            asked = these
+            report_learner(report, learned, {"conversations": len(chats)})
     return asked
 
 
@@ -219,10 +240,19 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="the first N only")
     parser.add_argument("--every", type=int, default=1, help="ask every K-th question")
     parser.add_argument("--show", action="store_true", help="each question's outcome on stderr")
+    parser.add_argument(
+        "--without-vectors", action="store_true", help="again with full text alone, to compare"
+    )
     args = parser.parse_args(argv)
     report = Reporter()
     async with bench_server() as server:
-        asked = await run_all(server, report, conversations=args.conversations, every=args.every)
+        asked = await run_all(
+            server,
+            report,
+            conversations=args.conversations,
+            every=args.every,
+            without_vectors=args.without_vectors,
+        )
     if args.show:
         for item in asked:
             print(json.dumps(_outcome(item), ensure_ascii=False), file=sys.stderr)

@@ -98,16 +98,22 @@ class RecordingProvider(LLMProvider):
 
 @asynccontextmanager
 async def recorded_memory(
-    pool: asyncpg.Pool, clock: FixedClock, recorder: RecordingProvider
+    pool: asyncpg.Pool,
+    clock: FixedClock,
+    recorder: RecordingProvider,
+    *,
+    local_embeddings: bool = True,
 ) -> AsyncIterator[Memory]:
     """Memory as the default install opens it (offline, production defaults but for the wait
     for the nearest in meaning), on `pool` and `clock`, with `recorder` as its model: what the
-    quality benches ask through."""
+    quality benches ask through. `local_embeddings=False`: full text alone
+    (LOCAL_EMBEDDINGS=false)."""
     settings = bench_settings(
         llm_provider="offline",
         bot_name="Bot",
         telemetry_stdout=False,
         reply_semantic_wait_seconds=SEMANTIC_WAIT_SECONDS,
+        local_embeddings=local_embeddings,
     )
     async with open_memory(
         settings,

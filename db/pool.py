@@ -28,8 +28,9 @@ COMMAND_TIMEOUT_SECONDS = 60.0
 # How long an idle pool connection stays open. asyncpg closes one after 300 s, so a quiet bot's
 # next reply, or the first search after an import, opened new connections: cold backends that
 # fill their catalog caches and load the vector extension again, while a search's lanes run on
-# several at once. On the 1M-message recall bench the first guild-wide search after the vector
-# index was built took 964 ms with 300 s, 147 ms with an hour (docs/performance.md, changelog).
+# several at once. On the 1M-message recall bench the slowest guild-wide search after the
+# vector index was built took 964 ms with 300 s, 399 ms with an hour (the first, 147 ms, in a
+# run that printed each; docs/performance.md, changelog).
 # An hour keeps a pool warm through a quiet spell and still gives connections back in the end.
 IDLE_CONNECTION_SECONDS = 3600.0
 

@@ -72,7 +72,7 @@ def test_design_sets_the_template_bench_beside_locomo_as_both_stand() -> None:
         _pct(value_of("quality", "evidence_in_prompt", kind="all", split=s))
         for s in ("tuned", "dev")
     ]
-    locomo = _pct(value_of("locomo", "evidence_all_in_memories", category="all"))
+    locomo = _pct(value_of("locomo", "evidence_all_in_memories", category="all", embedder="local"))
     says(
         f"finds every evidence line in the prompt for"
         f" {_splits(template, ' of its questions')}, while on long real conversations"
@@ -80,7 +80,9 @@ def test_design_sets_the_template_bench_beside_locomo_as_both_stand() -> None:
         "docs/design.md",
     )
     conversations = int(
-        measured_under("locomo", "evidence_all_in_memories", "conversations", category="all")
+        measured_under(
+            "locomo", "evidence_all_in_memories", "conversations", category="all", embedder="local"
+        )
     )
     words = {5: "five"}
     assert f"{words[conversations]} real multi-session conversations" in _doc("docs/design.md")
@@ -232,7 +234,7 @@ def test_usage_quotes_the_quality_reply_and_recall_benches() -> None:
         f" tokens p50; on the split the code was tuned on, {tuned}; never a never-said",
         "docs/usage.md",
     )
-    locomo = _pct(value_of("locomo", "evidence_all_in_memories", category="all"))
+    locomo = _pct(value_of("locomo", "evidence_all_in_memories", category="all", embedder="local"))
     says(f"in the prompt's memories for {locomo} of questions", "docs/usage.md")
     one = value_of("reply_e2e", "reply_e2e_p99_ms", memories="cold")
     many = stored_figure("reply_e2e", "reply_e2e_concurrent100_p99_ms", memories="cold")

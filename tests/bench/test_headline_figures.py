@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.docs import load
+from tests.bench.figure_support import says, value_of
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -45,10 +46,12 @@ def test_search_on_a_million_messages_is_said_as_the_recall_bench_found_it() -> 
 
 def test_locomo_dev_is_quoted_first_and_as_the_bench_wrote_it() -> None:
     def share(category: str) -> str:
-        (value,) = _figures("locomo", "evidence_all_in_memories", category=category)
+        (value,) = _figures(
+            "locomo", "evidence_all_in_memories", category=category, embedder="local"
+        )
         return f"{value:.0%}"
 
-    (tokens,) = _figures("locomo", "prompt_tokens_p50", category="all")
+    (tokens,) = _figures("locomo", "prompt_tokens_p50", category="all", embedder="local")
     text = _one_line(README)
     assert (
         f"memories for {share('all')} of questions ({share('single_hop')} of one-fact questions,"
@@ -56,3 +59,18 @@ def test_locomo_dev_is_quoted_first_and_as_the_bench_wrote_it() -> None:
         f" ~{round(tokens, -2):,.0f} tokens p50"
     ) in text
     assert text.index("LoCoMo") < text.index("template bench")
+
+
+def test_design_says_what_the_local_embedder_adds_on_locomo() -> None:
+    def share(category: str, embedder: str) -> str:
+        figure = value_of(
+            "locomo", "evidence_all_in_memories", category=category, embedder=embedder
+        )
+        return f"{figure:.0%}"
+
+    says(
+        f"for {share('all', 'local')} of questions with them and {share('all', 'none')} without,"
+        f" for {share('multi_hop', 'local')} and {share('multi_hop', 'none')} of the multi-hop"
+        " ones",
+        "docs/design.md",
+    )

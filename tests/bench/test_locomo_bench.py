@@ -118,14 +118,18 @@ async def test_a_toy_conversation_goes_through_import_and_the_reply_path(
     server = BenchServer(pg_server.uri())
     report = Reporter()
     try:
-        asked = await locomo.run_all(server, report)
+        asked = await locomo.run_all(server, report, without_vectors=True)
     finally:
         await server.aclose()
     assert len(asked) == 3 and all(a.tokens for a in asked)
     ferret = next(a for a in asked if "ferret" in a.question.text)
     assert ferret.score.evidence_all  # recalled from the first session into the memories
-    assert report.value("locomo", "evidence_all_in_memories", category="single_hop") == 1.0
-    assert report.value("locomo", "prompt_tokens_p50", category="all") > 0
+    for embedder in ("local", "none"):  # the default install, then full text alone
+        single = report.value(
+            "locomo", "evidence_all_in_memories", category="single_hop", embedder=embedder
+        )
+        assert single == 1.0
+        assert report.value("locomo", "prompt_tokens_p50", category="all", embedder=embedder) > 0
 
 
 @needs_file(dataset_path(), "the LoCoMo development set")
