@@ -26,35 +26,39 @@ from tests.memory.hierarchy_support import (
 from tests.support import member
 
 BOT_ID = 4242  # the bot as the member directory knows it (a guild's members include it)
+YESTERDAY = TODAY - timedelta(days=1)
+AT = NOW - timedelta(days=1)  # a moment of yesterday
+
+
+async def _members_and_the_bot(db_pool: asyncpg.Pool) -> None:
+    await add_members(db_pool)
+    await upsert_members(db_pool, [member(GUILD, BOT_ID, "memorybot", is_bot=True)])
 
 
 async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
-    await add_members(db_pool)
-    await upsert_members(db_pool, [member(GUILD, BOT_ID, "memorybot", is_bot=True)])
-    yesterday = TODAY - timedelta(days=1)
-    at = NOW - timedelta(days=1)
+    await _members_and_the_bot(db_pool)
     await insert_messages(
         db_pool,
         [
-            message(ALICE, "I adopted a kitten called Miso", at),
-            message(BOB, "Bot, forget that alice is allergic to cats", at + timedelta(minutes=1)),
-            message(BOB, "Bot what do you know about alice?", at + timedelta(minutes=2)),
-            message(BOB, "Bot, where did alice get her kitten?", at + timedelta(minutes=3)),
-            message(BOB, "Bot, I got a kitten too, any names?", at + timedelta(minutes=4)),
+            message(ALICE, "I adopted a kitten called Miso", AT),
+            message(BOB, "Bot, forget that alice is allergic to cats", AT + timedelta(minutes=1)),
+            message(BOB, "Bot what do you know about alice?", AT + timedelta(minutes=2)),
+            message(BOB, "Bot, where did alice get her kitten?", AT + timedelta(minutes=3)),
+            message(BOB, "Bot, I got a kitten too, any names?", AT + timedelta(minutes=4)),
             message(
                 BOB,
                 f"<@{BOT_ID}> is alice's kitten black?",
-                at + timedelta(minutes=5),
+                AT + timedelta(minutes=5),
                 mentions=(BOT_ID,),
             ),
-            message(BOB, f"<@{ALICE}> is your kitten black?", at + timedelta(minutes=6)),
+            message(BOB, f"<@{ALICE}> is your kitten black?", AT + timedelta(minutes=6)),
         ],
     )
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
-    await memory.summarize_day(GUILD, yesterday)
+    await memory.summarize_day(GUILD, YESTERDAY)
     [request] = [r for r in provider.requests if r.purpose == "daily_summary"]
     sent = [m["content"] for m in request.inputs["messages"]]
     assert sent == [
@@ -63,7 +67,7 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
         "@Alice is your kitten black?",  # asks alice herself: chat (her mention rendered)
     ]
     stored = await db_pool.fetchval(
-        "SELECT message_count FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, yesterday
+        "SELECT message_count FROM summary_days WHERE guild_id = $1 AND day = $2", GUILD, YESTERDAY
     )
     assert stored == 7, "the staleness fingerprint still counts every message"
     await memory.aclose()
@@ -72,24 +76,21 @@ async def test_commands_to_the_bot_are_left_out_of_daily_summaries(
 async def test_a_day_of_questions_to_the_bot_asks_no_model_and_counts_no_call(
     db_pool: asyncpg.Pool, telemetry: Telemetry
 ) -> None:
-    await add_members(db_pool)
-    await upsert_members(db_pool, [member(GUILD, BOT_ID, "memorybot", is_bot=True)])
-    yesterday = TODAY - timedelta(days=1)
-    at = NOW - timedelta(days=1)
+    await _members_and_the_bot(db_pool)
     # Only a mention tells these from chat: they drop out once the members are loaded.
     asked = [
-        message(BOB, f"<@{BOT_ID}> is alice's kitten black?", at, mentions=(BOT_ID,)),
+        message(BOB, f"<@{BOT_ID}> is alice's kitten black?", AT, mentions=(BOT_ID,)),
         message(
             BOB,
             f"<@{BOT_ID}> where does alice live?",
-            at + timedelta(minutes=1),
+            AT + timedelta(minutes=1),
             mentions=(BOT_ID,),
         ),
     ]
     await insert_messages(db_pool, asked)
     provider = model()
     memory = manager(db_pool, provider, FixedClock(NOW), telemetry)
-    result = await memory.summarize_day(GUILD, yesterday)
+    result = await memory.summarize_day(GUILD, YESTERDAY)
     assert [r for r in provider.requests if r.purpose == "daily_summary"] == []
     assert result.llm_calls == 0
     [passed] = telemetry.recent("daily_summary")[-1:]
