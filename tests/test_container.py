@@ -117,6 +117,23 @@ def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(
     assert set(added["postgres"]) <= {"CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"}
 
 
+def _megabytes(size: str) -> int:
+    number, unit = re.fullmatch(r"(\d+)\s*([kKmMgG])B?", size).groups()  # type: ignore[union-attr]
+    return int(number) * {"k": 1, "m": 2**10, "g": 2**20}[unit.lower()] // 2**10
+
+
+def test_postgres_buffers_are_a_quarter_of_its_memory_limit(compose: dict[str, Any]) -> None:
+    """As the embedded server sizes itself (db/embedded_settings.py), not the image's 128 MB."""
+    postgres = compose["services"]["postgres"]
+    options = dict(
+        option.split("=", 1)
+        for flag, option in zip(postgres["command"], postgres["command"][1:], strict=False)
+        if flag == "-c"
+    )
+    limit = _megabytes(str(postgres["mem_limit"]))
+    assert _megabytes(options["shared_buffers"]) == limit // 4
+
+
 def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict[str, Any]) -> None:
     for name in ("bot", "postgres", "backup"):
         service = compose["services"][name]
