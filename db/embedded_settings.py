@@ -3,10 +3,9 @@
 PostgreSQL's own default `shared_buffers` (128 MB) suits a server that shares its machine with
 anything. The embedded server is the bot's database on the bot's machine, so it takes the usual
 advice instead: a quarter of the memory (of the container's limit when there is one), at most
-SHARED_BUFFERS_MAX_MB. Measured on the recall bench's 1M-message guild (a 493 MB messages
-table): at 128 MB the first search of a question read 1,000-3,400 pages from outside
-PostgreSQL's buffers and took up to ~118 ms; at 1 GB, 57 ms at most (docs/performance.md,
-"recall").
+SHARED_BUFFERS_MAX_MB. On the recall bench's 1M-message guild, whose messages table is bigger
+than 128 MB, the first search of a question read its rows from outside PostgreSQL's buffers and
+was two to three times slower than the next (docs/performance.md, "recall").
 
 The settings are a block of postgresql.conf, written by `conf_with_settings` when missing or
 different (the machine's memory changed); the server reads them when it next starts.
