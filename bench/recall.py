@@ -92,6 +92,8 @@ async def run(
         index = local_index(pool)
         build = await fill_vectors(pool, index)
         report(BENCH, "hnsw_build_s", build, "s", vectors="local", **params)
+        size = await pool.fetchval("SELECT pg_relation_size('message_embeddings_hnsw_idx')")
+        report(BENCH, "hnsw_index_mb", size / 2**20, "MB", vectors="local", **params)
         service = RecallService(pool, embeddings=index)
         simple["vectors"] = "local"
         results = await _searches(service, report, guild, repeats, simple)
