@@ -10,20 +10,16 @@ the question's embedding, the HNSW walk and the full-text lanes, fused.
 
 from __future__ import annotations
 
-import logging
 import time
 
 import asyncpg
 
 from bench.recall_data import QUESTIONS
 from db.embeddings import ToEmbed, store_embeddings
-from db.types import Connection
 from memory.core.telemetry import Telemetry
 from memory.llm import EMBEDDING_DIMENSIONS, Embedder
 from memory.llm.embeddings._local import LocalEmbeddings
 from memory.recall import EmbeddingIndex
-
-_log = logging.getLogger(__name__)
 
 LONG = 7200.0  # seconds: a million vectors and their HNSW graph take longer than a request
 # The model's own components; the rest of each stored vector is zeros.
@@ -73,17 +69,4 @@ async def fill_vectors(pool: asyncpg.Pool, index: EmbeddingIndex) -> float:
         )
         seconds = time.perf_counter() - began
         await connection.execute("VACUUM ANALYZE message_embeddings", timeout=LONG)
-        await _prewarm(connection, "message_embeddings_hnsw_idx")
     return seconds
-
-
-async def _prewarm(connection: Connection, index: str) -> None:
-    """Read `index` into PostgreSQL's buffers (as far as they hold it). The product's index is
-    kept up by inserts (`embed_guild`), which leave it in the buffers; one built in one go,
-    the bench's shortcut, starts outside them, and the searches timed next would pay for the
-    build rather than for searching (`first_search_*` still time each question's first)."""
-    try:
-        await connection.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-        await connection.fetchval("SELECT pg_prewarm($1::regclass)", index, timeout=LONG)
-    except asyncpg.PostgresError as exc:  # a DATABASE_URL server without the extension
-        _log.warning("could not prewarm %s (%s): its first searches read it in", index, exc)
