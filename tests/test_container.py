@@ -118,7 +118,9 @@ def test_every_service_drops_capabilities_and_privileges_and_has_a_memory_limit(
 
 
 def _megabytes(size: str) -> int:
-    number, unit = re.fullmatch(r"(\d+)\s*([kKmMgG])B?", size).groups()  # type: ignore[union-attr]
+    found = re.fullmatch(r"(\d+)\s*([kKmMgG])B?", size)
+    assert found, f"not a size: {size!r}"
+    number, unit = found.groups()
     return int(number) * {"k": 1, "m": 2**10, "g": 2**20}[unit.lower()] // 2**10
 
 
