@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 
 from bench.needs import in_ci, missing_line
@@ -45,6 +46,16 @@ async def eventually(
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
+
+
+async def fetch_value(dsn: str, query: str) -> int:
+    """One integer from `query` on a connection of its own (outside any pool under test)."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        value: int = await connection.fetchval(query)
+        return value
+    finally:
+        await connection.close()
 
 
 def said_order(hit: RecallHit) -> int:

@@ -77,6 +77,16 @@ def _hold_server(data_dir: Path) -> tuple[subprocess.Popen[str], int]:
     return holder, int(line)
 
 
+def _release_server(holder: subprocess.Popen[str], data_dir: Path) -> None:
+    """The holder dies without stopping its server; a run after it takes the server over and
+    stops it (what a test leaves behind)."""
+    holder.kill()
+    holder.wait(timeout=10)
+    cleanup = EmbeddedPostgres(data_dir)
+    cleanup.start()
+    cleanup.stop()
+
+
 def _gone(pid: int) -> bool:
     if psutil.pid_exists(pid):
         with contextlib.suppress(psutil.Error):
@@ -117,11 +127,7 @@ def test_stop_says_left_running_when_another_process_still_uses_it(
         assert "embedded PostgreSQL stopped" not in caplog.text
         assert f"left running: still used by process {holder.pid}" in caplog.text
     finally:
-        holder.kill()
-        holder.wait(timeout=10)
-    cleanup = EmbeddedPostgres(data_dir)
-    cleanup.start()
-    cleanup.stop()
+        _release_server(holder, data_dir)
     assert _gone(postmaster)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import asyncpg
 import psutil
 import pytest
 
@@ -18,20 +17,16 @@ from db.embedded_settings import (
     machine_memory_bytes,
     shared_buffers_mb,
 )
-from tests.db.test_embedded import _hold_server
+from tests.db.test_embedded import _hold_server, _release_server
+from tests.support import fetch_value
 
 GB = 2**30
 
 
 async def _shared_buffers_bytes(uri: str) -> int:
-    connection = await asyncpg.connect(uri)
-    try:
-        blocks: int = await connection.fetchval(
-            "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
-        )
-        return blocks
-    finally:
-        await connection.close()
+    return await fetch_value(
+        uri, "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
+    )
 
 
 def test_a_new_embedded_server_runs_with_a_quarter_of_the_memory(server_tmp_path: Path) -> None:
@@ -69,11 +64,7 @@ def test_settings_are_not_forced_on_a_server_another_process_uses(server_tmp_pat
         assert conf_with_settings(conf.read_text(), here) is None, "written for the next start"
         server.stop()
     finally:
-        holder.kill()
-        holder.wait(timeout=10)
-    cleanup = EmbeddedPostgres(data_dir)
-    cleanup.start()
-    cleanup.stop()
+        _release_server(holder, data_dir)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 
 from db.day_locks import guild_day_lock
 from db.pool import create_pool
+from tests.support import fetch_value
 
 
 @pytest.fixture
@@ -23,14 +24,7 @@ async def one_connection(database_dsn: str) -> AsyncIterator[asyncpg.Pool]:
 
 
 async def _advisory_locks(dsn: str) -> int:
-    connection = await asyncpg.connect(dsn)
-    try:
-        count: int = await connection.fetchval(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-        )
-        return count
-    finally:
-        await connection.close()
+    return await fetch_value(dsn, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
 
 
 async def test_a_guild_day_lock_is_gone_once_its_connection_is_back(
