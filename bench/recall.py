@@ -33,6 +33,7 @@ from bench.harness import timed
 from bench.recall_data import LONG_QUESTIONS, QUESTIONS, RecallGuild, fill
 from bench.recall_hybrid import fill_vectors, local_index
 from bench.report import Reporter, percentile
+from db.embedded_settings import SHARED_BUFFERS_BYTES
 from memory.core import event_loop
 from memory.guilds import GuildDefaults, update_guild_settings
 from memory.recall import RecallService
@@ -81,9 +82,7 @@ async def run(
     for name, value in (await _sizes(pool)).items():
         report(BENCH, name, value, "MB", **params)
     # What the searches' pages are cached in (the embedded server sizes it, db/embedded_settings).
-    buffers = await pool.fetchval(
-        "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
-    )
+    buffers = await pool.fetchval(SHARED_BUFFERS_BYTES)
     report(BENCH, "shared_buffers_mb", buffers / 2**20, "MB", **params)
     service = RecallService(pool)
     simple = {**params, "config": "simple", "vectors": "none"}

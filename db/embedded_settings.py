@@ -26,6 +26,8 @@ _CGROUP_LIMITS = (
     Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
 )
 MARKER = "# memorybot: sized for this machine (db/embedded_settings.py); rewritten when it changes"
+# What a running server's buffers are, in bytes (any server: embedded or DATABASE_URL's).
+SHARED_BUFFERS_BYTES = "SELECT pg_size_bytes(current_setting('shared_buffers'))"
 
 
 def machine_memory_bytes(cgroup_limits: tuple[Path, ...] = _CGROUP_LIMITS) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from db.embedded_settings import SHARED_BUFFERS_SHARE
 from tests.container_support import (
     INGEST_FLUSH_TIMEOUT_SECONDS,
     ROOT,
@@ -133,7 +134,7 @@ def test_postgres_buffers_are_a_quarter_of_its_memory_limit(compose: dict[str, A
         if flag == "-c"
     )
     limit = _megabytes(str(postgres["mem_limit"]))
-    assert _megabytes(options["shared_buffers"]) == limit // 4
+    assert _megabytes(options["shared_buffers"]) == int(limit * SHARED_BUFFERS_SHARE)
 
 
 def test_the_bot_runs_on_a_read_only_root_filesystem(compose: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ import pytest
 from db.embedded import EmbeddedPostgres
 from db.embedded_settings import (
     MARKER,
+    SHARED_BUFFERS_BYTES,
     SHARED_BUFFERS_MAX_MB,
     SHARED_BUFFERS_MIN_MB,
     conf_with_settings,
@@ -24,9 +25,7 @@ GB = 2**30
 
 
 async def _shared_buffers_bytes(uri: str) -> int:
-    return await fetch_value(
-        uri, "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
-    )
+    return await fetch_value(uri, SHARED_BUFFERS_BYTES)
 
 
 def test_a_new_embedded_server_runs_with_a_quarter_of_the_memory(server_tmp_path: Path) -> None:
