@@ -34,8 +34,10 @@ from bench.recall_data import LONG_QUESTIONS, QUESTIONS, RecallGuild, fill
 from bench.recall_hybrid import fill_vectors, local_index
 from bench.report import Reporter, percentile
 from db.embedded_settings import SHARED_BUFFERS_BYTES
+from db.embeddings import hnsw_index
 from memory.core import event_loop
 from memory.guilds import GuildDefaults, update_guild_settings
+from memory.llm.embeddings._local import WIDTH
 from memory.recall import RecallService
 
 _log = logging.getLogger(__name__)
@@ -91,7 +93,7 @@ async def run(
         index = local_index(pool)
         build = await fill_vectors(pool, index)
         report(BENCH, "hnsw_build_s", build, "s", vectors="local", **params)
-        size = await pool.fetchval("SELECT pg_relation_size('message_embeddings_hnsw_idx')")
+        size = await pool.fetchval("SELECT pg_relation_size($1::regclass)", hnsw_index(WIDTH))
         report(BENCH, "hnsw_index_mb", size / 2**20, "MB", vectors="local", **params)
         service = RecallService(pool, embeddings=index)
         simple["vectors"] = "local"

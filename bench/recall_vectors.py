@@ -1,5 +1,5 @@
 """Semantic recall's database side: nearest messages of one guild (and one member) by cosine
-over `message_embeddings` (halfvec(768), HNSW), timed.
+over `message_embeddings` (768-d vectors, an API model's width, and their HNSW index), timed.
 
     python -m bench.recall_vectors [--messages 200000] [--guilds 10] [--queries 50]
 
@@ -24,7 +24,7 @@ import asyncpg
 from bench.database import bench_server
 from bench.harness import timed
 from bench.report import Reporter, percentile
-from db.embeddings import embeddings_ready, nearest_messages
+from db.embeddings import create_hnsw_index, embeddings_ready, hnsw_index, nearest_messages
 from db.types import Connection
 from memory.core import event_loop
 from memory.llm import EMBEDDING_DIMENSIONS
@@ -54,7 +54,7 @@ async def _fill(pool: Connection, messages: int, guilds: int) -> float:
         guilds,
         timeout=LONG,
     )
-    await pool.execute("DROP INDEX message_embeddings_hnsw_idx")
+    await pool.execute(f"DROP INDEX {hnsw_index(EMBEDDING_DIMENSIONS)}")
     await pool.execute(
         """
         INSERT INTO message_embeddings (message_id, guild_id, model, content_md5, embedding)
@@ -68,11 +68,7 @@ async def _fill(pool: Connection, messages: int, guilds: int) -> float:
         timeout=LONG,
     )
     began = time.perf_counter()
-    await pool.execute(
-        "CREATE INDEX message_embeddings_hnsw_idx ON message_embeddings"
-        " USING hnsw (embedding halfvec_cosine_ops)",
-        timeout=LONG,
-    )
+    await pool.execute(create_hnsw_index(EMBEDDING_DIMENSIONS), timeout=LONG)
     seconds = time.perf_counter() - began
     await pool.execute("ANALYZE", timeout=LONG)
     return seconds

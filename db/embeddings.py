@@ -1,9 +1,10 @@
-"""Queries of `message_embeddings` (V012, pgvector): which messages still need a vector, storing
-vectors, and the nearest messages to a question's vector.
+"""Queries of `message_embeddings` (V012, V028, pgvector): which messages still need a vector,
+storing vectors, and the nearest messages to a question's vector.
 
 Vectors travel as pgvector's text form (`[0.1,0.2,...]::halfvec`), so no codec is registered on
 the pool. An embedding counts only while its `content_md5` matches the message's text: an
-edited message is embedded again, a deleted one (blanked) drops out.
+edited message is embedded again, a deleted one (blanked) drops out. Each vector is stored at
+its model's own width; a search names its width, so it walks that width's HNSW index.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class ToEmbed:
 
 
 async def embeddings_ready(db: Executor) -> bool:
-    """Whether V012 could create the table (pgvector is installed and allowed)."""
+    """Whether V028 could create the table (pgvector is installed and allowed)."""
     return bool(await db.fetchval("SELECT to_regclass('message_embeddings') IS NOT NULL"))
 
 
@@ -107,12 +108,34 @@ async def store_embeddings(
 # the same ones every time (the index's walk, built at random, lists them in any order).
 CANDIDATES_PER_HIT = 4
 
-_GUILD_NEAREST = f"""
+# The widths V028 indexes (one partial HNSW index each): the local model's, the API models'.
+STORED_WIDTHS = (256, 768)
+
+
+def hnsw_index(width: int) -> str:
+    """The name of the HNSW index over vectors of `width` components (V028)."""
+    return f"message_embeddings_hnsw_{width}_idx"
+
+
+def create_hnsw_index(width: int) -> str:
+    """V028's statement for that index, for tools that drop it to bulk-load and build it once."""
+    return (
+        f"CREATE INDEX IF NOT EXISTS {hnsw_index(width)} ON message_embeddings"
+        f" USING hnsw ((embedding::halfvec({width})) halfvec_cosine_ops)"
+        f" WHERE vector_dims(embedding) = {width}"
+    )
+
+
+def _guild_nearest(width: int) -> str:
+    # The ORDER BY and the width test spell V028's index expression and predicate exactly, or
+    # the planner cannot use the index.
+    near = f"e.embedding::halfvec({width}) <=> $2::halfvec({width})"
+    return f"""
 WITH nearest AS MATERIALIZED (
-    SELECT e.message_id, e.content_md5, e.embedding <=> $2::halfvec AS distance
+    SELECT e.message_id, e.content_md5, {near} AS distance
     FROM message_embeddings e
-    WHERE e.guild_id = $1 AND e.model = $3
-    ORDER BY e.embedding <=> $2::halfvec
+    WHERE e.guild_id = $1 AND e.model = $3 AND vector_dims(e.embedding) = {width}
+    ORDER BY {near}
     LIMIT $4 * {CANDIDATES_PER_HIT}
 )
 SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - e.distance AS rank
@@ -122,25 +145,30 @@ ORDER BY e.distance, m.message_id DESC
 LIMIT $4
 """
 
+
 # A member's search ranks exactly what they wrote most recently: their newest MEMBER_WINDOW
 # messages, read from the (guild, author, time) index. Ranking all of a busy member's messages
 # (a sixth of a million-message guild) read and compared ~150,000 vectors: seconds. Messages
 # that only mention the member are left to full text (no index finds them by member).
 MEMBER_WINDOW = 2000
 
-_MEMBER_NEAREST = f"""
+
+def _member_nearest(width: int) -> str:
+    # Not the index's expression, on purpose: an HNSW walk would return the guild's nearest and
+    # then drop those the member did not write, leaving their own unranked (or none at all).
+    near = "e.embedding <=> $2::halfvec"
+    return f"""
 WITH mine AS MATERIALIZED (
     SELECT m.message_id FROM messages m
     WHERE m.guild_id = $1 AND m.author_id = $5 AND NOT m.deleted
     ORDER BY m.created_at DESC
     LIMIT {MEMBER_WINDOW}
 )
-SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
-       1 - (e.embedding <=> $2::halfvec) AS rank
+SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - ({near}) AS rank
 FROM mine JOIN messages m ON m.guild_id = $1 AND m.message_id = mine.message_id
 JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
-WHERE e.model = $3 AND {_CURRENT}
-ORDER BY e.embedding <=> $2::halfvec, m.message_id DESC
+WHERE e.model = $3 AND vector_dims(e.embedding) = {width} AND {_CURRENT}
+ORDER BY {near}, m.message_id DESC
 LIMIT $4
 """
 
@@ -161,15 +189,19 @@ async def nearest_messages(
     A guild-wide search walks the HNSW index (iteratively, pgvector 0.8, so the guild filter
     still fills the list) for a few candidates per hit, then joins them to their messages: the
     planner cannot see through the join's md5 check and would otherwise sort the whole guild. A
-    member's search ranks their newest messages exactly (found by the author index)."""
+    member's search ranks their newest messages exactly (found by the author index). A
+    vector of a width V028 does not index is an error, not a scan of the whole guild."""
+    width = len(vector)
+    if width not in STORED_WIDTHS:
+        raise ValueError(f"no index for {width}-dimensional vectors (stored: {STORED_WIDTHS})")
     async with db.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         if user_id is None:
             rows = await connection.fetch(
-                _GUILD_NEAREST, guild_id, vector_text(vector), model, limit
+                _guild_nearest(width), guild_id, vector_text(vector), model, limit
             )
         else:
             rows = await connection.fetch(
-                _MEMBER_NEAREST, guild_id, vector_text(vector), model, limit, user_id
+                _member_nearest(width), guild_id, vector_text(vector), model, limit, user_id
             )
     return [MessageMatch(**dict(row)) for row in rows]

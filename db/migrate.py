@@ -27,11 +27,11 @@ MIGRATION_LOCK_ID = 0x6D656D6F7279
 
 
 async def ensure_embeddings(connection: Connection, directory: Path) -> None:
-    """Run V027 again (it took this over from V012, whose table keyed by message_id alone no
-    longer fits `messages`): it creates pgvector's table once the extension can be created
-    (e.g. installed after the first start), and does nothing otherwise."""
+    """Run V028 again (it took this over from V027, which took it from V012: each changed the
+    table's shape): it creates pgvector's table once the extension can be created (e.g.
+    installed after the first start), and does nothing otherwise."""
     for migration in discover(directory):
-        if migration.name == "message_embeddings_by_guild":
+        if migration.name == "message_embeddings_by_width":
             await connection.execute(migration.sql)
 
 

@@ -9,19 +9,21 @@ import re
 from datetime import UTC, datetime
 
 import asyncpg
+import pytest
 
 from db import embeddings, search_config
-from db.embeddings import vector_text
+from db.embeddings import STORED_WIDTHS, hnsw_index, vector_text
 from db.recall import Exclusions, search_session
 from db.recall_exchange import around
-from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 
 _NODE = re.compile(r"->|^\w")
 
 
-async def _plan(db_pool: asyncpg.Pool, sql: str, *args: object) -> list[str]:
+async def _plan(db_pool: asyncpg.Pool, sql: str, *args: object, sorts: bool = True) -> list[str]:
     async with db_pool.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL enable_seqscan = off")
+        if not sorts:  # an empty table is cheapest sorted: ask for a plan that reads in order
+            await connection.execute("SET LOCAL enable_sort = off")
         rows = await connection.fetch("EXPLAIN " + sql, *args)
     return [row[0] for row in rows]
 
@@ -47,14 +49,28 @@ async def _assert_by_guild(db_pool: asyncpg.Pool, sql: str, *args: object) -> No
         assert "Seq Scan" not in read and "guild_id = " in read, read
 
 
-async def test_a_guilds_nearest_messages_are_read_by_their_key(db_pool: asyncpg.Pool) -> None:
-    vector = vector_text([0.0] * EMBEDDING_DIMENSIONS)
-    await _assert_by_guild(db_pool, embeddings._GUILD_NEAREST, 1, vector, "local", 5)
+@pytest.mark.parametrize("width", STORED_WIDTHS)
+async def test_a_guilds_nearest_messages_are_read_by_their_key(
+    db_pool: asyncpg.Pool, width: int
+) -> None:
+    vector = vector_text([0.0] * width)
+    sql = embeddings._guild_nearest(width)
+    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5)
+    # ... and their width's HNSW index (V028) can serve it: its expression and predicate match.
+    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, sorts=False))
+    assert f"Index Scan using {hnsw_index(width)}" in plan, plan
 
 
-async def test_a_members_nearest_messages_are_read_by_their_key(db_pool: asyncpg.Pool) -> None:
-    vector = vector_text([0.0] * EMBEDDING_DIMENSIONS)
-    await _assert_by_guild(db_pool, embeddings._MEMBER_NEAREST, 1, vector, "local", 5, 7)
+@pytest.mark.parametrize("width", STORED_WIDTHS)
+async def test_a_members_nearest_messages_are_read_by_their_key(
+    db_pool: asyncpg.Pool, width: int
+) -> None:
+    vector = vector_text([0.0] * width)
+    sql = embeddings._member_nearest(width)
+    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5, 7)
+    # ... and ranked exactly: an HNSW walk would bring the guild's nearest, most not theirs.
+    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, 7, sorts=False))
+    assert "hnsw" not in plan, plan
 
 
 async def test_a_reindex_batch_rewrites_messages_by_their_key(db_pool: asyncpg.Pool) -> None:

@@ -2,10 +2,11 @@
 `/embeddings` endpoint (Ollama, llama.cpp, vLLM, OpenAI); with neither, the local static model
 that ships in the `wordllama` wheel (`_local.py`).
 
-Vectors are stored with EMBEDDING_DIMENSIONS components (pgvector needs one size per column):
-Gemini is asked for that size (`output_dimensionality`), OpenAI's text-embedding-3 models too
-(`dimensions`); any other model must produce it itself (nomic-embed-text does), or is refused
-with a message saying so. Nothing is downloaded: the model runs where the provider runs.
+Each model says its vectors' width, and one of another width is refused with a message saying
+so (pgvector indexes one width at a time; V028 indexes the local model's 256 and the API
+models' EMBEDDING_DIMENSIONS). Gemini is asked for that size (`output_dimensionality`), OpenAI's
+text-embedding-3 models too (`dimensions`); any other model must produce it itself
+(nomic-embed-text does). Nothing is downloaded: the model runs where the provider runs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 from memory.llm.providers import LLMUnavailable, RequestLimiter
 
 _log = logging.getLogger(__name__)
@@ -31,6 +31,8 @@ class EmbeddingModel(Protocol):
     model: str
     # Nearest messages less similar (cosine) than this are not recalled: noise, not meaning.
     min_similarity: float
+    # Components of every vector it makes.
+    width: int
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]: ...
 
@@ -72,21 +74,21 @@ class Embedder:
         fields = {"provider": self.model.name, "model": self.model.model, "count": len(texts)}
         with self.telemetry.span("embed", **fields):
             vectors = await self.model.embed(texts, query=query)
-            _check(vectors, len(texts), self.model_name)
+            _check(vectors, len(texts), self.model_name, self.model.width)
         return vectors
 
     async def aclose(self) -> None:
         await self.model.aclose()
 
 
-def _check(vectors: list[list[float]], expected: int, model: str) -> None:
+def _check(vectors: list[list[float]], expected: int, model: str, width: int) -> None:
     if len(vectors) != expected:
         raise LLMUnavailable(f"{model} returned {len(vectors)} embeddings for {expected} texts")
     for vector in vectors:
-        if len(vector) != EMBEDDING_DIMENSIONS:
+        if len(vector) != width:
             raise LLMUnavailable(
                 f"{model} returns {len(vector)}-dimensional vectors; memorybot stores"
-                f" {EMBEDDING_DIMENSIONS} (use a model that makes them, e.g. nomic-embed-text)"
+                f" {width} (use a model that makes them, e.g. nomic-embed-text)"
             )
 
 

@@ -15,6 +15,7 @@ from memory.llm.providers.gemini import gemini_client
 class GeminiEmbeddings:
     name = "gemini"
     min_similarity = 0.0  # a sentence model: its nearest are worth fusing
+    width = EMBEDDING_DIMENSIONS
 
     def __init__(
         self, *, api_key: str, model: str, base_url: str | None, timeout_seconds: float

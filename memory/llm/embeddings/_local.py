@@ -6,8 +6,8 @@ is cheap enough to embed every message as it is stored (`python -m bench --only 
 Why this model and not a sentence encoder: docs/design.md, "Local embeddings".
 
 Only the package's files are read (found without importing it: its inference module configures
-the root logger on import, and its loader falls back to a download). The vectors are padded
-with zeros to EMBEDDING_DIMENSIONS, the size the table stores: zeros change no cosine distance.
+the root logger on import, and its loader falls back to a download). Its vectors are stored
+at their own 256 components (V028 indexes that width).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-from memory.llm.embeddings._dimensions import EMBEDDING_DIMENSIONS
 from memory.llm.providers import LLMUnavailable
 
 _log = logging.getLogger(__name__)
@@ -33,6 +32,8 @@ WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 # Tokens read per text: a message past this is long enough that its start says what it is about.
 MAX_TOKENS = 256
+# Components of the bundled table's vectors (a table of another width is refused on load).
+WIDTH = 256
 
 
 def package_dir() -> Path:
@@ -82,6 +83,7 @@ class LocalEmbeddings:
     # Averaged token vectors: an unrelated message is rarely past 0.1 from a question, while
     # most answers in other words are (the embeddings bench prints both fractions).
     min_similarity = 0.1
+    width = WIDTH
 
     def __init__(self, root: Path | None = None) -> None:
         self._root = root
@@ -111,17 +113,16 @@ class LocalEmbeddings:
     def _embedding(self) -> StaticEmbedding:
         with self._lock:
             if self._loaded is None:
-                self._loaded = StaticEmbedding(self._root or package_dir())
-                width = self._loaded.width
-                _log.info("local embeddings loaded (%s, %d dimensions)", self.model, width)
+                loaded = StaticEmbedding(self._root or package_dir())
+                if loaded.width != WIDTH:
+                    raise LLMUnavailable(f"{WEIGHTS} holds {loaded.width}-d vectors, not {WIDTH}")
+                self._loaded = loaded
+                _log.info("local embeddings loaded (%s, %d dimensions)", self.model, WIDTH)
             return self._loaded
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of EMBEDDING_DIMENSIONS components (the model's, then zeros)."""
-        vectors = self._embedding().encode(texts)
-        padded = np.zeros((len(texts), EMBEDDING_DIMENSIONS), dtype=np.float32)
-        padded[:, : vectors.shape[1]] = vectors
-        return padded
+        """Unit vectors of WIDTH components."""
+        return self._embedding().encode(texts)
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         if not texts:

@@ -15,6 +15,7 @@ from memory.llm.providers.openai_compat import openai_client
 class OpenAIEmbeddings:
     name = "openai"
     min_similarity = 0.0  # a sentence model: its nearest are worth fusing
+    width = EMBEDDING_DIMENSIONS
 
     def __init__(
         self, *, base_url: str, api_key: str | None, model: str, timeout_seconds: float

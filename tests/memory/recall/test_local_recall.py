@@ -58,9 +58,12 @@ async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]
 async def test_stored_messages_are_embedded_locally_as_they_arrive(
     memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
-    rows = await db_pool.fetch("SELECT message_id, model FROM message_embeddings ORDER BY 1")
-    assert [(row["message_id"], row["model"]) for row in rows] == [
-        (number, "local:wordllama-l2-supercat-256") for number in range(1, len(SAID) + 1)
+    rows = await db_pool.fetch(
+        "SELECT message_id, model, vector_dims(embedding) AS width FROM message_embeddings"
+        " ORDER BY 1"
+    )
+    assert [(row["message_id"], row["model"], row["width"]) for row in rows] == [
+        (number, "local:wordllama-l2-supercat-256", 256) for number in range(1, len(SAID) + 1)
     ]
 
 

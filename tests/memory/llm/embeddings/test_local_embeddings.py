@@ -9,8 +9,8 @@ import pytest
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm import EMBEDDING_DIMENSIONS, build_embedder
-from memory.llm.embeddings._local import LocalEmbeddings
+from memory.llm import build_embedder
+from memory.llm.embeddings._local import WIDTH, LocalEmbeddings
 from tests.support import eventually
 
 # Each pair says one thing twice, with no word in common.
@@ -39,7 +39,7 @@ def test_paraphrases_are_near_and_unrelated_texts_far(local: LocalEmbeddings) ->
 
 def test_vectors_are_unit_length_at_the_stored_size(local: LocalEmbeddings) -> None:
     vectors = local.encode(["hello there", "", "a much longer message " * 200])
-    assert vectors.shape == (3, EMBEDDING_DIMENSIONS)
+    assert vectors.shape == (3, WIDTH)
     norms = np.linalg.norm(vectors, axis=1)
     assert norms[0] == pytest.approx(1.0, abs=1e-3) and norms[2] == pytest.approx(1.0, abs=1e-3)
     assert norms[1] == 0.0  # no token, no direction: never near anything
@@ -51,7 +51,7 @@ async def test_the_default_install_embeds_locally_and_the_setting_turns_it_off()
     assert embedder is not None and embedder.local
     assert embedder.model_name == "local:wordllama-l2-supercat-256"
     [vector] = await embedder.embed(["where do you go climbing?"], query=True)
-    assert len(vector) == EMBEDDING_DIMENSIONS
+    assert len(vector) == WIDTH
     off = Settings(_env_file=None, local_embeddings=False)
     assert build_embedder(off, Telemetry(), limiter=None) is None
 
@@ -62,4 +62,4 @@ async def test_a_search_does_not_wait_for_the_table_to_load() -> None:
     cold = LocalEmbeddings()
     assert cold.warm() is False
     await eventually(cold.warm, timeout=30)
-    assert cold.encode(["hello"]).shape == (1, EMBEDDING_DIMENSIONS)
+    assert cold.encode(["hello"]).shape == (1, WIDTH)
