@@ -16,7 +16,7 @@ from memory.core import split
 from memory.core.tokens import LIMIT_CHARS_PER_TOKEN
 from memory.episodes import _digest, _segment, _summaries
 from memory.jobs import _worker
-from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder
+from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder, _local
 from memory.llm.tasks import _calls
 from memory.members._names import NameIndexCache
 from memory.recall import _semantic
@@ -111,8 +111,9 @@ def test_usage_says_the_limits_as_the_code_has_them() -> None:
             f"(at most {_summaries.SUMMARY_CHARS} characters) and its open loops",
             f"in at most about {_digest.DIGEST_CHARS:,} characters",
             f"after a {_segment.SegmentRules().pause.seconds // 60}-minute pause",
-            f"`halfvec({EMBEDDING_DIMENSIONS})`, about {EMBEDDING_DIMENSIONS * 2 / 1024:.1f} KB a"
-            " message",
+            f"(pgvector, {EMBEDDING_DIMENSIONS} components, about"
+            f" {EMBEDDING_DIMENSIONS * 2 / 1024:.1f} KB a message where the local model's"
+            f" {_local.WIDTH} take {_local.WIDTH * 2 / 1024:.1f} KB",
             f"(in such a burst a reply waits at most {_n(_s('REPLY_BUSY_BUDGET_SECONDS'))} s for"
             " memory",
         ],

@@ -14,7 +14,7 @@ from safetensors import safe_open
 from bot import rate_buckets
 from db import pool, recall_hits, recall_statements, search_config
 from db import recall as db_recall
-from db.embeddings import MEMBER_WINDOW
+from db.embeddings import MEMBER_WINDOW, STORED_WIDTHS
 from memory.context import _merge
 from memory.core.settings import SECRETS_DIR
 from memory.episodes import _segment
@@ -175,23 +175,23 @@ def test_design_describes_the_shipped_static_table() -> None:
         (name,) = table.keys()
         rows, width = table.get_slice(name).get_shape()
         dtype = table.get_slice(name).get_dtype()
-    assert dtype == "F16"
+    assert dtype == "F16" and width == _local.WIDTH and width in STORED_WIDTHS
     megabytes = weights.stat().st_size / 1_000_000
     _held(
         "docs/design.md",
         [
             f"(a {rows:,} x {width} float16 token table, {megabytes:.0f} MB)",
-            f"padded with zeros from {width} to the table's {EMBEDDING_DIMENSIONS}",
-            f"storage ({EMBEDDING_DIMENSIONS * 2 / 1024:.1f} KB a message instead of"
-            f" {width * 2 / 1024:.1f} KB)",
+            f"stored at their own {width} components ({width * 2 / 1024:.1f} KB a message; an API"
+            f" model's {EMBEDDING_DIMENSIONS} take {EMBEDDING_DIMENSIONS * 2 / 1024:.1f} KB)",
+            f"`embedding::halfvec({width})` where `vector_dims(embedding) = {width}`",
         ],
     )
 
 
-def test_every_vector_width_said_is_the_columns() -> None:
+def test_every_vector_width_said_is_an_indexed_one() -> None:
     width = re.compile(r"(\d+)[- ]dimension|halfvec\((\d+)\)")
     said = [int(a or b) for doc in DOCS if doc != HISTORY for a, b in width.findall(_doc(doc))]
-    assert len(said) >= 6 and set(said) == {EMBEDDING_DIMENSIONS}, said
+    assert len(said) >= 5 and set(said) == set(STORED_WIDTHS), said
 
 
 def test_design_says_how_recall_ranks_as_the_code_does() -> None:
