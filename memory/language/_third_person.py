@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from memory.core.text import collapse, wordset
+from memory.language._english import SOFT_ADVERBS
 
 _MODALS = wordset(
     "can could will would shall should may might must did had was wasn't didn't can't won't"
@@ -26,10 +27,9 @@ _PAST = wordset(
     " sat slept spoke stood taught understood used"
 )
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m": "is"}
-_NOT_VERBS = wordset(
-    """also really just never always still often usually actually finally recently even only
-        already sometimes"""
-)
+# The learner's soft adverbs ("really", "now") and those that do change what is said, but are
+# no verb either ("never", "only").
+_NOT_VERBS = SOFT_ADVERBS | wordset("never even only already")
 # An adverb before the verb ("I slowly formed", "I truly believe"): a word of five letters or
 # more ending in -ly, except the verbs that end so.
 _LY_ADVERB = r"(?!(?:supply|comply|multiply|apply|reply)\b)\w{3,}ly"

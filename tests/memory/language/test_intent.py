@@ -113,6 +113,8 @@ def test_addressing() -> None:
         ("I slowly formed a band", "alice slowly formed a band"),
         ("I even got a medal", "alice even got a medal"),
         ("I truly believe it", "alice truly believes it"),
+        ("I now live in Oslo", "alice now lives in Oslo"),  # was "alice nows live"
+        ("I never eat meat", "alice never eats meat"),
         ("I apply for jobs", "alice applies for jobs"),
         ("I fly kites", "alice flies kites"),
     ],
