@@ -6,7 +6,6 @@ index of its own."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import asyncpg
@@ -14,8 +13,8 @@ import pytest
 
 from db.embedded import EmbeddedPostgres
 from db.embeddings import STORED_WIDTHS, hnsw_index, nearest_messages, vector_text
-from db.lifecycle import ensure_database
-from db.migrate import MIGRATIONS_DIR, discover, migrate
+from db.migrate import migrate
+from tests.db.migration_support import migrated_before
 
 GUILD = 7
 LOCAL = "local:wordllama-l2-supercat-256"
@@ -37,18 +36,7 @@ def _unit(width: int, hot: int) -> list[float]:
 async def _at_v027(pg_server: EmbeddedPostgres, tmp_path: Path) -> asyncpg.Connection:
     """A database migrated as before V028, with local vectors padded to 768 and an API
     model's 768-wide one."""
-    old = tmp_path / "migrations"
-    old.mkdir()
-    for migration in discover():
-        if migration.version < 28:
-            name = f"V{migration.version:03d}__{migration.name}.sql"
-            shutil.copy(MIGRATIONS_DIR / name, old / name)
-    await ensure_database(pg_server.uri(), "by_width")
-    connection = await asyncpg.connect(pg_server.uri("by_width"))
-    await migrate(connection, old)
-    if await connection.fetchval("SELECT to_regclass('message_embeddings')") is None:
-        await connection.close()
-        pytest.skip("pgvector is not available to this server")
+    connection = await migrated_before(pg_server, tmp_path, "by_width", 28)
     await connection.execute(_MESSAGES)
     padded = [(101, LOCAL, _unit(256, 5) + [0.0] * 512), (102, LOCAL, _unit(256, 9) + [0.0] * 512)]
     for message_id, model, vector in [*padded, (103, "gemini:text-embedding", _unit(768, 700))]:

@@ -4,15 +4,14 @@ work afterwards (a duplicate is refused, a delete cascades, an undo link clears)
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from db.embedded import EmbeddedPostgres
-from db.lifecycle import ensure_database
-from db.migrate import MIGRATIONS_DIR, discover, migrate
+from db.migrate import migrate
+from tests.db.migration_support import migrated_before
 
 GUILD = 7
 _ROWS = """
@@ -47,18 +46,7 @@ SELECT (SELECT count(*) FROM messages) AS messages,
 
 async def _before_v026(pg_server: EmbeddedPostgres, tmp_path: Path) -> asyncpg.Connection:
     """A database migrated as it was before V026, with a row in every re-keyed table."""
-    old = tmp_path / "migrations"
-    old.mkdir()
-    for migration in discover():
-        if migration.version < 26:
-            name = f"V{migration.version:03d}__{migration.name}.sql"
-            shutil.copy(MIGRATIONS_DIR / name, old / name)
-    await ensure_database(pg_server.uri(), "keys_by_guild")
-    connection = await asyncpg.connect(pg_server.uri("keys_by_guild"))
-    await migrate(connection, old)
-    if await connection.fetchval("SELECT to_regclass('message_embeddings')") is None:
-        await connection.close()
-        pytest.skip("pgvector is not available to this server")
+    connection = await migrated_before(pg_server, tmp_path, "keys_by_guild", 26)
     await connection.execute(_ROWS)
     await connection.execute(
         "INSERT INTO message_embeddings (message_id, guild_id, model, content_md5, embedding)"
