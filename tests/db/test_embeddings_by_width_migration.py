@@ -12,7 +12,13 @@ import asyncpg
 import pytest
 
 from db.embedded import EmbeddedPostgres
-from db.embeddings import STORED_WIDTHS, hnsw_index, nearest_messages, vector_text
+from db.embeddings import (
+    STORED_WIDTHS,
+    create_hnsw_index,
+    hnsw_index,
+    nearest_messages,
+    vector_text,
+)
 from db.migrate import migrate
 from tests.db.migration_support import migrated_before
 
@@ -84,3 +90,16 @@ async def test_local_vectors_are_cut_to_their_width_and_each_width_has_its_index
         assert [match.message_id for match in far] == [103]
         with pytest.raises(ValueError, match="384"):
             await nearest_messages(pool, GUILD, [1.0] * 384, model=LOCAL, limit=5)
+
+
+async def test_the_benches_build_the_index_v028_builds(db_pool: asyncpg.Pool) -> None:
+    """The benches drop an index to bulk-load, then build it with `create_hnsw_index`: the
+    same index as V028's (its statement is spelled twice, in the frozen migration and here)."""
+    if await db_pool.fetchval("SELECT to_regclass('message_embeddings')") is None:
+        pytest.skip("pgvector is not available to this server")
+    definition = "SELECT indexdef FROM pg_indexes WHERE indexname = $1"
+    for width in STORED_WIDTHS:
+        migrated = await db_pool.fetchval(definition, hnsw_index(width))
+        await db_pool.execute(f"DROP INDEX {hnsw_index(width)}")
+        await db_pool.execute(create_hnsw_index(width))
+        assert await db_pool.fetchval(definition, hnsw_index(width)) == migrated
