@@ -104,8 +104,15 @@ FULL: dict[str, dict[str, Any]] = {
     # About 2 minutes on 2 cores, most of it filling the guild with a million messages.
     "dashboard": {"messages": 1_000_000, "members": 500, "days": 30, "repeats": 20},
     # A few minutes on 2 cores: 60,000 stored messages embedded as an import does, and the
-    # sentence encoder (when installed) on 200 messages.
-    "embeddings": {"messages": 20_000, "stored": 60_000, "minilm_messages": 200},
+    # sentence encoder (when installed) on 200 messages; LoCoMo-dev's turns ranked for its
+    # questions (the sentence encoder's two conversations take about a minute).
+    "embeddings": {
+        "messages": 20_000,
+        "stored": 60_000,
+        "minilm_messages": 200,
+        "locomo_conversations": 5,
+        "minilm_conversations": 2,
+    },
     "live_model": {},
     "house": {},
     # About 10 minutes on 2 cores: 10,000 guilds in two shard processes (`--guilds` to change).
@@ -147,7 +154,13 @@ QUICK: dict[str, dict[str, Any]] = {
     "reply_e2e": {"members": 4, "history": 20, "rounds": 2},
     "dead_endpoint": {"replies": 3},
     "dashboard": {"messages": 2000, "members": 30, "days": 30, "repeats": 2},
-    "embeddings": {"messages": 300, "stored": 1000, "minilm_messages": 20},
+    "embeddings": {
+        "messages": 300,
+        "stored": 1000,
+        "minilm_messages": 20,
+        "locomo_conversations": 1,
+        "minilm_conversations": 0,
+    },
     "live_model": {},
     "house": {},
     "fleet": {

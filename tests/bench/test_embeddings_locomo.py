@@ -1,0 +1,82 @@
+"""The embeddings bench on LoCoMo-shaped conversations: an encoder that finds the evidence scores
+it as found, one that ranks it last does not, and a question's names are not what is looked up."""
+
+from __future__ import annotations
+
+import io
+import re
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from bench.embeddings import in_batches
+from bench.embeddings_locomo import Ranks, evidence_ranks, report_ranks
+from bench.locomo_data import conversation
+from bench.report import Reporter
+from tests.bench.test_locomo_bench import _sample
+
+WIDTH = 64
+
+
+def _bag_of_words(texts: Sequence[str]) -> np.ndarray:
+    """Shared words make texts near: each word's bucket counts (a stand-in for meaning)."""
+    out = np.zeros((len(texts), WIDTH), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in re.findall(r"[a-z]+", text.lower()):
+            out[row, zlib.crc32(word.encode()) % WIDTH] += 1
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.asarray(out / np.maximum(norms, 1e-9), dtype=np.float32)
+
+
+def _ranks(encode: object) -> Ranks:
+    ranks = Ranks()
+    evidence_ranks(conversation(_sample(), 0), encode, ranks)  # type: ignore[arg-type]
+    return ranks
+
+
+def _figures(ranks: Ranks) -> Reporter:
+    report = Reporter(io.StringIO())
+    report_ranks(report, "m", ranks, 1, nearest=1)
+    return report
+
+
+def test_evidence_the_encoder_puts_nearest_counts_as_found() -> None:
+    report = _figures(_ranks(_bag_of_words))
+    # "What is Ada's ferret called?" finds the ferret turn first.
+    assert report.value("embeddings", "evidence_in_nearest", category="single_hop") == 1.0
+    # "What did Ben grow and win with?" has two evidence turns: one cannot both be nearest.
+    assert report.value("embeddings", "evidence_all_in_nearest", category="multi_hop") == 0.0
+
+
+def test_an_encoder_that_ranks_the_evidence_last_scores_it_missing() -> None:
+    def backwards(texts: Sequence[str]) -> np.ndarray:
+        """Questions point away from the turns that share their words."""
+        sign = np.array([[-1.0] if text.endswith("?") else [1.0] for text in texts])
+        return np.asarray(_bag_of_words(texts) * sign, dtype=np.float32)
+
+    found = _figures(_ranks(_bag_of_words))
+    assert found.value("embeddings", "evidence_in_nearest", category="all") == pytest.approx(
+        1 / 3, abs=1e-3
+    )
+    # The ferret turn, the one a shared word finds, now ranks last of the three.
+    wrong = _figures(_ranks(backwards))
+    assert wrong.value("embeddings", "evidence_in_nearest", category="single_hop") == 0.0
+
+
+def test_a_question_is_looked_up_without_the_names_it_says() -> None:
+    seen: list[str] = []
+
+    def spy(texts: Sequence[str]) -> np.ndarray:
+        seen.extend(texts)
+        return _bag_of_words(texts)
+
+    _ranks(spy)
+    assert "What is ferret called?" in seen
+
+
+def test_batches_keep_each_text_with_its_vector() -> None:
+    texts = ["a much longer text about ferrets and gardens", "tomatoes", "ferret", "x y"]
+    batched = in_batches(_bag_of_words, size=2)(texts)
+    assert np.allclose(batched, _bag_of_words(texts))
