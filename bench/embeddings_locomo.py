@@ -74,7 +74,10 @@ def evidence_ranks(chat: Conversation, encode: Encode, ranks: Ranks) -> None:
 def report_ranks(
     report: Reporter, model: str, ranks: Ranks, conversations: int, *, nearest: int = NEAREST
 ) -> None:
-    for category, questions in ranks.by_category.items():
+    for category in (*ANSWERABLE, "all"):
+        questions = ranks.by_category.get(category)
+        if not questions:
+            continue
         every = [rank for found in questions for rank in found]
         common = {"model": model, "category": category, "conversations": conversations}
         near = float(np.mean([rank < nearest for rank in every]))
