@@ -146,6 +146,32 @@ LIMIT $4
 """
 
 
+# A search within a time ranks exactly the newest PERIOD_WINDOW messages said in it, read from
+# the (guild, time) index: a question that names a day finds what was said that day even when
+# no word and no HNSW neighbour of the guild's ties it to the question.
+PERIOD_WINDOW = 2000
+
+
+def _period_nearest(width: int) -> str:
+    # Not the index's expression, on purpose (as a member's search): the period's own rows.
+    near = "e.embedding <=> $2::halfvec"
+    return f"""
+WITH said AS MATERIALIZED (
+    SELECT m.message_id FROM messages m
+    WHERE m.guild_id = $1 AND m.created_at >= $5 AND m.created_at < $6 AND NOT m.deleted
+      AND ($7::bigint IS NULL OR m.author_id = $7)
+    ORDER BY m.created_at DESC
+    LIMIT {PERIOD_WINDOW}
+)
+SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - ({near}) AS rank
+FROM said JOIN messages m ON m.guild_id = $1 AND m.message_id = said.message_id
+JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
+WHERE e.model = $3 AND vector_dims(e.embedding) = {width} AND {_CURRENT}
+ORDER BY {near}, m.message_id DESC
+LIMIT $4
+"""
+
+
 # A member's search ranks exactly what they wrote most recently: their newest MEMBER_WINDOW
 # messages, read from the (guild, author, time) index. Ranking all of a busy member's messages
 # (a sixth of a million-message guild) read and compared ~150,000 vectors: seconds. Messages
@@ -181,10 +207,12 @@ async def nearest_messages(
     model: str,
     limit: int,
     user_id: int | None = None,
+    period: tuple[datetime, datetime] | None = None,
 ) -> list[MessageMatch]:
     """The guild's messages closest in meaning to `vector` (cosine), nearest first, ranked
     1 - distance; only current embeddings of the same model; with `user_id`, only the newest
-    MEMBER_WINDOW messages the member wrote.
+    MEMBER_WINDOW messages the member wrote; with `period` [from, to), only the newest
+    PERIOD_WINDOW messages said within it (and by `user_id` when given).
 
     A guild-wide search walks the HNSW index (iteratively, pgvector 0.8, so the guild filter
     still fills the list) for a few candidates per hit, then joins them to their messages: the
@@ -196,7 +224,13 @@ async def nearest_messages(
         raise ValueError(f"no index for {width}-dimensional vectors (stored: {STORED_WIDTHS})")
     async with db.acquire() as connection, connection.transaction():
         await connection.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        if user_id is None:
+        if period is not None:
+            start, end = period
+            rows = await connection.fetch(
+                _period_nearest(width),
+                *(guild_id, vector_text(vector), model, limit, start, end, user_id),
+            )
+        elif user_id is None:
             rows = await connection.fetch(
                 _guild_nearest(width), guild_id, vector_text(vector), model, limit
             )

@@ -164,9 +164,12 @@ def summary_hit(match: SummaryMatch, text: str, author: str) -> RecallHit:
     )
 
 
-def fused(messages: list[MessageMatch], similar: list[MessageMatch]) -> list[MessageMatch]:
+def fused(messages: list[MessageMatch], *similar: list[MessageMatch]) -> list[MessageMatch]:
     """The message lane ordered by reciprocal rank over the full-text and the nearest
-    messages (their scores do not compare, their orders do)."""
-    by_id = {m.message_id: m for m in [*similar, *messages]}
-    order = fuse([[m.message_id for m in messages], [m.message_id for m in similar]])
+    messages (their scores do not compare, their orders do); as it is when nothing is near."""
+    lanes = [lane for lane in similar if lane]
+    if not lanes:
+        return messages
+    by_id = {m.message_id: m for m in [*(m for lane in lanes for m in lane), *messages]}
+    order = fuse([[m.message_id for m in lane] for lane in (messages, *lanes)])
     return [by_id[key] for key in order]

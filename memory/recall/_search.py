@@ -43,7 +43,7 @@ from memory.recall._hits import (
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
-from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, nearest, unnamed
+from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, Meaning, nearest, unnamed
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -68,7 +68,7 @@ class _Lanes:
     """What one search found, lane by lane, before it becomes hits."""
 
     messages: list[MessageMatch]
-    similar: list[MessageMatch]
+    similar: Meaning
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
     named: tuple[int, ...] = ()  # the members the question names
@@ -166,8 +166,9 @@ class RecallService:
         lanes = _Lanes(messages, similar, day_summaries, own, named, in_context, own_first_after)
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
-    def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[list[MessageMatch]]:
-        """The nearest in meaning, looked up while the full-text lanes run (own connection)."""
+    def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[Meaning]:
+        """The nearest in meaning (and, when the question names a time, the nearest said
+        then), looked up while the full-text lanes run (own connections)."""
         return asyncio.ensure_future(
             nearest(
                 self._pool,
@@ -179,6 +180,7 @@ class RecallService:
                 exclude=query.exclude,
                 limit=query.limit * OVERFETCH,
                 bot_name=self._bot_name,
+                period=query.period,
             )
         )
 
@@ -237,7 +239,7 @@ class RecallService:
         forgotten, zone_name = await guild_forgotten(self._pool, guild_id)
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
-        ordered = fused(messages, lanes.similar) if lanes.similar else messages
+        ordered = fused(messages, lanes.similar.anytime, lanes.similar.said_then)
         ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
@@ -323,18 +325,18 @@ class RecallService:
         return names or {}
 
 
-async def _in_time(task: asyncio.Future[list[MessageMatch]], grace: float) -> list[MessageMatch]:
+async def _in_time(task: asyncio.Future[Meaning], grace: float) -> Meaning:
     """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
     slow vector index never holds a search, nor a reply, hostage."""
     done, _ = await asyncio.wait({task}, timeout=grace)
     if not done:
         _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
         _drop(task)
-        return []
+        return Meaning()
     return task.result()
 
 
-def _drop(task: asyncio.Future[list[MessageMatch]]) -> None:
+def _drop(task: asyncio.Future[Meaning]) -> None:
     """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
     task.cancel()
     task.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -8,6 +8,8 @@ import asyncio
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
 
 import asyncpg
 
@@ -37,6 +39,15 @@ def unnamed(question: str, name_words: Iterable[str]) -> str:
     return " ".join(re.sub(pattern, " ", question, flags=re.IGNORECASE).split()) or question
 
 
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    """What a question is nearest to: among the guild's messages, and among those said in the
+    time it names (empty when it names none)."""
+
+    anytime: list[MessageMatch] = field(default_factory=list)
+    said_then: list[MessageMatch] = field(default_factory=list)
+
+
 async def nearest(
     pool: asyncpg.Pool,
     index: EmbeddingIndex | None,
@@ -48,30 +59,41 @@ async def nearest(
     exclude: Exclusions,
     limit: int,
     bot_name: str,
-) -> list[MessageMatch]:
-    """The messages nearest in meaning to the question (at most `limit`); nothing when
+    period: tuple[datetime, datetime] | None = None,
+) -> Meaning:
+    """The messages nearest in meaning to the question (at most `limit`), and with `period`
+    those said within it: the question is embedded once, both read at once. Nothing when
     embeddings are off, or the embedder fails or is slow."""
     if index is None or index.embedder is None or not await index.ready():
-        return []
+        return Meaning()
     if not index.embedder.model.warm():  # loading: this search is by words alone
-        return []
+        return Meaning()
     try:
         async with asyncio.timeout(SEMANTIC_TIMEOUT_SECONDS):
             [vector] = await index.embedder.embed([question[:MAX_QUESTION_CHARS]], query=True)
     except Exception as exc:  # a search is never held hostage by the embedding provider
         _log.info("semantic recall unavailable (%s); full-text only", exc)
-        return []
-    model = index.embedder.model_name
-    found = await nearest_messages(
-        pool, guild_id, vector, model=model, limit=limit * 4 // 3, user_id=user_id
+        return Meaning()
+    model, wanted = index.embedder.model_name, limit * 4 // 3
+    found = await asyncio.gather(
+        *(
+            nearest_messages(
+                pool, guild_id, vector, model=model, limit=wanted, user_id=user_id, period=within
+            )
+            for within in (None, *([period] if period else []))
+        )
     )
     floor = index.embedder.model.min_similarity
-    return [
-        m
-        for m in found
-        if m.rank >= floor
-        and reader.may_read(m.channel_id)
-        and m.message_id not in exclude.message_ids
-        and m.author_id != exclude.bot_id
-        and addressed_text(m.content, bot_name=bot_name, bot_user_id=exclude.bot_id) is None
-    ][:limit]
+    kept = [
+        [
+            m
+            for m in rows
+            if m.rank >= floor
+            and reader.may_read(m.channel_id)
+            and m.message_id not in exclude.message_ids
+            and m.author_id != exclude.bot_id
+            and addressed_text(m.content, bot_name=bot_name, bot_user_id=exclude.bot_id) is None
+        ][:limit]
+        for rows in found
+    ]
+    return Meaning(kept[0], kept[1] if period else [])

@@ -73,6 +73,19 @@ async def test_a_members_nearest_messages_are_read_by_their_key(
     assert "hnsw" not in plan, plan
 
 
+@pytest.mark.parametrize("width", STORED_WIDTHS)
+async def test_the_nearest_said_in_a_time_are_read_by_their_key(
+    db_pool: asyncpg.Pool, width: int
+) -> None:
+    vector = vector_text([0.0] * width)
+    sql = embeddings._period_nearest(width)
+    start, end = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC)
+    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5, start, end, None)
+    # ... and ranked exactly: an HNSW walk would bring the guild's nearest, most said another time.
+    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, start, end, 7, sorts=False))
+    assert "hnsw" not in plan, plan
+
+
 async def test_a_reindex_batch_rewrites_messages_by_their_key(db_pool: asyncpg.Pool) -> None:
     since = datetime(2026, 1, 1, tzinfo=UTC)
     await _assert_by_guild(db_pool, search_config._REINDEX_MESSAGES, 1, since, 0, 100)

@@ -181,3 +181,37 @@ async def test_messages_of_the_same_words_come_newest_first_every_time(
     assert [m.message_id for m in nearest] == [8, 7, 6]
     mine = await nearest_messages(db_pool, G, question, model=model, limit=3, user_id=SAM)
     assert [m.message_id for m in mine] == [8, 7, 6]
+
+
+async def test_a_question_naming_a_day_finds_what_was_said_that_day_by_meaning(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    """ "What was for dinner on 3 October?" shares no word with "ramen at the new place", and the
+    guild's nearest in meaning are the newer pizza nights: the lookup among what was said in
+    the time the question names still finds it."""
+    said = datetime(2026, 10, 3, 19, tzinfo=UTC)
+    messages = [
+        chat_message(1, "ramen at the new place", guild_id=G, author_id=SAM, created_at=said)
+    ]
+    for number in range(30):  # after the week a question about that day reaches
+        at = datetime(2026, 10, 20, 19, tzinfo=UTC) + timedelta(hours=number)
+        messages.append(
+            chat_message(10 + number, "pizza night again", guild_id=G, author_id=BOB, created_at=at)
+        )
+    messages.append(chat_message(50, "booked the crag", guild_id=G, author_id=BOB, created_at=said))
+    await insert_messages(db_pool, messages)
+    await memory.embeddings.index_guild(G)
+
+    model, food = "openai:nomic-embed-text", concept_vector("dinner")
+    october = (datetime(2026, 10, 2, tzinfo=UTC), datetime(2026, 10, 11, tzinfo=UTC))
+    then = await nearest_messages(db_pool, G, food, model=model, limit=5, period=october)
+    assert [m.message_id for m in then] == [1, 50]  # that time's own, nearest first
+    theirs = await nearest_messages(
+        db_pool, G, food, model=model, limit=5, period=october, user_id=BOB
+    )
+    assert [m.message_id for m in theirs] == [50]
+    anytime = await nearest_messages(db_pool, G, food, model=model, limit=20)
+    assert 1 not in {m.message_id for m in anytime}  # the guild's nearest: the pizza nights
+
+    hits = await memory.recall.search(G, "what was for dinner on 3 October?")
+    assert "ramen at the new place" in [hit.text for hit in hits]
