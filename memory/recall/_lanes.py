@@ -29,6 +29,8 @@ from memory.recall._terms import MIN_PREFIX, Plan, fallback, plan, query_terms
 
 # How long after something happened it is still told as news ("last week").
 TOLD_AFTER = timedelta(days=7)
+# The slack on each side of a time named in a question, for time zones.
+ZONE_SLACK = timedelta(days=1)
 # Rows fetched per wanted hit: some are dropped after (forgotten statements, semantic filters,
 # one line said again and again, a member named in the question preferring their exchanges).
 OVERFETCH = 3
@@ -55,16 +57,20 @@ class Query:
     limit: int
     # The time the question asks about, [from, to) (`memory.language.asked_period`, widened).
     period: tuple[datetime, datetime] | None = None
+    # That time itself (ZONE_SLACK on each side, not TOLD_AFTER): what was said then.
+    said: tuple[datetime, datetime] | None = None
 
 
-def asked_time(question: str, today: date) -> tuple[datetime, datetime] | None:
-    """[from, to) of the time `question` names, widened by a day before (time zones) and
-    TOLD_AFTER after (what happened is told later: "last night", "last week")."""
+def asked_time(
+    question: str, today: date, *, told_after: timedelta = TOLD_AFTER
+) -> tuple[datetime, datetime] | None:
+    """[from, to) of the time `question` names, widened by ZONE_SLACK before (time zones) and
+    `told_after` after (what happened is told later: "last night", "last week")."""
     found = asked_period(question, today)
     if found is None:
         return None
     start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
-    return start - timedelta(days=1), end + TOLD_AFTER
+    return start - ZONE_SLACK, end + told_after
 
 
 class LaneSearch:

@@ -41,7 +41,7 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
-from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
+from memory.recall._lanes import OVERFETCH, ZONE_SLACK, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
 from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, Meaning, nearest, unnamed
 from memory.recall._terms import (
@@ -146,8 +146,12 @@ class RecallService:
         head = question[:MAX_QUESTION_CHARS]
         named, name_words = await self._named_in(guild_id, head, asking)
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        period = asked_time(head, self._clock.now().date())
-        query = Query(guild_id, words, name_words, reader, user_id, named, exclude, limit, period)
+        today = self._clock.now().date()
+        period = asked_time(head, today)
+        said = asked_time(head, today, told_after=ZONE_SLACK) if period else None
+        query = Query(
+            guild_id, words, name_words, reader, user_id, named, exclude, limit, period, said
+        )
         meaning = self._look_up_meaning(query, question)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
@@ -180,7 +184,7 @@ class RecallService:
                 exclude=query.exclude,
                 limit=query.limit * OVERFETCH,
                 bot_name=self._bot_name,
-                period=query.period,
+                period=query.said,
             )
         )
 
