@@ -146,6 +146,22 @@ LIMIT $4
 """
 
 
+def _ranked_exactly(width: int, chosen: str) -> str:
+    """The `chosen` message ids (a query on a (guild, ...) index) ranked by exact distance.
+    Not the HNSW index's expression, on purpose: a walk of the index would return the guild's
+    nearest and then drop those not chosen, leaving the chosen unranked (or none at all)."""
+    near = "e.embedding <=> $2::halfvec"
+    return f"""
+WITH chosen AS MATERIALIZED ({chosen})
+SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - ({near}) AS rank
+FROM chosen JOIN messages m ON m.guild_id = $1 AND m.message_id = chosen.message_id
+JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
+WHERE e.model = $3 AND vector_dims(e.embedding) = {width} AND {_CURRENT}
+ORDER BY {near}, m.message_id DESC
+LIMIT $4
+"""
+
+
 # A search within a time ranks exactly the newest PERIOD_WINDOW messages said in it, read from
 # the (guild, time) index: a question that names a day finds what was said that day even when
 # no word and no HNSW neighbour of the guild's ties it to the question.
@@ -153,23 +169,13 @@ PERIOD_WINDOW = 2000
 
 
 def _period_nearest(width: int) -> str:
-    # Not the index's expression, on purpose (as a member's search): the period's own rows.
-    near = "e.embedding <=> $2::halfvec"
-    return f"""
-WITH said AS MATERIALIZED (
-    SELECT m.message_id FROM messages m
+    return _ranked_exactly(
+        width,
+        f"""SELECT m.message_id FROM messages m
     WHERE m.guild_id = $1 AND m.created_at >= $5 AND m.created_at < $6 AND NOT m.deleted
       AND ($7::bigint IS NULL OR m.author_id = $7)
-    ORDER BY m.created_at DESC
-    LIMIT {PERIOD_WINDOW}
-)
-SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - ({near}) AS rank
-FROM said JOIN messages m ON m.guild_id = $1 AND m.message_id = said.message_id
-JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
-WHERE e.model = $3 AND vector_dims(e.embedding) = {width} AND {_CURRENT}
-ORDER BY {near}, m.message_id DESC
-LIMIT $4
-"""
+    ORDER BY m.created_at DESC LIMIT {PERIOD_WINDOW}""",
+    )
 
 
 # A member's search ranks exactly what they wrote most recently: their newest MEMBER_WINDOW
@@ -180,23 +186,12 @@ MEMBER_WINDOW = 2000
 
 
 def _member_nearest(width: int) -> str:
-    # Not the index's expression, on purpose: an HNSW walk would return the guild's nearest and
-    # then drop those the member did not write, leaving their own unranked (or none at all).
-    near = "e.embedding <=> $2::halfvec"
-    return f"""
-WITH mine AS MATERIALIZED (
-    SELECT m.message_id FROM messages m
+    return _ranked_exactly(
+        width,
+        f"""SELECT m.message_id FROM messages m
     WHERE m.guild_id = $1 AND m.author_id = $5 AND NOT m.deleted
-    ORDER BY m.created_at DESC
-    LIMIT {MEMBER_WINDOW}
-)
-SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content, 1 - ({near}) AS rank
-FROM mine JOIN messages m ON m.guild_id = $1 AND m.message_id = mine.message_id
-JOIN message_embeddings e ON e.guild_id = $1 AND e.message_id = m.message_id
-WHERE e.model = $3 AND vector_dims(e.embedding) = {width} AND {_CURRENT}
-ORDER BY {near}, m.message_id DESC
-LIMIT $4
-"""
+    ORDER BY m.created_at DESC LIMIT {MEMBER_WINDOW}""",
+    )
 
 
 async def nearest_messages(

@@ -6,6 +6,7 @@ recall bench)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import asyncpg
@@ -61,28 +62,25 @@ async def test_a_guilds_nearest_messages_are_read_by_their_key(
     assert f"Index Scan using {hnsw_index(width)}" in plan, plan
 
 
-@pytest.mark.parametrize("width", STORED_WIDTHS)
-async def test_a_members_nearest_messages_are_read_by_their_key(
-    db_pool: asyncpg.Pool, width: int
-) -> None:
-    vector = vector_text([0.0] * width)
-    sql = embeddings._member_nearest(width)
-    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5, 7)
-    # ... and ranked exactly: an HNSW walk would bring the guild's nearest, most not theirs.
-    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, 7, sorts=False))
-    assert "hnsw" not in plan, plan
+_JANUARY = (datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC))
 
 
 @pytest.mark.parametrize("width", STORED_WIDTHS)
-async def test_the_nearest_said_in_a_time_are_read_by_their_key(
-    db_pool: asyncpg.Pool, width: int
+@pytest.mark.parametrize(
+    ("query", "chosen"),
+    [(embeddings._member_nearest, (7,)), (embeddings._period_nearest, (*_JANUARY, 7))],
+    ids=["a member's", "said in a time"],
+)
+async def test_nearest_messages_ranked_exactly_are_read_by_their_key(
+    db_pool: asyncpg.Pool, width: int, query: Callable[[int], str], chosen: tuple[object, ...]
 ) -> None:
+    """A member's nearest, and those said in a time, are their own rows ranked exactly: an
+    HNSW walk would bring the guild's nearest, most of them another member's or said another
+    time."""
     vector = vector_text([0.0] * width)
-    sql = embeddings._period_nearest(width)
-    start, end = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC)
-    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5, start, end, None)
-    # ... and ranked exactly: an HNSW walk would bring the guild's nearest, most said another time.
-    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, start, end, 7, sorts=False))
+    sql = query(width)
+    await _assert_by_guild(db_pool, sql, 1, vector, "local", 5, *chosen)
+    plan = " ".join(await _plan(db_pool, sql, 1, vector, "local", 5, *chosen, sorts=False))
     assert "hnsw" not in plan, plan
 
 
