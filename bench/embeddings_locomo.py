@@ -10,9 +10,9 @@ Figures per `model` and category (and "all"):
   question (20: what a reply's search returns);
 - `evidence_all_in_nearest`: the share of questions whose evidence turns are all there.
 
-The sentence encoder (bench/embeddings_minilm.py, when installed) embeds about twenty turns a
-second in numpy on 2 cores, so it reads the first `minilm_conversations`; the local model is
-reported on those same conversations beside it, and on all of them.
+The sentence encoder (bench/embeddings_minilm.py, when installed) is slow in numpy (its
+`messages_per_s`), so it reads the first `minilm_conversations`; the local model is reported on
+those same conversations beside it, and on all of them.
 """
 
 from __future__ import annotations
