@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ import numpy as np
 from bench import embeddings_import, embeddings_locomo
 from bench.database import BenchServer
 from bench.embeddings_data import TRIPLES
+from bench.embeddings_locomo import Encode
 from bench.embeddings_minilm import MiniLM, model_dir
 from bench.recall_hybrid import local_index
 from bench.report import Reporter, percentile
@@ -38,7 +39,6 @@ _log = logging.getLogger(__name__)
 
 BENCH = "embeddings"
 BATCH = 100  # what memory/recall/_index.py sends at once
-Encode = Callable[[Sequence[str]], np.ndarray]
 
 
 def _texts(count: int) -> list[str]:

@@ -17,19 +17,16 @@ those same conversations beside it, and on all of them.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.locomo_data import ANSWERABLE, Conversation, dataset_path, load
+from bench.locomo_data import ANSWERABLE, Conversation, Turn, dataset_path, load
 from bench.needs import require_file
 from bench.report import Reporter
 from memory.recall._semantic import unnamed
-
-_log = logging.getLogger(__name__)
 
 BENCH = "embeddings"
 NEAREST = 20
@@ -47,15 +44,14 @@ class Ranks:
             self.by_category[name].append(ranks)
 
 
-def turn_text(chat: Conversation, index: int) -> str:
-    turn = chat.turns[index]
+def turn_text(turn: Turn) -> str:
+    """A turn as the import stores it: its text and its picture's caption."""
     return " ".join(part for part in (turn.text, turn.caption) if part)
 
 
 def evidence_ranks(chat: Conversation, encode: Encode, ranks: Ranks) -> None:
     """Rank every turn of `chat` for each answerable question; keep where its evidence sits."""
-    texts = [turn_text(chat, index) for index in range(len(chat.turns))]
-    turns = encode(texts)
+    turns = encode([turn_text(turn) for turn in chat.turns])
     where = {turn.dia_id: index for index, turn in enumerate(chat.turns)}
     names = {word.lower() for speaker in chat.speakers for word in speaker.split()}
     asked = [q for q in chat.questions if q.category in ANSWERABLE]

@@ -61,16 +61,19 @@ class Query:
     said: tuple[datetime, datetime] | None = None
 
 
-def asked_time(
-    question: str, today: date, *, told_after: timedelta = TOLD_AFTER
-) -> tuple[datetime, datetime] | None:
-    """[from, to) of the time `question` names, widened by ZONE_SLACK before (time zones) and
-    `told_after` after (what happened is told later: "last night", "last week")."""
+Span = tuple[datetime, datetime]
+
+
+def asked_time(question: str, today: date) -> tuple[Span | None, Span | None]:
+    """The time `question` names as [from, to), twice (None, None when it names none): widened
+    by ZONE_SLACK before (time zones) and TOLD_AFTER after (what happened is told later: "last
+    night", "last week"), what the lanes boost; and the time itself with ZONE_SLACK on each
+    side, what was said then."""
     found = asked_period(question, today)
     if found is None:
-        return None
+        return None, None
     start, end = (datetime.combine(day, datetime.min.time(), UTC) for day in found)
-    return start - ZONE_SLACK, end + told_after
+    return (start - ZONE_SLACK, end + TOLD_AFTER), (start - ZONE_SLACK, end + ZONE_SLACK)
 
 
 class LaneSearch:

@@ -41,7 +41,7 @@ from memory.recall._hits import (
     zone_of,
 )
 from memory.recall._index import EmbeddingIndex
-from memory.recall._lanes import OVERFETCH, ZONE_SLACK, LaneSearch, Query, asked_time
+from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
 from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, Meaning, nearest, unnamed
 from memory.recall._terms import (
@@ -146,9 +146,7 @@ class RecallService:
         head = question[:MAX_QUESTION_CHARS]
         named, name_words = await self._named_in(guild_id, head, asking)
         summary_slots = summaries if summaries is not None else max(1, limit // 4)
-        today = self._clock.now().date()
-        period = asked_time(head, today)
-        said = asked_time(head, today, told_after=ZONE_SLACK) if period else None
+        period, said = asked_time(head, self._clock.now().date())
         query = Query(
             guild_id, words, name_words, reader, user_id, named, exclude, limit, period, said
         )
