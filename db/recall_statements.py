@@ -12,9 +12,10 @@ member's statements the ones about what was asked come first.
 
 One statement, one round trip: the member's newest MEMBER_SCAN messages (the author index,
 newest first), of which the lines of MIN_LEXEMES words or more without links or code are
-scored, each word looked up in the rarity counts. The filters are the message lane's
-(readable channels, the message being answered, messages to or from the bot, deleted
-messages); forgotten statements are dropped after, as for every lane.
+scored, each word looked up in the rarity counts; the scored lines are MATERIALIZED, so a line
+is scored once, not again for its rank (tests/db/test_query_plans.py). The filters are the
+message lane's (readable channels, the message being answered, messages to or from the bot,
+deleted messages); forgotten statements are dropped after, as for every lane.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ _STATEMENTS = f"""
                                               WHERE guild_id = $1 AND term = ''), 0), 1)::float8
                            AS total) n) c
     ),
-    mine AS (
+    mine AS MATERIALIZED (
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
                m.reply_to_id, m.search,
                (SELECT sum(ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor)
