@@ -12,8 +12,9 @@ member's statements the ones about what was asked come first.
 
 One statement, one round trip: the member's newest MEMBER_SCAN messages (the author index,
 newest first), of which the lines of MIN_LEXEMES words or more without links or code are
-scored, each word looked up in the rarity counts; the scored lines are MATERIALIZED, so a line
-is scored once, not again for its rank (tests/db/test_query_plans.py). The filters are the
+scored. Their distinct words are looked up in the rarity counts once (`rare`, one map), and
+each line is scored once from it, not again for its rank: a member's lines repeat their words,
+and the look-ups are the lane's cost (tests/db/test_query_plans.py). The filters are the
 message lane's (readable channels, the message being answered, messages to or from the bot,
 deleted messages); forgotten statements are dropped after, as for every lane.
 """
@@ -52,18 +53,13 @@ _STATEMENTS = f"""
                                               WHERE guild_id = $1 AND term = ''), 0), 1)::float8
                            AS total) n) c
     ),
-    mine AS MATERIALIZED (
+    scanned AS MATERIALIZED (
         SELECT m.message_id, m.channel_id, m.author_id, m.created_at, m.content,
-               m.reply_to_id, m.search,
-               (SELECT sum(ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor)
-                FROM unnest(m.search) AS w(lexeme, positions, weights)
-                JOIN recall_terms t ON t.guild_id = $1 AND t.term = w.lexeme
-                WHERE char_length(w.lexeme) >= {MIN_LETTERS} AND w.lexeme !~ '[0-9/.:_@#]'
-                  AND t.docs < g.common) AS info
+               m.reply_to_id, m.search
         FROM (SELECT * FROM messages
               WHERE guild_id = $1 AND author_id = $2
               ORDER BY created_at DESC
-              LIMIT {MEMBER_SCAN}) m, g
+              LIMIT {MEMBER_SCAN}) m
         WHERE NOT m.deleted
           AND length(m.search) BETWEEN {MIN_LEXEMES} AND {MAX_LEXEMES}
           AND m.content !~* '(https?://|```)'
@@ -71,6 +67,22 @@ _STATEMENTS = f"""
           AND m.message_id <> ALL($4::bigint[])
           AND ($5::bigint IS NULL OR (m.author_id <> $5 AND NOT $5 = ANY(m.mention_ids)))
           AND ($6::text IS NULL OR m.content !~* $6)
+    ),
+    rare AS (
+        SELECT jsonb_object_agg(d.lexeme,
+                                ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor) AS info
+        FROM (SELECT DISTINCT w.lexeme
+              FROM scanned s, unnest(s.search) AS w(lexeme, positions, weights)
+              WHERE char_length(w.lexeme) >= {MIN_LETTERS} AND w.lexeme !~ '[0-9/.:_@#]') d,
+             g,
+             LATERAL (SELECT docs FROM recall_terms
+                      WHERE guild_id = $1 AND term = d.lexeme) t
+        WHERE t.docs < g.common
+    ),
+    mine AS MATERIALIZED (
+        SELECT s.*, (SELECT sum((rare.info ->> w.lexeme)::float8)
+                     FROM unnest(s.search) AS w(lexeme, positions, weights)) AS info
+        FROM scanned s, rare
     )
     SELECT message_id, channel_id, author_id, created_at, content, reply_to_id,
            info * CASE WHEN content ~* $11 THEN {FIRST_PERSON_FACTOR} ELSE 1 END
