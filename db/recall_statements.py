@@ -12,9 +12,10 @@ member's statements the ones about what was asked come first.
 
 One statement, one round trip: the member's newest MEMBER_SCAN messages (the author index,
 newest first), of which the lines of MIN_LEXEMES words or more without links or code are
-scored. Their distinct words are looked up in the rarity counts once (`rare`, one map), and
-each line is scored once from it, not again for its rank: a member's lines repeat their words,
-and the look-ups are the lane's cost (tests/db/test_query_plans.py). The filters are the
+scored. Their distinct words are looked up in the rarity counts once (`rare`, one map, its own
+MATERIALIZED step: inlined, a generic plan rebuilt it for every line), and each line is scored
+once from it, not again for its rank: a member's lines repeat their words, and the look-ups are
+the lane's cost (tests/db/test_query_plans.py). The filters are the
 message lane's (readable channels, the message being answered, messages to or from the bot,
 deleted messages); forgotten statements are dropped after, as for every lane.
 """
@@ -68,7 +69,7 @@ _STATEMENTS = f"""
           AND ($5::bigint IS NULL OR (m.author_id <> $5 AND NOT $5 = ANY(m.mention_ids)))
           AND ($6::text IS NULL OR m.content !~* $6)
     ),
-    rare AS (
+    rare AS MATERIALIZED (
         SELECT jsonb_object_agg(d.lexeme,
                                 ln(1 + (g.total - t.docs + 0.5) / (t.docs + 0.5)) - g.floor) AS info
         FROM (SELECT DISTINCT w.lexeme
