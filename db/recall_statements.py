@@ -15,9 +15,9 @@ newest first), of which the lines of MIN_LEXEMES words or more without links or 
 scored. Their distinct words are looked up in the rarity counts once (`rare`, one map, its own
 MATERIALIZED step: inlined, a generic plan rebuilt it for every line), and each line is scored
 once from it, not again for its rank: a member's lines repeat their words, and the look-ups are
-the lane's cost (tests/db/test_query_plans.py). The filters are the
-message lane's (readable channels, the message being answered, messages to or from the bot,
-deleted messages); forgotten statements are dropped after, as for every lane.
+the lane's cost (tests/db/test_query_plans.py). The filters are the message lane's (readable
+channels, the message being answered, messages to or from the bot, deleted messages);
+forgotten statements are dropped after, as for every lane.
 """
 
 from __future__ import annotations
