@@ -47,6 +47,13 @@ _INCOMING = """
 """
 
 
+async def refresh_statistics(db: Executor) -> None:
+    """Sample the messages table for the planner now, not when autovacuum next looks (up to a
+    minute later): a plan made without statistics for a table just filled can read a guild's
+    every message where it wants a few (docs/design.md, "Limits")."""
+    await db.execute("ANALYZE messages")
+
+
 def message_from_row(row: asyncpg.Record) -> ChatMessage:
     return from_row(ChatMessage, row, mention_ids=tuple(row["mention_ids"] or ()))
 

@@ -43,19 +43,15 @@ _SHOWN = (
     " AND ($7::bigint IS NULL OR (m.author_id <> $7 AND NOT $7 = ANY(m.mention_ids)))"
     " AND ($8::text IS NULL OR m.content !~* $8)"
 )
-_KEEP = f"m.guild_id = $1 AND {_SHOWN}"
+_GUILD = "m.guild_id = $1"
 # The lines on each side are the channel's nearest few, read in order from the hit through the
 # channel's (channel_id, message_id) index and stopped by LIMIT; the episode and time bounds
-# are applied to those few after the LIMIT (ids grow with time, so a line past a bound has
-# only lines past it behind it). As conditions of the read itself, the planner could not
-# estimate them and read each hit's whole channel side instead (a bitmap scan and a sort:
-# 120 ms for 36 hits in a 200,000-message guild of 50 channels), and a hit after a quiet spell
-# read the channel's whole history looking for a line within the bounds. The guild is not an
-# index condition either (`+ 0`; a channel is one guild's): before the table's first ANALYZE
-# (an import, a busy start) the planner took the guild's key and read every earlier message
-# of the guild for each hit (tests/db/test_query_plans.py).
+# judge those few after the LIMIT (ids grow with time: behind a line past a bound, every line
+# is past it too). As conditions of the read itself the planner could not estimate them, and
+# read each hit's whole channel side instead (a bitmap scan and a sort: 100 ms for 36 hits in
+# a 200,000-message guild of 50 channels; tests/db/test_query_plans.py); and a hit after a
+# quiet spell read its channel's whole history looking for a line within the bounds.
 _COLUMNS = "m.message_id, m.channel_id, m.author_id, m.created_at, m.content, m.reply_to_id"
-_OUTER = "rel, message_id, channel_id, author_id, created_at, content, reply_to_id"
 _AROUND = f"""
     SELECT h.hit_id, n.rel, n.message_id, n.channel_id, n.author_id, n.created_at, n.content,
            n.reply_to_id
@@ -69,23 +65,25 @@ _AROUND = f"""
         ORDER BY e.first_message_id DESC LIMIT 1
     ) ep ON true
     CROSS JOIN LATERAL (
-        (SELECT {_OUTER} FROM (SELECT 'before' AS rel, m.guild_id, {_COLUMNS} FROM messages m
-            WHERE m.channel_id = h.channel_id AND m.message_id < h.hit_id AND {_SHOWN}
+        (SELECT * FROM (SELECT 'before' AS rel, {_COLUMNS} FROM messages m
+            WHERE m.channel_id = h.channel_id AND m.message_id < h.hit_id AND {_GUILD}
+              AND {_SHOWN}
             ORDER BY m.message_id DESC LIMIT {LINES_BEFORE}) b
-         WHERE b.guild_id = $1 AND b.message_id >= coalesce(ep.first_id, 0)
+         WHERE b.message_id >= coalesce(ep.first_id, 0)
            AND b.created_at - h.at BETWEEN interval '-{NEIGHBOUR_HOURS} hours' AND interval '0')
         UNION ALL
-        (SELECT {_OUTER} FROM (SELECT 'after' AS rel, m.guild_id, {_COLUMNS} FROM messages m
-            WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {_SHOWN}
+        (SELECT * FROM (SELECT 'after' AS rel, {_COLUMNS} FROM messages m
+            WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {_GUILD}
+              AND {_SHOWN}
             ORDER BY m.message_id LIMIT {LINES_AFTER}) a
-         WHERE a.guild_id = $1 AND a.message_id <= coalesce(ep.last_id, 9223372036854775807)
+         WHERE a.message_id <= coalesce(ep.last_id, 9223372036854775807)
            AND a.created_at - h.at BETWEEN interval '0' AND interval '{NEIGHBOUR_HOURS} hours')
         UNION ALL
         (SELECT 'answered', {_COLUMNS} FROM messages m
-         WHERE m.message_id = h.reply_to AND m.channel_id = h.channel_id AND {_KEEP})
+         WHERE m.message_id = h.reply_to AND m.channel_id = h.channel_id AND {_GUILD} AND {_SHOWN})
         UNION ALL
         (SELECT 'reply', {_COLUMNS} FROM messages m
-         WHERE m.reply_to_id = h.hit_id AND m.channel_id = h.channel_id AND {_KEEP}
+         WHERE m.reply_to_id = h.hit_id AND m.channel_id = h.channel_id AND {_GUILD} AND {_SHOWN}
          ORDER BY m.message_id LIMIT {REPLIES})
     ) n
 """

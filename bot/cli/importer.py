@@ -114,6 +114,8 @@ async def handle(
                 continue
             partial += bool(result.bad_rows)
             results.append(result)
+        if any(result.new for result in results):
+            await importer.refresh_statistics()
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
         await _cut_episodes(memory, results, learn=learn, out=out, err=err)

@@ -130,6 +130,11 @@ class ExportImporter:
         )
         return result
 
+    async def refresh_statistics(self) -> None:
+        """After a batch of imports: the planner's statistics of the messages table, so the
+        first searches over what was imported are planned for its size."""
+        await message_store.refresh_statistics(self.pool)
+
     async def _write(
         self,
         connection: Connection,

@@ -31,7 +31,7 @@ def _statements() -> list[Statement]:
 
 def test_the_scan_sees_the_sql_of_db() -> None:
     """A rule that reads no query holds nothing: the scan finds the known statements, with
-    holes filled from module constants and `.format(...)`."""
+    holes filled from module constants."""
     statements = _statements()
     keys = {statement.key for statement in statements}
     assert len(statements) > 150
@@ -40,8 +40,8 @@ def test_the_scan_sees_the_sql_of_db() -> None:
     assert "SELECT guild_id, user_id, blob, version, updated_at FROM user_facts" in " ".join(
         locking
     ), locking  # the f-string's hole filled from the module's constant
-    neighbours = next(s for s in statements if s.key == "db/recall_hits.py:_NEIGHBOURS")
-    assert "m.guild_id = $1" in neighbours.text
+    exchange = next(s for s in statements if s.key == "db/recall_exchange.py:_AROUND")
+    assert "m.guild_id = $1 AND NOT m.deleted" in exchange.text  # filled from _KEEP
     insert = next(s for s in statements if s.key == "db/messages.py:insert_messages")
     assert insert.bound_to_guild, insert.one_line
 
