@@ -284,8 +284,9 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "processes": run_processes,
 }
 
-_TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none"}
-_HYBRID = {"scope": "guild", "config": "simple", "vectors": "local"}
+_TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none", "channels": 8}
+_HYBRID = {"scope": "guild", "config": "simple", "vectors": "local", "channels": 8}
+_BUSY = {"channels": recall.BUSY_CHANNELS}  # the second guild: a fifth the size, 50 channels
 _LOCOMO = {"embedder": "local"}  # the default install's figures (not full text alone)
 # (bench, metric, extra parameters to match, target, "max" or "min")
 TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
@@ -334,7 +335,10 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     # Issue 43: ... with the local embedder's nearest messages fused in (the default install).
     ("recall", "search_p99_ms", _TEXT_ONLY, 100, "max"),
     ("recall", "search_p99_ms", _HYBRID, 100, "max"),
-    ("recall", "search_p99_ms", {"scope": "guild", "config": "english"}, 100, "max"),
+    ("recall", "search_p99_ms", {"scope": "guild", "config": "english", "channels": 8}, 100, "max"),
+    # ... and on a guild of many channels, a hit's exchange is its few lines (not 200 ms).
+    ("recall", "search_p99_ms", {"scope": "guild", **_BUSY}, 100, "max"),
+    ("recall", "search_p99_ms", {"scope": "reply", **_BUSY}, 100, "max"),
     # Issue 36: every page of the dashboard on a guild of a million messages, its first render
     # after a fresh start included (the slowest page's figures).
     ("dashboard", "page_render_p95_ms", {"page": "slowest"}, 200, "max"),

@@ -14,7 +14,9 @@ switching the guild to the 'english' configuration takes (re-indexing every row)
 search figures again under 'english'. Figures carry `vectors`: "none" for full text alone, then
 "local" once every message has a vector and the search fuses the local embedder's nearest
 messages, as the default install does (bench/recall_hybrid.py; the 'english' figures are
-hybrid).
+hybrid). Figures carry `channels` too: the guild above spreads its messages over 8; then a
+second guild, a fifth of its size, over 50 (BUSY_GUILD) is filled beside it and searched with
+full text alone, where an hour of one channel holds a line or two.
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ _log = logging.getLogger(__name__)
 
 BENCH = "recall"
 GUILD = 7
+# A second guild, a fifth of the first's size in BUSY_CHANNELS channels, searched with full
+# text alone last: an hour of one of its channels holds few lines, so a hit's exchange read
+# that scanned for lines within its time bound read far (200 ms p99 at 200,000 messages).
+BUSY_GUILD = 8
+BUSY_CHANNELS = 50
 LIMIT = 5  # what /recall shows
 # What a reply's search adds: a named member's most informative statements
 # (memory/recall/_member.py).
@@ -79,6 +86,7 @@ async def run(
         "members": members,
         "days": days,
         "fill": "copy" if copy else "sql",
+        "channels": guild.channels,
     }
     report(BENCH, "fill_messages_per_s", stored / fill_seconds, "msg/s", **params)
     for name, value in (await _sizes(pool)).items():
@@ -89,6 +97,7 @@ async def run(
     service = RecallService(pool)
     simple = {**params, "config": "simple", "vectors": "none"}
     results = await _searches(service, report, guild, repeats, simple)
+    results |= await _long_questions(service, report, repeats, simple)
     if vectors:
         index = local_index(pool)
         build = await fill_vectors(pool, index)
@@ -98,6 +107,7 @@ async def run(
         service = RecallService(pool, embeddings=index)
         simple["vectors"] = "local"
         results = await _searches(service, report, guild, repeats, simple)
+        results |= await _long_questions(service, report, repeats, simple)
     if english:
         began = time.perf_counter()
         await update_guild_settings(pool, GUILD, GuildDefaults(), search_config="english")
@@ -105,7 +115,25 @@ async def run(
         await pool.execute("VACUUM ANALYZE messages")
         config = {**params, "config": "english", "vectors": simple["vectors"]}
         await _searches(service, report, guild, repeats, config)
+        await _long_questions(service, report, repeats, config)
+    busy = RecallGuild(BUSY_GUILD, messages // 5, members, days, channels=BUSY_CHANNELS)
+    await _busy_guild(pool, report, busy, repeats, {**params, "summaries": summaries_per_day})
     return results
+
+
+async def _busy_guild(
+    pool: asyncpg.Pool,
+    report: Reporter,
+    busy: RecallGuild,
+    repeats: int,
+    params: dict[str, Any],
+) -> None:
+    """The guild of many channels, filled beside the first and searched with full text."""
+    summaries = params.pop("summaries")
+    stored = await fill(pool, busy, summaries_per_day=summaries, sql=params["fill"] == "sql")
+    params |= {"guild_messages": stored, "channels": busy.channels}
+    params |= {"config": "simple", "vectors": "none"}
+    await _searches(RecallService(pool), report, busy, repeats, params)
 
 
 async def _searches(
@@ -128,7 +156,7 @@ async def _searches(
                 millis, hits = await timed(
                     partial(
                         service.search,
-                        GUILD,
+                        guild.guild_id,
                         needle.question,
                         user_id=user_id,
                         limit=LIMIT,
@@ -165,7 +193,6 @@ async def _searches(
         if scope == "guild":
             report(BENCH, "answer_first", first / len(QUESTIONS), "fraction", **common)
             report(BENCH, f"answer_in_top{LIMIT}", in_top / len(QUESTIONS), "fraction", **common)
-    results.update(await _long_questions(service, report, repeats, params))
     return results
 
 

@@ -32,6 +32,9 @@ NOW = datetime(2026, 3, 14, 18, 0, tzinfo=UTC)
 DISCORD_EPOCH_MS = 1_420_070_400_000
 FIRST_USER_ID = 400_000_000_000_000_000
 COPY_CHUNK = 50_000
+# A guild's channels, its messages spread evenly over them (ids CHANNEL_BASE + guild * 1000 + n).
+CHANNELS = 8
+CHANNEL_BASE = 50_000
 
 
 def _words(text: str) -> list[str]:
@@ -140,9 +143,16 @@ class RecallGuild:
     """The guild's members and messages for one (messages, members, days, seed)."""
 
     def __init__(
-        self, guild_id: int, messages: int, members: int, days: int, seed: int = 0
+        self,
+        guild_id: int,
+        messages: int,
+        members: int,
+        days: int,
+        seed: int = 0,
+        *,
+        channels: int = CHANNELS,
     ) -> None:
-        self.guild_id, self.size, self.days = guild_id, messages, days
+        self.guild_id, self.size, self.days, self.channels = guild_id, messages, days, channels
         self.user_ids = [FIRST_USER_ID + guild_id * 100_000 + index for index in range(members)]
         self._rnd = random.Random(f"recall-{seed}-{guild_id}")
         topical = NAMES + _TOPICS
@@ -229,7 +239,7 @@ class RecallGuild:
     ) -> tuple[Any, ...]:
         millis = int(at.timestamp() * 1000) - DISCORD_EPOCH_MS
         message_id = (millis << 22) | (sequence & 0x3FFFFF)
-        channel = 50_000 + self.guild_id * 10 + sequence % 8
+        channel = CHANNEL_BASE + self.guild_id * 1000 + sequence % self.channels
         return (message_id, self.guild_id, channel, author, content, at, None, mentions)
 
 
@@ -253,13 +263,14 @@ COLUMNS = (
 SQL_CHUNK = 100_000
 # The chat generated inside PostgreSQL, as `_chunk` makes it in Python: words Zipf-distributed
 # (log-uniform ranks: P(rank <= r) = ln(r + 1) / ln(n + 1)), lengths log-normal around 6 words,
-# authors Zipf over the members, 10% of messages mentioning someone, 8 channels, a year.
+# authors Zipf over the members, 10% of messages mentioning someone, the guild's channels, a
+# year.
 _SQL_CHAT = f"""
     INSERT INTO messages (message_id, guild_id, channel_id, author_id, content, created_at,
                           mention_ids)
     SELECT ((extract(epoch FROM r.at) * 1000)::bigint - {DISCORD_EPOCH_MS}) << 22
                | (g & 4194303),
-           $1::bigint, 50000 + $1::bigint * 10 + g % 8,
+           $1::bigint, {CHANNEL_BASE} + $1::bigint * 1000 + g % $8::int,
            ($3::bigint[])[floor(exp(random() * ln(cardinality($3::bigint[]) + 1)))::int],
            w.content, r.at,
            CASE WHEN random() < 0.1
@@ -291,9 +302,8 @@ async def _fill_sql(connection: Connection, guild: RecallGuild) -> int:
     await connection.execute("SELECT setseed(0.25)")  # the same chat on every run
     for start in range(0, guild.size, SQL_CHUNK):
         end = min(start + SQL_CHUNK, guild.size) - 1
-        await connection.execute(
-            _SQL_CHAT, guild.guild_id, guild.vocabulary, guild.user_ids, start, end, NOW, span
-        )
+        chat = (guild.guild_id, guild.vocabulary, guild.user_ids, start, end, NOW, span)
+        await connection.execute(_SQL_CHAT, *chat, guild.channels)
     await connection.copy_records_to_table(
         "messages", records=guild.needle_records(), columns=COLUMNS
     )

@@ -35,7 +35,7 @@ def _splits(figures: list[str], what: str) -> str:
 
 
 def test_design_quotes_the_recall_benchs_search_with_the_local_vectors() -> None:
-    scope = {"scope": "reply", "config": "simple"}
+    scope = {"scope": "reply", "config": "simple", "channels": 8}
     fused = [
         value_of("recall", m, vectors="local", **scope) for m in ("search_p50_ms", "search_p99_ms")
     ]
@@ -209,7 +209,7 @@ def test_the_slow_local_model_is_the_live_runs() -> None:
 
 def test_performance_says_what_each_bench_measured_at() -> None:
     messages = measured_under(
-        "recall", "search_p50_ms", "guild_messages", vectors="none", scope="guild"
+        "recall", "search_p50_ms", "guild_messages", vectors="none", scope="guild", channels=8
     )
     says(f"**recall**: search on a {messages:,}-message guild", "docs/performance.md")
     members = measured_under("memory", "bytes_per_cached_member", "members", ascii_only=False)

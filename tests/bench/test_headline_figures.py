@@ -32,10 +32,12 @@ def test_the_token_economy_is_quoted_from_the_economy_bench() -> None:
 
 
 def test_search_on_a_million_messages_is_said_as_the_recall_bench_found_it() -> None:
-    p99 = _figures("recall", "search_p99_ms")
+    p99 = _figures("recall", "search_p99_ms", channels=8)  # the big guild, not the busy one
     assert p99
     (messages,) = {
-        item["guild_messages"] for item in load()["recall"][1] if "guild_messages" in item
+        item["guild_messages"]
+        for item in load()["recall"][1]
+        if "guild_messages" in item and item.get("channels") == 8
     }
     assert messages >= 1_000_000
     if max(p99) < 100:
