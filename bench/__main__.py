@@ -50,6 +50,7 @@ from bench import (
     processes,
     quality,
     recall,
+    recall_data,
     reply_e2e,
     scale,
 )
@@ -284,8 +285,9 @@ RUNNERS: dict[str, Callable[[BenchServer, Reporter, dict[str, Any]], Awaitable[N
     "processes": run_processes,
 }
 
-_TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none", "channels": 8}
-_HYBRID = {"scope": "guild", "config": "simple", "vectors": "local", "channels": 8}
+_BIG = {"channels": recall_data.CHANNELS}  # the 1M guild, not the busy one beside it
+_TEXT_ONLY = {"scope": "guild", "config": "simple", "vectors": "none", **_BIG}
+_HYBRID = {"scope": "guild", "config": "simple", "vectors": "local", **_BIG}
 _BUSY = {"channels": recall.BUSY_CHANNELS}  # the second guild: a fifth the size, 50 channels
 _LOCOMO = {"embedder": "local"}  # the default install's figures (not full text alone)
 # (bench, metric, extra parameters to match, target, "max" or "min")
@@ -335,7 +337,7 @@ TARGETS: list[tuple[str, str, dict[str, Any], float, str]] = [
     # Issue 43: ... with the local embedder's nearest messages fused in (the default install).
     ("recall", "search_p99_ms", _TEXT_ONLY, 100, "max"),
     ("recall", "search_p99_ms", _HYBRID, 100, "max"),
-    ("recall", "search_p99_ms", {"scope": "guild", "config": "english", "channels": 8}, 100, "max"),
+    ("recall", "search_p99_ms", {"scope": "guild", "config": "english", **_BIG}, 100, "max"),
     # ... and on a guild of many channels, a hit's exchange is its few lines (not 200 ms).
     ("recall", "search_p99_ms", {"scope": "guild", **_BUSY}, 100, "max"),
     ("recall", "search_p99_ms", {"scope": "reply", **_BUSY}, 100, "max"),

@@ -117,7 +117,7 @@ async def run(
         await _searches(service, report, guild, repeats, config)
         await _long_questions(service, report, repeats, config)
     busy = RecallGuild(BUSY_GUILD, messages // 5, members, days, channels=BUSY_CHANNELS)
-    await _busy_guild(pool, report, busy, repeats, {**params, "summaries": summaries_per_day})
+    await _busy_guild(pool, report, busy, repeats, params, summaries_per_day, sql=not copy)
     return results
 
 
@@ -127,13 +127,15 @@ async def _busy_guild(
     busy: RecallGuild,
     repeats: int,
     params: dict[str, Any],
+    summaries_per_day: int,
+    *,
+    sql: bool,
 ) -> None:
     """The guild of many channels, filled beside the first and searched with full text."""
-    summaries = params.pop("summaries")
-    stored = await fill(pool, busy, summaries_per_day=summaries, sql=params["fill"] == "sql")
-    params |= {"guild_messages": stored, "channels": busy.channels}
-    params |= {"config": "simple", "vectors": "none"}
-    await _searches(RecallService(pool), report, busy, repeats, params)
+    stored = await fill(pool, busy, summaries_per_day=summaries_per_day, sql=sql)
+    busy_params = {**params, "guild_messages": stored, "channels": busy.channels}
+    busy_params |= {"config": "simple", "vectors": "none"}
+    await _searches(RecallService(pool), report, busy, repeats, busy_params)
 
 
 async def _searches(

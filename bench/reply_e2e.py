@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 from bench.database import BenchServer, bench_server
 from bench.harness import bench_settings
 from bench.report import Reporter, percentile
+from db.messages import refresh_statistics
 from memory.core import event_loop
 from memory.core.clock import SystemClock
 from memory.core.telemetry import Telemetry
@@ -111,7 +112,7 @@ async def run(
         # A live bot's messages table is sampled by autovacuum within a minute of its first
         # rows (an import samples it itself); this database is seconds old. Unsampled, the
         # planner would read the exchange of each hit through the whole guild.
-        await memory.pool.execute("ANALYZE messages")
+        await refresh_statistics(memory.pool)
         phase = _Phase(report, fake, composer)
         results: dict[str, float] = {}
         for number in range(1, rounds + 1):

@@ -37,13 +37,12 @@ class Around:
     reply_to_id: int | None
 
 
-_SHOWN = (
-    "NOT m.deleted AND m.content <> ''"
+_KEEP = (
+    "m.guild_id = $1 AND NOT m.deleted AND m.content <> ''"
     " AND m.message_id <> ALL($6::bigint[])"
     " AND ($7::bigint IS NULL OR (m.author_id <> $7 AND NOT $7 = ANY(m.mention_ids)))"
     " AND ($8::text IS NULL OR m.content !~* $8)"
 )
-_GUILD = "m.guild_id = $1"
 # The lines on each side are the channel's nearest few, read in order from the hit through the
 # channel's (channel_id, message_id) index and stopped by LIMIT; the episode and time bounds
 # judge those few after the LIMIT (ids grow with time: behind a line past a bound, every line
@@ -66,24 +65,22 @@ _AROUND = f"""
     ) ep ON true
     CROSS JOIN LATERAL (
         (SELECT * FROM (SELECT 'before' AS rel, {_COLUMNS} FROM messages m
-            WHERE m.channel_id = h.channel_id AND m.message_id < h.hit_id AND {_GUILD}
-              AND {_SHOWN}
+            WHERE m.channel_id = h.channel_id AND m.message_id < h.hit_id AND {_KEEP}
             ORDER BY m.message_id DESC LIMIT {LINES_BEFORE}) b
          WHERE b.message_id >= coalesce(ep.first_id, 0)
            AND b.created_at - h.at BETWEEN interval '-{NEIGHBOUR_HOURS} hours' AND interval '0')
         UNION ALL
         (SELECT * FROM (SELECT 'after' AS rel, {_COLUMNS} FROM messages m
-            WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {_GUILD}
-              AND {_SHOWN}
+            WHERE m.channel_id = h.channel_id AND m.message_id > h.hit_id AND {_KEEP}
             ORDER BY m.message_id LIMIT {LINES_AFTER}) a
          WHERE a.message_id <= coalesce(ep.last_id, 9223372036854775807)
            AND a.created_at - h.at BETWEEN interval '0' AND interval '{NEIGHBOUR_HOURS} hours')
         UNION ALL
         (SELECT 'answered', {_COLUMNS} FROM messages m
-         WHERE m.message_id = h.reply_to AND m.channel_id = h.channel_id AND {_GUILD} AND {_SHOWN})
+         WHERE m.message_id = h.reply_to AND m.channel_id = h.channel_id AND {_KEEP})
         UNION ALL
         (SELECT 'reply', {_COLUMNS} FROM messages m
-         WHERE m.reply_to_id = h.hit_id AND m.channel_id = h.channel_id AND {_GUILD} AND {_SHOWN}
+         WHERE m.reply_to_id = h.hit_id AND m.channel_id = h.channel_id AND {_KEEP}
          ORDER BY m.message_id LIMIT {REPLIES})
     ) n
 """
