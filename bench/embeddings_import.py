@@ -67,7 +67,9 @@ async def _import(
         ) as memory,
     ):
         began = time.perf_counter()
-        result = await memory.operations.importer(include_bots=False).import_file(path)
+        importer = memory.operations.importer(include_bots=False)
+        result = await importer.import_file(path)
+        await importer.refresh_statistics()  # as `memorybot import` does after its files
         embedded = await memory.operations.embed_guild(guild.spec.guild_id) if vectors else 0
         seconds = time.perf_counter() - began
     if result.new == 0 or (vectors and not embedded):

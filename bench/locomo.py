@@ -100,7 +100,9 @@ async def run(
         with tempfile.TemporaryDirectory(prefix="memorybot-locomo-") as folder:
             path = Path(folder) / f"{chat.sample_id}.json"
             path.write_text(json.dumps(chat.export()), encoding="utf-8")
-            result = await memory.operations.importer(include_bots=False).import_file(path)
+            importer = memory.operations.importer(include_bots=False)
+            result = await importer.import_file(path)
+            await importer.refresh_statistics()
         # What `memorybot import` does next: embed for recall by meaning, then close the days.
         await memory.operations.embed_guild(chat.guild_id)
         await learn_days(memory, [result], out=io.StringIO())

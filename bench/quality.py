@@ -169,6 +169,7 @@ async def run(
                 path = Path(folder) / f"{channel_id}.json"
                 path.write_text(json.dumps(chat.export(channel_id)), encoding="utf-8")
                 results.append(await importer.import_file(path))
+            await importer.refresh_statistics()
         # What `memorybot import` does next: embed for recall by meaning, then close the days.
         await memory.operations.embed_guild(chat.guild_id)
         await learn_days(memory, results, out=io.StringIO())
