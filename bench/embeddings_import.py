@@ -3,11 +3,11 @@ what recall by meaning costs an import (issue 43.2's "60,000-message import with
 
 One synthetic guild (bench/synthetic.py, 1,000 messages a day) is written as a
 DiscordChatExporter JSON export of one channel, then imported twice, each time into a fresh
-database through the real import path (`memory.operations.importer`): once with
-LOCAL_EMBEDDINGS=false (`vectors: none`, the import alone), once with the default local
-embedder (`vectors: local`: the import, then every message embedded and stored in pgvector, as
-the command does before it closes the days). Figures: `import_s` and `import_messages_per_s`
-for each; the days' close is the same either way and is left out.
+database through the real import path (`memory.imports`, as `memorybot import --no-learn`:
+the file, then its episodes cut and its messages embedded): once with LOCAL_EMBEDDINGS=false
+(`vectors: none`), once with the default local embedder (`vectors: local`: every message
+embedded and stored in pgvector). Figures: `import_s` and `import_messages_per_s` for each;
+the days' close is the same either way and is left out.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild
 from memory.core.clock import FixedClock
 from memory.core.telemetry import Telemetry
+from memory.ports import EMBEDDED
 from memory.wiring import open_memory
 
 BENCH = "embeddings"
@@ -67,10 +68,11 @@ async def _import(
         ) as memory,
     ):
         began = time.perf_counter()
-        importer = memory.operations.importer(include_bots=False)
+        importer = memory.imports.importer(include_bots=False)
         result = await importer.import_file(path)
-        await importer.refresh_statistics()  # as `memorybot import` does after its files
-        embedded = await memory.operations.embed_guild(guild.spec.guild_id) if vectors else 0
+        # What `memorybot import --no-learn` does after its files: its own code.
+        settled = await memory.imports.settle(importer, [result], learn=False)
+        embedded = sum(step.count for step in settled if step.step == EMBEDDED)
         seconds = time.perf_counter() - began
     if result.new == 0 or (vectors and not embedded):
         raise RuntimeError(f"the import stored {result.new} messages and embedded {embedded}")

@@ -4,9 +4,10 @@
     (LOCOMO_DATA: another file)
     python -m bench --only locomo [--write-docs]
 
-Each conversation (bench/locomo_data.py) becomes a guild through `memorybot import`'s code:
-the importer, the embedding of its messages (the default local embedder), then the import
-command's learning pass (every day closed with the offline provider). Then each question is
+Each conversation (bench/locomo_data.py) becomes a guild through `memorybot import`'s code
+(`memory.imports`): the importer, then what the command does after its files (episodes cut
+and summarised, the messages embedded with the default local embedder, every day closed with
+the offline provider). Then each question is
 asked in the console's code path (`bot.console.ConsoleSession`, "Bot, <question>" as the
 speaker it is not about, on the day after the last session, each in a channel of its own so no
 question sits in another's conversation window) with a recording model: the reply purpose
@@ -27,7 +28,6 @@ one line and skips, and under CI=true it fails.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import logging
 import sys
@@ -48,7 +48,6 @@ from bench.needs import require_file
 from bench.providers import TOKENIZER
 from bench.quality import RecordingProvider, ask_recorded, recorded_memory
 from bench.report import Reporter, percentile, share
-from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory.core import event_loop
 from memory.core.clock import FixedClock
@@ -100,12 +99,10 @@ async def run(
         with tempfile.TemporaryDirectory(prefix="memorybot-locomo-") as folder:
             path = Path(folder) / f"{chat.sample_id}.json"
             path.write_text(json.dumps(chat.export()), encoding="utf-8")
-            importer = memory.operations.importer(include_bots=False)
+            importer = memory.imports.importer(include_bots=False)
             result = await importer.import_file(path)
-            await importer.refresh_statistics()
-        # What `memorybot import` does next: embed for recall by meaning, then close the days.
-        await memory.operations.embed_guild(chat.guild_id)
-        await learn_days(memory, [result], out=io.StringIO())
+        # What `memorybot import` does next (episodes, vectors, the days closed): its own code.
+        await memory.imports.settle(importer, [result], learn=True)
         learner = judge(chat, await learned_facts(pool, chat))
         if report is not None:
             seconds = time.perf_counter() - began

@@ -28,7 +28,6 @@ so it is a development split, not a held-out one.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import logging
 import sys
@@ -52,7 +51,6 @@ from bench.quality_episodes import score_episodes, summarised_episodes
 from bench.quality_heldout import HELDOUT_KINDS, TWO_KIND, generate_heldout
 from bench.quality_score import Score, score
 from bench.report import Reporter, percentile, share
-from bot.cli.importer import learn_days
 from bot.console import ConsoleSession
 from memory.core import event_loop
 from memory.core.clock import FixedClock
@@ -163,16 +161,14 @@ async def run(
     began = time.perf_counter()
     async with recorded_memory(pool, clock, recorder) as memory:
         with tempfile.TemporaryDirectory(prefix="memorybot-quality-") as folder:
-            importer = memory.operations.importer(include_bots=False)
+            importer = memory.imports.importer(include_bots=False)
             results = []
             for channel_id in chat.channels:
                 path = Path(folder) / f"{channel_id}.json"
                 path.write_text(json.dumps(chat.export(channel_id)), encoding="utf-8")
                 results.append(await importer.import_file(path))
-            await importer.refresh_statistics()
-        # What `memorybot import` does next: embed for recall by meaning, then close the days.
-        await memory.operations.embed_guild(chat.guild_id)
-        await learn_days(memory, results, out=io.StringIO())
+        # What `memorybot import` does next (episodes, vectors, the days closed): its own code.
+        await memory.imports.settle(importer, results, learn=True)
         report(BENCH, "import_and_learn_s", time.perf_counter() - began, "s", **params)
         await score_episodes(memory, chat, report, params)
         episodes = await summarised_episodes(memory, chat)

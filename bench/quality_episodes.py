@@ -25,8 +25,8 @@ LISTING_LIMIT = 100_000
 async def score_episodes(
     memory: Memory, chat: QualityChat, report: Reporter, params: dict[str, Any]
 ) -> tuple[float, float]:
-    """Cut the imported guild's channels (as `memorybot import` does) and compare."""
-    await memory.episodes.cut_guild(chat.guild_id)
+    """The episodes the import cut (`memory.imports.settle`), compared with the sessions the
+    chat planted."""
     episodes = await memory.episodes.listing(chat.guild_id, limit=LISTING_LIMIT)
     planted = {first for channel in chat.channels for first, _ in chat.boundaries(channel)}
     starts = {episode.first_message_id for episode in episodes}

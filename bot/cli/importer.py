@@ -19,7 +19,8 @@ from typing import TextIO
 
 from bot.cli import CliError, open_cli_memory, plural, program
 from bot.cli.options import Subparsers, command, option
-from bot.cli.progress import ProgressBar, working
+from bot.cli.progress import ProgressBar
+from bot.cli.settle_watch import SettleWatcher
 from memory.core.clock import local_day
 from memory.core.settings import Settings
 from memory.ports import ExportFormatError, ExportImporter, FrontDoor, ImportResult
@@ -106,7 +107,7 @@ async def handle(
     results: list[ImportResult] = []
     paths = export_paths(args.files)
     async with open_cli_memory(settings, create=True) as memory:
-        importer = memory.operations.importer(include_bots=include_bots)
+        importer = memory.imports.importer(include_bots=include_bots)
         for path in paths:
             result = await _import_file(importer, path, args, out=out, err=err)
             if result is None:
@@ -114,14 +115,10 @@ async def handle(
                 continue
             partial += bool(result.bad_rows)
             results.append(result)
-        if any(result.new for result in results):
-            await importer.refresh_statistics()
         learn = not getattr(args, "no_learn", False)
         await explain_window(memory, results, out=out, err=err, learned=learn)
-        await _cut_episodes(memory, results, learn=learn, out=out, err=err)
-        await _embed(memory, results, out=out, err=err)
-        if learn:
-            await learn_days(memory, results, out=out, progress=None if args.no_progress else err)
+        watcher = SettleWatcher(out, err, progress=not args.no_progress)
+        await memory.imports.settle(importer, results, learn=learn, watcher=watcher)
     if failures:
         print(f"memorybot import: {failures} of {plural(len(paths), 'file')} failed", file=err)
     if partial:
@@ -170,79 +167,6 @@ async def _import_file(
     for message_id, reason in result.bad_rows:
         print(f"memorybot import: {path}: message {message_id} left out: {reason}", file=err)
     return result
-
-
-async def _cut_episodes(
-    memory: FrontDoor, results: list[ImportResult], *, learn: bool, out: TextIO, err: TextIO
-) -> None:
-    """Each imported guild cut into episodes as live chat would be; with `learn`, the closed
-    ones summarised (extractive unless configured)."""
-    names = {result.guild_id: result.guild_name for result in results if result.guild_id}
-    for guild_id in sorted(names):
-        name = names[guild_id] or f"guild {guild_id}"
-        with working(f"cutting {name} into episodes", stream=err):
-            cut = await memory.episodes.cut_guild(guild_id)
-        if learn:
-            with working(f"summarising the episodes of {name}", stream=err):
-                await memory.episodes.summarize_guild(guild_id)
-        print(f"episodes of {name}: {cut} cut", file=out)
-
-
-async def _embed(
-    memory: FrontDoor, results: list[ImportResult], *, out: TextIO, err: TextIO
-) -> None:
-    """Each imported guild's messages embedded (batched) for recall by meaning, so the first
-    question after an import already finds them; without an embedder, nothing to do."""
-    names = {result.guild_id: result.guild_name for result in results if result.new}
-    for guild_id in sorted(names):
-        name = names[guild_id] or f"guild {guild_id}"
-        with working(f"embedding the messages of {name}", stream=err):
-            embedded = await memory.operations.embed_guild(guild_id)
-        if embedded:
-            print(f"messages of {name}: embedded for recall by meaning", file=out)
-
-
-async def learn_days(
-    memory: FrontDoor, results: list[ImportResult], *, out: TextIO, progress: TextIO | None = None
-) -> None:
-    """Close every imported day that is over, so what it revealed about members (learned
-    facts) is kept before retention deletes the raw messages: at most one pass per day that
-    fits the model. Days already closed cost nothing, so an interrupted run resumes.
-    `progress` (stderr) gets a counter only when it is a terminal: a log gets the result."""
-    spans: dict[int, tuple[datetime, datetime]] = {}
-    names: dict[int, str] = {}
-    for result in results:
-        if result.first_at is None or result.last_at is None:
-            continue
-        if result.guild_name:
-            names[result.guild_id] = result.guild_name
-        first, last = spans.get(result.guild_id, (result.first_at, result.last_at))
-        spans[result.guild_id] = (min(first, result.first_at), max(last, result.last_at))
-    live = progress if progress is not None and progress.isatty() else None
-    for guild_id, (first_at, last_at) in spans.items():
-        timezone = await memory.manager.timezone(guild_id)
-        today = local_day(memory.clock.now(), timezone)
-        first_day = local_day(first_at, timezone)
-        last_day = min(local_day(last_at, timezone), today - timedelta(days=1))
-        # Only days with messages not yet closed: empty calendar days are not work.
-        days = await memory.manager.days_to_close(guild_id, first_day, last_day)
-        closed = 0
-        for index, day in enumerate(days, start=1):
-            summarized = await memory.manager.summarize_day(guild_id, day, force=False)
-            closed += int(summarized.computed)
-            if live is not None:
-                print(f"\rlearning from the imported days: {index}/{len(days)}", end="", file=live)
-                live.flush()
-        if live is not None and days:
-            print(file=live)
-        name = names.get(guild_id) or f"guild {guild_id}"
-        if days:
-            print(
-                f"closed {plural(closed, 'day')} of {name} (summaries and learned facts kept)",
-                file=out,
-            )
-        else:
-            print(f"{name}: every day that is over was closed already", file=out)
 
 
 def _summaries_line(

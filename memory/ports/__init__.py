@@ -58,10 +58,18 @@ from memory.ports.answers import (
 from memory.ports.chat import ChannelWindow, ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
 from memory.ports.front_door import FrontDoor
+from memory.ports.imports import (
+    CLOSED,
+    EMBEDDED,
+    EPISODES,
+    Imports,
+    ImportSettings,
+    ImportWatcher,
+    Settled,
+)
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import (
     AdminViews,
-    ImportSettings,
     JobQueueView,
     Operations,
     Retention,
@@ -102,7 +110,10 @@ from memory.telemetry import (
 
 __all__ = [
     "APOLOGY",
+    "CLOSED",
     "COMMAND_FAILED",
+    "EMBEDDED",
+    "EPISODES",
     "MIN_RETENTION_DAYS",
     "OPS",
     "SLOW_DOWN",
@@ -134,6 +145,8 @@ __all__ = [
     "GuildSettings",
     "ImportResult",
     "ImportSettings",
+    "ImportWatcher",
+    "Imports",
     "IncomingMessage",
     "InvalidDigestTime",
     "InvalidSetting",
@@ -151,6 +164,7 @@ __all__ = [
     "ReplyResult",
     "Retention",
     "RetentionReport",
+    "Settled",
     "ShardTaken",
     "SharedChannels",
     "StoredHistory",

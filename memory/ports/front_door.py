@@ -15,6 +15,7 @@ from memory.core.telemetry import Telemetry
 from memory.ports.admin import GuildConfiguration, PrivacyRequests, SharedChannels
 from memory.ports.chat import ChannelWindow, ChatIntake, StoredHistory
 from memory.ports.conversation import Conversation
+from memory.ports.imports import Imports
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import Operations, Retention, TokenBudget, Worker
 from memory.ports.reports import Contexts, Episodes
@@ -115,5 +116,10 @@ class FrontDoor(Protocol):
 
     @property
     def operations(self) -> Operations:
-        """Usage, the job queue, retention, imports, shards, command syncs, the LLM chain."""
+        """Usage, the job queue, retention, shards, command syncs, the LLM chain."""
+        ...
+
+    @property
+    def imports(self) -> Imports:
+        """Exports in, and what an import owes the rest of memory (`memorybot import`)."""
         ...

@@ -1,5 +1,5 @@
-"""What keeps the bot running: usage and stats for admins, the job queue, retention, imports,
-shards, slash-command syncs, and which LLM answers each purpose.
+"""What keeps the bot running: usage and stats for admins, the job queue, retention, shards,
+slash-command syncs, and which LLM answers each purpose.
 
 The client, the status cog, the dashboard and the CLI's operational commands see this face
 and the protocols `JobWorker` (`Worker`), `RetentionJob` (`Retention`) and `DailyTokenBudget`
@@ -19,11 +19,10 @@ import asyncpg
 from memory.core.shards import ShardPlan
 from memory.core.telemetry import Telemetry
 from memory.database import CommandSyncs, hold_shards
-from memory.ingest import BatchedWriter, ExportImporter
+from memory.ingest import BatchedWriter
 from memory.jobs import HeldJob, QueuedJob
 from memory.llm import MemoryLLM
 from memory.privacy import RetentionReport
-from memory.recall import EmbeddingIndex
 from memory.telemetry import UsageRollup, build_stats, render_stats
 from memory.usage import UsageRecorder
 from memory.views import ActivityViews, MemberViews
@@ -36,14 +35,6 @@ class AdminViews:
 
     activity: ActivityViews
     members: MemberViews
-
-
-@dataclass(frozen=True, slots=True)
-class ImportSettings:
-    """What an export import needs to know of the settings."""
-
-    max_message_chars: int
-    default_timezone: str
 
 
 class JobQueueView(Protocol):
@@ -104,21 +95,17 @@ class Operations:
         telemetry: Telemetry,
         llm: MemoryLLM,
         writer: BatchedWriter,
-        embeddings: EmbeddingIndex,
         usage: UsageRollup,
         usage_recorder: UsageRecorder,
         shards: ShardPlan,
-        imports: ImportSettings,
     ) -> None:
         self._pool = pool
         self._telemetry = telemetry
         self._llm = llm
         self._writer = writer
-        self._embeddings = embeddings
         self._usage = usage
         self._recorder = usage_recorder
         self._shards = shards
-        self._imports = imports
         self.views = AdminViews(
             activity=ActivityViews(pool, usage_recorder.prices), members=MemberViews(pool)
         )
@@ -158,26 +145,6 @@ class Operations:
             if member.name == provider:
                 return str(member.model_for(purpose))
         return ""
-
-    # --- background work ----------------------------------------------------------------
-
-    async def embed_guild(self, guild_id: int) -> bool:
-        """Embed every message of the guild that has no vector yet (after an import); False
-        when no embedder is on (or the database lacks pgvector), so recall is by words only."""
-        if not await self._embeddings.ready():
-            return False
-        await self._embeddings.embed_guild(guild_id)
-        return True
-
-    def importer(self, *, include_bots: bool) -> ExportImporter:
-        """An importer for DiscordChatExporter files into this database."""
-        return ExportImporter(
-            self._pool,
-            include_bots=include_bots,
-            max_chars=self._imports.max_message_chars,
-            default_timezone=self._imports.default_timezone,
-            telemetry=self._telemetry,
-        )
 
     # --- this process on Discord --------------------------------------------------------
 

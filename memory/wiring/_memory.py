@@ -24,6 +24,7 @@ from memory.llm import MemoryLLM
 from memory.members import MemberDirectory
 from memory.ports import (
     Conversation,
+    Imports,
     Operations,
 )
 from memory.privacy import PrivacyDesk, RetentionJob
@@ -36,7 +37,7 @@ from memory.wiring._caches import CrossProcessCaches
 
 @dataclass(frozen=True, slots=True)
 class Memory:
-    """Everything one process opened (no service is ever missing); front ends use the six
+    """Everything one process opened (no service is ever missing); front ends use the
     faces at the end, through `memory.ports.FrontDoor`."""
 
     settings: Settings
@@ -81,6 +82,7 @@ class Memory:
     # The faces a front end sees (memory.ports); bot/ is typed against `FrontDoor`.
     conversation: Conversation
     operations: Operations
+    imports: Imports
 
     @property
     def window(self) -> WindowKeeper:

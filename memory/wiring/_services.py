@@ -28,6 +28,7 @@ from memory.llm import MemoryLLM, OfflineProvider
 from memory.members import HeldMembers, MemberConsent, NameIndexCache
 from memory.ports import (
     Conversation,
+    Imports,
     ImportSettings,
     Operations,
 )
@@ -221,6 +222,7 @@ def _assembled(
             replies, core.guild_settings, consent, core.commands, core.episodes, opened.telemetry
         ),
         operations=_operations(opened, background, usage),
+        imports=_imports(opened, core, background.embeddings),
     )
 
 
@@ -314,12 +316,22 @@ def _operations(opened: Opened, background: _Background, usage: UsageRollup) -> 
         telemetry=opened.telemetry,
         llm=opened.llm,
         writer=opened.writer,
-        embeddings=background.embeddings,
         usage=usage,
         usage_recorder=background.recorder,
         shards=opened.settings.shards,
-        imports=ImportSettings(
+    )
+
+
+def _imports(opened: Opened, core: _Core, embeddings: EmbeddingIndex) -> Imports:
+    return Imports(
+        pool=opened.pool,
+        telemetry=opened.telemetry,
+        settings=ImportSettings(
             max_message_chars=opened.settings.max_message_chars,
             default_timezone=opened.settings.default_timezone,
         ),
+        episodes=core.episodes,
+        contexts=core.manager,
+        embeddings=embeddings,
+        clock=opened.clock,
     )

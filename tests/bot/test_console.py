@@ -131,7 +131,7 @@ async def test_console_speaks_in_an_imported_server_with_its_members(
     async with open_memory(
         console_settings(tmp_path), pool=db_pool, telemetry=telemetry, clock=SystemClock()
     ) as memory:
-        await memory.operations.importer(include_bots=False).import_file(
+        await memory.imports.importer(include_bots=False).import_file(
             write(tmp_path / "general.json", export(sample_messages()))
         )
         guild = await memory.privacy.guild("Café ☕")  # by name, as `console --guild` does

@@ -112,7 +112,7 @@ async def test_imports_skip_an_opted_out_member(
     subject = await memory.privacy.subject_or_id(guild, str(author))  # never seen: an id works
     await memory.privacy.opt_out(subject, actor_id=None, by_admin=True)
     path = write(tmp_path / "general.json", export(messages))
-    result = await memory.operations.importer(include_bots=True).import_file(path)
+    result = await memory.imports.importer(include_bots=True).import_file(path)
     stored = await db_pool.fetch("SELECT author_id FROM messages WHERE guild_id = $1", guild)
     assert stored and author not in {row["author_id"] for row in stored}
     theirs = sum(1 for m in messages if int(m["author"]["id"]) == author)
