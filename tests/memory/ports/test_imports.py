@@ -11,11 +11,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from memory.core.clock import FixedClock
-from memory.core.settings import Settings
-from memory.core.telemetry import Telemetry
 from memory.ports import CLOSED, EMBEDDED, EPISODES, Settled
-from memory.wiring import Memory, open_memory
+from memory.wiring import Memory
+from tests.memory.episode_support import memory_at
 from tests.memory.export_samples import ALICE, BOB, GUILD_ID, export, message, write
 
 NOW = datetime(2025, 3, 4, 12, tzinfo=UTC)
@@ -44,13 +42,8 @@ def _history() -> list[dict[str, object]]:
 
 
 @pytest.fixture
-async def memory(
-    db_pool: asyncpg.Pool, telemetry: Telemetry, tmp_path: Path
-) -> AsyncIterator[Memory]:
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
-    async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry
-    ) as opened:
+async def memory(db_pool: asyncpg.Pool, tmp_path: Path) -> AsyncIterator[Memory]:
+    async with memory_at(db_pool, tmp_path, NOW) as opened:
         yield opened
 
 
