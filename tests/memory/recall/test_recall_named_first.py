@@ -56,3 +56,38 @@ async def test_a_named_members_own_lines_come_first_past_the_best_hits(
     assert sum(hit.author_id == ALICE for hit in own_first) == len(ALICES), "all of hers shown"
     assert own_first[0].message_id == plain[0].message_id, "the best match keeps its place"
     assert [hit.author_id for hit in own_first[1:]] == [ALICE] * 3, "hers before bob's"
+
+
+ALICE_ASKS = [  # short and holding both asked words: her questions outrank her statements
+    "which lake painting should I try next?",
+    "bob, is your lake painting finished?",
+]
+
+
+async def test_past_the_best_hits_a_named_members_questions_follow_her_statements(
+    db_pool: asyncpg.Pool,
+) -> None:
+    """A later hit is shown alone: alice asking bob about his painting says nothing of what
+    she painted, so her statements come first, her questions after them, bob's last."""
+    await upsert_members(
+        db_pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")]
+    )
+    said = errands(60, (ALICE, BOB)) + [(ALICE, t) for t in [*ALICES, *ALICE_ASKS]]
+    said += [(BOB, t) for t in BOBS]
+    await insert_messages(db_pool, days_apart(said, guild_id=G, channel_id=630, last=DAY))
+    search = RecallService(db_pool)
+    question = "what has alice painted of the lake?"
+
+    plain = await search.search(G, question, limit=9, summaries=0, in_context=0)
+    own_first = await search.search(
+        G, question, limit=9, summaries=0, in_context=0, own_first_after=1
+    )
+
+    hers = [hit.text for hit in plain if hit.author_id == ALICE]
+    assert hers.index(ALICE_ASKS[1]) < max(hers.index(t) for t in ALICES), "asks outrank"
+    later = [hit.text for hit in own_first[1:]]
+    statements = [later.index(text) for text in ALICES if text in later]
+    questions = [later.index(text) for text in ALICE_ASKS if text in later]
+    assert len(statements) == len(ALICES) and questions, "all of hers shown"
+    assert max(statements) < min(questions), "her statements before her questions"
+    assert all(later.index(t) > max(questions) for t in BOBS if t in later), "bob's last"
