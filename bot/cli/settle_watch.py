@@ -1,6 +1,6 @@
 """What `memorybot import` shows while an import settles (`memory.ports.Imports.settle`):
 a spinner per step on a terminal, a day counter while days close, one line per guild and
-step on stdout (what a log keeps)."""
+step on stdout (what a log keeps), a step left undone on stderr."""
 
 from __future__ import annotations
 
@@ -33,15 +33,22 @@ class SettleWatcher:
         self._err.flush()
 
     def settled(self, step: Settled) -> None:
-        print(_line(step), file=self._out)
+        print(_line(step), file=self._err if step.problem else self._out)
 
 
 def _line(step: Settled) -> str:
     name = step.guild_name
     if step.step == EPISODES:
         return f"episodes of {name}: {step.count} cut"
+    if step.step == EMBEDDED and step.problem:
+        return (
+            f"memorybot import: messages of {name} not embedded ({step.problem}); importing"
+            " the same files again embeds the rest (recall by words meanwhile)"
+        )
     if step.step == EMBEDDED:
-        return f"messages of {name}: embedded for recall by meaning"
+        if not step.count:
+            return f"messages of {name}: embedded for recall by meaning already"
+        return f"messages of {name}: {step.count:,} embedded for recall by meaning"
     if step.step == CLOSED and step.due:
         return f"closed {plural(step.count, 'day')} of {name} (summaries and learned facts kept)"
     return f"{name}: every day that is over was closed already"

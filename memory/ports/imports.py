@@ -4,8 +4,9 @@
 template bench, the embedder's import) all run it: each file through an `ExportImporter`, then
 `settle`, which does what an import owes the rest of memory, in order: the planner's
 statistics sampled (the first questions are planned for what was stored), each guild cut into
-episodes as live chat would be (and, when learning, those summarised), its new messages
-embedded for recall by meaning, and, when learning, every imported day that is over closed
+episodes as live chat would be (and, when learning, those summarised), its messages that
+have no vector yet embedded for recall by meaning (a provider that fails leaves them to the
+next import of the same files), and, when learning, every imported day that is over closed
 (summaries and learned facts kept before retention deletes the raw messages). A bench that
 replayed these steps by hand drifted from the command twice; now there is one sequence.
 
@@ -16,6 +17,7 @@ through an `ImportWatcher`; a bench passes none.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -27,8 +29,11 @@ import asyncpg
 from memory.core.clock import Clock, local_day
 from memory.core.telemetry import Telemetry
 from memory.ingest import ExportImporter, ImportResult
+from memory.llm import LLMError
 from memory.ports.reports import Contexts, Episodes
 from memory.recall import EmbeddingIndex
+
+_log = logging.getLogger(__name__)
 
 # The steps `settle` reports, per guild.
 EPISODES, EMBEDDED, CLOSED = "episodes", "embedded", "closed"
@@ -44,14 +49,15 @@ class ImportSettings:
 
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """One step done for one imported guild: `count` episodes cut, messages embedded (1) or
-    not (0: no embedder), or days closed of the `due` that were not yet."""
+    """One step done for one imported guild: `count` episodes cut, messages embedded, or days
+    closed of the `due` that were not yet."""
 
     step: str
     guild_id: int
     guild_name: str
     count: int
     due: int = 0
+    problem: str = ""  # why the step could not be done (it is left for another run)
 
 
 class ImportWatcher(Protocol):
@@ -136,7 +142,7 @@ class Imports:
         self, results: Sequence[ImportResult], *, learn: bool, watch: ImportWatcher
     ) -> list[Settled]:
         done = []
-        for guild_id, name in _guilds(results, new_only=False).items():
+        for guild_id, name in _guilds(results).items():
             with watch.working(f"cutting {name} into episodes"):
                 cut = await self._episodes.cut_guild(guild_id)
             if learn:
@@ -148,15 +154,24 @@ class Imports:
     async def _embed(
         self, results: Sequence[ImportResult], *, watch: ImportWatcher
     ) -> list[Settled]:
-        """New messages embedded (batched), so the first question already finds them by
-        meaning; nothing when no embedder is on (or the database lacks pgvector)."""
+        """Every imported guild's messages that have no vector yet embedded (batched), so the
+        first question already finds them by meaning; nothing when no embedder is on (or the
+        database lacks pgvector). A provider that fails leaves the rest for the next import
+        of the same files (the worker's sweep looks only at recent days): the days still
+        close."""
         if not await self._embeddings.ready():
             return []
         done = []
-        for guild_id, name in _guilds(results, new_only=True).items():
-            with watch.working(f"embedding the messages of {name}"):
-                await self._embeddings.embed_guild(guild_id)
-            done.append(_told(watch, Settled(EMBEDDED, guild_id, name, 1)))
+        for guild_id, name in _guilds(results).items():
+            try:
+                with watch.working(f"embedding the messages of {name}"):
+                    embedded = await self._embeddings.embed_guild(guild_id)
+            except LLMError as exc:
+                _log.warning("embedding guild %s after its import failed: %s", guild_id, exc)
+                step = Settled(EMBEDDED, guild_id, name, 0, problem=str(exc) or type(exc).__name__)
+            else:
+                step = Settled(EMBEDDED, guild_id, name, embedded)
+            done.append(_told(watch, step))
         return done
 
     async def _close_days(
@@ -164,7 +179,7 @@ class Imports:
     ) -> list[Settled]:
         """Every imported day that is over and not yet closed (empty calendar days are not
         work; days closed already cost nothing, so an interrupted run resumes)."""
-        names = _guilds(results, new_only=False)
+        names = _guilds(results)
         done = []
         for guild_id, (first_at, last_at) in _spans(results).items():
             timezone = await self._contexts.timezone(guild_id)
@@ -187,12 +202,11 @@ def _told(watch: ImportWatcher, step: Settled) -> Settled:
     return step
 
 
-def _guilds(results: Sequence[ImportResult], *, new_only: bool) -> dict[int, str]:
-    """The imported guilds (those with new messages only, with `new_only`), by id, with the
-    name each export gave (or "guild <id>")."""
+def _guilds(results: Sequence[ImportResult]) -> dict[int, str]:
+    """The imported guilds by id, with the name each export gave (or "guild <id>")."""
     names: dict[int, str] = {}
     for result in sorted(results, key=lambda item: item.guild_id or 0):
-        if result.guild_id and (result.new or not new_only):
+        if result.guild_id:
             names[result.guild_id] = (
                 names.get(result.guild_id) or result.guild_name or f"guild {result.guild_id}"
             )

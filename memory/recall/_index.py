@@ -49,10 +49,14 @@ class EmbeddingIndex:
         """Wait until every message noted so far is embedded (tests, the console)."""
         await self._feed.settled()
 
-    async def embed_guild(self, guild_id: int) -> None:
-        """Embed every message of the guild that has no current vector (after an import)."""
-        while await self.index_guild(guild_id):
-            pass
+    async def embed_guild(self, guild_id: int) -> int:
+        """Embed every message of the guild that has no current vector (after an import);
+        how many were. A provider's failure (LLMError) ends it: those stored stay."""
+        embedded, more = await self._index(guild_id)
+        while more:
+            count, more = await self._index(guild_id)
+            embedded += count
+        return embedded
 
     async def ready(self) -> bool:
         if self.embedder is None:
@@ -70,20 +74,26 @@ class EmbeddingIndex:
     async def index_guild(self, guild_id: int) -> bool:
         """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages, newest
         first; True when it stopped at that cap with more to do (the job continues later)."""
+        _, more = await self._index(guild_id)
+        return more
+
+    async def _index(self, guild_id: int) -> tuple[int, bool]:
+        """(messages embedded, more to do) of one job's worth of batches."""
         if self.embedder is None or not await self.ready():
-            return False
+            return 0, False
         before: int | None = None
+        embedded = 0
         for _ in range(BATCHES_PER_JOB):
             batch = await messages_to_embed(self._pool, guild_id, BATCH, before=before)
             if not batch:
-                return False
+                return embedded, False
             before = batch[-1].message_id  # newest first: the next batch is older
             vectors = await self.embedder.embed([item.content for item in batch])
             pairs = list(zip(batch, vectors, strict=True))
-            await store_embeddings(self._pool, self.embedder.model_name, pairs)
+            embedded += await store_embeddings(self._pool, self.embedder.model_name, pairs)
             if len(batch) < BATCH:
-                return False
-        return True
+                return embedded, False
+        return embedded, True
 
     async def aclose(self) -> None:
         await self._feed.aclose()

@@ -150,7 +150,7 @@ async def test_an_import_embeds_its_messages_for_recall_by_meaning(
     args = build_parser().parse_args(["import", str(good), "--no-progress", "--no-learn"])
     out = io.StringIO()
     assert await handle(args, _settings(database_dsn, tmp_path), out=out, err=io.StringIO()) == 0
-    assert "messages of Café ☕: embedded for recall by meaning" in out.getvalue()
+    assert "messages of Café ☕: 3 embedded for recall by meaning" in out.getvalue()
     stored = await db_pool.fetchval("SELECT count(*) FROM messages WHERE content <> ''")
     rows = await db_pool.fetch("SELECT DISTINCT model FROM message_embeddings")
     assert stored == 3 and [row["model"] for row in rows] == ["local:wordllama-l2-supercat-256"]

@@ -11,10 +11,15 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from memory.core.clock import FixedClock
+from memory.core.settings import Settings
+from memory.core.telemetry import Telemetry
 from memory.ports import CLOSED, EMBEDDED, EPISODES, Settled
-from memory.wiring import Memory
+from memory.wiring import Memory, open_memory
+from tests.memory.embedding_support import embeddings_reply
 from tests.memory.episode_support import memory_at
 from tests.memory.export_samples import ALICE, BOB, GUILD_ID, export, message, write
+from tests.memory.llm.fake_http import FakeHTTPServer, Reply
 
 NOW = datetime(2025, 3, 4, 12, tzinfo=UTC)
 LINES = (
@@ -78,7 +83,7 @@ async def test_an_import_settles_what_it_owes_the_rest_of_memory(
     assert days == 2
 
     again = await _import(memory, path, learn=True)  # nothing new: nothing more owed
-    assert _steps(again, EMBEDDED) == []
+    assert [step.count for step in _steps(again, EMBEDDED)] == [0] * len(_steps(settled, EMBEDDED))
     [closed_again] = _steps(again, CLOSED)
     assert (closed_again.count, closed_again.due) == (0, 0)
 
@@ -93,3 +98,31 @@ async def test_an_import_that_does_not_learn_closes_no_day(
     assert await db_pool.fetchval("SELECT count(*) FROM daily_summaries") == 0
     episodes = await memory.episodes.listing(GUILD_ID, limit=10)
     assert episodes and not any(episode.summary for episode in episodes)
+
+
+async def test_an_embedder_that_fails_leaves_the_rest_to_the_next_import(
+    db_pool: asyncpg.Pool, fake_http: FakeHTTPServer, tmp_path: Path
+) -> None:
+    """A provider down mid-import: the days still close and the step says what is left;
+    the same file imported again (nothing new in it) embeds the rest."""
+    settings = Settings(
+        _env_file=None,
+        log_dir=tmp_path / "logs",
+        embedding_provider="openai",
+        openai_base_url=fake_http.base_url + "/v1",
+    )
+    fake_http.responder = lambda request: Reply(status=503, body={"error": {"message": "down"}})
+    path = write(tmp_path / "general.json", export(_history()))
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
+    ) as memory:
+        settled = await _import(memory, path, learn=True)
+        [failed] = _steps(settled, EMBEDDED)
+        assert failed.count == 0 and failed.problem
+        assert [(s.count, s.due) for s in _steps(settled, CLOSED)] == [(2, 2)]
+        assert await db_pool.fetchval("SELECT count(*) FROM message_embeddings") == 0
+
+        fake_http.responder = embeddings_reply
+        [embedded] = _steps(await _import(memory, path, learn=True), EMBEDDED)
+        assert (embedded.count, embedded.problem) == (len(LINES) * 2, "")
+        assert await db_pool.fetchval("SELECT count(*) FROM message_embeddings") == embedded.count
