@@ -11,7 +11,7 @@ import asyncpg
 from db.members import upsert_members
 from db.messages import insert_messages
 from memory.core.models import Member
-from memory.recall import RecallService
+from memory.recall import RecallHit, RecallService
 from tests.support import days_apart, errands
 
 G = 961
@@ -33,23 +33,29 @@ ALICES = [  # one asked word each in long lines: her boost does not lift them ov
 ]
 
 
+async def _searched(
+    pool: asyncpg.Pool, hers: list[str], limit: int
+) -> tuple[list[RecallHit], list[RecallHit]]:
+    """ "what has alice painted of the lake?" over alice's `hers` and bob's lines amid
+    everyday chat (which makes the asked words rare, so they outweigh who is named): the
+    hits without and with `own_first_after=1`, every hit alone (no exchanges read: the order
+    is the matches' own)."""
+    await upsert_members(pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")])
+    said = errands(60, (ALICE, BOB)) + [(ALICE, t) for t in hers] + [(BOB, t) for t in BOBS]
+    await insert_messages(pool, days_apart(said, guild_id=G, channel_id=630, last=DAY))
+    search = RecallService(pool)
+    question = "what has alice painted of the lake?"
+    plain = await search.search(G, question, limit=limit, summaries=0, in_context=0)
+    own_first = await search.search(
+        G, question, limit=limit, summaries=0, in_context=0, own_first_after=1
+    )
+    return plain, own_first
+
+
 async def test_a_named_members_own_lines_come_first_past_the_best_hits(
     db_pool: asyncpg.Pool,
 ) -> None:
-    await upsert_members(
-        db_pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")]
-    )
-    # (everyday chat makes the asked words rare, so they outweigh who is named)
-    said = errands(60, (ALICE, BOB)) + [(ALICE, t) for t in ALICES] + [(BOB, t) for t in BOBS]
-    await insert_messages(db_pool, days_apart(said, guild_id=G, channel_id=630, last=DAY))
-    search = RecallService(db_pool)
-    question = "what has alice painted of the lake?"
-
-    # (every hit alone, no exchanges read: the order is the matches' own)
-    plain = await search.search(G, question, limit=4, summaries=0, in_context=0)
-    own_first = await search.search(
-        G, question, limit=4, summaries=0, in_context=0, own_first_after=1
-    )
+    plain, own_first = await _searched(db_pool, ALICES, limit=4)
 
     assert sum(hit.author_id == ALICE for hit in plain) == 1, "without it bob's outrank hers"
     assert len(own_first) == 4
@@ -69,19 +75,7 @@ async def test_past_the_best_hits_a_named_members_questions_follow_her_statement
 ) -> None:
     """A later hit is shown alone: alice asking bob about his painting says nothing of what
     she painted, so her statements come first, her questions after them, bob's last."""
-    await upsert_members(
-        db_pool, [Member(G, ALICE, username="alice"), Member(G, BOB, username="bob")]
-    )
-    said = errands(60, (ALICE, BOB)) + [(ALICE, t) for t in [*ALICES, *ALICE_ASKS]]
-    said += [(BOB, t) for t in BOBS]
-    await insert_messages(db_pool, days_apart(said, guild_id=G, channel_id=630, last=DAY))
-    search = RecallService(db_pool)
-    question = "what has alice painted of the lake?"
-
-    plain = await search.search(G, question, limit=9, summaries=0, in_context=0)
-    own_first = await search.search(
-        G, question, limit=9, summaries=0, in_context=0, own_first_after=1
-    )
+    plain, own_first = await _searched(db_pool, [*ALICES, *ALICE_ASKS], limit=9)
 
     hers = [hit.text for hit in plain if hit.author_id == ALICE]
     assert hers.index(ALICE_ASKS[1]) < max(hers.index(t) for t in ALICES), "asks outrank"
