@@ -1,6 +1,6 @@
 """A reply's search past its best hits (`own_first_after`, real PostgreSQL): when a question
-names a member, the later hits are that member's own lines before anyone else's matching the
-same words; a search not asking for it keeps its order."""
+names a member, the later hits are that member's own statements, then their questions, before
+anyone else's matching the same words; a search not asking for it keeps its order."""
 
 from __future__ import annotations
 
