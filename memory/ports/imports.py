@@ -128,7 +128,8 @@ class Imports:
         watcher: ImportWatcher | None = None,
     ) -> list[Settled]:
         """What the imported files owe the rest of memory (the module's steps, in its order);
-        every step done, in the order done. A file that stored nothing new costs nothing."""
+        every step done, in the order done. Files imported again find little left to do:
+        their episodes are cut, their messages embedded and their days closed already."""
         watch = watcher or _Quiet()
         if any(result.new for result in results):
             await importer.refresh_statistics()
