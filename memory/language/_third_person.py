@@ -31,13 +31,14 @@ _IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "'m":
 # no verb either ("never", "only").
 _NOT_VERBS = SOFT_ADVERBS | wordset("never even only already")
 # An adverb before the verb ("I slowly formed", "I truly believe"): a word of five letters or
-# more ending in -ly, except the verbs that end so.
-_LY_ADVERB = r"(?!(?:supply|comply|multiply|apply|reply)\b)\w{3,}ly"
+# more ending in -ly (or chat's -ley: "I absolutley love"), except the verbs that end so.
+_LY_ADVERB = r"(?!(?:supply|comply|multiply|apply|reply|volley)\b)\w{3,}le?y"
 
 
 def is_adverb(word: str) -> bool:
     """An adverb that may stand between "I" and the verb: "really", "even", "slowly" (a word
-    of five letters or more ending in -ly), not "reply" or "fly"."""
+    of five letters or more ending in -ly, or -ley as chat spells some), not "reply" or
+    "fly"."""
     lower = word.lower()
     return lower in _NOT_VERBS or re.fullmatch(_LY_ADVERB, lower) is not None
 

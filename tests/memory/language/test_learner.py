@@ -171,6 +171,8 @@ async def test_clauses_and_details_are_kept_apart(line: str, expected: list[str]
     [
         ("I slowly formed friendships at the choir", []),  # a past event, once "slowly" is read
         ("I happily play the bassoon", ["Gina plays the bassoon."]),
+        # chat's own spelling of an -ly adverb: not the verb to conjugate ("absolutleys")
+        ("I absolutley love DIY projects", ["Gina loves DIY projects."]),
         ("I never eat shellfish", []),  # a negation is not an adverb to skip
     ],
 )
