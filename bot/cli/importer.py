@@ -23,7 +23,13 @@ from bot.cli.progress import ProgressBar
 from bot.cli.settle_watch import SettleWatcher
 from memory.core.clock import local_day
 from memory.core.settings import Settings
-from memory.ports import ExportFormatError, ExportImporter, FrontDoor, ImportResult
+from memory.ports import (
+    ExportFormatError,
+    ExportImporter,
+    FrontDoor,
+    ImportResult,
+    imported_spans,
+)
 
 # Days a member's context reads: today plus the days before it rolled into the history.
 WINDOW_DAYS = 7
@@ -235,19 +241,17 @@ async def explain_window(
     learned: bool = False,
 ) -> None:
     """Per guild: the imported days, which of them get summaries, what retention deletes."""
-    guilds: dict[int, list[ImportResult]] = {}
+    names: dict[int, str] = {}
     for result in results:
-        if result.first_at is not None and result.last_at is not None:
-            guilds.setdefault(result.guild_id, []).append(result)
+        if result.first_at is not None:
+            names.setdefault(result.guild_id, result.guild_name or str(result.guild_id))
     retention = memory.settings.retention_days
     now = memory.clock.now()
-    for guild_id, items in guilds.items():
+    for guild_id, (first, last) in imported_spans(results).items():
         timezone = await memory.manager.timezone(guild_id)
-        first = min(item.first_at for item in items if item.first_at is not None)
-        last = max(item.last_at for item in items if item.last_at is not None)
         first_day, last_day = local_day(first, timezone), local_day(last, timezone)
         today = local_day(now, timezone)
-        name = items[0].guild_name or str(guild_id)
+        name = names[guild_id]
         guild_arg = f'"{name}"' if " " in name else name
         print(f"{name}: messages from {first_day} to {last_day} ({timezone} days).", file=out)
         print(_summaries_line(first_day, last_day, today, guild_arg, learned=learned), file=out)

@@ -66,6 +66,7 @@ from memory.ports.imports import (
     ImportSettings,
     ImportWatcher,
     Settled,
+    imported_spans,
 )
 from memory.ports.member_commands import Commands, Directory, Facts, Recall
 from memory.ports.operations import (
@@ -185,6 +186,7 @@ __all__ = [
     "filter_events",
     "follow_events",
     "format_report",
+    "imported_spans",
     "is_transient",
     "listing_line",
     "migrate_database",

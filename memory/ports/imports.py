@@ -182,7 +182,7 @@ class Imports:
         work; days closed already cost nothing, so an interrupted run resumes)."""
         names = _guilds(results)
         done = []
-        for guild_id, (first_at, last_at) in _spans(results).items():
+        for guild_id, (first_at, last_at) in imported_spans(results).items():
             timezone = await self._contexts.timezone(guild_id)
             today = local_day(self._clock.now(), timezone)
             first_day = local_day(first_at, timezone)
@@ -214,8 +214,9 @@ def _guilds(results: Sequence[ImportResult]) -> dict[int, str]:
     return names
 
 
-def _spans(results: Sequence[ImportResult]) -> dict[int, tuple[datetime, datetime]]:
-    """Per guild, its imported messages' first and last times."""
+def imported_spans(results: Sequence[ImportResult]) -> dict[int, tuple[datetime, datetime]]:
+    """Per guild (in the order the results first name it), its imported messages' first and
+    last times; a result with no message names none."""
     spans: dict[int, tuple[datetime, datetime]] = {}
     for result in results:
         if result.first_at is None or result.last_at is None:

@@ -76,7 +76,9 @@ def _runs(lines: Sequence[MessageMatch]) -> list[list[MessageMatch]]:
     return runs
 
 
-def _asks(line: MessageMatch) -> bool:
+def asks(line: MessageMatch) -> bool:
+    """A line whose point is a question (it ends asking): it wants an answer, and on its own
+    it tells what its author wants to know, not what they did."""
     return line.content.rstrip().endswith("?")
 
 
@@ -92,7 +94,7 @@ def _before(hit: MessageMatch, rows: list[Around]) -> list[tuple[MessageMatch, i
         taken += [(line, 2) for line in runs.pop(0)[:OWN_BEFORE]]
         if taken and not runs:
             return taken
-        if taken and _asks(hit):  # the hit asks after its own opening line: that turn is enough
+        if taken and asks(hit):  # the hit asks after its own opening line: that turn is enough
             return taken
     if runs:
         taken += [(line, 1 if n == 0 else 2) for n, line in enumerate(runs[0][:TURN_LINES])]
@@ -107,11 +109,11 @@ def _after(hit: MessageMatch, rows: list[Around]) -> list[tuple[MessageMatch, in
     runs = _runs(lines)
     if runs and runs[0][0].author_id == hit.author_id:  # the hit's turn goes on
         taken += [(line, 1) for line in runs.pop(0)[:TURN_LINES]]
-    asking = _asks(hit) or bool(taken and _asks(taken[-1][0]))
+    asking = asks(hit) or bool(taken and asks(taken[-1][0]))
     while runs:
         run = runs.pop(0)[:TURN_LINES]
         taken += [(line, 1 if n == 0 or asking else 2) for n, line in enumerate(run)]
-        if not _asks(run[-1]):  # a turn that asks back is answered by the next one
+        if not asks(run[-1]):  # a turn that asks back is answered by the next one
             break
         asking = True
     return taken
@@ -150,7 +152,7 @@ def exchanges(
         lines = sorted(lines, key=lambda item: (item[1], abs(item[0].message_id - hit.message_id)))
         lines = lines[:MAX_LINES]
         took_part = hit.author_id in named or (
-            _asks(hit) and any(line.author_id in named for line in _answering(hit, lines))
+            asks(hit) and any(line.author_id in named for line in _answering(hit, lines))
         )
         planned.append((not took_part, hit, lines))
     if named:

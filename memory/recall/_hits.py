@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from db.recall import MessageMatch, SummaryMatch
 from memory.core.models import Member
 from memory.language import day_label, drop_restating, resolve_dates, restates_any
+from memory.recall._exchange import asks
 from memory.recall._hybrid import fuse
 
 
@@ -103,16 +104,10 @@ def named_first(
         return matches
     later = matches[after:]
     own = [m for m in later if m.author_id in named]
-    statements = [m for m in own if not _asks(m.content)]
-    questions = [m for m in own if _asks(m.content)]
+    statements = [m for m in own if not asks(m)]
+    questions = [m for m in own if asks(m)]
     others = [m for m in later if m.author_id not in named]
     return matches[:after] + statements + questions + others
-
-
-def _asks(text: str) -> bool:
-    """A line whose point is a question (it ends asking): on its own it tells what its author
-    wants to know, not what they did."""
-    return text.rstrip().endswith("?")
 
 
 def zone_of(name: str | None) -> ZoneInfo:

@@ -52,7 +52,7 @@ class EmbeddingIndex:
     async def embed_guild(self, guild_id: int) -> int:
         """Embed every message of the guild that has no current vector (after an import);
         how many were. A provider's failure (LLMError) ends it: those stored stay."""
-        embedded, more = await self._index(guild_id)
+        embedded, more = 0, True
         while more:
             count, more = await self._index(guild_id)
             embedded += count
