@@ -47,11 +47,30 @@ _INCOMING = """
 """
 
 
-async def refresh_statistics(db: Executor) -> None:
-    """Sample the messages table for the planner now, not when autovacuum next looks (up to a
-    minute later): a plan made without statistics for a table just filled can read a guild's
-    every message where it wants a few (docs/design.md, "Limits")."""
-    await db.execute("ANALYZE messages")
+# The tables an import fills (its messages, and what settling them writes), whose statistics it
+# may refresh: a table name is an identifier, never a parameter, so only these are accepted.
+IMPORTED_TABLES = frozenset(
+    {
+        "messages",
+        "message_embeddings",
+        "episodes",
+        "summary_days",
+        "daily_summaries",
+        "day_notes",
+        "learned_facts",
+    }
+)
+
+
+async def refresh_statistics(db: Executor, tables: Sequence[str] = ("messages",)) -> None:
+    """Sample the tables for the planner now, not when autovacuum next looks (up to a minute
+    later): a plan made without statistics for a table just filled can read a guild's every
+    message where it wants a few (docs/design.md, "Limits")."""
+    unknown = set(tables) - IMPORTED_TABLES
+    if unknown:
+        raise ValueError(f"not a table an import fills: {', '.join(sorted(unknown))}")
+    if tables:
+        await db.execute(f"ANALYZE {', '.join(sorted(set(tables)))}")
 
 
 def message_from_row(row: asyncpg.Record) -> ChatMessage:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -130,10 +130,11 @@ class ExportImporter:
         )
         return result
 
-    async def refresh_statistics(self) -> None:
-        """After a batch of imports: the planner's statistics of the messages table, so the
-        first searches over what was imported are planned for its size."""
-        await message_store.refresh_statistics(self.pool)
+    async def refresh_statistics(self, tables: Sequence[str] = ("messages",)) -> None:
+        """After a batch of imports: the planner's statistics of the tables it filled (the
+        messages, unless told others: `db/messages.IMPORTED_TABLES`), so the first searches
+        over what was imported are planned for its size."""
+        await message_store.refresh_statistics(self.pool, tables)
 
     async def _write(
         self,

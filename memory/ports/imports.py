@@ -7,7 +7,8 @@ statistics sampled (the first questions are planned for what was stored), each g
 episodes as live chat would be (and, when learning, those summarised), its messages that
 have no vector yet embedded for recall by meaning (a provider that fails leaves them to the
 next import of the same files), and, when learning, every imported day that is over closed
-(summaries and learned facts kept before retention deletes the raw messages). A bench that
+(summaries and learned facts kept before retention deletes the raw messages); last, the
+statistics of the tables those steps filled. A bench that
 replayed these steps by hand drifted from the command twice; now there is one sequence.
 
 What a front end shows of it (spinners, a day counter, one line per guild and step) it hears
@@ -37,6 +38,12 @@ _log = logging.getLogger(__name__)
 
 # The steps `settle` reports, per guild.
 EPISODES, EMBEDDED, CLOSED = "episodes", "embedded", "closed"
+# The tables each step fills: sampled for the planner once it wrote to them.
+_FILLS = {
+    EPISODES: ("episodes",),
+    EMBEDDED: ("message_embeddings",),
+    CLOSED: ("summary_days", "daily_summaries", "day_notes", "learned_facts"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +144,9 @@ class Imports:
         done += await self._embed(results, watch=watch)
         if learn:
             done += await self._close_days(results, watch=watch)
+        written = sorted({table for step in done if step.count for table in _FILLS[step.step]})
+        if written:  # the reply path's reads of them are planned for what is there
+            await importer.refresh_statistics(written)
         return done
 
     async def _cut_episodes(

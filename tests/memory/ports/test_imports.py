@@ -81,11 +81,20 @@ async def test_an_import_settles_what_it_owes_the_rest_of_memory(
         "SELECT count(DISTINCT day) FROM daily_summaries WHERE guild_id = $1", GUILD_ID
     )
     assert days == 2
+    for table in ["episodes", "daily_summaries", "day_notes"]:  # sampled once filled
+        assert await _sampled_rows(db_pool, table) == await db_pool.fetchval(
+            f"SELECT count(*) FROM {table}"
+        )
 
     again = await _import(memory, path, learn=True)  # nothing new: nothing more owed
     assert [step.count for step in _steps(again, EMBEDDED)] == [0] * len(_steps(settled, EMBEDDED))
     [closed_again] = _steps(again, CLOSED)
     assert (closed_again.count, closed_again.due) == (0, 0)
+
+
+async def _sampled_rows(db_pool: asyncpg.Pool, table: str) -> float:
+    """The planner's row count of `table` (-1: never sampled)."""
+    return float(await db_pool.fetchval("SELECT reltuples FROM pg_class WHERE relname = $1", table))
 
 
 async def test_an_import_that_does_not_learn_closes_no_day(
