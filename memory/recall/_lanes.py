@@ -163,7 +163,8 @@ class LaneSearch:
 
     @staticmethod
     def _scope(query: Query, found: Plan) -> Scope:
-        # A named member's row ranks as if it held the question's rarest word once more.
+        # A named member's row ranks as if it held the question's rarest word once more (of
+        # the words some message holds: `Plan.top_weight`).
         boost = max(found.top_weight, 1.0) if query.named else 0.0
         return Scope(
             query.guild_id,

@@ -78,10 +78,11 @@ class Plan:
     terms: tuple[Weighted, ...]
     names: str | None = None
     rows: int = 0  # how many rows the candidates' single words hold (pairs: unknown, 0)
-
-    @property
-    def top_weight(self) -> float:
-        return max((t.weight for t in self.terms), default=0.0)
+    # The weight of the rarest term some message holds (0: none does): what a named member's
+    # row or a row said when asked about counts for. A word no message holds has the highest
+    # weight of all and matches nothing: as a boost it put a named member's every line above
+    # the lines holding what was asked ("partake", a typo).
+    top_weight: float = 0.0
 
 
 def idf(docs: int, total: int) -> float:
@@ -139,7 +140,16 @@ def plan(
         if rows + stat.exact <= CANDIDATE_BUDGET:
             candidates += (lexeme_query(stat.lexeme),)
             rows += stat.exact
-    return Plan(candidates + with_names, terms, boost, rows)
+    held = [_held_weight(s, total) for s in chosen if _docs(s) > 0]
+    return Plan(candidates + with_names, terms, boost, rows, max(held, default=0.0))
+
+
+def _held_weight(stat: TermStat, total: int) -> float:
+    """What a row holding the word counts for: its whole word's weight, else (held only as the
+    start of longer words) its prefix's."""
+    if stat.exact or stat.prefixed is None:
+        return idf(stat.exact, total)
+    return PREFIX_WEIGHT * idf(stat.prefixed, total)
 
 
 def _docs(stat: TermStat) -> int:

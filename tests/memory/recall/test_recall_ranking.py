@@ -14,6 +14,7 @@ import asyncpg
 from db.members import upsert_members
 from db.messages import apply_edits, insert_messages, mark_deleted
 from db.summaries import save_day
+from memory.core.clock import FixedClock
 from memory.core.models import ChatMessage, Member
 from memory.core.viewer import Viewer
 from memory.recall import RecallService
@@ -143,6 +144,24 @@ async def test_a_named_member_is_a_boost_not_a_word_and_recency_only_breaks_ties
     assert hits[0].text == "the ferry to the island leaves at nine"
     judy = [hit for hit in hits if hit.author_id == JUDY]
     assert [hit.day for hit in judy] == ["2023-05-03", "2023-04-28"]  # equal scores: newest first
+
+
+async def test_a_word_no_message_holds_does_not_lift_what_was_said_then(
+    db_pool: asyncpg.Pool,
+) -> None:
+    """A line said when the question asks about counts as if it held the question's rarest
+    word once more: the rarest word some message holds. "glorpish" (a typo, a word nobody
+    said) is rarer than any, and as that boost it put the chatter of that day on a common word
+    above the one line holding what was asked."""
+    await _members(db_pool)
+    chatter = [_said(KIM, f"fireworks tonight at {n}", days_ago=n + 3) for n in range(8)]
+    asked = _said(JUDY, "the lighthouse fireworks were lovely", days_ago=30)
+    that_day = _said(MELANIE, "fireworks are loud", days_ago=1)  # 7 May
+    await insert_messages(db_pool, [*chatter, asked, that_day])
+    recall = RecallService(db_pool, clock=FixedClock(DAY))
+    question = "what was said about the lighthouse fireworks glorpish on 7 May?"
+    hits = await recall.search(G, question, limit=3)
+    assert [hit.text for hit in hits[:2]] == [asked.content, that_day.content]
 
 
 async def test_summaries_keep_their_own_lane(db_pool: asyncpg.Pool) -> None:
