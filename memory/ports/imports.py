@@ -8,8 +8,8 @@ episodes as live chat would be (and, when learning, those summarised), its messa
 have no vector yet embedded for recall by meaning (a provider that fails leaves them to the
 next import of the same files), and, when learning, every imported day that is over closed
 (summaries and learned facts kept before retention deletes the raw messages); last, the
-statistics of the tables those steps filled. A bench that
-replayed these steps by hand drifted from the command twice; now there is one sequence.
+statistics of the tables those steps filled. A bench that replayed these steps by hand
+drifted from the command twice; now there is one sequence.
 
 What a front end shows of it (spinners, a day counter, one line per guild and step) it hears
 through an `ImportWatcher`; a bench passes none.
