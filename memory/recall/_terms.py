@@ -119,6 +119,13 @@ def plan(
         )
         for s in chosen
     )
+    # What a row holding a word some message holds counts for: the whole word's weight, else
+    # (held only as the start of longer words) its prefix's.
+    held = [
+        term.weight if stat.exact else (term.prefix_weight or 0.0)
+        for stat, term in zip(chosen, terms, strict=True)
+        if _docs(stat) > 0
+    ]
     # Rows saying a name with one of the two rarest words are candidates too ("kim's dog" for
     # "what was the name of kim's dog?"); a name alone never is (bob's message about Berlin
     # does not say "bob": it is found by "berlin" and boosted as his).
@@ -140,16 +147,7 @@ def plan(
         if rows + stat.exact <= CANDIDATE_BUDGET:
             candidates += (lexeme_query(stat.lexeme),)
             rows += stat.exact
-    held = [_held_weight(s, total) for s in chosen if _docs(s) > 0]
     return Plan(candidates + with_names, terms, boost, rows, max(held, default=0.0))
-
-
-def _held_weight(stat: TermStat, total: int) -> float:
-    """What a row holding the word counts for: its whole word's weight, else (held only as the
-    start of longer words) its prefix's."""
-    if stat.exact or stat.prefixed is None:
-        return idf(stat.exact, total)
-    return PREFIX_WEIGHT * idf(stat.prefixed, total)
 
 
 def _docs(stat: TermStat) -> int:
