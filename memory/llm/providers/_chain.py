@@ -47,7 +47,7 @@ class LLMQueueTimeout(LLMRateLimited):
     retryable = False
 
 
-class ProviderChain(ChainEvents, LLMProvider):
+class ProviderChain(LLMProvider):
     """Try the purpose's providers in order; guard, retry and record each of them."""
 
     name = "chain"
@@ -77,11 +77,11 @@ class ProviderChain(ChainEvents, LLMProvider):
         if unknown:
             raise ValueError(f"provider chain names unknown providers: {sorted(unknown)}")
         self.policy = policy or RetryPolicy()
-        self.telemetry = telemetry
         self._sleep = sleep
         self._jitter = jitter
         # One per (provider, model): a dead endpoint is skipped instead of tried on every call.
         self.breakers = breakers or CircuitBreakers(on_change=breaker_listener(telemetry))
+        self.events = ChainEvents(telemetry, self.breakers, self.policy)
         # May this purpose call now? (the daily token budget holds background purposes)
         self.gate: Callable[[str], Awaitable[bool]] | None = None
 
@@ -118,7 +118,7 @@ class ProviderChain(ChainEvents, LLMProvider):
             model = guarded.provider.model_for(request.purpose)
             started = time.perf_counter()
             is_last = index == len(names) - 1
-            skipped, error = self._passed_over(request, names, index, model, started)
+            skipped, error = self.events.passed_over(request, names, index, model, started)
             if skipped:
                 last_error = error or last_error
                 continue
@@ -129,16 +129,16 @@ class ProviderChain(ChainEvents, LLMProvider):
                 # The caller's budget ran out (reply path); record it, then let it propagate.
                 self.breakers.released(name, model)
                 unanswered = {"attempt_errors": attempts.ended_unanswered("CancelledError")}
-                self._emit(
+                self.events.emit(
                     request, name, model, started, outcome="cancelled", retries=0, **unanswered
                 )
                 raise
             except GaveUp as gave_up:
                 last_error = gave_up.error
                 following = None if is_last else names[index + 1]
-                self._gave_up(request, name, model, started, gave_up, attempts, following)
+                self.events.gave_up(request, name, model, started, gave_up, attempts, following)
                 continue
-            self._emit(
+            self.events.emit(
                 request,
                 name,
                 response.model or model,

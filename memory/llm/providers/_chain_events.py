@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from memory.core.telemetry import Telemetry
 from memory.llm.providers._attempts import Attempts
@@ -27,14 +28,16 @@ class GaveUp(Exception):
         self.retries = retries
 
 
+@dataclass(frozen=True)
 class ChainEvents:
-    """The chain's telemetry and breaker bookkeeping (a part of `ProviderChain`)."""
+    """The chain's telemetry and breaker bookkeeping, held by `ProviderChain` (its breakers
+    and retry policy are the chain's own)."""
 
     telemetry: Telemetry
     breakers: CircuitBreakers
     policy: RetryPolicy
 
-    def _gave_up(
+    def gave_up(
         self,
         request: LLMRequest,
         name: str,
@@ -47,7 +50,7 @@ class ChainEvents:
         """A provider ran out of retries: its breaker hears it, telemetry says who is next."""
         self.breakers.released(name, model)
         self.breakers.gave_up(name, model, gave_up.error)
-        self._emit(
+        self.emit(
             request,
             name,
             model,
@@ -67,7 +70,7 @@ class ChainEvents:
                 following,
             )
 
-    def _passed_over(
+    def passed_over(
         self, request: LLMRequest, names: list[str], index: int, model: str, started: float
     ) -> tuple[bool, LLMError | None]:
         """Is this provider passed over without a request (its event emitted)? A slow local
@@ -75,7 +78,7 @@ class ChainEvents:
         name, is_last = names[index], index == len(names) - 1
         next_name = None if is_last else names[index + 1]
         if request.urgent and name in self.policy.provider_deadlines and not is_last:
-            self._emit(
+            self.emit(
                 request,
                 name,
                 model,
@@ -89,7 +92,7 @@ class ChainEvents:
             return True, None
         if self.breakers.allow(name, model):
             return False, None
-        self._emit(
+        self.emit(
             request,
             name,
             model,
@@ -102,7 +105,7 @@ class ChainEvents:
         )
         return True, LLMUnavailable(f"{name}:{model} skipped: its circuit breaker is open")
 
-    def _emit(
+    def emit(
         self,
         request: LLMRequest,
         provider: str,
