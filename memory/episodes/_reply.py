@@ -23,7 +23,7 @@ from memory.core.clock import Clock
 from memory.core.text import truncate
 from memory.core.viewer import Viewer
 from memory.episodes._listing import listing_rows
-from memory.episodes._summaries import SUMMARY_CHARS, EpisodeSummarizer
+from memory.episodes._summaries import SUMMARY_CHARS, TITLE_CHARS, EpisodeSummarizer
 from memory.episodes._views import Episode, local_span, working_memory
 from memory.guilds import GuildSettingsCache
 from memory.language import asked_channel, asked_channel_name, asked_day, asks_what_was_talked_about
@@ -122,7 +122,7 @@ class EpisodeReplyMemory:
                 answer = await self.summarizer.extract(guild_id, row)
                 episode = replace(
                     episode,
-                    title=truncate(answer.title.strip(), 80),
+                    title=truncate(answer.title.strip(), TITLE_CHARS),
                     summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
                 )
             episodes.append(episode)

@@ -30,6 +30,7 @@ from memory.llm import (
     MemoryLLM,
     OfflineProvider,
     example_texts,
+    output_budget,
     unusable_text,
 )
 from memory.members import MemberDirectory
@@ -38,6 +39,12 @@ from prompts.loader import Raw, element, escape_body, render
 _log = logging.getLogger(__name__)
 
 SUMMARY_CHARS = 400
+# What is kept of an episode's title and of each of its (at most OPEN_LOOPS) open loops.
+TITLE_CHARS = 80
+LOOP_CHARS = 160
+OPEN_LOOPS = 3
+# The longest answer kept for one episode: a model writing more is cut off by max_tokens.
+ANSWER_CHARS = TITLE_CHARS + SUMMARY_CHARS + OPEN_LOOPS * LOOP_CHARS
 BATCH_CHARS = 24_000
 BATCH_EPISODES = 12
 LINE_CHARS = 300
@@ -182,6 +189,7 @@ class EpisodeSummarizer:
             schema=EpisodesAnswer,
             inputs=inputs,
             guild_id=guild_id,
+            max_output_tokens=output_budget("episode", ANSWER_CHARS, len(batch)),
         )
         provider = self._llm.provider if model else self._offline
         response = await provider.complete(request)
@@ -249,9 +257,11 @@ class EpisodeSummarizer:
                 guild_id,
                 item["id"],
                 message_count=item["count"],
-                title=truncate(answer.title.strip(), 80),
+                title=truncate(answer.title.strip(), TITLE_CHARS),
                 summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
-                open_loops=[truncate(loop.strip(), 160) for loop in answer.open_loops[:3]],
+                open_loops=[
+                    truncate(loop.strip(), LOOP_CHARS) for loop in answer.open_loops[:OPEN_LOOPS]
+                ],
                 provider=provider,
                 close=close,
             )

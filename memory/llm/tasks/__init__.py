@@ -3,6 +3,7 @@ validates what comes back against its schema."""
 
 from __future__ import annotations
 
+from memory.llm.tasks._calls import output_budget
 from memory.llm.tasks._elements import (
     by_member,
     forgotten_constraints,
@@ -44,6 +45,7 @@ __all__ = [
     "member_elements",
     "member_keys",
     "message_elements",
+    "output_budget",
     "reduce_elements",
     "split_keyed",
     "target_legend",

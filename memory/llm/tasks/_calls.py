@@ -39,6 +39,7 @@ OUTPUT_TOKENS_FIXED: dict[str, int] = {
     "historical_summary": 64,
     "daily_summary": 400,  # room for learned facts
     "daily_reduce": 64,
+    "episode": 64,
     "reply": 700,  # Discord's 2,000 characters and a little more
 }
 

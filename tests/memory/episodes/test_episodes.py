@@ -295,3 +295,34 @@ async def test_a_model_echoing_the_example_gets_each_episode_the_offline_summary
     [degraded] = [e for e in telemetry.recent("llm_call") if e.get("outcome") == "degraded"]
     assert degraded["purpose"] == "episode" and degraded["items"] == 2
     assert degraded["detail"] == "missing, ungrounded"  # "..." says nothing of its lines
+
+
+async def test_a_model_that_rambles_is_stopped_at_what_the_episodes_asked_for(
+    db_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """The episode request says how long an answer may be (docs/llm.md: every request sets
+    max_tokens), room for each episode's title, summary and open loops and no more: without
+    it a local server writes until its context is full (the live run's stall)."""
+    from memory.core.tokens import tokens_to_write
+    from memory.episodes._summaries import SUMMARY_CHARS
+    from memory.llm import MemoryLLM
+    from tests.fakes import ScriptedProvider
+
+    def answer(request: LLMRequest) -> dict[str, Any]:
+        return {"episodes": []}
+
+    provider = ScriptedProvider({"episode": answer})
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=db_pool, llm=MemoryLLM(provider)
+    ) as memory:
+        await insert_messages(db_pool, lines(TRIP + BUILD, at=START))
+        await memory.episodes.cut_guild(G)
+        await memory.episodes.sweep()
+        await memory.guild_settings.update(G, digest=(C, "08:00"))
+        await memory.episodes.digest_preview(G, START.date())
+    [asked] = [request for request in provider.requests if request.purpose == "episode"]
+    assert len(asked.inputs["episodes"]) == 2
+    limit = asked.max_output_tokens
+    assert limit is not None
+    assert 2 * tokens_to_write(SUMMARY_CHARS) < limit < 2_000
