@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# llama_cpp.server with its unbounded completions capped (bench/live_capped.py says why).
+CAPPED_SERVER = Path(__file__).resolve().parent / "live_capped.py"
 SERVER_START_SECONDS = 180.0
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # The chat format of the second server, which offers tools: llama-cpp-python's generic one.
@@ -108,9 +110,11 @@ def served_model(base: str) -> str:
 @contextlib.contextmanager
 def llama_server(python: Path, model: str, log: Path, *extra: str) -> Iterator[str]:
     """One server on a free loopback port, stopped on exit (also on failure or Ctrl-C); its
-    base URL once /v1/models answers."""
+    base URL once /v1/models answers. It runs through bench/live_capped.py, so no completion
+    of the server's own runs until its context is full."""
     port = _free_port()
-    command = [str(python), "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1"]
+    # -P: bench/ is not put first on the server's import path (its modules would shadow others).
+    command = [str(python), "-P", str(CAPPED_SERVER), "--model", model, "--host", "127.0.0.1"]
     command += ["--port", str(port), "--n_ctx", "8192", *extra]
     with log.open("w") as out:
         server = subprocess.Popen(
