@@ -38,3 +38,10 @@ def test_the_cap_sits_above_every_answer_the_bot_asks_for() -> None:
     from memory.llm.tasks._calls import OUTPUT_TOKENS_FIXED
 
     assert max(OUTPUT_TOKENS_FIXED.values()) < UNBOUNDED_CAP < 8192
+
+
+def test_the_docs_say_the_cap_the_code_has() -> None:
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parents[2] / "docs" / "llm.md").read_text().split())
+    assert f"caps a completion asked with no limit at {UNBOUNDED_CAP:,} tokens" in text
