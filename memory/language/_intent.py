@@ -133,6 +133,10 @@ def _name_prefix(name: str) -> re.Pattern[str]:
 
 
 _FIRST_PERSON = frozenset(FIRST_PERSON_ANY)
+# Capitalised so, a first-person word is a name: "the US" is a country, not "us".
+_NOT_PRONOUNS = frozenset({"US"})
+# A question that ends in an instruction: "Was it a good month? Answer yes or no."
+_ASKS_FIRST = re.compile(r"[^.!?]+\?\s")
 _LEADING_MENTION = re.compile(r"^\s*<@!?\d+>[\s,:;]*")
 # "what were we talking about", "what did we discuss", "what topics came up", "what happened".
 _TALKED = re.compile(
@@ -174,15 +178,18 @@ def asks_the_bot_only(text: str, *, bot_name: str, bot_ids: frozenset[int] = fro
     from?"): a request, not chat. Day notes leave it out: it is no news about its author, and
     "bob said about alice: where did alice move from?" in alice's note would read as news about
     her. A question in the first person ("Bot, I start a new job on Monday, any tips?") is
-    kept, as is one mentioning someone the directory does not know for a bot."""
+    kept, as is one mentioning someone the directory does not know for a bot. A question is
+    one that ends with "?" or opens with one ("...? Answer yes or no."); "US" in capitals is
+    the country, not the first person."""
     body = addressed_text(text, bot_name=bot_name)
     for bot_id in sorted(bot_ids) if body is None else ():
         body = addressed_text(text, bot_name="", bot_user_id=bot_id)
         if body is not None:
             break
-    if body is None or not body.rstrip().endswith("?"):
+    if body is None or not (body.rstrip().endswith("?") or _ASKS_FIRST.match(body)):
         return False
-    return not _FIRST_PERSON.intersection(_WORD.findall(body.lower()))
+    said = {word.lower() for word in _WORD.findall(body) if word not in _NOT_PRONOUNS}
+    return not _FIRST_PERSON.intersection(said)
 
 
 def is_forget_command(text: str, *, bot_name: str) -> bool:

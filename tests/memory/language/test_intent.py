@@ -173,6 +173,11 @@ def test_memory_commands_are_recognised_in_stored_messages(text: str, expected: 
         ("hey <@!777>, when is the pottery class?", True),
         ("<@777> I start a new job on Monday, any tips?", False),
         ("Bottle of wine, anyone?", False),  # not the bot's name
+        ("Bot, which US cities has alice visited?", True),  # US: the country, not "us"
+        ("Bot, can you remind us when the trip is?", False),  # us: the askers
+        ("Bot, was May a good month for alice? Answer yes or no.", True),
+        ("Bot, alice moved to Lisbon. Any idea why?", True),  # ends asking
+        ("Bot, alice moved to Lisbon. She loves it.", False),  # news
     ],
 )
 def test_questions_to_the_bot_about_others_are_told_from_chat(text: str, expected: bool) -> None:
