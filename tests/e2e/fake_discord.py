@@ -71,178 +71,115 @@ so a test can check that the bot ignores its own messages.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import logging
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Self, TypeVar
+from typing import Any, Self
 
-import discord
-import discord.gateway
-import discord.http
-import yarl
 from aiohttp import web
 
-from tests.e2e.fake_discord_gateway import GatewayEvents
+from tests.e2e.fake_discord_gateway import Gateway
+from tests.e2e.fake_discord_host import BotRecord, DiscordState
 from tests.e2e.fake_discord_interactions import SlashCommands
-from tests.e2e.fake_discord_messages import MessageEvents
-from tests.e2e.fake_discord_models import (
-    ALICE_ID,
-    ALL_PERMISSIONS,
-    APPLICATION_ID,
-    BOB_ID,
-    DEFAULT_PERMISSIONS,
-    DISCORD_EPOCH_MS,
-    GENERAL_ID,
-    GUILD_ID,
-    MANAGE_GUILD,
-    OTHERBOT_ID,
-    OWNER_ID,
-    RANDOM_ID,
-    SECRET_ID,
-    VIEW_CHANNEL,
-    FakeAttachment,
-    FakeChannel,
-    FakeGuild,
-    FakeMember,
-    FakeRole,
-    Overwrite,
-)
-from tests.e2e.fake_discord_permissions import PermissionEvents
+from tests.e2e.fake_discord_messages import Messages
+
+# Re-exported (`X as X`, and `eventually` below): tests import everything from this module.
+from tests.e2e.fake_discord_models import ALICE_ID as ALICE_ID
+from tests.e2e.fake_discord_models import ALL_PERMISSIONS as ALL_PERMISSIONS
+from tests.e2e.fake_discord_models import APPLICATION_ID as APPLICATION_ID
+from tests.e2e.fake_discord_models import BOB_ID as BOB_ID
+from tests.e2e.fake_discord_models import DEFAULT_PERMISSIONS as DEFAULT_PERMISSIONS
+from tests.e2e.fake_discord_models import GENERAL_ID as GENERAL_ID
+from tests.e2e.fake_discord_models import GUILD_ID as GUILD_ID
+from tests.e2e.fake_discord_models import MANAGE_GUILD as MANAGE_GUILD
+from tests.e2e.fake_discord_models import OTHERBOT_ID as OTHERBOT_ID
+from tests.e2e.fake_discord_models import OWNER_ID as OWNER_ID
+from tests.e2e.fake_discord_models import RANDOM_ID as RANDOM_ID
+from tests.e2e.fake_discord_models import SECRET_ID as SECRET_ID
+from tests.e2e.fake_discord_models import VIEW_CHANNEL as VIEW_CHANNEL
+from tests.e2e.fake_discord_models import FakeAttachment as FakeAttachment
+from tests.e2e.fake_discord_models import FakeChannel as FakeChannel
+from tests.e2e.fake_discord_models import FakeGuild as FakeGuild
+from tests.e2e.fake_discord_models import FakeMember as FakeMember
+from tests.e2e.fake_discord_models import FakeRole as FakeRole
+from tests.e2e.fake_discord_models import Overwrite as Overwrite
+from tests.e2e.fake_discord_payloads import MessagePayloads
+from tests.e2e.fake_discord_permissions import Permissions
 from tests.e2e.fake_discord_rest import RestRoutes
-from tests.support import eventually
-
-# Re-exported: tests import everything from this module.
-__all__ = [
-    "ALICE_ID",
-    "ALL_PERMISSIONS",
-    "APPLICATION_ID",
-    "BOB_ID",
-    "DEFAULT_PERMISSIONS",
-    "GENERAL_ID",
-    "GUILD_ID",
-    "MANAGE_GUILD",
-    "OTHERBOT_ID",
-    "OWNER_ID",
-    "RANDOM_ID",
-    "SECRET_ID",
-    "VIEW_CHANNEL",
-    "FakeAttachment",
-    "FakeChannel",
-    "FakeDiscord",
-    "FakeGuild",
-    "FakeMember",
-    "FakeRole",
-    "Overwrite",
-    "eventually",
-]
-
-_log = logging.getLogger(__name__)
-T = TypeVar("T")
+from tests.e2e.fake_discord_server import Server
+from tests.support import eventually as eventually
 
 
-class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents, RestRoutes):
-    """The fake Discord service: its state, lifecycle and lookups here; the gateway,
-    messages, slash commands, permissions and REST routes in the mixins (fake_discord_*.py).
-    See the module docstring for the API."""
+class FakeDiscord:
+    """The fake Discord service: its lifecycle here, made of parts it holds (the gateway,
+    messages, slash commands, permissions and REST routes, fake_discord_*.py), which share
+    one `DiscordState` and one `BotRecord`. See the module docstring for the API."""
 
     def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
-        self.application_id = application_id
-        self.bot_user = FakeMember(application_id, "memorybot", "MemoryBot", bot=True)
-        self.guild = FakeGuild(
-            id=guild_id,
-            name="Test Guild",
-            owner_id=OWNER_ID,
-            channels=[
-                FakeChannel(GENERAL_ID, "general"),
-                FakeChannel(RANDOM_ID, "random"),
-                FakeChannel(SECRET_ID, "secret", readable=False),
-            ],
-        )
-        for member in (
-            FakeMember(ALICE_ID, "alice", "Alice"),
-            FakeMember(BOB_ID, "bob", "Bob", nick="Bobby"),
-            FakeMember(OTHERBOT_ID, "otherbot", "Other Bot", bot=True),
-            self.bot_user,
-        ):
-            self.guild.members[member.id] = member
-        self.sent_messages: list[dict[str, Any]] = []
-        self.typing: list[int] = []
-        self.reactions: list[tuple[int, int, str]] = []
-        self.interaction_responses: dict[int, dict[str, Any]] = {}
-        self.interaction_edits: dict[int, list[dict[str, Any]]] = {}
-        self.followups: dict[int, list[dict[str, Any]]] = {}
-        self.interaction_payloads: dict[int, dict[str, Any]] = {}  # slash commands sent
-        self.response_messages: dict[int, dict[str, Any]] = {}  # message answering each
-        self.synced_commands: dict[int | None, list[dict[str, Any]]] = {}
-        self.sync_calls: list[int | None] = []  # scope of every command sync, in order
-        self.requests: list[tuple[str, str]] = []
-        self.unhandled: list[tuple[str, str]] = []
-        self.identify: dict[str, Any] | None = None
-        self.history: dict[int, dict[int, dict[str, Any]]] = {c.id: {} for c in self.guild.channels}
-        self.threads: list[FakeChannel] = []  # active threads, listed by REST only
-        self.history_forbidden: set[int] = set()  # channel ids whose history answers 403
-        self._sockets: set[web.WebSocketResponse] = set()
-        # (shard id, shard count) each identified connection asked for.
-        self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
-        self.identifies: list[dict[str, Any]] = []
-        self._sequence = itertools.count(1)
-        self._increment = itertools.count(1)
-        self._interactions: dict[str, int] = {}  # token -> interaction id
-        self._runner: web.AppRunner | None = None
-        self._saved_hooks: tuple[str, yarl.URL] | None = None
-        self._ready = asyncio.Event()
-        self.port = 0
+        self.state = state = DiscordState(guild_id=guild_id, application_id=application_id)
+        self.record = record = BotRecord()
+        self.gateway = Gateway(state, greet=self._send_ready)
+        self.payloads = MessagePayloads(state)
+        self.messages = Messages(state, record, self.payloads, self.gateway)
+        self.slash = SlashCommands(state, record, self.gateway)
+        self.permissions = Permissions(state, self.gateway)
+        self.rest = RestRoutes(state, record, self.payloads, bot_sends=self._bot_sends)
+        self.server = Server(state, self.gateway, self.rest)
+        # What tests read, by the names they read it: the state's and the record's own
+        # objects (each is changed in place, never replaced).
+        self.application_id, self.bot_user, self.guild = application_id, state.bot_user, state.guild
+        self.history, self.threads = state.history, state.threads
+        self.history_forbidden = state.history_forbidden
+        self.sent_messages, self.typing = record.sent_messages, record.typing
+        self.reactions, self.followups = record.reactions, record.followups
+        self.interaction_responses = record.interaction_responses
+        self.interaction_edits = record.interaction_edits
+        self.interaction_payloads = record.interaction_payloads
+        self.response_messages = record.response_messages
+        self.synced_commands, self.sync_calls = record.synced_commands, record.sync_calls
+        self.requests, self.unhandled = record.requests, record.unhandled
+        self.identifies = self.gateway.identifies
+
+    @property
+    def identify(self) -> dict[str, Any] | None:
+        """The latest IDENTIFY payload (intents, token)."""
+        return self.gateway.identify
 
     # ----------------------------------------------------------------- lifecycle
 
     @property
+    def port(self) -> int:
+        return self.state.port
+
+    @port.setter
+    def port(self, port: int) -> None:
+        """Set by `start`, or by a process that serves this fake from another one."""
+        self.state.port = port
+
+    @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return self.state.base_url
 
     @property
     def api_base(self) -> str:
-        return f"{self.base_url}/api/v10"
+        return self.state.api_base
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/gateway/"
+        return self.state.gateway_url
 
     async def start(self) -> None:
-        app = web.Application()
-        app.router.add_get("/gateway/", self._gateway)
-        app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        await self.server.start()
 
     def install(self) -> None:
-        """Point discord.py at this server (class-level base URLs; undone by `uninstall`)."""
-        self._saved_hooks = (
-            discord.http.Route.BASE,
-            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY,
-        )
-        discord.http.Route.BASE = self.api_base
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+        """Point discord.py at this fake (undone by `uninstall`)."""
+        self.server.install()
 
     def uninstall(self) -> None:
-        if self._saved_hooks is not None:
-            discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = (
-                self._saved_hooks
-            )
-            self._saved_hooks = None
+        self.server.uninstall()
 
     async def stop(self) -> None:
-        for socket in list(self._sockets):
-            with contextlib.suppress(Exception):
-                await socket.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        await self.server.stop()
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -255,54 +192,108 @@ class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents,
 
     async def wait_connected(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
         """Wait until a client identified and received READY + GUILD_CREATE."""
-        await asyncio.wait_for(self._ready.wait(), timeout)
+        await asyncio.wait_for(self.gateway.ready.wait(), timeout)
 
-    # ----------------------------------------------------------------- lookups
+    # ----------------------------------------------------------------- the state's lookups
 
     @property
     def channel(self) -> FakeChannel:
-        return self.guild.channels[0]
+        return self.state.channel
 
     def channel_named(self, name: str) -> FakeChannel:
-        for channel in [*self.guild.channels, *self.threads]:
-            if channel.name == name:
-                return channel
-        raise KeyError(name)
+        return self.state.channel_named(name)
 
     def member(self, who: str | int | FakeMember) -> FakeMember:
-        if isinstance(who, FakeMember):
-            return who
-        for member in self.guild.members.values():
-            if who in (member.id, member.username):
-                return member
-        raise KeyError(who)
+        return self.state.member(who)
 
     def add_member(self, member: FakeMember) -> FakeMember:
-        self.guild.members[member.id] = member
-        return member
+        return self.state.add_member(member)
 
     def add_thread(self, name: str, *, parent: str = "general") -> FakeChannel:
-        """An active public thread in `parent` (Discord lists it; no gateway event)."""
-        thread = FakeChannel(
-            self.snowflake(), name, type=11, parent_id=self.channel_named(parent).id
-        )
-        self.threads.append(thread)
-        self.history[thread.id] = {}
-        return thread
-
-    def _channel_id(self, channel: FakeChannel | int | str | None) -> int:
-        if channel is None:
-            return self.channel.id
-        if isinstance(channel, FakeChannel):
-            return channel.id
-        if isinstance(channel, str):
-            return self.channel_named(channel).id
-        return channel
+        return self.state.add_thread(name, parent=parent)
 
     def snowflake(self, at: datetime | None = None) -> int:
-        """A fresh, increasing snowflake for `at` (default now)."""
-        ms = int((at.timestamp() if at else time.time()) * 1000)
-        return ((ms - DISCORD_EPOCH_MS) << 22) | (next(self._increment) & 0xFFF)
+        return self.state.snowflake(at)
+
+    # ----------------------------------------------------------------- the parts' events
+
+    async def dispatch(self, event: str, data: Mapping[str, Any]) -> None:
+        await self.gateway.dispatch(event, data)
+
+    def add_history(self, content: str, **options: Any) -> dict[str, Any]:
+        return self.messages.add_history(content, **options)
+
+    def forget_message(self, message_id: int) -> None:
+        self.messages.forget_message(message_id)
+
+    async def send_message(self, content: str, **options: Any) -> dict[str, Any]:
+        return await self.messages.send_message(content, **options)
+
+    async def edit_message(self, message_id: int, content: str) -> dict[str, Any]:
+        return await self.messages.edit_message(message_id, content)
+
+    async def delete_message(self, message_id: int) -> dict[str, Any]:
+        return await self.messages.delete_message(message_id)
+
+    async def update_member(self, who: str | int | FakeMember, **changes: Any) -> dict[str, Any]:
+        return await self.messages.update_member(who, **changes)
+
+    async def member_join(self, member: FakeMember) -> dict[str, Any]:
+        return await self.messages.member_join(member)
+
+    async def invoke_slash(
+        self,
+        name: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        user: str | int | FakeMember = "alice",
+        channel: FakeChannel | int | str | None = None,
+        member_permissions: int | None = None,
+    ) -> dict[str, Any]:
+        return await self.slash.invoke_slash(
+            name, options, user=user, channel=channel, member_permissions=member_permissions
+        )
+
+    async def click_button(
+        self, interaction_id: int | str, label: str, *, user: str | int | FakeMember = "alice"
+    ) -> dict[str, Any]:
+        return await self.slash.click_button(interaction_id, label, user=user)
+
+    def interaction_text(self, interaction_id: int | str) -> str:
+        return self.slash.interaction_text(interaction_id)
+
+    def add_role(self, name: str, *, permissions: int = 0) -> FakeRole:
+        return self.permissions.add_role(name, permissions=permissions)
+
+    async def create_role(self, name: str, *, permissions: int = 0) -> FakeRole:
+        return await self.permissions.create_role(name, permissions=permissions)
+
+    async def update_role(self, role: FakeRole | None, *, permissions: int) -> None:
+        await self.permissions.update_role(role, permissions=permissions)
+
+    def add_channel(
+        self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
+    ) -> FakeChannel:
+        return self.permissions.add_channel(name, readable=readable, overwrites=overwrites)
+
+    async def create_channel(
+        self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
+    ) -> FakeChannel:
+        return await self.permissions.create_channel(name, readable=readable, overwrites=overwrites)
+
+    async def update_channel(
+        self,
+        name: str,
+        *,
+        readable: bool | None = None,
+        overwrites: Iterable[Overwrite] | None = None,
+    ) -> FakeChannel:
+        return await self.permissions.update_channel(name, readable=readable, overwrites=overwrites)
+
+    async def create_thread(
+        self, name: str, *, parent: str = "general", private: bool = False
+    ) -> FakeChannel:
+        return await self.permissions.create_thread(name, parent=parent, private=private)
 
     # ----------------------------------------------------------------- waiting helpers
 
@@ -313,21 +304,36 @@ class FakeDiscord(GatewayEvents, MessageEvents, SlashCommands, PermissionEvents,
         timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
         start: int = 0,
     ) -> dict[str, Any]:
-        """The first message the bot sent (from index `start`) matching `predicate`."""
+        return await self.record.wait_for_sent(predicate, timeout=timeout, start=start)
 
-        def find() -> dict[str, Any] | None:
-            for message in self.sent_messages[start:]:
-                if predicate is None or predicate(message):
-                    return message
-            return None
+    async def wait_for_interaction_response(
+        self,
+        interaction_id: int | str,
+        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
+    ) -> dict[str, Any]:
+        return await self.slash.wait_for_interaction_response(interaction_id, timeout)
 
-        return await self._wait(find, timeout, "sent message")
+    # ------------------------------------------- hooks a bench/ subclass overrides or calls
 
-    async def _wait(self, probe: Callable[[], T | None], seconds: float, what: str) -> T:
-        try:
-            found: T = await eventually(probe, seconds)
-            return found
-        except TimeoutError:
-            raise TimeoutError(
-                f"no {what} within {seconds}s; sent: {self.sent_messages!r}"
-            ) from None
+    async def _send_ready(self, socket: web.WebSocketResponse) -> None:
+        """READY and the guilds for a client that identified (bench/fleet_gateway.py sends
+        its fleet's instead)."""
+        await self.gateway.send_ready(socket)
+
+    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
+        """A message the bot POSTed (bench/reply_fake.py times it first)."""
+        return await self.messages.bot_sends(channel_id, body)
+
+    def _build_message(self, content: str, **options: Any) -> dict[str, Any]:
+        return self.messages.build(content, **options)
+
+    async def _send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
+        await self.gateway.send(socket, event, data)
+
+    @property
+    def _shard_of(self) -> dict[web.WebSocketResponse, tuple[int, int]]:
+        return self.gateway.shard_of
+
+    @property
+    def _sequence(self) -> itertools.count[int]:
+        return self.gateway.sequence

@@ -4,34 +4,65 @@ the connected clients, by shard (see tests/e2e/fake_discord.py for the API)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tests.e2e.fake_discord_host import DiscordHost
+from tests.e2e.fake_discord_host import DiscordState
 from tests.e2e.fake_discord_models import guild_payload
 
+# What answers an IDENTIFY (READY and the guilds): `FakeDiscord` passes its own overridable
+# hook, which a fake serving other guilds (bench/fleet_gateway.py) replaces.
+Greeting = Callable[[web.WebSocketResponse], Awaitable[None]]
 
-class GatewayEvents(DiscordHost):
-    """Mixin of `FakeDiscord`: the gateway websocket and the events sent over it."""
+
+class Gateway:
+    """The gateway websocket and the events sent over it, held by `FakeDiscord` as `gateway`;
+    `greet` sends READY and the guilds to a client that identified."""
+
+    def __init__(self, state: DiscordState, *, greet: Greeting) -> None:
+        self.state = state
+        self.greet = greet
+        self.sockets: set[web.WebSocketResponse] = set()
+        # (shard id, shard count) each identified connection asked for.
+        self.shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        self.sequence = itertools.count(1)
+        self.identify: dict[str, Any] | None = None  # the latest IDENTIFY payload
+        self.identifies: list[dict[str, Any]] = []
+        self.ready = asyncio.Event()
+
+    @property
+    def connected(self) -> bool:
+        """Has a client identified (and not gone since)?"""
+        return bool(self.sockets)
 
     async def dispatch(self, event: str, data: Mapping[str, Any]) -> None:
         """Send one DISPATCH to every connected client whose shard holds the guild (as
         Discord does: a guild's events arrive on its shard only)."""
-        owners = [socket for socket in self._sockets if self._owns(socket)]
+        owners = [socket for socket in self.sockets if self.owns(socket)]
         if not owners:
             raise RuntimeError(f"no client connected to dispatch {event} to")
-        payload = {"op": 0, "t": event, "s": next(self._sequence), "d": data}
+        payload = {"op": 0, "t": event, "s": next(self.sequence), "d": data}
         for socket in owners:
             await socket.send_str(json.dumps(payload))
 
-    def _owns(self, socket: web.WebSocketResponse) -> bool:
-        shard_id, count = self._shard_of.get(socket, (0, 1))
-        return (self.guild.id >> 22) % count == shard_id
+    def owns(self, socket: web.WebSocketResponse) -> bool:
+        shard_id, count = self.shard_of.get(socket, (0, 1))
+        return (self.state.guild.id >> 22) % count == shard_id
 
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+    async def close(self) -> None:
+        """Close every client's websocket (the server is stopping)."""
+        for socket in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await socket.close()
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """The aiohttp handler of /gateway/: one client's connection, until it closes."""
         socket = web.WebSocketResponse(autoping=True, max_msg_size=0)
         await socket.prepare(request)
         await socket.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
@@ -39,13 +70,13 @@ class GatewayEvents(DiscordHost):
             async for frame in socket:
                 if frame.type != WSMsgType.TEXT:
                     continue
-                await self._on_gateway_message(socket, json.loads(frame.data))
+                await self._on_message(socket, json.loads(frame.data))
         finally:
-            self._sockets.discard(socket)
-            self._shard_of.pop(socket, None)
+            self.sockets.discard(socket)
+            self.shard_of.pop(socket, None)
         return socket
 
-    async def _on_gateway_message(self, socket: web.WebSocketResponse, msg: dict[str, Any]) -> None:
+    async def _on_message(self, socket: web.WebSocketResponse, msg: dict[str, Any]) -> None:
         op = msg.get("op")
         data: Any = msg.get("d")  # the client's JSON: its shape depends on the op
         if op == 1:  # heartbeat
@@ -54,47 +85,54 @@ class GatewayEvents(DiscordHost):
             self.identify = data
             self.identifies.append(data)
             shard = data.get("shard") or [0, 1]
-            self._shard_of[socket] = (int(shard[0]), int(shard[1]))
-            self._sockets.add(socket)
-            await self._send_ready(socket)
+            self.shard_of[socket] = (int(shard[0]), int(shard[1]))
+            self.sockets.add(socket)
+            await self.greet(socket)
         elif op == 6:  # resume: not supported, ask for a fresh identify
             await socket.send_json({"op": 9, "d": False})
         elif op == 8:  # request guild members
-            guild_id = int(data["guild_id"])
-            if guild_id == self.guild.id:
-                await self._send(
-                    socket,
-                    "GUILD_MEMBERS_CHUNK",
-                    {
-                        "guild_id": str(guild_id),
-                        "members": [m.member_payload() for m in self.guild.members.values()],
-                        "chunk_index": 0,
-                        "chunk_count": 1,
-                        "nonce": data.get("nonce"),
-                    },
-                )
+            await self._send_members(socket, data)
 
-    async def _send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
-        await socket.send_json({"op": 0, "t": event, "s": next(self._sequence), "d": data})
+    async def _send_members(self, socket: web.WebSocketResponse, data: Any) -> None:
+        """Answer a member request for the guild with all its members in one chunk."""
+        guild = self.state.guild
+        guild_id = int(data["guild_id"])
+        if guild_id == guild.id:
+            await self.send(
+                socket,
+                "GUILD_MEMBERS_CHUNK",
+                {
+                    "guild_id": str(guild_id),
+                    "members": [m.member_payload() for m in guild.members.values()],
+                    "chunk_index": 0,
+                    "chunk_count": 1,
+                    "nonce": data.get("nonce"),
+                },
+            )
 
-    async def _send_ready(self, socket: web.WebSocketResponse) -> None:
-        owned = self._owns(socket)
-        guilds = [{"id": str(self.guild.id), "unavailable": True}] if owned else []
-        await self._send(
+    async def send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
+        await socket.send_json({"op": 0, "t": event, "s": next(self.sequence), "d": data})
+
+    async def send_ready(self, socket: web.WebSocketResponse) -> None:
+        """READY, and GUILD_CREATE if the client's shard holds the guild (then it is ready)."""
+        state = self.state
+        owned = self.owns(socket)
+        guilds = [{"id": str(state.guild.id), "unavailable": True}] if owned else []
+        await self.send(
             socket,
             "READY",
             {
                 "v": 10,
-                "user": self.bot_user.user_payload(),
+                "user": state.bot_user.user_payload(),
                 "guilds": guilds,
-                "shard": list(self._shard_of.get(socket, (0, 1))),
-                "session_id": f"session-{self.snowflake()}",
-                "resume_gateway_url": self.gateway_url,
-                "application": {"id": str(self.application_id), "flags": 0},
+                "shard": list(self.shard_of.get(socket, (0, 1))),
+                "session_id": f"session-{state.snowflake()}",
+                "resume_gateway_url": state.gateway_url,
+                "application": {"id": str(state.application_id), "flags": 0},
                 "private_channels": [],
                 "relationships": [],
             },
         )
         if owned:
-            await self._send(socket, "GUILD_CREATE", guild_payload(self.guild))
-            self._ready.set()
+            await self.send(socket, "GUILD_CREATE", guild_payload(state.guild))
+            self.ready.set()

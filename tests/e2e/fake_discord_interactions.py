@@ -7,28 +7,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tests.e2e.fake_discord_host import DiscordHost
+from tests.e2e.fake_discord_host import BotRecord, DiscordState, Dispatcher
 from tests.e2e.fake_discord_models import ALL_PERMISSIONS, OPTION_TYPES, FakeChannel, FakeMember
 
 
-class SlashCommands(DiscordHost):
-    """Mixin of `FakeDiscord`: invoking the bot's commands and reading its answers."""
+class SlashCommands:
+    """Invoking the bot's commands and reading its answers, held by `FakeDiscord` as
+    `slash`: the interactions go out through the gateway, the answers arrive in the record."""
+
+    def __init__(self, state: DiscordState, record: BotRecord, gateway: Dispatcher) -> None:
+        self.state = state
+        self.record = record
+        self.gateway = gateway
 
     def _command_for(self, name: str) -> tuple[dict[str, Any] | None, int | None]:
-        for scope in (self.guild.id, None):
-            for command in self.synced_commands.get(scope, []):
+        for scope in (self.state.guild.id, None):
+            for command in self.record.synced_commands.get(scope, []):
                 if command.get("name") == name and command.get("type", 1) == 1:
                     return command, scope
         return None, None
 
     def _option(self, name: str, value: Any, resolved: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        guild = self.state.guild
         if isinstance(value, FakeMember) or (
-            isinstance(value, str) and any(m.username == value for m in self.guild.members.values())
+            isinstance(value, str) and any(m.username == value for m in guild.members.values())
         ):
-            member = self.member(value)
+            member = self.state.member(value)
             resolved.setdefault("users", {})[str(member.id)] = member.user_payload()
             member_data = member.member_payload(with_user=False)
-            member_data["permissions"] = str(self.guild.everyone_permissions)
+            member_data["permissions"] = str(guild.everyone_permissions)
             resolved.setdefault("members", {})[str(member.id)] = member_data
             return {"type": 6, "name": name, "value": str(member.id)}
         return {"type": OPTION_TYPES[type(value)], "name": name, "value": value}
@@ -49,10 +56,10 @@ class SlashCommands(DiscordHost):
         for sub in reversed(subs):
             leaf = [{"type": 1 if sub == subs[-1] else 2, "name": sub, "options": leaf}]
         command, scope = self._command_for(root)
-        invoker = self.member(user)
-        channel_id = self._channel_id(channel)
+        invoker = self.state.member(user)
+        channel_id = self.state.channel_id(channel)
         data: dict[str, Any] = {
-            "id": str(command["id"]) if command else str(self.snowflake()),
+            "id": str(command["id"]) if command else str(self.state.snowflake()),
             "name": root,
             "type": 1,
             "options": leaf,
@@ -62,8 +69,8 @@ class SlashCommands(DiscordHost):
         if scope is not None:
             data["guild_id"] = str(scope)
         interaction = self._interaction(2, data, invoker, channel_id, member_permissions)
-        self.interaction_payloads[int(interaction["id"])] = interaction
-        await self.dispatch("INTERACTION_CREATE", interaction)
+        self.record.interaction_payloads[int(interaction["id"])] = interaction
+        await self.gateway.dispatch("INTERACTION_CREATE", interaction)
         return interaction
 
     def _interaction(
@@ -76,27 +83,28 @@ class SlashCommands(DiscordHost):
     ) -> dict[str, Any]:
         """An INTERACTION_CREATE payload (2: a slash command, 3: a component) with a new id
         and token that the REST callbacks of this fake answer to."""
-        interaction_id = self.snowflake()
+        guild = self.state.guild
+        interaction_id = self.state.snowflake()
         token = f"token-{interaction_id}"
-        self._interactions[token] = interaction_id
+        self.record.interactions[token] = interaction_id
         permissions = (
-            self.guild.everyone_permissions if member_permissions is None else member_permissions
+            guild.everyone_permissions if member_permissions is None else member_permissions
         )
         member_data = invoker.member_payload()
         member_data["permissions"] = str(permissions)
-        channel_obj = next(c for c in self.guild.channels if c.id == channel_id)
+        channel_obj = next(c for c in guild.channels if c.id == channel_id)
         return {
             "id": str(interaction_id),
-            "application_id": str(self.application_id),
+            "application_id": str(self.state.application_id),
             "type": kind,
             "data": data,
-            "guild_id": str(self.guild.id),
+            "guild_id": str(guild.id),
             "channel_id": str(channel_id),
             "channel": {
                 "id": str(channel_id),
                 "type": channel_obj.type,
                 "name": channel_obj.name,
-                "guild_id": str(self.guild.id),
+                "guild_id": str(guild.id),
                 "permissions": str(ALL_PERMISSIONS),
             },
             "member": member_data,
@@ -107,7 +115,7 @@ class SlashCommands(DiscordHost):
             "app_permissions": str(ALL_PERMISSIONS),
             "attachment_size_limit": 10 * 1024 * 1024,
             "entitlements": [],
-            "authorizing_integration_owners": {"0": str(self.guild.id)},
+            "authorizing_integration_owners": {"0": str(guild.id)},
             "context": 0,
         }
 
@@ -117,7 +125,7 @@ class SlashCommands(DiscordHost):
         """Press the button labelled `label` on the message the bot answered the interaction
         with (INTERACTION_CREATE type 3, as Discord sends it); returns the click's interaction."""
         key = int(interaction_id)
-        message = self.response_messages[key]
+        message = self.record.response_messages[key]
         buttons = [
             button
             for row in message.get("components") or []
@@ -127,11 +135,10 @@ class SlashCommands(DiscordHost):
         if button is None:
             raise KeyError(f"no button {label!r}; there are {[b.get('label') for b in buttons]}")
         data = {"custom_id": button["custom_id"], "component_type": button["type"]}
-        original = self.interaction_payloads[key]
-        click = self._interaction(3, data, self.member(user), int(original["channel_id"]), None) | {
-            "message": message
-        }
-        await self.dispatch("INTERACTION_CREATE", click)
+        channel_id = int(self.record.interaction_payloads[key]["channel_id"])
+        clicker = self.state.member(user)
+        click = self._interaction(3, data, clicker, channel_id, None) | {"message": message}
+        await self.gateway.dispatch("INTERACTION_CREATE", click)
         return click
 
     async def wait_for_interaction_response(
@@ -139,21 +146,21 @@ class SlashCommands(DiscordHost):
         interaction_id: int | str,
         timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
     ) -> dict[str, Any]:
-        key = int(interaction_id)
-        return await self._wait(lambda: self.interaction_responses.get(key), timeout, "response")
+        key, responses = int(interaction_id), self.record.interaction_responses
+        return await self.record.wait(lambda: responses.get(key), timeout, "response")
 
     def interaction_text(self, interaction_id: int | str) -> str:
         """Everything the bot said for one interaction: response, edits, follow-ups."""
-        key = int(interaction_id)
+        key, record = int(interaction_id), self.record
         parts: list[str] = []
-        response = self.interaction_responses.get(key, {})
+        response = record.interaction_responses.get(key, {})
         parts.append((response.get("data") or {}).get("content") or "")
-        parts += [edit.get("content") or "" for edit in self.interaction_edits.get(key, [])]
-        parts += [follow.get("content") or "" for follow in self.followups.get(key, [])]
+        parts += [edit.get("content") or "" for edit in record.interaction_edits.get(key, [])]
+        parts += [follow.get("content") or "" for follow in record.followups.get(key, [])]
         for payload in [
             response.get("data") or {},
-            *self.interaction_edits.get(key, []),
-            *self.followups.get(key, []),
+            *record.interaction_edits.get(key, []),
+            *record.followups.get(key, []),
         ]:
             for embed in payload.get("embeds") or []:
                 parts.append(embed.get("title") or "")

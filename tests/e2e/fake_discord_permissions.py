@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tests.e2e.fake_discord_host import DiscordHost
+from tests.e2e.fake_discord_host import DiscordState, Dispatcher
 from tests.e2e.fake_discord_models import (
     FakeChannel,
     FakeRole,
@@ -17,48 +17,57 @@ from tests.e2e.fake_discord_models import (
 )
 
 
-class PermissionEvents(DiscordHost):
-    """Mixin of `FakeDiscord`: who may view what, and the events that change it."""
+class Permissions:
+    """Who may view what, and the events that change it, held by `FakeDiscord` as
+    `permissions`; the events go out through the gateway it is given."""
+
+    def __init__(self, state: DiscordState, gateway: Dispatcher) -> None:
+        self.state = state
+        self.gateway = gateway
 
     def add_role(self, name: str, *, permissions: int = 0) -> FakeRole:
         """A role of the guild (before start; `create_role` once running)."""
-        role = FakeRole(self.snowflake(), name, permissions, position=len(self.guild.roles) + 1)
-        self.guild.roles.append(role)
+        role = FakeRole(
+            self.state.snowflake(), name, permissions, position=len(self.state.guild.roles) + 1
+        )
+        self.state.guild.roles.append(role)
         return role
 
     async def create_role(self, name: str, *, permissions: int = 0) -> FakeRole:
         role = self.add_role(name, permissions=permissions)
-        await self.dispatch(
-            "GUILD_ROLE_CREATE", {"guild_id": str(self.guild.id), "role": role.payload()}
+        await self.gateway.dispatch(
+            "GUILD_ROLE_CREATE", {"guild_id": str(self.state.guild.id), "role": role.payload()}
         )
         return role
 
     async def update_role(self, role: FakeRole | None, *, permissions: int) -> None:
         """Change a role's permissions (None: the @everyone role) and send GUILD_ROLE_UPDATE."""
         if role is None:
-            self.guild.everyone_permissions = permissions
-            role = everyone_role(self.guild)
+            self.state.guild.everyone_permissions = permissions
+            role = everyone_role(self.state.guild)
         else:
             role.permissions = permissions
-        await self.dispatch(
-            "GUILD_ROLE_UPDATE", {"guild_id": str(self.guild.id), "role": role.payload()}
+        await self.gateway.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(self.state.guild.id), "role": role.payload()}
         )
 
     def add_channel(
         self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
     ) -> FakeChannel:
         """A text channel (before start; `create_channel` once running)."""
-        channel = FakeChannel(self.snowflake(), name, readable, overwrites=list(overwrites))
-        self.guild.channels.append(channel)
-        self.history[channel.id] = {}
+        channel = FakeChannel(self.state.snowflake(), name, readable, overwrites=list(overwrites))
+        self.state.guild.channels.append(channel)
+        self.state.history[channel.id] = {}
         return channel
 
     async def create_channel(
         self, name: str, *, readable: bool = True, overwrites: Iterable[Overwrite] = ()
     ) -> FakeChannel:
         channel = self.add_channel(name, readable=readable, overwrites=overwrites)
-        position = len(self.guild.channels) - 1
-        await self.dispatch("CHANNEL_CREATE", channel_payload(channel, self.guild.id, position))
+        position = len(self.state.guild.channels) - 1
+        await self.gateway.dispatch(
+            "CHANNEL_CREATE", channel_payload(channel, self.state.guild.id, position)
+        )
         return channel
 
     async def update_channel(
@@ -69,22 +78,24 @@ class PermissionEvents(DiscordHost):
         overwrites: Iterable[Overwrite] | None = None,
     ) -> FakeChannel:
         """Change who may view a channel and send CHANNEL_UPDATE."""
-        channel = self.channel_named(name)
+        channel = self.state.channel_named(name)
         if readable is not None:
             channel.readable = readable
         if overwrites is not None:
             channel.overwrites = list(overwrites)
-        position = self.guild.channels.index(channel)
-        await self.dispatch("CHANNEL_UPDATE", channel_payload(channel, self.guild.id, position))
+        position = self.state.guild.channels.index(channel)
+        await self.gateway.dispatch(
+            "CHANNEL_UPDATE", channel_payload(channel, self.state.guild.id, position)
+        )
         return channel
 
     async def create_thread(
         self, name: str, *, parent: str = "general", private: bool = False
     ) -> FakeChannel:
         """A new thread in `parent` (private: type 12), sent as THREAD_CREATE."""
-        thread = self.add_thread(name, parent=parent)
+        thread = self.state.add_thread(name, parent=parent)
         if private:
             thread.type = 12
-        data = thread_payload(thread, self.guild.id) | {"newly_created": True}
-        await self.dispatch("THREAD_CREATE", data)
+        data = thread_payload(thread, self.state.guild.id) | {"newly_created": True}
+        await self.gateway.dispatch("THREAD_CREATE", data)
         return thread

@@ -1,21 +1,20 @@
-"""The REST half of the fake Discord: the routes discord.py calls, answered from and recorded
-into the `FakeDiscord` state (see tests/e2e/fake_discord.py for the API)."""
+"""The REST half of the fake Discord: the routes discord.py calls, answered from the shared
+state and recorded into the record of what the bot did (see tests/e2e/fake_discord.py for the
+API)."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from tests.e2e.fake_discord_host import DiscordHost
+from tests.e2e.fake_discord_host import BotRecord, DiscordState
 from tests.e2e.fake_discord_models import application_payload, guild_payload, thread_payload
-
-if TYPE_CHECKING:
-    pass
+from tests.e2e.fake_discord_payloads import MessagePayloads
 
 _log = logging.getLogger(__name__)
 
@@ -30,13 +29,33 @@ def _json(data: Any, status: int = 200) -> web.Response:
     )
 
 
-class RestRoutes(DiscordHost):
-    """Mixin of `FakeDiscord`: one aiohttp handler for every /api/v10 route."""
+# What a message the bot POSTs goes through: `FakeDiscord` passes its own overridable hook,
+# which a timed fake (bench/reply_fake.py) wraps.
+BotSends = Callable[[int, dict[str, Any]], Awaitable[dict[str, Any]]]
 
-    async def _rest(self, request: web.Request) -> web.StreamResponse:
+
+class RestRoutes:
+    """One aiohttp handler for every /api/v10 route, held by `FakeDiscord` as `rest`: answered
+    from the shared state, recorded into the record; a message the bot POSTs goes to
+    `bot_sends`."""
+
+    def __init__(
+        self,
+        state: DiscordState,
+        record: BotRecord,
+        payloads: MessagePayloads,
+        *,
+        bot_sends: BotSends,
+    ) -> None:
+        self.state = state
+        self.record = record
+        self.payloads = payloads
+        self.bot_sends = bot_sends
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["path"]
         method = request.method
-        self.requests.append((method, path))
+        self.record.requests.append((method, path))
         parts = path.strip("/").split("/")
         body = await self._body(request)
         try:
@@ -82,7 +101,7 @@ class RestRoutes(DiscordHost):
             result = await handler(method, parts, body, request)
             if result is not _UNHANDLED:
                 return result
-        self.unhandled.append((method, "/" + "/".join(parts)))
+        self.record.unhandled.append((method, "/" + "/".join(parts)))
         _log.warning("fake discord: unhandled %s /%s", method, "/".join(parts))
         if method == "GET":
             return _json({"message": "Unknown route", "code": 0}, status=404)
@@ -95,7 +114,7 @@ class RestRoutes(DiscordHost):
         match (method, *parts):
             case ("GET", "gateway", "bot"):
                 return {
-                    "url": self.gateway_url.rstrip("/"),
+                    "url": self.state.gateway_url.rstrip("/"),
                     "shards": 1,
                     "session_start_limit": {
                         "total": 1000,
@@ -105,16 +124,20 @@ class RestRoutes(DiscordHost):
                     },
                 }
             case ("GET", "gateway"):
-                return {"url": self.gateway_url.rstrip("/")}
+                return {"url": self.state.gateway_url.rstrip("/")}
             case ("GET", "users", "@me"):
-                return self.bot_user.user_payload()
+                return self.state.bot_user.user_payload()
             case ("GET", "users", user_id):
-                return self.member(int(user_id)).user_payload()
+                return self.state.member(int(user_id)).user_payload()
             case ("GET", "oauth2", "applications", "@me"):
-                return application_payload(
-                    self.application_id, self.bot_user.username, self.guild.owner_id
-                )
+                return self._application()
         return _UNHANDLED
+
+    def _application(self) -> dict[str, Any]:
+        state = self.state
+        return application_payload(
+            state.application_id, state.bot_user.username, state.guild.owner_id
+        )
 
     async def _application_route(
         self, method: str, parts: Sequence[str], body: Any, request: web.Request
@@ -122,17 +145,15 @@ class RestRoutes(DiscordHost):
         """The application, and the commands the bot syncs."""
         match (method, *parts):
             case ("GET", "applications", "@me"):
-                return application_payload(
-                    self.application_id, self.bot_user.username, self.guild.owner_id
-                )
+                return self._application()
             case ("PUT", "applications", _, "commands"):
                 return self._sync_commands(None, body or [])
             case ("PUT", "applications", _, "guilds", guild_id, "commands"):
                 return self._sync_commands(int(guild_id), body or [])
             case ("GET", "applications", _, "commands"):
-                return self.synced_commands.get(None, [])
+                return self.record.synced_commands.get(None, [])
             case ("GET", "applications", _, "guilds", guild_id, "commands"):
-                return self.synced_commands.get(int(guild_id), [])
+                return self.record.synced_commands.get(int(guild_id), [])
         return _UNHANDLED
 
     async def _channel_route(
@@ -141,31 +162,31 @@ class RestRoutes(DiscordHost):
         """A channel, its messages (sent, edited, deleted, read back), typing and reactions."""
         match (method, *parts):
             case ("POST", "channels", channel_id, "messages"):
-                return await self._bot_sends(int(channel_id), body or {})
+                return await self.bot_sends(int(channel_id), body or {})
             case ("PATCH", "channels", channel_id, "messages", message_id):
-                message = self._find_message(int(message_id))
+                message = self.state.find_message(int(message_id))
                 message.update(
                     {k: v for k, v in (body or {}).items() if k in ("content", "embeds")}
                 )
                 message["edited_timestamp"] = datetime.now(UTC).isoformat()
                 return message
             case ("DELETE", "channels", channel_id, "messages", message_id):
-                self.history.get(int(channel_id), {}).pop(int(message_id), None)
+                self.state.history.get(int(channel_id), {}).pop(int(message_id), None)
                 return None
             case ("GET", "channels", channel_id, "messages"):
-                if int(channel_id) in self.history_forbidden:
+                if int(channel_id) in self.state.history_forbidden:
                     return _json({"message": "Missing Access", "code": 50001}, status=403)
                 return self._history_page(int(channel_id), request.query)
             case ("GET", "channels", channel_id, "messages", message_id):
-                return self.history[int(channel_id)][int(message_id)]
+                return self.state.history[int(channel_id)][int(message_id)]
             case ("POST", "channels", channel_id, "typing"):
-                self.typing.append(int(channel_id))
+                self.record.typing.append(int(channel_id))
                 return None
             case ("PUT", "channels", channel_id, "messages", message_id, "reactions", emoji, "@me"):
-                self.reactions.append((int(channel_id), int(message_id), emoji))
+                self.record.reactions.append((int(channel_id), int(message_id), emoji))
                 return None
             case ("GET", "channels", channel_id):
-                payload = guild_payload(self.guild)
+                payload = guild_payload(self.state.guild)
                 return next(c for c in payload["channels"] if c["id"] == channel_id)
         return _UNHANDLED
 
@@ -175,14 +196,14 @@ class RestRoutes(DiscordHost):
         """The guild, its members and its active threads."""
         match (method, *parts):
             case ("GET", "guilds", _, "threads", "active"):
-                threads = [thread_payload(t, self.guild.id) for t in self.threads]
+                threads = [thread_payload(t, self.state.guild.id) for t in self.state.threads]
                 return {"threads": threads, "members": []}
             case ("GET", "guilds", _, "members", user_id):
-                return self.member(int(user_id)).member_payload()
+                return self.state.member(int(user_id)).member_payload()
             case ("GET", "guilds", _, "members"):
-                return [m.member_payload() for m in self.guild.members.values()]
+                return [m.member_payload() for m in self.state.guild.members.values()]
             case ("GET", "guilds", _):
-                return guild_payload(self.guild)
+                return guild_payload(self.state.guild)
         return _UNHANDLED
 
     async def _interaction_route(
@@ -193,17 +214,17 @@ class RestRoutes(DiscordHost):
             case ("POST", "interactions", callback_id, token, "callback"):
                 return self._interaction_callback(int(callback_id), body or {})
             case ("POST", "webhooks", _, token):
-                interaction_id = self._interactions.get(token, 0)
-                self.followups.setdefault(interaction_id, []).append(body or {})
-                return self._webhook_message(body or {})
+                interaction_id = self.record.interactions.get(token, 0)
+                self.record.followups.setdefault(interaction_id, []).append(body or {})
+                return self.payloads.webhook(body or {})
             case ("PATCH", "webhooks", _, token, "messages", _):
-                interaction_id = self._interactions.get(token, 0)
-                self.interaction_edits.setdefault(interaction_id, []).append(body or {})
-                return self._webhook_message(body or {})
+                interaction_id = self.record.interactions.get(token, 0)
+                self.record.interaction_edits.setdefault(interaction_id, []).append(body or {})
+                return self.payloads.webhook(body or {})
             case ("GET", "webhooks", _, token, "messages", _):
-                interaction_id = self._interactions.get(token, 0)
-                response = self.interaction_responses.get(interaction_id, {})
-                return self._webhook_message(response.get("data") or {})
+                interaction_id = self.record.interactions.get(token, 0)
+                response = self.record.interaction_responses.get(interaction_id, {})
+                return self.payloads.webhook(response.get("data") or {})
             case ("DELETE", "webhooks", _, token, "messages", _):
                 return None
         return _UNHANDLED
@@ -215,51 +236,30 @@ class RestRoutes(DiscordHost):
         for command in commands:
             stored = dict(command)
             stored.setdefault("type", 1)
-            stored["id"] = str(self.snowflake())
-            stored["application_id"] = str(self.application_id)
+            stored["id"] = str(self.state.snowflake())
+            stored["application_id"] = str(self.state.application_id)
             stored["version"] = "1"
             if guild_id is not None:
                 stored["guild_id"] = str(guild_id)
             synced.append(stored)
-        self.synced_commands[guild_id] = synced
-        self.sync_calls.append(guild_id)
+        self.record.synced_commands[guild_id] = synced
+        self.record.sync_calls.append(guild_id)
         return synced
-
-    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        reference = body.get("message_reference") or {}
-        reply_to = int(reference["message_id"]) if reference.get("message_id") else None
-        created = datetime.now(UTC)
-        message = self._message_payload(
-            message_id=self.snowflake(created),
-            channel_id=channel_id,
-            author=self.bot_user,
-            content=body.get("content") or "",
-            created_at=created,
-            reply_to=reply_to,
-            embeds=body.get("embeds") or (),
-        )
-        message["allowed_mentions"] = body.get("allowed_mentions")
-        self.history.setdefault(channel_id, {})[int(message["id"])] = message
-        self.sent_messages.append(message)
-        # Discord echoes the bot's own messages over the gateway.
-        if self._sockets:
-            await self.dispatch("MESSAGE_CREATE", message)
-        return message
 
     def _history_page(self, channel_id: int, query: Mapping[str, str]) -> list[dict[str, Any]]:
         """Discord semantics: always newest first; `after` pages upward from an id."""
         limit = min(int(query.get("limit", 50)), 100)
-        ids = sorted(self.history.get(channel_id, {}))
+        ids = sorted(self.state.history.get(channel_id, {}))
         if "after" in query:
             chosen = [i for i in ids if i > int(query["after"])][:limit]
         elif "before" in query:
             chosen = [i for i in ids if i < int(query["before"])][-limit:]
         else:
             chosen = ids[-limit:]
-        return [self.history[channel_id][i] for i in reversed(chosen)]
+        return [self.state.history[channel_id][i] for i in reversed(chosen)]
 
     def _interaction_callback(self, interaction_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        self.interaction_responses[interaction_id] = body
+        self.record.interaction_responses[interaction_id] = body
         kind = body.get("type")
         data = body.get("data") or {}
         result: dict[str, Any] = {
@@ -271,19 +271,8 @@ class RestRoutes(DiscordHost):
             },
         }
         if kind == 4:
-            message = self._webhook_message(data) | {"components": data.get("components") or []}
-            self.response_messages[interaction_id] = message
+            message = self.payloads.webhook(data) | {"components": data.get("components") or []}
+            self.record.response_messages[interaction_id] = message
             result["interaction"]["response_message_id"] = message["id"]
             result["resource"] = {"type": 4, "message": message}
         return result
-
-    def _webhook_message(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        created = datetime.now(UTC)
-        return self._message_payload(
-            message_id=self.snowflake(created),
-            channel_id=self.channel.id,
-            author=self.bot_user,
-            content=body.get("content") or "",
-            created_at=created,
-            embeds=body.get("embeds") or (),
-        ) | {"webhook_id": str(self.application_id), "flags": body.get("flags") or 0}
