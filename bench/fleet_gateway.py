@@ -2,18 +2,18 @@
 message rate spread over them (bench/fleet.py).
 
 The fake itself lives in tests/e2e/fake_discord.py (run `python -m bench` from the project
-root, as `make bench` does, so `tests` is importable); this subclass only serves `sizes` guilds
-instead of one (READY lists a shard's guilds, one GUILD_CREATE each with all its members, so
-discord.py needs no member chunks) and sends MESSAGE_CREATEs at a rate, Zipf-spread over the
-guilds, to the socket of each guild's shard. It runs in a process of its own (`FleetProcess`),
-so building and sending events is not counted against the bot processes.
+root, as `make bench` does, so `tests` is importable); `FleetDiscord` holds one (`discord`)
+and, handed to it as its READY sender, serves `sizes` guilds instead of one (READY lists a
+shard's guilds, one GUILD_CREATE each with all its members, so discord.py needs no member
+chunks); it sends MESSAGE_CREATEs at a rate, Zipf-spread over the guilds, to the socket of each
+guild's shard. It runs in a process of its own (`FleetProcess`), so building and sending events
+is not counted against the bot processes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import random
 import time
 from collections.abc import Sequence
@@ -39,15 +39,18 @@ def guild_id(index: int) -> int:
     return FIRST_GUILD_ID + (index << 22)
 
 
-class FleetDiscord(FakeDiscord):
-    """FakeDiscord serving `len(sizes)` guilds, guild i with `sizes[i]` members."""
+class FleetDiscord:
+    """A FakeDiscord (`discord`, served through it) answering an IDENTIFY with `len(sizes)`
+    guilds, guild i with `sizes[i]` members: it hands the fake its READY sender rather than
+    overriding the fake's, so the fake's own stays the tests'."""
 
     def __init__(self, sizes: Sequence[int], *, seed: int = 0) -> None:
-        super().__init__()
+        self.discord = FakeDiscord(greet=self._send_ready)
+        bot_user = self.discord.bot_user
         self.fleet = [_fleet_guild(index, members) for index, members in enumerate(sizes)]
         self._members = [list(g.members.values()) for g in self.fleet]
         for guild in self.fleet:  # the bot is a member of every guild it serves
-            guild.members[self.bot_user.id] = self.bot_user
+            guild.members[bot_user.id] = bot_user
         self._ready_guilds = 0
         self._random = random.Random(seed)
         # Zipf activity: the guild of rank r (its index) talks 1/(r+1) as much as the first.
@@ -55,31 +58,34 @@ class FleetDiscord(FakeDiscord):
 
     def _shard_socket(self, index: int) -> web.WebSocketResponse | None:
         gid = guild_id(index)
-        for socket, (shard_id, count) in self._shard_of.items():
+        for socket, (shard_id, count) in self.discord.gateway.shard_of.items():
             if (gid >> 22) % count == shard_id:
                 return socket
         return None
 
     async def _send_ready(self, socket: web.WebSocketResponse) -> None:
-        shard_id, count = self._shard_of.get(socket, (0, 1))
+        """The fake's READY sender: READY listing the guilds of the client's shard, then one
+        GUILD_CREATE for each."""
+        discord, gateway = self.discord, self.discord.gateway
+        shard_id, count = gateway.shard_of.get(socket, (0, 1))
         mine = [g for g in self.fleet if (g.id >> 22) % count == shard_id]
-        await self._send(
+        await gateway.send(
             socket,
             "READY",
             {
                 "v": 10,
-                "user": self.bot_user.user_payload(),
+                "user": discord.bot_user.user_payload(),
                 "guilds": [{"id": str(g.id), "unavailable": True} for g in mine],
                 "shard": [shard_id, count],
-                "session_id": f"session-{self.snowflake()}",
-                "resume_gateway_url": self.gateway_url,
-                "application": {"id": str(self.application_id), "flags": 0},
+                "session_id": f"session-{discord.snowflake()}",
+                "resume_gateway_url": discord.gateway_url,
+                "application": {"id": str(discord.application_id), "flags": 0},
                 "private_channels": [],
                 "relationships": [],
             },
         )
         for guild in mine:
-            await self._send(socket, "GUILD_CREATE", guild_payload(guild))
+            await gateway.send(socket, "GUILD_CREATE", guild_payload(guild))
             self._ready_guilds += 1
 
     def ready_guilds(self) -> int:
@@ -87,14 +93,14 @@ class FleetDiscord(FakeDiscord):
         return self._ready_guilds
 
     def connected_shards(self) -> int:
-        return len(self._shard_of)
+        return len(self.discord.gateway.shard_of)
 
     def message(self, index: int, at: datetime) -> dict[str, Any]:
         """A MESSAGE_CREATE of guild `index` by one of its members, said at `at`."""
         author = self._random.choice(self._members[index])
         words = self._random.choices(WORDS, k=self._random.randint(3, 12))
         return {
-            "id": str(self.snowflake(at)),
+            "id": str(self.discord.snowflake(at)),
             "type": 0,
             "channel_id": str(FIRST_CHANNEL_ID + index),
             "guild_id": str(guild_id(index)),
@@ -129,9 +135,8 @@ class FleetDiscord(FakeDiscord):
                     continue
                 now = datetime.now(UTC)
                 now = now.replace(microsecond=now.microsecond // 1000 * 1000)
-                payload = {"op": 0, "t": "MESSAGE_CREATE", "s": next(self._sequence)}
-                payload["d"] = self.message(index, now)
-                await socket.send_str(json.dumps(payload))
+                message = self.message(index, now)
+                await self.discord.gateway.send(socket, "MESSAGE_CREATE", message)
                 sent += 1
                 spoke.add(index)
             await asyncio.sleep(0.005)  # pacing the generator, not waiting in a test
@@ -199,11 +204,11 @@ def _serve(pipe: Connection, sizes: list[int]) -> None:
 
 async def _serving(pipe: Connection, sizes: list[int]) -> None:
     fake = FleetDiscord(sizes)
-    await fake.start()
+    await fake.discord.start()
 
     async def answer(what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         if what == "port":
-            return fake.port
+            return fake.discord.port
         if what == "status":
             return (fake.connected_shards(), fake.ready_guilds())
         return await fake.send_rate(*args)
@@ -211,4 +216,4 @@ async def _serving(pipe: Connection, sizes: list[int]) -> None:
     try:
         await answer_calls(pipe, answer)
     finally:
-        await fake.stop()
+        await fake.discord.stop()

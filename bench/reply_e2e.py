@@ -106,7 +106,7 @@ async def run(
         # The pause between channels of the catch-up is politeness towards Discord, not
         # overhead: 200 channels would take 200 s.
         ingest.backfiller.pause_seconds = 0
-        await _directory_ready(memory, fake.local.guild.id, 2 * members)
+        await _directory_ready(memory, fake.local.discord.guild.id, 2 * members)
         # The reconcile of the channels' history on connecting: done before measuring.
         await ingest.backfill_done()
         # A live bot's messages table is sampled by autovacuum within a minute of its first

@@ -2,8 +2,9 @@
 reply's POST arrives (bench/reply_e2e.py).
 
 The fake itself lives in tests/e2e/fake_discord.py (run `python -m bench` from the project
-root, as `make bench` does, so `tests` is importable); this subclass only adds members and
-channels and notes, per asking message, when the fake received the bot's answer to it.
+root, as `make bench` does, so `tests` is importable); `TimedDiscord` holds one (`discord`),
+adds members and channels to it, and, handed to it as the observer of what the bot sends,
+notes per asking message when the fake received the bot's answer to it.
 """
 
 from __future__ import annotations
@@ -46,24 +47,26 @@ SAID = (
 )
 
 
-class TimedDiscord(FakeDiscord):
-    """FakeDiscord with `members` extra members, one channel each, and reply timing."""
+class TimedDiscord:
+    """A FakeDiscord (`discord`, served and installed through it) with `members` extra
+    members, one channel each, and reply timing: it watches what the bot sends rather than
+    overriding how the fake handles it, so the fake's own handling stays the tests'."""
 
     def __init__(self, *, members: int) -> None:
-        super().__init__()
+        # asking message id -> future of perf_counter() when its answer was POSTed
+        self._answers: dict[int, asyncio.Future[float]] = {}
+        self.answer_texts: list[str] = []  # what each timed answer said
+        self.discord = discord = FakeDiscord(on_bot_sends=self._bot_sends)
         self.extra_members = [
-            self.add_member(FakeMember(FIRST_MEMBER_ID + n, f"member{n}", f"Member {n}"))
+            discord.add_member(FakeMember(FIRST_MEMBER_ID + n, f"member{n}", f"Member {n}"))
             for n in range(members)
         ]
         self.extra_channels = [
             FakeChannel(FIRST_CHANNEL_ID + n, f"room-{n}") for n in range(members)
         ]
         for channel in self.extra_channels:
-            self.guild.channels.append(channel)
-            self.history[channel.id] = {}
-        # asking message id -> future of perf_counter() when its answer was POSTed
-        self._answers: dict[int, asyncio.Future[float]] = {}
-        self.answer_texts: list[str] = []  # what each timed answer said
+            discord.guild.channels.append(channel)
+            discord.history[channel.id] = {}
 
     def said(self, n: int) -> str:
         """The `n`th line of the guild's history (by member `n`, cycling)."""
@@ -82,25 +85,26 @@ class TimedDiscord(FakeDiscord):
         perf_counter() at which the answer's POST arrived."""
         people = self.extra_members
         text = self.question(index, number)
-        message = self._build_message(
+        message = self.discord.messages.build(
             text, author=people[index], channel=self.extra_channels[index]
         )
         answer = asyncio.get_running_loop().create_future()
         self._answers[int(message["id"])] = answer
-        await self.dispatch("MESSAGE_CREATE", message)
+        await self.discord.dispatch("MESSAGE_CREATE", message)
         try:
             return await asyncio.wait_for(answer, timeout)
         finally:
             self._answers.pop(int(message["id"]), None)
 
-    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> None:
+        """The fake's observer of what the bot POSTs, told before the fake handles it: the
+        moment an answer to a timed question arrived, and what it said."""
         arrived = time.perf_counter()
         reference = body.get("message_reference") or {}
         waiting = self._answers.get(int(reference.get("message_id") or 0))
         if waiting is not None and not waiting.done():
             waiting.set_result(arrived)
             self.answer_texts.append(str(body.get("content") or ""))
-        return await super()._bot_sends(channel_id, body)
 
     def add_chat_history(self, count: int) -> list[ChatMessage]:
         """`count` messages over the last two days, each member in their own channel and in the
@@ -113,11 +117,13 @@ class TimedDiscord(FakeDiscord):
             author = people[n % len(people)]
             room = rooms[0] if n % 3 == 0 else rooms[n % len(rooms)]
             at = now - timedelta(hours=48) + timedelta(seconds=n * 170_000 // max(1, count))
-            payload = self.add_history(self.said(n), author=author, channel=room, created_at=at)
+            payload = self.discord.add_history(
+                self.said(n), author=author, channel=room, created_at=at
+            )
             stored.append(
                 ChatMessage(
                     message_id=int(payload["id"]),
-                    guild_id=self.guild.id,
+                    guild_id=self.discord.guild.id,
                     channel_id=room.id,
                     author_id=author.id,
                     content=payload["content"],
@@ -144,7 +150,8 @@ class FakeProcess:
     """The timed fake Discord in a process of its own, so its CPU (building and sending the
     gateway events, answering REST calls) is neither queued on the bot's event loop nor
     counted in the bot's time: the reply is timed from outside, as on Discord. The parent keeps
-    an unstarted `TimedDiscord` of the same shape (`local`) for ids and names."""
+    an unstarted `TimedDiscord` of the same shape (`local`) for ids and names, and points
+    discord.py at the child's port through its FakeDiscord (`local.discord`)."""
 
     def __init__(self, *, members: int) -> None:
         self.members = members
@@ -153,12 +160,12 @@ class FakeProcess:
 
     async def __aenter__(self) -> FakeProcess:
         self._child.start()
-        self.local.port = await self._child.call("port")
-        self.local.install()
+        self.local.discord.port = await self._child.call("port")
+        self.local.discord.install()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.local.uninstall()
+        self.local.discord.uninstall()
         await self._child.stop()
 
     async def add_chat_history(self, count: int) -> list[ChatMessage]:
@@ -181,11 +188,11 @@ def _serve(pipe: Connection, members: int) -> None:
 
 async def _serving(pipe: Connection, members: int) -> None:
     fake = TimedDiscord(members=members)
-    await fake.start()
+    await fake.discord.start()
 
     async def answer(what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
         if what == "port":
-            return fake.port
+            return fake.discord.port
         if what == "answer_texts":
             return list(fake.answer_texts)
         if what == "add_chat_history":
@@ -195,4 +202,4 @@ async def _serving(pipe: Connection, members: int) -> None:
     try:
         await answer_calls(pipe, answer)
     finally:
-        await fake.stop()
+        await fake.discord.stop()

@@ -18,6 +18,14 @@ API (see tests/e2e/conftest.py for the `fake_discord` and `start_bot` fixtures):
     await fake.wait_connected()               # a client identified and got READY + GUILD_CREATE
     fake.snowflake(at=None)                   # a fresh id for a datetime (ms precision)
 
+    What a fake built on this one (bench/) hands it instead of subclassing it:
+    FakeDiscord(greet=send)                   # `await send(socket)` answers an IDENTIFY
+                                              # (default `fake.gateway.send_ready`); it may
+                                              # use fake.gateway.send / fake.gateway.shard_of
+    FakeDiscord(on_bot_sends=seen)            # `seen(channel_id, body)` for each message the
+                                              # bot POSTs, before it is stored and echoed
+    fake.messages.build("hi", author=..., channel=...)  # stored in history, no event
+
     Events pushed to the bot (each returns the payload dispatched):
     msg = await fake.send_message("hi", author="alice", channel=None, reply_to=None,
                                   mentions=(), attachments=(), embeds=(), stickers=(),
@@ -71,17 +79,14 @@ so a test can check that the bot ignores its own messages.
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, Self
 
-from aiohttp import web
-
-from tests.e2e.fake_discord_gateway import Gateway
+from tests.e2e.fake_discord_gateway import Gateway, Greeting
 from tests.e2e.fake_discord_host import BotRecord, DiscordState
 from tests.e2e.fake_discord_interactions import SlashCommands
-from tests.e2e.fake_discord_messages import Messages
+from tests.e2e.fake_discord_messages import Messages, SentObserver
 
 # Re-exported (`X as X`, and `eventually` below): tests import everything from this module.
 from tests.e2e.fake_discord_models import ALICE_ID as ALICE_ID
@@ -113,17 +118,28 @@ from tests.support import eventually as eventually
 class FakeDiscord:
     """The fake Discord service: its lifecycle here, made of parts it holds (the gateway,
     messages, slash commands, permissions and REST routes, fake_discord_*.py), which share
-    one `DiscordState` and one `BotRecord`. See the module docstring for the API."""
+    one `DiscordState` and one `BotRecord`. A fake built on it holds it and changes what it
+    does through `greet` and `on_bot_sends`, never by subclassing it. See the module docstring
+    for the API."""
 
-    def __init__(self, *, guild_id: int = GUILD_ID, application_id: int = APPLICATION_ID) -> None:
+    def __init__(
+        self,
+        *,
+        guild_id: int = GUILD_ID,
+        application_id: int = APPLICATION_ID,
+        greet: Greeting | None = None,
+        on_bot_sends: SentObserver | None = None,
+    ) -> None:
         self.state = state = DiscordState(guild_id=guild_id, application_id=application_id)
         self.record = record = BotRecord()
-        self.gateway = Gateway(state, greet=self._send_ready)
+        self.gateway = Gateway(state, greet=greet)
         self.payloads = MessagePayloads(state)
-        self.messages = Messages(state, record, self.payloads, self.gateway)
+        self.messages = Messages(
+            state, record, self.payloads, self.gateway, on_bot_sends=on_bot_sends
+        )
         self.slash = SlashCommands(state, record, self.gateway)
         self.permissions = Permissions(state, self.gateway)
-        self.rest = RestRoutes(state, record, self.payloads, bot_sends=self._bot_sends)
+        self.rest = RestRoutes(state, record, self.payloads, bot_sends=self.messages.bot_sends)
         self.server = Server(state, self.gateway, self.rest)
         # What tests read, by the names they read it: the state's and the record's own
         # objects (each is changed in place, never replaced).
@@ -312,28 +328,3 @@ class FakeDiscord:
         timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
     ) -> dict[str, Any]:
         return await self.slash.wait_for_interaction_response(interaction_id, timeout)
-
-    # ------------------------------------------- hooks a bench/ subclass overrides or calls
-
-    async def _send_ready(self, socket: web.WebSocketResponse) -> None:
-        """READY and the guilds for a client that identified (bench/fleet_gateway.py sends
-        its fleet's instead)."""
-        await self.gateway.send_ready(socket)
-
-    async def _bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
-        """A message the bot POSTed (bench/reply_fake.py times it first)."""
-        return await self.messages.bot_sends(channel_id, body)
-
-    def _build_message(self, content: str, **options: Any) -> dict[str, Any]:
-        return self.messages.build(content, **options)
-
-    async def _send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
-        await self.gateway.send(socket, event, data)
-
-    @property
-    def _shard_of(self) -> dict[web.WebSocketResponse, tuple[int, int]]:
-        return self.gateway.shard_of
-
-    @property
-    def _sequence(self) -> itertools.count[int]:
-        return self.gateway.sequence

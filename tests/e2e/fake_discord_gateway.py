@@ -16,20 +16,21 @@ from aiohttp import WSMsgType, web
 from tests.e2e.fake_discord_host import DiscordState
 from tests.e2e.fake_discord_models import guild_payload
 
-# What answers an IDENTIFY (READY and the guilds): `FakeDiscord` passes its own overridable
-# hook, which a fake serving other guilds (bench/fleet_gateway.py) replaces.
+# What answers an IDENTIFY (READY and the guilds): by default the gateway's own `send_ready`;
+# a fake serving other guilds (bench/fleet_gateway.py) hands `FakeDiscord` its own instead.
 Greeting = Callable[[web.WebSocketResponse], Awaitable[None]]
 
 
 class Gateway:
     """The gateway websocket and the events sent over it, held by `FakeDiscord` as `gateway`;
-    `greet` sends READY and the guilds to a client that identified."""
+    `greet` (default `send_ready`) sends READY and the guilds to a client that identified."""
 
-    def __init__(self, state: DiscordState, *, greet: Greeting) -> None:
+    def __init__(self, state: DiscordState, *, greet: Greeting | None = None) -> None:
         self.state = state
-        self.greet = greet
+        self.greet = greet or self.send_ready
         self.sockets: set[web.WebSocketResponse] = set()
-        # (shard id, shard count) each identified connection asked for.
+        # (shard id, shard count) each identified connection asked for, for a `greet` or a
+        # sender of its own to pick what each connection gets (read it, never change it).
         self.shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
         self.sequence = itertools.count(1)
         self.identify: dict[str, Any] | None = None  # the latest IDENTIFY payload
@@ -111,6 +112,8 @@ class Gateway:
             )
 
     async def send(self, socket: web.WebSocketResponse, event: str, data: Any) -> None:
+        """One DISPATCH to one connection, numbered in the gateway's one sequence (for a
+        `greet` or a sender of events to a shard of its choosing)."""
         await socket.send_json({"op": 0, "t": event, "s": next(self.sequence), "d": data})
 
     async def send_ready(self, socket: web.WebSocketResponse) -> None:

@@ -4,7 +4,7 @@ messages and profile changes send, and the bot's own messages stored, recorded a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,10 +12,15 @@ from tests.e2e.fake_discord_host import BotRecord, DiscordState, Dispatcher
 from tests.e2e.fake_discord_models import FakeAttachment, FakeChannel, FakeMember
 from tests.e2e.fake_discord_payloads import MessagePayloads
 
+# Told of each message the bot POSTs (channel id, request body) before it is stored and
+# echoed: how a timed fake (bench/reply_fake.py) notes when an answer arrived.
+SentObserver = Callable[[int, dict[str, Any]], None]
+
 
 class Messages:
     """Messages in history and the events members cause, held by `FakeDiscord` as
-    `messages`; events go out through the gateway it is given."""
+    `messages`; events go out through the gateway it is given, and `on_bot_sends` (if any)
+    sees each message the bot POSTs first."""
 
     def __init__(
         self,
@@ -23,11 +28,14 @@ class Messages:
         record: BotRecord,
         payloads: MessagePayloads,
         gateway: Dispatcher,
+        *,
+        on_bot_sends: SentObserver | None = None,
     ) -> None:
         self.state = state
         self.record = record
         self.payloads = payloads
         self.gateway = gateway
+        self.on_bot_sends = on_bot_sends
 
     def forget_message(self, message_id: int) -> None:
         """Delete a message from history without telling the bot (deleted while offline)."""
@@ -116,6 +124,8 @@ class Messages:
     async def bot_sends(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any]:
         """The bot POSTed a message: stored, recorded in `sent_messages`, and echoed over the
         gateway as Discord does (so a test can check that the bot ignores its own)."""
+        if self.on_bot_sends is not None:
+            self.on_bot_sends(channel_id, body)
         reference = body.get("message_reference") or {}
         reply_to = int(reference["message_id"]) if reference.get("message_id") else None
         created = datetime.now(UTC)

@@ -29,8 +29,8 @@ def _json(data: Any, status: int = 200) -> web.Response:
     )
 
 
-# What a message the bot POSTs goes through: `FakeDiscord` passes its own overridable hook,
-# which a timed fake (bench/reply_fake.py) wraps.
+# What a message the bot POSTs goes through: `FakeDiscord` passes its messages part's
+# `bot_sends` (which tells an observer, if it was given one, first).
 BotSends = Callable[[int, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
