@@ -176,6 +176,25 @@ def report_figures(report: Reporter, asked: list[Asked], params: dict[str, Any])
         report(BENCH, "reply_p99_ms", percentile(millis, 0.99), "ms", **line)
 
 
+def report_spread(report: Reporter, asked: list[Asked], params: dict[str, Any]) -> None:
+    """Each conversation's prompt p50 over its answerable questions: the prompt grows with a
+    conversation's member contexts, so the spread says how near the target another
+    conversation may sit."""
+    for sample_id in dict.fromkeys(a.conversation for a in asked):
+        tokens = [
+            a.tokens
+            for a in asked
+            if a.conversation == sample_id
+            and a.question.category in ANSWERABLE
+            and a.tokens is not None
+        ]
+        if tokens:
+            where = {"conversation": sample_id, "category": "all", **params}
+            report(
+                BENCH, "conversation_prompt_tokens_p50", percentile(tokens, 0.5), "tokens", **where
+            )
+
+
 async def run_all(
     server: BenchServer,
     report: Reporter,
@@ -202,6 +221,7 @@ async def run_all(
             these += questions
             learned.append(learner)
         report_figures(report, these, {**params, "embedder": embedder})
+        report_spread(report, these, {"embedder": embedder})
         if embedder == LOCAL:
             asked = these
             report_learner(report, learned, {"conversations": len(chats)})

@@ -129,7 +129,16 @@ async def test_a_toy_conversation_goes_through_import_and_the_reply_path(
             "locomo", "evidence_all_in_memories", category="single_hop", embedder=embedder
         )
         assert single == 1.0
-        assert report.value("locomo", "prompt_tokens_p50", category="all", embedder=embedder) > 0
+        pooled = report.value("locomo", "prompt_tokens_p50", category="all", embedder=embedder)
+        assert pooled > 0
+        # One conversation: its own p50 is the pooled one, under its own name.
+        spread = report.value(
+            "locomo",
+            "conversation_prompt_tokens_p50",
+            embedder=embedder,
+            conversation=asked[0].conversation,
+        )
+        assert spread == pooled
 
 
 @needs_file(dataset_path(), "the LoCoMo development set")
