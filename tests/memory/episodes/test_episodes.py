@@ -18,8 +18,9 @@ from memory.core.models import ChatMessage, Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.core.viewer import Viewer
-from memory.episodes import EpisodeService
-from memory.llm.providers import LLMRequest
+from memory.episodes import Episode, EpisodeService
+from memory.llm import MemoryLLM
+from memory.llm.providers import LLMProvider, LLMRequest
 from memory.wiring import Memory, open_memory
 from tests.memory.episode_support import episode_lines, memory_at
 from tests.support import chat_message, eventually
@@ -270,7 +271,6 @@ async def test_a_model_echoing_the_example_gets_each_episode_the_offline_summary
 ) -> None:
     """Issue 33: titles and summaries a model copied from the prompt's `"..."` example, or
     left out, are the offline answer's, item by item, and the swap is told in telemetry."""
-    from memory.llm import MemoryLLM
     from tests.fakes import ScriptedProvider
 
     def echo(request: LLMRequest) -> dict[str, Any]:  # the first echoed, the second left out
@@ -278,17 +278,7 @@ async def test_a_model_echoing_the_example_gets_each_episode_the_offline_summary
         return {"episodes": [{"id": first, "title": "...", "summary": "...", "open_loops": []}]}
 
     telemetry = Telemetry()
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
-    llm = MemoryLLM(ScriptedProvider({"episode": echo}))
-    async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, telemetry=telemetry, llm=llm
-    ) as memory:
-        await insert_messages(db_pool, lines(TRIP + BUILD, at=START))
-        await memory.episodes.cut_guild(G)
-        await memory.episodes.sweep()
-        await memory.guild_settings.update(G, digest=(C, "08:00"))
-        await memory.episodes.digest_preview(G, START.date())
-        listed = await memory.episodes.listing(G, channel_id=C)
+    listed = await _digested_by(ScriptedProvider({"episode": echo}), db_pool, tmp_path, telemetry)
     assert len(listed) == 2
     assert all(episode.title not in ("", "...") for episode in listed)
     assert all(episode.summary and episode.summary != "..." for episode in listed)
@@ -305,24 +295,33 @@ async def test_a_model_that_rambles_is_stopped_at_what_the_episodes_asked_for(
     it a local server writes until its context is full (the live run's stall)."""
     from memory.core.tokens import tokens_to_write
     from memory.episodes._summaries import SUMMARY_CHARS
-    from memory.llm import MemoryLLM
     from tests.fakes import ScriptedProvider
 
     def answer(request: LLMRequest) -> dict[str, Any]:
         return {"episodes": []}
 
     provider = ScriptedProvider({"episode": answer})
-    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
-    async with open_memory(
-        settings, clock=FixedClock(NOW), pool=db_pool, llm=MemoryLLM(provider)
-    ) as memory:
-        await insert_messages(db_pool, lines(TRIP + BUILD, at=START))
-        await memory.episodes.cut_guild(G)
-        await memory.episodes.sweep()
-        await memory.guild_settings.update(G, digest=(C, "08:00"))
-        await memory.episodes.digest_preview(G, START.date())
+    await _digested_by(provider, db_pool, tmp_path, Telemetry())
     [asked] = [request for request in provider.requests if request.purpose == "episode"]
     assert len(asked.inputs["episodes"]) == 2
     limit = asked.max_output_tokens
     assert limit is not None
     assert 2 * tokens_to_write(SUMMARY_CHARS) < limit < 2_000
+
+
+async def _digested_by(
+    provider: LLMProvider, pool: asyncpg.Pool, tmp_path: Path, telemetry: Telemetry
+) -> list[Episode]:
+    """Two episodes (the trip, the build) closed and summarised by `provider` for a digest's
+    preview: the channel's episodes as listed afterwards."""
+    settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
+    llm = MemoryLLM(provider)
+    async with open_memory(
+        settings, clock=FixedClock(NOW), pool=pool, telemetry=telemetry, llm=llm
+    ) as memory:
+        await insert_messages(pool, lines(TRIP + BUILD, at=START))
+        await memory.episodes.cut_guild(G)
+        await memory.episodes.sweep()
+        await memory.guild_settings.update(G, digest=(C, "08:00"))
+        await memory.episodes.digest_preview(G, START.date())
+        return await memory.episodes.listing(G, channel_id=C)
