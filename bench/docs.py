@@ -30,7 +30,7 @@ DOC = ROOT / "docs" / "performance.md"
 START = "<!-- figures:start: written by `python -m bench --write-docs`, do not edit -->"
 END = "<!-- figures:end -->"
 _FIXED = ("bench", "metric", "value", "unit")
-# (bench, metric, parameters to match, target, "max" or "min"), as bench/__main__.py has them.
+# (bench, metric, parameters to match, target, "max" or "min"), as bench/targets.py has them.
 Target = tuple[str, str, dict[str, Any], float, str]
 
 

@@ -11,6 +11,8 @@ with the clock at the message's time. The naive design makes one call per reques
 per request whose prompt holds that member's last 7 days of messages (authored or mentioning
 them) plus their facts; its answer is as long as the hierarchy's context. A new MemoryManager
 over the same database then serves every member again: the restart cost.
+The yardsticks are counted by bench/economy_costs.py, the figures said by
+bench/economy_report.py.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from typing import Any
 import asyncpg
 
 from bench.database import BenchServer, bench_server
-from bench.economy_costs import NaiveCost, _message_chars, _message_tokens, _raw_tokens
+from bench.economy_costs import NaiveCost, _message_tokens
+from bench.economy_report import Replayed, report_costs, report_tokens
 from bench.harness import make_manager, memories
-from bench.providers import TOKENIZER, CountingProvider, Usage
+from bench.providers import CountingProvider, Usage
 from bench.report import Reporter
 from bench.synthetic import GuildSpec, SyntheticGuild, load_guild, store_messages
 from memory.context import MemoryManager
@@ -41,8 +44,6 @@ from memory.guilds import GuildDefaults, GuildSettingsCache
 from memory.llm import MemoryLLM
 
 _log = logging.getLogger(__name__)
-
-BENCH = "economy"
 
 
 async def run(
@@ -72,22 +73,60 @@ async def run(
         "latency_s": latency,
         "episode_summaries": episode_summaries,
     }
+    naive = await _load_history(pool, guild, history, days)
+    provider = CountingProvider(latency=latency)
+    first_day = guild.day(days - 1)
+    clock = FixedClock(
+        datetime(first_day.year, first_day.month, first_day.day, 0, 1, tzinfo=guild.spec.now.tzinfo)
+    )
+    replayed = await _measure(
+        pool, provider, clock, guild, naive, days, request_rate, seed, episode_summaries
+    )
+    after_restart, completed_day_calls = await _restart(pool, provider, clock, guild)
+    report_tokens(report, params, guild, replayed.measured, days, request_rate)
+    return report_costs(
+        report,
+        params,
+        days=days,
+        replayed=replayed,
+        naive=naive,
+        after_restart=after_restart,
+        completed_day_calls=completed_day_calls,
+        members=members,
+    )
+
+
+async def _load_history(
+    pool: asyncpg.Pool, guild: SyntheticGuild, history: int, days: int
+) -> NaiveCost:
+    """Store the week before the measured days; the naive design counts it as read too (its
+    requests look a week back), so it starts with those messages."""
     naive = NaiveCost()
     warmup_offsets = list(range(history + days - 1, days - 1, -1))
     await load_guild(pool, guild, days=warmup_offsets)
     for offset in warmup_offsets:
         messages = guild.messages(offset)
         naive.add_messages(messages, _message_tokens(guild, messages))
+    return naive
 
-    provider = CountingProvider(latency=latency)
+
+async def _measure(
+    pool: asyncpg.Pool,
+    provider: CountingProvider,
+    clock: FixedClock,
+    guild: SyntheticGuild,
+    naive: NaiveCost,
+    days: int,
+    request_rate: float,
+    seed: int,
+    episode_summaries: str,
+) -> Replayed:
+    """The warm-up week summarised once (not counted), then the measured days replayed with
+    their calls counted, then every member brought up to date so a restart finds nothing new."""
     telemetry = Telemetry(keep_recent=1)
     summaries: list[dict[str, Any]] = []
     telemetry.add_sink(
         lambda event: summaries.append(event) if event["op"] == "daily_summary" else None
-    )
-    first_day = guild.day(days - 1)
-    clock = FixedClock(
-        datetime(first_day.year, first_day.month, first_day.day, 0, 1, tzinfo=guild.spec.now.tzinfo)
     )
     manager = make_manager(pool, provider, clock, telemetry=telemetry)
     # Episodes are cut as messages are stored and closed ones summarised by the worker's job:
@@ -122,23 +161,7 @@ async def run(
         await manager.aclose()
         await episodes.aclose()
     elapsed = time.perf_counter() - started
-
-    after_restart, completed_day_calls = await _restart(pool, provider, clock, guild)
-    _report_tokens(report, params, guild, measured, days, request_rate)
-    return _report(
-        report,
-        params,
-        days=days,
-        requests=requests,
-        warmup=warmup,
-        measured=measured,
-        naive=naive,
-        after_restart=after_restart,
-        completed_day_calls=completed_day_calls,
-        members=members,
-        elapsed=elapsed,
-        summaries=measured_summaries,
-    )
+    return Replayed(requests, warmup, measured, measured_summaries, elapsed)
 
 
 async def _replay(
@@ -199,116 +222,6 @@ async def _restart(
     after_restart = provider.reset()
     today = clock.now().date().isoformat()
     return after_restart, sum(n for day, n in after_restart.days.items() if day < today)
-
-
-def _report_tokens(
-    report: Reporter,
-    params: dict[str, Any],
-    guild: SyntheticGuild,
-    measured: Usage,
-    days: int,
-    request_rate: float,
-) -> None:
-    """Raw chat tokens per guild-day and the hierarchy's multiple of them."""
-    replayed = [message for offset in range(days) for message in guild.messages(offset)]
-    raw = sum(_raw_tokens(guild, guild.messages(offset)) for offset in range(days)) / days
-    report(BENCH, "raw_tokens_per_guild_day", raw, "tokens", tokenizer=TOKENIZER, **params)
-    ratio = measured.total_tokens / days / raw if raw else float("inf")
-    report(
-        BENCH,
-        "hierarchy_to_raw_token_ratio",
-        ratio,
-        "x",
-        tokenizer=TOKENIZER,
-        target=3.0 if request_rate <= 0.05 else 4.0,
-        **params,
-    )
-    report(
-        BENCH,
-        "response_schema_tokens_per_guild_day",
-        sum(measured.schema_tokens.values()) / days,
-        "tokens",
-        note="sent beside the prompts by structured calls; in no ratio",
-        **params,
-    )
-    xml_chars, content_chars = _message_chars(guild, replayed)
-    report(BENCH, "prompt_chars_per_message", xml_chars, "chars", **params)
-    report(BENCH, "content_chars_per_message", content_chars, "chars", **params)
-
-
-def _report(
-    report: Reporter,
-    params: dict[str, object],
-    *,
-    days: int,
-    requests: int,
-    warmup: Usage,
-    measured: Usage,
-    naive: NaiveCost,
-    after_restart: Usage,
-    completed_day_calls: int,
-    members: int,
-    elapsed: float,
-    summaries: list[dict[str, Any]],
-) -> dict[str, float]:
-    calls = measured.total_calls / days
-    tokens = measured.total_tokens / days
-    naive_calls = naive.calls / days
-    naive_tokens = (naive.input_tokens + naive.output_tokens) / days
-    report(BENCH, "requests_per_guild_day", requests / days, "requests", **params)
-    report(BENCH, "warmup_calls_first_week", warmup.total_calls, "calls", **params)
-    for purpose in sorted(measured.calls):
-        report(
-            BENCH,
-            "hierarchy_calls_per_guild_day",
-            measured.calls[purpose] / days,
-            "calls",
-            purpose=purpose,
-            **params,
-        )
-    report(BENCH, "hierarchy_calls_per_guild_day", calls, "calls", purpose="all", **params)
-    for purpose in sorted(measured.calls):
-        purpose_tokens = measured.input_tokens[purpose] + measured.output_tokens[purpose]
-        report(
-            BENCH,
-            "hierarchy_tokens_per_guild_day",
-            purpose_tokens / days,
-            "tokens",
-            purpose=purpose,
-            **params,
-        )
-    report(BENCH, "hierarchy_tokens_per_guild_day", tokens, "tokens", purpose="all", **params)
-    if summaries:
-        report(BENCH, "day_summarisations_per_guild_day", len(summaries) / days, "runs", **params)
-        chunks = sum(int(event.get("chunks") or 0) for event in summaries) / len(summaries)
-        report(BENCH, "chunks_per_day_summarisation", chunks, "chunks", **params)
-    report(BENCH, "naive_calls_per_guild_day", naive_calls, "calls", **params)
-    report(BENCH, "naive_tokens_per_guild_day", naive_tokens, "tokens", **params)
-    call_ratio = naive_calls / calls if calls else float("inf")
-    token_ratio = naive_tokens / tokens if tokens else float("inf")
-    report(BENCH, "naive_to_hierarchy_call_ratio", call_ratio, "x", **params)
-    report(BENCH, "naive_to_hierarchy_token_ratio", token_ratio, "x", **params)
-    report(
-        BENCH,
-        "restart_calls_completed_days",
-        completed_day_calls,
-        "calls",
-        target=0,
-        requests=members,
-        **params,
-    )
-    report(
-        BENCH, "restart_calls_total", after_restart.total_calls, "calls", requests=members, **params
-    )
-    report(BENCH, "replay_seconds", elapsed, "s", **params)
-    return {
-        "calls_per_guild_day": calls,
-        "naive_calls_per_guild_day": naive_calls,
-        "call_ratio": call_ratio,
-        "token_ratio": token_ratio,
-        "restart_completed_day_calls": completed_day_calls,
-        "restart_calls": after_restart.total_calls,
-    }
 
 
 async def main(argv: list[str] | None = None) -> int:

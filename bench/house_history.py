@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"house_history: git has not these commits ({error.stderr.decode().strip()})")
         return 1
     if args.write_docs:
-        from bench.__main__ import BENCHES, ON_REQUEST, TARGETS
+        from bench.__main__ import BENCHES, ON_REQUEST
+        from bench.targets import TARGETS
 
         docs.write_docs(report.figures, [BENCH], TARGETS, (*BENCHES, *ON_REQUEST))
     return 0

@@ -113,38 +113,12 @@ async def run(
     results: dict[str, float] = {}
     try:
         # 1. A guild nobody asked about yet: the first request pays for the whole week.
-        provider.reset()
-        elapsed, _ = await timed(lambda: manager.wait_for_context(2, cold_guild.user_ids[0]))
-        report(
-            BENCH, "cold_guild_ms", elapsed, "ms", llm_calls=provider.usage.total_calls, **with_l
-        )
-        results["cold_guild_ms"] = elapsed
-
+        results |= await _cold_guild(manager, provider, report, cold_guild, with_l)
         # 2. 100 concurrent requests for one member of another cold guild: one build.
-        provider.reset()
-        started = time.perf_counter()
-        reports = await asyncio.gather(
-            *(manager.wait_for_context(guild, busiest) for _ in range(concurrent))
-        )
-        wall = (time.perf_counter() - started) * 1000
-        builds = sum(1 for item in reports if not item.shared)
-        common = {"concurrent": concurrent, **with_l}
-        report(BENCH, "concurrent_builds", builds, "builds", target=1, **common)
-        report(BENCH, "concurrent_llm_calls", provider.usage.total_calls, "calls", **common)
-        report(BENCH, "concurrent_wall_ms", wall, "ms", **common)
-        results["concurrent_builds"] = builds
-        results["concurrent_llm_calls"] = provider.usage.total_calls
-
+        results |= await _concurrent(manager, provider, report, guild, busiest, concurrent, with_l)
         # 3. Members whose guild-days are summarised but who were never built: history + merge.
-        provider.reset()
-        cold = [await _time_member(manager, guild, user_id) for user_id in others[:cold_members]]
-        stats = _ms_stats(cold)
-        calls = provider.usage.total_calls / max(1, len(cold))
-        for name in ("p50", "p99"):
-            report(BENCH, f"cold_member_{name}_ms", stats[name], "ms", samples=len(cold), **with_l)
-        report(BENCH, "cold_member_llm_calls", calls, "calls/request", **with_l)
-        results["cold_member_p50_ms"] = stats["p50"]
-
+        asked = others[:cold_members]
+        results |= await _cold_members(manager, provider, report, guild, asked, with_l)
         # 4. Warm: every member built once, then requests spread over them (Zipf-free).
         provider.latency = 0.0
         results |= await _warm(
@@ -157,6 +131,66 @@ async def run(
     provider.latency = latency
     results |= await _restart(pool, provider, clock, report, main_guild, with_l)
     return results
+
+
+async def _cold_guild(
+    manager: MemoryManager,
+    provider: CountingProvider,
+    report: Reporter,
+    cold_guild: SyntheticGuild,
+    with_l: dict[str, Any],
+) -> dict[str, float]:
+    """The first request in a guild nobody asked about: it pays for summarising the week."""
+    provider.reset()
+    first = cold_guild.user_ids[0]
+    elapsed, _ = await timed(lambda: manager.wait_for_context(cold_guild.spec.guild_id, first))
+    report(BENCH, "cold_guild_ms", elapsed, "ms", llm_calls=provider.usage.total_calls, **with_l)
+    return {"cold_guild_ms": elapsed}
+
+
+async def _concurrent(
+    manager: MemoryManager,
+    provider: CountingProvider,
+    report: Reporter,
+    guild: int,
+    user_id: int,
+    concurrent: int,
+    with_l: dict[str, Any],
+) -> dict[str, float]:
+    """`concurrent` requests at once for one member never built: one build, shared by all
+    (the others wait for it instead of building again)."""
+    provider.reset()
+    started = time.perf_counter()
+    reports = await asyncio.gather(
+        *(manager.wait_for_context(guild, user_id) for _ in range(concurrent))
+    )
+    wall = (time.perf_counter() - started) * 1000
+    builds = sum(1 for item in reports if not item.shared)
+    common = {"concurrent": concurrent, **with_l}
+    report(BENCH, "concurrent_builds", builds, "builds", target=1, **common)
+    report(BENCH, "concurrent_llm_calls", provider.usage.total_calls, "calls", **common)
+    report(BENCH, "concurrent_wall_ms", wall, "ms", **common)
+    return {"concurrent_builds": builds, "concurrent_llm_calls": provider.usage.total_calls}
+
+
+async def _cold_members(
+    manager: MemoryManager,
+    provider: CountingProvider,
+    report: Reporter,
+    guild: int,
+    asked: list[int],
+    with_l: dict[str, Any],
+) -> dict[str, float]:
+    """Members whose guild-days are summarised but who were never built: what their history
+    and merge cost, one after the other."""
+    provider.reset()
+    cold = [await _time_member(manager, guild, user_id) for user_id in asked]
+    stats = _ms_stats(cold)
+    calls = provider.usage.total_calls / max(1, len(cold))
+    for name in ("p50", "p99"):
+        report(BENCH, f"cold_member_{name}_ms", stats[name], "ms", samples=len(cold), **with_l)
+    report(BENCH, "cold_member_llm_calls", calls, "calls/request", **with_l)
+    return {"cold_member_p50_ms": stats["p50"]}
 
 
 async def _warm(

@@ -203,6 +203,12 @@ async def run(
         "messages_per_day": messages_per_day,
         "ascii_only": ascii_only,
     }
+    _report(report, result, params)
+    return result
+
+
+def _report(report: Reporter, result: dict[str, Any], params: dict[str, Any]) -> None:
+    """The bytes a cached member costs (the target), by cache, and what explains them."""
     report(
         BENCH,
         "bytes_per_cached_member",
@@ -221,7 +227,6 @@ async def run(
         BENCH, "context_bytes_per_char", result["context_bytes_per_char"], "bytes/char", **params
     )
     report(BENCH, "restart_llm_calls", result["restart_llm_calls"], "calls", target=0, **params)
-    return result
 
 
 async def run_in(server: BenchServer, report: Reporter, **options: Any) -> dict[str, Any]:

@@ -5,11 +5,12 @@ never tuned on.
 
 Same shape as bench/quality_data.py (a QualityChat, scored by bench/quality_score.py), other
 everything: people, topics and word pools (bench/quality_heldout_pools.py), phrasings, and how
-an answer is said. Here most answers come in an exchange: the other speaker asks ("seen
-anything good at the cinema lately?") and the subject answers in the next message without the
-question's words ("Gattaca - cried at the end"); some answers span two messages of the subject
-(TWO_KIND: "first a week in Crete" / "then we took the ferry to Rhodes"); and sessions hold
-lines that share a question's words without answering it ("my sister keeps sending me memes").
+an answer is said (the blocks of bench/quality_heldout_blocks.py). Here most answers come in an
+exchange: the other speaker asks ("seen anything good at the cinema lately?") and the subject
+answers in the next message without the question's words ("Gattaca - cried at the end"); some
+answers span two messages of the subject (TWO_KIND: "first a week in Crete" / "then we took the
+ferry to Rhodes"); and sessions hold lines that share a question's words without answering it
+("my sister keeps sending me memes").
 Kinds: single_fact, when, two_messages, never_said. Product code never names anything here
 (tests/bench/test_quality_heldout.py); changes to retrieval are judged on this split.
 """
@@ -17,22 +18,14 @@ Kinds: single_fact, when, two_messages, never_said. Product code never names any
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import partial
 
 from bench import quality_heldout_pools as pools
 from bench.quality_data import QualityChat, words
-from bench.quality_plan import (
-    DISCORD_EPOCH_MS,
-    WEEKDAYS,
-    ChatLine,
-    Question,
-    Session,
-    date_words,
-    schedule,
-)
+from bench.quality_heldout_blocks import FACTS, TWOS, WHENS, Block, WordPicker
+from bench.quality_plan import DISCORD_EPOCH_MS, ChatLine, Question, Session, schedule
 
 GUILD_ID = 710_000_000_000_000_001
 CHANNEL_ID = 710_000_000_000_001_001
@@ -41,221 +34,6 @@ TWO_KIND = "two_messages"
 HELDOUT_KINDS = ("single_fact", "when", TWO_KIND, "never_said")
 # Share of filler lines replaced by a line sharing some question's words.
 DISTRACTOR_SHARE = 0.15
-
-
-@dataclass(frozen=True)
-class Block:
-    """Lines said together: (speaker: "S" the subject or "O" the other, text, evidence?)."""
-
-    lines: tuple[tuple[str, str, bool], ...]
-    question: str
-    answer: tuple[tuple[str, ...], ...]
-
-
-class _Pools:
-    """Takes each word once per chat (an answer word is said only where it was planted)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.used: set[str] = set()
-
-    def take(self, pool: tuple[str, ...]) -> str:
-        value = self.rng.choice([v for v in pool if v not in self.used])
-        self.used.add(value)
-        return value
-
-    def pair(self, pool: tuple[tuple[str, str], ...]) -> tuple[str, str]:
-        first = self.take(tuple(a for a, _ in pool))
-        return first, dict(pool)[first]
-
-
-def _film(p: _Pools) -> Block:
-    film = p.take(pools.FILMS)
-    return Block(
-        (
-            ("O", "seen anything good at the cinema lately?", False),
-            ("S", f"{film} - cried at the end, no shame", True),
-        ),
-        "What film did {name} see at the cinema?",
-        ((film,),),
-    )
-
-
-def _book(p: _Pools) -> Block:
-    book = p.take(pools.BOOKS)
-    return Block(
-        (
-            ("O", "what are you reading at the moment?", False),
-            ("S", f"{book}, a friend lent it to me and I can't put it down", True),
-        ),
-        "What has {name} been reading?",
-        ((book,),),
-    )
-
-
-def _sister(p: _Pools) -> Block:
-    sister = p.take(pools.SISTERS)
-    return Block(
-        (("S", f"my sister {sister} finally got her pilot licence!!", True),),
-        "What is the name of {name}'s sister?",
-        ((sister,),),
-    )
-
-
-def _team(p: _Pools) -> Block:
-    team = p.take(pools.TEAMS)
-    return Block(
-        (
-            ("O", "who do you support, football-wise?", False),
-            ("S", f"{team}, since I was six. it's a curse", True),
-        ),
-        "Which football team does {name} support?",
-        ((team,),),
-    )
-
-
-def _language(p: _Pools) -> Block:
-    language = p.take(pools.LANGUAGES)
-    return Block(
-        (
-            ("O", "how's the language app going?", False),
-            ("S", f"{language} is so much harder than I thought, the verbs!", True),
-        ),
-        "Which language is {name} learning?",
-        ((language,),),
-    )
-
-
-def _drink(p: _Pools) -> Block:
-    drink = p.take(pools.DRINKS)
-    return Block(
-        (
-            ("O", "what's your usual order at the café?", False),
-            ("S", f"a {drink}, every single time", True),
-        ),
-        "What does {name} usually order at the café?",
-        ((drink,),),
-    )
-
-
-def _relative(rng: random.Random, said: date) -> tuple[date, str]:
-    form = rng.choice(("yesterday", "last", "on", "days"))
-    if form == "yesterday":
-        return said - timedelta(days=1), "yesterday"
-    if form == "days":
-        return said - timedelta(days=3), "three days ago"
-    if form == "last":
-        day = said - timedelta(days=rng.randint(2, 7))
-        return day, f"last {WEEKDAYS[day.weekday()]}"
-    day = said - timedelta(days=rng.randint(3, 20))
-    return day, f"on {day.strftime('%B')} {day.day}"
-
-
-def _when_story(p: _Pools, said: date) -> Block:
-    done, asked = p.pair(pools.EVENTS)
-    day, when = _relative(p.rng, said)
-    return Block(
-        (
-            ("O", "so what have you been up to?", False),
-            ("S", f"oh! {when} I {done}", True),
-        ),
-        f"When did {{name}} {asked}?",
-        (date_words(day),),
-    )
-
-
-def _when_asked_back(p: _Pools, said: date) -> Block:
-    done, asked = p.pair(pools.EVENTS)
-    day, when = _relative(p.rng, said)
-    return Block(
-        (
-            ("S", f"guess who {done.replace('my ', 'their ')}", True),
-            ("O", "no way, when was this?", False),
-            ("S", f"{when}, still buzzing", True),
-        ),
-        f"When did {{name}} {asked}?",
-        (date_words(day),),
-    )
-
-
-def _when_ahead(p: _Pools, said: date) -> Block:
-    noun, asked = p.pair(pools.OCCASIONS)
-    day = said + timedelta(days=p.rng.randint(5, 40))
-    return Block(
-        (("S", f"{noun} got moved to {day.strftime('%B')} {day.day}, mark your calendars", True),),
-        f"When is {asked}?",
-        (date_words(day),),
-    )
-
-
-def _honeymoon(p: _Pools) -> Block:
-    one, two = p.take(pools.PLACES), p.take(pools.PLACES)
-    return Block(
-        (
-            ("O", "where did you two go on the honeymoon in the end?", False),
-            ("S", f"first a week in {one}", True),
-            ("S", f"then we took the ferry over to {two}, bliss", True),
-        ),
-        "Where did {name} go on the honeymoon?",
-        ((one,), (two,)),
-    )
-
-
-def _garden(p: _Pools) -> Block:
-    one, two = p.take(pools.VEG), p.take(pools.VEG)
-    return Block(
-        (
-            ("O", "what are you growing in the veg patch this year?", False),
-            ("S", f"{one} along the fence", True),
-            ("S", f"and {two} by the shed, if the slugs leave any", True),
-        ),
-        "What is {name} growing in the veg patch?",
-        ((one,), (two,)),
-    )
-
-
-def _brother(p: _Pools) -> Block:
-    city = p.take(pools.CITIES)
-    return Block(
-        (
-            ("S", "my brother moved abroad last month", True),
-            ("O", "oh wow, where to?", False),
-            ("S", f"{city}! he's teaching surfing there", True),
-        ),
-        "Where did {name}'s brother move to?",
-        ((city,),),
-    )
-
-
-def _birthday(p: _Pools) -> Block:
-    one, two = p.take(pools.GIFTS), p.take(pools.GIFTS)
-    return Block(
-        (
-            ("O", "what did you get for your birthday?", False),
-            ("S", f"a {one} from my parents", True),
-            ("S", f"and my partner got me a {two}", True),
-        ),
-        "What did {name} get for their birthday?",
-        ((one,), (two,)),
-    )
-
-
-def _kitten(p: _Pools) -> Block:
-    kitten = p.take(pools.KITTENS)
-    return Block(
-        (
-            ("O", "did you ever decide on a name for the kitten?", False),
-            ("S", "took us a whole week to agree", True),
-            ("S", f"{kitten}, after a cartoon we both loved", True),
-        ),
-        "What did {name} call the kitten?",
-        ((kitten,),),
-    )
-
-
-FACTS: tuple[Callable[[_Pools], Block], ...] = (_film, _book, _sister, _team, _language, _drink)
-WHENS = (_when_story, _when_asked_back, _when_ahead)
-TWOS: tuple[Callable[[_Pools], Block], ...] = (_honeymoon, _garden, _brother, _birthday, _kitten)
 
 
 @dataclass
@@ -278,7 +56,7 @@ def generate_heldout(
     rng = random.Random(seed * 7_919 + 34)
     names = list(pools.NAMES[:members])
     planned = schedule(rng, names, sessions, days)
-    p = _Pools(rng)
+    p = WordPicker(rng)
     planted: list[_Planted] = []
     questions: list[tuple[str, str, str, Block | None]] = []
     asked: set[str] = set()  # one question text once: two sisters of Bea would be ambiguous
@@ -315,7 +93,7 @@ def generate_heldout(
 
 
 def _place(
-    rng: random.Random, p: _Pools, planned: list[Session], kind: str, turn: int, asked: set[str]
+    rng: random.Random, p: WordPicker, planned: list[Session], kind: str, turn: int, asked: set[str]
 ) -> tuple[Session, str, str, Block | None]:
     """A session, its subject and other speaker, and the block planted there (None: a
     never-said question), whose question was not asked yet."""

@@ -70,7 +70,6 @@ async def run(
     """Start the bot against the fake, measure, print the figures; return the headline ones."""
     # The Discord adapter and the tests' fake Discord: only this bench needs them.
     from bench.reply_fake import FakeProcess
-    from bot.client import MemoryBot
     from memory.ports import APOLOGY, SLOW_DOWN
 
     params = {"members": members, "channels": members, "history": history, "model": "offline"}
@@ -97,35 +96,51 @@ async def run(
         for message in await fake.add_chat_history(history):
             memory.writer.submit(message)
         await memory.writer.flush()
-        bot = MemoryBot(memory, guild_ready_timeout=0.05)
-        task = asyncio.create_task(bot.start("fake-token"))
-        stack.push_async_callback(_stop, bot, task)
-        await asyncio.wait_for(bot.wait_until_ready(), 30)
-        # load_extension executes the cog's module anew: its class is not importable here.
-        ingest = cast("IngestCog", bot.get_cog("Ingest"))
-        # The pause between channels of the catch-up is politeness towards Discord, not
-        # overhead: 200 channels would take 200 s.
-        ingest.backfiller.pause_seconds = 0
-        await _directory_ready(memory, fake.local.discord.guild.id, 2 * members)
-        # The reconcile of the channels' history on connecting: done before measuring.
-        await ingest.backfill_done()
-        # A live bot's messages table is sampled by autovacuum within a minute of its first
-        # rows (an import samples it itself); this database is seconds old. Unsampled, the
-        # planner would read the exchange of each hit through the whole guild.
-        await refresh_statistics(memory.pool)
-        phase = _Phase(report, fake, composer)
-        results: dict[str, float] = {}
-        for number in range(1, rounds + 1):
-            memories = "cold" if number == 1 else "warm"
-            case = {**params, "memories": memories, "round": number}
-            results |= await phase.run("", range(members), number, case, at_once=False)
-        case = {**params, "memories": "warm"}
-        results |= await phase.run("concurrent100", range(members), 0, case, at_once=True)
-        case = {**params, "memories": "cold"}
-        results |= await phase.run("concurrent100", range(members, 2 * members), 0, case, True)
+        await _start_bot(stack, memory, fake.local.discord.guild.id, 2 * members)
+        results = await _ask(_Phase(report, fake, composer), members, rounds, params)
         texts = await fake.answer_texts()
         failed = sum(text in (APOLOGY, SLOW_DOWN) for text in texts)
         report(BENCH, "answers_apologising", failed, "replies", of=len(texts), **params)
+    return results
+
+
+async def _start_bot(stack: AsyncExitStack, memory: Any, guild_id: int, members: int) -> None:
+    """The real bot connected to the fake, stopped when `stack` closes, and settled as a live
+    bot would be before anyone is timed: directory filled, history caught up, table sampled."""
+    from bot.client import MemoryBot
+
+    bot = MemoryBot(memory, guild_ready_timeout=0.05)
+    task = asyncio.create_task(bot.start("fake-token"))
+    stack.push_async_callback(_stop, bot, task)
+    await asyncio.wait_for(bot.wait_until_ready(), 30)
+    # load_extension executes the cog's module anew: its class is not importable here.
+    ingest = cast("IngestCog", bot.get_cog("Ingest"))
+    # The pause between channels of the catch-up is politeness towards Discord, not
+    # overhead: 200 channels would take 200 s.
+    ingest.backfiller.pause_seconds = 0
+    await _directory_ready(memory, guild_id, members)
+    # The reconcile of the channels' history on connecting: done before measuring.
+    await ingest.backfill_done()
+    # A live bot's messages table is sampled by autovacuum within a minute of its first
+    # rows (an import samples it itself); this database is seconds old. Unsampled, the
+    # planner would read the exchange of each hit through the whole guild.
+    await refresh_statistics(memory.pool)
+
+
+async def _ask(
+    phase: _Phase, members: int, rounds: int, params: dict[str, Any]
+) -> dict[str, float]:
+    """The members one at a time for `rounds` rounds (the first cold), then all at once warm,
+    then as many members who never asked all at once (cold)."""
+    results: dict[str, float] = {}
+    for number in range(1, rounds + 1):
+        memories = "cold" if number == 1 else "warm"
+        case = {**params, "memories": memories, "round": number}
+        results |= await phase.run("", range(members), number, case, at_once=False)
+    case = {**params, "memories": "warm"}
+    results |= await phase.run("concurrent100", range(members), 0, case, at_once=True)
+    case = {**params, "memories": "cold"}
+    results |= await phase.run("concurrent100", range(members, 2 * members), 0, case, True)
     return results
 
 

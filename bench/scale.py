@@ -79,12 +79,8 @@ async def run_case(
     """Load the case's guilds, measure, print one figure per metric."""
     guilds, warmup, stored = await _load_case(pool, case, scale_down)
 
-    total_members = case.guilds * case.members
-    count = min(requested, total_members)
-    asked = [
-        (guilds[i % case.guilds].spec.guild_id, guilds[i % case.guilds].user_ids[i // case.guilds])
-        for i in range(count)
-    ]
+    asked = _asked(guilds, case, requested)
+    count = len(asked)
     first = [(warmup.spec.guild_id, user_id) for user_id in warmup.user_ids]
     clock = FixedClock(guilds[0].spec.now)
     settings: dict[str, Any] = {
@@ -95,20 +91,50 @@ async def run_case(
     provider = CountingProvider()
     manager = make_manager(pool, provider, clock, **settings)
     try:
-        cold, build_seconds, usage, warm = await _serve_all(
-            manager, provider, first, asked, warm_requests
-        )
+        served = await _serve_all(manager, provider, first, asked, warm_requests)
     finally:
         await manager.aclose()
     memory = await traced_serve(pool, clock, asked, first, **settings)
 
+    figures = _figures(case, stored, count, served, memory)
+    params = {
+        "sweep": case.sweep,
+        "guilds": case.guilds,
+        "members_per_guild": case.members,
+        "messages_per_day": max(1, case.messages_per_day // scale_down),
+    }
+    for metric, (value, unit) in figures.items():
+        report(BENCH, metric, value, unit, **params)
+    return {metric: value for metric, (value, _) in figures.items()}
+
+
+def _asked(guilds: list[SyntheticGuild], case: Case, requested: int) -> list[tuple[int, int]]:
+    """Up to `requested` (guild, member) pairs, round robin over the guilds, each guild's most
+    active members first: the members the case asks about."""
+    count = min(requested, case.guilds * case.members)
+    return [
+        (guilds[i % case.guilds].spec.guild_id, guilds[i % case.guilds].user_ids[i // case.guilds])
+        for i in range(count)
+    ]
+
+
+def _figures(
+    case: Case,
+    stored: int,
+    count: int,
+    served: tuple[list[float], float, Usage, list[float]],
+    memory: dict[str, Any],
+) -> dict[str, tuple[float, str]]:
+    """Each metric of the case with its unit: calls per guild-day and per member asked (what
+    should follow guild-days and members, not messages), timings, and bytes per member."""
+    cold, build_seconds, usage, warm = served
     guild_days = case.guilds * DAYS
     daily_calls = sum(usage.calls[purpose] for purpose in DAILY_PURPOSES)
     daily_tokens = sum(usage.input_tokens[p] + usage.output_tokens[p] for p in DAILY_PURPOSES)
     member_calls = usage.total_calls - daily_calls
     cold_guild = cold[: case.guilds]
     cold_member = cold[case.guilds :]
-    figures: dict[str, tuple[float, str]] = {
+    return {
         "messages_stored": (stored, "messages"),
         "guild_days": (guild_days, "guild-days"),
         "requested_members": (count, "members"),
@@ -131,15 +157,6 @@ async def run_case(
         "today_batch_bytes_per_guild": (memory["cache_bytes"]["today"] / case.guilds, "bytes"),
         "restart_llm_calls": (memory["restart_llm_calls"], "calls"),
     }
-    params = {
-        "sweep": case.sweep,
-        "guilds": case.guilds,
-        "members_per_guild": case.members,
-        "messages_per_day": max(1, case.messages_per_day // scale_down),
-    }
-    for metric, (value, unit) in figures.items():
-        report(BENCH, metric, value, unit, **params)
-    return {metric: value for metric, (value, _) in figures.items()}
 
 
 async def _load_case(

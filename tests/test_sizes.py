@@ -1,6 +1,6 @@
-"""The house stays readable: no module over 350 lines and no function over 60, outside the
-benchmarks (issue 35). A long module is cut along a seam into modules with one job each; a
-long function is cut into named steps."""
+"""The house stays readable: no module over 350 lines and no function over 60, the benchmarks
+included (issue 35). A long module is cut along a seam into modules with one job each (a table
+of data into a module of its own); a long function is cut into named steps."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKED = ("memory", "db", "bot", "prompts", "tests")
+CHECKED = ("memory", "db", "bot", "prompts", "bench", "tests")
 MAX_MODULE_LINES = 350
 MAX_FUNCTION_LINES = 60
 
@@ -41,4 +41,5 @@ def test_the_checks_see_the_code() -> None:
     """A rule that reads no file holds nothing."""
     sources = _sources()
     assert any(path.name == "__init__.py" and path.parent.name == "wiring" for path in sources)
+    assert any(path.name == "__main__.py" and path.parent.name == "bench" for path in sources)
     assert len(sources) > 300

@@ -15,7 +15,9 @@ from bench import dashboard, economy, ingest, latency, memory_footprint, recall,
 from bench.database import BenchServer
 from bench.embeddings_import import export_of
 from bench.report import Reporter
+from bench.sizes import QUICK
 from bench.synthetic import GuildSpec, SyntheticGuild
+from bench.targets import TARGETS
 from db.embedded import EmbeddedPostgres
 
 REQUIRED = {"bench", "metric", "value", "unit"}
@@ -38,7 +40,7 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     server = BenchServer(pg_server.uri())
     report = Reporter()
     try:
-        await bench_main.run_all(server, report, bench_main.BENCHES, bench_main.QUICK)
+        await bench_main.run_all(server, report, bench_main.BENCHES, QUICK)
     finally:
         await server.aclose()
     out = capsys.readouterr().out
@@ -53,7 +55,7 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
     # caches hold is measured directly and must be there.
     assert isinstance(report.value("memory", "bytes_per_cached_member"), float | int)
     assert report.value("memory", "cache_bytes_per_member", cache="context") > 0
-    assert report.value("ingest", "stored") == bench_main.QUICK["ingest"]["messages"]
+    assert report.value("ingest", "stored") == QUICK["ingest"]["messages"]
     # An export is imported with and without the local embedder, the same messages each time.
     imported = {
         vectors: report.value("embeddings", "import_messages_per_s", vectors=vectors)
@@ -78,7 +80,7 @@ async def test_every_bench_at_a_tiny_size_prints_figures(
         assert report.value("dashboard", "page_render_cold_ms", page=page) > 0
         assert report.value("dashboard", "page_render_p95_ms", page=page) > 0
     targets = [line for line in lines if line["bench"] == "targets"]
-    measured = {t[1] for t in bench_main.TARGETS if t[0] not in bench_main.ON_REQUEST}
+    measured = {t[1] for t in TARGETS if t[0] not in bench_main.ON_REQUEST}
     assert {line["metric"] for line in targets} == measured
     # The docs' tables are rendered from exactly this output.
     tables = table.render(table.read_figures(["make: noise", *out.splitlines()]))

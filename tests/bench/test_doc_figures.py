@@ -10,8 +10,8 @@ import tokenize
 from pathlib import Path
 
 from bench import house_history
-from bench.__main__ import TARGETS
 from bench.docs import load
+from bench.targets import TARGETS
 from tests.bench.figure_support import measured_under, says, stored_figure, value_of
 from tests.doc_support import ROOT
 from tests.doc_support import doc as _doc

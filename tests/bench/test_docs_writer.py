@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import docs
-from bench.__main__ import BENCHES, ON_REQUEST, TARGETS
+from bench.__main__ import BENCHES, ON_REQUEST
 from bench.report import figure
+from bench.targets import TARGETS
 
 _PAGE = f"# Performance\n\nintro\n\n{docs.START}\nold tables\n{docs.END}\n\n## Changelog\n"
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import __main__ as bench_main
 from bench import fleet
 from bench.database import BenchServer
 from bench.fleet_days import DaySample, fleet_day
 from bench.fleet_ingest import LAG_TARGET_S, run_fleet
 from bench.report import Reporter
+from bench.targets import check_targets
 from db.embedded import EmbeddedPostgres
 
 
@@ -61,7 +61,7 @@ def test_a_day_needing_more_calls_than_the_limit_misses_it_and_leaves_a_backlog(
     for samples, met in ((light, True), (heavy, False)):
         report = Reporter()
         fleet.report_day(report, fleet_day(10_000, samples), "1/10/100")
-        bench_main.check_targets(report)
+        check_targets(report)
         (wall,) = _targets(report, "day_close_wall_hours")
         assert wall["met"] is met
         backlog = report.value("fleet", "day_close_backlog_calls", limit_rpm=60.0)
