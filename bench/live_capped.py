@@ -9,8 +9,9 @@ of work. The server answers one request at a time and keeps generating after the
 waiting, so every request queued behind a rambling one times out too. That was the stalled
 live-model run of 2026-12-06 (every tool question timed out for about 30 minutes).
 
-Here a completion asked with `max_tokens=None` gets UNBOUNDED_CAP tokens instead: more than any
-answer the bot asks for (a reply's 700), far less than the context. Nothing else changes.
+Here a completion asked with `max_tokens=None` gets UNBOUNDED_CAP tokens instead: more than a
+reply's 700, the one request the bot sends with tools (every other request's own `max_tokens`
+reaches its completion unchanged), far less than the context. Nothing else changes.
 Only the standard library is imported at module level, so the project's tests can check the
 cap without llama-cpp-python installed.
 """
@@ -24,8 +25,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-# Tokens for a completion asked with no limit: above the longest answer the bot asks for
-# (memory/llm/tasks/_calls.py, a reply's 700), well below the server's 8,192-token context.
+# Tokens for a completion asked with no limit: above a reply's budget (memory/llm/tasks/_calls.py,
+# 700; replies are the only requests sent with tools), well below the 8,192-token context.
 UNBOUNDED_CAP = 1024
 
 

@@ -34,10 +34,11 @@ def test_a_limit_the_request_set_or_the_default_is_left_alone() -> None:
     assert model.asked == [700, 16]
 
 
-def test_the_cap_sits_above_every_answer_the_bot_asks_for() -> None:
-    from memory.llm.tasks._calls import OUTPUT_TOKENS_FIXED
+def test_the_cap_sits_above_a_replys_budget_the_one_request_sent_with_tools() -> None:
+    from memory.llm.tasks._calls import OUTPUT_TOKENS_FIXED, output_budget
 
-    assert max(OUTPUT_TOKENS_FIXED.values()) < UNBOUNDED_CAP < 8192
+    assert output_budget("reply") < UNBOUNDED_CAP < 8192
+    assert max(OUTPUT_TOKENS_FIXED.values()) < UNBOUNDED_CAP
 
 
 def test_the_docs_say_the_cap_the_code_has() -> None:
