@@ -16,12 +16,16 @@ from memory.language._english import (
     CLAUSE_OPENERS,
     DEICTIC,
     DETERMINERS,
+    GENERIC_NOUNS,
     INTERJECTIONS,
     LEAD_PHRASES,
+    LIGHT_VERBS,
     MOMENT,
     MOMENT_PHRASES,
     NEW_SUBJECT,
     PREPOSITIONS,
+    SIZING,
+    SOFT_ADVERBS,
     SUBORDINATORS,
     TRAILING_TIME,
 )
@@ -166,7 +170,16 @@ def object_phrase(words: list[str]) -> str | None:
         if not _clean(segment) or sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
             break
         kept.append(segment)
-    return " ".join(word for segment in kept for word in segment)
+    said = [word for segment in kept for word in segment]
+    return None if says_nothing(said) else " ".join(said)
+
+
+def says_nothing(words: list[str]) -> bool:
+    """An object of generic words alone ("spending time", "a huge fan", "on a new project"):
+    without a word that names what, the fact would tell a reader nothing."""
+    empty = DETERMINERS | SIZING | PREPOSITIONS | SOFT_ADVERBS | LIGHT_VERBS | {"to"}
+    named = [word for word in lowered(words) if word not in empty]
+    return all(word in GENERIC_NOUNS for word in named)
 
 
 def head_of(phrase: str) -> str:

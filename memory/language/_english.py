@@ -127,6 +127,20 @@ HOW_ONE_IS = wordset("great good well fine ok okay alright better busy hard posi
 # Verbs that say a state goes on ("I stay motivated", "I keep trying"): a fact only with a
 # thing for an object ("I keep bees", "I stay at home with the kids").
 GOING_ON = wordset("stay remain keep")
+# What an object says when it holds nothing else: "spending time", "a huge fan", "working on
+# a project", "every memory" name no pastime, thing or person, so a fact of them tells a
+# reader nothing ("Maria loves spending time"). With another word they do ("time with family",
+# "a fan of jazz"). The verbs that only carry such a noun, and the words that only size it.
+GENERIC_NOUNS = wordset(
+    """
+    time times look fan fans project projects people person thing things stuff memory
+    memories way ways lot bit part one ones
+    """
+)
+LIGHT_VERBS = wordset(
+    "spend spending take taking have having make making do doing get getting give giving"
+)
+SIZING = wordset("every all each new old other such great good huge big total little whole")
 # Degree words that make "I'm a bit tired" a mood, not an identity.
 DEGREE = wordset("bit little tad lot kind sort")
 # Capitalised words that are not names: "my sister Monday" is not a sister called Monday.

@@ -19,9 +19,10 @@ _MODALS = wordset(
     "can could will would shall should may might must did had was wasn't didn't can't won't"
     " couldn't wouldn't shouldn't"
 )
-# Past tenses take no -s: "I went" is "alice went".
+# Past tenses take no -s: "I went" is "alice went". ("I were" is what is left of "my wife and
+# I were": a group's past, never one member's.)
 _PAST = wordset(
-    "went got made had saw came took gave bought ate drank ran left found thought told"
+    "were went got made had saw came took gave bought ate drank ran left found thought told"
     " became began wrote met read said knew grew flew drove rode sang swam won lost sold"
     " sent spent built broke chose fell felt forgot heard held kept led paid put quit set"
     " sat slept spoke stood taught understood used"

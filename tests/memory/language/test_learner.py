@@ -142,6 +142,14 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "I've been feeling a bit worn out",
         "I stay motivated by making lists",
         "I'm working hard",
+        # objects that name nothing once their detail is cut: "Gina loves spending time"
+        "I love spending time with the friends I have",
+        "I like to just take a look at the sunset- it calms me",
+        "I'm a huge fan.",
+        "I've been working on a new project lately",
+        "I treasure every memory",
+        # what is left of "my wife and I were ...": a group's past, not "Gina weres ..."
+        "My wife and I were road tripping on the coast",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
@@ -158,6 +166,9 @@ async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
         ("I work as a welder at the shipyard", ["Gina works as a welder at the shipyard."]),
         ("I play tennis at the club, mostly on weekends", ["Gina plays tennis at the club."]),
         ("I love camping trips with my fam", ["Gina loves camping trips."]),
+        # a generic noun with a word that names what is a fact
+        ("I cherish time with family", ["Gina cherishes time with family."]),
+        ("I'm a big fan of pottery", ["Gina is a big fan of pottery."]),
     ],
 )
 async def test_clauses_and_details_are_kept_apart(line: str, expected: list[str]) -> None:
