@@ -160,6 +160,8 @@ def object_phrase(words: list[str]) -> str | None:
         return None
     if _word_salad(segments[0]):
         return None
+    if len(segments) > 1 and lowered(segments[0]) in ([p] for p in PREPOSITIONS):
+        return None  # "working on for a while": the preposition lost its object
     kept = [segments[0]]
     for segment in segments[1:]:
         if not _clean(segment) and segment[0].lower() == "of":

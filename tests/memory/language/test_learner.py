@@ -150,6 +150,8 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "I treasure every memory",
         # what is left of "my wife and I were ...": a group's past, not "Gina weres ..."
         "My wife and I were road tripping on the coast",
+        # a preposition whose object chat left out
+        "I've been working on for a while, such a relief",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
