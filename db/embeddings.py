@@ -146,6 +146,23 @@ LIMIT $4
 """
 
 
+# A guild whose walk stopped short is ranked exactly, over its newest this many vectors.
+EXACT_WINDOW = 20_000
+
+
+def _guild_exactly(width: int) -> str:
+    """The guild's newest EXACT_WINDOW vectors ranked exactly (read by the table's key): what
+    a guild gets when the walk of the index shared with bigger guilds stopped short. pgvector
+    ends an iterative walk after `hnsw.max_scan_tuples` tuples (20,000 by default) of every
+    guild, nearest first; a small guild beside a large one holds few of them, so its search
+    found a handful of its messages, not its nearest."""
+    return _ranked_exactly(
+        width,
+        f"""SELECT e.message_id FROM message_embeddings e WHERE e.guild_id = $1
+    ORDER BY e.message_id DESC LIMIT {EXACT_WINDOW}""",
+    )
+
+
 def _ranked_exactly(width: int, chosen: str) -> str:
     """The `chosen` message ids (a query on a (guild, ...) index) ranked by exact distance.
     Not the HNSW index's expression, on purpose: a walk of the index would return the guild's
@@ -211,7 +228,9 @@ async def nearest_messages(
 
     A guild-wide search walks the HNSW index (iteratively, pgvector 0.8, so the guild filter
     still fills the list) for a few candidates per hit, then joins them to their messages: the
-    planner cannot see through the join's md5 check and would otherwise sort the whole guild. A
+    planner cannot see through the join's md5 check and would otherwise sort the whole guild.
+    When the walk brings fewer than `limit`, the guild's newest vectors are ranked exactly
+    (`_guild_exactly`): a small guild in a database shared with large ones. A
     member's search ranks their newest messages exactly (found by the author index). A
     vector of a width V028 does not index is an error, not a scan of the whole guild."""
     width = len(vector)
@@ -226,9 +245,10 @@ async def nearest_messages(
                 *(guild_id, vector_text(vector), model, limit, start, end, user_id),
             )
         elif user_id is None:
-            rows = await connection.fetch(
-                _guild_nearest(width), guild_id, vector_text(vector), model, limit
-            )
+            arguments = (guild_id, vector_text(vector), model, limit)
+            rows = await connection.fetch(_guild_nearest(width), *arguments)
+            if len(rows) < limit:  # the walk stopped short (or the guild is that small)
+                rows = await connection.fetch(_guild_exactly(width), *arguments)
         else:
             rows = await connection.fetch(
                 _member_nearest(width), guild_id, vector_text(vector), model, limit, user_id

@@ -73,8 +73,12 @@ _JANUARY = (datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC))
 @pytest.mark.parametrize("width", STORED_WIDTHS)
 @pytest.mark.parametrize(
     ("query", "chosen"),
-    [(embeddings._member_nearest, (7,)), (embeddings._period_nearest, (*_JANUARY, 7))],
-    ids=["a member's", "said in a time"],
+    [
+        (embeddings._member_nearest, (7,)),
+        (embeddings._period_nearest, (*_JANUARY, 7)),
+        (embeddings._guild_exactly, ()),
+    ],
+    ids=["a member's", "said in a time", "a guild whose walk stopped short"],
 )
 async def test_nearest_messages_ranked_exactly_are_read_by_their_key(
     db_pool: asyncpg.Pool, width: int, query: Callable[[int], str], chosen: tuple[object, ...]
