@@ -154,8 +154,9 @@ def _guild_exactly(width: int) -> str:
     """The guild's newest EXACT_WINDOW vectors ranked exactly (read by the table's key): what
     a guild gets when the walk of the index shared with bigger guilds stopped short. pgvector
     ends an iterative walk after `hnsw.max_scan_tuples` tuples (20,000 by default) of every
-    guild, nearest first; a small guild beside a large one holds few of them, so its search
-    found a handful of its messages, not its nearest."""
+    guild, nearest first; where the planner walks the index for a small guild (a generic plan,
+    blind to which guild), the guild holds few of them, and its search found a handful of its
+    messages, not its nearest."""
     return _ranked_exactly(
         width,
         f"""SELECT e.message_id FROM message_embeddings e WHERE e.guild_id = $1
