@@ -160,7 +160,7 @@ def object_phrase(words: list[str]) -> str | None:
         return None
     if _word_salad(segments[0]):
         return None
-    if len(segments) > 1 and lowered(segments[0]) in ([p] for p in PREPOSITIONS):
+    if len(segments) > 1 and len(segments[0]) == 1 and segments[0][0].lower() in PREPOSITIONS:
         return None  # "working on for a while": the preposition lost its object
     kept = [segments[0]]
     for segment in segments[1:]:

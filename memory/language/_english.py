@@ -130,11 +130,13 @@ GOING_ON = wordset("stay remain keep")
 # What an object says when it holds nothing else: "spending time", "a huge fan", "working on
 # a project", "every memory" name no pastime, thing or person, so a fact of them tells a
 # reader nothing ("Maria loves spending time"). With another word they do ("time with family",
-# "a fan of jazz"). The verbs that only carry such a noun, and the words that only size it.
+# "a fan of jazz"). "A lot" and "a bit" are not among them: they size the verb, which names
+# what ("Ann travels a lot"). The verbs that only carry such a noun, and the words that only
+# size it.
 GENERIC_NOUNS = wordset(
     """
     time times look fan fans project projects people person thing things stuff memory
-    memories way ways lot bit part one ones
+    memories way ways part one ones
     """
 )
 LIGHT_VERBS = wordset(

@@ -171,6 +171,8 @@ async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
         # a generic noun with a word that names what is a fact
         ("I cherish time with family", ["Gina cherishes time with family."]),
         ("I'm a big fan of pottery", ["Gina is a big fan of pottery."]),
+        # "a lot" sizes the verb, which names what
+        ("I travel a lot", ["Gina travels a lot."]),
     ],
 )
 async def test_clauses_and_details_are_kept_apart(line: str, expected: list[str]) -> None:
