@@ -173,15 +173,17 @@ def object_phrase(words: list[str]) -> str | None:
             break
         kept.append(segment)
     said = [word for segment in kept for word in segment]
-    return None if says_nothing(said) else " ".join(said)
+    return None if _says_nothing(said) else " ".join(said)
 
 
-def says_nothing(words: list[str]) -> bool:
+# Words around a noun that name nothing themselves: what a generic object is left with.
+_CARRIERS = DETERMINERS | SIZING | PREPOSITIONS | SOFT_ADVERBS | LIGHT_VERBS
+
+
+def _says_nothing(words: list[str]) -> bool:
     """An object of generic words alone ("spending time", "a huge fan", "on a new project"):
     without a word that names what, the fact would tell a reader nothing."""
-    empty = DETERMINERS | SIZING | PREPOSITIONS | SOFT_ADVERBS | LIGHT_VERBS | {"to"}
-    named = [word for word in lowered(words) if word not in empty]
-    return all(word in GENERIC_NOUNS for word in named)
+    return all(word in GENERIC_NOUNS for word in lowered(words) if word not in _CARRIERS)
 
 
 def head_of(phrase: str) -> str:
