@@ -43,7 +43,15 @@ from memory.recall._hits import (
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
 from memory.recall._member import member_lane, statements_of
-from memory.recall._semantic import SEMANTIC_TIMEOUT_SECONDS, Meaning, nearest, unnamed
+from memory.recall._semantic import (
+    SEMANTIC_TIMEOUT_SECONDS,
+    Meaning,
+    drop,
+    in_time,
+    nearest,
+    unnamed,
+)
+from memory.recall._soft_terms import SoftTerms
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
@@ -71,6 +79,7 @@ class _Lanes:
     similar: Meaning
     summaries: list[SummaryMatch]
     own: list[MessageMatch]  # the named member's statements
+    topic: str  # the question without the names it says
     named: tuple[int, ...] = ()  # the members the question names
     in_context: int | None = None  # hits read with their exchanges (None: every hit)
     own_first_after: int | None = None  # past this many, the named members' matches first
@@ -93,6 +102,8 @@ class RecallService:
         self._pool = pool
         self._clock = clock or SystemClock()
         self._embeddings = embeddings
+        embedder = embeddings.embedder if embeddings else None
+        self._soft = SoftTerms(embedder.token_vectors) if embedder else None
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
         self._bot_name = bot_name
@@ -157,15 +168,18 @@ class RecallService:
                 messages = await self._lanes.follow_thread(query, messages)
         except (asyncpg.QueryCanceledError, TimeoutError):
             _log.warning("recall search in guild %s hit its time limit", guild_id)
-            _drop(meaning)
+            drop(meaning)
             return []
         except BaseException:
-            _drop(meaning)
+            drop(meaning)
             raise
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
-        similar = await _in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        lanes = _Lanes(messages, similar, day_summaries, own, named, in_context, own_first_after)
+        similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
+        topic = unnamed(question, query.name_words)
+        lanes = _Lanes(
+            messages, similar, day_summaries, own, topic, named, in_context, own_first_after
+        )
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
     def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[Meaning]:
@@ -242,6 +256,8 @@ class RecallService:
         zone = zone_of(zone_name)
         messages, summaries = lanes.messages, lanes.summaries
         ordered = fused(messages, lanes.similar.anytime, lanes.similar.said_then)
+        if self._soft is not None:
+            ordered = await self._soft.reranked(lanes.topic, ordered)
         ids = {m.author_id for m in [*ordered, *lanes.own]} | {s.user_id for s in summaries}
         members = await self._members.get(guild_id, sorted(ids | set(forgotten)))
         keep = Forgetting(forgotten, members)
@@ -325,20 +341,3 @@ class RecallService:
         names = await channel_names(self._pool, guild_id, channel_ids)
         self._no_channel_table = names is None
         return names or {}
-
-
-async def _in_time(task: asyncio.Future[Meaning], grace: float) -> Meaning:
-    """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
-    slow vector index never holds a search, nor a reply, hostage."""
-    done, _ = await asyncio.wait({task}, timeout=grace)
-    if not done:
-        _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
-        _drop(task)
-        return Meaning()
-    return task.result()
-
-
-def _drop(task: asyncio.Future[Meaning]) -> None:
-    """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
-    task.cancel()
-    task.add_done_callback(lambda done: done.cancelled() or done.exception())

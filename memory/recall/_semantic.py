@@ -97,3 +97,20 @@ async def nearest(
         for rows in found
     ]
     return Meaning(kept[0], kept[1] if period else [])
+
+
+async def in_time(task: asyncio.Future[Meaning], grace: float) -> Meaning:
+    """The lookup's result if it ends within `grace` more seconds; else nothing (dropped): a
+    slow vector index never holds a search, nor a reply, hostage."""
+    done, _ = await asyncio.wait({task}, timeout=grace)
+    if not done:
+        _log.info("semantic recall still running %.2fs after the full-text lanes", grace)
+        drop(task)
+        return Meaning()
+    return task.result()
+
+
+def drop(task: asyncio.Future[Meaning]) -> None:
+    """A lookup no longer wanted: cancelled, and its failure (if it ended so) not reported."""
+    task.cancel()
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -23,6 +23,7 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
+from memory.llm.embeddings._token_vectors import TokenVectors
 from memory.llm.providers import LLMUnavailable
 
 _log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 MAX_TOKENS = 256
 # Components of the bundled table's vectors (a table of another width is refused on load).
 WIDTH = 256
+# How the tokenizer marks a token that starts a word (SentencePiece's lower one-eighth block).
+WORD_MARK = "\u2581"
 
 
 def package_dir() -> Path:
@@ -72,6 +75,19 @@ class StaticEmbedding:
             np.add.at(summed, owner, self._table[flat].astype(np.float32))
         norms = np.linalg.norm(summed, axis=1, keepdims=True)
         return np.asarray(summed / np.maximum(norms, 1e-9), dtype=np.float32)
+
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Each text's tokens (their letters, without the tokenizer's word mark) and their unit
+        vectors, unaveraged: what a match word by word compares (memory/recall/_soft_terms.py)."""
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        found: list[TokenVectors] = []
+        for encoding in encodings:
+            ids = np.clip(np.array(encoding.ids, dtype=np.int64), 0, self._table.shape[0] - 1)
+            rows = self._table[ids].astype(np.float32).reshape(len(ids), self.width)
+            rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+            pieces = tuple(token.lstrip(WORD_MARK) for token in encoding.tokens)
+            found.append(TokenVectors(pieces, rows))
+        return found
 
 
 class LocalEmbeddings:
@@ -123,6 +139,13 @@ class LocalEmbeddings:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of WIDTH components."""
         return self._embedding().encode(texts)
+
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors] | None:
+        """Each text's tokens and their vectors; None while the table is not loaded yet (it
+        starts loading: a search goes on without them rather than wait)."""
+        if not self.warm():
+            return None
+        return self._embedding().token_vectors(texts)
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         if not texts:
