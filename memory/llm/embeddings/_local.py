@@ -80,14 +80,15 @@ class StaticEmbedding:
         """Each text's tokens (their letters, without the tokenizer's word mark) and their unit
         vectors, unaveraged: what a match word by word compares (memory/recall/_soft_terms.py)."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        found: list[TokenVectors] = []
-        for encoding in encodings:
-            ids = np.clip(np.array(encoding.ids, dtype=np.int64), 0, self._table.shape[0] - 1)
-            rows = self._table[ids].astype(np.float32).reshape(len(ids), self.width)
-            rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
-            pieces = tuple(token.lstrip(WORD_MARK) for token in encoding.tokens)
-            found.append(TokenVectors(pieces, rows))
-        return found
+        flat = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64)
+        np.clip(flat, 0, self._table.shape[0] - 1, out=flat)
+        rows = self._table[flat].astype(np.float32).reshape(len(flat), self.width)
+        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+        ends = np.cumsum([len(e.ids) for e in encodings])[:-1]
+        return [
+            TokenVectors(tuple(token.lstrip(WORD_MARK) for token in e.tokens), vectors)
+            for e, vectors in zip(encodings, np.split(rows, ends), strict=True)
+        ]
 
 
 class LocalEmbeddings:
