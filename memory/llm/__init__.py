@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from memory.language import third_person
 from memory.llm._factory import build_llm
-from memory.llm.embeddings import EMBEDDING_DIMENSIONS, Embedder, TokenVectors, build_embedder
+from memory.llm.embeddings import (
+    EMBEDDING_DIMENSIONS,
+    Embedder,
+    TokenTable,
+    build_embedder,
+)
 from memory.llm.offline import OfflineProvider
 from memory.llm.providers import (
     DatabaseCapabilities,
@@ -53,7 +58,7 @@ __all__ = [
     "PromptMessage",
     "SharedRateLimiter",
     "SharedRateLimits",
-    "TokenVectors",
+    "TokenTable",
     "Tool",
     "ToolCall",
     "ToolUse",

@@ -103,7 +103,7 @@ class RecallService:
         self._clock = clock or SystemClock()
         self._embeddings = embeddings
         embedder = embeddings.embedder if embeddings else None
-        self._soft = SoftTerms(embedder.token_vectors) if embedder else None
+        self._soft = SoftTerms(embedder.token_table) if embedder else None
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
         self._bot_name = bot_name

@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from db.recall import MessageMatch
 from memory.language import SEARCH_STOP_WORDS
-from memory.llm import TokenVectors
+from memory.llm import TokenTable
 from memory.recall._hybrid import fuse
 
 _log = logging.getLogger(__name__)
@@ -37,71 +35,71 @@ _log = logging.getLogger(__name__)
 # Matches ranked again: past these the lanes' order stands (and so does the cost).
 RERANK_DEPTH = 60
 
-TokenVectorSource = Callable[[Sequence[str]], list[TokenVectors] | None]
+# A token's cosine to itself (any other token's is below).
+EXACT = 0.9999
+
+TokenTableSource = Callable[[], TokenTable | None]
 
 
-@dataclass(frozen=True, slots=True)
-class _Words:
-    """A text's searchable tokens (no stop word, no single letter) and their vectors."""
-
-    pieces: tuple[str, ...]
-    vectors: np.ndarray
-
-    @classmethod
-    def of(cls, tokens: TokenVectors) -> _Words:
-        keep = [i for i, piece in enumerate(tokens.pieces) if _searchable(piece)]
-        return cls(tuple(tokens.pieces[i] for i in keep), tokens.vectors[keep])
+def searchable_tokens(pieces: Sequence[str]) -> np.ndarray:
+    """By token id: whether the token can say what a text is about (no stop word, no letter
+    alone). Computed once per table."""
+    return np.array([len(p) > 1 and p not in SEARCH_STOP_WORDS for p in pieces], dtype=bool)
 
 
-def _searchable(piece: str) -> bool:
-    return len(piece) > 1 and piece not in SEARCH_STOP_WORDS
-
-
-def soft_scores(question: TokenVectors, texts: Sequence[TokenVectors]) -> list[float]:
-    """Per text: the sum over the question's distinct words of their nearest cosine to any of
-    the text's words (none below 0), each weighted by its rarity among `texts`."""
-    asked = _Words.of(question)
-    _, first = np.unique(np.array(asked.pieces, dtype=object), return_index=True)
-    wanted = asked.vectors[np.sort(first)] if asked.pieces else asked.vectors
-    words = [_Words.of(text) for text in texts]
-    if not len(wanted) or not words:
+def soft_scores(
+    table: TokenTable, searchable: np.ndarray, question: np.ndarray, texts: Sequence[np.ndarray]
+) -> list[float]:
+    """Per text (its token ids): the sum over the question's distinct searchable tokens of
+    their nearest cosine to any of the text's (none below 0), each weighted by its rarity
+    among `texts`. Each distinct token is looked up and compared once."""
+    asked = np.unique(question[searchable[question]])
+    words = [ids[searchable[ids]] for ids in texts]
+    flat = np.concatenate(words) if words else np.zeros(0, dtype=np.int64)
+    if not asked.size or not flat.size:
         return [0.0] * len(texts)
-    nearest = [
-        (wanted @ w.vectors.T).max(axis=1) if len(w.pieces) else np.zeros(len(wanted))
-        for w in words
-    ]
-    held = Counter(int(i) for near in nearest for i in np.flatnonzero(near > 0.999))
-    rarity = np.array([math.log((len(words) + 1) / (held[i] + 0.5)) for i in range(len(wanted))])
-    return [float((np.maximum(near, 0.0) * rarity).sum()) for near in nearest]
+    distinct, where = np.unique(flat, return_inverse=True)
+    near = (table.unit_vectors(asked) @ table.unit_vectors(distinct).T)[:, where]
+    sizes = np.array([len(w) for w in words])
+    held = sizes > 0
+    nearest = np.zeros((len(asked), len(texts)), dtype=np.float32)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[held]
+    nearest[:, held] = np.maximum.reduceat(near, starts, axis=1)
+    holders = (nearest > EXACT).sum(axis=1)  # texts holding the token itself
+    rarity = np.log((len(texts) + 1) / (holders + 0.5))
+    return [float(v) for v in (np.maximum(nearest, 0.0) * rarity[:, None]).sum(axis=0)]
 
 
 @dataclass(frozen=True, slots=True)
 class SoftTerms:
     """Ranks a search's best matches again by their words' nearness to the question's."""
 
-    vectors: TokenVectorSource
+    table: TokenTableSource
+    _searchable: dict[int, tuple[TokenTable, np.ndarray]] = field(default_factory=dict)
 
     async def reranked(self, topic: str, matches: list[MessageMatch]) -> list[MessageMatch]:
         """`matches` with the first RERANK_DEPTH fused with their order by soft scores
-        (`topic`: the question without the names it says); as they are when the vectors are
-        not there."""
+        (`topic`: the question without the names it says); as they are when the table is not
+        there."""
         head = matches[:RERANK_DEPTH]
-        if len(head) < 2 or not topic.strip():
+        table = self.table()
+        if len(head) < 2 or not topic.strip() or table is None:
             return matches
         try:
-            scores = await asyncio.to_thread(self._scores, topic, [m.content for m in head])
+            texts = [m.content for m in head]
+            scores = await asyncio.to_thread(self._scores, table, topic, texts)
         except Exception:  # a second opinion: never worth a search
             _log.exception("recall could not rank its matches by their words")
-            return matches
-        if scores is None:
             return matches
         by_score = sorted(range(len(head)), key=lambda i: -scores[i])
         by_id = {m.message_id: m for m in head}
         order = fuse([[m.message_id for m in head], [head[i].message_id for i in by_score]])
         return [by_id[key] for key in order] + matches[RERANK_DEPTH:]
 
-    def _scores(self, topic: str, texts: list[str]) -> list[float] | None:
-        found = self.vectors([topic.lower(), *(text.lower() for text in texts)])
-        if found is None:
-            return None
-        return soft_scores(found[0], found[1:])
+    def _scores(self, table: TokenTable, topic: str, texts: list[str]) -> list[float]:
+        known = self._searchable.get(id(table))
+        if known is None or known[0] is not table:  # one table per process: computed once
+            known = self._searchable[id(table)] = (table, searchable_tokens(table.pieces))
+        searchable = known[1]
+        question, *found = table.token_ids([topic.lower(), *(text.lower() for text in texts)])
+        return soft_scores(table, searchable, question, found)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm.embeddings._token_vectors import TokenVectorModel, TokenVectors
+from memory.llm.embeddings._token_vectors import HasTokenTable, TokenTable
 from memory.llm.providers import LLMUnavailable, RequestLimiter
 
 _log = logging.getLogger(__name__)
@@ -63,12 +63,12 @@ class Embedder:
     def model_name(self) -> str:
         return f"{self.model.name}:{self.model.model}"
 
-    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors] | None:
-        """Each text's tokens and their vectors, from a model that has them at once (the local
-        one, loaded); None from any other."""
-        if not isinstance(self.model, TokenVectorModel):
+    def token_table(self) -> TokenTable | None:
+        """The model's tokenizer and token vectors when it has them at once (the local one,
+        loaded); None for any other."""
+        if not isinstance(self.model, HasTokenTable):
             return None
-        return self.model.token_vectors(texts)
+        return self.model.token_table()
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
         vectors: list[list[float]] = []

@@ -17,13 +17,13 @@ import importlib.util
 import logging
 import threading
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-from memory.llm.embeddings._token_vectors import TokenVectors
 from memory.llm.providers import LLMUnavailable
 
 _log = logging.getLogger(__name__)
@@ -76,19 +76,22 @@ class StaticEmbedding:
         norms = np.linalg.norm(summed, axis=1, keepdims=True)
         return np.asarray(summed / np.maximum(norms, 1e-9), dtype=np.float32)
 
-    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
-        """Each text's tokens (their letters, without the tokenizer's word mark) and their unit
-        vectors, unaveraged: what a match word by word compares (memory/recall/_soft_terms.py)."""
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        flat = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64)
-        np.clip(flat, 0, self._table.shape[0] - 1, out=flat)
-        rows = self._table[flat].astype(np.float32).reshape(len(flat), self.width)
-        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
-        ends = np.cumsum([len(e.ids) for e in encodings])[:-1]
-        return [
-            TokenVectors(tuple(token.lstrip(WORD_MARK) for token in e.tokens), vectors)
-            for e, vectors in zip(encodings, np.split(rows, ends), strict=True)
-        ]
+    def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's token ids, for a match word by word (memory/recall/_soft_terms.py)."""
+        encodings = self._tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
+        return [np.array(encoding.ids, dtype=np.int64) for encoding in encodings]
+
+    @cached_property
+    def pieces(self) -> tuple[str, ...]:
+        """Each token's letters by id, without the word mark (read once, on first use)."""
+        size = self._tokenizer.get_vocab_size()
+        return tuple((self._tokenizer.id_to_token(i) or "").lstrip(WORD_MARK) for i in range(size))
+
+    def unit_vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The tokens' own vectors, each of unit length."""
+        rows = self._table[np.clip(ids, 0, self._table.shape[0] - 1)].astype(np.float32)
+        rows = rows.reshape(len(ids), self.width)
+        return np.asarray(rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9))
 
 
 class LocalEmbeddings:
@@ -141,12 +144,10 @@ class LocalEmbeddings:
         """Unit vectors of WIDTH components."""
         return self._embedding().encode(texts)
 
-    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors] | None:
-        """Each text's tokens and their vectors; None while the table is not loaded yet (it
-        starts loading: a search goes on without them rather than wait)."""
-        if not self.warm():
-            return None
-        return self._embedding().token_vectors(texts)
+    def token_table(self) -> StaticEmbedding | None:
+        """The tokenizer and table; None while they are not loaded yet (they start loading: a
+        search goes on without them rather than wait)."""
+        return self._embedding() if self.warm() else None
 
     async def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         if not texts:

@@ -6,23 +6,30 @@ Only a model that runs here has them (the local static one); an API returns one 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 
-@dataclass(frozen=True, slots=True)
-class TokenVectors:
-    """One text's tokens (their letters, without the tokenizer's word mark) and their unit
-    vectors, one row each."""
+class TokenTable(Protocol):
+    """A model's tokenizer and token vectors."""
 
-    pieces: tuple[str, ...]
-    vectors: np.ndarray
+    @property
+    def pieces(self) -> Sequence[str]:
+        """Each token's letters by id (without the tokenizer's word mark)."""
+        ...
+
+    def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's token ids, in order."""
+        ...
+
+    def unit_vectors(self, ids: np.ndarray) -> np.ndarray:
+        """One unit vector per id, a row each."""
+        ...
 
 
 @runtime_checkable
-class TokenVectorModel(Protocol):
-    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors] | None:
-        """Each text's tokens and vectors; None when they cannot come at once (not loaded)."""
+class HasTokenTable(Protocol):
+    def token_table(self) -> TokenTable | None:
+        """The table when it can serve at once; None while it is not loaded."""
         ...

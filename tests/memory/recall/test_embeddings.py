@@ -43,6 +43,13 @@ async def memory(
         yield opened
 
 
+def test_an_api_embedder_has_no_token_vectors_for_the_second_opinion(memory: Memory) -> None:
+    """One vector a text is all an API returns: a search keeps its lanes' order."""
+    embedder = memory.embeddings.embedder
+    assert embedder is not None and not embedder.local
+    assert embedder.token_table() is None
+
+
 async def say(pool: asyncpg.Pool, author: int, text: str, message_id: int) -> None:
     at = NOW - timedelta(hours=1)
     message = chat_message(message_id, text, guild_id=G, author_id=author, created_at=at)

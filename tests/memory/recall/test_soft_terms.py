@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
+import numpy as np
 import pytest
 
 from db.recall import MessageMatch
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm import TokenVectors
 from memory.llm.embeddings._local import LocalEmbeddings
-from memory.recall._soft_terms import SoftTerms, soft_scores
+from memory.recall._soft_terms import SoftTerms, searchable_tokens, soft_scores
 from memory.wiring import open_memory
 from tests.support import chat_message
 
@@ -59,35 +59,45 @@ def _matches(texts: Sequence[str]) -> list[MessageMatch]:
 def test_a_word_near_the_questions_scores_above_the_plain_shared_word(
     local: LocalEmbeddings,
 ) -> None:
-    question, *texts = local.token_vectors([QUESTION, ANSWER, *CHATTER]) or []
-    scores = soft_scores(question, texts)
+    table = local.token_table()
+    assert table is not None
+    searchable = searchable_tokens(table.pieces)
+    question, *texts = table.token_ids([QUESTION, ANSWER, *CHATTER])
+    scores = soft_scores(table, searchable, question, texts)
     assert scores[0] == max(scores) and scores[0] > sorted(scores)[-2]
-    # A question of stop words only asks nothing to match.
-    [nothing, *_] = local.token_vectors(["what did she do?", ANSWER]) or []
-    assert soft_scores(nothing, texts) == [0.0] * len(texts)
+    # A question of stop words only asks nothing to match; a text of none matches nothing.
+    [nothing] = table.token_ids(["what did she do?"])
+    assert soft_scores(table, searchable, nothing, texts) == [0.0] * len(texts)
+    [empty] = table.token_ids([""])
+    assert soft_scores(table, searchable, question, [empty, texts[0]])[0] == 0.0
 
 
 async def test_the_near_match_rises_from_last_into_the_first_half(local: LocalEmbeddings) -> None:
     """Fused with the lanes' order, not instead of it: a match they put last rises, one they
     put first stays near the top."""
     matches = _matches([*CHATTER, ANSWER])
-    reranked = await SoftTerms(local.token_vectors).reranked(QUESTION, matches)
+    reranked = await SoftTerms(local.token_table).reranked(QUESTION, matches)
     assert sorted(m.message_id for m in reranked) == [m.message_id for m in matches]
     assert [m.content for m in reranked].index(ANSWER) <= len(matches) // 2
     assert [m.content for m in reranked].index(CHATTER[0]) < 2
 
 
-async def test_without_vectors_or_when_they_fail_the_order_stands() -> None:
+class _BrokenTable:
+    @property
+    def pieces(self) -> Sequence[str]:
+        return ("hello",)
+
+    def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        raise RuntimeError("the tokenizer file is corrupt")
+
+    def unit_vectors(self, ids: np.ndarray) -> np.ndarray:
+        raise AssertionError("never reached")
+
+
+async def test_without_the_table_or_when_it_fails_the_order_stands() -> None:
     matches = _matches([*CHATTER, ANSWER])
-
-    def not_loaded(texts: Sequence[str]) -> list[TokenVectors] | None:
-        return None
-
-    def broken(texts: Sequence[str]) -> list[TokenVectors] | None:
-        raise RuntimeError("the table is corrupt")
-
-    for source in (not_loaded, broken):
-        assert await SoftTerms(source).reranked(QUESTION, matches) == matches
+    assert await SoftTerms(lambda: None).reranked(QUESTION, matches) == matches
+    assert await SoftTerms(lambda: _BrokenTable()).reranked(QUESTION, matches) == matches
 
 
 async def test_a_search_in_the_default_install_lifts_the_near_match(

@@ -61,5 +61,11 @@ async def test_a_search_does_not_wait_for_the_table_to_load() -> None:
     not yet and loads it off the caller's path; then it is ready."""
     cold = LocalEmbeddings()
     assert cold.warm() is False
+    assert cold.token_table() is None  # the word-by-word second opinion does not wait either
     await eventually(cold.warm, timeout=30)
     assert cold.encode(["hello"]).shape == (1, WIDTH)
+    table = cold.token_table()
+    assert table is not None
+    [ids] = table.token_ids(["surfing"])
+    assert "".join(table.pieces[i] for i in ids) == "surfing"
+    assert table.unit_vectors(ids).shape == (len(ids), WIDTH)
