@@ -17,7 +17,6 @@ import importlib.util
 import logging
 import threading
 from collections.abc import Sequence
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +60,8 @@ class StaticEmbedding:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self.width = int(self._table.shape[1])
+        # Each token's letters by id, without the word mark (read here, off a search's path).
+        self.pieces = _pieces(self._tokenizer)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text (a text with no token gets zeros). Unpadded: each text's
@@ -81,17 +82,19 @@ class StaticEmbedding:
         encodings = self._tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)
         return [np.array(encoding.ids, dtype=np.int64) for encoding in encodings]
 
-    @cached_property
-    def pieces(self) -> tuple[str, ...]:
-        """Each token's letters by id, without the word mark (read once, on first use)."""
-        size = self._tokenizer.get_vocab_size()
-        return tuple((self._tokenizer.id_to_token(i) or "").lstrip(WORD_MARK) for i in range(size))
-
     def unit_vectors(self, ids: np.ndarray) -> np.ndarray:
         """The tokens' own vectors, each of unit length."""
         rows = self._table[np.clip(ids, 0, self._table.shape[0] - 1)].astype(np.float32)
         rows = rows.reshape(len(ids), self.width)
         return np.asarray(rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9))
+
+
+def _pieces(tokenizer: Tokenizer) -> tuple[str, ...]:
+    pieces = [""] * tokenizer.get_vocab_size()
+    for piece, token_id in tokenizer.get_vocab().items():
+        if token_id < len(pieces):
+            pieces[token_id] = piece.lstrip(WORD_MARK)
+    return tuple(pieces)
 
 
 class LocalEmbeddings:
