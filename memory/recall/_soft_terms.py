@@ -35,6 +35,8 @@ _log = logging.getLogger(__name__)
 # Matches ranked again: past these the lanes' order stands (and so does the cost).
 RERANK_DEPTH = 60
 
+# Characters of a match read: its start says what it is about; a paste's tail would only cost.
+TEXT_CHARS = 400
 # A token's cosine to itself (any other token's is below).
 EXACT = 0.9999
 
@@ -86,7 +88,7 @@ class SoftTerms:
         if len(head) < 2 or not topic.strip() or table is None:
             return matches
         try:
-            texts = [m.content for m in head]
+            texts = [m.content[:TEXT_CHARS] for m in head]
             scores = await asyncio.to_thread(self._scores, table, topic, texts)
         except Exception:  # a second opinion: never worth a search
             _log.exception("recall could not rank its matches by their words")

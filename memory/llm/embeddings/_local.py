@@ -90,6 +90,8 @@ class StaticEmbedding:
 
 
 def _pieces(tokenizer: Tokenizer) -> tuple[str, ...]:
+    """Each token's letters by id: one read of the vocabulary (30 ms), where asking it token
+    by token on a search's path took longer."""
     pieces = [""] * tokenizer.get_vocab_size()
     for piece, token_id in tokenizer.get_vocab().items():
         if token_id < len(pieces):
