@@ -161,7 +161,8 @@ class RecallService:
         query = Query(
             guild_id, words, name_words, reader, user_id, named, exclude, limit, period, said
         )
-        meaning = self._look_up_meaning(query, question)
+        topic = unnamed(question, query.name_words)  # what is asked about, names left out
+        meaning = self._look_up_meaning(query, topic)
         try:
             messages, day_summaries, found = await self._lanes.lanes(query, feedback=True)
             if named and messages:
@@ -176,21 +177,20 @@ class RecallService:
         own, wanted = await self._statements(query, head, found, messages, statements)
         waited = time.monotonic() - began
         similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
-        topic = unnamed(question, query.name_words)
         lanes = _Lanes(
             messages, similar, day_summaries, own, topic, named, in_context, own_first_after
         )
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
-    def _look_up_meaning(self, query: Query, question: str) -> asyncio.Future[Meaning]:
-        """The nearest in meaning (and, when the question names a time, the nearest said
-        then), looked up while the full-text lanes run (own connections)."""
+    def _look_up_meaning(self, query: Query, topic: str) -> asyncio.Future[Meaning]:
+        """The nearest in meaning to `topic` (and, when the question names a time, the nearest
+        said then), looked up while the full-text lanes run (own connections)."""
         return asyncio.ensure_future(
             nearest(
                 self._pool,
                 self._embeddings,
                 query.guild_id,
-                unnamed(question, query.name_words),
+                topic,
                 user_id=query.user_id,
                 reader=query.reader,
                 exclude=query.exclude,
