@@ -27,6 +27,7 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
+from bot.guild_arrivals import GuildArrivals
 from bot.rate_buckets import AmortisedBucketClearing
 from bot.readers import ChannelReaders
 from memory.core import event_loop
@@ -99,6 +100,8 @@ class MemoryBot(commands.AutoShardedBot):
         self._frozen = False  # start-up's objects handed to gc.freeze() (first READY)
         # Which channels each member can read (the viewer of /recall and replies).
         self.readers = ChannelReaders()
+        # Guilds discord.py made available without an event, announced when their shard is ready.
+        self.arrivals = GuildArrivals(self)
         self.extension_names = list(EXTENSIONS if extensions is None else extensions)
         self.sync_commands = sync_commands
 
