@@ -25,7 +25,9 @@ async def test_a_guild_discord_py_never_announced_is_announced_when_its_shard_is
         # What the race leaves: the guild cached and available, its arrival in a queue nobody
         # reads. Alice is left out of it, as a big guild's GUILD_CREATE leaves members out.
         held.append(guild)
-        guild._remove_member(guild.get_member(ALICE_ID))  # type: ignore[arg-type]
+        alice = guild.get_member(ALICE_ID)
+        assert alice is not None
+        guild._remove_member(alice)
         return True
 
     monkeypatch.setattr(AutoShardedConnectionState, "_add_ready_state", dropped)
