@@ -6,7 +6,7 @@ payload takes tens of milliseconds to parse, during which the timer expires), th
 its timeout with the guild still in the queue, and the queue is dropped: the guild is in the
 client's cache, available, and `on_guild_available` never fires. Every cog that learns a guild
 from that event (the member directory, channel visibility) then never hears of it; the reply
-bench lost its whole directory this way in one run of three.
+bench lost its whole directory this way in about one run of four.
 
 So when a shard is ready, any available guild of that shard not announced since the shard
 connected is announced here, its members chunked first when the gateway did not send them all.
