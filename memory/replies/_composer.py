@@ -201,13 +201,20 @@ class ReplyComposer:
         if self.recall is None or not worth_searching(text):
             return []
         asking = Asking(message.message_id, self.bot_user_id)
+        deadline = asyncio.timeout(budget)
         try:
-            async with asyncio.timeout(budget), self._searching:
+            async with deadline, self._searching:
                 return await self.recall.recall_for_reply(
                     message.guild_id, text, reader_of(message), asking
                 )
         except Exception as exc:  # recall is a help, never a reason not to answer
-            _log.warning("recall for a reply failed: %s", type(exc).__name__)
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                # The budget at work (in a burst, most replies): telemetry counts it; a log
+                # line per reply would bury the warnings that matter.
+                _log.info("recall for a reply ran past its %.2f s budget", budget)
+                self.telemetry.emit("fallback", guild_id=message.guild_id, reason="recall_budget")
+            else:
+                _log.warning("recall for a reply failed: %s", type(exc).__name__)
             return []
 
     async def compose(self, message: IncomingMessage) -> ReplyResult:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+import pytest
 
 from db.members import get_members, list_members, upsert_members
 from memory.core.clock import FixedClock
@@ -299,3 +301,42 @@ async def test_at_most_parallel_recalls_searches_run_at_once(db_pool: asyncpg.Po
     release.set()
     assert all(r.text == "Sure thing!" for r in await asyncio.gather(*replies))
     assert most == 2, "the other searches waited for a slot"
+
+
+class _SlowRecall:
+    """A recall that takes longer than any reply waits, or one that fails."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error
+
+    async def recall_for_reply(
+        self, guild_id: int, question: str, viewer: Viewer, asking: Asking
+    ) -> list[RecallHit]:
+        if self.error is not None:
+            raise self.error
+        await asyncio.Event().wait()  # never answers: the reply's budget ends it
+        return []
+
+
+async def test_a_search_past_the_budget_is_a_counted_fallback_not_a_warning(
+    db_pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
+) -> None:
+    provider, telemetry = ScriptedProvider(), Telemetry()
+    _reply_script(provider)
+    slow = _SlowRecall()
+    composer = await _composer(
+        db_pool, StubMemory({}), provider, telemetry, recall=slow, memory_budget_seconds=0.1
+    )
+    with caplog.at_level(logging.INFO, logger="memory.replies._composer"):
+        result = await composer.compose(_message("what did bob say about the boat?"))
+    assert result.text == "Sure thing!"
+    assert [e["reason"] for e in telemetry.recent("fallback")] == ["recall_budget"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    # A search that fails (not the budget) still warns, and is no budget fallback.
+    failing = await _composer(
+        db_pool, StubMemory({}), provider, Telemetry(), recall=_SlowRecall(TimeoutError())
+    )
+    _reply_script(provider)
+    await failing.compose(_message("what did bob say about the boat?", message_id=9))
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned == ["recall for a reply failed: TimeoutError"]
