@@ -104,6 +104,8 @@ class RecallService:
         self._embeddings = embeddings
         embedder = embeddings.embedder if embeddings else None
         self._soft = SoftTerms(embedder.token_table) if embedder else None
+        if embedder and self._soft:
+            embedder.when_token_table(self._soft.prepare)
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
         self._bot_name = bot_name

@@ -13,7 +13,8 @@ single-hop and multi-hop evidence the words alone did not (word-for-word matches
 instead of nearest ones, brought nothing: the nearness is what finds them).
 
 The vectors are the local embedder's (none with an API's, or before the table is loaded: the
-order then stays as it is). A few milliseconds of numpy per search, off the event loop.
+order then stays as it is). A few milliseconds of numpy per search, off the event loop; what is
+needed once is readied in the thread that loads the table (`prepare`).
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ class SoftTerms:
         by_id = {m.message_id: m for m in head}
         order = fuse([[m.message_id for m in head], [head[i].message_id for i in by_score]])
         return [by_id[key] for key in order] + matches[RERANK_DEPTH:]
+
+    def prepare(self, table: TokenTable) -> None:
+        """Ready for `table` (its stop-word mask, the tokenizer's and numpy's first calls: tens
+        of milliseconds a first search paid), in the thread that loads it."""
+        self._scores(table, "a first question", ["a first answer", "and another"])
 
     def _scores(self, table: TokenTable, topic: str, texts: list[str]) -> list[float]:
         known = self._searchable.get(id(table))

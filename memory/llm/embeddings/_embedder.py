@@ -18,7 +18,7 @@ from typing import Protocol
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm.embeddings._token_vectors import HasTokenTable, TokenTable
+from memory.llm.embeddings._token_vectors import HasTokenTable, TablePreparation, TokenTable
 from memory.llm.providers import LLMUnavailable, RequestLimiter
 
 _log = logging.getLogger(__name__)
@@ -69,6 +69,12 @@ class Embedder:
         if not isinstance(self.model, HasTokenTable):
             return None
         return self.model.token_table()
+
+    def when_token_table(self, prepare: TablePreparation) -> None:
+        """Run `prepare` once the token table is loaded, where it loads (never, for a model
+        without one)."""
+        if isinstance(self.model, HasTokenTable):
+            self.model.when_loaded(prepare)
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
         vectors: list[list[float]] = []

@@ -23,6 +23,7 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
+from memory.llm.embeddings._token_vectors import TablePreparation
 from memory.llm.providers import LLMUnavailable
 
 _log = logging.getLogger(__name__)
@@ -99,6 +100,13 @@ def _pieces(tokenizer: Tokenizer) -> tuple[str, ...]:
     return tuple(pieces)
 
 
+def _prepared(prepare: TablePreparation, table: StaticEmbedding) -> None:
+    try:
+        prepare(table)
+    except Exception:  # a preparation saves time; its failure costs none
+        _log.exception("preparing for the local token table failed")
+
+
 class LocalEmbeddings:
     """The EmbeddingModel of the default install: loads the table on first use (a process that
     never recalls never pays the 16 MB), embeds in a worker thread."""
@@ -115,6 +123,7 @@ class LocalEmbeddings:
         self._loaded: StaticEmbedding | None = None
         self._lock = threading.Lock()
         self._loading = False
+        self._preparations: list[TablePreparation] = []
 
     def warm(self) -> bool:
         """Whether the table is loaded; if not, load it in a thread and say False, so a search
@@ -141,9 +150,20 @@ class LocalEmbeddings:
                 loaded = StaticEmbedding(self._root or package_dir())
                 if loaded.width != WIDTH:
                     raise LLMUnavailable(f"{WEIGHTS} holds {loaded.width}-d vectors, not {WIDTH}")
+                for prepare in self._preparations:
+                    _prepared(prepare, loaded)
                 self._loaded = loaded
                 _log.info("local embeddings loaded (%s, %d dimensions)", self.model, WIDTH)
             return self._loaded
+
+    def when_loaded(self, prepare: TablePreparation) -> None:
+        """Run `prepare` with the table in the thread that loads it, before any search can
+        use it (at once when it is loaded already)."""
+        with self._lock:
+            self._preparations.append(prepare)
+            loaded = self._loaded
+        if loaded is not None:
+            _prepared(prepare, loaded)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of WIDTH components."""

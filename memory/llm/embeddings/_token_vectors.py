@@ -5,7 +5,7 @@ Only a model that runs here has them (the local static one); an API returns one 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -28,8 +28,17 @@ class TokenTable(Protocol):
         ...
 
 
+# What a user of the table readies once it is loaded (its own lookups, its first numpy calls).
+TablePreparation = Callable[[TokenTable], None]
+
+
 @runtime_checkable
 class HasTokenTable(Protocol):
     def token_table(self) -> TokenTable | None:
         """The table when it can serve at once; None while it is not loaded."""
+        ...
+
+    def when_loaded(self, prepare: TablePreparation) -> None:
+        """Run `prepare` with the table once it is loaded, off the event loop (in the thread
+        that loads it), so a search does not pay for it."""
         ...

@@ -17,6 +17,7 @@ from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.llm.embeddings._local import LocalEmbeddings
+from memory.recall import _soft_terms as soft_terms
 from memory.recall._soft_terms import SoftTerms, searchable_tokens, soft_scores
 from memory.wiring import open_memory
 from tests.support import chat_message
@@ -101,9 +102,10 @@ async def test_without_the_table_or_when_it_fails_the_order_stands() -> None:
 
 
 async def test_a_search_in_the_default_install_lifts_the_near_match(
-    db_pool: asyncpg.Pool, tmp_path: Path
+    db_pool: asyncpg.Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Through the wiring: the local embedder's vectors rank the search's matches again."""
+    """Through the wiring: the local embedder's vectors rank the search's matches again, the
+    second opinion readied when the table loaded (its first search reads no vocabulary)."""
     settings = Settings(_env_file=None, log_dir=tmp_path / "logs")
     async with open_memory(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
@@ -116,6 +118,11 @@ async def test_a_search_in_the_default_install_lifts_the_near_match(
             assert memory.writer.submit(message)
         await memory.writer.flush()
         await memory.embeddings.settled()
+
+        def read_on_the_search_path(pieces: object) -> None:
+            raise AssertionError("the vocabulary was read on a search's path")
+
+        monkeypatch.setattr(soft_terms, "searchable_tokens", read_on_the_search_path)
         hits = await memory.recall.search(G, QUESTION, limit=len(CHATTER) + 1)
     # Without the second opinion it comes eleventh of thirteen.
     assert [hit.text for hit in hits].index(ANSWER) <= len(hits) // 2

@@ -4,12 +4,14 @@ the stored size."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
-from memory.llm import build_embedder
+from memory.llm import TokenTable, build_embedder
 from memory.llm.embeddings._local import WIDTH, LocalEmbeddings
 from tests.support import eventually
 
@@ -69,3 +71,26 @@ async def test_a_search_does_not_wait_for_the_table_to_load() -> None:
     [ids] = table.token_ids(["surfing"])
     assert "".join(table.pieces[i] for i in ids) == "surfing"
     assert table.unit_vectors(ids).shape == (len(ids), WIDTH)
+
+
+async def test_what_waits_for_the_table_is_readied_where_it_loads_before_it_serves() -> None:
+    """A user of the token table readies itself in the loading thread, before the table is
+    served to a search; one that fails does not stop the load; one that comes later is readied
+    at once."""
+    cold = LocalEmbeddings()
+    readied: list[tuple[str, bool]] = []
+
+    def prepare(table: TokenTable) -> None:
+        readied.append((threading.current_thread().name, cold.token_table() is None))
+
+    def broken(table: TokenTable) -> None:
+        raise RuntimeError("cannot ready")
+
+    cold.when_loaded(broken)
+    cold.when_loaded(prepare)
+    assert readied == []  # nothing loads until something asks
+    cold.warm()
+    await eventually(cold.warm, timeout=30)
+    assert readied == [("memorybot-embeddings-load", True)]  # before the table was served
+    cold.when_loaded(prepare)
+    assert readied[-1] == (threading.current_thread().name, False)
