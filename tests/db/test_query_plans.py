@@ -127,6 +127,25 @@ def _lookup_loops(node: dict[str, Any]) -> int:
     return 0
 
 
+async def _statements_plan(db_pool: asyncpg.Pool, mode: str) -> dict[str, Any]:
+    """EXPLAIN (ANALYZE) of the member lane's statement for member 2 of guild 1, nine rows
+    wanted, planned in `mode` (plan_cache_mode)."""
+    first_person = "'" + recall_statements.FIRST_PERSON.replace("'", "''") + "'"
+    async with db_pool.acquire() as connection:
+        # The statement's own casts and comparisons give its parameters their types.
+        await connection.execute(f"PREPARE statements AS {recall_statements._STATEMENTS}")
+        await connection.execute(f"SET plan_cache_mode = {mode}")
+        try:
+            [plan] = await connection.fetchval(
+                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statements(1, 2, NULL, '{}', NULL,"
+                f" NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9)"
+            )
+        finally:
+            await connection.execute("RESET plan_cache_mode; DEALLOCATE statements")
+    result: dict[str, Any] = plan
+    return result
+
+
 _WORDS = ("kayak", "violin", "sourdough", "chess", "orchid", "tango", "glacier")
 
 
@@ -152,18 +171,7 @@ async def test_a_members_words_are_looked_up_once_whatever_the_plan(
         "SELECT count(DISTINCT w.lexeme) FROM messages m, unnest(m.search) AS w"
         " WHERE m.guild_id = 1 AND m.author_id = 2"
     )
-    first_person = "'" + recall_statements.FIRST_PERSON.replace("'", "''") + "'"
-    async with db_pool.acquire() as connection:
-        # The statement's own casts and comparisons give its parameters their types.
-        await connection.execute(f"PREPARE statements AS {recall_statements._STATEMENTS}")
-        await connection.execute(f"SET plan_cache_mode = {mode}")
-        try:
-            [plan] = await connection.fetchval(
-                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statements(1, 2, NULL, '{}', NULL,"
-                f" NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9)"
-            )
-        finally:
-            await connection.execute("RESET plan_cache_mode; DEALLOCATE statements")
+    plan = await _statements_plan(db_pool, mode)
     assert plan["Plan"]["Actual Rows"] == 9, "the member's statements with a rare word"
     assert 0 < _summed(plan["Plan"], _lookup_loops) <= distinct, plan
 
@@ -196,16 +204,7 @@ async def test_a_members_words_are_looked_up_by_their_key_on_stale_statistics(
     await insert_messages(
         db_pool, [chat_message(None, text, guild_id=1, author_id=2) for text in said]
     )
-    first_person = "'" + recall_statements.FIRST_PERSON.replace("'", "''") + "'"
-    async with db_pool.acquire() as connection:
-        await connection.execute(f"PREPARE statements AS {recall_statements._STATEMENTS}")
-        try:
-            [plan] = await connection.fetchval(
-                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statements(1, 2, NULL, '{}', NULL,"
-                f" NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9)"
-            )
-        finally:
-            await connection.execute("DEALLOCATE statements")
+    plan = await _statements_plan(db_pool, "auto")
     lookups = _lookups(plan["Plan"])
     assert lookups, plan
     for node in lookups:
