@@ -158,7 +158,8 @@ class LocalEmbeddings:
 
     def when_loaded(self, prepare: TablePreparation) -> None:
         """Run `prepare` with the table in the thread that loads it, before any search can
-        use it (at once when it is loaded already)."""
+        use it (at once when it is loaded already). It runs under the load's lock: it gets the
+        table itself and must not call back into this model."""
         with self._lock:
             self._preparations.append(prepare)
             loaded = self._loaded
