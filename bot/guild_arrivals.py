@@ -32,7 +32,7 @@ class GuildArrivals:
 
     def __init__(self, bot: commands.AutoShardedBot) -> None:
         self._bot = bot
-        self._announced: set[int] = set()
+        self._announced: dict[int, set[int]] = {}  # shard id -> guilds announced since it connected
         bot.add_listener(self._connected, "on_shard_connect")
         bot.add_listener(self._arrived, "on_guild_available")
         bot.add_listener(self._arrived, "on_guild_join")
@@ -40,20 +40,17 @@ class GuildArrivals:
 
     async def _connected(self, shard_id: int) -> None:
         """A new session: its READY announces the shard's guilds again."""
-        self._announced = {
-            guild_id for guild_id in self._announced if self._shard_of(guild_id) != shard_id
-        }
+        self._announced.pop(shard_id, None)
 
     async def _arrived(self, guild: discord.Guild) -> None:
-        self._announced.add(guild.id)
+        self._announced.setdefault(guild.shard_id, set()).add(guild.id)
 
     async def _shard_ready(self, shard_id: int) -> None:
+        announced = self._announced.get(shard_id, set())
         missed = [
             guild
             for guild in self._bot.guilds
-            if guild.shard_id == shard_id
-            and not guild.unavailable
-            and guild.id not in self._announced
+            if guild.shard_id == shard_id and not guild.unavailable and guild.id not in announced
         ]
         for guild in missed:
             _log.warning(
@@ -72,6 +69,3 @@ class GuildArrivals:
             await asyncio.wait_for(guild.chunk(cache=True), CHUNK_SECONDS)
         except (TimeoutError, discord.ClientException) as exc:
             _log.warning("members of guild %s not chunked (%s); announced anyway", guild.id, exc)
-
-    def _shard_of(self, guild_id: int) -> int:
-        return (guild_id >> 22) % (self._bot.shard_count or 1)
