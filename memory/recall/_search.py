@@ -103,8 +103,9 @@ class RecallService:
         self._clock = clock or SystemClock()
         self._embeddings = embeddings
         embedder = embeddings.embedder if embeddings else None
-        self._soft = SoftTerms(embedder.token_table) if embedder else None
-        if embedder and self._soft:
+        self._soft: SoftTerms | None = None
+        if embedder is not None:
+            self._soft = SoftTerms(embedder.token_table)
             embedder.when_token_table(self._soft.prepare)
         self._members = members or MemberDirectory(pool)
         self._names = names or NameIndexCache(self._members.all)
