@@ -7,7 +7,10 @@ database through the real import path (`memory.imports`, as `memorybot import --
 the file, then its episodes cut and its messages embedded): once with LOCAL_EMBEDDINGS=false
 (`vectors: none`), once with the default local embedder (`vectors: local`: every message
 embedded and stored in pgvector). Figures: `import_s` and `import_messages_per_s` for each;
-the days' close is the same either way and is left out.
+the days' close is the same either way and is left out. Then, on the imported guild with its
+vectors, LIVE_BATCHES batches of LIVE_LINES new lines go through the writer as a live channel's
+do, each embedded by the feed before the next (`live_batch_embed_ms` p50/p99: from the batch's
+flush until its lines are embedded).
 """
 
 from __future__ import annotations
@@ -21,15 +24,18 @@ from typing import Any
 from bench.chat_export import exported_channel, exported_message
 from bench.database import BenchServer
 from bench.harness import bench_settings
-from bench.report import Reporter
+from bench.report import Reporter, percentile
 from bench.synthetic import GuildSpec, SyntheticGuild
 from memory.core.clock import FixedClock
+from memory.core.models import ChatMessage
 from memory.core.telemetry import Telemetry
 from memory.ports import EMBEDDED
-from memory.wiring import open_memory
+from memory.wiring import Memory, open_memory
 
 BENCH = "embeddings"
 MESSAGES_PER_DAY = 1000
+# Live lines after the import: batches, and lines a batch (a busy channel's second).
+LIVE_BATCHES, LIVE_LINES = 30, 5
 
 
 def export_of(guild: SyntheticGuild, messages: int) -> dict[str, Any]:
@@ -50,10 +56,43 @@ def export_of(guild: SyntheticGuild, messages: int) -> dict[str, Any]:
     )
 
 
+async def _live_batches(memory: Memory, guild: SyntheticGuild) -> list[float]:
+    """Milliseconds from each live batch's flush until the feed embedded its lines."""
+    spec = guild.spec
+    first = 1 + int(await memory.pool.fetchval("SELECT max(message_id) FROM messages"))
+    author = next(iter(guild.members())).user_id
+    took = []
+    for batch in range(LIVE_BATCHES):
+        for line in range(LIVE_LINES):
+            number = batch * LIVE_LINES + line
+            memory.writer.submit(
+                ChatMessage(
+                    first + number,
+                    spec.guild_id,
+                    10_000 + spec.guild_id * 100,
+                    author,
+                    f"a live line, number {number}, about the harbour and the ferry",
+                    spec.now,
+                )
+            )
+        await memory.writer.flush()
+        began = time.perf_counter()
+        await memory.embeddings.settled()
+        took.append((time.perf_counter() - began) * 1000)
+    new = [first + n for n in range(LIVE_BATCHES * LIVE_LINES)]
+    stored = await memory.pool.fetchval(
+        "SELECT count(*) FROM message_embeddings WHERE message_id = ANY($1::bigint[])", new
+    )
+    if stored != len(new):
+        raise RuntimeError(f"the feed embedded {stored} of {len(new)} live lines")
+    return took
+
+
 async def _import(
     server: BenchServer, path: Path, guild: SyntheticGuild, *, vectors: bool
-) -> float:
-    """Seconds to import `path` into a fresh database (and embed it, with `vectors`)."""
+) -> tuple[float, list[float]]:
+    """Seconds to import `path` into a fresh database (and embed it, with `vectors`), and with
+    `vectors` the live batches' embedding times after it."""
     settings = bench_settings(
         llm_provider="offline", telemetry_stdout=False, local_embeddings=vectors
     )
@@ -74,9 +113,10 @@ async def _import(
         settled = await memory.imports.settle(importer, [result], learn=False)
         embedded = sum(step.count for step in settled if step.step == EMBEDDED)
         seconds = time.perf_counter() - began
+        live = await _live_batches(memory, guild) if vectors else []
     if result.new == 0 or (vectors and not embedded):
         raise RuntimeError(f"the import stored {result.new} messages and embedded {embedded}")
-    return seconds
+    return seconds, live
 
 
 async def run(server: BenchServer, report: Reporter, *, messages: int) -> None:
@@ -89,7 +129,11 @@ async def run(server: BenchServer, report: Reporter, *, messages: int) -> None:
         path = Path(folder) / "export.json"
         path.write_text(json.dumps(export), encoding="utf-8")
         for vectors in (False, True):
-            seconds = await _import(server, path, guild, vectors=vectors)
+            seconds, live = await _import(server, path, guild, vectors=vectors)
             params = {"vectors": "local" if vectors else "none", "messages": count}
             report(BENCH, "import_s", seconds, "s", **params)
             report(BENCH, "import_messages_per_s", count / seconds, "msg/s", **params)
+            if live:
+                batch = {"messages": count, "batches": len(live), "lines": LIVE_LINES}
+                report(BENCH, "live_batch_embed_p50_ms", percentile(live, 0.5), "ms", **batch)
+                report(BENCH, "live_batch_embed_p99_ms", percentile(live, 0.99), "ms", **batch)

@@ -82,6 +82,24 @@ async def messages_to_embed(
     return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
 
 
+async def noted_to_embed(db: Executor, guild_id: int, message_ids: Sequence[int]) -> list[ToEmbed]:
+    """Those of these messages of the guild that have text and no current embedding, newest
+    first, each read by its key (a live batch's messages, not the guild's history)."""
+    rows = await db.fetch(
+        f"""
+        SELECT m.message_id, m.guild_id, m.content
+        FROM unnest($2::bigint[]) AS noted(message_id)
+        {_by_key("messages", "m", "noted.message_id")}
+        {_by_key("message_embeddings", "e", "m.message_id", left=True)}
+        WHERE NOT m.deleted AND m.content <> '' AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        ORDER BY m.message_id DESC
+        """,
+        guild_id,
+        list(message_ids),
+    )
+    return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
+
+
 async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
     """Guilds with messages since `since` that have no current embedding (the sweep's look)."""
     return await fetch_column(

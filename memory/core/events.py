@@ -93,9 +93,11 @@ class MessagesChanged:
 
 @dataclass(frozen=True, slots=True)
 class MessagesStored:
-    """The new and edited messages a batch stored (episodes cut their channels by them)."""
+    """The new messages a batch stored (episodes cut their channels by them), and the edits it
+    applied (their new text is embedded again)."""
 
     messages: tuple[ChatMessage, ...]
+    edited: tuple[ChatMessage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -305,8 +305,9 @@ class BatchedWriter:
                 MembersSeen(tuple((op.member, op.nickname_known) for op in seen))
             )
         stored = [op.message for op in operations if isinstance(op, NewMessage)]
-        if stored:
-            await self._events.publish(MessagesStored(tuple(stored)))
+        edited = [op.message for op in operations if isinstance(op, EditedMessage)]
+        if stored or edited:
+            await self._events.publish(MessagesStored(tuple(stored), tuple(edited)))
 
     async def _wait_before_retry(
         self,

@@ -1,8 +1,13 @@
-"""Embedding what the writer just stored, off the reply's path: the writer tells `note()` which
-guilds got messages; one background task embeds each such guild's messages that have no current
-vector (EmbeddingIndex.index_guild, batched), so a message is found by meaning seconds after it
-is said rather than at the next sweep. Used for the local embedder only: it spends no quota, and
-the cloud ones keep to the sweep's queued jobs and their shared rate limit."""
+"""Embedding what the writer just stored, off the reply's path: the writer tells `note()` what it
+stored (new and edited messages); one background task embeds those of them that have no current
+vector, read by their ids (EmbeddingIndex.index_messages), so a message is found by meaning
+seconds after it is said rather than at the next sweep. A guild noted for more than NOTED_CAP
+messages at once (a catch-up, a burst) has all its unembedded messages looked for instead
+(EmbeddingIndex.index_guild, batched). Looking for them after every batch the writer stored
+read a guild's whole history each time (its messages already embedded, newest first, to fill a
+batch of 100 with the few new ones): a million-message guild, a million rows a second. Used for
+the local embedder only: it spends no quota, and the cloud ones keep to the sweep's queued jobs
+and their shared rate limit."""
 
 from __future__ import annotations
 
@@ -15,21 +20,37 @@ from memory.core.models import ChatMessage
 
 _log = logging.getLogger(__name__)
 
+# Messages of one guild waiting by id at most; past them the guild is looked through instead.
+NOTED_CAP = 2000
+
 
 class EmbeddingFeed:
-    """Guilds waiting to be embedded, and the one task that embeds them."""
+    """Messages (by guild) waiting to be embedded, and the one task that embeds them."""
 
-    def __init__(self, index_guild: Callable[[int], Awaitable[bool]]) -> None:
+    def __init__(
+        self,
+        index_messages: Callable[[int, list[int]], Awaitable[int]],
+        index_guild: Callable[[int], Awaitable[bool]],
+    ) -> None:
+        self._index_messages = index_messages
         self._index_guild = index_guild
-        self._pending: set[int] = set()
+        self._pending: dict[int, set[int]] = {}  # guild -> the ids of its messages noted
+        self._whole: set[int] = set()  # guilds whose unembedded messages are looked for
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
     def note(self, messages: Sequence[ChatMessage]) -> None:
-        """Messages were stored: embed their guilds soon (after `aclose`: the sweep does)."""
+        """Messages were stored: embed them soon (after `aclose`: the sweep does)."""
         if self._closed or not messages:
             return
-        self._pending.update(message.guild_id for message in messages)
+        for message in messages:
+            if message.guild_id in self._whole:
+                continue
+            noted = self._pending.setdefault(message.guild_id, set())
+            noted.add(message.message_id)
+            if len(noted) > NOTED_CAP:
+                del self._pending[message.guild_id]
+                self._whole.add(message.guild_id)
         if self._task is None or self._task.done():
             with contextlib.suppress(RuntimeError):  # no running loop: the sweep catches up
                 self._task = asyncio.get_running_loop().create_task(
@@ -38,26 +59,39 @@ class EmbeddingFeed:
 
     async def settled(self) -> None:
         """Return once every guild noted so far is embedded (tests, the console)."""
-        while self._pending or (self._task is not None and not self._task.done()):
+        while self._waiting() or (self._task is not None and not self._task.done()):
             if self._task is None or self._task.done():
                 await self._drain()
             else:
                 await asyncio.shield(self._task)
 
+    def _waiting(self) -> bool:
+        return bool(self._pending or self._whole)
+
     async def _drain(self) -> None:
-        while self._pending:
-            guild_id = self._pending.pop()
+        while self._waiting():
+            guild_id = next(iter(self._whole or self._pending))
             try:
-                if await self._index_guild(guild_id):
-                    self._pending.add(guild_id)  # stopped at its cap with more to do
+                await self._embed(guild_id)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the next batch or the sweep embeds them
                 _log.warning("embedding the messages of guild %s failed: %s", guild_id, exc)
 
+    async def _embed(self, guild_id: int) -> None:
+        if guild_id in self._whole:
+            self._whole.discard(guild_id)
+            self._pending.pop(guild_id, None)  # noted since: the look through finds them
+            if await self._index_guild(guild_id):
+                self._whole.add(guild_id)  # stopped at its cap with more to do
+            return
+        noted = self._pending.pop(guild_id)
+        await self._index_messages(guild_id, sorted(noted, reverse=True))
+
     async def aclose(self) -> None:
         self._closed = True
         self._pending.clear()
+        self._whole.clear()
         task, self._task = self._task, None
         if task is not None:
             task.cancel()

@@ -9,7 +9,13 @@ import logging
 
 import asyncpg
 
-from db.embeddings import embeddings_ready, messages_to_embed, store_embeddings
+from db.embeddings import (
+    ToEmbed,
+    embeddings_ready,
+    messages_to_embed,
+    noted_to_embed,
+    store_embeddings,
+)
 from memory.core.models import ChatMessage
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
@@ -32,7 +38,7 @@ class EmbeddingIndex:
         self._pool = pool
         self.embedder = embedder
         self._table: bool | None = None
-        self._feed = EmbeddingFeed(self.index_guild)
+        self._feed = EmbeddingFeed(self.index_messages, self.index_guild)
 
     @property
     def local(self) -> bool:
@@ -71,6 +77,17 @@ class EmbeddingIndex:
                 )
         return self._table
 
+    async def index_messages(self, guild_id: int, message_ids: list[int]) -> int:
+        """Embed those of these messages of the guild that have no current vector (read by
+        their ids: the rest of the guild is not looked at); how many were."""
+        if self.embedder is None or not await self.ready():
+            return 0
+        embedded = 0
+        for start in range(0, len(message_ids), BATCH):
+            chosen = message_ids[start : start + BATCH]
+            embedded += await self._store(await noted_to_embed(self._pool, guild_id, chosen))
+        return embedded
+
     async def index_guild(self, guild_id: int) -> bool:
         """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages, newest
         first; True when it stopped at that cap with more to do (the job continues later)."""
@@ -88,12 +105,18 @@ class EmbeddingIndex:
             if not batch:
                 return embedded, False
             before = batch[-1].message_id  # newest first: the next batch is older
-            vectors = await self.embedder.embed([item.content for item in batch])
-            pairs = list(zip(batch, vectors, strict=True))
-            embedded += await store_embeddings(self._pool, self.embedder.model_name, pairs)
+            embedded += await self._store(batch)
             if len(batch) < BATCH:
                 return embedded, False
         return embedded, True
+
+    async def _store(self, batch: list[ToEmbed]) -> int:
+        """Embed `batch` and store the vectors; how many were stored."""
+        if not batch or self.embedder is None:
+            return 0
+        vectors = await self.embedder.embed([item.content for item in batch])
+        pairs = list(zip(batch, vectors, strict=True))
+        return await store_embeddings(self._pool, self.embedder.model_name, pairs)
 
     async def aclose(self) -> None:
         await self._feed.aclose()

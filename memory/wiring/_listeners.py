@@ -29,12 +29,13 @@ from memory.wiring._caches import CrossProcessCaches
 
 @dataclass(frozen=True, slots=True)
 class EmbedStored:
-    """The local embedder embeds what the writer stored (its `note` takes the messages)."""
+    """The local embedder embeds what the writer stored, new and edited (its `note` takes the
+    messages)."""
 
     embeddings: EmbeddingIndex
 
     def __call__(self, stored: MessagesStored) -> None:
-        self.embeddings.note(list(stored.messages))
+        self.embeddings.note([*stored.messages, *stored.edited])
 
 
 def listen(

@@ -123,3 +123,23 @@ async def test_a_named_member_is_asked_about_by_meaning_not_by_her_name(
         await memory.embeddings.settled()
         hits = await memory.recall.search(G, "does Sam have a pet?", limit=1)
     assert [hit.text for hit in hits] == ["my puppy chewed my shoes again"]
+
+
+async def test_an_edited_message_is_found_by_its_new_meaning(
+    memory: Memory, db_pool: asyncpg.Pool
+) -> None:
+    """The writer's edits are embedded again as they are stored (by their ids, as new lines
+    are), not when some later look through the guild happens on them."""
+    edited = chat_message(
+        3, "we adopted a kitten from the shelter", guild_id=G, author_id=SAM, created_at=NOW
+    )
+    assert memory.writer.submit_edit(edited)
+    await memory.writer.flush()
+    await memory.embeddings.settled()
+    current = await db_pool.fetchval(
+        "SELECT e.content_md5 = md5(m.content) FROM message_embeddings e"
+        " JOIN messages m USING (guild_id, message_id) WHERE m.message_id = 3"
+    )
+    assert current is True
+    hits = await memory.recall.search(G, "does she have a cat?")
+    assert hits and hits[0].text == "we adopted a kitten from the shelter"
