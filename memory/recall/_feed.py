@@ -70,23 +70,26 @@ class EmbeddingFeed:
 
     async def _drain(self) -> None:
         while self._waiting():
-            guild_id = next(iter(self._whole or self._pending))
-            try:
-                await self._embed(guild_id)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the next batch or the sweep embeds them
-                _log.warning("embedding the messages of guild %s failed: %s", guild_id, exc)
+            # A step for each guild waiting, then the next round: a guild looked through for
+            # a catch-up does not hold another's live lines back.
+            for guild_id in dict.fromkeys([*self._pending, *self._whole]):
+                try:
+                    await self._embed(guild_id)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the next batch or the sweep embeds them
+                    _log.warning("embedding the messages of guild %s failed: %s", guild_id, exc)
 
     async def _embed(self, guild_id: int) -> None:
+        """One step for the guild: its noted messages, or one look through it."""
         if guild_id in self._whole:
             self._whole.discard(guild_id)
             self._pending.pop(guild_id, None)  # noted since: the look through finds them
             if await self._index_guild(guild_id):
                 self._whole.add(guild_id)  # stopped at its cap with more to do
-            return
-        noted = self._pending.pop(guild_id)
-        await self._index_messages(guild_id, sorted(noted, reverse=True))
+        elif guild_id in self._pending:
+            noted = self._pending.pop(guild_id)
+            await self._index_messages(guild_id, sorted(noted, reverse=True))
 
     async def aclose(self) -> None:
         self._closed = True

@@ -52,3 +52,25 @@ async def test_after_closing_nothing_is_noted() -> None:
     feed.note([chat_message(1)])
     await feed.settled()
     assert index.by_id == [] and index.looked_through == []
+
+
+async def test_a_guild_looked_through_does_not_hold_another_guilds_lines_back() -> None:
+    order: list[str] = []
+
+    async def by_id(guild_id: int, message_ids: list[int]) -> int:
+        order.append(f"lines of {guild_id}")
+        return len(message_ids)
+
+    rounds = iter([True, True, True, False])
+
+    async def look_through(guild_id: int) -> bool:
+        order.append(f"look through {guild_id}")
+        if len(order) == 1:  # the live line arrives while the catch-up runs
+            feed.note([chat_message(1, guild_id=8)])
+        return next(rounds)
+
+    feed = EmbeddingFeed(by_id, look_through)
+    feed.note([chat_message(n, guild_id=7) for n in range(NOTED_CAP + 1)])
+    await feed.settled()
+    assert order[:3] == ["look through 7", "lines of 8", "look through 7"]
+    assert order.count("look through 7") == 4
