@@ -327,6 +327,15 @@ def test_operations_says_when_past_one_postgresql_with_the_fleet_benchs_figures(
     )
 
 
+def test_design_says_what_a_live_batch_costs_the_embedder() -> None:
+    lines = measured_under("embeddings", "live_batch_embed_p50_ms", "lines")
+    p50 = value_of("embeddings", "live_batch_embed_p50_ms")
+    says(
+        f"a live batch of {lines:.0f} lines is then embedded in {p50:.1f} ms p50",
+        "docs/design.md",
+    )
+
+
 def test_design_says_what_the_local_vectors_cost_an_import() -> None:
     messages = measured_under("embeddings", "import_s", "messages", vectors="none")
     without = value_of("embeddings", "import_s", vectors="none")
