@@ -52,8 +52,13 @@ def export_of(guild: SyntheticGuild, messages: int) -> dict[str, Any]:
             break
     spec = guild.spec
     return exported_channel(
-        (spec.guild_id, "bench guild"), (10_000 + spec.guild_id * 100, "general"), exported
+        (spec.guild_id, "bench guild"), (_channel_id(spec), "general"), exported
     )
+
+
+def _channel_id(spec: GuildSpec) -> int:
+    """The one channel of the export (and of the live lines after it)."""
+    return 10_000 + spec.guild_id * 100
 
 
 async def _live_batches(memory: Memory, guild: SyntheticGuild) -> list[float]:
@@ -69,7 +74,7 @@ async def _live_batches(memory: Memory, guild: SyntheticGuild) -> list[float]:
                 ChatMessage(
                     first + number,
                     spec.guild_id,
-                    10_000 + spec.guild_id * 100,
+                    _channel_id(spec),
                     author,
                     f"a live line, number {number}, about the harbour and the ferry",
                     spec.now,

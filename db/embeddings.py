@@ -16,7 +16,7 @@ from datetime import datetime
 import asyncpg
 
 from db.recall import MessageMatch
-from db.rows import execute_counted, fetch_column
+from db.rows import execute_counted, fetch_as, fetch_column
 from db.types import Executor
 
 # Above every message id: "before" no message at all, as an index condition (an `$3 IS NULL OR`
@@ -24,6 +24,8 @@ from db.types import Executor
 _NO_ID = (1 << 63) - 1
 # A message's text, as the embedding was made from it.
 _CURRENT = "e.content_md5 = md5(m.content)"
+# A message `m` (its embedding `e`, left joined) that needs a vector: text, and none current.
+_NEEDS_VECTOR = f"NOT m.deleted AND m.content <> '' AND (e.message_id IS NULL OR NOT ({_CURRENT}))"
 
 
 def _by_key(
@@ -65,13 +67,14 @@ async def messages_to_embed(
     """The guild's newest messages with text and no current embedding; with `before`, only
     older than that message (a run goes on from its last batch instead of reading again past
     every message it just embedded)."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        ToEmbed,
         f"""
         SELECT m.message_id, m.guild_id, m.content FROM messages m
         {_by_key("message_embeddings", "e", "m.message_id", left=True)}
-        WHERE m.guild_id = $1 AND NOT m.deleted AND m.content <> ''
-          AND m.message_id < coalesce($3::bigint, {_NO_ID})
-          AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        WHERE m.guild_id = $1 AND m.message_id < coalesce($3::bigint, {_NO_ID})
+          AND {_NEEDS_VECTOR}
         ORDER BY m.message_id DESC
         LIMIT $2
         """,
@@ -79,25 +82,25 @@ async def messages_to_embed(
         limit,
         before,
     )
-    return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
 
 
 async def noted_to_embed(db: Executor, guild_id: int, message_ids: Sequence[int]) -> list[ToEmbed]:
     """Those of these messages of the guild that have text and no current embedding, newest
     first, each read by its key (a live batch's messages, not the guild's history)."""
-    rows = await db.fetch(
+    return await fetch_as(
+        db,
+        ToEmbed,
         f"""
         SELECT m.message_id, m.guild_id, m.content
         FROM unnest($2::bigint[]) AS noted(message_id)
         {_by_key("messages", "m", "noted.message_id")}
         {_by_key("message_embeddings", "e", "m.message_id", left=True)}
-        WHERE NOT m.deleted AND m.content <> '' AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        WHERE {_NEEDS_VECTOR}
         ORDER BY m.message_id DESC
         """,
         guild_id,
         list(message_ids),
     )
-    return [ToEmbed(row["message_id"], row["guild_id"], row["content"]) for row in rows]
 
 
 async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
@@ -107,8 +110,7 @@ async def guilds_to_embed(db: Executor, since: datetime) -> list[int]:
         f"""
         SELECT DISTINCT m.guild_id FROM messages m
         LEFT JOIN message_embeddings e ON e.guild_id = m.guild_id AND e.message_id = m.message_id
-        WHERE m.created_at >= $1 AND NOT m.deleted AND m.content <> ''
-          AND (e.message_id IS NULL OR NOT ({_CURRENT}))
+        WHERE m.created_at >= $1 AND {_NEEDS_VECTOR}
         """,
         since,
     )
