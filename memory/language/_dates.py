@@ -28,12 +28,13 @@ _NUMBERS = {
     "couple of": 2,
     "few": 3,
 }
-_COUNT = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+# "3 days ago", "a couple of weeks ago": how many, in words or digits.
+COUNT = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
 _PHRASE = re.compile(
     r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow"
     r"|this morning|this evening|this afternoon"
     rf"|(?:last|next|this) (?:week|weekend|month|year|{'|'.join(WEEKDAYS)})"
-    rf"|{_COUNT} (?:days?|weeks?|months?|years?) ago"
+    rf"|{COUNT} (?:days?|weeks?|months?|years?) ago"
     rf"|(?:on )?(?:{'|'.join(WEEKDAYS)}))\b",
     re.IGNORECASE,
 )
@@ -85,8 +86,13 @@ def _meaning(phrase: str, day: date) -> str | None:
     return f"{day_label(before)} (past) or {day_label(after)} (coming)"
 
 
+def count_of(count: str) -> int | None:
+    """The number a COUNT match says ("a couple of" is 2)."""
+    return int(count) if count.isdigit() else _NUMBERS.get(count.removeprefix("a ").strip())
+
+
 def _ago(count: str, unit: str, day: date) -> str | None:
-    number = int(count) if count.isdigit() else _NUMBERS.get(count.removeprefix("a ").strip())
+    number = count_of(count)
     if not number:
         return None
     unit = unit.rstrip("s")

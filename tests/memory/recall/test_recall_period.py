@@ -1,4 +1,5 @@
-"""A question naming when ("in July", "on 1 May, 2022") prefers what was said then."""
+"""A question naming when ("in July", "on 1 May, 2022", "yesterday") prefers what was said
+then."""
 
 from __future__ import annotations
 
@@ -39,3 +40,24 @@ async def test_the_month_asked_about_ranks_its_message_first(db_pool: asyncpg.Po
     assert dated[0].text == july
     told_later = await recall.search(G, "what sourdough did sam bake on 15 July?")
     assert told_later[0].text == july  # told three days after the day asked about
+
+
+async def test_a_time_relative_to_today_ranks_what_was_said_then(db_pool: asyncpg.Pool) -> None:
+    await upsert_members(db_pool, [Member(G, SAM, username="sam")])
+    yesterday = "the boat engine stalled again out by the pier, towed it back to the dock"
+    earlier = "the boat engine stalled again out by the lighthouse, rowed back in the dark"
+    await insert_messages(
+        db_pool,
+        [
+            _said("the boat engine stalled", NOW - timedelta(days=20)),
+            _said(earlier, NOW - timedelta(days=28)),
+            _said(yesterday, NOW - timedelta(days=1)),
+        ],
+    )
+    recall = RecallService(db_pool, clock=FixedClock(NOW))
+    undated = await recall.search(G, "what did sam say about the boat engine?")
+    assert undated[0].text == earlier
+    asked_yesterday = await recall.search(G, "what did sam say about the boat engine yesterday?")
+    assert asked_yesterday[0].text == yesterday
+    three_weeks = await recall.search(G, "what did sam say about the boat engine 3 weeks ago?")
+    assert three_weeks[0].text == "the boat engine stalled"
