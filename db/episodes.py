@@ -61,19 +61,25 @@ async def anchor(
     return (row["started_at"], row["first_message_id"]) if row else None
 
 
+MESSAGES_FROM = """
+    SELECT message_id, created_at, author_id, content FROM messages
+    WHERE channel_id = $1 AND message_id >= $2 AND guild_id = $4 AND NOT deleted
+    ORDER BY message_id LIMIT $3
+"""
+
+
 async def messages_from(
     db: Executor, guild_id: int, channel_id: int, start: tuple[datetime, int] | None, limit: int
 ) -> list[asyncpg.Record]:
-    """The channel's live messages from `start` on (inclusive), oldest first."""
+    """The channel's live messages from `start` on (inclusive), oldest first.
+
+    Read through the channel's (channel_id, message_id) index by id: ids grow with time (they
+    are snowflakes), so "from the start's message on" is "ids from its id on". By time, the
+    read took the (created_at) index, shared by every guild, and looked at every message any
+    channel of any guild said after the start until this channel's page was full."""
     return await db.fetch(
-        """
-        SELECT message_id, created_at, author_id, content FROM messages
-        WHERE guild_id = $5 AND channel_id = $1 AND NOT deleted
-          AND ($2::timestamptz IS NULL OR (created_at, message_id) >= ($2, $3::bigint))
-        ORDER BY created_at, message_id LIMIT $4
-        """,
+        MESSAGES_FROM,
         channel_id,
-        start[0] if start else None,
         start[1] if start else 0,
         limit,
         guild_id,
@@ -223,22 +229,26 @@ async def due_summary(
     )
 
 
+EPISODE_MESSAGES = """
+    SELECT message_id, created_at, author_id, content, reply_to_id FROM messages
+    WHERE channel_id = $1 AND message_id >= $2 AND message_id <= $3
+      AND guild_id = $4 AND NOT deleted
+    ORDER BY message_id
+"""
+
+
 async def episode_messages(
     db: Executor, episode: asyncpg.Record | Mapping[str, Any]
 ) -> list[asyncpg.Record]:
-    """An episode's live messages, oldest first."""
+    """An episode's live messages, oldest first: its channel's from its first message's id to
+    its last's, by the (channel_id, message_id) index (ids grow with time). By time, the read
+    took the (created_at) index, shared by every guild, and looked at everything any channel
+    said while the episode lasted: for the five episodes of "what did we talk about
+    yesterday?", every guild's messages of those hours."""
     return await db.fetch(
-        """
-        SELECT message_id, created_at, author_id, content, reply_to_id FROM messages
-        WHERE guild_id = $6 AND channel_id = $1 AND NOT deleted
-          AND (created_at, message_id) >= ($2, $3::bigint)
-          AND (created_at, message_id) <= ($4, $5::bigint)
-        ORDER BY created_at, message_id
-        """,
+        EPISODE_MESSAGES,
         episode["channel_id"],
-        episode["started_at"],
         episode["first_message_id"],
-        episode["ended_at"],
         episode["last_message_id"],
         episode["guild_id"],
     )

@@ -20,6 +20,7 @@ from db.messages import insert_messages
 from db.recall import Exclusions, search_session
 from db.recall_exchange import LINES_AFTER, LINES_BEFORE, around
 from db.rows import by_column
+from tests.plans import rows_examined, summed
 from tests.support import chat_message
 
 _NODE = re.compile(r"->|^\w")
@@ -114,11 +115,6 @@ async def test_the_exchange_read_is_planned_for_its_own_arguments(
         assert await db.fetchval("SHOW plan_cache_mode") == "auto"
 
 
-def _summed(node: dict[str, Any], of_node: Callable[[dict[str, Any]], int]) -> int:
-    """`of_node` added up over every node of an EXPLAIN (FORMAT JSON) plan."""
-    return of_node(node) + sum(_summed(child, of_node) for child in node.get("Plans", []))
-
-
 def _lookup_loops(node: dict[str, Any]) -> int:
     """How many times a plan node looks a line's word up in the rarity counts."""
     guild_total = "term = ''" in node.get("Index Cond", "")  # the guild's count, once
@@ -173,7 +169,7 @@ async def test_a_members_words_are_looked_up_once_whatever_the_plan(
     )
     plan = await _statements_plan(db_pool, mode)
     assert plan["Plan"]["Actual Rows"] == 9, "the member's statements with a rare word"
-    assert 0 < _summed(plan["Plan"], _lookup_loops) <= distinct, plan
+    assert 0 < summed(plan["Plan"], _lookup_loops) <= distinct, plan
 
 
 def _lookups(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -212,15 +208,6 @@ async def test_a_members_words_are_looked_up_by_their_key_on_stale_statistics(
         assert node["Actual Rows"] + node.get("Rows Removed by Filter", 0) <= 1, node
 
 
-def _rows_examined(node: dict[str, Any]) -> int:
-    """Rows of `messages` a plan node looked at: those it kept and those its filters dropped."""
-    if node.get("Relation Name") != "messages":
-        return 0
-    looked: float = node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
-    loops: int = node["Actual Loops"]
-    return round(looked * loops)
-
-
 async def test_an_exchange_reads_only_the_few_lines_around_each_hit(
     db_pool: asyncpg.Pool,
 ) -> None:
@@ -253,4 +240,4 @@ async def test_an_exchange_reads_only_the_few_lines_around_each_hit(
             *Exclusions().arguments(),
         )
         assert len(await around(db, 1, hits, Exclusions())) == lines
-    assert _summed(plan["Plan"], _rows_examined) <= lines, plan
+    assert summed(plan["Plan"], rows_examined) <= lines, plan

@@ -19,12 +19,13 @@ from tests.support import chat_message
 
 
 def episode_lines(
-    texts: list[str], *, guild: int, channel: int, at: datetime, first_id: int
+    texts: list[str], *, guild: int, channel: int, at: datetime, first_id: int, id_step: int = 1
 ) -> list[ChatMessage]:
-    """`texts` said a minute apart in `channel`, by members 1 and 2 in turn."""
+    """`texts` said a minute apart in `channel`, by members 1 and 2 in turn; their ids grow
+    by `id_step` (ids grow with time, as Discord's snowflakes do)."""
     return [
         chat_message(
-            first_id + index,
+            first_id + index * id_step,
             text,
             guild_id=guild,
             channel_id=channel,

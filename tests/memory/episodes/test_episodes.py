@@ -44,9 +44,9 @@ BUILD = [
 
 
 def lines(
-    texts: list[str], *, at: datetime, channel: int = C, first_id: int = 10_000
+    texts: list[str], *, at: datetime, channel: int = C, first_id: int = 10_000, id_step: int = 1
 ) -> list[ChatMessage]:
-    return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id)
+    return episode_lines(texts, guild=G, channel=channel, at=at, first_id=first_id, id_step=id_step)
 
 
 @pytest.fixture
@@ -110,13 +110,14 @@ async def test_live_batches_and_an_import_give_the_same_episodes(
 async def test_a_late_message_recuts_from_its_episode_and_keeps_the_others(
     memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
-    await insert_messages(db_pool, lines(TRIP + BUILD, at=START))
+    # Ids ten apart: a message said between two others has an id between theirs.
+    await insert_messages(db_pool, lines(TRIP + BUILD, at=START, id_step=10))
     await memory.episodes.cut_guild(G)
     await memory.episodes.summarize_guild(G)
     before = await spans(db_pool)
-    assert before == [(10_000, 5, "closed"), (10_005, 3, "open")]
+    assert before == [(10_000, 5, "closed"), (10_050, 3, "open")]
     late = chat_message(
-        9_999,
+        10_025,
         "camping gear list for the lake",
         guild_id=G,
         channel_id=C,
@@ -126,7 +127,7 @@ async def test_a_late_message_recuts_from_its_episode_and_keeps_the_others(
     memory.writer.submit(late)
     await memory.writer.flush()
     await memory.episodes.settled()
-    assert await spans(db_pool) == [(10_000, 6, "closed"), (10_005, 3, "open")]
+    assert await spans(db_pool) == [(10_000, 6, "closed"), (10_050, 3, "open")]
 
 
 async def test_closed_episodes_are_summarised_in_one_call_and_edits_make_them_stale(

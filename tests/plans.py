@@ -1,0 +1,28 @@
+"""Reading EXPLAIN (ANALYZE, FORMAT JSON) plans in tests: what a statement looked at."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def summed(node: dict[str, Any], of_node: Callable[[dict[str, Any]], int]) -> int:
+    """`of_node` added up over every node of a plan."""
+    return of_node(node) + sum(summed(child, of_node) for child in node.get("Plans", []))
+
+
+def rows_examined(node: dict[str, Any]) -> int:
+    """Rows of `messages` a plan node looked at: those it kept and those its filters dropped."""
+    if node.get("Relation Name") != "messages":
+        return 0
+    looked: float = node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
+    loops: int = node["Actual Loops"]
+    return round(looked * loops)
+
+
+def entries_examined(node: dict[str, Any]) -> int:
+    """Rows of `messages` a plan node looked at, or entries of one of its indexes a bitmap
+    scan collected (a bitmap of a channel's whole history is read in full, then combined)."""
+    if node.get("Node Type") == "Bitmap Index Scan" and node["Index Name"].startswith("messages"):
+        return round(node["Actual Rows"] * node["Actual Loops"])
+    return rows_examined(node)
