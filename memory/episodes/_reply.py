@@ -10,6 +10,7 @@ for the reply (no call, not stored: its own summary stays due for its job).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, replace
@@ -115,19 +116,23 @@ class EpisodeReplyMemory:
             viewer=reader,
             limit=ASKED_LIMIT,
         )
-        episodes = []
-        for row in rows:
-            episode = Episode.from_row(row)
-            if not episode.summary:
-                answer = await self.summarizer.extract(guild_id, row)
-                episode = replace(
-                    episode,
-                    title=truncate(answer.title.strip(), TITLE_CHARS),
-                    summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
-                )
-            episodes.append(episode)
+        episodes = list(await asyncio.gather(*(self._summarised(guild_id, row) for row in rows)))
         # Oldest first reads as the day went.
         return list(reversed(await self.scrub(guild_id, episodes)))
+
+    async def _summarised(self, guild_id: int, row: asyncpg.Record) -> Episode:
+        """The episode of `row` with its summary, extractive (not stored) when it has none
+        yet. The asked episodes are read at once: one after another, the five of "what did
+        we talk about yesterday?" waited for five reads of their lines in turn."""
+        episode = Episode.from_row(row)
+        if episode.summary:
+            return episode
+        answer = await self.summarizer.extract(guild_id, row)
+        return replace(
+            episode,
+            title=truncate(answer.title.strip(), TITLE_CHARS),
+            summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
+        )
 
     async def current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
         """The channel's open episode with a summary so far: one with none yet (3 messages
