@@ -3,11 +3,12 @@ stored (new and edited messages); one background task embeds those of them that 
 vector, read by their ids (EmbeddingIndex.index_messages), so a message is found by meaning
 seconds after it is said rather than at the next sweep. A guild noted for more than NOTED_CAP
 messages at once (a catch-up, a burst) has all its unembedded messages looked for instead
-(EmbeddingIndex.index_guild, batched). Looking for them after every batch the writer stored
-read a guild's whole history each time (its messages already embedded, newest first, to fill a
-batch of 100 with the few new ones): a million-message guild, a million rows a second. Used for
-the local embedder only: it spends no quota, and the cloud ones keep to the sweep's queued jobs
-and their shared rate limit."""
+(EmbeddingIndex.look_through, batched: newest to oldest, each step going on from where the last
+stopped; what is noted meanwhile is embedded by id beside it). Looking for them after every
+batch the writer stored read a guild's whole history each time (its messages already embedded,
+newest first, to fill a batch of 100 with the few new ones): a million-message guild, a million
+rows a second. Used for the local embedder only: it spends no quota, and the cloud ones keep to
+the sweep's queued jobs and their shared rate limit."""
 
 from __future__ import annotations
 
@@ -30,12 +31,14 @@ class EmbeddingFeed:
     def __init__(
         self,
         index_messages: Callable[[int, list[int]], Awaitable[int]],
-        index_guild: Callable[[int], Awaitable[bool]],
+        look_through: Callable[[int, int | None], Awaitable[int | None]],
     ) -> None:
         self._index_messages = index_messages
-        self._index_guild = index_guild
+        self._look_through = look_through
         self._pending: dict[int, set[int]] = {}  # guild -> the ids of its messages noted
-        self._whole: set[int] = set()  # guilds whose unembedded messages are looked for
+        # Guilds whose unembedded messages are looked for -> the message to go on from (None:
+        # the newest).
+        self._whole: dict[int, int | None] = {}
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -44,13 +47,11 @@ class EmbeddingFeed:
         if self._closed or not messages:
             return
         for message in messages:
-            if message.guild_id in self._whole:
-                continue
             noted = self._pending.setdefault(message.guild_id, set())
             noted.add(message.message_id)
-            if len(noted) > NOTED_CAP:
+            if len(noted) > NOTED_CAP:  # look through it all again, from the newest
                 del self._pending[message.guild_id]
-                self._whole.add(message.guild_id)
+                self._whole[message.guild_id] = None
         if self._task is None or self._task.done():
             with contextlib.suppress(RuntimeError):  # no running loop: the sweep catches up
                 self._task = asyncio.get_running_loop().create_task(
@@ -81,15 +82,14 @@ class EmbeddingFeed:
                     _log.warning("embedding the messages of guild %s failed: %s", guild_id, exc)
 
     async def _embed(self, guild_id: int) -> None:
-        """One step for the guild: its noted messages, or one look through it."""
-        if guild_id in self._whole:
-            self._whole.discard(guild_id)
-            self._pending.pop(guild_id, None)  # noted since: the look through finds them
-            if await self._index_guild(guild_id):
-                self._whole.add(guild_id)  # stopped at its cap with more to do
-        elif guild_id in self._pending:
+        """One step for the guild: its noted messages, and one step of looking through it."""
+        if guild_id in self._pending:
             noted = self._pending.pop(guild_id)
             await self._index_messages(guild_id, sorted(noted, reverse=True))
+        if guild_id in self._whole:
+            after = await self._look_through(guild_id, self._whole.pop(guild_id))
+            if after is not None and guild_id not in self._whole:  # more to do, from there
+                self._whole[guild_id] = after
 
     async def aclose(self) -> None:
         self._closed = True

@@ -38,7 +38,7 @@ class EmbeddingIndex:
         self._pool = pool
         self.embedder = embedder
         self._table: bool | None = None
-        self._feed = EmbeddingFeed(self.index_messages, self.index_guild)
+        self._feed = EmbeddingFeed(self.index_messages, self.look_through)
 
     @property
     def local(self) -> bool:
@@ -57,12 +57,15 @@ class EmbeddingIndex:
 
     async def embed_guild(self, guild_id: int) -> int:
         """Embed every message of the guild that has no current vector (after an import);
-        how many were. A provider's failure (LLMError) ends it: those stored stay."""
-        embedded, more = 0, True
-        while more:
-            count, more = await self._index(guild_id)
+        how many were. A provider's failure (LLMError) ends it: those stored stay. One pass,
+        newest to oldest: starting each job's worth of batches from the newest again read the
+        part already embedded once more each time (an import's embedding slowed as it went)."""
+        embedded, before = 0, None
+        while True:
+            count, before = await self._index(guild_id, before)
             embedded += count
-        return embedded
+            if before is None:
+                return embedded
 
     async def ready(self) -> bool:
         if self.embedder is None:
@@ -91,24 +94,30 @@ class EmbeddingIndex:
     async def index_guild(self, guild_id: int) -> bool:
         """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages, newest
         first; True when it stopped at that cap with more to do (the job continues later)."""
-        _, more = await self._index(guild_id)
-        return more
+        return await self.look_through(guild_id) is not None
 
-    async def _index(self, guild_id: int) -> tuple[int, bool]:
-        """(messages embedded, more to do) of one job's worth of batches."""
+    async def look_through(self, guild_id: int, before: int | None = None) -> int | None:
+        """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages older than
+        message `before` (None: from the newest), newest first; the message to go on from
+        when it stopped at that cap with more to do, None when it reached the oldest."""
+        _, after = await self._index(guild_id, before)
+        return after
+
+    async def _index(self, guild_id: int, before: int | None) -> tuple[int, int | None]:
+        """(messages embedded, where to go on from or None when done) of one job's worth of
+        batches, from `before` on."""
         if self.embedder is None or not await self.ready():
-            return 0, False
-        before: int | None = None
+            return 0, None
         embedded = 0
         for _ in range(BATCHES_PER_JOB):
             batch = await messages_to_embed(self._pool, guild_id, BATCH, before=before)
             if not batch:
-                return embedded, False
+                return embedded, None
             before = batch[-1].message_id  # newest first: the next batch is older
             embedded += await self._store(batch)
             if len(batch) < BATCH:
-                return embedded, False
-        return embedded, True
+                return embedded, None
+        return embedded, before
 
     async def _store(self, batch: list[ToEmbed]) -> int:
         """Embed `batch` and store the vectors; how many were stored."""

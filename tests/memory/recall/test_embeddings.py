@@ -17,6 +17,7 @@ from db.messages import insert_messages
 from memory.core.clock import FixedClock
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
+from memory.recall import _index as index_module
 from memory.wiring import Memory, open_memory
 from tests.memory.embedding_support import concept_vector, embeddings_reply
 from tests.memory.llm.fake_http import FakeHTTPServer, Reply
@@ -222,3 +223,28 @@ async def test_a_question_naming_a_day_finds_what_was_said_that_day_by_meaning(
 
     hits = await memory.recall.search(G, "what was for dinner on 3 October?")
     assert "ramen at the new place" in [hit.text for hit in hits]
+
+
+async def test_an_import_is_embedded_in_one_pass_from_the_newest_to_the_oldest(
+    memory: Memory, db_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's messages are embedded a job's worth of batches at a time; each starting from
+    the newest again read past everything embedded before it once more (quadratic: an import
+    of a million messages read hundreds of millions of rows). Each goes on from the last."""
+    monkeypatch.setattr(index_module, "BATCH", 3)
+    monkeypatch.setattr(index_module, "BATCHES_PER_JOB", 2)
+    await insert_messages(
+        db_pool,
+        [chat_message(100 + n, f"line {n}", guild_id=G, author_id=SAM) for n in range(20)],
+    )
+    starts: list[int | None] = []
+    read = index_module.messages_to_embed
+
+    async def recorded(db: Any, guild_id: int, limit: int, *, before: int | None = None) -> Any:
+        starts.append(before)
+        return await read(db, guild_id, limit, before=before)
+
+    monkeypatch.setattr(index_module, "messages_to_embed", recorded)
+    assert await memory.embeddings.embed_guild(G) == 20
+    assert starts[0] is None and None not in starts[1:], starts
+    assert starts[1:] == sorted(starts[1:], reverse=True) and len(starts) == 7  # 20 by 3s
