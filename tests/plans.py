@@ -24,5 +24,6 @@ def entries_examined(node: dict[str, Any]) -> int:
     """Rows of `messages` a plan node looked at, or entries of one of its indexes a bitmap
     scan collected (a bitmap of a channel's whole history is read in full, then combined)."""
     if node.get("Node Type") == "Bitmap Index Scan" and node["Index Name"].startswith("messages"):
-        return round(node["Actual Rows"] * node["Actual Loops"])
+        rows: float = node["Actual Rows"] * node["Actual Loops"]
+        return round(rows)
     return rows_examined(node)
