@@ -17,7 +17,7 @@ from db import recall as db_recall
 from db.embeddings import MEMBER_WINDOW, STORED_WIDTHS
 from memory.context import _merge
 from memory.core.settings import SECRETS_DIR
-from memory.episodes import _segment
+from memory.episodes import _reply, _segment
 from memory.jobs import _worker
 from memory.llm.embeddings import EMBEDDING_DIMENSIONS, _embedder, _local
 from memory.recall import _exchange, _feedback, _hybrid, _index, _member, _search, _semantic, _terms
@@ -250,3 +250,9 @@ def test_design_says_the_member_lane_as_the_code_has_it() -> None:
         ],
     )
     _held("docs/usage.md", [f"brings up to {_WORDS[hits]} of their most informative statements"])
+
+
+def test_the_docs_say_how_many_episodes_a_stretch_asked_about_brings() -> None:
+    said = f"the newest {_WORDS[_reply.ASKED_LIMIT]}"
+    _held("docs/design.md", [said])
+    _held("docs/usage.md", [f"stretch's newest {_WORDS[_reply.ASKED_LIMIT]}"])

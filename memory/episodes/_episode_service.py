@@ -165,7 +165,7 @@ class EpisodeService:
             self._pool,
             guild_id,
             channel_id=channel_id,
-            day=day,
+            days=None if day is None else (day, day + timedelta(days=1)),
             timezone=(await self._guilds.get(guild_id)).timezone,
             viewer=viewer,
             limit=limit,

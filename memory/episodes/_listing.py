@@ -24,13 +24,18 @@ async def listing_rows(
     guild_id: int,
     *,
     channel_id: int | None,
-    day: date | None,
+    days: tuple[date, date] | None,
     timezone: str,
     viewer: Viewer | None,
     limit: int,
 ) -> list[asyncpg.Record]:
-    """Episodes newest first: of one channel or all, of one day (guild time) or any."""
-    start, end = day_bounds(day, timezone) if day is not None else (None, None)
+    """Episodes newest first: of one channel or all, of [first day, day after the last) (guild
+    time) or any."""
+    start, end = (
+        (day_bounds(days[0], timezone)[0], day_bounds(days[1], timezone)[0])
+        if days is not None
+        else (None, None)
+    )
     return await reads.listing(
         pool,
         guild_id,

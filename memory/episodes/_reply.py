@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 import asyncpg
@@ -27,7 +27,13 @@ from memory.episodes._listing import listing_rows
 from memory.episodes._summaries import SUMMARY_CHARS, TITLE_CHARS, EpisodeSummarizer
 from memory.episodes._views import Episode, local_span, working_memory
 from memory.guilds import GuildSettingsCache
-from memory.language import asked_channel, asked_channel_name, asked_day, asks_what_was_talked_about
+from memory.language import (
+    asked_channel,
+    asked_channel_name,
+    asked_day,
+    asked_period,
+    asks_what_was_talked_about,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -37,6 +43,17 @@ ASKED_LIMIT = 5
 WORKING_MEMORY_STEP = 10
 
 Scrub = Callable[[int, list[Episode]], Awaitable[list[Episode]]]
+
+
+def asked_days(text: str, today: date) -> tuple[date, date] | None:
+    """[first day, day after the last) whose episodes a question asks for: the day it names
+    (any question: "what did bob say about the trip yesterday?"), else, when it asks what
+    was talked about, the week, month or year it names ("what did we talk about last
+    week?", "... in July?")."""
+    day = asked_day(text, today)
+    if day is not None:
+        return day, day + timedelta(days=1)
+    return asked_period(text, today) if asks_what_was_talked_about(text) else None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -64,15 +81,15 @@ class EpisodeReplyMemory:
     async def _asked(self, guild_id: int, text: str, reader: Viewer) -> list[str]:
         settings = await self.guilds.get(guild_id)
         today = self.clock.now().astimezone(ZoneInfo(settings.timezone)).date()
-        day = asked_day(text, today)
-        if day is None and not asks_what_was_talked_about(text):
+        days = asked_days(text, today)
+        if days is None and not asks_what_was_talked_about(text):
             return []
         channel_id = await self._asked_channel(guild_id, text)
         if channel_id is not None and not reader.may_read(channel_id):
             channel_id = None  # a channel they may not read is not theirs to ask about
-        if day is None and channel_id is None:
+        if days is None and channel_id is None:
             return []
-        episodes = await self._listed(guild_id, channel_id, day, settings.timezone, reader)
+        episodes = await self._listed(guild_id, channel_id, days, settings.timezone, reader)
         if not episodes:
             return []
         names = await self.guilds.channel_names(guild_id, {e.channel_id for e in episodes})
@@ -102,7 +119,7 @@ class EpisodeReplyMemory:
         self,
         guild_id: int,
         channel_id: int | None,
-        day: date | None,
+        days: tuple[date, date] | None,
         timezone: str,
         reader: Viewer,
     ) -> list[Episode]:
@@ -111,7 +128,7 @@ class EpisodeReplyMemory:
             self.pool,
             guild_id,
             channel_id=channel_id,
-            day=day,
+            days=days,
             timezone=timezone,
             viewer=reader,
             limit=ASKED_LIMIT,

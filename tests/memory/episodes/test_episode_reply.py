@@ -20,7 +20,7 @@ from memory.ports import IncomingMessage
 from memory.wiring import Memory
 from tests.memory.episode_support import episode_lines, memory_at
 
-G, GENERAL, MODS = 990, 991, 992
+G, GENERAL, MODS, OTHER = 990, 991, 992, 993
 NOW = datetime(2026, 11, 21, 15, 0, tzinfo=UTC)
 YESTERDAY = NOW - timedelta(days=1)
 
@@ -191,3 +191,30 @@ async def test_asking_what_topics_came_up_in_a_channel_brings_its_episodes(
     episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
     assert "#general 2026-10-12 18:00" in episode
     assert result.text.startswith("Here is what was talked about"), result.text
+
+
+async def test_asking_what_was_talked_about_last_week_brings_that_weeks_episodes(
+    memory: Memory,
+) -> None:
+    """A week, a month or a year as members say it ("last week", "in October") brings that
+    stretch's episodes; the one before it stays out."""
+    last_week = datetime(2026, 11, 11, 18, 0, tzinfo=UTC)  # NOW is Saturday 21 November
+    await insert_messages(memory.pool, said(TRIP, last_week, GENERAL, 74_000))
+    await insert_messages(memory.pool, said(BAKE, last_week - timedelta(days=14), OTHER, 75_000))
+    hello = ["good morning all", "morning!"]  # the channel's current episode: nothing to tell
+    await insert_messages(memory.pool, said(hello, NOW - timedelta(minutes=5), GENERAL, 76_000))
+    await memory.episodes.cut_guild(G)
+
+    reader = Viewer.of_channels(1, {GENERAL, OTHER})
+    result = await memory.replies.compose(
+        ask("Bot, what did we talk about last week?", viewer=reader)
+    )
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "2026-11-11 18:00" in episode and "camping trip" in episode
+    assert "sourdough" not in episode
+    assert result.text.startswith("Here is what was talked about"), result.text
+    result = await memory.replies.compose(
+        ask("Bot, what did we talk about in October?", viewer=reader)
+    )
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "sourdough" in episode and "camping trip" not in episode
