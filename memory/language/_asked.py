@@ -58,9 +58,9 @@ def asked_channel_name(text: str) -> str | None:
 
 
 def asked_day(text: str, today: date) -> date | None:
-    """The day a question names: a date ("March 6", "6 March 2023", ISO), yesterday, today, a
-    weekday (the last one). A date without a year is its latest past one (with the weekday
-    the question names, if it names one: "Monday, March 6")."""
+    """The day a question names: a date ("March 6", "6 March 2023", ISO), the day before
+    yesterday, yesterday, today, a weekday (the last one). A date without a year is its latest
+    past one (with the weekday the question names, if it names one: "Monday, March 6")."""
     lowered = text.lower()
     weekday = next(
         (index for index, name in enumerate(_WEEKDAYS) if re.search(rf"\b{name}\b", lowered)),
@@ -69,6 +69,8 @@ def asked_day(text: str, today: date) -> date | None:
     named = _named_date(text, today, weekday)
     if named is not None:
         return named
+    if "day before yesterday" in lowered or "позавчера" in lowered:
+        return today - timedelta(days=2)
     if "yesterday" in lowered or "вчера" in lowered:
         return today - timedelta(days=1)
     if "today" in lowered or "сегодня" in lowered:

@@ -31,6 +31,8 @@ def test_a_year_iso_date_yesterday_and_nonsense() -> None:
     assert asked_day("on March 6, 2022", TODAY) == date(2022, 3, 6)
     assert asked_day("on 2023-07-01", TODAY) == date(2023, 7, 1)
     assert asked_day("what were we talking about yesterday?", TODAY) == date(2024, 3, 4)
+    assert asked_day("and the day before yesterday?", TODAY) == date(2024, 3, 3)
+    assert asked_day("о чём говорили позавчера?", TODAY) == date(2024, 3, 3)
     assert asked_day("what did we discuss on February 30?", TODAY) is None
     assert asked_day("what did we discuss in March?", TODAY) is None
     assert asked_day("what do you know about me?", TODAY) is None
