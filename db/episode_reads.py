@@ -28,8 +28,10 @@ async def listing(
     end: datetime | None = None,
     channel_ids: list[int] | None = None,
     limit: int = 50,
+    biggest: bool = False,
 ) -> list[asyncpg.Record]:
-    """Episodes of the guild (one channel, overlapping [start, end)), newest first."""
+    """Episodes of the guild (one channel, overlapping [start, end)), newest first; with
+    `biggest`, those with the most messages first (then newest)."""
     return await db.fetch(
         f"""
         SELECT * FROM episodes
@@ -37,7 +39,8 @@ async def listing(
           AND ($3::timestamptz IS NULL OR ended_at >= $3)
           AND ($4::timestamptz IS NULL OR started_at < $4)
           AND {_channels(5)}
-        ORDER BY ended_at DESC, id DESC LIMIT $6
+        ORDER BY CASE WHEN $7 THEN message_count END DESC NULLS LAST, ended_at DESC, id DESC
+        LIMIT $6
         """,
         guild_id,
         channel_id,
@@ -45,6 +48,7 @@ async def listing(
         end,
         channel_ids,
         limit,
+        biggest,
     )
 
 

@@ -253,6 +253,6 @@ def test_design_says_the_member_lane_as_the_code_has_it() -> None:
 
 
 def test_the_docs_say_how_many_episodes_a_stretch_asked_about_brings() -> None:
-    said = f"the newest {_WORDS[_reply.ASKED_LIMIT]}"
-    _held("docs/design.md", [said])
-    _held("docs/usage.md", [f"stretch's newest {_WORDS[_reply.ASKED_LIMIT]}"])
+    five = _WORDS[_reply.ASKED_LIMIT]
+    _held("docs/design.md", [f"a day's newest {five}, a longer stretch's biggest {five}"])
+    _held("docs/usage.md", [f"stretch's biggest {five}"])

@@ -28,9 +28,10 @@ async def listing_rows(
     timezone: str,
     viewer: Viewer | None,
     limit: int,
+    biggest: bool = False,
 ) -> list[asyncpg.Record]:
-    """Episodes newest first: of one channel or all, of [first day, day after the last) (guild
-    time) or any."""
+    """Episodes newest first (with `biggest`, most messages first): of one channel or all, of
+    [first day, day after the last) (guild time) or any."""
     start, end = (
         (day_bounds(days[0], timezone)[0], day_bounds(days[1], timezone)[0])
         if days is not None
@@ -44,4 +45,5 @@ async def listing_rows(
         end=end,
         channel_ids=readable_ids(viewer),
         limit=limit,
+        biggest=biggest,
     )

@@ -123,7 +123,9 @@ class EpisodeReplyMemory:
         timezone: str,
         reader: Viewer,
     ) -> list[Episode]:
-        """The asked episodes, newest first, each with a summary (extractive if none yet)."""
+        """The asked episodes, oldest first, each with a summary (extractive if none yet): a
+        day's newest, a longer stretch's biggest ("last week": its last five were its Sunday,
+        not what the week talked about)."""
         rows = await listing_rows(
             self.pool,
             guild_id,
@@ -132,10 +134,11 @@ class EpisodeReplyMemory:
             timezone=timezone,
             viewer=reader,
             limit=ASKED_LIMIT,
+            biggest=days is not None and (days[1] - days[0]).days > 1,
         )
         episodes = list(await asyncio.gather(*(self._summarised(guild_id, row) for row in rows)))
         # Oldest first reads as the day went.
-        return list(reversed(await self.scrub(guild_id, episodes)))
+        return sorted(await self.scrub(guild_id, episodes), key=lambda e: (e.ended_at, e.id))
 
     async def _summarised(self, guild_id: int, row: asyncpg.Record) -> Episode:
         """The episode of `row` with its summary, extractive (not stored) when it has none

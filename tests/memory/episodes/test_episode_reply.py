@@ -218,3 +218,29 @@ async def test_asking_what_was_talked_about_last_week_brings_that_weeks_episodes
     )
     episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
     assert "sourdough" in episode and "camping trip" not in episode
+
+
+async def test_a_week_asked_about_brings_its_biggest_episodes_not_its_last(
+    memory: Memory,
+) -> None:
+    """Its last five were its Sunday's small talk, not what the week talked about."""
+    await insert_messages(
+        memory.pool, said(BAKE, datetime(2026, 11, 9, 18, 0, tzinfo=UTC), GENERAL, 77_000)
+    )
+    small_talk = ["hey all", "hi!", "how was everyone's weekend?"]
+    rooms = [1_000 + n for n in range(5)]
+    for n, room in enumerate(rooms):  # Sunday 15 November, a short talk in each room
+        sunday = datetime(2026, 11, 15, 10 + n, 0, tzinfo=UTC)
+        await insert_messages(memory.pool, said(small_talk, sunday, room, 78_000 + 100 * n))
+    hello = ["good morning all", "morning!"]  # the channel's current episode: nothing to tell
+    await insert_messages(memory.pool, said(hello, NOW - timedelta(minutes=5), GENERAL, 79_000))
+    await memory.episodes.cut_guild(G)
+
+    reader = Viewer.of_channels(1, {GENERAL, *rooms})
+    result = await memory.replies.compose(
+        ask("Bot, what did we talk about last week?", viewer=reader)
+    )
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "2026-11-09 18:00" in episode and "sourdough" in episode
+    assert episode.count("2026-11-15") == 4  # the biggest five: Monday's, then four of Sunday's
+    assert episode.index("2026-11-09") < episode.index("2026-11-15")  # as the week went
