@@ -27,3 +27,24 @@ def entries_examined(node: dict[str, Any]) -> int:
         rows: float = node["Actual Rows"] * node["Actual Loops"]
         return round(rows)
     return rows_examined(node)
+
+
+def nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every node of a plan, the root first."""
+    return [node] + [n for child in node.get("Plans", []) for n in nodes(child)]
+
+
+def looked_at(node: dict[str, Any]) -> int:
+    """Rows a plan node of any relation looked at over all its loops: kept, and dropped by
+    its filters, join filters and rechecks (the plan audit's measure; `rows_examined` counts
+    `messages` and its filters only, as the older plan tests were written against)."""
+    dropped = sum(
+        node.get(key, 0)
+        for key in (
+            "Rows Removed by Filter",
+            "Rows Removed by Join Filter",
+            "Rows Removed by Index Recheck",
+        )
+    )
+    looked: float = (node["Actual Rows"] + dropped) * node["Actual Loops"]
+    return round(looked)

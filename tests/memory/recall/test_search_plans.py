@@ -32,6 +32,7 @@ from memory.core.models import Member
 from memory.core.settings import Settings
 from memory.core.telemetry import Telemetry
 from memory.wiring import Memory, open_memory
+from tests.plans import looked_at, nodes
 from tests.support import chat_message
 
 # Each connection listens for its plans; asyncpg warns that a listener goes back to the pool,
@@ -150,24 +151,6 @@ async def grown(database_dsn: str, tmp_path: Path) -> AsyncIterator[Grown]:
         await pool.close()
 
 
-def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
-    return [node] + [n for child in node.get("Plans", []) for n in _nodes(child)]
-
-
-def _looked_at(node: dict[str, Any]) -> int:
-    """Rows a plan node looked at over all its loops: kept, and dropped by its filters."""
-    dropped = sum(
-        node.get(key, 0)
-        for key in (
-            "Rows Removed by Filter",
-            "Rows Removed by Join Filter",
-            "Rows Removed by Index Recheck",
-        )
-    )
-    looked: float = (node["Actual Rows"] + dropped) * node["Actual Loops"]
-    return round(looked)
-
-
 async def _guild_rows(pool: asyncpg.Pool) -> int:
     return int(
         await pool.fetchval(
@@ -230,11 +213,11 @@ async def test_no_statement_of_a_search_reads_the_guild_over_and_over(
     assert any(runs in text for text in ran), ran
     bound = READS_OF_THE_GUILD * await _guild_rows(grown.memory.pool)
     too_many = [
-        f"{node['Node Type']} on {node.get('Relation Name')} looked at {_looked_at(node)}"
+        f"{node['Node Type']} on {node.get('Relation Name')} looked at {looked_at(node)}"
         f" rows (> {bound}) in: {' '.join(plan['Query Text'].split())[:160]}"
         for plan in audited
-        for node in _nodes(plan["Plan"])
-        if _looked_at(node) > bound
+        for node in nodes(plan["Plan"])
+        if looked_at(node) > bound
     ]
     assert not too_many, "\n".join(too_many)
 
@@ -255,13 +238,13 @@ async def test_embedding_a_grown_guild_reads_each_batch_by_its_key(grown: Grown)
     batches = _ran([*grown.growing, *grown.plans], "INSERT INTO message_embeddings")
     assert len(batches) >= 2 * DAYS * LINES_A_DAY // 100
     for plan in batches:
-        reads = [n for n in _nodes(plan["Plan"]) if n.get("Relation Name") == "messages"]
-        assert reads and all(_looked_at(n) <= 100 for n in reads), reads
+        reads = [n for n in nodes(plan["Plan"]) if n.get("Relation Name") == "messages"]
+        assert reads and all(looked_at(n) <= 100 for n in reads), reads
     nexts = _ran(grown.plans, "SELECT m.message_id, m.guild_id, m.content FROM messages m")
     later = [plan for plan in nexts if "$3 = NULL" not in plan.get("Query Parameters", "")]
     assert len(later) >= DAYS, "the import's batches went on from one another"
     for plan in later:
-        [read] = [n for n in _nodes(plan["Plan"]) if n.get("Relation Name") == "messages"]
+        [read] = [n for n in nodes(plan["Plan"]) if n.get("Relation Name") == "messages"]
         assert "message_id <" in read.get("Index Cond", ""), read
 
 
@@ -289,6 +272,6 @@ async def test_a_new_line_is_embedded_without_reading_the_guild_again(grown: Gro
     assert embedded == len(new)
     assert embedding, "the embedding's statements were seen"
     for plan in embedding:
-        for node in _nodes(plan["Plan"]):
+        for node in nodes(plan["Plan"]):
             if node.get("Relation Name") in ("messages", "message_embeddings"):
-                assert _looked_at(node) <= len(new), (node, plan["Query Text"])
+                assert looked_at(node) <= len(new), (node, plan["Query Text"])
