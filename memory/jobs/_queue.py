@@ -69,11 +69,15 @@ class JobQueue:
         )
         return ids[0] is not None
 
-    async def embed(self, guild_id: int, *, more: bool = False) -> bool:
-        """Queue embedding a guild's new messages; `more` continues a job that stopped at its
-        cap (its own key, so it is not refused while that job is still running)."""
-        key = f"embed:{guild_id}" + (":more" if more else "")
-        payload = json.dumps({"guild_id": guild_id}).encode()
+    async def embed(self, guild_id: int, *, before: int | None = None) -> bool:
+        """Queue embedding a guild's new messages; with `before`, continue a job that stopped
+        at its cap from the message it reached. A continuation's key names where it starts:
+        one key for every continuation ("more") was refused while the continuation holding it
+        ran, so a chain stopped after its first link and waited for the sweep, which started
+        again from the newest."""
+        more = before is not None
+        key = f"embed:{guild_id}" + (f":from:{before}" if more else "")
+        payload = json.dumps({"guild_id": guild_id, "before": before}).encode()
         ids = await self.queries.enqueue(
             EMBED,
             payload,
@@ -147,6 +151,13 @@ def describe_payload(payload: bytes | None) -> str:
     except ValueError:
         return "(unreadable payload)"
     return " ".join(f"{key.removesuffix('_id')} {value}" for key, value in data.items())
+
+
+def embed_payload(payload: bytes | None) -> tuple[int, int | None]:
+    """The guild an embed job is for, and the message it goes on from (None: the newest)."""
+    # .get: a job queued before the cursor was carried has none (it starts from the newest).
+    before = json.loads(payload).get("before") if payload is not None else None
+    return guild_payload(payload), None if before is None else int(before)
 
 
 def guild_payload(payload: bytes | None) -> int:

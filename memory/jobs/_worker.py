@@ -38,6 +38,7 @@ from memory.jobs._queue import (
     RETENTION,
     JobQueue,
     close_day_payload,
+    embed_payload,
     guild_payload,
 )
 
@@ -84,9 +85,10 @@ class JobHandlers:
 
     close_day: Callable[[int, date], Awaitable[object]]
     retention: Callable[[], Awaitable[object]]
-    # Semantic recall, when configured: embed a guild's new messages (True: more remain), and
-    # whether embeddings are on at all (a provider is set and pgvector is there).
-    embed_guild: Callable[[int], Awaitable[bool]] | None = None
+    # Semantic recall, when configured: embed a guild's new messages from a message on (None:
+    # the newest; it returns where to go on from, None when done), and whether embeddings are
+    # on at all (a provider is set and pgvector is there).
+    embed_guild: Callable[[int, int | None], Awaitable[int | None]] | None = None
     embeddings_on: Callable[[], Awaitable[bool]] | None = None
     # Episodes: the sweep's part (cut and close; the guilds with episodes to summarise and
     # the guild-days whose digest is due), summarising a guild's episodes, one digest.
@@ -233,13 +235,13 @@ class JobWorker:
         await self._traced(CLOSE_DAY, job, self.handlers.close_day(guild_id, day), guild_id, day)
 
     async def _embed(self, job: Job) -> None:
-        guild_id = guild_payload(job.payload)
+        guild_id, before = embed_payload(job.payload)
         embed = self.handlers.embed_guild
         if embed is None:  # this worker has no embedding provider: leave it be
             return
-        more = await self._traced(EMBED, job, embed(guild_id), guild_id, None)
-        if more:
-            await self.queue.embed(guild_id, more=True)
+        after = await self._traced(EMBED, job, embed(guild_id, before), guild_id, None)
+        if isinstance(after, int):  # stopped at its cap: the next job goes on from there
+            await self.queue.embed(guild_id, before=after)
 
     async def _episodes(self, job: Job) -> None:
         guild_id = guild_payload(job.payload)

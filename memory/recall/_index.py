@@ -91,11 +91,6 @@ class EmbeddingIndex:
             embedded += await self._store(await noted_to_embed(self._pool, guild_id, chosen))
         return embedded
 
-    async def index_guild(self, guild_id: int) -> bool:
-        """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages, newest
-        first; True when it stopped at that cap with more to do (the job continues later)."""
-        return await self.look_through(guild_id) is not None
-
     async def look_through(self, guild_id: int, before: int | None = None) -> int | None:
         """Embed up to BATCHES_PER_JOB batches of the guild's unembedded messages older than
         message `before` (None: from the newest), newest first; the message to go on from

@@ -103,7 +103,8 @@ class GuildEmbedder:
     embeddings: EmbeddingIndex
     budget: DailyTokenBudget
 
-    async def __call__(self, guild_id: int) -> bool:
+    async def __call__(self, guild_id: int, before: int | None) -> int | None:
+        """A job's worth of the guild's messages from `before` on; where to go on from."""
         if not self.embeddings.local and await self.budget.exhausted():
-            return False  # the local embedder spends no tokens
-        return await self.embeddings.index_guild(guild_id)
+            return None  # the local embedder spends no tokens
+        return await self.embeddings.look_through(guild_id, before)

@@ -112,11 +112,11 @@ async def test_an_edited_message_is_embedded_again_and_a_purge_takes_its_vector(
     memory: Memory, db_pool: asyncpg.Pool
 ) -> None:
     await say(db_pool, SAM, "Bouldering every Tuesday", 1)
-    assert await memory.embeddings.index_guild(G) is False  # all done in one go
+    assert await memory.embeddings.look_through(G) is None  # all done in one go
     assert await messages_to_embed(db_pool, G, 10) == []
     await db_pool.execute("UPDATE messages SET content = 'ramen instead' WHERE message_id = 1")
     assert [m.content for m in await messages_to_embed(db_pool, G, 10)] == ["ramen instead"]
-    await memory.embeddings.index_guild(G)
+    await memory.embeddings.look_through(G)
     food = concept_vector("dinner")
     model = "openai:nomic-embed-text"
     assert [
@@ -138,7 +138,7 @@ async def test_a_model_with_the_wrong_vector_size_is_refused_with_the_reason(
     }
     fake_http.queue(Reply(body=small | {"model": "all-minilm", "usage": _usage()}))
     with pytest.raises(Exception, match="384-dimensional vectors; memorybot stores 768"):
-        await memory.embeddings.index_guild(G)
+        await memory.embeddings.look_through(G)
     assert await embedded(db_pool) == {}
     error = memory.telemetry.recent("embed")[-1]
     assert error["outcome"] == "error" and "384" in error["error"]
@@ -159,7 +159,7 @@ async def test_gemini_embeddings_ask_for_the_stored_size_and_the_task(
         settings, clock=FixedClock(NOW), pool=db_pool, telemetry=Telemetry()
     ) as memory:
         await say(db_pool, SAM, "Bouldering every Tuesday", 1)
-        await memory.embeddings.index_guild(G)
+        await memory.embeddings.look_through(G)
     assert await embedded(db_pool) == {1: "gemini:gemini-embedding-001"}
     request = next(r for r in fake_http.requests if "batchEmbedContents" in r.path)
     assert "gemini-embedding-001" in request.path
@@ -183,7 +183,7 @@ async def test_messages_of_the_same_words_come_newest_first_every_time(
     question finds the same ones on every run: the index lists them in any order."""
     for message_id in range(1, 9):
         await say(db_pool, SAM, "not gonna lie, I napped", message_id)
-    await memory.embeddings.index_guild(G)
+    await memory.embeddings.look_through(G)
     question = concept_vector("a nap")
     model = "openai:nomic-embed-text"
     nearest = await nearest_messages(db_pool, G, question, model=model, limit=3)
@@ -209,7 +209,7 @@ async def test_a_question_naming_a_day_finds_what_was_said_that_day_by_meaning(
         )
     messages.append(chat_message(50, "booked the crag", guild_id=G, author_id=BOB, created_at=said))
     await insert_messages(db_pool, messages)
-    await memory.embeddings.index_guild(G)
+    await memory.embeddings.look_through(G)
 
     model, food = "openai:nomic-embed-text", concept_vector("dinner")
     october = (datetime(2026, 10, 2, tzinfo=UTC), datetime(2026, 10, 11, tzinfo=UTC))
@@ -250,3 +250,34 @@ async def test_an_import_is_embedded_in_one_pass_from_the_newest_to_the_oldest(
     later = [start for start in starts[1:] if start is not None]
     assert starts[0] is None and len(later) == len(starts) - 1, starts
     assert later == sorted(later, reverse=True) and len(starts) == 7  # 20 by 3s
+
+
+async def test_the_workers_embed_jobs_go_on_from_where_the_last_one_stopped(
+    memory: Memory, db_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A provider's embed job stops at its cap and queues the next; each started from the
+    newest again, reading past everything embedded before it once more."""
+    monkeypatch.setattr(index_module, "BATCH", 3)
+    monkeypatch.setattr(index_module, "BATCHES_PER_JOB", 2)
+    at = NOW - timedelta(hours=1)
+    await insert_messages(
+        db_pool,
+        [
+            chat_message(100 + n, f"line {n}", guild_id=G, author_id=SAM, created_at=at)
+            for n in range(20)
+        ],
+    )
+    starts: list[int | None] = []
+    read = db_embeddings.messages_to_embed
+
+    async def recorded(db: Any, guild_id: int, limit: int, *, before: int | None = None) -> Any:
+        starts.append(before)
+        return await read(db, guild_id, limit, before=before)
+
+    monkeypatch.setattr(index_module, "messages_to_embed", recorded)
+    assert await memory.worker.sweep() >= 1
+    memory.worker.start()
+    await eventually(lambda: _count(db_pool, 20), timeout=30)
+    later = [start for start in starts[1:] if start is not None]
+    assert starts[0] is None and len(later) == len(starts) - 1, starts
+    assert later == sorted(later, reverse=True)
