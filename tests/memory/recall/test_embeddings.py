@@ -226,18 +226,19 @@ async def test_a_question_naming_a_day_finds_what_was_said_that_day_by_meaning(
     assert "ramen at the new place" in [hit.text for hit in hits]
 
 
-async def test_an_import_is_embedded_in_one_pass_from_the_newest_to_the_oldest(
-    memory: Memory, db_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An import's messages are embedded a job's worth of batches at a time; each starting from
-    the newest again read past everything embedded before it once more (quadratic: an import
-    of a million messages read hundreds of millions of rows). Each goes on from the last."""
+async def _twenty_lines_read_in_steps(
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> list[int | None]:
+    """Twenty unembedded lines, embedded three a batch and two batches a step; the list fills
+    with the message each read of unembedded messages started from (None: the newest)."""
     monkeypatch.setattr(index_module, "BATCH", 3)
     monkeypatch.setattr(index_module, "BATCHES_PER_JOB", 2)
-    await insert_messages(
-        db_pool,
-        [chat_message(100 + n, f"line {n}", guild_id=G, author_id=SAM) for n in range(20)],
-    )
+    at = NOW - timedelta(hours=1)
+    lines = [
+        chat_message(100 + n, f"line {n}", guild_id=G, author_id=SAM, created_at=at)
+        for n in range(20)
+    ]
+    await insert_messages(pool, lines)
     starts: list[int | None] = []
     read = db_embeddings.messages_to_embed
 
@@ -246,10 +247,25 @@ async def test_an_import_is_embedded_in_one_pass_from_the_newest_to_the_oldest(
         return await read(db, guild_id, limit, before=before)
 
     monkeypatch.setattr(index_module, "messages_to_embed", recorded)
-    assert await memory.embeddings.embed_guild(G) == 20
+    return starts
+
+
+def _went_on_from_one_another(starts: list[int | None]) -> None:
     later = [start for start in starts[1:] if start is not None]
     assert starts[0] is None and len(later) == len(starts) - 1, starts
-    assert later == sorted(later, reverse=True) and len(starts) == 7  # 20 by 3s
+    assert later == sorted(later, reverse=True), starts
+
+
+async def test_an_import_is_embedded_in_one_pass_from_the_newest_to_the_oldest(
+    memory: Memory, db_pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import's messages are embedded a job's worth of batches at a time; each starting from
+    the newest again read past everything embedded before it once more (quadratic in the
+    import's size). Each goes on from the last."""
+    starts = await _twenty_lines_read_in_steps(db_pool, monkeypatch)
+    assert await memory.embeddings.embed_guild(G) == 20
+    _went_on_from_one_another(starts)
+    assert len(starts) == 7  # 20 by 3s
 
 
 async def test_the_workers_embed_jobs_go_on_from_where_the_last_one_stopped(
@@ -257,27 +273,8 @@ async def test_the_workers_embed_jobs_go_on_from_where_the_last_one_stopped(
 ) -> None:
     """A provider's embed job stops at its cap and queues the next; each started from the
     newest again, reading past everything embedded before it once more."""
-    monkeypatch.setattr(index_module, "BATCH", 3)
-    monkeypatch.setattr(index_module, "BATCHES_PER_JOB", 2)
-    at = NOW - timedelta(hours=1)
-    await insert_messages(
-        db_pool,
-        [
-            chat_message(100 + n, f"line {n}", guild_id=G, author_id=SAM, created_at=at)
-            for n in range(20)
-        ],
-    )
-    starts: list[int | None] = []
-    read = db_embeddings.messages_to_embed
-
-    async def recorded(db: Any, guild_id: int, limit: int, *, before: int | None = None) -> Any:
-        starts.append(before)
-        return await read(db, guild_id, limit, before=before)
-
-    monkeypatch.setattr(index_module, "messages_to_embed", recorded)
+    starts = await _twenty_lines_read_in_steps(db_pool, monkeypatch)
     assert await memory.worker.sweep() >= 1
     memory.worker.start()
     await eventually(lambda: _count(db_pool, 20), timeout=30)
-    later = [start for start in starts[1:] if start is not None]
-    assert starts[0] is None and len(later) == len(starts) - 1, starts
-    assert later == sorted(later, reverse=True)
+    _went_on_from_one_another(starts)
