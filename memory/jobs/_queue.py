@@ -75,13 +75,15 @@ class JobQueue:
         one key for every continuation ("more") was refused while the continuation holding it
         ran, so a chain stopped after its first link and waited for the sweep, which started
         again from the newest."""
-        more = before is not None
-        key = f"embed:{guild_id}" + (f":from:{before}" if more else "")
-        payload = json.dumps({"guild_id": guild_id, "before": before}).encode()
+        fields = {"guild_id": guild_id}
+        key = f"embed:{guild_id}"
+        if before is not None:  # a fresh job has none: `memorybot jobs` reads it "guild G"
+            fields["before"] = before
+            key += f":from:{before}"
         ids = await self.queries.enqueue(
             EMBED,
-            payload,
-            execute_after=timedelta(seconds=1) if more else None,
+            json.dumps(fields).encode(),
+            execute_after=timedelta(seconds=1) if before is not None else None,
             dedupe_key=key,
             on_conflict="skip",
         )
@@ -155,7 +157,7 @@ def describe_payload(payload: bytes | None) -> str:
 
 def embed_payload(payload: bytes | None) -> tuple[int, int | None]:
     """The guild an embed job is for, and the message it goes on from (None: the newest)."""
-    # .get: a job queued before the cursor was carried has none (it starts from the newest).
+    # .get: a fresh job has none, as had one queued before the cursor was carried.
     before = json.loads(payload).get("before") if payload is not None else None
     return guild_payload(payload), None if before is None else int(before)
 
