@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from memory.language._dates import WEEKDAYS, last_weekday
+
 _MISSED = re.compile(
     r"\b(what did i miss|what have i missed|what i missed|catch me up|fill me in"
     r"|что я пропустил|что я пропустила)\b",
@@ -15,7 +17,6 @@ _CHANNEL = re.compile(r"<#(\d+)>")
 _CHANNEL_NAME = re.compile(r"(?:^|\s)#([\w-]{1,100})", re.UNICODE)
 # ISO, alone or starting a timestamp ("2023-07-01T10:00:00+00:00").
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?!\d)")
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = (
     ("january", "jan", "января"),
     ("february", "feb", "февраля"),
@@ -63,7 +64,7 @@ def asked_day(text: str, today: date) -> date | None:
     past one (with the weekday the question names, if it names one: "Monday, March 6")."""
     lowered = text.lower()
     weekday = next(
-        (index for index, name in enumerate(_WEEKDAYS) if re.search(rf"\b{name}\b", lowered)),
+        (index for index, name in enumerate(WEEKDAYS) if re.search(rf"\b{name}\b", lowered)),
         None,
     )
     named = _named_date(text, today, weekday)
@@ -76,8 +77,7 @@ def asked_day(text: str, today: date) -> date | None:
     if "today" in lowered or "сегодня" in lowered:
         return today
     if weekday is not None:
-        back = (today.weekday() - weekday) % 7 or 7
-        return today - timedelta(days=back)
+        return last_weekday(today, weekday)
     return None
 
 

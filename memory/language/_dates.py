@@ -81,7 +81,7 @@ def _meaning(phrase: str, day: date) -> str | None:
     if words[0] in ("last", "next", "this"):
         return _relative(words[0], words[1], day)
     weekday = WEEKDAYS.index(words[-1])
-    before = day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+    before = last_weekday(day, weekday)
     after = day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
     return f"{day_label(before)} (past) or {day_label(after)} (coming)"
 
@@ -118,15 +118,25 @@ def _relative(which: str, unit: str, day: date) -> str:
         return str(day.year + step)
     weekday = WEEKDAYS.index(unit)
     if which == "last":
-        return day_label(day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1))
+        return day_label(last_weekday(day, weekday))
     if which == "next":
         return day_label(day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1))
     return day_label(monday + timedelta(days=weekday))
 
 
 def _month(day: date, step: int) -> str:
+    return month_start(day, step).strftime("%B %Y")
+
+
+def last_weekday(day: date, weekday: int) -> date:
+    """The last `weekday` (0: Monday) before `day`, a week back when `day` is one."""
+    return day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+
+
+def month_start(day: date, step: int) -> date:
+    """The first day of the month `step` months from `day`'s (negative: back)."""
     index = day.year * 12 + day.month - 1 + step
-    return date(index // 12, index % 12 + 1, 1).strftime("%B %Y")
+    return date(index // 12, index % 12 + 1, 1)
 
 
 def without_dates(text: str) -> str:

@@ -9,7 +9,7 @@ import re
 from datetime import date, timedelta
 
 from memory.language._asked import _MONTH, _MONTH_OF, _named_date
-from memory.language._dates import COUNT, WEEKDAYS, count_of
+from memory.language._dates import COUNT, WEEKDAYS, count_of, last_weekday, month_start
 
 # "in July", "in July 2023", "July 2023", "during March", "early May 2022" (not "may" alone: a
 # modal verb as often as a month).
@@ -98,7 +98,7 @@ def _weekday(which: str, weekday: int, today: date) -> tuple[date, date]:
     if which == "this":
         day = today - timedelta(days=today.weekday() - weekday)
     else:
-        day = today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
+        day = last_weekday(today, weekday)
     return day, day + timedelta(days=1)
 
 
@@ -118,6 +118,4 @@ def _this_or_last(last: bool, unit: str, today: date) -> tuple[date, date]:
 
 
 def _month(today: date, step: int) -> tuple[date, date]:
-    index = today.year * 12 + today.month - 1 + step
-    start = date(index // 12, index % 12 + 1, 1)
-    return start, date((index + 1) // 12, (index + 1) % 12 + 1, 1)
+    return month_start(today, step), month_start(today, step + 1)
