@@ -62,13 +62,17 @@ def attachment_surrogate(
     filename: str, content_type: str | None = None, description: str | None = None
 ) -> str:
     """ "[image: cat.png]"; with the attachment's description (Discord's alt text, or an
-    export's caption) "[image: cat.png: a dog running on a beach]", so what a picture shows
-    can be remembered and searched like words."""
+    export's caption) "[image: a dog running on a beach]", so what a picture shows can be
+    remembered and searched like words. A described picture, video or sound loses its file
+    name ("IMG_4032.jpg" says nothing its description does not, and costs every prompt that
+    recalls the line its tokens); a described file keeps it ("[file: budget.xlsx: ...]")."""
     kind = attachment_kind(filename, content_type)
     described = clean_name(description)
     if described is None:
         return f"[{kind}: {_label(filename)}]"
-    return f"[{kind}: {_label(filename)}: {_label(described, _MAX_DESCRIPTION)}]"
+    if kind == "file":
+        return f"[{kind}: {_label(filename)}: {_label(described, _MAX_DESCRIPTION)}]"
+    return f"[{kind}: {_label(described, _MAX_DESCRIPTION)}]"
 
 
 def sticker_surrogate(name: str) -> str:

@@ -42,6 +42,13 @@ def test_compose_keeps_text_first_bounds_length_and_drops_nul() -> None:
 def test_an_attachment_description_is_kept_so_the_picture_can_be_remembered() -> None:
     assert (
         attachment_surrogate("IMG_1.jpg", None, "a photo of a dog on a beach [sunset]")
-        == "[image: IMG_1.jpg: a photo of a dog on a beach (sunset)]"
+        == "[image: a photo of a dog on a beach (sunset)]"
     )
     assert attachment_surrogate("IMG_1.jpg", None, "   ") == "[image: IMG_1.jpg]"
+
+
+def test_a_described_file_keeps_its_name_a_described_picture_does_not_need_it() -> None:
+    assert attachment_surrogate("budget.xlsx", None, "Q3 numbers") == (
+        "[file: budget.xlsx: Q3 numbers]"
+    )
+    assert attachment_surrogate("clip.mp4", "video/mp4", "our goal") == "[video: our goal]"
