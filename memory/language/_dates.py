@@ -82,7 +82,7 @@ def _meaning(phrase: str, day: date) -> str | None:
         return _relative(words[0], words[1], day)
     weekday = WEEKDAYS.index(words[-1])
     before = last_weekday(day, weekday)
-    after = day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
+    after = next_weekday(day, weekday)
     return f"{day_label(before)} (past) or {day_label(after)} (coming)"
 
 
@@ -120,7 +120,7 @@ def _relative(which: str, unit: str, day: date) -> str:
     if which == "last":
         return day_label(last_weekday(day, weekday))
     if which == "next":
-        return day_label(day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1))
+        return day_label(next_weekday(day, weekday))
     return day_label(monday + timedelta(days=weekday))
 
 
@@ -131,6 +131,11 @@ def _month(day: date, step: int) -> str:
 def last_weekday(day: date, weekday: int) -> date:
     """The last `weekday` (0: Monday) before `day`, a week back when `day` is one."""
     return day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+
+
+def next_weekday(day: date, weekday: int) -> date:
+    """The next `weekday` (0: Monday) after `day`, a week on when `day` is one."""
+    return day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
 
 
 def month_start(day: date, step: int) -> date:
