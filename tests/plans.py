@@ -8,7 +8,7 @@ from typing import Any
 
 def summed(node: dict[str, Any], of_node: Callable[[dict[str, Any]], int]) -> int:
     """`of_node` added up over every node of a plan."""
-    return of_node(node) + sum(summed(child, of_node) for child in node.get("Plans", []))
+    return sum(of_node(n) for n in nodes(node))
 
 
 def rows_examined(node: dict[str, Any]) -> int:
