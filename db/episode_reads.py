@@ -19,6 +19,25 @@ def _channels(position: int) -> str:
     return _FILTER % (position, position)
 
 
+_LISTING = """
+    SELECT * FROM episodes
+    WHERE guild_id = $1 AND ($2::bigint IS NULL OR channel_id = $2)
+      AND ($3::timestamptz IS NULL OR ended_at >= $3)
+      AND ($4::timestamptz IS NULL OR started_at < $4)
+      AND {channels}
+    ORDER BY {order}
+    LIMIT $6
+"""
+# Two statements, each with its own order: one whose order hangs on a parameter ("CASE WHEN
+# $7 THEN message_count END") has a generic plan that sorts every episode the guild ever had
+# for its newest page, where the (guild_id, ended_at) index stops at the page
+# (tests/db/test_episode_reads.py).
+LISTING_NEWEST = _LISTING.format(channels=_channels(5), order="ended_at DESC, id DESC")
+LISTING_BIGGEST = _LISTING.format(
+    channels=_channels(5), order="message_count DESC, ended_at DESC, id DESC"
+)
+
+
 async def listing(
     db: Executor,
     guild_id: int,
@@ -33,22 +52,13 @@ async def listing(
     """Episodes of the guild (one channel, overlapping [start, end)), newest first; with
     `biggest`, those with the most messages first (then newest)."""
     return await db.fetch(
-        f"""
-        SELECT * FROM episodes
-        WHERE guild_id = $1 AND ($2::bigint IS NULL OR channel_id = $2)
-          AND ($3::timestamptz IS NULL OR ended_at >= $3)
-          AND ($4::timestamptz IS NULL OR started_at < $4)
-          AND {_channels(5)}
-        ORDER BY CASE WHEN $7 THEN message_count END DESC NULLS LAST, ended_at DESC, id DESC
-        LIMIT $6
-        """,
+        LISTING_BIGGEST if biggest else LISTING_NEWEST,
         guild_id,
         channel_id,
         start,
         end,
         channel_ids,
         limit,
-        biggest,
     )
 
 

@@ -3,7 +3,8 @@ combined a bitmap of its channel's whole history with one of everything its guil
 the episode lasted: "what did we talk about yesterday?" did that for each of the day's five
 episodes in the reply's path, and a long-lived #general's history grows without end. Cutting a
 channel into episodes read every guild's messages after its start, in time order, until the
-channel's page was full."""
+channel's page was full. A guild's newest episodes are read from its newest on, whatever
+plan PostgreSQL keeps for the listing."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+import pytest
 
+from db.episode_reads import LISTING_NEWEST, listing
 from db.episodes import EPISODE_MESSAGES, MESSAGES_FROM, episode_messages, messages_from
 from db.messages import insert_messages
-from tests.plans import entries_examined, summed
+from tests.plans import entries_examined, looked_at, summed
 from tests.support import chat_message
 
 START = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -72,3 +75,59 @@ async def test_cutting_reads_a_page_of_its_channel_alone(db_pool: asyncpg.Pool) 
     plan = await _plan(db_pool, MESSAGES_FROM, OURS, ours[100], 50, 1)
     # At most its channel from the start on, in the index and read.
     assert summed(plan, entries_examined) <= 2 * len(ours[100:]), plan
+
+
+async def _many_episodes(db_pool: asyncpg.Pool, count: int) -> None:
+    """`count` closed episodes of guild 1 over its channels, ten minutes apart, and as many of
+    guild 2's, sampled as autovacuum keeps a live table."""
+    await db_pool.execute(
+        """
+        INSERT INTO episodes (guild_id, channel_id, first_message_id, last_message_id,
+                              started_at, ended_at, message_count, state)
+        SELECT 1 + n % 2, 100 + n % 20, n * 10, n * 10 + 5,
+               $1::timestamptz + n * interval '10 minutes',
+               $1::timestamptz + n * interval '10 minutes' + interval '5 minutes',
+               3 + n % 7, 'closed'
+        FROM generate_series(1, $2::int) AS n
+        """,
+        START,
+        2 * count,
+    )
+    await db_pool.execute("ANALYZE episodes")
+
+
+async def _generic_or_custom_plan(db_pool: asyncpg.Pool, sql: str, mode: str) -> dict[str, Any]:
+    """EXPLAIN (ANALYZE) of `sql` as a prepared statement (as asyncpg runs it) planned in
+    `mode`, for guild 1's newest 20 episodes."""
+    async with db_pool.acquire() as connection:
+        await connection.execute(f"PREPARE newest AS {sql}")
+        await connection.execute(f"SET plan_cache_mode = {mode}")
+        try:
+            [plan] = await connection.fetchval(
+                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE newest(1, NULL, NULL, NULL, NULL, 20)"
+            )
+        finally:
+            await connection.execute("RESET plan_cache_mode; DEALLOCATE newest")
+    result: dict[str, Any] = plan["Plan"]
+    return result
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+async def test_a_guilds_newest_episodes_are_read_from_its_newest_on(
+    db_pool: asyncpg.Pool, mode: str
+) -> None:
+    """`/memory episodes` and the console's listing: a long-lived guild's newest page is read
+    through its (guild_id, ended_at) index and stops at the page, whatever plan PostgreSQL
+    keeps for the prepared statement, not by sorting every episode the guild ever had; a
+    stretch's biggest are sorted within that stretch."""
+    await _many_episodes(db_pool, 3000)
+    newest = await listing(db_pool, 1, limit=20)
+    ended = [row["ended_at"] for row in newest]
+    assert len(newest) == 20 and ended == sorted(ended, reverse=True)
+    assert {row["guild_id"] for row in newest} == {1}
+    plan = await _generic_or_custom_plan(db_pool, LISTING_NEWEST, mode)
+    assert summed(plan, looked_at) <= 5 * 20, plan
+    week = (START + timedelta(days=7), START + timedelta(days=14))
+    biggest = await listing(db_pool, 1, start=week[0], end=week[1], limit=5, biggest=True)
+    assert [row["message_count"] for row in biggest] == [9] * 5
+    assert all(week[0] <= row["ended_at"] and row["started_at"] < week[1] for row in biggest)
