@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import asyncpg
+
 
 def summed(node: dict[str, Any], of_node: Callable[[dict[str, Any]], int]) -> int:
     """`of_node` added up over every node of a plan."""
@@ -48,3 +50,22 @@ def looked_at(node: dict[str, Any]) -> int:
     )
     looked: float = (node["Actual Rows"] + dropped) * node["Actual Loops"]
     return round(looked)
+
+
+async def prepared_plan(pool: asyncpg.Pool, sql: str, arguments: str, mode: str) -> dict[str, Any]:
+    """The top node of EXPLAIN (ANALYZE, FORMAT JSON) of `sql` run as a prepared statement (as
+    asyncpg runs every statement) with `arguments` (SQL literals), planned in `mode`
+    (plan_cache_mode: force_generic_plan is the plan PostgreSQL may keep after a statement's
+    fifth run, blind to its arguments). The statement's own casts and comparisons give its
+    parameters their types."""
+    async with pool.acquire() as connection:
+        await connection.execute(f"PREPARE explained AS {sql}")
+        await connection.execute(f"SET plan_cache_mode = {mode}")
+        try:
+            [plan] = await connection.fetchval(
+                f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE explained({arguments})"
+            )
+        finally:
+            await connection.execute("RESET plan_cache_mode; DEALLOCATE explained")
+    node: dict[str, Any] = plan["Plan"]
+    return node

@@ -17,7 +17,7 @@ import pytest
 from db.episode_reads import LISTING_NEWEST, listing
 from db.episodes import EPISODE_MESSAGES, MESSAGES_FROM, episode_messages, messages_from
 from db.messages import insert_messages
-from tests.plans import entries_examined, looked_at, summed
+from tests.plans import entries_examined, looked_at, prepared_plan, summed
 from tests.support import chat_message
 
 START = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -96,22 +96,6 @@ async def _many_episodes(db_pool: asyncpg.Pool, count: int) -> None:
     await db_pool.execute("ANALYZE episodes")
 
 
-async def _generic_or_custom_plan(db_pool: asyncpg.Pool, sql: str, mode: str) -> dict[str, Any]:
-    """EXPLAIN (ANALYZE) of `sql` as a prepared statement (as asyncpg runs it) planned in
-    `mode`, for guild 1's newest 20 episodes."""
-    async with db_pool.acquire() as connection:
-        await connection.execute(f"PREPARE newest AS {sql}")
-        await connection.execute(f"SET plan_cache_mode = {mode}")
-        try:
-            [plan] = await connection.fetchval(
-                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE newest(1, NULL, NULL, NULL, NULL, 20)"
-            )
-        finally:
-            await connection.execute("RESET plan_cache_mode; DEALLOCATE newest")
-    result: dict[str, Any] = plan["Plan"]
-    return result
-
-
 @pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
 async def test_a_guilds_newest_episodes_are_read_from_its_newest_on(
     db_pool: asyncpg.Pool, mode: str
@@ -125,7 +109,7 @@ async def test_a_guilds_newest_episodes_are_read_from_its_newest_on(
     ended = [row["ended_at"] for row in newest]
     assert len(newest) == 20 and ended == sorted(ended, reverse=True)
     assert {row["guild_id"] for row in newest} == {1}
-    plan = await _generic_or_custom_plan(db_pool, LISTING_NEWEST, mode)
+    plan = await prepared_plan(db_pool, LISTING_NEWEST, "1, NULL, NULL, NULL, NULL, 20", mode)
     assert summed(plan, looked_at) <= 5 * 20, plan
     week = (START + timedelta(days=7), START + timedelta(days=14))
     biggest = await listing(db_pool, 1, start=week[0], end=week[1], limit=5, biggest=True)

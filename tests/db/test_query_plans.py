@@ -20,7 +20,7 @@ from db.messages import insert_messages
 from db.recall import Exclusions, search_session
 from db.recall_exchange import LINES_AFTER, LINES_BEFORE, around
 from db.rows import by_column
-from tests.plans import rows_examined, summed
+from tests.plans import prepared_plan, rows_examined, summed
 from tests.support import chat_message
 
 _NODE = re.compile(r"->|^\w")
@@ -125,21 +125,10 @@ def _lookup_loops(node: dict[str, Any]) -> int:
 
 async def _statements_plan(db_pool: asyncpg.Pool, mode: str) -> dict[str, Any]:
     """EXPLAIN (ANALYZE) of the member lane's statement for member 2 of guild 1, nine rows
-    wanted, planned in `mode` (plan_cache_mode)."""
+    wanted, planned in `mode` (plan_cache_mode): its top node."""
     first_person = "'" + recall_statements.FIRST_PERSON.replace("'", "''") + "'"
-    async with db_pool.acquire() as connection:
-        # The statement's own casts and comparisons give its parameters their types.
-        await connection.execute(f"PREPARE statements AS {recall_statements._STATEMENTS}")
-        await connection.execute(f"SET plan_cache_mode = {mode}")
-        try:
-            [plan] = await connection.fetchval(
-                "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE statements(1, 2, NULL, '{}', NULL,"
-                f" NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9)"
-            )
-        finally:
-            await connection.execute("RESET plan_cache_mode; DEALLOCATE statements")
-    result: dict[str, Any] = plan
-    return result
+    arguments = f"1, 2, NULL, '{{}}', NULL, NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9"
+    return await prepared_plan(db_pool, recall_statements._STATEMENTS, arguments, mode)
 
 
 _WORDS = ("kayak", "violin", "sourdough", "chess", "orchid", "tango", "glacier")
@@ -168,8 +157,8 @@ async def test_a_members_words_are_looked_up_once_whatever_the_plan(
         " WHERE m.guild_id = 1 AND m.author_id = 2"
     )
     plan = await _statements_plan(db_pool, mode)
-    assert plan["Plan"]["Actual Rows"] == 9, "the member's statements with a rare word"
-    assert 0 < summed(plan["Plan"], _lookup_loops) <= distinct, plan
+    assert plan["Actual Rows"] == 9, "the member's statements with a rare word"
+    assert 0 < summed(plan, _lookup_loops) <= distinct, plan
 
 
 def _lookups(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -201,7 +190,7 @@ async def test_a_members_words_are_looked_up_by_their_key_on_stale_statistics(
         db_pool, [chat_message(None, text, guild_id=1, author_id=2) for text in said]
     )
     plan = await _statements_plan(db_pool, "auto")
-    lookups = _lookups(plan["Plan"])
+    lookups = _lookups(plan)
     assert lookups, plan
     for node in lookups:
         assert "term = " in node.get("Index Cond", ""), node
