@@ -10,6 +10,7 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 import asyncpg
 from pgqueuer import Queries
@@ -157,15 +158,20 @@ def describe_payload(payload: bytes | None) -> str:
 
 def embed_payload(payload: bytes | None) -> tuple[int, int | None]:
     """The guild an embed job is for, and the message it goes on from (None: the newest)."""
+    data = _payload(payload)
     # .get: a fresh job has none, as had one queued before the cursor was carried.
-    before = json.loads(payload).get("before") if payload is not None else None
-    return guild_payload(payload), None if before is None else int(before)
+    before = data.get("before")
+    return int(data["guild_id"]), None if before is None else int(before)
 
 
 def guild_payload(payload: bytes | None) -> int:
+    return int(_payload(payload)["guild_id"])
+
+
+def _payload(payload: bytes | None) -> dict[str, Any]:
     if payload is None:
         raise ValueError("job without a payload")
-    return int(json.loads(payload)["guild_id"])
+    return dict(json.loads(payload))
 
 
 def close_day_payload(payload: bytes | None) -> tuple[int, date]:

@@ -18,6 +18,7 @@ from memory.language._english import (
     DETERMINERS,
     GENERIC_NOUNS,
     INTERJECTIONS,
+    LASTING_PAST,
     LEAD_PHRASES,
     LIGHT_VERBS,
     MOMENT,
@@ -36,6 +37,18 @@ _LEAD = re.compile(
     + r")\b[,:!.]*\s+)*",
     re.IGNORECASE,
 )
+# A past time before "I <a past that lasts>" or "my <someone>": "last week I joined a choir",
+# "since we last spoke, I moved to Porto". Before any other verb it stays, so "yesterday I
+# retook the test" is never read as a present habit ("retooks").
+_LEAD_TIME = re.compile(
+    r"^(?:last \w+|yesterday|the other day|over the weekend|(?:a|one|two|three|a few|a couple of)"
+    r" \w+ ago|since (?:we|i) last \w+)\s*,?\s+(?=(?:I (?:(?:"
+    + "|".join(sorted(SOFT_ADVERBS))
+    + r") )*(?:"
+    + "|".join(sorted(LASTING_PAST))
+    + r")|[Mm]y)\b)",
+    re.IGNORECASE,
+)
 _PUNCTUATION = re.compile(r"\s*(?:[;:!,()]|\s[-–—]\s|\.\.+)\s*")
 _EDGE = " .!?…'\"“”*_~"
 # Words longer than this after the verb are a story, not a fact.
@@ -44,8 +57,10 @@ MAX_CORE_WORDS = 5
 
 
 def without_lead(sentence: str) -> str:
-    """The sentence without the interjections it opens with ("oh, btw I ..." -> "I ...")."""
-    return _LEAD.sub("", sentence.strip(), count=1)
+    """The sentence without the interjections it opens with ("oh, btw I ..." -> "I ..."),
+    and without a past time before its subject ("last week I joined ..." -> "I joined ...":
+    the verb still says whether what follows lasts)."""
+    return _LEAD_TIME.sub("", _LEAD.sub("", sentence.strip(), count=1), count=1)
 
 
 def clauses(sentence: str) -> list[list[str]]:
@@ -67,8 +82,10 @@ def _cut(words: Iterable[str]) -> list[list[str]]:
     for index, word in enumerate(listed):
         lower = word.lower()
         following = listed[index + 1].lower() if index + 1 < len(listed) else ""
-        subordinate = lower in SUBORDINATORS and following in NEW_SUBJECT
-        if lower in CLAUSE_BREAKS or subordinate or (lower == "and" and following in NEW_SUBJECT):
+        # "and it's", "and I'm": a contracted subject is a new subject too.
+        new_subject = re.split(r"['’]", following)[0] in NEW_SUBJECT
+        subordinate = lower in SUBORDINATORS and new_subject
+        if lower in CLAUSE_BREAKS or subordinate or (lower == "and" and new_subject):
             if not background:
                 found.append(current)
             current, background = [], subordinate

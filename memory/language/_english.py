@@ -17,7 +17,20 @@ INTERJECTIONS = wordset(
     hello omg wow update news alright hmm um
     """
 )
-LEAD_PHRASES = ("fun fact", "guess what", "big news", "good news", "for the record")
+LEAD_PHRASES = (
+    "fun fact",
+    "guess what",
+    "big news",
+    "good news",
+    "for the record",
+    "as for me",
+    "as for myself",
+    "same here",
+    "me too",
+    "personally",
+    "on another note",
+    "speaking of which",
+)
 # Adverbs between "I" and the verb that do not change what is stated: "I really love".
 SOFT_ADVERBS = wordset(
     """
@@ -46,7 +59,16 @@ MENTAL_VERBS = wordset(
     """
 )
 # Past tenses that leave a lasting state: the learner says the state, not the event.
-LASTING_PAST = wordset("moved relocated grew was graduated studied adopted")
+LASTING_PAST = wordset(
+    "moved relocated grew was graduated studied adopted joined signed started began"
+)
+# What one starts doing in a moment, not as a pastime: "I started crying", "I began to panic".
+MOMENT_GERUNDS = wordset(
+    """
+    crying laughing shaking panicking screaming sweating worrying freaking yelling giggling
+       shouting sobbing smiling blushing
+    """
+)
 # Particles of phrasal verbs that say a habit began: "I've taken up the viola".
 TAKEN_UP = wordset("taken took picked started begun began")
 # Verbs a progressive still states a lasting fact with: "I'm living in Turku".

@@ -254,6 +254,10 @@ def _having(words: list[str], name: str) -> Learned | None:
         statement = f"{name} has never been {phrase}."
         return Learned(f"been:{head_of(phrase or '')}", statement) if phrase else None
     lasting = {"for", "since"} & set(lower)
+    if lower[:2] == ["been", "involved"] and lower[2:3] in (["in"], ["with"]):
+        phrase = object_phrase(words[3:])  # "I've been involved in charity work": a pursuit
+        statement = f"{name} has been involved {lower[2]} {phrase}."
+        return Learned(f"involved:{head_of(phrase or '')}", statement) if phrase else None
     if lower[0] == "been" and len(lower) > 1 and not (lower[1].endswith("ing") or lower[1] == "to"):
         phrase = object_phrase(words[1:]) if lasting else None
         statement = f"{name} has been {phrase}."

@@ -4,12 +4,23 @@ in Turku", "I'm learning the oboe these days") rather than what one is doing now
 
 from __future__ import annotations
 
-from memory.language._clauses import head_of, lowered, object_phrase
-from memory.language._english import HOW_ONE_IS, LASTING_PROGRESSIVE
+from memory.language._clauses import head_of, lowered, object_phrase, without_trailing_time
+from memory.language._english import (
+    HOW_ONE_IS,
+    LASTING_PROGRESSIVE,
+    MENTAL_VERBS,
+    MOMENT,
+    MOMENT_GERUNDS,
+)
 from memory.language._learned import Learned
 
 _PLACE_JOINERS = frozenset({"de", "do", "da", "del", "la", "of", "upon", "am", "on"})
 _DURATION = frozenset({"years", "months", "year", "ages", "lately", "nowadays"})
+# What a membership is joined by: an article or a name ("a choir", "the Navy", "Greenpeace"),
+# never a pronoun ("joined them for lunch") or a bare noun ("joined in").
+_JOINED_OPENERS = frozenset({"a", "an", "the"})
+# Words that say when a habit began: "I started surfing five years ago", "... in 2019".
+_BEGAN_WHEN = frozenset({"ago", "since", "last", "in", "when", "back"})
 
 
 def _place(words: list[str]) -> str | None:
@@ -48,7 +59,57 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
     if verb in {"graduated", "studied", "adopted"}:
         phrase = object_phrase(words)
         return Learned(f"{verb}:{head_of(phrase)}", f"{name} {verb} {phrase}.") if phrase else None
+    if verb in {"joined", "signed"}:
+        return _joined(verb, words, name)
+    if verb in {"started", "began"}:
+        return _began(verb, words, name)
     return None
+
+
+def _joined(verb: str, words: list[str], name: str) -> Learned | None:
+    """ "I joined a book club last week" -> joined a book club; "I signed up for a pottery
+    class yesterday" -> signed up for a pottery class: a membership that lasts past the day
+    it began. Not "I joined them for lunch" or "I signed the card"."""
+    if verb == "signed":
+        if lowered(words)[:2] != ["up", "for"]:
+            return None
+        verb, words = "signed up for", words[2:]
+    words = without_trailing_time([w for w in words if w.lower() not in MOMENT])
+    lower = lowered(words)
+    if not lower or not (lower[0] in _JOINED_OPENERS or words[0][:1].isupper()):
+        return None
+    phrase = object_phrase(words)
+    if phrase is None or (len(phrase.split()) < 2 and not phrase[:1].isupper()):
+        return None
+    return Learned(f"joined:{head_of(phrase)}", f"{name} {verb} {phrase}.")
+
+
+def _of_mind(gerund: str) -> bool:
+    """ "caring", "thinking", "feeling": a verb of the mind, its base written any way English
+    drops or doubles a letter before "-ing" ("care", "forget")."""
+    stem = gerund.removesuffix("ing")
+    bases = {stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem}
+    return bool(bases & MENTAL_VERBS)
+
+
+def _began(verb: str, words: list[str], name: str) -> Learned | None:
+    """ "I started surfing five years ago", "I began volunteering at the shelter": a pastime
+    taken up (the same subject as "I've taken up surfing"). Not a moment's start ("I started
+    crying"), a state of mind ("I started feeling better") or a pastime with neither a where
+    nor a when ("I started cooking", said of dinner)."""
+    lower = lowered(words)
+    gerund = lower[0] if lower else ""
+    if not gerund.endswith("ing") or len(gerund) < 5 or gerund in MOMENT_GERUNDS:
+        return None
+    if _of_mind(gerund) or gerund in {"getting", "going", "being"}:
+        return None
+    phrase = object_phrase(words)
+    if phrase is None or how_one_is(" ".join(phrase.split()[1:])):
+        return None
+    detail = len(phrase.split()) > 1 or bool(_BEGAN_WHEN.intersection(lower[1:]))
+    if not detail:
+        return None
+    return Learned(f"took up:{head_of(phrase)}", f"{name} {verb} {phrase}.")
 
 
 def how_one_is(phrase: str) -> bool:
