@@ -11,11 +11,14 @@ from memory.language._english import (
     MENTAL_VERBS,
     MOMENT,
     MOMENT_GERUNDS,
+    NOT_NAMES,
 )
 from memory.language._learned import Learned
 
 _PLACE_JOINERS = frozenset({"de", "do", "da", "del", "la", "of", "upon", "am", "on"})
 _DURATION = frozenset({"years", "months", "year", "ages", "lately", "nowadays"})
+# Progressives whose object by its title is a pastime of these days.
+_WITH_TITLES = frozenset({"reading", "watching", "playing", "rereading", "bingeing", "binging"})
 # What a membership is joined by: an article or a name ("a choir", "the Navy", "Greenpeace"),
 # never a pronoun ("joined them for lunch") or a bare noun ("joined in").
 _JOINED_OPENERS = frozenset({"a", "an", "the"})
@@ -126,12 +129,26 @@ def how_one_is(phrase: str) -> bool:
     )
 
 
+def _titled(words: list[str]) -> bool:
+    """ "I'm reading Dune", "I'm playing Valorant", "I'm watching The Bear": a book, game or
+    show by its title is what one is into these days ("I'm reading a text" is the moment's)."""
+    if len(words) < 2 or words[0].lower() not in _WITH_TITLES:
+        return False
+    title = words[1:3]
+    if title[0] in {"The", "A", "An"}:  # "The Lean Startup", not "The end of it"
+        title = title[1:]
+    elif title[0] in NOT_NAMES:
+        return False
+    # A capitalised word that is not a two-letter abbreviation ("TV").
+    return bool(title) and title[0][:1].isupper() and not (title[0].isupper() and len(title[0]) < 3)
+
+
 def progressive(words: list[str], name: str) -> Learned | None:
     """ "I'm living in Turku", "I'm working as a welder", "I'm learning Greek these days"; not
     "I'm eating lunch" (what one does now)."""
     lower = lowered(words)
     verb = lower[0]
-    lasting = verb in LASTING_PROGRESSIVE or _DURATION.intersection(lower)
+    lasting = verb in LASTING_PROGRESSIVE or _DURATION.intersection(lower) or _titled(words)
     if not lasting and "these days" not in " ".join(lower):
         return None
     phrase = object_phrase(words[1:])
