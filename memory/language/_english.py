@@ -58,7 +58,8 @@ MENTAL_VERBS = wordset(
     try tried let
     """
 )
-# Past tenses that leave a lasting state: the learner says the state, not the event.
+# Past tenses that leave a lasting state: the learner says the state ("moved to Porto" -> lives
+# in Porto), or the past where it names one ("joined a choir", "started fencing").
 LASTING_PAST = wordset(
     "moved relocated grew was graduated studied adopted joined signed started began"
 )
@@ -66,7 +67,7 @@ LASTING_PAST = wordset(
 MOMENT_GERUNDS = wordset(
     """
     crying laughing shaking panicking screaming sweating worrying freaking yelling giggling
-       shouting sobbing smiling blushing
+    shouting sobbing smiling blushing
     """
 )
 # Particles of phrasal verbs that say a habit began: "I've taken up the viola".
