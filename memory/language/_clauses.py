@@ -43,10 +43,10 @@ _LEAD = re.compile(
 _LEAD_TIME = re.compile(
     r"^(?:last \w+|yesterday|the other day|over the weekend|(?:a|one|two|three|a few|a couple of)"
     r" \w+ ago|since (?:we|i) last \w+)\s*,?\s+(?=(?:I (?:(?:"
-    + "|".join(sorted(SOFT_ADVERBS))
+    + "|".join(map(re.escape, sorted(SOFT_ADVERBS)))
     + r") )*(?:"
-    + "|".join(sorted(LASTING_PAST))
-    + r")|[Mm]y)\b)",
+    + "|".join(map(re.escape, sorted(LASTING_PAST)))
+    + r")|my)\b)",
     re.IGNORECASE,
 )
 _PUNCTUATION = re.compile(r"\s*(?:[;:!,()]|\s[-–—]\s|\.\.+)\s*")
