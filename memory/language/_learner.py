@@ -255,7 +255,7 @@ def _having(words: list[str], name: str) -> Learned | None:
         return Learned(f"been:{head_of(phrase or '')}", statement) if phrase else None
     lasting = {"for", "since"} & set(lower)
     if lower[:2] == ["been", "involved"] and lower[2:3] in (["in"], ["with"]):
-        phrase = object_phrase(words[3:])  # "I've been involved in charity work": a pursuit
+        phrase = object_phrase(words[3:])  # "I've been involved in a housing co-op": a pursuit
         statement = f"{name} has been involved {lower[2]} {phrase}."
         return Learned(f"involved:{head_of(phrase or '')}", statement) if phrase else None
     if lower[0] == "been" and len(lower) > 1 and not (lower[1].endswith("ing") or lower[1] == "to"):

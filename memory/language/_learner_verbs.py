@@ -22,7 +22,7 @@ _WITH_TITLES = frozenset({"reading", "watching", "playing", "rereading", "bingei
 # What a membership is joined by: an article or a name ("a choir", "the Navy", "Greenpeace"),
 # never a pronoun ("joined them for lunch") or a bare noun ("joined in").
 _JOINED_OPENERS = frozenset({"a", "an", "the"})
-# Words that say when a habit began: "I started surfing five years ago", "... in 2019".
+# Words that say when a habit began: "I started fencing two years ago", "... in 2019".
 _BEGAN_WHEN = frozenset({"ago", "since", "last", "in", "when", "back"})
 
 
@@ -70,8 +70,8 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
 
 
 def _joined(verb: str, words: list[str], name: str) -> Learned | None:
-    """ "I joined a book club last week" -> joined a book club; "I signed up for a pottery
-    class yesterday" -> signed up for a pottery class: a membership that lasts past the day
+    """ "I joined a book club last week" -> joined a book club; "I signed up for a welding
+    course yesterday" -> signed up for a welding course: a membership that lasts past the day
     it began. Not "I joined them for lunch" or "I signed the card"."""
     if verb == "signed":
         if lowered(words)[:2] != ["up", "for"]:
@@ -96,8 +96,8 @@ def _of_mind(gerund: str) -> bool:
 
 
 def _began(verb: str, words: list[str], name: str) -> Learned | None:
-    """ "I started surfing five years ago", "I began volunteering at the shelter": a pastime
-    taken up (the same subject as "I've taken up surfing"). Not a moment's start ("I started
+    """ "I started fencing two years ago", "I began volunteering at the food bank": a pastime
+    taken up (the same subject as "I've taken up fencing"). Not a moment's start ("I started
     crying"), a state of mind ("I started feeling better") or a pastime with neither a where
     nor a when ("I started cooking", said of dinner)."""
     lower = lowered(words)
@@ -130,7 +130,7 @@ def how_one_is(phrase: str) -> bool:
 
 
 def _titled(words: list[str]) -> bool:
-    """ "I'm reading Dune", "I'm playing Valorant", "I'm watching The Bear": a book, game or
+    """ "I'm reading Middlemarch", "I'm playing Hades", "I'm watching The Wire": a book, game or
     show by its title is what one is into these days ("I'm reading a text" is the moment's)."""
     if len(words) < 2 or words[0].lower() not in _WITH_TITLES:
         return False
