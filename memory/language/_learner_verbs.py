@@ -130,7 +130,7 @@ def how_one_is(phrase: str) -> bool:
 
 
 def _titled(words: list[str]) -> bool:
-    """ "I'm reading Middlemarch", "I'm playing Hades", "I'm watching The Wire": a book, game or
+    """ "I'm reading Beowulf", "I'm playing Hades", "I'm watching The Wire": a book, game or
     show by its title is what one is into these days ("I'm reading a text" is the moment's)."""
     if len(words) < 2 or words[0].lower() not in _WITH_TITLES:
         return False
