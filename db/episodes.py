@@ -254,6 +254,40 @@ async def episode_messages(
     )
 
 
+EPISODES_MESSAGES = """
+    SELECT e.ord, m.message_id, m.created_at, m.author_id, m.content, m.reply_to_id
+    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+         WITH ORDINALITY AS e(channel_id, first_id, last_id, ord)
+    CROSS JOIN LATERAL (
+        SELECT message_id, created_at, author_id, content, reply_to_id FROM messages
+        WHERE channel_id = e.channel_id AND message_id >= e.first_id
+          AND message_id <= e.last_id AND guild_id = $4 AND NOT deleted
+    ) m
+    ORDER BY e.ord, m.message_id
+"""
+
+
+async def episodes_messages(
+    db: Executor, guild_id: int, episodes: Sequence[asyncpg.Record | Mapping[str, Any]]
+) -> list[list[asyncpg.Record]]:
+    """`episode_messages` of several episodes of one guild in one statement, in their order:
+    the five episodes a "what did we talk about yesterday?" lists took five reads (and five
+    connections beside the reply's search) one at a time."""
+    if not episodes:
+        return []
+    rows = await db.fetch(
+        EPISODES_MESSAGES,
+        [int(e["channel_id"]) for e in episodes],
+        [int(e["first_message_id"]) for e in episodes],
+        [int(e["last_message_id"]) for e in episodes],
+        guild_id,
+    )
+    found: list[list[asyncpg.Record]] = [[] for _ in episodes]
+    for row in rows:
+        found[row["ord"] - 1].append(row)
+    return found
+
+
 async def save_summary(
     db: Executor,
     guild_id: int,

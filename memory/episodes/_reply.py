@@ -10,7 +10,6 @@ for the reply (no call, not stored: its own summary stays due for its job).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, replace
@@ -136,23 +135,27 @@ class EpisodeReplyMemory:
             limit=ASKED_LIMIT,
             biggest=days is not None and (days[1] - days[0]).days > 1,
         )
-        episodes = list(await asyncio.gather(*(self._summarised(guild_id, row) for row in rows)))
+        episodes = await self._summarised(guild_id, rows)
         # Oldest first reads as the day went.
         return sorted(await self.scrub(guild_id, episodes), key=lambda e: (e.ended_at, e.id))
 
-    async def _summarised(self, guild_id: int, row: asyncpg.Record) -> Episode:
-        """The episode of `row` with its summary, extractive (not stored) when it has none
-        yet. The asked episodes are read at once: one after another, the five of "what did
-        we talk about yesterday?" waited for five reads of their lines in turn."""
-        episode = Episode.from_row(row)
-        if episode.summary:
-            return episode
-        answer = await self.summarizer.extract(guild_id, row)
-        return replace(
-            episode,
-            title=truncate(answer.title.strip(), TITLE_CHARS),
-            summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
-        )
+    async def _summarised(self, guild_id: int, rows: list[asyncpg.Record]) -> list[Episode]:
+        """The episodes of `rows` with their summaries, extractive (not stored) for those with
+        none yet: their lines read in one statement (one at a time, the five of "what did we
+        talk about yesterday?" waited for five reads in turn; at once, they took five of the
+        pool's connections beside the reply's search)."""
+        episodes = [Episode.from_row(row) for row in rows]
+        unsummarised = [i for i, episode in enumerate(episodes) if not episode.summary]
+        if not unsummarised:
+            return episodes
+        answers = await self.summarizer.extract(guild_id, [rows[i] for i in unsummarised])
+        for i, answer in zip(unsummarised, answers, strict=True):
+            episodes[i] = replace(
+                episodes[i],
+                title=truncate(answer.title.strip(), TITLE_CHARS),
+                summary=truncate(answer.summary.strip(), SUMMARY_CHARS),
+            )
+        return episodes
 
     async def current_summarised(self, guild_id: int, channel_id: int) -> Episode | None:
         """The channel's open episode with a summary so far: one with none yet (3 messages

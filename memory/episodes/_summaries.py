@@ -59,6 +59,12 @@ class EpisodeAnswer(BaseModel):
     open_loops: list[str] = Field(default_factory=list)
 
 
+def _extract_key(item: dict[str, Any]) -> bytes:
+    """An item's extract is kept under what its lines say."""
+    said = repr((item["id"], [(line["author"], line["text"]) for line in item["lines"]]))
+    return hashlib.blake2b(said.encode(), digest_size=16).digest()
+
+
 class EpisodesAnswer(BaseModel):
     episodes: list[EpisodeAnswer] = Field(default_factory=list)
 
@@ -111,18 +117,31 @@ class EpisodeSummarizer:
         await self._run(guild_id, [item], close=False, model=model)
 
     async def _item(self, guild_id: int, episode: asyncpg.Record) -> dict[str, Any]:
-        rows = self.members_talk(await store.episode_messages(self._pool, episode))
-        names = await self._members.display_names(
-            guild_id, sorted({row["author_id"] for row in rows})
-        )
-        lines = [
+        return (await self._items(guild_id, [episode]))[0]
+
+    async def _items(
+        self, guild_id: int, episodes: Sequence[asyncpg.Record]
+    ) -> list[dict[str, Any]]:
+        """Each episode as a request item: its lines read in one statement, its speakers'
+        names in one lookup."""
+        read = await store.episodes_messages(self._pool, guild_id, episodes)
+        talk = [self.members_talk(rows) for rows in read]
+        authors = sorted({row["author_id"] for rows in talk for row in rows})
+        names = await self._members.display_names(guild_id, authors)
+        return [
             {
-                "author": names[row["author_id"]],
-                "text": truncate(" ".join(row["content"].split()), LINE_CHARS),
+                "id": int(episode["id"]),
+                "count": int(episode["message_count"]),
+                "lines": [
+                    {
+                        "author": names[row["author_id"]],
+                        "text": truncate(" ".join(row["content"].split()), LINE_CHARS),
+                    }
+                    for row in rows
+                ],
             }
-            for row in rows
+            for episode, rows in zip(episodes, talk, strict=True)
         ]
-        return {"id": int(episode["id"]), "count": int(episode["message_count"]), "lines": lines}
 
     def members_talk(self, rows: list[Any], *, keep_alone: bool = True) -> list[Any]:
         """What members said to each other: lines addressed to the bot (questions, memory
@@ -136,24 +155,27 @@ class EpisodeSummarizer:
         ]
         return talk or (rows if keep_alone else [])
 
-    async def extract(self, guild_id: int, episode: asyncpg.Record) -> EpisodeAnswer:
-        """An extractive title and summary of the episode as it is now, not stored (a reply
-        asking about an episode not summarised yet: its summary stays due for its job).
+    async def extract(
+        self, guild_id: int, episodes: Sequence[asyncpg.Record]
+    ) -> list[EpisodeAnswer]:
+        """An extractive title and summary of each episode as it is now, not stored (a reply
+        asking about episodes not summarised yet: their summaries stay due for their job), in
+        their order; their lines read at once, and those not kept extracted in one request.
 
-        Kept by what the episode's lines say (every asker of a day gets the same episodes, and
+        Kept by what an episode's lines say (every asker of a day gets the same episodes, and
         a burst asked for the same five a hundred times); an edit, a delete or a rename
         changes the lines, so nothing gone is ever served from here."""
-        item = await self._item(guild_id, episode)
-        key = hashlib.blake2b(
-            repr((item["id"], [(line["author"], line["text"]) for line in item["lines"]])).encode(),
-            digest_size=16,
-        ).digest()
-        answer = self._extracted.get(key)
-        if answer is None:
-            _, parsed = await self._ask(guild_id, [item], model=False)
-            answer = next(iter(parsed.episodes), EpisodeAnswer(id=item["id"]))
-            self._extracted[key] = answer
-        return answer
+        items = await self._items(guild_id, episodes)
+        keys = [_extract_key(item) for item in items]
+        found = {key: self._extracted[key] for key in keys if key in self._extracted}
+        missing = [item for item, key in zip(items, keys, strict=True) if key not in found]
+        if missing:
+            _, parsed = await self._ask(guild_id, missing, model=False)
+            answered = {answer.id: answer for answer in parsed.episodes}
+            for item in missing:
+                answer = answered.get(item["id"], EpisodeAnswer(id=item["id"]))
+                found[_extract_key(item)] = self._extracted[_extract_key(item)] = answer
+        return [found[key] for key in keys]
 
     async def _ask(
         self, guild_id: int, batch: Sequence[dict[str, Any]], *, model: bool

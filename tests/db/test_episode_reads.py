@@ -15,7 +15,14 @@ import asyncpg
 import pytest
 
 from db.episode_reads import LISTING_NEWEST, listing
-from db.episodes import EPISODE_MESSAGES, MESSAGES_FROM, episode_messages, messages_from
+from db.episodes import (
+    EPISODE_MESSAGES,
+    EPISODES_MESSAGES,
+    MESSAGES_FROM,
+    episode_messages,
+    episodes_messages,
+    messages_from,
+)
 from db.messages import insert_messages
 from tests.plans import entries_examined, looked_at, prepared_plan, summed
 from tests.support import chat_message
@@ -64,6 +71,31 @@ async def test_an_episodes_messages_are_read_from_its_channel_alone(
     assert [row["message_id"] for row in read] == ours[10:40]
     plan = await _plan(db_pool, EPISODE_MESSAGES, OURS, first, last, 1)
     assert summed(plan, entries_examined) <= 2 * 30, plan  # its lines, in the index and read
+
+
+async def test_the_asked_episodes_are_read_together_each_from_its_channel(
+    db_pool: asyncpg.Pool,
+) -> None:
+    """The five episodes of "what did we talk about yesterday?" in one statement: each its
+    own lines, in the order asked, and nothing else looked at."""
+    ours = await _busy_hours(db_pool)
+    beside = [row["message_id"] for row in await messages_from(db_pool, 1, OURS + 1, None, 60)]
+    asked = [
+        {"channel_id": OURS + 1, "first_message_id": beside[5], "last_message_id": beside[24]},
+        {"channel_id": OURS, "first_message_id": ours[10], "last_message_id": ours[39]},
+        {"channel_id": OURS, "first_message_id": ours[50], "last_message_id": ours[54]},
+    ]
+    read = await episodes_messages(db_pool, 1, asked)
+    assert [[row["message_id"] for row in rows] for rows in read] == [
+        beside[5:25],
+        ours[10:40],
+        ours[50:55],
+    ]
+    assert await episodes_messages(db_pool, 2, asked) == [[], [], []]  # another guild's ids
+    assert await episodes_messages(db_pool, 1, []) == []
+    arguments = [[e[key] for e in asked] for key in asked[0]]
+    plan = await _plan(db_pool, EPISODES_MESSAGES, *arguments, 1)
+    assert summed(plan, entries_examined) <= 2 * (20 + 30 + 5), plan
 
 
 async def test_cutting_reads_a_page_of_its_channel_alone(db_pool: asyncpg.Pool) -> None:

@@ -244,3 +244,30 @@ async def test_a_week_asked_about_brings_its_biggest_episodes_not_its_last(
     assert "2026-11-09 18:00" in episode and "sourdough" in episode
     assert episode.count("2026-11-15") == 4  # the biggest five: Monday's, then four of Sunday's
     assert episode.index("2026-11-09") < episode.index("2026-11-15")  # as the week went
+
+
+async def test_a_days_episodes_not_summarised_yet_each_get_their_own_extract(
+    memory: Memory,
+) -> None:
+    """The asked episodes are read together and extracted in one request: each line still
+    says its own episode, and none is stored (their summaries stay due for their job)."""
+    await insert_messages(memory.pool, said(TRIP, YESTERDAY, GENERAL, 78_000))
+    await insert_messages(memory.pool, said(BUILD, YESTERDAY + timedelta(hours=3), GENERAL, 78_100))
+    await insert_messages(memory.pool, said(BAKE[:4], YESTERDAY, OTHER, 78_200))
+    await ensure_channel_names(memory.pool, [(G, GENERAL, "general"), (G, OTHER, "kitchen")])
+    await memory.episodes.cut_guild(G)
+
+    reader = Viewer.of_channels(1, {GENERAL, OTHER})
+    result = await memory.replies.compose(
+        ask("Bot, what were we talking about yesterday?", viewer=reader)
+    )
+    lines = result.prompt.split("<episode>")[1].split("</episode>")[0].splitlines()
+    trip, build, bake = (
+        next(line for line in lines if word in line) for word in ("camping", "cargo", "sourdough")
+    )
+    # Each line's place and time are its episode's, and so are its words.
+    assert trip.startswith("#general 2026-11-20 15:00") and "cargo" not in trip
+    assert build.startswith("#general 2026-11-20 18:00") and "camping" not in build
+    assert bake.startswith("#kitchen 2026-11-20 15:00") and "cargo" not in bake
+    closed = [e for e in await memory.episodes.listing(G) if e.state != "open"]
+    assert closed and not any(e.summary for e in closed)
