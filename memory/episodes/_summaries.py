@@ -98,8 +98,7 @@ class EpisodeSummarizer:
         stored = 0
         batch: list[dict[str, Any]] = []
         size = 0
-        for episode in due:
-            item = await self._item(guild_id, episode)
+        for item in await self._items(guild_id, due):  # every due episode's lines in one read
             chars = sum(len(line["text"]) + 20 for line in item["lines"])
             if batch and (size + chars > BATCH_CHARS or len(batch) >= BATCH_EPISODES):
                 stored += await self._run(guild_id, batch, close=True, model=model)
