@@ -44,15 +44,15 @@ WORKING_MEMORY_STEP = 10
 Scrub = Callable[[int, list[Episode]], Awaitable[list[Episode]]]
 
 
-def asked_days(text: str, today: date) -> tuple[date, date] | None:
+def asked_days(text: str, today: date, *, talked: bool) -> tuple[date, date] | None:
     """[first day, day after the last) whose episodes a question asks for: the day it names
     (any question: "what did bob say about the trip yesterday?"), else, when it asks what
-    was talked about, the week, month or year it names ("what did we talk about last
-    week?", "... in July?")."""
+    was talked about (`talked`), the week, month or year it names ("what did we talk about
+    last week?", "... in July?")."""
     day = asked_day(text, today)
     if day is not None:
         return day, day + timedelta(days=1)
-    return asked_period(text, today) if asks_what_was_talked_about(text) else None
+    return asked_period(text, today) if talked else None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -80,8 +80,9 @@ class EpisodeReplyMemory:
     async def _asked(self, guild_id: int, text: str, reader: Viewer) -> list[str]:
         settings = await self.guilds.get(guild_id)
         today = self.clock.now().astimezone(ZoneInfo(settings.timezone)).date()
-        days = asked_days(text, today)
-        if days is None and not asks_what_was_talked_about(text):
+        talked = asks_what_was_talked_about(text)
+        days = asked_days(text, today, talked=talked)
+        if days is None and not talked:
             return []
         channel_id = await self._asked_channel(guild_id, text)
         if channel_id is not None and not reader.may_read(channel_id):
