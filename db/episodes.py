@@ -229,29 +229,11 @@ async def due_summary(
     )
 
 
-EPISODE_MESSAGES = """
-    SELECT message_id, created_at, author_id, content, reply_to_id FROM messages
-    WHERE channel_id = $1 AND message_id >= $2 AND message_id <= $3
-      AND guild_id = $4 AND NOT deleted
-    ORDER BY message_id
-"""
-
-
 async def episode_messages(
     db: Executor, episode: asyncpg.Record | Mapping[str, Any]
 ) -> list[asyncpg.Record]:
-    """An episode's live messages, oldest first: its channel's from its first message's id to
-    its last's, by the (channel_id, message_id) index (ids grow with time). By time, the read
-    took the (created_at) index, shared by every guild, and looked at everything any channel
-    said while the episode lasted: for the five episodes of "what did we talk about
-    yesterday?", every guild's messages of those hours."""
-    return await db.fetch(
-        EPISODE_MESSAGES,
-        episode["channel_id"],
-        episode["first_message_id"],
-        episode["last_message_id"],
-        episode["guild_id"],
-    )
+    """An episode's live messages, oldest first (`episodes_messages` of one)."""
+    return (await episodes_messages(db, int(episode["guild_id"]), [episode]))[0]
 
 
 EPISODES_MESSAGES = """
@@ -270,9 +252,12 @@ EPISODES_MESSAGES = """
 async def episodes_messages(
     db: Executor, guild_id: int, episodes: Sequence[asyncpg.Record | Mapping[str, Any]]
 ) -> list[list[asyncpg.Record]]:
-    """`episode_messages` of several episodes of one guild in one statement, in their order:
-    the five episodes a "what did we talk about yesterday?" lists took five reads (and five
-    connections beside the reply's search) one at a time."""
+    """Each episode's live messages, oldest first, in one statement, in the episodes' order:
+    its channel's from its first message's id to its last's, by the (channel_id, message_id)
+    index (ids grow with time). By time, a read took the (created_at) index, shared by every
+    guild, and looked at everything any channel said while the episode lasted. One statement
+    for all: the five episodes a "what did we talk about yesterday?" lists took five reads,
+    and five of the pool's connections beside the reply's search."""
     if not episodes:
         return []
     rows = await db.fetch(

@@ -16,7 +16,6 @@ import pytest
 
 from db.episode_reads import LISTING_NEWEST, listing
 from db.episodes import (
-    EPISODE_MESSAGES,
     EPISODES_MESSAGES,
     MESSAGES_FROM,
     episode_messages,
@@ -69,7 +68,7 @@ async def test_an_episodes_messages_are_read_from_its_channel_alone(
     episode = {"channel_id": OURS, "first_message_id": first, "last_message_id": last}
     read = await episode_messages(db_pool, {**episode, "guild_id": 1})
     assert [row["message_id"] for row in read] == ours[10:40]
-    plan = await _plan(db_pool, EPISODE_MESSAGES, OURS, first, last, 1)
+    plan = await _plan(db_pool, EPISODES_MESSAGES, [OURS], [first], [last], 1)
     assert summed(plan, entries_examined) <= 2 * 30, plan  # its lines, in the index and read
 
 
