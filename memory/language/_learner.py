@@ -40,7 +40,7 @@ from memory.language._english import (
     TAKEN_UP,
 )
 from memory.language._learned import Learned
-from memory.language._learner_verbs import how_one_is, lasting_past, progressive
+from memory.language._learner_verbs import how_one_is, lasting_past, of_mind, progressive
 from memory.language._statements import is_clean_fact
 from memory.language._third_person import conjugate, is_adverb, is_past
 
@@ -283,7 +283,7 @@ def _having(words: list[str], name: str) -> Learned | None:
 
 def _of_mind(progressive_verb: str) -> bool:
     """ "feeling", "thinking", "wanting": a state of mind, not a pastime ("trying out" is)."""
-    return progressive_verb != "trying" and progressive_verb.removesuffix("ing") in MENTAL_VERBS
+    return progressive_verb != "trying" and of_mind(progressive_verb)
 
 
 def _owning(words: list[str], name: str) -> Learned | None:

@@ -87,7 +87,7 @@ def _joined(verb: str, words: list[str], name: str) -> Learned | None:
     return Learned(f"joined:{head_of(phrase)}", f"{name} {verb} {phrase}.")
 
 
-def _of_mind(gerund: str) -> bool:
+def of_mind(gerund: str) -> bool:
     """ "caring", "thinking", "feeling": a verb of the mind, its base written any way English
     drops or doubles a letter before "-ing" ("care", "forget")."""
     stem = gerund.removesuffix("ing")
@@ -104,7 +104,7 @@ def _began(verb: str, words: list[str], name: str) -> Learned | None:
     gerund = lower[0] if lower else ""
     if not gerund.endswith("ing") or len(gerund) < 5 or gerund in MOMENT_GERUNDS:
         return None
-    if _of_mind(gerund) or gerund in {"getting", "going", "being"}:
+    if of_mind(gerund) or gerund in {"getting", "going", "being"}:
         return None
     phrase = object_phrase(words)
     if phrase is None or how_one_is(" ".join(phrase.split()[1:])):
