@@ -168,17 +168,15 @@ def guild_payload(payload: bytes | None) -> int:
     return int(_payload(payload)["guild_id"])
 
 
-def _payload(payload: bytes | None) -> dict[str, Any]:
+def _payload(payload: bytes | None, job: str = "job") -> dict[str, Any]:
     if payload is None:
-        raise ValueError("job without a payload")
+        raise ValueError(f"{job} without a payload")
     return dict(json.loads(payload))
 
 
 def close_day_payload(payload: bytes | None) -> tuple[int, date]:
     """The guild and day a close_day job is for; ValueError on a malformed payload."""
-    if payload is None:
-        raise ValueError("close_day job without a payload")
-    data = json.loads(payload)
+    data = _payload(payload, "close_day job")
     return int(data["guild_id"]), date.fromisoformat(data["day"])
 
 
