@@ -167,13 +167,13 @@ class EpisodeSummarizer:
         items = await self._items(guild_id, episodes)
         keys = [_extract_key(item) for item in items]
         found = {key: self._extracted[key] for key in keys if key in self._extracted}
-        missing = [item for item, key in zip(items, keys, strict=True) if key not in found]
+        missing = [(key, item) for key, item in zip(keys, items, strict=True) if key not in found]
         if missing:
-            _, parsed = await self._ask(guild_id, missing, model=False)
+            _, parsed = await self._ask(guild_id, [item for _, item in missing], model=False)
             answered = {answer.id: answer for answer in parsed.episodes}
-            for item in missing:
+            for key, item in missing:
                 answer = answered.get(item["id"], EpisodeAnswer(id=item["id"]))
-                found[_extract_key(item)] = self._extracted[_extract_key(item)] = answer
+                found[key] = self._extracted[key] = answer
         return [found[key] for key in keys]
 
     async def _ask(
