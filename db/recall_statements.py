@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
 from db.rows import fetch_as
 from db.types import Executor
-from memory.language import FIRST_PERSON_ANY
+from memory.language import FIRST_PERSON_ANY, NOT_PLACES, PLACE_LEADS
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
@@ -48,6 +48,12 @@ FLOOR_DOCS = 3
 FIRST_PERSON_FACTOR = 1.5
 # The first person (memory.language), as whole words (PostgreSQL's \m \M word boundaries).
 FIRST_PERSON = r"\m(" + "|".join(FIRST_PERSON_ANY) + r")\M"
+# When the question asks where the member has been, the lines naming a place ("took this pic
+# in Peru", memory.language.names_a_place) come first.
+PLACE = (
+    r"\m(" + "|".join(PLACE_LEADS) + r")\s+(the\s+)?"
+    r"(?!(" + "|".join(NOT_PLACES) + r")\M)[A-Z][A-Za-z]+"
+)
 
 _STATEMENTS = f"""
     WITH g AS (
@@ -99,7 +105,7 @@ _STATEMENTS = f"""
                    AS t(q, w, pq, pw)) AS rank
     FROM mine
     WHERE info > 0
-    ORDER BY rank DESC, created_at DESC
+    ORDER BY coalesce(content ~ $13, false) DESC, rank DESC, created_at DESC
     LIMIT $12
 """
 
@@ -112,9 +118,11 @@ async def member_statements(
     *,
     exclude: Exclusions,
     limit: int,
+    places: bool = False,
 ) -> list[MessageMatch]:
     """`member_id`'s most informative statements in the scope's channels, best first (rank:
-    their information, plus the weights of the question's `terms` they hold)."""
+    their information, plus the weights of the question's `terms` they hold); with `places`,
+    the lines naming a place first."""
     return await fetch_as(
         db,
         MessageMatch,
@@ -129,4 +137,5 @@ async def member_statements(
         [t.prefix_weight for t in terms],
         FIRST_PERSON,
         limit,
+        PLACE if places else None,
     )

@@ -60,6 +60,7 @@ from memory.language._meaning import (
 )
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
 from memory.language._period import asked_period
+from memory.language._places import NOT_PLACES, PLACE_LEADS, asks_for_places, names_a_place
 from memory.language._search_words import (
     SEARCH_STOP_WORDS,
     SMALL_TALK,
@@ -74,6 +75,8 @@ __all__ = [
     "FILLER",
     "FIRST_PERSON",
     "FIRST_PERSON_ANY",
+    "NOT_PLACES",
+    "PLACE_LEADS",
     "QUESTION_WORDS",
     "SEARCH_STOP_WORDS",
     "SMALL_TALK",
@@ -89,6 +92,7 @@ __all__ = [
     "asked_day",
     "asked_period",
     "asks_catch_up",
+    "asks_for_places",
     "asks_the_bot_only",
     "asks_what_is_new",
     "asks_what_was_talked_about",
@@ -110,6 +114,7 @@ __all__ = [
     "jaccard",
     "makes_plan",
     "mention_id",
+    "names_a_place",
     "other_forms",
     "own_statements",
     "personal_news",

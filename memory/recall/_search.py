@@ -25,7 +25,7 @@ from db.recall_exchange import around
 from db.recall_hits import channel_names, guild_forgotten
 from memory.core.clock import Clock, SystemClock
 from memory.core.viewer import Viewer
-from memory.language import asks_what_is_new
+from memory.language import asks_for_places
 from memory.members import MemberDirectory, NameIndexCache, mentioned_ids
 from memory.recall._asking import Asking, addressing
 from memory.recall._exchange import Exchange, exchanges
@@ -42,7 +42,7 @@ from memory.recall._hits import (
 )
 from memory.recall._index import EmbeddingIndex
 from memory.recall._lanes import OVERFETCH, LaneSearch, Query, asked_time
-from memory.recall._member import member_lane, statements_of
+from memory.recall._member import statements_for
 from memory.recall._semantic import (
     SEMANTIC_TIMEOUT_SECONDS,
     Meaning,
@@ -55,7 +55,6 @@ from memory.recall._soft_terms import SoftTerms
 from memory.recall._terms import (
     MAX_QUESTION_CHARS,
     MAX_WORDS,
-    Plan,
     query_terms,
     was_capped,
 )
@@ -177,7 +176,7 @@ class RecallService:
         except BaseException:
             drop(meaning)
             raise
-        own, wanted = await self._statements(query, head, found, messages, statements)
+        own, wanted = await statements_for(self._pool, query, head, found, messages, statements)
         waited = time.monotonic() - began
         similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
         lanes = _Lanes(
@@ -202,34 +201,6 @@ class RecallService:
                 period=query.said,
             )
         )
-
-    async def _statements(
-        self,
-        query: Query,
-        head: str,
-        found: Plan | None,
-        messages: list[MessageMatch],
-        statements: int,
-    ) -> tuple[list[MessageMatch], int]:
-        """The member lane: up to `statements` of the first named member's most informative
-        statements, less those the matches already hold; and how many slots it was given."""
-        named, wanted = query.named, 0
-        news_first = asks_what_is_new(head)
-        if named and query.user_id in (None, named[0]):
-            # (Two more slots for "what is new with X?" questions helped one template of the
-            # template bench and nothing on LoCoMo-dev: gone, issue 43.)
-            wanted = max(0, statements - statements_of(named[0], messages[: query.limit]))
-        own = await member_lane(
-            self._pool,
-            query.guild_id,
-            named[0] if named else 0,
-            found.terms if found else (),
-            reader=query.reader,
-            exclude=query.exclude,
-            wanted=wanted,
-            news_first=news_first,
-        )
-        return own, wanted
 
     async def _named_in(
         self, guild_id: int, head: str, asking: Asking
@@ -290,6 +261,11 @@ class RecallService:
         extra = {m.author_id for m in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
+        if lanes.own_first_after is not None and asks_for_places(lanes.topic):
+            # What is asked for is not in the question's words: the member's lines naming
+            # places come right after the best hits, before later matches of those words.
+            at = lanes.own_first_after
+            groups, own_groups = [*groups[:at], *own_groups], groups[at:]
         hits = [
             message_hit(g.hit, members, zone, channels, tuple(g.lines.values()))
             for g in [*groups, *own_groups]
