@@ -127,7 +127,8 @@ async def _statements_plan(db_pool: asyncpg.Pool, mode: str) -> dict[str, Any]:
     """EXPLAIN (ANALYZE) of the member lane's statement for member 2 of guild 1, nine rows
     wanted, no places asked for, planned in `mode` (plan_cache_mode): its top node."""
     first_person = "'" + recall_statements.FIRST_PERSON.replace("'", "''") + "'"
-    arguments = f"1, 2, NULL, '{{}}', NULL, NULL, '{{}}', '{{}}', '{{}}', '{{}}', {first_person}, 9, NULL"
+    terms = "'{}', '{}', '{}', '{}'"
+    arguments = f"1, 2, NULL, '{{}}', NULL, NULL, {terms}, {first_person}, 9, NULL"
     return await prepared_plan(db_pool, recall_statements._STATEMENTS, arguments, mode)
 
 
