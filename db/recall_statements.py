@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
 from db.rows import fetch_as
 from db.types import Executor
-from memory.language import FIRST_PERSON_ANY, NOT_PLACES, PLACE_LEADS
+from memory.language import FIRST_PERSON_ANY, NOT_PLACES, PLACE_LEAD_PATTERN
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
@@ -51,7 +51,7 @@ FIRST_PERSON = r"\m(" + "|".join(FIRST_PERSON_ANY) + r")\M"
 # When the question asks where the member has been, the lines naming a place ("took this pic
 # in Peru", memory.language.names_a_place) come first.
 PLACE = (
-    r"\m(" + "|".join(PLACE_LEADS) + r")\s+(the\s+)?"
+    r"\m(" + PLACE_LEAD_PATTERN + r")\s+(the\s+)?"
     r"(?!(" + "|".join(NOT_PLACES) + r")\M)[A-Z][A-Za-z]+"
 )
 

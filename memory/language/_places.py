@@ -28,7 +28,7 @@ PLACE_LEADS = (
     "towards",
     "toward",
 )
-# Capitalised after such a word, yet never a place.
+# Capitalised after such a word, yet never a place (a time, a holiday, the speaker).
 NOT_PLACES = (
     "January",
     "February",
@@ -49,8 +49,22 @@ NOT_PLACES = (
     "Friday",
     "Saturday",
     "Sunday",
+    "Christmas",
+    "Easter",
+    "Thanksgiving",
+    "Halloween",
     "I",
 )
+
+
+def _first_letter_either_case(word: str) -> str:
+    """`word` as a pattern that also matches it first in a sentence ("In Peru we ..."): the
+    same in Python and in PostgreSQL, which has no flag scoped to part of a pattern."""
+    return f"[{word[0].upper()}{word[0]}]{word[1:]}"
+
+
+# The leads as one alternation, the same in Python and PostgreSQL (db/recall_statements.py).
+PLACE_LEAD_PATTERN = "|".join(_first_letter_either_case(lead) for lead in PLACE_LEADS)
 
 # A question asking where a member has been: "which cities has Sam visited?", "where did
 # Alex travel?", "what countries has Priya been to?". Places in the plural (a list is asked
@@ -64,7 +78,7 @@ _ASKS = re.compile(
 )
 
 _PLACE = re.compile(
-    r"\b(?:" + "|".join(PLACE_LEADS) + r")\s+(?:the\s+)?"
+    r"\b(?:" + PLACE_LEAD_PATTERN + r")\s+(?:the\s+)?"
     r"(?!(?:" + "|".join(NOT_PLACES) + r")\b)[A-Z][A-Za-z]+",
 )
 

@@ -46,6 +46,7 @@ def test_questions_not_asking_where(question: str) -> None:
         "just got back from Nagoya!",
         "I visited Cork with my cousins",
         "my trip through the Andes was unreal",
+        "In Peru we ate dinner at ten every night",  # first in the sentence
     ],
 )
 def test_lines_naming_a_place(line: str) -> None:
@@ -57,6 +58,7 @@ def test_lines_naming_a_place(line: str) -> None:
     [
         "back in May we had a party",  # a month
         "see you from Monday on",  # a weekday
+        "we're all at Easter lunch",  # a holiday
         "talk to you in a bit",  # nothing capitalised
         "went in and I found it",  # "I" is not a place
         "Peru is on my list",  # a name without a word of place before it
