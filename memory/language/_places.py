@@ -73,7 +73,7 @@ PLACE_LEAD_PATTERN = "|".join(_first_letter_either_case(lead) for lead in PLACE_
 _ASKS = re.compile(
     r"\b(?:countries|cities|states|places|locations|areas|regions|towns"
     r"|where\s+(?:has|have|had|did|does|do|is|was|were|are|will|would)"
-    r"|visit(?:ed|s)?|been to|travel(?:l?ed|s))\b",
+    r"|visit(?:ed|s|ing)?|been to|travel(?:l?ed|l?ing|s))\b",
     re.IGNORECASE,
 )
 

@@ -18,6 +18,8 @@ from memory.language import asks_for_places, names_a_place
         "what states has Noor vacationed in?",
         "which country has Tim visited most often?",
         "has Robin been to any big towns lately?",
+        "which country was Sam visiting last week?",
+        "where is Alex travelling next?",
     ],
 )
 def test_questions_asking_where_a_member_has_been(question: str) -> None:
