@@ -3,9 +3,9 @@
 "Which countries has Priya been to?" shares no word with "took this pic in Peru last year",
 and a static embedding barely knows that Peru is a country. What English does give is the
 shape of a place told in chat: a word of place or motion before a capitalised name ("in
-Peru", "to the UK", "visited Cork", "back from Nagoya"). Months and weekdays take the same
-shape ("in May", "from Monday on") and are not places. No list of places: any capitalised name after
-such a word counts, so a town nobody here has heard of counts too.
+Peru", "to the UK", "visited Cork", "back from Nagoya"). Months, weekdays and holidays take
+the same shape ("in May", "from Monday on", "at Easter") and are not places. No list of places:
+any capitalised name after such a word counts, so a town nobody here has heard of counts too.
 """
 
 from __future__ import annotations
