@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from db.recall import Exclusions, MessageMatch, Scope, Weighted, lexeme_query
 from db.rows import fetch_as
 from db.types import Executor
-from memory.language import FIRST_PERSON_ANY, NOT_PLACES, PLACE_LEAD_PATTERN
+from memory.language import FIRST_PERSON_ANY, place_pattern
 
 # How many of the member's newest messages are read for statements (a bound on the cost:
 # a member with fewer is read whole).
@@ -50,10 +50,7 @@ FIRST_PERSON_FACTOR = 1.5
 FIRST_PERSON = r"\m(" + "|".join(FIRST_PERSON_ANY) + r")\M"
 # When the question asks where the member has been, the lines naming a place ("took this pic
 # in Peru", memory.language.names_a_place) come first.
-PLACE = (
-    r"\m(" + PLACE_LEAD_PATTERN + r")\s+(the\s+)?"
-    r"(?!(" + "|".join(NOT_PLACES) + r")\M)[A-Z][A-Za-z]+"
-)
+PLACE = place_pattern(r"\m", r"\M")
 
 _STATEMENTS = f"""
     WITH g AS (

@@ -60,7 +60,7 @@ from memory.language._meaning import (
 )
 from memory.language._news import PersonalNews, asks_what_is_new, is_news, personal_news
 from memory.language._period import asked_period
-from memory.language._places import NOT_PLACES, PLACE_LEAD_PATTERN, asks_for_places, names_a_place
+from memory.language._places import asks_for_places, names_a_place, place_pattern
 from memory.language._search_words import (
     SEARCH_STOP_WORDS,
     SMALL_TALK,
@@ -75,8 +75,6 @@ __all__ = [
     "FILLER",
     "FIRST_PERSON",
     "FIRST_PERSON_ANY",
-    "NOT_PLACES",
-    "PLACE_LEAD_PATTERN",
     "QUESTION_WORDS",
     "SEARCH_STOP_WORDS",
     "SMALL_TALK",
@@ -118,6 +116,7 @@ __all__ = [
     "other_forms",
     "own_statements",
     "personal_news",
+    "place_pattern",
     "prefilter",
     "regular_stem",
     "resolve_dates",

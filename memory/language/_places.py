@@ -63,8 +63,15 @@ def _first_letter_either_case(word: str) -> str:
     return f"[{word[0].upper()}{word[0]}]{word[1:]}"
 
 
-# The leads as one alternation, the same in Python and PostgreSQL (db/recall_statements.py).
-PLACE_LEAD_PATTERN = "|".join(_first_letter_either_case(lead) for lead in PLACE_LEADS)
+def place_pattern(word_start: str, word_end: str) -> str:
+    """A place told in chat as a regular expression, written once for Python (`\\b`, `\\b`)
+    and PostgreSQL (`\\m`, `\\M`, db/recall_statements.py): only their word boundaries differ."""
+    leads = "|".join(_first_letter_either_case(lead) for lead in PLACE_LEADS)
+    return (
+        rf"{word_start}(?:{leads})\s+(?:the\s+)?"
+        rf"(?!(?:{'|'.join(NOT_PLACES)}){word_end})[A-Z][A-Za-z]+"
+    )
+
 
 # A question asking where a member has been: "which cities has Sam visited?", "where did
 # Alex travel?", "what countries has Priya been to?". Places in the plural (a list is asked
@@ -77,10 +84,7 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 
-_PLACE = re.compile(
-    r"\b(?:" + PLACE_LEAD_PATTERN + r")\s+(?:the\s+)?"
-    r"(?!(?:" + "|".join(NOT_PLACES) + r")\b)[A-Z][A-Za-z]+",
-)
+_PLACE = re.compile(place_pattern(r"\b", r"\b"))
 
 
 def asks_for_places(question: str) -> bool:
