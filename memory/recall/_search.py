@@ -82,6 +82,7 @@ class _Lanes:
     named: tuple[int, ...] = ()  # the members the question names
     in_context: int | None = None  # hits read with their exchanges (None: every hit)
     own_first_after: int | None = None  # past this many, the named members' matches first
+    head: str = ""  # the question as searched (what the member lane read too)
 
 
 class RecallService:
@@ -180,7 +181,7 @@ class RecallService:
         waited = time.monotonic() - began
         similar = await in_time(meaning, max(SEMANTIC_GRACE_SECONDS, semantic_wait - waited))
         lanes = _Lanes(
-            messages, similar, day_summaries, own, topic, named, in_context, own_first_after
+            messages, similar, day_summaries, own, topic, named, in_context, own_first_after, head
         )
         return await self._hits(guild_id, lanes, exclude, limit, summary_slots, wanted)
 
@@ -261,7 +262,7 @@ class RecallService:
         extra = {m.author_id for m in lines} - set(members)
         if extra:
             members |= await self._members.get(guild_id, sorted(extra))
-        if lanes.own_first_after is not None and asks_for_places(lanes.topic):
+        if lanes.own_first_after is not None and asks_for_places(lanes.head):
             # What is asked for is not in the question's words: the member's lines naming
             # places come right after the best hits, before later matches of those words.
             at = lanes.own_first_after
