@@ -3,6 +3,10 @@
 "Yesterday we finally fixed the boat", said on Mon 2023-05-08, means Sun 2023-05-07: the
 model reading it months later cannot know that unless it is told. Each phrase found is turned
 into `phrase = date` ("yesterday = Sun 2023-05-07"); the text itself is left as it was said.
+A duration that runs up to the day it was said ("I've had them for 3 years now", "seven years
+now") says since when ("since around 2020"): "when did she get them?" asks for that. One
+that may have ended ("we were teammates for four years") is left alone: only with "now" or a
+perfect tense before it ("I've known them for 4 years") is it counted back from that day.
 English phrases only; anything else passes unresolved.
 """
 
@@ -28,16 +32,42 @@ _NUMBERS = {
     "couple of": 2,
     "few": 3,
 }
+# Weekdays as chat shortens them, after "last" or "next" only ("last Tues", "next Fri"): alone,
+# "sat" and "sun" are other words.
+_SHORT_WEEKDAYS = {
+    "mon": 0,
+    "tue": 1,
+    "tues": 1,
+    "wed": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
+}
 # "3 days ago", "a couple of weeks ago": how many, in words or digits.
 COUNT = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+# How long something has gone on: "for 3 years (now)", "for about four months now", "seven
+# years now" (a duration without "for" only with "now": "two years older" is none).
+_HEDGE = r"(?:about|around|almost|nearly|over|just under|just over|more than|the past|the last) "
+_UNITS = r"(?:days?|weeks?|months?|years?)"
+_DURATION = rf"for (?:{_HEDGE})?{COUNT} {_UNITS}(?: now)?|(?:{_HEDGE})?{COUNT} {_UNITS} now"
 _PHRASE = re.compile(
     r"\b(the day before yesterday|the day after tomorrow|yesterday|today|tonight|tomorrow"
     r"|this morning|this evening|this afternoon"
     rf"|(?:last|next|this) (?:week|weekend|month|year|{'|'.join(WEEKDAYS)})"
-    rf"|{COUNT} (?:days?|weeks?|months?|years?) ago"
+    rf"|(?:last|next) (?:{'|'.join(_SHORT_WEEKDAYS)})"
+    rf"|{COUNT} (?:days?|weeks?|weekends?|months?|years?) ago"
+    rf"|{_DURATION}"
     rf"|(?:on )?(?:{'|'.join(WEEKDAYS)}))\b",
     re.IGNORECASE,
 )
+# A perfect tense before a duration in its sentence: it runs up to the day it was said.
+_PERFECT = re.compile(
+    r"\b(?:have|has|been|haven't|hasn't|haven’t|hasn’t|\w+'ve|\w+’ve)(?!\w)", re.IGNORECASE
+)
+_SENTENCE_END = re.compile(r"[.!?]\s")
 _SIMPLE = {
     "the day before yesterday": -2,
     "the day after tomorrow": 2,
@@ -64,6 +94,8 @@ def resolve_dates(text: str, said_on: date) -> list[str]:
         phrase = " ".join(match.group(0).lower().split())
         if phrase in found:
             continue
+        if _is_duration(phrase) and not _runs_until_said(text, match.start(), phrase):
+            continue
         meaning = _meaning(phrase, said_on)
         if meaning:
             found[phrase] = meaning
@@ -72,12 +104,28 @@ def resolve_dates(text: str, said_on: date) -> list[str]:
     return [f"{phrase} = {meaning}" for phrase, meaning in found.items()]
 
 
+def _is_duration(phrase: str) -> bool:
+    return phrase.startswith("for ") or phrase.endswith(" now")
+
+
+def _runs_until_said(text: str, start: int, phrase: str) -> bool:
+    """Whether a duration goes on up to the day it was said: "now", or a perfect tense
+    before it in its sentence ("I've known them for 4 years", not "we were teammates for
+    four years")."""
+    if phrase.endswith(" now"):
+        return True
+    before = _SENTENCE_END.split(text[:start])[-1]
+    return _PERFECT.search(before) is not None
+
+
 def _meaning(phrase: str, day: date) -> str | None:
     if phrase in _SIMPLE:
         return day_label(day + timedelta(days=_SIMPLE[phrase]))
     words = phrase.split()
     if words[-1] == "ago":
         return _ago(" ".join(words[:-2]), words[-2], day)
+    if _is_duration(phrase):
+        return _since(phrase, day)
     if words[0] in ("last", "next", "this"):
         return _relative(words[0], words[1], day)
     weekday = WEEKDAYS.index(words[-1])
@@ -100,9 +148,27 @@ def _ago(count: str, unit: str, day: date) -> str | None:
         return day_label(day - timedelta(days=number))
     if unit == "week":
         return f"around {day_label(day - timedelta(weeks=number))}"
+    if unit == "weekend":
+        return _relative("this", "weekend", day - timedelta(weeks=number))
     if unit == "month":
         return f"around {_month(day, -number)}"
     return f"around {day.year - number}"
+
+
+_DURATION_PARTS = re.compile(rf"({COUNT}) ({_UNITS})(?: now)?$")
+
+
+def _since(phrase: str, day: date) -> str | None:
+    """ "for 3 years" said in 2023: "since around 2020" (days: the day itself)."""
+    parts = _DURATION_PARTS.search(phrase)
+    number = count_of(parts.group(1)) if parts else None
+    if not parts or not number:
+        return None
+    unit = parts.group(2).rstrip("s")
+    if unit == "day":
+        return f"since {day_label(day - timedelta(days=number))}"
+    start = _ago(str(number), unit, day)
+    return f"since {start}" if start else None
 
 
 def _relative(which: str, unit: str, day: date) -> str:
@@ -116,7 +182,7 @@ def _relative(which: str, unit: str, day: date) -> str:
         return _month(day, step)
     if unit == "year":
         return str(day.year + step)
-    weekday = WEEKDAYS.index(unit)
+    weekday = _SHORT_WEEKDAYS[unit] if unit in _SHORT_WEEKDAYS else WEEKDAYS.index(unit)
     if which == "last":
         return day_label(last_weekday(day, weekday))
     if which == "next":
