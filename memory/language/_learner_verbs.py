@@ -7,6 +7,7 @@ from __future__ import annotations
 from memory.language._clauses import head_of, lowered, object_phrase, without_trailing_time
 from memory.language._english import (
     HOW_ONE_IS,
+    JOINED_FOR_A_WHILE,
     LASTING_PROGRESSIVE,
     MENTAL_VERBS,
     MOMENT,
@@ -72,7 +73,7 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
 def _joined(verb: str, words: list[str], name: str) -> Learned | None:
     """ "I joined a book club last week" -> joined a book club; "I signed up for a welding
     course yesterday" -> signed up for a welding course: a membership that lasts past the day
-    it began. Not "I joined them for lunch" or "I signed the card"."""
+    it began. Not "I joined them for lunch", "I signed the card" or "I joined a call"."""
     if verb == "signed":
         if lowered(words)[:2] != ["up", "for"]:
             return None
@@ -84,7 +85,11 @@ def _joined(verb: str, words: list[str], name: str) -> Learned | None:
     phrase = object_phrase(words)
     if phrase is None or (len(phrase.split()) < 2 and not phrase[:1].isupper()):
         return None
-    return Learned(f"joined:{head_of(phrase)}", f"{name} {verb} {phrase}.")
+    head = head_of(phrase)
+    noun = phrase.split()[len(head.split()) - 1]  # the head's last word, as written
+    if noun.lower() in JOINED_FOR_A_WHILE and not noun[:1].isupper():
+        return None  # a call, a game, a protest: joined for a while, not as a member
+    return Learned(f"joined:{head}", f"{name} {verb} {phrase}.")
 
 
 def of_mind(gerund: str) -> bool:

@@ -152,6 +152,11 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "My wife and I were road tripping on the coast",
         # a preposition whose object chat left out
         "I've been working on for a while, such a relief",
+        # joined for a while, not as a member
+        "I joined a call with the design team earlier",
+        "just joined the stream, what did I miss",
+        "I joined a pickup game at the park",
+        "I signed up for the pub quiz",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
