@@ -42,13 +42,15 @@ _LEAD = re.compile(
 # retook the test" is never read as a present habit ("retooks").
 _LEAD_TIME = re.compile(
     r"^(?:last \w+|yesterday|the other day|over the weekend|(?:a|one|two|three|a few|a couple of)"
-    r" \w+ ago|since (?:we|i) last \w+)\s*,?\s+(?=(?:I (?:(?:"
+    r" \w+ (?:ago|back)|back in \w+|in (?:19|20)\d\d|since (?:we|i) last \w+)\s*,?\s+(?=(?:I (?:(?:"
     + "|".join(map(re.escape, sorted(SOFT_ADVERBS)))
     + r") )*(?:"
     + "|".join(map(re.escape, sorted(LASTING_PAST)))
     + r")|my)\b)",
     re.IGNORECASE,
 )
+# Where the first clause of a sentence ends (a past time moved out of its lead goes there).
+_CLAUSE_END = re.compile(r"\s*(?:[;:!,.?()]|\s[-–—]\s)")
 _PUNCTUATION = re.compile(r"\s*(?:[;:!,()]|\s[-–—]\s|\.\.+)\s*")
 _EDGE = " .!?…'\"“”*_~"
 # Words longer than this after the verb are a story, not a fact.
@@ -58,9 +60,18 @@ MAX_CORE_WORDS = 5
 
 def without_lead(sentence: str) -> str:
     """The sentence without the interjections it opens with ("oh, btw I ..." -> "I ..."),
-    and without a past time before its subject ("last week I joined ..." -> "I joined ...":
-    the verb still says whether what follows lasts)."""
-    return _LEAD_TIME.sub("", _LEAD.sub("", sentence.strip(), count=1), count=1)
+    and with a past time before its subject moved to the end of its clause ("two years ago I
+    started whittling, love it" -> "I started whittling two years ago, love it"): the verb still
+    says whether what follows lasts, and the time says a pastime began then, as it does
+    after the verb."""
+    rest = _LEAD.sub("", sentence.strip(), count=1)
+    lead = _LEAD_TIME.match(rest)
+    if lead is None:
+        return rest
+    when, rest = lead.group(0).strip(" ,").lower(), rest[lead.end() :]
+    end = _CLAUSE_END.search(rest)
+    at = end.start() if end else len(rest)
+    return f"{rest[:at]} {when}{rest[at:]}"
 
 
 def clauses(sentence: str) -> list[list[str]]:
@@ -110,7 +121,8 @@ def is_momentary(words: list[str]) -> bool:
 
 
 _WHEN = re.compile(
-    r"(?:^| )(?:(?:last|this|next) \w+|(?:a|one|two|three|four|five|\d+) \w+ ago|in \d{4})$"
+    r"(?:^| )(?:(?:last|this|next) \w+|(?:a|one|two|three|four|five|\d+|a few|a couple of)"
+    r" \w+ (?:ago|back)|back in \w+|in \d{4})$"
 )
 
 

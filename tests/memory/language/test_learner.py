@@ -200,3 +200,22 @@ async def test_an_adverb_before_the_verb_is_not_taken_for_it(
     line: str, expected: list[str]
 ) -> None:
     assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Two years ago I started whittling", ["Gina started whittling."]),
+        ("Back in college I started playing the ukulele", ["Gina started playing the ukulele."]),
+        ("A few months back I started knitting, so relaxing", ["Gina started knitting."]),
+        ("Last spring I joined a community choir", ["Gina joined a community choir."]),
+        ("Yesterday I started crying at the movie", []),  # a moment's start, whenever it was
+        ("Last week I retook the driving test", []),  # an event: its time stays where it was
+    ],
+)
+async def test_a_past_time_before_the_subject_says_when_a_pastime_began(
+    line: str, expected: list[str]
+) -> None:
+    """ "Two years ago I started whittling" is "I started whittling two years ago" said the
+    other way round: the time is what tells a pastime from a moment's start."""
+    assert await _learned("Gina", line) == expected
