@@ -33,8 +33,15 @@ _LISTING = """
 # for its newest page, where the (guild_id, ended_at) index stops at the page
 # (tests/db/test_episode_reads.py).
 LISTING_NEWEST = _LISTING.format(channels=_channels(5), order="ended_at DESC, id DESC")
+# A stretch's biggest, one day at a time: each day's biggest first (the busiest of them first),
+# then each day's second, ... (a day by its start in the guild's time zone, $7). The five of
+# "what did we talk about last week?" are then five days' talks, not one busy evening's five.
 LISTING_BIGGEST = _LISTING.format(
-    channels=_channels(5), order="message_count DESC, ended_at DESC, id DESC"
+    channels=_channels(5),
+    order="""row_number() OVER (
+        PARTITION BY (started_at AT TIME ZONE $7)::date
+        ORDER BY message_count DESC, ended_at DESC, id DESC),
+      message_count DESC, ended_at DESC, id DESC""",
 )
 
 
@@ -48,18 +55,15 @@ async def listing(
     channel_ids: list[int] | None = None,
     limit: int = 50,
     biggest: bool = False,
+    timezone: str = "UTC",
 ) -> list[asyncpg.Record]:
     """Episodes of the guild (one channel, overlapping [start, end)), newest first; with
-    `biggest`, those with the most messages first (then newest)."""
-    return await db.fetch(
-        LISTING_BIGGEST if biggest else LISTING_NEWEST,
-        guild_id,
-        channel_id,
-        start,
-        end,
-        channel_ids,
-        limit,
-    )
+    `biggest`, the biggest of each day (in `timezone`) first, the busiest day's first, then
+    each day's next biggest."""
+    arguments = (guild_id, channel_id, start, end, channel_ids, limit)
+    if biggest:
+        return await db.fetch(LISTING_BIGGEST, *arguments, timezone)
+    return await db.fetch(LISTING_NEWEST, *arguments)
 
 
 async def current(db: Executor, guild_id: int, channel_id: int) -> asyncpg.Record | None:

@@ -30,8 +30,8 @@ async def listing_rows(
     limit: int,
     biggest: bool = False,
 ) -> list[asyncpg.Record]:
-    """Episodes newest first (with `biggest`, most messages first): of one channel or all, of
-    [first day, day after the last) (guild time) or any."""
+    """Episodes newest first (with `biggest`, each day's biggest first, then each day's next):
+    of one channel or all, of [first day, day after the last) (guild time) or any."""
     start, end = (
         (day_bounds(days[0], timezone)[0], day_bounds(days[1], timezone)[0])
         if days is not None
@@ -46,4 +46,5 @@ async def listing_rows(
         channel_ids=readable_ids(viewer),
         limit=limit,
         biggest=biggest,
+        timezone=timezone,
     )

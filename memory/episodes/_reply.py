@@ -125,7 +125,7 @@ class EpisodeReplyMemory:
     ) -> list[Episode]:
         """The asked episodes, oldest first, each with a summary (extractive if none yet): a
         day's newest, a longer stretch's biggest ("last week": its last five were its Sunday,
-        not what the week talked about)."""
+        not what the week talked about), each day's biggest first."""
         rows = await listing_rows(
             self.pool,
             guild_id,

@@ -77,7 +77,8 @@ JOINED_FOR_A_WHILE = wordset(
     call calls meeting meetings stream livestream game games match lobby queue raid webinar
     conversation chat discussion session vc hangout party dinner lunch breakfast brunch
     tournament race protest parade march rally tour hike walk ride trip show concert event
-    gathering celebration ceremony contest competition quiz trivia standup interview workshop
+    gathering celebration ceremony contest competition quiz trivia night standup interview
+    workshop
     """
 )
 # Particles of phrasal verbs that say a habit began: "I've taken up the viola".

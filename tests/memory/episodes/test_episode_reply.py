@@ -246,6 +246,32 @@ async def test_a_week_asked_about_brings_its_biggest_episodes_not_its_last(
     assert episode.index("2026-11-09") < episode.index("2026-11-15")  # as the week went
 
 
+async def test_a_week_asked_about_brings_each_days_biggest_not_one_busy_days_five(
+    memory: Memory,
+) -> None:
+    """A busy Wednesday's six long talks do not crowd out Monday's and Friday's: each day's
+    biggest comes first, then the busiest day's next ones."""
+    await insert_messages(
+        memory.pool, said(BAKE[:4], datetime(2026, 11, 9, 18, 0, tzinfo=UTC), GENERAL, 77_000)
+    )
+    rooms = [1_000 + n for n in range(6)]
+    for n, room in enumerate(rooms):  # Wednesday 11 November, a long talk in each room
+        wednesday = datetime(2026, 11, 11, 9 + n, 0, tzinfo=UTC)
+        await insert_messages(memory.pool, said(TRIP * 2, wednesday, room, 78_000 + 100 * n))
+    friday = datetime(2026, 11, 13, 20, 0, tzinfo=UTC)
+    await insert_messages(memory.pool, said(TRIP[:3], friday, GENERAL, 79_000))
+    await memory.episodes.cut_guild(G)
+
+    reader = Viewer.of_channels(1, {GENERAL, *rooms})
+    result = await memory.replies.compose(
+        ask("Bot, what did we talk about last week?", viewer=reader)
+    )
+    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    assert "2026-11-09" in episode and "2026-11-13" in episode
+    assert episode.count("2026-11-11") == 3  # five: a day's biggest each, then Wednesday's
+    assert episode.index("2026-11-09") < episode.index("2026-11-11") < episode.index("2026-11-13")
+
+
 async def test_a_days_episodes_not_summarised_yet_each_get_their_own_extract(
     memory: Memory,
 ) -> None:

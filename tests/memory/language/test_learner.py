@@ -156,7 +156,7 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "I joined a call with the design team earlier",
         "just joined the stream, what did I miss",
         "I joined a pickup game at the park",
-        "I signed up for the pub quiz",
+        "I signed up for the trivia night",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
