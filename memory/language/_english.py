@@ -71,14 +71,13 @@ MOMENT_GERUNDS = wordset(
     """
 )
 # What one joins for a while, not as a member: "I joined a call", "joined the stream", "signed
-# up for the quiz" (a capitalised name is still a membership: "joined the Labour Party").
+# up for the trivia night" (a capitalised name is still a membership: "joined the Labour Party").
 JOINED_FOR_A_WHILE = wordset(
     """
     call calls meeting meetings stream livestream game games match lobby queue raid webinar
     conversation chat discussion session vc hangout party dinner lunch breakfast brunch
     tournament race protest parade march rally tour hike walk ride trip show concert event
-    gathering celebration ceremony contest competition quiz trivia night standup interview
-    workshop
+    gathering celebration ceremony contest competition trivia night standup interview workshop
     """
 )
 # Particles of phrasal verbs that say a habit began: "I've taken up the viola".
