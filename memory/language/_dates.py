@@ -67,7 +67,9 @@ _PHRASE = re.compile(
 _PERFECT = re.compile(
     r"\b(?:have|has|been|haven't|hasn't|haven’t|hasn’t|\w+'ve|\w+’ve)(?!\w)", re.IGNORECASE
 )
-_SENTENCE_END = re.compile(r"[.!?]\s")
+# Where the clause a duration sits in starts: a sentence's end, a comma or semicolon, or a
+# relative pronoun ("I have a friend who lived there for 3 years": "lived" is the verb).
+_CLAUSE_START = re.compile(r"[.!?]\s|[,;]|\b(?:who|which|that|where|when)\b", re.IGNORECASE)
 _SIMPLE = {
     "the day before yesterday": -2,
     "the day after tomorrow": 2,
@@ -110,11 +112,11 @@ def _is_duration(phrase: str) -> bool:
 
 def _runs_until_said(text: str, start: int, phrase: str) -> bool:
     """Whether a duration goes on up to the day it was said: "now", or a perfect tense
-    before it in its sentence ("I've known them for 4 years", not "we were teammates for
-    four years")."""
+    before it in its clause ("I've known them for 4 years", not "we were teammates for four
+    years" or "I have a friend who lived there for 3 years")."""
     if phrase.endswith(" now"):
         return True
-    before = _SENTENCE_END.split(text[:start])[-1]
+    before = _CLAUSE_START.split(text[:start])[-1]
     return _PERFECT.search(before) is not None
 
 

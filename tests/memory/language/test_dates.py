@@ -40,6 +40,7 @@ def test_a_phrase_is_resolved_against_the_day_it_was_said(line: str, meant: str)
     [
         "We were teammates for four years in high school. We've played since",  # it ended
         "He was part of our family for 10 years.",
+        "I have a friend who lived there for 3 years",  # the perfect is another clause's
         "I'm going to Japan for 2 years",  # not yet
         "she is two years older",  # no duration
         "this sat well with me",  # not a weekday
