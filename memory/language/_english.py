@@ -61,7 +61,18 @@ MENTAL_VERBS = wordset(
 # Past tenses that leave a lasting state: the learner says the state ("moved to Porto" -> lives
 # in Porto), or the past where it names one ("joined a choir", "started fencing").
 LASTING_PAST = wordset(
-    "moved relocated grew was graduated studied adopted joined signed started began"
+    "moved relocated grew was graduated studied adopted joined signed started began opened"
+    " launched founded"
+)
+# What one opens, launches, founds or starts that lasts past the day: "I opened a bakery",
+# "I launched a podcast" (not "I opened a can", "I started a fight"; "I started a new job" is
+# news of the day, as the learner's labels have it).
+FOUNDED = wordset(
+    """
+    business company shop store bakery restaurant cafe café studio startup podcast blog
+    channel band club nonprofit foundation brand label agency practice clinic salon
+    gym school newsletter firm boutique stall farm garden
+    """
 )
 # What one starts doing in a moment, not as a pastime: "I started crying", "I began to panic".
 MOMENT_GERUNDS = wordset(

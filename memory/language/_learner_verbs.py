@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from memory.language._clauses import head_of, lowered, object_phrase, without_trailing_time
 from memory.language._english import (
+    FOUNDED,
     HOW_ONE_IS,
     JOINED_FOR_A_WHILE,
     LASTING_PROGRESSIVE,
@@ -66,8 +67,27 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
     if verb in {"joined", "signed"}:
         return _joined(verb, words, name)
     if verb in {"started", "began"}:
-        return _began(verb, words, name)
+        return _began(verb, words, name) or _founded(verb, words, name)
+    if verb in {"opened", "launched", "founded"}:
+        return _founded(verb, words, name)
     return None
+
+
+def _founded(verb: str, words: list[str], name: str) -> Learned | None:
+    """ "I opened an online clothing store", "I launched a podcast", "I founded a nonprofit":
+    something of one's own that lasts past the day it began. Only "a"/"an" and a head that
+    names such a thing (FOUNDED): not "I opened the window", "I opened a can of beans", "I
+    started a fight"; not "my own business" (the third person would need to know whose)."""
+    words = without_trailing_time([w for w in words if w.lower() not in MOMENT])
+    if not words or words[0].lower() not in {"a", "an"}:
+        return None
+    phrase = object_phrase(words)
+    if phrase is None:
+        return None
+    head = head_of(phrase)
+    if not FOUNDED.intersection(head.split()):
+        return None
+    return Learned(f"founded:{head}", f"{name} {verb} {phrase}.")
 
 
 def _joined(verb: str, words: list[str], name: str) -> Learned | None:

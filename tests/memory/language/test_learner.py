@@ -219,3 +219,19 @@ async def test_a_past_time_before_the_subject_says_when_a_pastime_began(
     """ "Two years ago I started whittling" is "I started whittling two years ago" said the
     other way round: the time is what tells a pastime from a moment's start."""
     assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I launched a podcast about old maps", ["Gina launched a podcast about old maps."]),
+        ("Last month I opened a small bakery downtown", ["Gina opened a small bakery downtown."]),
+        ("I opened a can of soup", []),  # opened, but nothing of one's own that lasts
+        ("I started a fight with my brother", []),
+        ("I started my own business", []),  # whose, in the third person, is not known
+    ],
+)
+async def test_something_of_ones_own_opened_or_founded_is_learned(
+    line: str, expected: list[str]
+) -> None:
+    assert await _learned("Gina", line) == expected
