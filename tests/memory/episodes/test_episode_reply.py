@@ -220,6 +220,17 @@ async def test_asking_what_was_talked_about_last_week_brings_that_weeks_episodes
     assert "sourdough" in episode and "camping trip" not in episode
 
 
+async def _last_week_asked(memory: Memory, rooms: list[int]) -> str:
+    """The guild cut into episodes, then "what did we talk about last week?" asked by one who
+    reads #general and `rooms`: the reply prompt's episode part."""
+    await memory.episodes.cut_guild(G)
+    reader = Viewer.of_channels(1, {GENERAL, *rooms})
+    result = await memory.replies.compose(
+        ask("Bot, what did we talk about last week?", viewer=reader)
+    )
+    return result.prompt.split("<episode>")[1].split("</episode>")[0]
+
+
 async def test_a_week_asked_about_brings_its_biggest_episodes_not_its_last(
     memory: Memory,
 ) -> None:
@@ -234,13 +245,7 @@ async def test_a_week_asked_about_brings_its_biggest_episodes_not_its_last(
         await insert_messages(memory.pool, said(small_talk, sunday, room, 78_000 + 100 * n))
     hello = ["good morning all", "morning!"]  # the channel's current episode: nothing to tell
     await insert_messages(memory.pool, said(hello, NOW - timedelta(minutes=5), GENERAL, 79_000))
-    await memory.episodes.cut_guild(G)
-
-    reader = Viewer.of_channels(1, {GENERAL, *rooms})
-    result = await memory.replies.compose(
-        ask("Bot, what did we talk about last week?", viewer=reader)
-    )
-    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    episode = await _last_week_asked(memory, rooms)
     assert "2026-11-09 18:00" in episode and "sourdough" in episode
     assert episode.count("2026-11-15") == 4  # the biggest five: Monday's, then four of Sunday's
     assert episode.index("2026-11-09") < episode.index("2026-11-15")  # as the week went
@@ -260,13 +265,7 @@ async def test_a_week_asked_about_brings_each_days_biggest_not_one_busy_days_fiv
         await insert_messages(memory.pool, said(TRIP * 2, wednesday, room, 78_000 + 100 * n))
     friday = datetime(2026, 11, 13, 20, 0, tzinfo=UTC)
     await insert_messages(memory.pool, said(TRIP[:3], friday, GENERAL, 79_000))
-    await memory.episodes.cut_guild(G)
-
-    reader = Viewer.of_channels(1, {GENERAL, *rooms})
-    result = await memory.replies.compose(
-        ask("Bot, what did we talk about last week?", viewer=reader)
-    )
-    episode = result.prompt.split("<episode>")[1].split("</episode>")[0]
+    episode = await _last_week_asked(memory, rooms)
     assert "2026-11-09" in episode and "2026-11-13" in episode
     assert episode.count("2026-11-11") == 3  # five: a day's biggest each, then Wednesday's
     assert episode.index("2026-11-09") < episode.index("2026-11-11") < episode.index("2026-11-13")
