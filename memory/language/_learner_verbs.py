@@ -76,7 +76,7 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
 def _founded(verb: str, words: list[str], name: str) -> Learned | None:
     """ "I opened an online clothing store", "I launched a podcast", "I founded a nonprofit":
     something of one's own that lasts past the day it began. Only "a"/"an" and a head that
-    names such a thing (FOUNDED): not "I opened the window", "I opened a can of beans", "I
+    names such a thing (FOUNDED): not "I opened the window", "I opened a can of soup", "I
     started a fight"; not "my own business" (the third person would need to know whose)."""
     words = without_trailing_time([w for w in words if w.lower() not in MOMENT])
     if not words or words[0].lower() not in {"a", "an"}:
