@@ -37,12 +37,17 @@ _LEAD = re.compile(
     + r")\b[,:!.]*\s+)*",
     re.IGNORECASE,
 )
+# A time said before or after a statement: "last week", "two years back", "the other day".
+_PAST_TIME = (
+    r"(?:last|this|next) \w+|yesterday|the other day|over the weekend"
+    r"|(?:a|one|two|three|four|five|\d+|a few|a couple of) \w+ (?:ago|back)|back in \w+"
+    r"|in \d{4}|since (?:we|i) last \w+"
+)
 # A past time before "I <a past that lasts>" or "my <someone>": "last week I joined a choir",
 # "since we last spoke, I moved to Porto". Before any other verb it stays, so "yesterday I
 # retook the test" is never read as a present habit ("retooks").
 _LEAD_TIME = re.compile(
-    r"^(?:last \w+|yesterday|the other day|over the weekend|(?:a|one|two|three|a few|a couple of)"
-    r" \w+ (?:ago|back)|back in \w+|in (?:19|20)\d\d|since (?:we|i) last \w+)\s*,?\s+(?=(?:I (?:(?:"
+    rf"^(?:{_PAST_TIME})\s*,?\s+(?=(?:I (?:(?:"
     + "|".join(map(re.escape, sorted(SOFT_ADVERBS)))
     + r") )*(?:"
     + "|".join(map(re.escape, sorted(LASTING_PAST)))
@@ -120,10 +125,8 @@ def is_momentary(words: list[str]) -> bool:
     return any(f" {phrase} " in f" {text} " for phrase in MOMENT_PHRASES)
 
 
-_WHEN = re.compile(
-    r"(?:^| )(?:(?:last|this|next) \w+|(?:a|one|two|three|four|five|\d+|a few|a couple of)"
-    r" \w+ (?:ago|back)|back in \w+|in \d{4})$"
-)
+# The same times at a statement's end, where a moved lead time goes too (`without_lead`).
+_WHEN = re.compile(rf"(?:^| )(?:{_PAST_TIME})$")
 
 
 def without_trailing_time(words: list[str]) -> list[str]:

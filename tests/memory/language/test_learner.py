@@ -209,6 +209,9 @@ async def test_an_adverb_before_the_verb_is_not_taken_for_it(
         ("Back in college I started playing the ukulele", ["Gina started playing the ukulele."]),
         ("A few months back I started knitting, so relaxing", ["Gina started knitting."]),
         ("Last spring I joined a community choir", ["Gina joined a community choir."]),
+        # the time is not part of the fact, whichever end of the sentence it is said at
+        ("The other day I joined a rowing club", ["Gina joined a rowing club."]),
+        ("I adopted a greyhound yesterday", ["Gina adopted a greyhound."]),
         ("Yesterday I started crying at the movie", []),  # a moment's start, whenever it was
         ("Last week I retook the driving test", []),  # an event: its time stays where it was
     ],
