@@ -23,6 +23,7 @@ from memory.language._english import (
     LIGHT_VERBS,
     MOMENT,
     MOMENT_PHRASES,
+    NEEDS_ITS_DETAIL,
     NEW_SUBJECT,
     PREPOSITIONS,
     SIZING,
@@ -201,6 +202,8 @@ def object_phrase(words: list[str]) -> str | None:
                 return None  # "the color of this vase": the object needs what it cannot say
             kept.pop()  # "for most of my life": the detail needs it too
             break
+        if not _clean(segment) and len(kept) == 1 and lowered(kept[0])[0] in NEEDS_ITS_DETAIL:
+            return None  # "getting lost in those worlds": without them it says something else
         if not _clean(segment) or sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
             break
         kept.append(segment)

@@ -48,14 +48,15 @@ NEGATIONS = wordset(
 )
 # Auxiliaries and modals: "I can", "I will", "I should" state no fact of the speaker.
 MODALS = wordset("can could will would shall should may might must 'd 'll d ll")
-# Verbs of thinking, saying, wanting and perceiving: their object is a thought, not a fact.
+# Verbs of thinking, saying, wanting, perceiving and advising: their object is a thought, or
+# advice to the listener ("I recommend the ramen"), not a fact of the speaker.
 MENTAL_VERBS = wordset(
     """
     think thought guess mean meant know knew see saw agree hope need want feel felt bet wonder
     suppose believe doubt remember forget understand wish miss promise swear care mind say
     said tell told thank thanks get got ask asked reckon assume expect imagine figure hear
     heard notice noticed realize realise regret appreciate apologize apologise admit
-    try tried let
+    try tried let recommend suggest advise
     """
 )
 # Past tenses that leave a lasting state: the learner says the state ("moved to Porto" -> lives
@@ -183,6 +184,9 @@ GENERIC_NOUNS = wordset(
     memories way ways part one ones
     """
 )
+# Doing words that say where or into what only with their detail: "getting lost in those
+# worlds" is not "getting lost", "escaping to that world" not "escaping".
+NEEDS_ITS_DETAIL = wordset("escaping getting going losing diving sinking heading retreating")
 LIGHT_VERBS = wordset(
     "spend spending take taking have having make making do doing get getting give giving"
 )

@@ -238,3 +238,37 @@ async def test_something_of_ones_own_opened_or_founded_is_learned(
     line: str, expected: list[str]
 ) -> None:
     assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I love getting lost in those old mystery novels", []),
+        ("honestly I love escaping to that little cabin", []),
+        ("I love going to that market on Sundays", []),
+        # an activity that says what it is keeps its name without the place it points to
+        ("I love swimming in that lake behind our house", ["Gina loves swimming."]),
+        (
+            "I love diving into a good sci-fi series",
+            ["Gina loves diving into a good sci-fi series."],
+        ),
+    ],
+)
+async def test_a_doing_word_that_needs_its_detail_goes_with_it(
+    line: str, expected: list[str]
+) -> None:
+    """ "Loves getting lost" is not what "I love getting lost in those worlds" says: when the
+    detail points at something the reader cannot see, a word that needs it says nothing."""
+    assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I recommend starting with the short stories first",
+        "I suggest bringing a jacket, it gets cold at night",
+        "I advise booking early for the summer",
+    ],
+)
+async def test_advice_to_the_listener_is_not_a_fact_of_the_speaker(line: str) -> None:
+    assert await _learned("Gina", line) == []
