@@ -157,6 +157,10 @@ async def test_unusual_jobs_instruments_and_places_are_learned_like_common_ones(
         "just joined the stream, what did I miss",
         "I joined a pickup game at the park",
         "I signed up for the trivia night",
+        # advice to the listener, not a fact of the speaker
+        "I recommend starting with the short stories first",
+        "I suggest bringing a jacket, it gets cold at night",
+        "I advise booking early for the summer",
     ],
 )
 async def test_guesses_events_and_fragments_are_not_learned(line: str) -> None:
@@ -260,15 +264,3 @@ async def test_a_doing_word_that_needs_its_detail_goes_with_it(
     """ "Loves getting lost" is not what "I love getting lost in those worlds" says: when the
     detail points at something the reader cannot see, a word that needs it says nothing."""
     assert await _learned("Gina", line) == expected
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        "I recommend starting with the short stories first",
-        "I suggest bringing a jacket, it gets cold at night",
-        "I advise booking early for the summer",
-    ],
-)
-async def test_advice_to_the_listener_is_not_a_fact_of_the_speaker(line: str) -> None:
-    assert await _learned("Gina", line) == []
