@@ -26,6 +26,7 @@ from memory.language._english import (
     NEEDS_ITS_DETAIL,
     NEW_SUBJECT,
     PREPOSITIONS,
+    QUALITIES,
     SIZING,
     SOFT_ADVERBS,
     SUBORDINATORS,
@@ -184,8 +185,8 @@ def object_phrase(words: list[str]) -> str | None:
     if not words:
         return None
     lower = lowered(words)
-    if lower[0] in DEICTIC or lower[0] in CLAUSE_OPENERS:
-        return None
+    if lower[0] in DEICTIC or {lower[0], "_".join(lower[:2])} & CLAUSE_OPENERS:
+        return None  # "how it's relaxing", "the way the frosting turned out"
     if lower[0] == "the" and len(lower) > 1 and lower[1] in {"new", "latest", "current"}:
         return None
     segments = _segments(words)
@@ -219,6 +220,17 @@ def _says_nothing(words: list[str]) -> bool:
     """An object of generic words alone ("spending time", "a huge fan", "on a new project"):
     without a word that names what, the fact would tell a reader nothing."""
     return all(word in GENERIC_NOUNS for word in lowered(words) if word not in _CARRIERS)
+
+
+def at_hand(phrase: str) -> bool:
+    """ "the color and texture", "the energy", "the idea and the acting": what something in
+    front of the speaker is like (the object's nouns name a quality, with no "of" to say of
+    what), a reaction rather than a lasting liking."""
+    words = lowered(phrase.split())
+    if words[:1] != ["the"] or "of" in words:
+        return False
+    heads = [part.split()[-1] for part in " ".join(words).split(" and ") if part.split()]
+    return any(head in QUALITIES for head in heads)
 
 
 def head_of(phrase: str) -> str:

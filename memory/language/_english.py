@@ -184,6 +184,16 @@ GENERIC_NOUNS = wordset(
     memories way ways part one ones
     """
 )
+# What something at hand is like: "I love the color", "I love the energy" react to a picture,
+# a dish or a place in front of the speaker, not a lasting liking ("the sound of rain", with
+# what it is of, names it).
+QUALITIES = wordset(
+    """
+    color colors colour colours texture textures energy vibe vibes atmosphere idea ideas
+    thought acting theme themes design details shape style sound message ending plot concept
+    lighting scenery composition
+    """
+)
 # Doing words that say where or into what only with their detail: "getting lost in those
 # worlds" is not "getting lost", "escaping to that world" not "escaping".
 NEEDS_ITS_DETAIL = wordset("escaping getting going losing diving sinking heading retreating")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from memory.language._clauses import (
+    at_hand,
     clauses,
     head_of,
     is_momentary,
@@ -194,7 +195,7 @@ def _present(verb: str, words: list[str], name: str) -> Learned | None:
         return None  # "I stay motivated", "I keep trying", "I stay positive and ..."
     statement = f"{name} {conjugate(verb)} {phrase}."
     if verb in _PREFERENCE:
-        return Learned(f"likes:{head_of(phrase)}", statement)
+        return None if at_hand(phrase) else Learned(f"likes:{head_of(phrase)}", statement)
     single = _SINGLE_VALUED.get((verb, preposition))
     if single and len(first) > 1 and first[1][:1].isupper():
         return Learned(single, statement)

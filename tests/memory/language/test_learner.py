@@ -264,3 +264,23 @@ async def test_a_doing_word_that_needs_its_detail_goes_with_it(
     """ "Loves getting lost" is not what "I love getting lost in those worlds" says: when the
     detail points at something the reader cannot see, a word that needs it says nothing."""
     assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I love the color and texture!", []),
+        ("wow I love the energy", []),
+        ("I like the idea and the acting", []),
+        ("I love the way the frosting turned out", []),
+        # a liking that lasts: a thing itself, or a quality with what it is of
+        ("I love the ocean", ["Gina loves the ocean."]),
+        ("I love the colors of autumn", ["Gina loves the colors of autumn."]),
+    ],
+)
+async def test_a_reaction_to_something_at_hand_is_not_a_liking(
+    line: str, expected: list[str]
+) -> None:
+    """ "I love the color" is said of a picture or a dish in front of the speaker: a reader
+    of "Gina loves the color" would not know of what."""
+    assert await _learned("Gina", line) == expected
