@@ -193,6 +193,8 @@ def _present(verb: str, words: list[str], name: str) -> Learned | None:
     preposition = first[0].lower()  # the object's first word: "in" Recife, or "motivated"
     if verb in GOING_ON and (preposition.endswith(("ed", "ing")) or how_one_is(preposition)):
         return None  # "I stay motivated", "I keep trying", "I stay positive and ..."
+    if preposition == "and" and len(first) > 1 and first[1].isalpha() and first[1].islower():
+        phrase = " ".join([first[0], conjugate(first[1]), *first[2:]])  # "cooks and bakes"
     statement = f"{name} {conjugate(verb)} {phrase}."
     if verb in _PREFERENCE:
         return None if at_hand(phrase) else Learned(f"likes:{head_of(phrase)}", statement)

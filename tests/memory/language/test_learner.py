@@ -284,3 +284,16 @@ async def test_a_reaction_to_something_at_hand_is_not_a_liking(
     """ "I love the color" is said of a picture or a dish in front of the speaker: a reader
     of "Gina loves the color" would not know of what."""
     assert await _learned("Gina", line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I practice and train every day", ["Gina practices and trains every day."]),
+        ("I run and swim", ["Gina runs and swims."]),
+        ("I love and collect vinyl records", ["Gina loves and collects vinyl records."]),
+    ],
+)
+async def test_two_verbs_of_one_habit_are_both_said_of_her(line: str, expected: list[str]) -> None:
+    """ "Gina cooks and bake" is not a sentence anyone would write."""
+    assert await _learned("Gina", line) == expected
