@@ -203,7 +203,7 @@ def object_phrase(words: list[str]) -> str | None:
                 return None  # "the color of this vase": the object needs what it cannot say
             kept.pop()  # "for most of my life": the detail needs it too
             break
-        if not _clean(segment) and len(kept) == 1 and lowered(kept[0])[0] in NEEDS_ITS_DETAIL:
+        if not _clean(segment) and _needs(kept, segment):
             return None  # "getting lost in those worlds": without them it says something else
         if not _clean(segment) or sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
             break
@@ -214,6 +214,14 @@ def object_phrase(words: list[str]) -> str | None:
 
 # Words around a noun that name nothing themselves: what a generic object is left with.
 _CARRIERS = DETERMINERS | SIZING | PREPOSITIONS | SOFT_ADVERBS | LIGHT_VERBS
+
+
+def _needs(kept: list[list[str]], detail: list[str]) -> bool:
+    """Whether what is `kept` says what the line said only with `detail`: a doing word that
+    needs it ("getting lost in those worlds"), or what it is about ("talking to people about
+    my sneakers" is not "talking to people")."""
+    bare = len(kept) == 1 and lowered(kept[0])[0] in NEEDS_ITS_DETAIL
+    return bare or detail[0].lower() == "about"
 
 
 def _says_nothing(words: list[str]) -> bool:

@@ -250,6 +250,13 @@ async def test_something_of_ones_own_opened_or_founded_is_learned(
         ("I love getting lost in those old mystery novels", []),
         ("honestly I love escaping to that little cabin", []),
         ("I love going to that market on Sundays", []),
+        # what it is about, said of something the reader cannot see
+        ("I love talking to people about my sneaker collection", []),
+        ("I love reading about my family history", []),
+        (
+            "I love learning about different cultures",
+            ["Gina loves learning about different cultures."],
+        ),
         # an activity that says what it is keeps its name without the place it points to
         ("I love swimming in that lake behind our house", ["Gina loves swimming."]),
         (
