@@ -198,14 +198,15 @@ def object_phrase(words: list[str]) -> str | None:
         return None  # "working on for a while": the preposition lost its object
     kept = [segments[0]]
     for segment in segments[1:]:
-        if not _clean(segment) and segment[0].lower() == "of":
-            if len(kept) == 1:
-                return None  # "the color of this vase": the object needs what it cannot say
-            kept.pop()  # "for most of my life": the detail needs it too
+        if not _clean(segment):  # a detail the reader cannot resolve ends the object
+            if segment[0].lower() == "of":
+                if len(kept) == 1:
+                    return None  # "the color of this vase": the object needs what it cannot say
+                kept.pop()  # "for most of my life": the detail needs it too
+            elif _needs(kept, segment):
+                return None  # "getting lost in those worlds": without them it says something else
             break
-        if not _clean(segment) and _needs(kept, segment):
-            return None  # "getting lost in those worlds": without them it says something else
-        if not _clean(segment) or sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
+        if sum(map(len, kept)) + len(segment) > MAX_OBJECT_WORDS:
             break
         kept.append(segment)
     said = [word for segment in kept for word in segment]

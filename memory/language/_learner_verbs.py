@@ -73,12 +73,18 @@ def lasting_past(verb: str, words: list[str], name: str) -> Learned | None:
     return None
 
 
+def _undated(words: list[str]) -> list[str]:
+    """The words of a past that lasts without when it happened ("yesterday", "last week"): the
+    when is not part of the fact."""
+    return without_trailing_time([w for w in words if w.lower() not in MOMENT])
+
+
 def _founded(verb: str, words: list[str], name: str) -> Learned | None:
     """ "I opened an online clothing store", "I launched a podcast", "I founded a nonprofit":
     something of one's own that lasts past the day it began. Only "a"/"an" and a head that
     names such a thing (FOUNDED): not "I opened the window", "I opened a can of soup", "I
     started a fight"; not "my own business" (the third person would need to know whose)."""
-    words = without_trailing_time([w for w in words if w.lower() not in MOMENT])
+    words = _undated(words)
     if not words or words[0].lower() not in {"a", "an"}:
         return None
     phrase = object_phrase(words)
@@ -98,7 +104,7 @@ def _joined(verb: str, words: list[str], name: str) -> Learned | None:
         if lowered(words)[:2] != ["up", "for"]:
             return None
         verb, words = "signed up for", words[2:]
-    words = without_trailing_time([w for w in words if w.lower() not in MOMENT])
+    words = _undated(words)
     lower = lowered(words)
     if not lower or not (lower[0] in _JOINED_OPENERS or words[0][:1].isupper()):
         return None
